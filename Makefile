@@ -1,0 +1,33 @@
+# The two commands of the README: `make run` and `make test`. Both create the virtual environment
+# and install what is missing; running them again changes nothing.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+
+.PHONY: install run test lint demo clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, pinned: the CPU wheel, never the multi-GB CUDA build
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/assess serve
+
+lint: install
+	$(BIN)/ruff check orchestration knowledge_base chat_app tests
+	$(BIN)/mypy
+
+test: install
+	bash scripts/ensure_chromium.sh
+	$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) data .pytest_cache test-output

@@ -1,0 +1,1 @@
+"""Knowledge base: embeddings, loaders, splitter, vector index, retrieval and the seed corpus."""

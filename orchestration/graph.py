@@ -1,0 +1,153 @@
+"""The LangGraph wiring of a turn — the one place where nodes and edges are declared.
+
+    intent_classifier ──(gate / acknowledgement)──▶ answer_composer ──▶ END
+            │
+            ▼
+         planner ──▶ dispatch ──▶ [ready tasks in parallel] ──▶ dispatch ──▶ … ──▶ answer_composer
+
+``dispatch`` is the Planner's execute half: after every superstep it marks the tasks whose
+dependencies are finished ``in_progress`` and fans out to their agents (LangGraph runs the nodes a
+conditional edge returns in parallel). Every node goes through the contract wrapper, which
+enforces the node's ``writes`` and appends the trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from types import ModuleType
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+
+from orchestration.agents import TASK_AGENTS, answer_composer, intent_classifier, planner
+from orchestration.contracts import ContractSet, get_contracts
+from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
+from orchestration.state import (
+    TERMINAL_STATUSES,
+    AssessmentState,
+    Mcp,
+    Plan,
+    StateDelta,
+    Task,
+    Trace,
+    utc_now,
+)
+
+log = logging.getLogger(__name__)
+NodeFn = Callable[[AssessmentState], dict[str, Any]]
+
+
+def _trace(node: str, fields: list[str], summary: str, started: float, task_id: str | None = None) -> Trace:
+    delta = StateDelta(node=node, task_id=task_id, fields_written=fields, summary=summary,
+                       duration_ms=round((time.perf_counter() - started) * 1000, 2))
+    return Trace(node_run_order=[node], state_deltas=[delta])
+
+
+def control_node(node: str, module: ModuleType, contracts: ContractSet) -> NodeFn:
+    """Wrap a control agent: contract-checked top-level update plus a trace entry."""
+    contract = contracts.by_node(node)
+
+    def run(state: AssessmentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        update = module.run(state)
+        fields = check_control_update(contract, update)
+        return {**update, "trace": _trace(node, fields, module.summarize(update), started)}
+
+    run.__name__ = node
+    return run
+
+
+def task_node(node: str, module: ModuleType, contracts: ContractSet) -> NodeFn:
+    """Wrap a task agent: it runs its own in-progress task; the result is contract-checked."""
+    contract = contracts.by_node(node)
+
+    def run(state: AssessmentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        task = next(t for t in state.plan.tasks if t.owner == contract.name and t.status == "in_progress")
+        try:
+            result: TaskResult = module.run(state, task)
+        except ContractViolation:
+            raise
+        except Exception as exc:  # an agent bug must not take the turn down: the task fails and says why
+            log.exception("%s failed on task %s", node, task.id)
+            result = TaskResult("failed", error=f"internal error in {contract.name}: {type(exc).__name__}: {exc}")
+        fields = check_task_result(contract, task, result)
+        done = task.model_copy(update={
+            "status": result.status,
+            "outputs": {**task.outputs, **dict(result.outputs)},
+            "error": result.error,
+            "finished_at": utc_now(),
+        })
+        summary = f"{result.status}: {result.summary or result.error or ''}".strip()
+        return {
+            "plan": Plan(tasks=[done], routing=state.plan.routing, iteration=state.plan.iteration),
+            "mcp": Mcp(tool_calls=list(result.tool_calls)),
+            "trace": _trace(node, fields, summary, started, task.id),
+        }
+
+    run.__name__ = node
+    return run
+
+
+def ready_tasks(plan: Plan) -> list[Task]:
+    """Pending tasks whose dependencies have all finished (completed, failed or skipped)."""
+    status = {t.id: t.status for t in plan.tasks}
+    return [t for t in plan.tasks
+            if t.status == "pending" and all(status.get(d) in TERMINAL_STATUSES for d in t.depends_on)]
+
+
+def dispatch(state: AssessmentState) -> dict[str, Any]:
+    """Planner's execute half: start every ready task (their agents then run in parallel)."""
+    started = time.perf_counter()
+    ready = ready_tasks(state.plan)
+    if not ready:
+        return {"trace": Trace(state_deltas=[StateDelta(node="dispatch", summary="all tasks finished")])}
+    now = utc_now()
+    begun = [t.model_copy(update={"status": "in_progress", "started_at": now}) for t in ready]
+    delta = StateDelta(node="dispatch", fields_written=["plan"], summary="start " + ", ".join(
+        f"{t.id} ({t.owner})" for t in begun), duration_ms=round((time.perf_counter() - started) * 1000, 2))
+    return {"plan": Plan(tasks=begun, routing=state.plan.routing, iteration=state.plan.iteration),
+            "trace": Trace(state_deltas=[delta])}
+
+
+def route_after_classifier(state: AssessmentState) -> Literal["planner", "answer_composer"]:
+    if state.intent.meta_intent in intent_classifier.CONVERSATIONAL:
+        return "answer_composer"
+    if state.intent.intent_class == "unknown_or_needs_clarification":
+        return "answer_composer"
+    return "planner"
+
+
+def route_after_dispatch(state: AssessmentState) -> list[str]:
+    """The agents of the tasks dispatch just started, or the composer once every task is finished."""
+    contracts = get_contracts()
+    running = [contracts.agent(t.owner).node for t in state.plan.tasks if t.status == "in_progress"]
+    return running or ["answer_composer"]
+
+
+def build_graph(contracts: ContractSet | None = None) -> Any:
+    """Compile the turn graph."""
+    contracts = contracts or get_contracts()
+    graph = StateGraph(AssessmentState)
+    graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, contracts))
+    graph.add_node("planner", control_node("planner", planner, contracts))
+    graph.add_node("dispatch", dispatch)
+    for node, module in TASK_AGENTS.items():
+        graph.add_node(node, task_node(node, module, contracts))
+        graph.add_edge(node, "dispatch")
+    graph.add_node("answer_composer", control_node("answer_composer", answer_composer, contracts))
+
+    graph.add_edge(START, "intent_classifier")
+    graph.add_conditional_edges("intent_classifier", route_after_classifier, ["planner", "answer_composer"])
+    graph.add_edge("planner", "dispatch")
+    graph.add_conditional_edges("dispatch", route_after_dispatch, [*TASK_AGENTS, "answer_composer"])
+    graph.add_edge("answer_composer", END)
+    return graph.compile()
+
+
+@lru_cache(maxsize=1)
+def get_graph() -> Any:
+    return build_graph()

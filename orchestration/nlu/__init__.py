@@ -1,0 +1,1 @@
+"""Language understanding for the Intent Classifier: entities, meta-intents, semantic routes."""

@@ -1,0 +1,70 @@
+"""Meta-intent detection (DESIGN §4): how a turn relates to the conversation.
+
+Deterministic patterns over the prompt. Without history a follow-up pattern still says
+``followup_question``; the classifier then decides whether the history resolves it or the
+clarification gate must ask.
+"""
+
+from __future__ import annotations
+
+import re
+
+from orchestration.state import MetaIntent
+
+_I = re.IGNORECASE
+_END = r"[\s.!,;:)]*(?:$|\s)"
+
+_RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
+    (
+        "cancellation",
+        re.compile(r"^\s*(?:cancel|stop|abort|never\s?mind|forget (?:it|about it|that)|no,? thanks?|drop it|scratch that)\b", _I),
+    ),
+    (
+        "acknowledgement",
+        re.compile(
+            r"^\s*(?:thanks?(?: you)?(?: very much| a lot| so much)?|thx|ty|cheers|great|perfect|awesome|cool|nice|"
+            r"got it|understood|makes sense|noted|ok(?:ay)?|helpful|that helps|much appreciated|appreciated)"
+            + _END + r"(?:.{0,40})$",
+            _I,
+        ),
+    ),
+    (
+        "confirmation",
+        re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|exactly|right|do it|go ahead|please do|confirm(?:ed)?|affirmative)" + _END, _I),
+    ),
+    (
+        "clarification_request",
+        re.compile(
+            r"^\s*(?:what do you mean|what does (?:that|this|it) mean|can you clarify|could you clarify|"
+            r"(?:can|could) you explain (?:that|this|it)|i don'?t (?:understand|get it)|huh\b|meaning\?)",
+            _I,
+        ),
+    ),
+    (
+        "escalation",
+        re.compile(
+            r"\bescalat\w*|\bopen an? (?:ticket|case|incident)\b|\bpage (?:the )?on-?call\b|"
+            r"\bnotify (?:the )?(?:soc|noc|security team|network team)\b|\btalk to (?:a|an) (?:human|engineer|person)\b",
+            _I,
+        ),
+    ),
+    (
+        "followup_question",
+        re.compile(
+            r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,? (?:and|now|what)|sorry,? i meant|i meant)\b|"
+            r"\b(?:the same (?:devices|sites|assets|scope|ones)|those (?:devices|assets|ones|findings|issues)|"
+            r"these (?:devices|assets|findings|issues)|the (?:first|second|third|fourth|fifth|last|previous) (?:one|finding|issue|item|device)|"
+            r"(?:that|this) (?:one|finding|issue|device)|focus (?:only )?on|only (?:show )?(?:the )?\w+s\s*$|"
+            r"explain (?:the )?(?:first|second|third|last) )",
+            _I,
+        ),
+    ),
+]
+
+
+def detect_meta_intent(prompt: str) -> MetaIntent:
+    """The first matching meta-intent in priority order, else ``new_topic``."""
+    for meta, pattern in _RULES:
+        if pattern.search(prompt):
+            return meta
+    return "new_topic"

@@ -1,0 +1,264 @@
+"""The shared STATE of one turn (DESIGN §3) as pydantic models, plus the graph's reducers.
+
+Who writes what: ``input`` is set by the runtime; ``intent`` and ``conversation`` by the Intent
+Classifier; ``plan`` by the Planner, each task's ``status``/``outputs`` by that task's owner;
+``mcp.tool_calls`` by agents that call tools; ``final`` by the Answer Composer; ``trace`` by the
+runtime for every node. The contracts in ``contracts/agents/`` say the same as data, and
+``orchestration.enforcement`` refuses any other write.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+IntentClass = Literal[
+    "cbp_assessment",
+    "cbp_expert_insights",
+    "cbp_generic",
+    "security_assessment",
+    "unknown_or_needs_clarification",
+]
+Skill = Literal[
+    "cbp_assessment",
+    "cbp_expert_insights",
+    "cbp_generic",
+    "sec_assessment",
+    "sec_expert_insights",
+    "sec_generic",
+]
+MetaIntent = Literal[
+    "new_topic",
+    "followup_question",
+    "clarification_request",
+    "acknowledgement",
+    "confirmation",
+    "cancellation",
+    "escalation",
+]
+EntityType = Literal[
+    "site",
+    "device",
+    "device_type",
+    "asset_target",
+    "environment",
+    "timeframe",
+    "assessment_type",
+    "assessment_id",
+    "severity",
+    "ip_address",
+    "vlan",
+    "output_format",
+    "priority",
+]
+TaskStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
+TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "skipped"})
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class StateModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+# --- input -------------------------------------------------------------------------------------
+class TurnInput(StateModel):
+    """Written by the runtime before the graph starts."""
+
+    user_prompt: str = ""
+    context_kv: dict[str, str] = Field(default_factory=dict)
+    thread_id: str = "default"
+    user_id: str = "local"
+
+
+# --- intent ------------------------------------------------------------------------------------
+class Entity(StateModel):
+    type: EntityType
+    value: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    source: Literal["explicit", "inventory", "derived", "conversation"] = "explicit"
+
+
+class Scope(StateModel):
+    site: str | None = None
+    environment: str | None = None
+    time_range: str | None = None
+    targets: list[str] = Field(default_factory=list)
+
+
+class DomainDetails(StateModel):
+    assessment_goal: str = ""
+    skill: Skill | None = None
+    scope: Scope = Field(default_factory=Scope)
+    urgency: Literal["low", "normal", "high"] = "normal"
+    presentation_requirement: str = "narrative"
+
+
+class Intent(StateModel):
+    """Written by the Intent Classifier."""
+
+    intent_class: IntentClass = "unknown_or_needs_clarification"
+    meta_intent: MetaIntent = "new_topic"
+    domain_details: DomainDetails = Field(default_factory=DomainDetails)
+    entities: list[Entity] = Field(default_factory=list)
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    clarification_question: str | None = None
+    route_scores: dict[str, float] = Field(default_factory=dict)
+    signals: list[str] = Field(default_factory=list)
+
+    def entity(self, entity_type: str) -> str | None:
+        """The first value of an entity type, or None."""
+        return next((e.value for e in self.entities if e.type == entity_type), None)
+
+
+# --- plan --------------------------------------------------------------------------------------
+class RequiredData(StateModel):
+    data_path: str
+    skill: str
+    min_count: int = 0
+    priority: int = 1
+    required: bool = True
+
+
+class Task(StateModel):
+    id: str
+    description: str
+    owner: str
+    skill: str
+    depends_on: list[str] = Field(default_factory=list)
+    required_data: list[RequiredData] = Field(default_factory=list)
+    status: TaskStatus = "pending"
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    started_at: str | None = None
+    finished_at: str | None = None
+    error: str | None = None
+
+
+class Plan(StateModel):
+    """Written by the Planner; each task's status/outputs by the task's owner (merged by id)."""
+
+    tasks: list[Task] = Field(default_factory=list)
+    routing: list[str] = Field(default_factory=list)
+    iteration: int = 0
+
+    def task(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(task_id)
+
+    def task_for(self, owner: str) -> Task | None:
+        return next((t for t in self.tasks if t.owner == owner), None)
+
+
+def merge_plan(current: Plan | None, update: Plan | None) -> Plan:
+    """Reducer: tasks are merged by id so that parallel agents can each finish their own task."""
+    if current is None:
+        return update or Plan()
+    if update is None:
+        return current
+    if update.iteration > current.iteration or not current.tasks:
+        return update
+    by_id = {t.id: t for t in current.tasks}
+    for task in update.tasks:
+        by_id[task.id] = task
+    return current.model_copy(update={"tasks": [by_id[t.id] for t in current.tasks]})
+
+
+# --- tools -------------------------------------------------------------------------------------
+class ToolCall(StateModel):
+    tool_name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["ok", "empty", "error"] = "ok"
+    row_count: int = 0
+    duration_ms: float = 0.0
+    error: str | None = None
+    task_id: str | None = None
+
+
+class Mcp(StateModel):
+    """Every tool call of the turn, appended by the agents that call tools."""
+
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+def append_mcp(current: Mcp | None, update: Mcp | None) -> Mcp:
+    calls = (current.tool_calls if current else []) + (update.tool_calls if update else [])
+    return Mcp(tool_calls=calls)
+
+
+# --- trace -------------------------------------------------------------------------------------
+class StateDelta(StateModel):
+    node: str
+    task_id: str | None = None
+    fields_written: list[str] = Field(default_factory=list)
+    summary: str = ""
+    at: str = Field(default_factory=utc_now)
+    duration_ms: float = 0.0
+
+
+class Trace(StateModel):
+    """Appended by the runtime after every node."""
+
+    node_run_order: list[str] = Field(default_factory=list)
+    state_deltas: list[StateDelta] = Field(default_factory=list)
+
+
+def append_trace(current: Trace | None, update: Trace | None) -> Trace:
+    a, b = current or Trace(), update or Trace()
+    return Trace(
+        node_run_order=a.node_run_order + b.node_run_order,
+        state_deltas=a.state_deltas + b.state_deltas,
+    )
+
+
+# --- conversation & final ---------------------------------------------------------------------
+class Conversation(StateModel):
+    """Written by the Intent Classifier from the thread's memory."""
+
+    thread_id: str = "default"
+    turn_number: int = 1
+    carried_scope: Scope = Field(default_factory=Scope)
+    carried_entities: list[Entity] = Field(default_factory=list)
+    referenced_turns: list[int] = Field(default_factory=list)
+    previous_intent: IntentClass | None = None
+
+
+class Citation(StateModel):
+    number: int
+    chunk_id: str
+    source: str
+    topic: str = ""
+    relevance_score: float = 0.0
+    excerpt: str = ""
+
+
+class Final(StateModel):
+    """Written by the Answer Composer."""
+
+    answer: str = ""
+    citations: list[Citation] = Field(default_factory=list)
+    missing_inputs: list[str] = Field(default_factory=list)
+    risk_of_error: Literal["low", "medium", "high"] = "low"
+    partial: bool = False
+
+
+# --- the whole STATE ---------------------------------------------------------------------------
+class AssessmentState(StateModel):
+    """One turn's STATE; LangGraph channels are its top-level fields (reducers where nodes run in parallel)."""
+
+    input: TurnInput = Field(default_factory=TurnInput)
+    intent: Intent = Field(default_factory=Intent)
+    plan: Annotated[Plan, merge_plan] = Field(default_factory=Plan)
+    mcp: Annotated[Mcp, append_mcp] = Field(default_factory=Mcp)
+    trace: Annotated[Trace, append_trace] = Field(default_factory=Trace)
+    conversation: Conversation = Field(default_factory=Conversation)
+    final: Final = Field(default_factory=Final)
+
+    def task_outputs(self, owner: str) -> dict[str, Any]:
+        task = self.plan.task_for(owner)
+        return task.outputs if task else {}

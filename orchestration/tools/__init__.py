@@ -1,0 +1,1 @@
+"""Allowlisted tools of the Data Query Agent: registry, selection and (later) implementations."""
