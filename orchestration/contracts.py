@@ -194,9 +194,10 @@ def _cross_check(
         for i, consumed in enumerate(contract.consumes):
             if consumed not in agents:
                 fail(file, f"consumes.{i}", f"unknown agent {consumed!r}")
-    for skill, owner in rules.skill_owners.items():
-        if owner not in agents or skill not in agents[owner].skills:
-            fail("agents/planner.yaml", f"planner_rules.skill_owners.{skill}", f"{owner!r} has no skill {skill!r}")
+    for owned_skill, owner in rules.skill_owners.items():
+        if owner not in agents or owned_skill not in agents[owner].skills:
+            fail("agents/planner.yaml", f"planner_rules.skill_owners.{owned_skill}",
+                 f"{owner!r} has no skill {owned_skill!r}")
     for i, provider in enumerate(rules.provider_order):
         if provider not in agents:
             fail("agents/planner.yaml", f"planner_rules.provider_order.{i}", f"unknown agent {provider!r}")

@@ -85,6 +85,8 @@ def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, di
     if expected.get("trend_mode"):
         trend = bool(outputs.get("asset_trend")) or any(f.get("delta_status") for f in outputs.get("findings", []))
         check("trend_mode", trend, True, trend)
+    if expected.get("meta_intent"):
+        check("meta_intent", intent.meta_intent == expected["meta_intent"], expected["meta_intent"], intent.meta_intent)
     wants_question = expected.get("clarification_question") is not None
     has_question = bool(intent.clarification_question)
     check("clarification", wants_question == has_question, wants_question, intent.clarification_question)

@@ -131,7 +131,8 @@ def route_after_dispatch(state: AssessmentState) -> list[str]:
 def build_graph(contracts: ContractSet | None = None) -> Any:
     """Compile the turn graph."""
     contracts = contracts or get_contracts()
-    graph = StateGraph(AssessmentState)
+    # LangGraph's add_node overloads cannot infer the input type of our wrapped callables; typed as Any.
+    graph: Any = StateGraph(AssessmentState)
     graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, contracts))
     graph.add_node("planner", control_node("planner", planner, contracts))
     graph.add_node("dispatch", dispatch)

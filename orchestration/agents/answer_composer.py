@@ -7,7 +7,7 @@ question. Acknowledgements and cancellations: one short sentence, nothing planne
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from orchestration.state import AssessmentState, Citation, Final, Task
 
@@ -69,7 +69,8 @@ def compose(state: AssessmentState) -> Final:
     if citations:
         parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source} — {c.topic}" for c in citations]
     required_missing = any(r.required for r in task.required_data) and bool(outputs.get("data_gaps"))
-    risk = "high" if required_missing or task.status == "failed" else ("medium" if missing else "low")
+    risk: Literal["low", "medium", "high"] = (
+        "high" if required_missing or task.status == "failed" else ("medium" if missing else "low"))
     return Final(answer="\n".join(parts), citations=citations, missing_inputs=missing,
                  risk_of_error=risk, partial=bool(missing) or task.status != "completed")
 

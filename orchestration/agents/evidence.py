@@ -65,7 +65,8 @@ def gather(state: AssessmentState, task: Task) -> Evidence:
             outputs[key] = upstream.outputs[key]
         if upstream.status == "failed":
             failures[key] = upstream.error or "failed"
-    missing_required, missing_optional = [], []
+    missing_required: list[str] = []
+    missing_optional: list[str] = []
     for need in task.required_data:
         if _count(_resolve(outputs, need.data_path)) >= max(need.min_count, 1):
             continue
@@ -80,8 +81,9 @@ def qualified_outputs(evidence: Evidence, goal: str) -> dict[str, Any]:
     """Outputs of a domain agent that could not get its required data: say what is missing, invent nothing."""
     gaps = evidence.missing_required + evidence.missing_optional
     if evidence.missing_required:
-        summary = (f"I could not complete this ({goal.lower()}) because required data is missing: "
-                   + "; ".join(evidence.missing_required) + ".")
+        sources = sorted({m.split("(from ")[1].split(")")[0] for m in evidence.missing_required if "(from " in m})
+        summary = (f"I could not complete this ({goal.lower()}) because required data is missing from "
+                   f"{', '.join(sources) or 'upstream tasks'}; details below. No figures are stated.")
     else:
         summary = f"{goal}: the required data was retrieved."
     return {"summary": summary, "findings": [], "data_gaps": gaps,

@@ -91,11 +91,13 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
                      f"{settings.max_prompt_chars:,}. Please send just the question (attach long documents "
                      "or configs as files instead).", 0.0)
     meta = detect_meta_intent(text)
+    router = get_router(settings.contracts_dir)
+    text = router.spelling.normalize(text)
     entities = extract_entities(text, gazetteer or load_gazetteer())
     base = Intent(meta_intent=meta, entities=entities)
     if meta in CONVERSATIONAL:
         return base.model_copy(update={"confidence": 0.95})
-    decision: RouteDecision = get_router(settings.contracts_dir).route(text)
+    decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.model_copy(update={"route_scores": scores, "signals": decision.signals})
     if meta == "followup_question" and not history_available and _is_bare_followup(text):

@@ -20,6 +20,7 @@ import yaml
 
 from knowledge_base.embeddings import Embedder, get_embedder
 from orchestration.contracts import ContractError
+from orchestration.nlu.spelling import SpellingNormalizer
 
 TEMPERATURE = 0.05
 TOP_K = 2
@@ -75,6 +76,7 @@ class SemanticRouter:
         texts = [t for name in self.route_names for t in routes[name]]
         self._labels = np.array([i for i, name in enumerate(self.route_names) for _ in routes[name]])
         self._examples = embedder.embed(texts)
+        self.spelling = SpellingNormalizer(w for t in texts for w in re.findall(r"[A-Za-z]+", t))
 
     def route(self, prompt: str) -> RouteDecision:
         query = self._embedder.embed([prompt])[0]

@@ -1,0 +1,1 @@
+"""The Chainlit chat app: a thin layer that streams ``orchestration.runtime`` turns as steps."""

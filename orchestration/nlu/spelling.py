@@ -1,0 +1,33 @@
+"""Typo tolerance: words that are not in the domain vocabulary are replaced by their closest
+vocabulary word ("configuraton" -> "configuration") before routing and entity extraction.
+
+Only plain alphabetic words of five or more letters are touched; names with digits or hyphens
+(hostnames, sites, rule ids) are never changed, so no entity can be invented here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+DOMAIN_WORDS = ["summarize", "summarise", "summary", "latest", "recent", "previous", "prior", "assessment", "assessments", "audit", "configuration", "config", "deviation", "deviations", "violations", "compliance", "compliant", "security", "secure", "insecure", "hardened", "hardening", "firewall", "firewalls", "router", "routers", "switch", "switches", "controller", "controllers", "wireless", "critical", "severity", "medium", "percentage", "breakdown", "technology", "platform", "family", "families", "product", "products", "remediation", "recommend", "recommended", "corrective", "actions", "unresolved", "persistent", "remaining", "changed", "change", "improved", "worsened", "posture", "exposure", "vulnerable", "vulnerability", "vulnerabilities", "signature", "signatures", "policy", "policies", "standard", "standards", "exception", "exceptions", "escalate", "escalation", "production", "staging", "datacenter", "branch", "headquarters", "authentication", "authorization", "accounting", "logging", "management", "telnet", "encryption", "password"]
+_WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")
+
+
+class SpellingNormalizer:
+    def __init__(self, vocabulary: Iterable[str]) -> None:
+        self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS))
+        self._known = frozenset(self.vocabulary)
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one normalizer per process; words repeat across prompts
+    def correct_word(self, word: str) -> str:
+        lower = word.lower()
+        if lower in self._known:
+            return word
+        match = difflib.get_close_matches(lower, self.vocabulary, n=1, cutoff=0.84)
+        return match[0] if match else word
+
+    def normalize(self, text: str) -> str:
+        return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)

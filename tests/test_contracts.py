@@ -1,0 +1,71 @@
+"""Contracts load from files, are cross-checked, and fail fast naming the file and the field."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from orchestration.config import PROJECT_ROOT
+from orchestration.contracts import ContractError, load_contracts
+
+AGENTS = {"Intent Classifier", "Planner", "Knowledge Agent", "Data Query Agent", "SLIC Agent",
+          "Config Best Practice Agent", "Security Assessment Agent"}
+
+
+@pytest.fixture()
+def contracts_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "contracts"
+    shutil.copytree(PROJECT_ROOT / "contracts", target)
+    return target
+
+
+def edit(path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data))
+
+
+def test_all_contracts_load_with_every_required_agent_and_tool() -> None:
+    contracts = load_contracts(PROJECT_ROOT / "contracts")
+    assert set(contracts.agents) >= AGENTS
+    assert set(contracts.tools) == {"assessment_analysis_tool", "assessment_comparison_tool", "issue_tracking_tool"}
+    for contract in contracts.agents.values():
+        assert contract.persona and contract.skills and contract.reads and contract.writes
+    cbp = contracts.agent("Config Best Practice Agent")
+    deps = cbp.skills["cbp_expert_insights"].data_dependencies
+    assert {d.provider for d in deps} == {"Knowledge Agent", "Data Query Agent", "SLIC Agent"}
+    assert all(d.min_count >= 1 and d.priority >= 1 for d in deps)
+
+
+@pytest.mark.parametrize(
+    ("file", "change", "field"),
+    [
+        ("agents/knowledge_agent.yaml", lambda d: d.pop("persona"), "persona"),
+        ("agents/config_best_practice_agent.yaml",
+         lambda d: d["skills"]["cbp_assessment"]["data_dependencies"][0].update(min_count=-1),
+         "skills.cbp_assessment.data_dependencies.0.min_count"),
+        ("agents/config_best_practice_agent.yaml",
+         lambda d: d["skills"]["cbp_generic"]["data_dependencies"][0].update(provider="Oracle Agent"),
+         "skills.cbp_generic.data_dependencies.0.provider"),
+        ("agents/slic_agent.yaml", lambda d: d["writes"].append("plan.tasks[0]"), "writes"),
+        ("agents/data_query_agent.yaml", lambda d: d.update(node="dqa"), "node"),
+        ("tools/issue_tracking_tool.yaml", lambda d: d["parameters"].update(type="nonsense"), "parameters"),
+        ("agents/planner.yaml", lambda d: d["planner_rules"]["skill_owners"].update(cbp_generic="SLIC Agent"),
+         "planner_rules.skill_owners.cbp_generic"),
+    ],
+)
+def test_malformed_contract_names_file_and_field(contracts_copy: Path, file: str, change, field: str) -> None:  # type: ignore[no-untyped-def]
+    edit(contracts_copy / file, change)
+    with pytest.raises(ContractError) as err:
+        load_contracts(contracts_copy)
+    assert file.split("/")[-1] in str(err.value)
+    assert f"'{field}'" in str(err.value)
+
+
+def test_unparseable_yaml_names_the_file(contracts_copy: Path) -> None:
+    (contracts_copy / "agents" / "slic_agent.yaml").write_text("name: [unclosed\n")
+    with pytest.raises(ContractError, match="slic_agent.yaml"):
+        load_contracts(contracts_copy)

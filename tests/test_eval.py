@@ -1,0 +1,67 @@
+"""Evaluation cases: the upstream file (when it exists beside the checkout) and the project's own.
+
+Until the data plane and domain agents land, expected outputs cannot be grounded in data, so
+these tests assert the control-plane checks: intent, confidence, entities, agents, tools and the
+clarification question.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestration.evaluation import load_cases, run_cases
+from tests.conftest import OWN_CASES, UPSTREAM_CASES
+
+CONTROL_CHECKS = ("intent_class", "confidence", "entities", "agents_invoked", "knowledge_agent_needed", "tools",
+                  "clarification", "meta_intent")
+
+
+def assert_control_plane(path: Path) -> dict:  # type: ignore[type-arg]
+    report = run_cases(load_cases(path))
+    failures = [(c["id"], name, check["expected"], check["actual"])
+                for c in report["cases"] for name, check in c["checks"].items()
+                if name in CONTROL_CHECKS and not check["passed"]]
+    assert not failures, failures
+    return report
+
+
+@pytest.mark.skipif(not UPSTREAM_CASES.exists(), reason="shared/eval/upstream_cases.json is not beside this checkout")
+def test_upstream_cases_pass_the_control_plane_checks() -> None:
+    report = assert_control_plane(UPSTREAM_CASES)
+    assert report["summary"]["cases"] == 20
+
+
+def test_own_cases_cover_every_intent_class_and_meta_intent() -> None:
+    cases = load_cases(OWN_CASES)
+    classes = {c["expected"]["intent_class"] for c in cases}
+    assert classes == {"cbp_assessment", "cbp_expert_insights", "cbp_generic", "security_assessment",
+                       "unknown_or_needs_clarification"}
+    metas = {c["expected"].get("meta_intent") for c in cases} - {None}
+    assert metas == {"new_topic", "followup_question", "clarification_request", "acknowledgement",
+                     "confirmation", "cancellation", "escalation"}
+    assert_control_plane(OWN_CASES)
+
+
+def test_eval_json_includes_checks_and_full_state_per_case(tmp_path: Path) -> None:
+    cases = load_cases(OWN_CASES)[:2]
+    case_file = tmp_path / "two.json"
+    case_file.write_text(json.dumps({"eval_cases": cases}))
+    out = subprocess.run([sys.executable, "-m", "orchestration.cli", "eval", str(case_file), "--json"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    report = json.loads(out.stdout)
+    assert [c["id"] for c in report["cases"]] == [c["id"] for c in cases]
+    first = report["cases"][0]
+    assert set(first) >= {"id", "passed", "checks", "state"}
+    assert set(first["state"]) == {"input", "intent", "plan", "mcp", "trace", "conversation", "final"}
+    assert report["summary"]["cases"] == 2 and "intent_class" in report["summary"]["checks"]
+
+
+def test_eval_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "orchestration.cli", "eval", str(tmp_path / "nope.json")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "nope.json" in out.stderr and "Traceback" not in out.stderr
