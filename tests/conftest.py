@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 UPSTREAM_CASES = PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"
 OWN_CASES = PROJECT_ROOT / "evals" / "cases.json"
 TEST_OUTPUT = PROJECT_ROOT / "test-output"
+# The console script installed beside the interpreter running the tests (the venv need not be activated).
+ASSESS = str(Path(sys.executable).with_name("assess"))
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import TEST_OUTPUT, free_port
+from tests.conftest import ASSESS, TEST_OUTPUT, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -22,9 +21,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 @pytest.fixture()
 def app_url(isolated_data_dir: Path) -> Iterator[str]:
     port = free_port()
-    assess = shutil.which("assess")
-    assert assess, "the project must be installed"
-    proc = subprocess.Popen([assess, "serve", "--host", "127.0.0.1", "--port", str(port)],
+    proc = subprocess.Popen([ASSESS, "serve", "--host", "127.0.0.1", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
 
-ASSESS = shutil.which("assess")
-pytestmark = pytest.mark.skipif(ASSESS is None, reason="the project is not installed (run make test)")
+from tests.conftest import ASSESS
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ASSESS or "assess", *args], capture_output=True, text=True, timeout=300, input=stdin)
+    return subprocess.run([ASSESS, *args], capture_output=True, text=True, timeout=300, input=stdin)
 
 
 def test_ask_json_prints_the_turn_state() -> None:
