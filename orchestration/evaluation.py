@@ -107,11 +107,31 @@ def run_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
                         "passed": all(c["passed"] for c in checks.values()),
                         "checks": checks, "state": state.model_dump(mode="json")})
     summary = {
+        # gated turns carry "confidence in any domain intent", not in the class they got: left out
+        "calibration": calibration([(r["state"]["intent"]["confidence"], r["checks"]["intent_class"]["passed"])
+                                    for r in results
+                                    if r["state"]["intent"]["intent_class"] != "unknown_or_needs_clarification"]),
         "cases": len(results),
         "passed": sum(r["passed"] for r in results),
         "checks": {name: {"passed": p, "total": t} for name, (p, t) in totals.items()},
     }
     return {"cases": results, "summary": summary}
+
+
+def calibration(pairs: list[tuple[float, bool]], bins: int = 5) -> dict[str, float]:
+    """Expected calibration error of the intent confidence against intent correctness."""
+    if not pairs:
+        return {"mean_confidence": 0.0, "intent_accuracy": 0.0, "ece": 0.0}
+    ece = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        members = [(c, ok) for c, ok in pairs if lo <= c < hi or (b == bins - 1 and c == 1.0)]
+        if members:
+            conf = sum(c for c, _ in members) / len(members)
+            acc = sum(ok for _, ok in members) / len(members)
+            ece += len(members) / len(pairs) * abs(conf - acc)
+    return {"mean_confidence": round(sum(c for c, _ in pairs) / len(pairs), 3),
+            "intent_accuracy": round(sum(ok for _, ok in pairs) / len(pairs), 3), "ece": round(ece, 3)}
 
 
 def render_scorecard(report: dict[str, Any]) -> str:
@@ -125,5 +145,8 @@ def render_scorecard(report: dict[str, Any]) -> str:
     s = report["summary"]
     lines.append("")
     lines.append("totals: " + ", ".join(f"{n} {v['passed']}/{v['total']}" for n, v in s["checks"].items()))
+    cal = s["calibration"]
+    lines.append(f"intent confidence (routed cases): mean {cal['mean_confidence']}, accuracy {cal['intent_accuracy']}, "
+                 f"expected calibration error {cal['ece']}")
     lines.append(f"cases passed: {s['passed']}/{s['cases']}")
     return "\n".join(lines)

@@ -47,7 +47,6 @@ def test_app_serves_the_chat_page(app_url: str) -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is installed by `make test`")
 def test_question_shows_steps_and_answer_in_the_browser(app_url: str) -> None:
     from playwright.sync_api import sync_playwright
 
