@@ -15,6 +15,7 @@ from typing import Any
 
 from orchestration.enforcement import TaskResult
 from orchestration.state import AssessmentState, Intent, Task, utc_now
+import orchestration.tools.builtin  # noqa: F401  (registers the built-in tools)
 from orchestration.tools.registry import call_tool
 
 _I = re.IGNORECASE

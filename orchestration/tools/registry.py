@@ -8,6 +8,7 @@ tools use the same call an extension would.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,8 +18,10 @@ from jsonschema import Draft202012Validator
 
 from orchestration.contracts import ContractSet, get_contracts
 from orchestration.state import ToolCall
+from orchestration.warehouse.store import WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
+log = logging.getLogger(__name__)
 
 
 class ToolError(RuntimeError):
@@ -74,11 +77,13 @@ def call_tool(name: str, params: dict[str, Any], task_id: str | None = None,
         return ToolOutcome(record("error", error=f"invalid parameter {where}: {problems[0].message}", used=full), None)
     implementation = _IMPLEMENTATIONS.get(name)
     if implementation is None:
-        return ToolOutcome(record("error", error=f"{name} is not available: the assessment warehouse is not built",
-                                  used=full), None)
+        return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
     try:
         result = implementation(**full)
-    except ToolError as exc:
+    except (ToolError, WarehouseUnavailable) as exc:
         return ToolOutcome(record("error", error=str(exc), used=full), None)
+    except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed
+        log.exception("tool %s failed", name)
+        return ToolOutcome(record("error", error=f"internal error in {name}: {type(exc).__name__}", used=full), None)
     rows = row_count(result)
     return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result)

@@ -1,0 +1,133 @@
+"""``assessment_analysis_tool`` (DESIGN §6.2): one assessment's statistics, breakdowns, top rules and
+assets, a capped sample of failing results with evidence, and the approved exceptions applied.
+
+Aggregates are computed over every row in scope; only ``results_sample`` is capped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.tools.scope import (
+    SAMPLE_CAP,
+    SEVERITY_RANK_SQL,
+    describe_scope,
+    resolve_assessment,
+    scope_clause,
+)
+from orchestration.warehouse.store import Warehouse, get_warehouse
+
+BREAKDOWNS = {
+    "severity": "b.severity",
+    "product_family": "b.product_family",
+    "technology": "b.technology",
+    "category": "b.category",
+    "os": "b.platform || ' ' || b.os_version",
+    "criticality": "b.criticality",
+    "site": "b.site",
+    "device_type": "b.device_type",
+}
+
+BASE = """
+WITH b AS (
+  SELECT r.asset_id, r.rule_id, r.status, r.severity, r.evidence, r.evidence_lines, r.exception_id,
+         a.site, a.environment, a.device_type, a.product_family, a.platform, a.os_version, a.criticality,
+         ru.title, ru.category, ru.technology, ru.remediation
+  FROM results r
+  JOIN assets a ON a.asset_id = r.asset_id
+  JOIN rules ru ON ru.rule_id = r.rule_id
+  WHERE r.assessment_id = ? AND {where}
+)
+"""
+
+
+def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, product_filter: str | None,
+             focus_area: str | None) -> tuple[str, list[Any]]:
+    where, params = scope_clause(w, scope)
+    if product_filter:
+        where += " AND (LOWER(a.product_family) LIKE ? OR a.device_type = ?)"
+        params += [f"%{product_filter.lower()}%", product_filter.lower()]
+    if focus_area and focus_area != "security":
+        where += " AND (ru.technology = ? OR ru.category = ?)"
+        params += [focus_area.lower(), focus_area.lower()]
+    if focus_area == "security":  # security lens: management/control plane and services rules
+        where += " AND ru.category IN ('management_plane', 'control_plane', 'services')"
+    return BASE.format(where=where), [assessment_id, *params]
+
+
+def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
+    return ("b.status = 'fail' AND b.severity = ?", [severity]) if severity else ("b.status = 'fail'", [])
+
+
+def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severity_filter: str | None = None,
+            product_filter: str | None = None, focus_area: str | None = None,
+            scope: dict[str, Any] | None = None) -> dict[str, Any]:
+    run = resolve_assessment(w, assessment_id)
+    base, params = _filters(w, run.assessment_id, scope, product_filter, focus_area)
+    fail, fparams = _fail_filter(severity_filter)
+    m = w.query(base + f"""
+        SELECT COUNT(DISTINCT b.asset_id), COUNT(*),
+               SUM(CASE WHEN b.status = 'fail' THEN 1 ELSE 0 END),
+               SUM(CASE WHEN b.status = 'pass' THEN 1 ELSE 0 END),
+               SUM(CASE WHEN b.status = 'exception' THEN 1 ELSE 0 END),
+               COUNT(DISTINCT b.rule_id),
+               COUNT(DISTINCT CASE WHEN b.status = 'fail' THEN b.asset_id END),
+               COUNT(DISTINCT CASE WHEN b.status = 'fail' AND b.severity IN ('critical', 'high') THEN b.asset_id END),
+               SUM(CASE WHEN {fail} THEN 1 ELSE 0 END),
+               COUNT(DISTINCT CASE WHEN {fail} THEN b.asset_id END)
+        FROM b""", params + fparams + fparams).rows[0]
+    assets, checks, failed, passed, excepted, rules, assets_failing, at_risk, matching, assets_matching = (
+        int(x or 0) for x in m)
+    metrics = {
+        "assessment_id": run.assessment_id, "assessment_date": run.started_at, "scope": describe_scope(scope),
+        "assets_assessed": assets, "rules_evaluated": rules, "checks_performed": checks, "checks_failed": failed,
+        "checks_passed": passed, "exceptions_applied": excepted,
+        "pass_rate_pct": round(100 * passed / checks, 1) if checks else 0.0,
+        "assets_with_failures": assets_failing, "assets_at_risk": at_risk,
+        "pct_assets_at_risk": round(100 * at_risk / assets, 1) if assets else 0.0,
+    }
+    if severity_filter:
+        metrics.update({"severity_filter": severity_filter, "matching_failures": matching,
+                        "assets_with_matching_failures": assets_matching,
+                        "pct_assets_with_matching_failures": round(100 * assets_matching / assets, 1) if assets else 0.0})
+    breakdowns = {}
+    for name, expr in BREAKDOWNS.items():
+        rows = w.query(base + f"SELECT {expr} AS k, COUNT(*), COUNT(DISTINCT b.asset_id) FROM b WHERE {fail} "
+                              "GROUP BY k ORDER BY 2 DESC, 1", params + fparams).rows
+        breakdowns[name] = [{"key": k, "failures": int(n), "assets": int(a)} for k, n, a in rows]
+    top_rules = w.query(base + f"""
+        SELECT b.rule_id, MIN(b.title) AS title, MIN(b.severity) AS severity, MIN(b.category) AS category,
+               MIN(b.technology) AS technology, MIN(b.remediation) AS remediation,
+               COUNT(DISTINCT b.asset_id) AS failing_assets
+        FROM b WHERE {fail} GROUP BY b.rule_id
+        ORDER BY failing_assets DESC, MAX({SEVERITY_RANK_SQL.format(col='b.severity')}) DESC, b.rule_id LIMIT 15""",
+                        params + fparams).dicts()
+    top_assets = w.query(base + f"""
+        SELECT b.asset_id, MIN(b.site) AS site, MIN(b.product_family) AS product_family, MIN(b.criticality) AS criticality,
+               COUNT(*) AS failures,
+               SUM(CASE WHEN b.severity = 'critical' THEN 1 ELSE 0 END) AS critical,
+               SUM(CASE WHEN b.severity = 'high' THEN 1 ELSE 0 END) AS high
+        FROM b WHERE {fail} GROUP BY b.asset_id
+        ORDER BY critical DESC, high DESC, failures DESC, b.asset_id LIMIT 15""", params + fparams).dicts()
+    sample = w.query(base + f"""
+        SELECT b.asset_id, b.site, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
+        FROM b WHERE {fail}
+        ORDER BY {SEVERITY_RANK_SQL.format(col='b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""",
+                     params + fparams).dicts()
+    result: dict[str, Any] = {
+        "query_type": query_type, "metrics": metrics, "breakdowns": breakdowns,
+        "top_rules": top_rules,
+        "top_assets": top_assets, "results_sample": sample, "sample_cap": SAMPLE_CAP,
+        "row_count": checks,
+    }
+    if query_type == "exceptions":
+        result["exceptions_applied"] = w.query(base + """
+            SELECT b.exception_id, b.rule_id, COUNT(DISTINCT b.asset_id) AS assets, MIN(e.reason) AS reason,
+                   MIN(e.expires_on) AS expires_on, MIN(e.source_document) AS source_document
+            FROM b JOIN exceptions e ON e.exception_id = b.exception_id
+            WHERE b.status = 'exception' GROUP BY b.exception_id, b.rule_id ORDER BY b.exception_id""", params).dicts()
+    return result
+
+
+def assessment_analysis_tool(**params: Any) -> dict[str, Any]:
+    return analyse(get_warehouse(), **params)

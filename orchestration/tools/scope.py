@@ -1,0 +1,94 @@
+"""Shared pieces of the warehouse tools: assessment resolution, scope filters, severity ordering.
+
+Every filter becomes a bound parameter; names (sites, devices) are checked against the inventory so
+that an unknown site is an explicit error with suggestions, never an empty answer that looks like
+"no issues".
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from orchestration.tools.registry import ToolError
+from orchestration.warehouse.store import Warehouse
+
+SEVERITY_RANK_SQL = ("CASE {col} WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 "
+                     "WHEN 'low' THEN 1 ELSE 0 END")
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+SAMPLE_CAP = 50
+
+
+@dataclass(frozen=True)
+class AssessmentRun:
+    assessment_id: str
+    started_at: str
+
+
+def assessment_runs(w: Warehouse) -> list[AssessmentRun]:
+    rows = w.query("SELECT assessment_id, started_at FROM assessments ORDER BY started_at").rows
+    return [AssessmentRun(r[0], r[1].isoformat() if isinstance(r[1], datetime) else str(r[1])) for r in rows]
+
+
+def resolve_assessment(w: Warehouse, ref: str, relative_to: str | None = None) -> AssessmentRun:
+    """'latest', 'previous' (before ``relative_to`` or before the latest) or an explicit id."""
+    runs = assessment_runs(w)
+    if not runs:
+        raise ToolError("the warehouse holds no assessments yet")
+    ids = [r.assessment_id for r in runs]
+    if ref == "latest":
+        return runs[-1]
+    if ref == "previous":
+        anchor = ids.index(relative_to) if relative_to in ids else len(runs) - 1
+        if anchor == 0:
+            raise ToolError(f"{ids[anchor]} is the first assessment; there is no previous one to compare with")
+        return runs[anchor - 1]
+    if ref in ids:
+        return runs[ids.index(ref)]
+    near = difflib.get_close_matches(ref, ids, n=3)
+    raise ToolError(f"unknown assessment id '{ref}'. Known assessments: {', '.join(ids[-6:])}"
+                    + (f"; did you mean {', '.join(near)}?" if near else ""))
+
+
+def _check_names(w: Warehouse, column: str, names: list[str], label: str) -> list[str]:
+    known = [r[0] for r in w.query(f"SELECT DISTINCT {column} FROM assets").rows]
+    by_lower = {k.lower(): k for k in known}
+    out = []
+    for name in names:
+        if name.lower() in by_lower:
+            out.append(by_lower[name.lower()])
+            continue
+        near = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(near)}?" if near else f". Known {label}s include {', '.join(sorted(known)[:8])}"
+        raise ToolError(f"unknown {label} '{name}'{hint}")
+    return out
+
+
+def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -> tuple[str, list[Any]]:
+    """SQL condition on the assets alias plus its parameters; validates site and device names."""
+    scope = scope or {}
+    parts: list[str] = []
+    params: list[Any] = []
+    sites = scope.get("sites") or []
+    if sites:
+        sites = _check_names(w, "site", list(sites), "site")
+        parts.append(f"{alias}.site IN ({', '.join('?' for _ in sites)})")
+        params += sites
+    if scope.get("device"):
+        (device,) = _check_names(w, "asset_id", [scope["device"]], "device")
+        parts.append(f"{alias}.asset_id = ?")
+        params.append(device)
+    for key in ("environment", "device_type"):
+        if scope.get(key):
+            parts.append(f"{alias}.{key} = ?")
+            params.append(scope[key])
+    return (" AND ".join(parts) or "1 = 1"), params
+
+
+def describe_scope(scope: dict[str, Any] | None) -> str:
+    scope = scope or {}
+    bits = [", ".join(scope.get("sites") or [])] + [str(scope[k]) for k in ("device", "environment", "device_type")
+                                                    if scope.get(k)]
+    return " / ".join(b for b in bits if b) or "all devices"

@@ -1,0 +1,1 @@
+"""The assessment warehouse: ontology, stores (DuckDB, SQLite, Trino), demo network and build pipeline."""

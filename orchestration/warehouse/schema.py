@@ -1,0 +1,68 @@
+"""The warehouse ontology (``contracts/warehouse.yaml``): tables, columns, meanings, value
+enumerations, entity -> column mapping and user vocabulary. DDL and the SQL path's allowlist are
+derived from it, so the schema is declared once."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import sqlglot
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from orchestration.config import get_settings
+from orchestration.contracts import ContractError
+
+
+class ColumnSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: str
+    meaning: str = ""
+    values: list[str] = Field(default_factory=list)
+    key: bool = False
+    references: str | None = None
+
+
+class TableSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    description: str
+    columns: dict[str, ColumnSpec]
+
+
+class Ontology(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tables: dict[str, TableSpec]
+    entity_columns: dict[str, str]
+    synonyms: dict[str, list[str]] = Field(default_factory=dict)
+
+    def columns(self, table: str) -> list[str]:
+        return list(self.tables[table].columns)
+
+    def ddl(self, dialect: str = "duckdb") -> list[str]:
+        out = []
+        for name, table in self.tables.items():
+            cols = ", ".join(f"{col} {spec.type}" for col, spec in table.columns.items())
+            sql = f"CREATE TABLE {name} ({cols})"
+            out.append(sql if dialect == "duckdb" else sqlglot.transpile(sql, read="duckdb", write=dialect)[0])
+        return out
+
+
+def load_ontology(path: Path | None = None) -> Ontology:
+    path = path or get_settings().contracts_dir / "warehouse.yaml"
+    try:
+        return Ontology.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ContractError(f"{path}: cannot be read: {exc}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ContractError(f"{path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+
+
+@lru_cache(maxsize=2)
+def _cached(path: str) -> Ontology:
+    return load_ontology(Path(path))
+
+
+def get_ontology() -> Ontology:
+    return _cached(str(get_settings().contracts_dir / "warehouse.yaml"))

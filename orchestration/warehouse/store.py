@@ -1,0 +1,152 @@
+"""Warehouse backends behind one query interface: embedded DuckDB (default), SQLite (benchmark
+baseline) and Trino (``ASSESS_WAREHOUSE_BACKEND=trino``).
+
+All SQL in the project is written once in DuckDB's dialect with ``?`` placeholders; other
+backends receive it transpiled by sqlglot. Readers open DuckDB read-only with external access
+disabled and the configuration locked, so even a statement that slipped past the SQL guard could
+not write, attach or read files.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import duckdb
+import sqlglot
+
+from orchestration.config import Settings, get_settings
+
+
+class WarehouseUnavailable(RuntimeError):
+    """The warehouse cannot be reached or has not been built; the message is for users."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+class Warehouse(Protocol):
+    dialect: str
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult: ...
+
+
+@lru_cache(maxsize=256)
+def transpile(sql: str, dialect: str) -> str:
+    """DuckDB-dialect SQL rewritten for ``dialect`` (cached: the tools reuse a handful of statements)."""
+    if dialect == "duckdb":
+        return sql
+    return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
+
+
+class DuckDBWarehouse:
+    dialect = "duckdb"
+
+    def __init__(self, path: Path) -> None:
+        if not path.exists():
+            raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' or 'make run'")
+        self.path = path
+        try:
+            self._con = duckdb.connect(str(path), read_only=True,
+                                       config={"enable_external_access": False, "lock_configuration": True})
+        except duckdb.Error as exc:
+            raise WarehouseUnavailable(f"the assessment warehouse at {path} cannot be opened: {exc}") from None
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
+        cur = self._con.cursor()  # one cursor per call: safe across the UI's worker threads
+        try:
+            cur.execute(sql, list(params))
+            columns = [d[0] for d in cur.description or []]
+            return QueryResult(columns, cur.fetchall())
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        self._con.close()
+
+
+class SQLiteWarehouse:
+    """Baseline for the benchmark: the same tables and queries on SQLite."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
+        with self._lock:
+            cur = self._con.execute(transpile(sql, self.dialect), list(params))
+            return QueryResult([d[0] for d in cur.description or []], cur.fetchall())
+
+    def close(self) -> None:
+        self._con.close()
+
+
+class TrinoWarehouse:
+    """The same queries against Trino through the official ``trino`` client."""
+
+    dialect = "trino"
+
+    def __init__(self, settings: Settings) -> None:
+        import trino
+
+        self._where = f"{settings.trino_host}:{settings.trino_port}"
+        self._connect = lambda: trino.dbapi.connect(
+            host=settings.trino_host, port=settings.trino_port, user=settings.trino_user,
+            catalog=settings.trino_catalog, schema=settings.trino_schema, http_scheme=settings.trino_http_scheme,
+            legacy_prepared_statements=False)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
+        import trino
+
+        try:
+            con = self._connect()
+            cur = con.cursor()
+            cur.execute(transpile(sql, self.dialect), list(params) or None)
+            rows = [tuple(r) for r in cur.fetchall()]
+            return QueryResult([d[0] for d in cur.description or []], rows)
+        except (trino.exceptions.TrinoError, OSError) as exc:
+            raise WarehouseUnavailable(f"Trino at {self._where} is not reachable or refused the query: {exc}") from None
+
+    def close(self) -> None:
+        return None
+
+
+_lock = threading.Lock()
+_open: dict[tuple[str, str], Warehouse] = {}
+
+
+def get_warehouse(settings: Settings | None = None) -> Warehouse:
+    """The configured warehouse (opened once per process and path)."""
+    settings = settings or get_settings()
+    key = (settings.warehouse_backend, str(settings.warehouse_path))
+    with _lock:
+        if key not in _open:
+            if settings.warehouse_backend == "trino":
+                _open[key] = TrinoWarehouse(settings)
+            else:
+                _open[key] = DuckDBWarehouse(settings.warehouse_path)
+        return _open[key]
+
+
+def close_warehouses() -> None:
+    """Close every open reader (before a writer replaces the file, and in tests)."""
+    with _lock:
+        for warehouse in _open.values():
+            close = getattr(warehouse, "close", None)
+            if close:
+                close()
+        _open.clear()
