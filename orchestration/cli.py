@@ -37,7 +37,54 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_demo_build(args: argparse.Namespace) -> int:
+    from orchestration.config import get_settings
+    from orchestration.warehouse.build import build_demo_warehouse
+
+    path = get_settings().warehouse_path
+    if path.exists() and not args.force:
+        print(f"{path} exists; use --force to rebuild it")
+        return 0
+    r = build_demo_warehouse(path, devices=args.devices, seed=args.seed, runs=args.runs)
+    print(f"built {r.path}: {r.devices} devices at {r.sites} sites, {r.assessments} assessments, {r.results} results, "
+          f"{r.slic_results} SLIC results, {r.events} events in {r.seconds} s")
+    return 0
+
+
+def _cmd_assess_configs(args: argparse.Namespace) -> int:
+    from orchestration.warehouse.store import WarehouseUnavailable
+    from orchestration.warehouse.user_configs import assess_folder
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        print(f"assess assess-configs: {folder} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        report = assess_folder(folder, site=args.site, label=args.label)
+    except WarehouseUnavailable as exc:
+        print(f"assess assess-configs: {exc}", file=sys.stderr)
+        return 2
+    for f in report.files:
+        print(("ok    " if f.ok else "skip  ") + f.message)
+    print(f"{report.assessed} of {len(report.files)} files assessed"
+          + (f" into {report.assessment_id}" if report.assessment_id else "; nothing was written"))
+    return 0 if report.assessed else 1
+
+
+def _cmd_bench_data(args: argparse.Namespace) -> int:
+    from orchestration.warehouse.benchmark import run_benchmark
+
+    run_benchmark(devices=args.devices, runs=args.runs, repeat=args.repeat,
+                  workdir=Path(args.workdir) if args.workdir else None)
+    return 0
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from orchestration.warehouse.build import ensure_demo_warehouse
+
+    built = ensure_demo_warehouse()
+    if built:
+        print(f"first run: built the demo warehouse ({built.devices} devices) in {built.seconds} s")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
@@ -59,6 +106,28 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("file")
     ev.add_argument("--json", action="store_true", help="print cases with checks and full STATE as JSON")
     ev.set_defaults(func=_cmd_eval)
+
+    demo = sub.add_parser("demo", help="demo data").add_subparsers(dest="demo_command", required=True)
+    build = demo.add_parser("build", help="generate the demo network and its assessments into the warehouse")
+    build.add_argument("--devices", type=int, default=150)
+    build.add_argument("--seed", type=int, default=7)
+    build.add_argument("--runs", type=int, default=4, help="assessment runs (at least 3 show drift)")
+    build.add_argument("--force", action="store_true", help="replace an existing warehouse")
+    build.set_defaults(func=_cmd_demo_build)
+
+    up = sub.add_parser("assess-configs", help="assess a folder of device configs into a new assessment")
+    up.add_argument("folder")
+    up.add_argument("--site", default="Uploaded", help="site to file new devices under")
+    up.add_argument("--label", default=None)
+    up.set_defaults(func=_cmd_assess_configs)
+
+    bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="bench_command", required=True)
+    data = bench.add_parser("data", help="tool calls and SQL-path queries on DuckDB vs SQLite")
+    data.add_argument("--devices", type=int, default=10_000)
+    data.add_argument("--runs", type=int, default=3)
+    data.add_argument("--repeat", type=int, default=5)
+    data.add_argument("--workdir", default=None)
+    data.set_defaults(func=_cmd_bench_data)
 
     serve = sub.add_parser("serve", help="start the chat web app (Chainlit)")
     serve.add_argument("--host", default="127.0.0.1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from orchestration.config import PROJECT_ROOT, get_settings
+from orchestration.warehouse.build import build_demo_warehouse
+from orchestration.warehouse.store import close_warehouses
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 UPSTREAM_CASES = PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"
@@ -20,15 +23,46 @@ TEST_OUTPUT = PROJECT_ROOT / "test-output"
 ASSESS = str(Path(sys.executable).with_name("assess"))
 
 
+def _use_data_dir(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    monkeypatch.setenv("ASSESS_DATA_DIR", str(data_dir))
+    get_settings.cache_clear()
+    close_warehouses()
+
+
 @pytest.fixture(autouse=True)
 def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """No test touches the real data directory."""
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    monkeypatch.setenv("ASSESS_DATA_DIR", str(data_dir))
-    get_settings.cache_clear()
+    _use_data_dir(monkeypatch, data_dir)
     yield data_dir
+    close_warehouses()
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default demo warehouse (150 devices, 4 runs), built once per test session; read-only for tests."""
+    data_dir = tmp_path_factory.mktemp("demo-data")
+    build_demo_warehouse(data_dir / "warehouse.duckdb")
+    return data_dir
+
+
+@pytest.fixture()
+def demo_warehouse(demo_warehouse_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point the settings at the shared demo warehouse."""
+    _use_data_dir(monkeypatch, demo_warehouse_dir)
+    yield demo_warehouse_dir / "warehouse.duckdb"
+    close_warehouses()
+
+
+@pytest.fixture()
+def writable_warehouse(demo_warehouse_dir: Path, isolated_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the demo warehouse for tests that write."""
+    target = isolated_data_dir / "warehouse.duckdb"
+    shutil.copy(demo_warehouse_dir / "warehouse.duckdb", target)
+    _use_data_dir(monkeypatch, isolated_data_dir)
+    return target
 
 
 def free_port() -> int:

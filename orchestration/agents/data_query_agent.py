@@ -9,14 +9,17 @@ per-asset breakdowns, technology breakdowns, severity/product filters, else summ
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from orchestration.enforcement import TaskResult
-from orchestration.state import AssessmentState, Intent, Task, utc_now
-import orchestration.tools.builtin  # noqa: F401  (registers the built-in tools)
+from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.registry import call_tool
+from orchestration.warehouse.sql_guard import UnsafeSQL
+from orchestration.warehouse.sql_path import SqlPlan, plan_sql, run_sql
+from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
 _I = re.IGNORECASE
 TRACKING = re.compile(
@@ -40,6 +43,9 @@ ASSET_BREAKDOWN = re.compile(
 TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|feature|rule)\b|\bmost common\b|\bcategor\w*", _I)
 FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "vty", "telnet", "http", "banner",
                "spanning", "interfaces", "services", "management")
+SQL_TOOL_NAME = "sql_path"
+SQL_SKILLS = ("cbp_assessment", "sec_assessment")
+INVENTORY_CAP = 50
 DEVICE_TYPES_FOR_SCOPE = ("router", "switch", "firewall", "wireless_controller")
 
 
@@ -137,14 +143,14 @@ def select_tool(prompt: str, intent: Intent) -> ToolChoice:
 
 
 def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[dict[str, str]],
-             intent: Intent) -> dict[str, Any]:
+             intent: Intent, source_path: str = "mcp", inventory: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     scope = intent.domain_details.scope
     return {
         "context_id": f"ctx-{uuid.uuid4().hex[:12]}",
-        "source_path": "mcp",
+        "source_path": source_path,
         "timestamp_utc": utc_now(),
         "scope": {"targets": scope.targets, "site": scope.site, "time_range": scope.time_range},
-        "assets": {"inventory": [], "topology": [], "configs": [], "telemetry": [], "events": []},
+        "assets": {"inventory": inventory or [], "topology": [], "configs": [], "telemetry": [], "events": []},
         "report_data": {choice.tool: report} if report is not None else {},
         "tool_selection": {"tool": choice.tool, "reason": choice.reason, "parameter_bindings": choice.bindings},
         "provenance": [{"tool": choice.tool, "input": choice.params}],
@@ -152,13 +158,68 @@ def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[dic
     }
 
 
+def _inventory(intent: Intent) -> list[dict[str, Any]]:
+    """Inventory rows of the named devices or sites (capped), so domain agents see criticality and roles."""
+    devices = [e.value for e in intent.entities if e.type == "device"]
+    sites = [e.value for e in intent.entities if e.type == "site"]
+    if not devices and not sites:
+        return []
+    column, names = ("asset_id", devices) if devices else ("site", sites)
+    try:
+        return get_warehouse().query(
+            f"SELECT asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality "
+            f"FROM assets WHERE {column} IN ({', '.join('?' for _ in names)}) ORDER BY asset_id LIMIT {INVENTORY_CAP}",
+            names).dicts()
+    except WarehouseUnavailable:
+        return []
+
+
+def _latest_assessment() -> str | None:
+    try:
+        rows = get_warehouse().query("SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1").rows
+    except WarehouseUnavailable:
+        return None
+    return rows[0][0] if rows else None
+
+
+def _run_sql_path(plan: SqlPlan, task: Task) -> tuple[ToolCall, dict[str, Any] | None, str | None]:
+    started = time.perf_counter()
+    try:
+        safe_sql, result = run_sql(get_warehouse(), plan.sql, plan.params)
+    except (UnsafeSQL, WarehouseUnavailable) as exc:
+        call = ToolCall(tool_name=SQL_TOOL_NAME, input={"template": plan.template, "sql": plan.sql, "params": plan.params},
+                        status="error", duration_ms=round((time.perf_counter() - started) * 1000, 2), error=str(exc),
+                        task_id=task.id)
+        return call, None, str(exc)
+    rows = result.dicts()
+    call = ToolCall(tool_name=SQL_TOOL_NAME, input={"template": plan.template, "sql": safe_sql, "params": plan.params},
+                    status="ok" if rows else "empty", row_count=len(rows),
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2), task_id=task.id)
+    report = {"description": plan.description, "sql": safe_sql, "columns": result.columns, "rows": rows,
+              "row_count": len(rows)}
+    return call, report, None
+
+
 def run(state: AssessmentState, task: Task) -> TaskResult:
-    choice = select_tool(state.input.user_prompt, state.intent)
+    prompt, intent = state.input.user_prompt, state.intent
+    # the SQL path serves bespoke data questions; expert-insight skills always go through the tools
+    sql_plan = plan_sql(prompt, intent, _latest_assessment()) if intent.domain_details.skill in SQL_SKILLS else None
+    if sql_plan is not None:
+        call, report, error = _run_sql_path(sql_plan, task)
+        choice = ToolChoice(SQL_TOOL_NAME, call.input, f"bespoke question: {sql_plan.template}")
+        errors = [{"tool": SQL_TOOL_NAME, "message": error}] if error else (
+            [{"tool": SQL_TOOL_NAME, "message": "no rows matched this scope"}] if call.status == "empty" else [])
+        context = _context(choice, report, errors, intent, "sql", _inventory(intent))
+        summary = f"SQL path ({sql_plan.template}) → {call.status}, {call.row_count} rows"
+        if error:
+            return TaskResult("failed", {"assessment_context": context}, error=error, tool_calls=(call,), summary=summary)
+        return TaskResult("completed", {"assessment_context": context}, tool_calls=(call,), summary=summary)
+    choice = select_tool(prompt, intent)
     outcome = call_tool(choice.tool, choice.params, task_id=task.id)
     errors = [{"tool": choice.tool, "message": outcome.call.error}] if outcome.call.error else []
     if outcome.call.status == "empty":
         errors.append({"tool": choice.tool, "message": "no rows matched this scope"})
-    context = _context(choice, outcome.result, errors, state.intent)
+    context = _context(choice, outcome.result, errors, intent, "mcp", _inventory(intent))
     summary = f"{choice.tool}({', '.join(f'{k}={v}' for k, v in choice.params.items() if v)}) → {outcome.call.status}"
     if outcome.call.status == "error":
         return TaskResult("failed", {"assessment_context": context}, error=outcome.call.error,

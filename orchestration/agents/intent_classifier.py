@@ -30,8 +30,10 @@ GOALS = {
 
 
 def load_gazetteer() -> Gazetteer:
-    """Known site and device names; patterns alone until the warehouse inventory is wired in."""
-    return Gazetteer()
+    """Known site and device names from the warehouse inventory (empty when there is no warehouse)."""
+    from orchestration.warehouse.gazetteer import inventory_gazetteer
+
+    return inventory_gazetteer()
 
 
 def _gate(intent: Intent, question: str, confidence: float) -> Intent:

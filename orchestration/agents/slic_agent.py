@@ -1,21 +1,62 @@
-"""SLIC Agent (DESIGN §6.3): known-issue signature results for the scope.
-Contract: contracts/agents/slic_agent.yaml.
+"""SLIC Agent (DESIGN §6.3): known-issue signature results for the scope, from the SLIC store, computed
+by the SLIC engine when the store holds none for the assessment. Contract: contracts/agents/slic_agent.yaml.
 
-The task fails and says so while no SLIC store exists; it never reports a match it did not read.
+It never reports a match it did not read or compute; an empty result is reported as empty.
 """
 
 from __future__ import annotations
 
-from orchestration.config import get_settings
+from collections import Counter
+from typing import Any
+
 from orchestration.enforcement import TaskResult
 from orchestration.state import AssessmentState, Task
+from orchestration.tools.registry import ToolError
+from orchestration.tools.scope import resolve_assessment, scope_clause
+from orchestration.warehouse.store import Warehouse, WarehouseUnavailable, get_warehouse
+
+RESULT_CAP = 100
+COLUMNS = ("asset_id", "site", "signature_id", "title", "kind", "category", "severity", "hypothesis", "evidence",
+           "cves", "advisory", "recommendation", "annotation")
+
+
+def _scope(state: AssessmentState) -> dict[str, Any]:
+    intent = state.intent
+    scope: dict[str, Any] = {"sites": [e.value for e in intent.entities if e.type == "site"]}
+    for key in ("device", "environment", "device_type"):
+        if intent.entity(key) and not (key == "device_type" and intent.entity(key) == "access_point"):
+            scope[key] = intent.entity(key)
+    return scope
+
+
+def _stored(w: Warehouse, assessment_id: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
+    return w.query(
+        f"SELECT s.asset_id, a.site, s.signature_id, s.title, s.kind, s.category, s.severity, s.hypothesis, s.evidence, "
+        f"s.cves, s.advisory, s.recommendation, s.annotation FROM slic_results s JOIN assets a ON a.asset_id = s.asset_id "
+        f"WHERE s.assessment_id = ? AND {where} ORDER BY CASE s.severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 "
+        f"WHEN 'medium' THEN 2 ELSE 1 END DESC, s.signature_id, s.asset_id", [assessment_id, *params]).dicts()
 
 
 def run(state: AssessmentState, task: Task) -> TaskResult:
-    scope = state.intent.domain_details.scope
-    return TaskResult(
-        "failed",
-        {"slic_context": {"scope": scope.model_dump(), "results": [], "errors": ["no SLIC store"]}},
-        error=f"no SLIC store is available yet (expected in {get_settings().warehouse_path})",
-        summary="no SLIC store",
-    )
+    scope = _scope(state)
+    try:
+        w = get_warehouse()
+        run_ = resolve_assessment(w, state.intent.entity("assessment_id") or "latest")
+        where, params, scope = scope_clause(w, scope)
+        results = _stored(w, run_.assessment_id, where, params)
+    except (WarehouseUnavailable, ToolError) as exc:
+        return TaskResult("failed", {"slic_context": {"scope": scope, "results": [], "errors": [str(exc)]}},
+                          error=str(exc), summary="SLIC store unavailable")
+    by_signature = Counter(r["signature_id"] for r in results)
+    context = {
+        "assessment_id": run_.assessment_id, "scope": scope, "source": "slic_results",
+        "total_matches": len(results), "assets_affected": len({r["asset_id"] for r in results}),
+        "by_signature": [{"signature_id": sid, "title": next(r["title"] for r in results if r["signature_id"] == sid),
+                          "severity": next(r["severity"] for r in results if r["signature_id"] == sid), "assets": n}
+                         for sid, n in by_signature.most_common()],
+        "by_severity": dict(Counter(r["severity"] for r in results)),
+        "results": results[:RESULT_CAP], "result_cap": RESULT_CAP,
+        "errors": [] if results else ["no SLIC signature matched in this scope"],
+    }
+    return TaskResult("completed", {"slic_context": context},
+                      summary=f"{len(results)} SLIC matches on {context['assets_affected']} assets in {run_.assessment_id}")

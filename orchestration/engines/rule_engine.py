@@ -102,7 +102,7 @@ def _snmp_v3_priv(cfg: ParsedConfig) -> _Finding | None:
     weak_groups = cfg.find(_rx(r"^snmp-server group \S+ v3 (noauth|auth)\b"), top_level=True)
     if communities or weak_groups:
         return _Finding(communities + weak_groups)
-    if not cfg.find(_rx(r"^snmp-server (group \S+ v3 priv|user \S+ \S+ v3 auth .* priv )"), top_level=True):
+    if not cfg.find(_rx(r"^snmp-server (group \S+ v3 priv|user \S+ \S+ (v3 )?auth .* priv )"), top_level=True):
         return _Finding(missing="no SNMPv3 group or user with 'priv'")
     return None
 

@@ -42,8 +42,8 @@ WITH b AS (
 
 
 def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, product_filter: str | None,
-             focus_area: str | None) -> tuple[str, list[Any]]:
-    where, params = scope_clause(w, scope)
+             focus_area: str | None) -> tuple[str, list[Any], dict[str, Any]]:
+    where, params, canonical = scope_clause(w, scope)
     if product_filter:
         where += " AND (LOWER(a.product_family) LIKE ? OR a.device_type = ?)"
         params += [f"%{product_filter.lower()}%", product_filter.lower()]
@@ -52,7 +52,7 @@ def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, pro
         params += [focus_area.lower(), focus_area.lower()]
     if focus_area == "security":  # security lens: management/control plane and services rules
         where += " AND ru.category IN ('management_plane', 'control_plane', 'services')"
-    return BASE.format(where=where), [assessment_id, *params]
+    return BASE.format(where=where), [assessment_id, *params], canonical
 
 
 def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
@@ -63,7 +63,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
             product_filter: str | None = None, focus_area: str | None = None,
             scope: dict[str, Any] | None = None) -> dict[str, Any]:
     run = resolve_assessment(w, assessment_id)
-    base, params = _filters(w, run.assessment_id, scope, product_filter, focus_area)
+    base, params, scope = _filters(w, run.assessment_id, scope, product_filter, focus_area)
     fail, fparams = _fail_filter(severity_filter)
     m = w.query(base + f"""
         SELECT COUNT(DISTINCT b.asset_id), COUNT(*),

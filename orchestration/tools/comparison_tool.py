@@ -7,7 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.tools.registry import ToolError
-from orchestration.tools.scope import SAMPLE_CAP, assessment_runs, describe_scope, resolve_assessment, scope_clause
+from orchestration.tools.scope import (
+    SAMPLE_CAP,
+    assessment_runs,
+    describe_scope,
+    resolve_assessment,
+    scope_clause,
+)
 from orchestration.warehouse.store import Warehouse, get_warehouse
 
 FAILS = """
@@ -29,7 +35,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id)
     if previous.started_at >= current.started_at:
         raise ToolError(f"{previous.assessment_id} is not earlier than {current.assessment_id}")
-    where, sparams = scope_clause(w, scope)
+    where, sparams, scope = scope_clause(w, scope)
     sev_sql, sev_params = ("AND r.severity = ?", [severity_filter]) if severity_filter else ("", [])
     fails_sql = FAILS.format(where=where, severity=sev_sql)
 
@@ -53,17 +59,25 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     for (asset, _), _row in cur.items():
         if asset in per_asset:
             per_asset[asset][1] += 1
-    improved = sorted(({"asset_id": a, "previous_failures": p, "current_failures": c, "issues_delta": c - p}
-                       for a, (p, c) in per_asset.items() if c < p), key=lambda x: (x["issues_delta"], x["asset_id"]))
-    worsened = sorted(({"asset_id": a, "previous_failures": p, "current_failures": c, "issues_delta": c - p}
-                       for a, (p, c) in per_asset.items() if c > p), key=lambda x: (-x["issues_delta"], x["asset_id"]))
+    def change(asset: str) -> dict[str, Any]:
+        p, c = per_asset[asset]
+        return {"asset_id": asset, "previous_failures": p, "current_failures": c, "issues_delta": c - p}
 
+    by_delta = sorted(per_asset, key=lambda a: (per_asset[a][1] - per_asset[a][0], a))
+    improved = [change(a) for a in by_delta if per_asset[a][1] < per_asset[a][0]]
+    worsened = [change(a) for a in reversed(by_delta) if per_asset[a][1] > per_asset[a][0]]
+
+    trend_fails = dict(w.query(
+        f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+        f"WHERE r.status = 'fail' AND {where} {sev_sql} GROUP BY r.assessment_id", [*sparams, *sev_params]).rows)
+    trend_assets = dict(w.query(
+        f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
+        f"WHERE {where} GROUP BY c.assessment_id", sparams).rows)
     trend = []
     for run in assessment_runs(w):
         if run.started_at > current.started_at:
             break
-        n_fail = len(fails(run.assessment_id))
-        n_assets = len(assessed(run.assessment_id))
+        n_fail, n_assets = int(trend_fails.get(run.assessment_id, 0)), int(trend_assets.get(run.assessment_id, 0))
         trend.append({"assessment_id": run.assessment_id, "date": run.started_at[:10], "failures": n_fail,
                       "assets_assessed": n_assets,
                       "failures_per_asset": round(n_fail / n_assets, 2) if n_assets else 0.0})

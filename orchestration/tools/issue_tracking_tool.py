@@ -6,8 +6,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from orchestration.tools.scope import SAMPLE_CAP, SEVERITY_RANK_SQL, assessment_runs, describe_scope, scope_clause
 from orchestration.tools.registry import ToolError
+from orchestration.tools.scope import (
+    SAMPLE_CAP,
+    SEVERITY_RANK_SQL,
+    assessment_runs,
+    describe_scope,
+    scope_clause,
+)
 from orchestration.warehouse.store import Warehouse, get_warehouse
 
 FAILS = """
@@ -24,7 +30,7 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
     runs = [r.assessment_id for r in assessment_runs(w)]
     if not runs:
         raise ToolError("the warehouse holds no assessments yet")
-    where, params = scope_clause(w, scope)
+    where, params, scope = scope_clause(w, scope)
     pri, pri_params = ("AND r.severity = ?", [priority]) if priority else ("", [])
     rule, rule_params = ("AND r.rule_id = ?", [rule_filter.upper()]) if rule_filter else ("", [])
     rows = w.query(FAILS.format(where=where, priority=pri, rule=rule, rank=SEVERITY_RANK_SQL.format(col="r.severity")),

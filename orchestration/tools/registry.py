@@ -75,6 +75,8 @@ def call_tool(name: str, params: dict[str, Any], task_id: str | None = None,
     if problems:
         where = ".".join(str(p) for p in problems[0].path) or "parameters"
         return ToolOutcome(record("error", error=f"invalid parameter {where}: {problems[0].message}", used=full), None)
+    import orchestration.tools.builtin  # noqa: F401  (built-ins register on first use, like any extension)
+
     implementation = _IMPLEMENTATIONS.get(name)
     if implementation is None:
         return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)

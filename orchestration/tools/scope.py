@@ -66,25 +66,27 @@ def _check_names(w: Warehouse, column: str, names: list[str], label: str) -> lis
     return out
 
 
-def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -> tuple[str, list[Any]]:
-    """SQL condition on the assets alias plus its parameters; validates site and device names."""
-    scope = scope or {}
+def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -> tuple[str, list[Any], dict[str, Any]]:
+    """SQL condition on the assets alias, its parameters, and the scope with canonical names;
+    validates site and device names."""
+    scope = dict(scope or {})
     parts: list[str] = []
     params: list[Any] = []
     sites = scope.get("sites") or []
     if sites:
-        sites = _check_names(w, "site", list(sites), "site")
+        sites = scope["sites"] = _check_names(w, "site", list(sites), "site")
         parts.append(f"{alias}.site IN ({', '.join('?' for _ in sites)})")
         params += sites
     if scope.get("device"):
         (device,) = _check_names(w, "asset_id", [scope["device"]], "device")
+        scope["device"] = device
         parts.append(f"{alias}.asset_id = ?")
         params.append(device)
     for key in ("environment", "device_type"):
         if scope.get(key):
             parts.append(f"{alias}.{key} = ?")
             params.append(scope[key])
-    return (" AND ".join(parts) or "1 = 1"), params
+    return (" AND ".join(parts) or "1 = 1"), params, scope
 
 
 def describe_scope(scope: dict[str, Any] | None) -> str:

@@ -84,7 +84,8 @@ def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: s
     for result in evaluate_config(list(rules), cfg, spec.device_type):
         if result.status == "not_applicable":
             continue
-        status, exc_id = result.status, None
+        status: str = result.status
+        exc_id = None
         if status == "fail":
             exc = next((e for e in exceptions if e.covers(result.rule_id, spec.site, spec.device_type, at.date())), None)
             if exc:

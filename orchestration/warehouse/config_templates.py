@@ -209,8 +209,9 @@ def _iosxe_interfaces(d: DeviceSpec, ok: dict[str, bool], r: random.Random, lo: 
             L += [f" standby 10 authentication md5 key-string 7 {_hexkey(r, 16)}"] if ok["hsrp_auth"] else []
             L += [" no ip redirects"] if ok["if_no_redirects"] else []
             L.append("!")
-        L += ["interface GigabitEthernet0", " vrf forwarding Mgmt-intf", f" ip address {d.mgmt_ip} 255.255.255.0",
-              " negotiation auto", "!"]
+        L += ["interface GigabitEthernet0", " vrf forwarding Mgmt-intf", f" ip address {d.mgmt_ip} 255.255.255.0"]
+        L += [" no ip redirects"] if ok["if_no_redirects"] else []
+        L += [" negotiation auto", "!"]
         return L
     # switches and wireless controllers
     ports = 12 if d.role == "access" else 6

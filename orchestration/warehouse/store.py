@@ -22,6 +22,15 @@ import sqlglot
 
 from orchestration.config import Settings, get_settings
 
+# Every read-only DuckDB connection in a process must use the same configuration (DuckDB refuses a
+# second configuration of an open file), so this is the one reader configuration.
+READER_CONFIG: dict[str, str | bool | int | float | list[str]] = {"enable_external_access": False,
+                                                               "lock_configuration": True}
+
+
+def connect_reader(path: Path) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(path), read_only=True, config=READER_CONFIG)
+
 
 class WarehouseUnavailable(RuntimeError):
     """The warehouse cannot be reached or has not been built; the message is for users."""
@@ -58,8 +67,7 @@ class DuckDBWarehouse:
             raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' or 'make run'")
         self.path = path
         try:
-            self._con = duckdb.connect(str(path), read_only=True,
-                                       config={"enable_external_access": False, "lock_configuration": True})
+            self._con = connect_reader(path)
         except duckdb.Error as exc:
             raise WarehouseUnavailable(f"the assessment warehouse at {path} cannot be opened: {exc}") from None
 
@@ -118,7 +126,7 @@ class TrinoWarehouse:
             cur.execute(transpile(sql, self.dialect), list(params) or None)
             rows = [tuple(r) for r in cur.fetchall()]
             return QueryResult([d[0] for d in cur.description or []], rows)
-        except (trino.exceptions.TrinoError, OSError) as exc:
+        except (trino.exceptions.Error, OSError) as exc:
             raise WarehouseUnavailable(f"Trino at {self._where} is not reachable or refused the query: {exc}") from None
 
     def close(self) -> None:

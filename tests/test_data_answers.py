@@ -1,0 +1,117 @@
+"""``assessment_context`` of real turns (the eval prompts, through the UI's entry point) holds warehouse
+numbers that match an independent recomputation from the raw tables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from orchestration.runtime import handle_turn
+from orchestration.warehouse.store import connect_reader
+from tests.conftest import ASSESS
+
+
+def context(prompt: str) -> dict:  # type: ignore[type-arg]
+    state = handle_turn(prompt)
+    task = state.plan.task_for("Data Query Agent")
+    assert task is not None and task.status == "completed", (task, state.mcp.tool_calls)
+    return task.outputs["assessment_context"]
+
+
+def one(path: Path, sql: str, params: list | None = None):  # type: ignore[no-untyped-def, type-arg]
+    con = connect_reader(path)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+LATEST = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1)"
+
+
+def test_checks_performed_and_failed(demo_warehouse: Path) -> None:
+    ctx = context("How many configuration best practice checks were performed in the latest assessment, and how many failed?")
+    m = ctx["report_data"]["assessment_analysis_tool"]["metrics"]
+    (performed, failed), = one(demo_warehouse, f"SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'fail') FROM results "
+                                               f"WHERE assessment_id = {LATEST}")
+    assert (m["checks_performed"], m["checks_failed"]) == (performed, failed)
+    assert ctx["source_path"] == "mcp" and ctx["provenance"][0]["tool"] == "assessment_analysis_tool"
+
+
+def test_percentage_of_production_routers_with_critical_deviations(demo_warehouse: Path) -> None:
+    ctx = context("What percentage of my production routers have critical configuration deviations?")
+    m = ctx["report_data"]["assessment_analysis_tool"]["metrics"]
+    (total, critical), = one(demo_warehouse, f"""
+        SELECT COUNT(DISTINCT r.asset_id), COUNT(DISTINCT r.asset_id) FILTER (WHERE r.status = 'fail' AND r.severity = 'critical')
+        FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.environment = 'production' AND a.device_type = 'router'""")
+    assert m["pct_assets_with_matching_failures"] == round(100 * critical / total, 1)
+
+
+def test_site_summary_for_hq(demo_warehouse: Path) -> None:
+    ctx = context("Give me a summary of configuration assessment findings for the HQ site.")
+    m = ctx["report_data"]["assessment_analysis_tool"]["metrics"]
+    (failed,), = one(demo_warehouse, f"SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE "
+                                     f"r.assessment_id = {LATEST} AND a.site = 'HQ' AND r.status = 'fail'")
+    assert m["checks_failed"] == failed and ctx["assets"]["inventory"]
+
+
+def test_product_family_breakdown(demo_warehouse: Path) -> None:
+    ctx = context("Which Cisco product families have the most deviations from configuration best practices?")
+    got = {b["key"]: b["failures"] for b in ctx["report_data"]["assessment_analysis_tool"]["breakdowns"]["product_family"]}
+    want = dict(one(demo_warehouse, f"SELECT a.product_family, COUNT(*) FROM results r JOIN assets a USING (asset_id) "
+                                    f"WHERE r.assessment_id = {LATEST} AND r.status = 'fail' GROUP BY 1"))
+    assert got == want
+
+
+def test_changes_since_last_assessment(demo_warehouse: Path) -> None:
+    ctx = context("What has changed since my last assessment?")
+    m = ctx["report_data"]["assessment_comparison_tool"]["metrics"]
+    runs = [r[0] for r in one(demo_warehouse, "SELECT assessment_id FROM assessments ORDER BY started_at")]
+    fails = {run: set(one(demo_warehouse, "SELECT asset_id, rule_id FROM results WHERE assessment_id = ? AND "
+                                          "status = 'fail'", [run])) for run in runs[-2:]}
+    assert m["persistent_issues"] == len(fails[runs[-1]] & fails[runs[-2]])
+    assert m["current_failures"] - m["previous_failures"] == len(fails[runs[-1]]) - len(fails[runs[-2]])
+
+
+def test_critical_issues_open_since_prior(demo_warehouse: Path) -> None:
+    ctx = context("Which critical best practice deviations remain open from the prior assessment?")
+    out = ctx["report_data"]["issue_tracking_tool"]
+    runs = [r[0] for r in one(demo_warehouse, "SELECT assessment_id FROM assessments ORDER BY started_at")]
+    sql = "SELECT asset_id, rule_id FROM results WHERE assessment_id = ? AND status = 'fail' AND severity = 'critical'"
+    both = set(one(demo_warehouse, sql, [runs[-1]])) & set(one(demo_warehouse, sql, [runs[-2]]))
+    assert out["total_unresolved"] == len(both)
+
+
+def test_device_scope_for_rtr_core_1(demo_warehouse: Path) -> None:
+    ctx = context("What specific configuration changes should I make to fix the critical deviations on RTR-CORE-1?")
+    rows = ctx["report_data"]["assessment_analysis_tool"]["results_sample"]
+    want = set(one(demo_warehouse, f"SELECT rule_id FROM results WHERE assessment_id = {LATEST} AND asset_id = 'RTR-CORE-1' "
+                                   "AND status = 'fail' AND severity = 'critical'"))
+    assert {(r["rule_id"],) for r in rows} == want and want
+
+
+def test_sql_path_answers_inventory_questions(demo_warehouse: Path) -> None:
+    ctx = context("Which IOS-XE versions run at Branch-05?")
+    assert ctx["source_path"] == "sql"
+    rows = ctx["report_data"]["sql_path"]["rows"]
+    want = dict(one(demo_warehouse, "SELECT os_version, COUNT(*) FROM assets WHERE site = 'Branch-05' AND "
+                                    "platform = 'ios-xe' GROUP BY 1"))
+    assert {r["os_version"]: r["devices"] for r in rows} == want
+
+
+def test_unknown_site_is_an_explicit_error_not_an_answer(demo_warehouse: Path) -> None:
+    state = handle_turn("Summarize the configuration assessment for Branch-77")
+    dq = state.plan.task_for("Data Query Agent")
+    assert dq is not None and dq.status == "failed" and "unknown site 'Branch-77'" in (dq.error or "")
+    assert dq.outputs["assessment_context"]["errors"]
+
+
+def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:
+    out = subprocess.run([ASSESS, "ask", "--json", "What has changed since my last assessment?"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    state = json.loads(out.stdout)
+    dq = next(t for t in state["plan"]["tasks"] if t["owner"] == "Data Query Agent")
+    assert dq["outputs"]["assessment_context"]["report_data"]["assessment_comparison_tool"]["metrics"]["new_issues"] >= 0
+    assert state["mcp"]["tool_calls"][0]["status"] == "ok"

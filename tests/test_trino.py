@@ -1,0 +1,71 @@
+"""The Trino backend, exercised with the real ``trino`` client against the Trino-protocol test server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orchestration.config import get_settings
+from orchestration.runtime import handle_turn
+from orchestration.tools.analysis_tool import analyse
+from orchestration.tools.comparison_tool import compare
+from orchestration.tools.issue_tracking_tool import track
+from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.store import DuckDBWarehouse, TrinoWarehouse, close_warehouses, get_warehouse
+from tests.conftest import free_port
+from tests.trino_protocol_server import TrinoProtocolServer
+
+
+@pytest.fixture()
+def trino_server(demo_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrinoProtocolServer]:
+    port = free_port()
+    with TrinoProtocolServer(demo_warehouse, port) as server:
+        monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
+        monkeypatch.setenv("ASSESS_TRINO_HOST", "127.0.0.1")
+        monkeypatch.setenv("ASSESS_TRINO_PORT", str(port))
+        get_settings.cache_clear()
+        close_warehouses()
+        yield server
+        close_warehouses()
+
+
+def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocolServer, demo_warehouse: Path) -> None:
+    trino = get_warehouse()
+    assert isinstance(trino, TrinoWarehouse)
+    duck = DuckDBWarehouse(demo_warehouse)
+    try:
+        a, b = analyse(trino, "summary"), analyse(duck, "summary")
+        assert a["metrics"] == b["metrics"] and a["breakdowns"] == b["breakdowns"]
+        scope = {"sites": ["DataCenter-1"]}
+        assert compare(trino, "latest", "previous", "assets", scope=scope)["metrics"] == \
+            compare(duck, "latest", "previous", "assets", scope=scope)["metrics"]
+        assert track(trino, "persistent", "since_prior", priority="high")["total_unresolved"] == \
+            track(duck, "persistent", "since_prior", priority="high")["total_unresolved"]
+    finally:
+        duck.close()
+    assert any(s.startswith("EXECUTE IMMEDIATE") for s in trino_server.statements)  # parameters were bound
+
+
+def test_sql_path_through_trino(trino_server: TrinoProtocolServer) -> None:
+    sql, result = run_sql(get_warehouse(), "SELECT a.os_version, COUNT(*) AS n FROM assets a WHERE a.site = ? "
+                                           "GROUP BY a.os_version", ["Branch-05"])
+    assert result.columns == ["os_version", "n"] and sum(r[1] for r in result.rows) > 0
+
+
+def test_a_whole_turn_runs_on_trino(trino_server: TrinoProtocolServer) -> None:
+    state = handle_turn("Which assets got worse since the previous assessment?")
+    (call,) = state.mcp.tool_calls
+    assert call.tool_name == "assessment_comparison_tool" and call.status == "ok"
+
+
+def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
+    monkeypatch.setenv("ASSESS_TRINO_PORT", str(free_port()))
+    get_settings.cache_clear()
+    close_warehouses()
+    state = handle_turn("Summarize my latest configuration best practice assessment")
+    (call,) = state.mcp.tool_calls
+    assert call.status == "error" and "Trino" in (call.error or "")
+    assert state.final.partial and state.final.missing_inputs
