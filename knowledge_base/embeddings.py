@@ -33,6 +33,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_path: Path) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no progress bars in CLI output
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         if not (model_path / "config.json").exists():
             raise FileNotFoundError(f"no sentence-transformers model at {model_path}")
         from sentence_transformers import SentenceTransformer

@@ -48,6 +48,7 @@ def _cmd_demo_build(args: argparse.Namespace) -> int:
     r = build_demo_warehouse(path, devices=args.devices, seed=args.seed, runs=args.runs)
     print(f"built {r.path}: {r.devices} devices at {r.sites} sites, {r.assessments} assessments, {r.results} results, "
           f"{r.slic_results} SLIC results, {r.events} events in {r.seconds} s")
+    ensure_demo_data()
     return 0
 
 
@@ -79,12 +80,81 @@ def _cmd_bench_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
+def _print_ingest(report: object) -> None:
+    from knowledge_base.ingest import IngestReport
+
+    assert isinstance(report, IngestReport)
+    for f in report.files:
+        print(f"{f.status:<9} {f.message}")
+    print(f"{report.chunks_added} chunks added, {report.duplicates_skipped} duplicates skipped, "
+          f"{len(report.errors)} errors in {report.seconds:.2f} s ({report.chunks_per_second:.1f} chunks/s)")
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    from knowledge_base.ingest import ingest_paths
+
+    report = ingest_paths([Path(p) for p in args.paths],
+                          progress=lambda name, i, n: print(f"[{i}/{n}] {name}", file=sys.stderr))
+    _print_ingest(report)
+    return 1 if report.errors and not report.chunks_added and not report.duplicates_skipped else 0
+
+
+def _cmd_kb_list(args: argparse.Namespace) -> int:
+    from knowledge_base.service import get_index
+
+    docs = get_index().sources()
+    for d in docs:
+        print(f"{d['source']:<48} {d['chunks']:>4} chunks  {d['topic']:<24} {d['title']}")
+    print(f"{len(docs)} documents")
+    return 0
+
+
+def _cmd_kb_remove(args: argparse.Namespace) -> int:
+    from knowledge_base.service import get_index
+
+    removed = get_index().remove_source(args.source)
+    print(f"removed {removed} chunks of {args.source}" if removed else f"no document named {args.source}")
+    return 0 if removed else 1
+
+
+def _cmd_kb_eval(args: argparse.Namespace) -> int:
+    from knowledge_base.evaluation import evaluate, load_questions
+    from knowledge_base.service import get_retriever
+
+    questions = load_questions()
+    results = evaluate(get_retriever(), questions)
+    if args.json:
+        print(json.dumps({"questions": len(questions), "results": results}, indent=2))
+        return 0
+    print(f"{len(questions)} labelled questions")
+    for mode, m in results.items():
+        print(f"  {mode:<7} recall@5 {m['recall_at_5']:.3f}  MRR {m['mrr']:.3f}  "
+              f"query median {m['latency_ms_median']} ms, p95 {m['latency_ms_p95']} ms")
+    return 0
+
+
+def _cmd_bench_kb(args: argparse.Namespace) -> int:
+    from knowledge_base.benchmark import run
+
+    run([int(s) for s in args.sizes.split(",")])
+    return 0
+
+
+def ensure_demo_data() -> None:
+    """Warehouse and seed knowledge base on first run; existing data is left alone."""
+    from knowledge_base.service import ensure_seed_index
     from orchestration.warehouse.build import ensure_demo_warehouse
 
     built = ensure_demo_warehouse()
     if built:
         print(f"first run: built the demo warehouse ({built.devices} devices) in {built.seconds} s")
+    added = ensure_seed_index()
+    if added:
+        print(f"first run: ingested the seed knowledge base ({added} chunks)")
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
@@ -128,6 +198,23 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--repeat", type=int, default=5)
     data.add_argument("--workdir", default=None)
     data.set_defaults(func=_cmd_bench_data)
+
+    ing = sub.add_parser("ingest", help="add documents (md, txt, pdf, docx, html) or folders to the knowledge base")
+    ing.add_argument("paths", nargs="+")
+    ing.set_defaults(func=_cmd_ingest)
+
+    kb = sub.add_parser("kb", help="knowledge base").add_subparsers(dest="kb_command", required=True)
+    kb.add_parser("list", help="list documents").set_defaults(func=_cmd_kb_list)
+    rm = kb.add_parser("remove", help="remove a document by its source name")
+    rm.add_argument("source")
+    rm.set_defaults(func=_cmd_kb_remove)
+    kev = kb.add_parser("eval", help="recall@5 and MRR of dense, BM25 and hybrid retrieval on the labelled set")
+    kev.add_argument("--json", action="store_true")
+    kev.set_defaults(func=_cmd_kb_eval)
+
+    bkb = bench.add_parser("kb", help="flat vs HNSW index latency, ingestion throughput, retrieval quality")
+    bkb.add_argument("--sizes", default="1000,10000,50000,100000")
+    bkb.set_defaults(func=_cmd_bench_kb)
 
     serve = sub.add_parser("serve", help="start the chat web app (Chainlit)")
     serve.add_argument("--host", default="127.0.0.1")

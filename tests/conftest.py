@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_base.service import ensure_seed_index
 from orchestration.config import PROJECT_ROOT, get_settings
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses
@@ -42,9 +43,21 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 @pytest.fixture(scope="session")
 def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default demo warehouse (150 devices, 4 runs), built once per test session; read-only for tests."""
+    """The default demo data — warehouse (150 devices, 4 runs) and the seed knowledge base — built once
+    per test session; read-only for tests (``writable_warehouse`` gives a private copy)."""
     data_dir = tmp_path_factory.mktemp("demo-data")
     build_demo_warehouse(data_dir / "warehouse.duckdb")
+    previous = os.environ.get("ASSESS_DATA_DIR")
+    os.environ["ASSESS_DATA_DIR"] = str(data_dir)
+    get_settings.cache_clear()
+    try:
+        ensure_seed_index()
+    finally:
+        if previous is None:
+            os.environ.pop("ASSESS_DATA_DIR", None)
+        else:
+            os.environ["ASSESS_DATA_DIR"] = previous
+        get_settings.cache_clear()
     return data_dir
 
 
@@ -58,9 +71,10 @@ def demo_warehouse(demo_warehouse_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.fixture()
 def writable_warehouse(demo_warehouse_dir: Path, isolated_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the demo warehouse for tests that write."""
+    """A private copy of the demo data (warehouse and knowledge index) for tests that write."""
     target = isolated_data_dir / "warehouse.duckdb"
     shutil.copy(demo_warehouse_dir / "warehouse.duckdb", target)
+    shutil.copytree(demo_warehouse_dir / "knowledge_index", isolated_data_dir / "knowledge_index")
     _use_data_dir(monkeypatch, isolated_data_dir)
     return target
 

@@ -2,18 +2,18 @@
 Contract: contracts/agents/knowledge_agent.yaml.
 
 The query is built only from what STATE holds: the prompt, the intent's entities and skill, and
-for follow-ups the carried-over scope. While no knowledge index exists the task fails and says so;
-it never fabricates a chunk.
+for follow-ups the carried-over scope. Retrieval is hybrid (knowledge_base.retrieval); an empty result
+is reported as such and no chunk is ever fabricated.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from orchestration.config import get_settings
 from orchestration.enforcement import TaskResult
 from orchestration.state import AssessmentState, Task
 
+TOP_K = 5
 SKILL_TOPICS = {
     "cbp_assessment": ["approved_configurations", "approved_exceptions", "policies", "organizational_context"],
     "cbp_expert_insights": ["policies", "approved_exceptions", "escalation_procedures", "organizational_context"],
@@ -63,10 +63,22 @@ def formulate_query(state: AssessmentState) -> dict[str, Any]:
 
 
 def run(state: AssessmentState, task: Task) -> TaskResult:
+    from knowledge_base.service import get_retriever, index_exists
+
     query = formulate_query(state)
-    return TaskResult(
-        "failed",
-        {"retrieval_query": query},
-        error=f"no knowledge index is available yet (expected under {get_settings().index_dir})",
-        summary="query formulated; no knowledge index to search",
-    )
+    if not index_exists():
+        return TaskResult("failed", {"retrieval_query": query},
+                          error="no knowledge index is available (run 'assess demo build' or 'assess ingest')",
+                          summary="query formulated; no knowledge index to search")
+    retriever = get_retriever()
+    chunks = retriever.search(query["formulated_query"], k=TOP_K)
+    context = {
+        "retrieved_chunks": [c.as_dict() for c in chunks],
+        "query_used": query["formulated_query"],
+        "retrieval_mode": "hybrid (dense + BM25, reciprocal rank fusion)",
+        "latency_ms": round(retriever.last_latency_ms, 1),
+        "note": "" if chunks else "the knowledge base holds nothing relevant to this question",
+    }
+    sources = sorted({c.metadata["source"] for c in chunks})
+    summary = f"{len(chunks)} chunks from {', '.join(sources)}" if chunks else "no relevant chunk found"
+    return TaskResult("completed", {"retrieval_query": query, "enterprise_context": context}, summary=summary)

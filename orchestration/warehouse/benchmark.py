@@ -32,6 +32,7 @@ SQLITE_INDEXES = [
 def export_sqlite(duck_path: Path, sqlite_path: Path) -> None:
     """Copy every table to SQLite (config text left out: no query reads it and it would dominate the copy)."""
     ontology = get_ontology()
+    sqlite_path.unlink(missing_ok=True)
     src = duckdb.connect(str(duck_path), read_only=True)
     dst = sqlite3.connect(sqlite_path)
     try:

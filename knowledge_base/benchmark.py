@@ -1,0 +1,88 @@
+"""``assess bench kb``: which FAISS index the knowledge base needs. Exact inner-product search against
+HNSW at growing sizes (random unit vectors of the model's dimension), with HNSW's recall@10 against
+the exact answer, plus real ingestion throughput and query latency on the seed corpus."""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from knowledge_base.index import build_faiss
+
+
+def _query_ms(index: Any, queries: np.ndarray) -> tuple[float, np.ndarray]:
+    samples, found = [], []
+    for q in queries:
+        started = time.perf_counter()
+        _, ids = index.search(q.reshape(1, -1), 10)
+        samples.append((time.perf_counter() - started) * 1000)
+        found.append(ids[0])
+    return statistics.median(samples), np.array(found)
+
+
+def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(7)
+    queries = rng.standard_normal((200, dimension)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    rows = []
+    report(f"{'chunks':>8} {'flat ms':>9} {'hnsw ms':>9} {'hnsw recall@10':>15} {'hnsw build s':>13}")
+    for n in sizes:
+        vectors = rng.standard_normal((n, dimension)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        ids = np.arange(n, dtype=np.int64)
+        flat = build_faiss(vectors, ids, dimension, "flat")
+        started = time.perf_counter()
+        hnsw = build_faiss(vectors, ids, dimension, "hnsw")
+        build_s = time.perf_counter() - started
+        flat_ms, exact = _query_ms(flat, queries)
+        hnsw_ms, approx = _query_ms(hnsw, queries)
+        recall = float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(exact, approx, strict=True)]))
+        rows.append({"chunks": n, "flat_ms": round(flat_ms, 3), "hnsw_ms": round(hnsw_ms, 3),
+                     "hnsw_recall_at_10": round(recall, 3), "hnsw_build_s": round(build_s, 1)})
+        report(f"{n:>8,} {flat_ms:>9.3f} {hnsw_ms:>9.3f} {recall:>15.3f} {build_s:>13.1f}")
+    return rows
+
+
+def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]:
+    """Ingest the seed corpus into a throw-away index and time it and the labelled queries."""
+    import os
+
+    from knowledge_base import service
+    from knowledge_base.evaluation import evaluate, load_questions
+    from knowledge_base.ingest import ingest_paths
+    from orchestration.config import get_settings
+
+    previous = os.environ.get("ASSESS_DATA_DIR")
+    os.environ["ASSESS_DATA_DIR"] = tempfile.mkdtemp(prefix="assess-kb-bench-")
+    get_settings.cache_clear()
+    service.reset()
+    try:
+        result = ingest_paths([service.SEED_CORPUS])
+        quality = evaluate(service.get_retriever(), load_questions())
+    finally:
+        if previous is None:
+            os.environ.pop("ASSESS_DATA_DIR", None)
+        else:
+            os.environ["ASSESS_DATA_DIR"] = previous
+        get_settings.cache_clear()
+        service.reset()
+    report(f"\nseed corpus: {result.chunks_added} chunks from {len(result.files)} files in {result.seconds:.2f} s "
+           f"({result.chunks_per_second:.1f} chunks/s, embedding-bound)")
+    for mode, m in quality.items():
+        report(f"  {mode:<7} recall@5 {m['recall_at_5']:.3f}  MRR {m['mrr']:.3f}  query median {m['latency_ms_median']} ms "
+               f"p95 {m['latency_ms_p95']} ms")
+    return {"chunks_per_second": round(result.chunks_per_second, 1)}
+
+
+def run(sizes: list[int], report: Callable[[str], None] = print) -> None:
+    index_sizes(sizes, report=report)
+    corpus_throughput(report)
+
+
+__all__ = ["run", "index_sizes", "corpus_throughput", "Path"]

@@ -1,0 +1,113 @@
+"""Ingestion: files -> loaders -> structure-aware chunks -> embeddings -> the knowledge index.
+
+The Python API the UI and ``assess ingest`` both call. Per-file outcomes: chunks added, duplicates
+skipped (by content hash — re-ingesting a file adds nothing), a previous version replaced (same file
+name, new content), or a clear error; one bad file never stops the batch. Progress is reported per
+file through a callback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from knowledge_base.loaders import SUPPORTED, IngestError, load_file
+from knowledge_base.service import get_index
+from knowledge_base.splitter import split_documents
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class FileResult:
+    name: str
+    status: Literal["added", "replaced", "duplicate", "error"]
+    chunks_added: int = 0
+    duplicates: int = 0
+    message: str = ""
+
+
+@dataclass
+class IngestReport:
+    files: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def chunks_added(self) -> int:
+        return sum(f.chunks_added for f in self.files)
+
+    @property
+    def duplicates_skipped(self) -> int:
+        return sum(f.duplicates for f in self.files)
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [f for f in self.files if f.status == "error"]
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks_added / self.seconds if self.seconds else 0.0
+
+
+def expand(paths: Iterable[Path]) -> list[Path]:
+    """Files named directly, plus every file under named folders (unsupported ones are reported later)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        else:
+            out.append(path)
+    return out
+
+
+def ingest_file(path: Path, display_name: str | None = None) -> FileResult:
+    from knowledge_base.embeddings import get_embedder
+
+    name = display_name or path.name
+    try:
+        chunks = split_documents(load_file(path, name))
+    except IngestError as exc:
+        return FileResult(name, "error", message=str(exc))
+    if not chunks:
+        return FileResult(name, "error", message=f"{name}: no text could be extracted")
+    index = get_index()
+    known = index.known_hashes()
+    mine = {h for h, src in known.items() if src == name}
+    new_hashes = {c.content_hash for c in chunks}
+    if new_hashes == mine:
+        return FileResult(name, "duplicate", duplicates=len(chunks), message=f"{name}: already in the knowledge base")
+    replaced = bool(mine)
+    if replaced:  # a new version of a document with the same name replaces the old one
+        index.remove_source(name)
+        known = {h: s for h, s in known.items() if s != name}
+    fresh = [c for c in chunks if c.content_hash not in known]
+    dupes = len(chunks) - len(fresh)
+    if fresh:
+        index.add(fresh, get_embedder().embed([c.embed_text for c in fresh]))
+    status: Literal["added", "replaced", "duplicate"] = "replaced" if replaced else ("added" if fresh else "duplicate")
+    verb = {"added": "added", "replaced": "replaced the previous version with", "duplicate": "added no new"}[status]
+    return FileResult(name, status, len(fresh), dupes,
+                      f"{name}: {verb} {len(fresh)} chunks" + (f", {dupes} duplicate chunks skipped" if dupes else ""))
+
+
+def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
+                 names: dict[Path, str] | None = None) -> IngestReport:
+    files = expand(paths)
+    report = IngestReport()
+    started = time.perf_counter()
+    for i, path in enumerate(files, start=1):
+        name = (names or {}).get(path, path.name)
+        if progress:
+            progress(name, i, len(files))
+        if not path.exists():
+            report.files.append(FileResult(name, "error", message=f"{name}: no such file"))
+            continue
+        report.files.append(ingest_file(path, name))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+__all__ = ["SUPPORTED", "FileResult", "IngestReport", "ingest_file", "ingest_paths"]

@@ -1,0 +1,139 @@
+"""Document loaders for the knowledge base: md, txt, pdf, docx, html, each into LangChain ``Document``s.
+
+Markdown front matter (``---`` YAML block) becomes metadata (title, topic, domain, effective_date …).
+Every problem — unsupported type, oversized, empty, unreadable or corrupt file — raises ``IngestError``
+with a message that names the file, so a batch can report it and go on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from langchain_core.documents import Document
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+SUPPORTED = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+
+
+class IngestError(ValueError):
+    """A file cannot be ingested; the message is for the user and names the file."""
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    m = _FRONT_MATTER.match(text)
+    if not m:
+        return {}, text
+    try:
+        meta = yaml.safe_load(m.group(1)) or {}
+    except yaml.YAMLError:
+        return {}, text
+    if not isinstance(meta, dict):
+        return {}, text
+    return {k: str(v) for k, v in meta.items()}, text[m.end():]
+
+
+def _decode(path: Path, data: bytes) -> str:
+    for encoding in ("utf-8", "utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8", "latin-1"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise IngestError(f"{path.name}: cannot be decoded as text")
+
+
+def _text(path: Path) -> list[Document]:
+    data = path.read_bytes()
+    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise IngestError(f"{path.name}: binary content in a text file")
+    meta, body = _front_matter(_decode(path, data))
+    return [Document(page_content=body, metadata=meta)]
+
+
+def _pdf(path: Path) -> list[Document]:
+    from langchain_community.document_loaders import PyPDFLoader
+    from pypdf.errors import PdfReadError
+
+    try:
+        pages = PyPDFLoader(str(path), mode="page").load()
+    except (PdfReadError, ValueError, KeyError, OSError, TypeError) as exc:
+        raise IngestError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
+    return [Document(page_content=p.page_content, metadata={"page": str(int(p.metadata.get("page", i)) + 1)})
+            for i, p in enumerate(pages)]
+
+
+def _docx(path: Path) -> list[Document]:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(str(path))
+    except (PackageNotFoundError, ValueError, KeyError, OSError) as exc:
+        raise IngestError(f"{path.name}: not a readable Word document ({type(exc).__name__})") from None
+    lines = []
+    for para in document.paragraphs:
+        style = (para.style.name or "").lower() if para.style is not None else ""
+        level = re.search(r"heading (\d)", style)
+        text = para.text.strip()
+        if text:
+            lines.append(f"{'#' * int(level.group(1))} {text}" if level else text)
+    title = document.core_properties.title or ""
+    return [Document(page_content="\n\n".join(lines), metadata={"title": title} if title else {})]
+
+
+def _html(path: Path) -> list[Document]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    for tag in soup(["script", "style", "nav", "footer"]):
+        tag.decompose()
+    lines = []
+    for el in soup.find_all(["h1", "h2", "h3", "h4", "p", "li", "pre", "td"]):
+        text = el.get_text(" ", strip=True)
+        if text:
+            lines.append(f"{'#' * int(el.name[1])} {text}" if el.name in ("h1", "h2", "h3", "h4") else text)
+    title = soup.title.get_text(strip=True) if soup.title else ""
+    return [Document(page_content="\n\n".join(lines), metadata={"title": title} if title else {})]
+
+
+LOADERS: dict[str, Callable[[Path], list[Document]]] = {
+    ".md": _text, ".markdown": _text, ".txt": _text, ".pdf": _pdf, ".docx": _docx, ".html": _html, ".htm": _html,
+}
+
+
+def load_file(path: Path, display_name: str | None = None) -> list[Document]:
+    """Load one file into documents with base metadata; raise ``IngestError`` for any problem."""
+    name = display_name or path.name
+    suffix = path.suffix.lower()
+    if suffix not in LOADERS:
+        raise IngestError(f"{name}: unsupported file type '{suffix or 'none'}' (supported: {', '.join(SUPPORTED)})")
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise IngestError(f"{name}: cannot be read ({exc.strerror})") from None
+    if size == 0:
+        raise IngestError(f"{name}: the file is empty")
+    if size > MAX_FILE_BYTES:
+        raise IngestError(f"{name}: {size / 1024 / 1024:.1f} MB is over the {MAX_FILE_BYTES // 1024 // 1024} MB limit")
+    try:
+        docs = LOADERS[suffix](path)
+    except IngestError as exc:
+        raise IngestError(str(exc).replace(path.name, name, 1)) from None
+    except OSError as exc:
+        raise IngestError(f"{name}: cannot be read ({exc.strerror})") from None
+    if not any(d.page_content.strip() for d in docs):
+        raise IngestError(f"{name}: no text could be extracted")
+    timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
+    for doc in docs:
+        meta = doc.metadata
+        meta.setdefault("title", Path(name).stem.replace("-", " ").replace("_", " ").title())
+        meta.setdefault("topic", "uncategorized")
+        meta.setdefault("domain", "general")
+        meta["source"] = name
+        meta["timestamp"] = meta.get("effective_date", timestamp)
+    return docs

@@ -1,0 +1,124 @@
+"""Hybrid retrieval: dense (FAISS over the bundled embeddings) and BM25 (rank_bm25), fused with
+reciprocal rank fusion, with metadata filters and a 0–1 ``relevance_score`` on every chunk.
+
+relevance_score = ½ · fused rank score (normalized to the best possible) + ½ · cosine similarity,
+so a top-ranked chunk that is semantically far from the query still shows a modest score.
+Chunks with no lexical overlap and cosine below ``MIN_COSINE`` are dropped rather than returned.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+from knowledge_base.embeddings import Embedder
+from knowledge_base.index import KnowledgeIndex, StoredChunk
+
+RRF_K = 60
+CANDIDATES = 50
+MIN_COSINE = 0.25
+MAX_PER_SOURCE = 3  # keep room in the top k for a second document (a policy next to its procedure)
+Mode = Literal["hybrid", "dense", "bm25"]
+_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it", "of", "on", "or", "our", "should", "the", "to", "we", "what", "when", "which", "why", "with", "my", "according"])
+
+
+def tokenize(text: str) -> list[str]:
+    return [t for t in re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", text.lower()) if t not in _STOP]
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    content: str
+    metadata: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"content": self.content, "metadata": self.metadata}
+
+
+class HybridRetriever:
+    def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
+        self.index, self.embedder = index, embedder
+        self._lock = threading.Lock()
+        self._bm25: BM25Okapi | None = None
+        self._bm25_ids: list[int] = []
+        self._bm25_version = -1
+        self.last_latency_ms = 0.0
+
+    def _lexical(self, chunks: dict[int, StoredChunk], version: int) -> tuple[BM25Okapi | None, list[int]]:
+        with self._lock:
+            if self._bm25_version != version:
+                ids = sorted(chunks)
+                self._bm25 = BM25Okapi([tokenize(chunks[i].embed_text) for i in ids]) if ids else None
+                self._bm25_ids, self._bm25_version = ids, version
+            return self._bm25, self._bm25_ids
+
+    def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
+               topics: list[str] | None = None) -> list[RetrievedChunk]:
+        started = time.perf_counter()
+        faiss_index, chunks, version = self.index.snapshot()
+        if not chunks or not query.strip():
+            return []
+
+        def allowed(cid: int) -> bool:
+            meta = chunks[cid].metadata
+            return (domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
+
+        qvec = self.embedder.embed([query])[0]
+        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics) else 1))
+        scores, ids = faiss_index.search(qvec.reshape(1, -1).astype(np.float32), n)
+        cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
+        dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
+        bm25, bm25_ids = self._lexical(chunks, version)
+        tokens = tokenize(query)
+        lexical: dict[int, float] = {}
+        if bm25 is not None and tokens:
+            raw = bm25.get_scores(tokens)
+            order = np.argsort(-raw)[: CANDIDATES * 4]
+            lexical = {bm25_ids[j]: float(raw[j]) for j in order if raw[j] > 0 and allowed(bm25_ids[j])}
+        lexical_rank = list(lexical)[:CANDIDATES]
+        missing = [i for i in lexical_rank if i not in cosine]
+        if missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score
+            vecs = np.vstack([faiss_index.reconstruct(int(i)) for i in missing])
+            cosine.update({i: float(v @ qvec) for i, v in zip(missing, vecs, strict=True)})
+        if mode == "dense":
+            ranked = dense_rank
+        elif mode == "bm25":
+            ranked = lexical_rank
+        else:
+            fused: dict[int, float] = {}
+            for ranking in (dense_rank, lexical_rank):
+                for r, cid in enumerate(ranking):
+                    fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + r + 1)
+            ranked = sorted(fused, key=lambda c: -fused[c])
+        best = 2.0 / (RRF_K + 1)
+        top_bm25 = max(lexical.values(), default=0.0) or 1.0
+        out: list[RetrievedChunk] = []
+        per_source: dict[str, int] = {}
+        for rank, cid in enumerate(ranked):
+            cos = cosine.get(cid, 0.0)
+            if cid not in lexical and cos < MIN_COSINE:
+                continue
+            source = chunks[cid].source
+            if per_source.get(source, 0) >= MAX_PER_SOURCE:
+                continue
+            per_source[source] = per_source.get(source, 0) + 1
+            fused_score = (1.0 / (RRF_K + dense_rank.index(cid) + 1) if cid in dense_rank else 0.0) + \
+                          (1.0 / (RRF_K + lexical_rank.index(cid) + 1) if cid in lexical_rank else 0.0)
+            relevance = 0.5 * min(fused_score / best, 1.0) + 0.5 * min(max(cos, 0.0), 1.0)
+            chunk = chunks[cid]
+            meta = {k: v for k, v in chunk.metadata.items() if k in (
+                "source", "title", "topic", "domain", "timestamp", "chunk_id", "page", "section", "document_id",
+                "effective_date", "expires")}
+            meta.update({"relevance_score": round(relevance, 3), "dense_score": round(cos, 3),
+                         "bm25_score": round(lexical.get(cid, 0.0) / top_bm25, 3), "rank": rank + 1})
+            out.append(RetrievedChunk(chunk.content, meta))
+            if len(out) == k:
+                break
+        self.last_latency_ms = (time.perf_counter() - started) * 1000
+        return out
