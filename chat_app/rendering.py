@@ -16,6 +16,7 @@ NODE_LABELS = {
     "config_best_practice_agent": "Config Best Practice Agent",
     "security_assessment_agent": "Security Assessment Agent",
     "answer_composer": "Answer Composer",
+    "reflector": "Reflector",
 }
 
 

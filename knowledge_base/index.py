@@ -51,7 +51,8 @@ def build_faiss(vectors: np.ndarray, ids: np.ndarray, dimension: int, kind: str 
     inner: Any
     if use_hnsw:
         inner = faiss.IndexHNSWFlat(dimension, 32, faiss.METRIC_INNER_PRODUCT)
-        inner.hnsw.efSearch = 64
+        inner.hnsw.efConstruction = 200
+        inner.hnsw.efSearch = 128
     else:
         inner = faiss.IndexFlatIP(dimension)
     index = faiss.IndexIDMap2(inner)

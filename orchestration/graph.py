@@ -1,6 +1,6 @@
 """The LangGraph wiring of a turn — the one place where nodes and edges are declared.
 
-    intent_classifier ──(gate / acknowledgement)──▶ answer_composer ──▶ END
+    intent_classifier ──(gate / acknowledgement)──▶ answer_composer ──▶ reflector ──▶ END
             │
             ▼
          planner ──▶ dispatch ──▶ [ready tasks in parallel] ──▶ dispatch ──▶ … ──▶ answer_composer
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from orchestration.agents import TASK_AGENTS, answer_composer, intent_classifier, planner
+from orchestration.agents import TASK_AGENTS, answer_composer, intent_classifier, planner, reflector
 from orchestration.contracts import ContractSet, get_contracts
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
 from orchestration.state import (
@@ -140,12 +140,14 @@ def build_graph(contracts: ContractSet | None = None) -> Any:
         graph.add_node(node, task_node(node, module, contracts))
         graph.add_edge(node, "dispatch")
     graph.add_node("answer_composer", control_node("answer_composer", answer_composer, contracts))
+    graph.add_node("reflector", control_node("reflector", reflector, contracts))
 
     graph.add_edge(START, "intent_classifier")
     graph.add_conditional_edges("intent_classifier", route_after_classifier, ["planner", "answer_composer"])
     graph.add_edge("planner", "dispatch")
     graph.add_conditional_edges("dispatch", route_after_dispatch, [*TASK_AGENTS, "answer_composer"])
-    graph.add_edge("answer_composer", END)
+    graph.add_edge("answer_composer", "reflector")
+    graph.add_edge("reflector", END)
     return graph.compile()
 
 

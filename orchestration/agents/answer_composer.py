@@ -1,48 +1,86 @@
 """Answer Composer node: writes ``final`` for every turn. Contract: contracts/agents/answer_composer.yaml.
 
-Planned turns: the direct answer first (the domain agent's summary), then findings and risks,
-numbered citations to retrieved chunks, and what was missing. Gate turns: the clarification
-question. Acknowledgements and cancellations: one short sentence, nothing planned.
+Planned turns: the direct answer first (the domain agent's summary: numbers, top items), then what to
+do first, the findings table with fixes, devices that changed (trend mode), the enterprise context
+applied with numbered citations [n] to the retrieved chunks, and an honest list of what was missing.
+Gate turns: the clarification question. Acknowledgements and cancellations: one short sentence.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from orchestration.agents.evidence import gather
+from orchestration.interpretation.findings import devices
 from orchestration.state import AssessmentState, Citation, Final, Task
 
 DOMAIN_OWNERS = ("Config Best Practice Agent", "Security Assessment Agent")
+EXPORT_WORDS = ("download", "export", "report", "pdf")
 
 
 def _domain_task(state: AssessmentState) -> Task | None:
     return next((t for t in state.plan.tasks if t.owner in DOMAIN_OWNERS), None)
 
 
-def _citations(state: AssessmentState) -> list[Citation]:
-    chunks = state.task_outputs("Knowledge Agent").get("enterprise_context", {}).get("retrieved_chunks", [])
-    out = []
-    for i, chunk in enumerate(chunks, start=1):
-        meta = chunk.get("metadata", {})
-        out.append(Citation(number=i, chunk_id=str(meta.get("chunk_id", "")), source=str(meta.get("source", "")),
-                            topic=str(meta.get("topic", "")), relevance_score=float(meta.get("relevance_score", 0.0)),
-                            excerpt=str(chunk.get("content", ""))[:300]))
-    return out
+class _Citations:
+    """Numbers retrieved chunks in order of first use; only retrieved chunks can be cited."""
+
+    def __init__(self, state: AssessmentState) -> None:
+        ctx = state.task_outputs("Knowledge Agent").get("enterprise_context", {})
+        self.chunks = {c["metadata"].get("chunk_id"): c for c in ctx.get("retrieved_chunks", [])}
+        self.by_source: dict[str, str] = {}
+        for cid, c in self.chunks.items():
+            self.by_source.setdefault(c["metadata"].get("source", ""), cid)
+        self.used: list[Citation] = []
+
+    def cite(self, chunk_id: str | None = None, source: str | None = None) -> str:
+        cid = chunk_id if chunk_id in self.chunks else self.by_source.get(source or "")
+        if cid is None:
+            return ""
+        for c in self.used:
+            if c.chunk_id == cid:
+                return f"[{c.number}]"
+        meta = self.chunks[cid]["metadata"]
+        self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.get("source", ""),
+                                  topic=meta.get("topic", ""), relevance_score=float(meta.get("relevance_score", 0.0)),
+                                  excerpt=self.chunks[cid]["content"][:400]))
+        return f"[{len(self.used)}]"
 
 
-def _findings_md(findings: list[dict[str, Any]]) -> str:
-    lines = ["", "**Findings**", ""]
+def _cell(text: Any, limit: int = 90) -> str:
+    s = str(text).replace("|", "/").replace("\n", "; ")
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _findings_table(findings: list[dict[str, Any]], cites: _Citations) -> list[str]:
+    trend = any(f.get("delta_status") for f in findings)
+    head = "| # | Finding | Severity | Devices |" + (" Change |" if trend else "") + " Fix | Context |"
+    rows = ["", "**Findings**", "", head, "|" + "---|" * (head.count("|") - 1)]
     for i, f in enumerate(findings, start=1):
-        lines.append(f"{i}. **{f.get('title', '?')}** ({f.get('severity', '?')}) — {f.get('recommendation', '')}")
-    return "\n".join(lines)
+        refs = " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source"))
+                                      for e in f.get("enterprise_context_applied", []))))
+        fix = f.get("recommendation", "").split("\n")
+        row = (f"| {i} | {f['id']} {_cell(f['title'], 70)} | {f['severity']} | {f.get('assets_affected', '')} |"
+               + (f" {f.get('delta_status') or ''} |" if trend else "")
+               + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} | {refs} |")
+        rows.append(row)
+    return rows
 
 
-def _missing_inputs(state: AssessmentState, outputs: dict[str, Any]) -> list[str]:
-    """Data gaps the domain agent named, plus failures of tasks those gaps do not already cover."""
-    missing = list(outputs.get("data_gaps", []))
-    covered = " ".join(missing)
-    missing += [f"{t.owner}: {t.error}" for t in state.plan.tasks
-                if t.status == "failed" and t.error and t.owner not in covered]
-    return missing
+def _device_evidence(findings: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "**Evidence and fixes**", ""]
+    for f in findings[:10]:
+        lines.append(f"- **{f['rule_id']}** {f['title']} ({f['severity']})")
+        if f.get("evidence"):
+            lines.append(f"  - evidence: `{_cell(f['evidence'], 160)}`")
+        lines.append("  - fix:\n\n    ```\n" + "\n".join(f"    {c}" for c in f["recommendation"].split("\n")) + "\n    ```")
+    return lines
+
+
+def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["low", "medium", "high"]:
+    if gather(state, task).missing_required or task.status == "failed":
+        return "high"
+    return "medium" if missing else "low"
 
 
 def compose(state: AssessmentState) -> Final:
@@ -58,21 +96,58 @@ def compose(state: AssessmentState) -> Final:
     if task is None:
         return Final(answer="No plan was executed for this question.", partial=True, risk_of_error="high",
                      missing_inputs=["plan"])
-    outputs = task.outputs
-    parts = [str(outputs.get("summary") or "No summary was produced.")]
-    if outputs.get("findings"):
-        parts.append(_findings_md(outputs["findings"]))
-    missing = _missing_inputs(state, outputs)
+    out = task.outputs
+    cites = _Citations(state)
+    parts = [str(out.get("summary") or "No summary was produced.")]
+    generic = out.get("enterprise_context_applied") or []
+    if generic:
+        marks = " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source")) for e in generic)))
+        parts[0] += f" {marks}" if marks else ""
+    findings = out.get("findings") or []
+    risks = out.get("prioritized_risks") or []
+    if risks and len(findings) > 1:
+        parts += ["", "**What to do first**", ""] + [
+            f"{r['rank']}. {r['title']} ({r['severity']}, {devices(r['assets_affected'])}): `{_cell(r['action'], 80)}`"
+            for r in risks[:5]]
+    if findings:
+        parts += _findings_table(findings, cites)
+        if intent.entity("device") or any(f.get("evidence") for f in findings[:1]) and len(findings) <= 12:
+            parts += _device_evidence(findings)
+    if out.get("asset_trend"):
+        parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
+        parts += [f"| {a['asset_id']} | {a['direction']} | {a['issues_delta']:+d} |" for a in out["asset_trend"][:12]]
+    if out.get("chart_hints"):
+        parts += ["", "Charts: " + "; ".join(c["title"] for c in out["chart_hints"]) + " (shown below the answer)."]
+    applied = [(e, f["id"]) for f in findings for e in f.get("enterprise_context_applied", [])]
+    if applied:
+        parts += ["", "**Enterprise context applied**", ""]
+        seen: set[str] = set()
+        for e, fid in applied:
+            key = e.get("chunk_id") or e.get("source")
+            if key in seen:
+                continue
+            seen.add(key)
+            parts.append(f"- {cites.cite(e.get('chunk_id'), e.get('source'))} {e.get('title') or e['source']} "
+                         f"({e['topic']}), for {fid}: {_cell(e['content_excerpt'], 200)}")
+    if out.get("exposure_assumptions"):
+        parts += ["", "**Exposure assumptions**", ""] + [f"- {a}" for a in out["exposure_assumptions"]]
+    if out.get("assumptions"):
+        parts += ["", "**Assumptions**", ""] + [f"- {a}" for a in dict.fromkeys(out["assumptions"])]
+    missing = list(dict.fromkeys(out.get("data_gaps", [])))
+    covered = " ".join(missing)
+    missing += [f"{t.owner}: {t.error}" for t in state.plan.tasks
+                if t.status == "failed" and t.error and t.owner not in covered and t.error not in covered]
     if missing:
         parts += ["", "**Not available for this answer**", ""] + [f"- {m}" for m in missing]
-    citations = _citations(state)
-    if citations:
-        parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source} — {c.topic}" for c in citations]
-    required_missing = any(r.required for r in task.required_data) and bool(outputs.get("data_gaps"))
-    risk: Literal["low", "medium", "high"] = (
-        "high" if required_missing or task.status == "failed" else ("medium" if missing else "low"))
-    return Final(answer="\n".join(parts), citations=citations, missing_inputs=missing,
-                 risk_of_error=risk, partial=bool(missing) or task.status != "completed")
+    if any(w in state.input.user_prompt.lower() for w in EXPORT_WORDS):
+        parts += ["", "To download this as a report, use **Export trace** in the chat (JSON with every step, or a "
+                      "Markdown report), or run `assess trace export --thread <id> --format md`."]
+    if cites.used:
+        parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source} — {c.topic} (relevance {c.relevance_score})"
+                                            for c in cites.used]
+    risk = _risk(state, task, missing)
+    return Final(answer="\n".join(parts), citations=cites.used, missing_inputs=missing, risk_of_error=risk,
+                 partial=bool(missing) or task.status != "completed" or risk == "high")
 
 
 def run(state: AssessmentState) -> dict[str, Any]:

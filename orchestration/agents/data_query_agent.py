@@ -124,7 +124,7 @@ def select_tool(prompt: str, intent: Intent) -> ToolChoice:
         query_type, reason = "filtering", "severity / product / device filter"
     else:
         query_type, reason = "summary", "summary and statistics"
-    focus_area = next((f for f in FOCUS_AREAS if re.search(rf"\b{f}", prompt, _I)), None)
+    focus_area = ",".join(f for f in FOCUS_AREAS if re.search(rf"\b{f}", prompt, _I)) or None
     if focus_area is None and skill.startswith("sec_"):
         focus_area = "security"
     if focus_area:

@@ -33,8 +33,8 @@ class Evidence:
         return list(self.outputs.get("enterprise_context", {}).get("retrieved_chunks", []))
 
     @property
-    def slic_results(self) -> list[dict[str, Any]]:
-        return list(self.outputs.get("slic_context", {}).get("results", []))
+    def slic_context(self) -> dict[str, Any]:
+        return self.outputs.get("slic_context", {})
 
 
 def _resolve(outputs: dict[str, dict[str, Any]], data_path: str) -> Any:
@@ -77,10 +77,12 @@ def gather(state: AssessmentState, task: Task) -> Evidence:
     return Evidence(outputs, missing_required, missing_optional)
 
 
-def qualified_outputs(evidence: Evidence, goal: str) -> dict[str, Any]:
+def qualified_outputs(evidence: Evidence, goal: str, reason: str | None = None) -> dict[str, Any]:
     """Outputs of a domain agent that could not get its required data: say what is missing, invent nothing."""
-    gaps = evidence.missing_required + evidence.missing_optional
-    if evidence.missing_required:
+    gaps = evidence.missing_required + evidence.missing_optional + ([reason] if reason else [])
+    if reason and not evidence.missing_required:
+        summary = f"I could not complete this ({goal.lower()}): {reason}. No figures are stated."
+    elif evidence.missing_required:
         sources = sorted({m.split("(from ")[1].split(")")[0] for m in evidence.missing_required if "(from " in m})
         summary = (f"I could not complete this ({goal.lower()}) because required data is missing from "
                    f"{', '.join(sources) or 'upstream tasks'}; details below. No figures are stated.")

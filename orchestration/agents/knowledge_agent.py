@@ -14,6 +14,7 @@ from orchestration.enforcement import TaskResult
 from orchestration.state import AssessmentState, Task
 
 TOP_K = 5
+TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results
 SKILL_TOPICS = {
     "cbp_assessment": ["approved_configurations", "approved_exceptions", "policies", "organizational_context"],
     "cbp_expert_insights": ["policies", "approved_exceptions", "escalation_procedures", "organizational_context"],
@@ -71,7 +72,8 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
                           error="no knowledge index is available (run 'assess demo build' or 'assess ingest')",
                           summary="query formulated; no knowledge index to search")
     retriever = get_retriever()
-    chunks = retriever.search(query["formulated_query"], k=TOP_K)
+    skill = state.intent.domain_details.skill or ""
+    chunks = retriever.search(query["formulated_query"], k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K)
     context = {
         "retrieved_chunks": [c.as_dict() for c in chunks],
         "query_used": query["formulated_query"],

@@ -16,8 +16,6 @@ from orchestration.tools.scope import resolve_assessment, scope_clause
 from orchestration.warehouse.store import Warehouse, WarehouseUnavailable, get_warehouse
 
 RESULT_CAP = 100
-COLUMNS = ("asset_id", "site", "signature_id", "title", "kind", "category", "severity", "hypothesis", "evidence",
-           "cves", "advisory", "recommendation", "annotation")
 
 
 def _scope(state: AssessmentState) -> dict[str, Any]:
@@ -31,8 +29,9 @@ def _scope(state: AssessmentState) -> dict[str, Any]:
 
 def _stored(w: Warehouse, assessment_id: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
     return w.query(
-        f"SELECT s.asset_id, a.site, s.signature_id, s.title, s.kind, s.category, s.severity, s.hypothesis, s.evidence, "
+        f"SELECT s.asset_id, a.site, a.criticality, a.os_version, st.pci_scope, s.signature_id, s.title, s.kind, s.category, s.severity, s.hypothesis, s.evidence, "
         f"s.cves, s.advisory, s.recommendation, s.annotation FROM slic_results s JOIN assets a ON a.asset_id = s.asset_id "
+        f"LEFT JOIN sites st ON st.site = a.site "
         f"WHERE s.assessment_id = ? AND {where} ORDER BY CASE s.severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 "
         f"WHEN 'medium' THEN 2 ELSE 1 END DESC, s.signature_id, s.asset_id", [assessment_id, *params]).dicts()
 
@@ -47,13 +46,17 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
     except (WarehouseUnavailable, ToolError) as exc:
         return TaskResult("failed", {"slic_context": {"scope": scope, "results": [], "errors": [str(exc)]}},
                           error=str(exc), summary="SLIC store unavailable")
-    by_signature = Counter(r["signature_id"] for r in results)
+    signatures: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        signatures.setdefault(r["signature_id"], []).append(r)
     context = {
         "assessment_id": run_.assessment_id, "scope": scope, "source": "slic_results",
         "total_matches": len(results), "assets_affected": len({r["asset_id"] for r in results}),
-        "by_signature": [{"signature_id": sid, "title": next(r["title"] for r in results if r["signature_id"] == sid),
-                          "severity": next(r["severity"] for r in results if r["signature_id"] == sid), "assets": n}
-                         for sid, n in by_signature.most_common()],
+        "by_signature": [{"signature_id": sid, "title": items[0]["title"], "severity": items[0]["severity"],
+                          "category": items[0]["category"], "assets": len({r["asset_id"] for r in items}),
+                          "pci_assets": len({r["asset_id"] for r in items if r.get("pci_scope")}),
+                          "pci_sites": sorted({r["site"] for r in items if r.get("pci_scope")})}
+                         for sid, items in sorted(signatures.items(), key=lambda kv: -len(kv[1]))],
         "by_severity": dict(Counter(r["severity"] for r in results)),
         "results": results[:RESULT_CAP], "result_cap": RESULT_CAP,
         "errors": [] if results else ["no SLIC signature matched in this scope"],

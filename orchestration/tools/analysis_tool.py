@@ -32,7 +32,7 @@ BASE = """
 WITH b AS (
   SELECT r.asset_id, r.rule_id, r.status, r.severity, r.evidence, r.evidence_lines, r.exception_id,
          a.site, a.environment, a.device_type, a.product_family, a.platform, a.os_version, a.criticality,
-         ru.title, ru.category, ru.technology, ru.remediation
+         ru.title, ru.category, ru.technology, ru.remediation, ru.rationale, ru.refs
   FROM results r
   JOIN assets a ON a.asset_id = r.asset_id
   JOIN rules ru ON ru.rule_id = r.rule_id
@@ -47,9 +47,12 @@ def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, pro
     if product_filter:
         where += " AND (LOWER(a.product_family) LIKE ? OR a.device_type = ?)"
         params += [f"%{product_filter.lower()}%", product_filter.lower()]
-    if focus_area and focus_area != "security":
-        where += " AND (ru.technology = ? OR ru.category = ?)"
-        params += [focus_area.lower(), focus_area.lower()]
+    if focus_area and focus_area != "security":  # comma-separated terms; a rule matches on any of them
+        terms = [t.strip().lower() for t in focus_area.split(",") if t.strip()]
+        where += " AND (" + " OR ".join(
+            "(ru.technology = ? OR ru.category = ? OR LOWER(ru.title || ' ' || ru.rationale) LIKE ?)" for _ in terms) + ")"
+        for term in terms:
+            params += [term, term, f"%{term}%"]
     if focus_area == "security":  # security lens: management/control plane and services rules
         where += " AND ru.category IN ('management_plane', 'control_plane', 'services')"
     return BASE.format(where=where), [assessment_id, *params], canonical
@@ -97,7 +100,9 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         breakdowns[name] = [{"key": k, "failures": int(n), "assets": int(a)} for k, n, a in rows]
     top_rules = w.query(base + f"""
         SELECT b.rule_id, MIN(b.title) AS title, MIN(b.severity) AS severity, MIN(b.category) AS category,
-               MIN(b.technology) AS technology, MIN(b.remediation) AS remediation,
+               MIN(b.technology) AS technology, MIN(b.remediation) AS remediation, MIN(b.rationale) AS rationale,
+               MIN(b.refs) AS refs, COUNT(DISTINCT CASE WHEN b.criticality IN ('critical', 'high') THEN b.asset_id END)
+               AS critical_assets,
                COUNT(DISTINCT b.asset_id) AS failing_assets
         FROM b WHERE {fail} GROUP BY b.rule_id
         ORDER BY failing_assets DESC, MAX({SEVERITY_RANK_SQL.format(col='b.severity')}) DESC, b.rule_id LIMIT 15""",
@@ -110,7 +115,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         FROM b WHERE {fail} GROUP BY b.asset_id
         ORDER BY critical DESC, high DESC, failures DESC, b.asset_id LIMIT 15""", params + fparams).dicts()
     sample = w.query(base + f"""
-        SELECT b.asset_id, b.site, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
+        SELECT b.asset_id, b.site, b.criticality, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
         FROM b WHERE {fail}
         ORDER BY {SEVERITY_RANK_SQL.format(col='b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""",
                      params + fparams).dicts()

@@ -101,7 +101,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
                               "resolved_issues": [_issue(r) for r in resolved[:SAMPLE_CAP]],
                               "persistent_issues": [_issue(r) for r in persistent[:SAMPLE_CAP]]},
         "sample_cap": SAMPLE_CAP,
-        "row_count": len(cur) + len(prev),
+        "row_count": len(cur_assets | prev_assets),  # devices compared; zero means nothing in scope
     }
 
 

@@ -122,7 +122,9 @@ def _iosxe(d: DeviceSpec, version: str, ok: dict[str, bool], captured: str) -> s
     if ok["ssh_limits"]:
         L += ["ip ssh time-out 60", "ip ssh authentication-retries 3"]
     L.append("ip http server" if not ok["no_http"] else "no ip http server")
-    L += ["ip http secure-server", "ip http authentication local", "!"]
+    # the web UI (secure server) stays on where it is needed (wireless controllers) or where hygiene is poor
+    web_ui = d.device_type == "wireless_controller" or not ok["no_http"]
+    L += ["ip http secure-server" if web_ui else "no ip http secure-server", "ip http authentication local", "!"]
     L += _iosxe_interfaces(d, ok, r, lo, is_switch, edge)
     L += _iosxe_routing(d, ok, r, lo, edge)
     L += ["!", "ip access-list standard MGMT-ONLY", " permit 10.250.0.0 0.0.255.255", " deny any log",

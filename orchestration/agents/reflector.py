@@ -1,0 +1,99 @@
+"""Reflector (DESIGN §7.3): checks the composed answer before the turn ends. Contract:
+contracts/agents/reflector.yaml.
+
+Every number in ``final.answer`` must occur in the task outputs, the intent or the prompt; every
+citation marker [n] must name a citation whose chunk the Knowledge Agent retrieved. On failure the
+answer is qualified (partial, high risk, the unverified items listed) and the decision is recorded in
+the trace. Turns without a plan (gate, acknowledgements) are finalized as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from orchestration.state import AssessmentState, Final
+
+NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
+CITE = re.compile(r"\[(\d+)\]")
+ORDINAL_MAX = 25  # list positions, ranks and table row numbers
+
+
+def _norm(token: str) -> str:
+    value = float(token.replace(",", "").lstrip("+"))
+    return f"{value:g}"
+
+
+def _numbers(text: str) -> set[str]:
+    return {_norm(m.group(0)) for m in NUMBER.finditer(text)}
+
+
+def _known_numbers(state: AssessmentState) -> set[str]:
+    known: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int | float):
+            known.add(f"{float(value):g}")
+        elif isinstance(value, str):
+            known.update(_numbers(value))
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for task in state.plan.tasks:
+        walk(task.outputs)
+    walk(json.loads(state.intent.model_dump_json()))
+    known.update(_numbers(state.input.user_prompt))
+    return known
+
+
+def check(state: AssessmentState, final: Final) -> tuple[list[str], list[str]]:
+    """(unverified numbers, invalid citations) of the answer."""
+    text = CITE.sub(" ", final.answer)
+    text = re.sub(r"`[^`]*`|```.*?```", " ", text, flags=re.S)  # commands and config lines quote data verbatim
+    known = _known_numbers(state)
+    unverified = sorted(n for n in _numbers(text) if n not in known and not (
+        float(n).is_integer() and 0 <= float(n) <= ORDINAL_MAX))
+    retrieved = {c["metadata"].get("chunk_id")
+                 for t in state.plan.tasks for c in t.outputs.get("enterprise_context", {}).get("retrieved_chunks", [])}
+    numbers = {c.number: c for c in final.citations}
+    bad = [f"[{n}]" for n in sorted({int(x) for x in CITE.findall(final.answer)})
+           if n not in numbers or numbers[n].chunk_id not in retrieved]
+    bad += [f"citation {c.number} ({c.source})" for c in final.citations if c.chunk_id not in retrieved]
+    return unverified, list(dict.fromkeys(bad))
+
+
+def reflect(state: AssessmentState) -> tuple[Final, str]:
+    final = state.final
+    if not state.plan.tasks:
+        return final, "finalize: no planned data to check"
+    unverified, bad = check(state, final)
+    if not unverified and not bad:
+        return final, "finalize: every number and citation traces back to task outputs"
+    problems = []
+    if unverified:
+        problems.append("numbers not found in the task outputs: " + ", ".join(unverified[:10]))
+    if bad:
+        problems.append("citations that do not point at a retrieved chunk: " + ", ".join(bad[:10]))
+    note = "\n\n> **Unverified** — the reflector could not trace " + "; ".join(problems) + ". Treat those parts with care."
+    qualified = final.model_copy(update={
+        "answer": final.answer + note, "partial": True, "risk_of_error": "high",
+        "missing_inputs": final.missing_inputs + [f"reflector: {p}" for p in problems]})
+    return qualified, "qualify: " + "; ".join(problems)
+
+
+def run(state: AssessmentState) -> dict[str, Any]:
+    final, _ = reflect(state)
+    return {"final": final}
+
+
+def summarize(update: dict[str, Any]) -> str:
+    final: Final = update["final"]
+    problems = [m.removeprefix("reflector: ") for m in final.missing_inputs if m.startswith("reflector: ")]
+    return ("qualify: " + "; ".join(problems)) if problems else "finalize: numbers and citations trace back to the data"

@@ -1,0 +1,260 @@
+"""Findings, summaries and prioritized risks from the Data Query Agent's tool results (DESIGN §7.1).
+
+Every number stated comes from the tool result (kept in ``statistics``); every finding points at the
+part of ``assessment_context`` it stands on (``evidence_refs``) and carries the rule catalog's
+remediation commands. Trend mode: new and persistent issues become findings with ``delta_status``;
+resolved issues go to the summary only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from orchestration.interpretation.charts import breakdown_charts, trend_chart, wanted_dimensions
+from orchestration.interpretation.enterprise import context_for_rule, standards_named
+
+SEVERITY_ORDER = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
+RP = "assessment_context.report_data"
+NO_CONTEXT_ASSUMPTION = ("No enterprise standard was retrieved for this question; recommendations follow the industry "
+                         "standards named in applied_standards (CIS benchmarks, Cisco hardening guides).")
+
+
+def devices(n: int) -> str:
+    return f"{n} device" if n == 1 else f"{n} devices"
+
+
+def top_n(output_format: str | None, default: int = 5) -> int:
+    m = re.match(r"top_(\d+)", output_format or "")
+    return max(1, min(int(m.group(1)), 25)) if m else default
+
+
+def _remediation(text: str | None) -> str:
+    lines = [ln for ln in (text or "").split("\n") if ln.strip()]
+    return "\n".join(lines)
+
+
+def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, Any]], ref: str,
+             provenance: str, assets: list[str], delta: str | None = None) -> dict[str, Any]:
+    enterprise = context_for_rule(chunks, rule["rule_id"], rule.get("technology"))
+    refs = [r for r in (rule.get("refs") or "").split(";") if r.strip()]
+    n_assets = rule.get("failing_assets", len(assets))
+    crit = rule.get("critical_assets")
+    impact = (rule.get("rationale") or rule.get("title", "")).rstrip(".") + "."
+    impact += f" Affects {n_assets} device{'s' if n_assets != 1 else ''}"
+    impact += f" ({crit} of them critical or high criticality)." if crit else "."
+    return {
+        "id": f"{prefix}-{i:03d}", "rule_id": rule["rule_id"], "title": rule.get("title", rule["rule_id"]),
+        "severity": rule.get("severity", "medium"), "confidence": 0.95,
+        "evidence_refs": [ref], "impact": impact,
+        "recommendation": _remediation(rule.get("remediation")),
+        "assumptions": [] if enterprise else [NO_CONTEXT_ASSUMPTION],
+        "data_gaps": [], "enterprise_context_applied": enterprise,
+        "entities_referenced": assets[:10], "applied_standards": [r.strip() for r in refs] + [
+            f"{e['title']} ({e['source']})" for e in enterprise if e["topic"] == "approved_configurations"],
+        "delta_status": delta, "data_provenance": provenance, "assets_affected": n_assets,
+    }
+
+
+def _rules_catalog() -> dict[str, dict[str, Any]]:
+    from orchestration.engines.rule_engine import get_rules
+
+    return {r.id: {"rule_id": r.id, "title": r.title, "severity": r.severity, "technology": r.technology,
+                   "category": r.category, "rationale": r.rationale, "remediation": "\n".join(r.remediation),
+                   "refs": r.refs} for r in get_rules()}
+
+
+def _risks(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    ranked = sorted(findings, key=lambda f: (-SEVERITY_ORDER.get(f["severity"], 0), -f.get("assets_affected", 0)))
+    return [{"rank": i + 1, "finding_id": f["id"], "rule_id": f["rule_id"], "title": f["title"],
+             "severity": f["severity"], "assets_affected": f.get("assets_affected", 0),
+             "why": f["impact"], "action": f["recommendation"].split("\n")[0] if f["recommendation"] else ""}
+            for i, f in enumerate(ranked[:limit])]
+
+
+def from_analysis(result: dict[str, Any], prompt: str, presentation: str, chunks: list[dict[str, Any]],
+                  device: str | None, prefix: str = "CFG") -> dict[str, Any]:
+    m = result["metrics"]
+    src = f"{RP}.assessment_analysis_tool"
+    prov = f"assessment_analysis_tool({result['query_type']}) on {m['assessment_id']}, {m['checks_performed']} checks"
+    limit = top_n(presentation, 10)
+    if device:
+        catalog = _rules_catalog()
+        rows = result["results_sample"]
+        findings = []
+        for i, row in enumerate(rows, start=1):
+            rule = {**catalog.get(row["rule_id"], {}), "rule_id": row["rule_id"], "severity": row["severity"],
+                    "failing_assets": 1}
+            f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row["asset_id"]])
+            f["evidence"] = row["evidence"]
+            f["impact"] = (rule.get("rationale") or row["title"]).rstrip(".") + "."
+            findings.append(f)
+    else:
+        findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [])
+                    for i, rule in enumerate(result["top_rules"][:limit], start=1)]
+        for f in findings:  # name a few affected devices from the sample, with their evidence lines
+            sample = [r for r in result["results_sample"] if r["rule_id"] == f["rule_id"]]
+            f["entities_referenced"] = [r["asset_id"] for r in sample][:10]
+            if sample:
+                f["evidence"] = f"{sample[0]['asset_id']}: {sample[0]['evidence']}"
+    dims = wanted_dimensions(prompt, presentation)
+    qualifier = f" ({m['severity_filter']})" if m.get("severity_filter") else ""
+    charts = breakdown_charts(result["breakdowns"], dims, src, qualifier)
+    stats = {"metrics": m, "breakdowns": {d: result["breakdowns"].get(d, []) for d in dims or ["severity"]},
+             "severity": result["breakdowns"].get("severity", [])}
+    return {"findings": findings, "summary": _analysis_summary(result, dims, device, findings, limit),
+            "prioritized_risks": _risks(findings, min(limit, 10)), "chart_hints": charts, "statistics": stats,
+            "assumptions": [] if chunks else [NO_CONTEXT_ASSUMPTION]}
+
+
+def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None,
+                      findings: list[dict[str, Any]], limit: int) -> str:
+    m = result["metrics"]
+    date = m["assessment_date"][:10]
+    if m["checks_performed"] == 0:
+        return f"No checks match this scope ({m['scope']}) in assessment {m['assessment_id']} ({date})."
+    parts = []
+    if device:
+        sev = {b["key"]: b["failures"] for b in result["breakdowns"]["severity"]}
+        crit = ", ".join(f"{n} {k}" for k, n in sorted(sev.items(), key=lambda kv: -SEVERITY_ORDER[kv[0]]))
+        what = f"{m['matching_failures']} {m['severity_filter']} deviation(s)" if m.get("severity_filter") else \
+            f"{m['checks_failed']} failed checks ({crit})"
+        parts.append(f"{device} has {what} in assessment {m['assessment_id']} ({date}), out of "
+                     f"{m['checks_performed']} checks. The fixes below are the configuration commands from the rule "
+                     "catalog, in priority order.")
+    else:
+        parts.append(f"Assessment {m['assessment_id']} ({date}) covered {m['assets_assessed']} devices ({m['scope']}): "
+                     f"{m['checks_performed']:,} checks performed, {m['checks_failed']:,} failed, "
+                     f"{m['checks_passed']:,} passed ({m['pass_rate_pct']}% pass rate); "
+                     f"{m['exceptions_applied']} failed check(s) are covered by approved exceptions.")
+        if m.get("severity_filter"):
+            parts.append(f"{m['assets_with_matching_failures']} of {m['assets_assessed']} devices "
+                         f"({m['pct_assets_with_matching_failures']}%) have {m['severity_filter']} deviations "
+                         f"({m['matching_failures']} failed {m['severity_filter']} checks).")
+        else:
+            parts.append(f"{m['assets_at_risk']} devices ({m['pct_assets_at_risk']}%) have at least one critical or "
+                         f"high-severity failure.")
+        for dim in dims:
+            rows = result["breakdowns"].get(dim) or []
+            if rows:
+                lead = ", ".join(f"{r['key']} ({r['failures']} failed checks on {r['assets']} devices)" for r in rows[:3])
+                parts.append(f"By {dim.replace('_', ' ')}: {lead}.")
+        if findings:
+            top = "; ".join(f"{f['rule_id']} — {f['title']} ({f['severity']}, {devices(f['assets_affected'])})"
+                            for f in findings[:limit])
+            parts.append(f"Top {min(limit, len(findings))} deviations: {top}.")
+    return " ".join(parts)
+
+
+def from_comparison(result: dict[str, Any], chunks: list[dict[str, Any]], limit: int,
+                    prefix: str = "CFG") -> dict[str, Any]:
+    m = result["metrics"]
+    src = f"{RP}.assessment_comparison_tool"
+    prov = (f"assessment_comparison_tool: {result['previous_assessment_id']} → {result['current_assessment_id']}, "
+            f"{result['row_count']} failing results compared")
+    catalog = _rules_catalog()
+    findings: list[dict[str, Any]] = []
+    for delta, key in (("new", "new_issues"), ("persistent", "persistent_issues")):
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for issue in result["detailed_findings"][key]:
+            grouped.setdefault(issue["rule_id"], []).append(issue)
+        ranked = sorted(grouped.items(), key=lambda kv: (-SEVERITY_ORDER.get(kv[1][0]["severity"], 0), -len(kv[1])))
+        for rule_id, issues in ranked[: limit if delta == "new" else max(3, limit // 2)]:
+            rule = {**catalog.get(rule_id, {"rule_id": rule_id, "title": issues[0]["title"]}),
+                    "severity": issues[0]["severity"], "failing_assets": len(issues)}
+            f = _finding(prefix, len(findings) + 1, rule, chunks, f"{src}.detailed_findings.{key}", prov,
+                         [i["asset_id"] for i in issues], delta)
+            f["impact"] += " (counted in the capped sample of the comparison)"
+            findings.append(f)
+    trend = [{"asset_id": a["asset_id"], "direction": direction, "issues_delta": a["issues_delta"]}
+             for direction, key in (("worsened", "worsened"), ("improved", "improved"))
+             for a in result["asset_level_changes"][key][:limit]]
+    resolved = result["detailed_findings"]["resolved_issues"]
+    resolved_rules: dict[str, int] = {}
+    for r in resolved:
+        resolved_rules[r["rule_id"]] = resolved_rules.get(r["rule_id"], 0) + 1
+    resolved_text = ", ".join(f"{rid} ({n})" for rid, n in sorted(resolved_rules.items(), key=lambda kv: -kv[1])[:5])
+    worst = ", ".join(f"{a['asset_id']} ({a['issues_delta']:+d})" for a in result["asset_level_changes"]["worsened"][:3])
+    best = ", ".join(f"{a['asset_id']} ({a['issues_delta']:+d})" for a in result["asset_level_changes"]["improved"][:3])
+    if m["previous_failures"] == 0 and m["current_failures"] == 0:
+        summary = (f"No failed checks in {result['previous_assessment_id']} or {result['current_assessment_id']} for "
+                   f"{result['scope']} ({m['current_assets']} devices): nothing improved or got worse.")
+        return {"findings": [], "summary": summary, "asset_trend": [], "prioritized_risks": [],
+                "chart_hints": [trend_chart(result["trend_analysis"], src)],
+                "statistics": {"metrics": m, "trend_analysis": result["trend_analysis"]}, "assumptions": []}
+    summary = (f"Since {result['previous_assessment_id']}, failed checks went from {m['previous_failures']:,} to "
+               f"{m['current_failures']:,} ({m['failures_delta']:+,}; {m['direction']}) in {result['current_assessment_id']} "
+               f"for {result['scope']}. {m['new_issues']} new issues appeared, {m['resolved_issues']} were resolved and "
+               f"{m['persistent_issues']:,} persist. {m['worsened_assets']} devices got worse"
+               + (f" (most: {worst})" if worst else "") + f" and {m['improved_assets']} improved"
+               + (f" (most: {best})" if best else "") + "."
+               + (f" {m['new_assets']} devices are new and {m['removed_assets']} were removed." if m["new_assets"] or
+                  m["removed_assets"] else "")
+               + (f" Resolved: {resolved_text}." if resolved_text else ""))
+    return {"findings": findings, "summary": summary, "asset_trend": trend,
+            "prioritized_risks": _risks([f for f in findings if f["delta_status"] == "new"] or findings, 5),
+            "chart_hints": [trend_chart(result["trend_analysis"], src)],
+            "statistics": {"metrics": m, "trend_analysis": result["trend_analysis"], "resolved_by_rule": resolved_rules},
+            "assumptions": ["New and resolved issues are counted on devices assessed in both runs; devices added or "
+                            "removed between the runs are listed separately."]}
+
+
+def from_tracking(result: dict[str, Any], chunks: list[dict[str, Any]], limit: int, prefix: str = "CFG") -> dict[str, Any]:
+    src = f"{RP}.issue_tracking_tool"
+    runs = result["assessments_considered"]
+    prov = f"issue_tracking_tool over {len(runs)} assessments up to {result['latest_assessment_id']}"
+    catalog = _rules_catalog()
+    findings = []
+    for i, rule in enumerate(result["most_persistent_rules"][:limit], start=1):
+        issues = [u for u in result["unresolved_issues"] if u["rule_id"] == rule["rule_id"]]
+        full = {**catalog.get(rule["rule_id"], {}), "rule_id": rule["rule_id"], "severity": rule["severity"],
+                "failing_assets": rule["assets"]}
+        delta = "persistent" if rule["max_open_for_assessments"] >= 2 else "new"
+        f = _finding(prefix, i, full, chunks, f"{src}.most_persistent_rules[{i - 1}]", prov,
+                     [u["asset_id"] for u in issues], delta)
+        f["impact"] += f" Open for up to {rule['max_open_for_assessments']} consecutive assessments."
+        if issues:
+            f["evidence"] = f"{issues[0]['asset_id']}: {issues[0]['evidence']}"
+        findings.append(f)
+    sev = result["severity_breakdown"]
+    counts = ", ".join(f"{n} {k}" for k, n in sev.items() if n)
+    top = "; ".join(f"{r['rule_id']} on {r['assets']} devices (open up to {r['max_open_for_assessments']} runs)"
+                    for r in result["most_persistent_rules"][:3])
+    summary = (f"{result['total_unresolved']} issues ({counts or 'none'}) are still open in "
+               f"{result['latest_assessment_id']} for {result['scope']}"
+               + (" and were already open in the prior assessment" if result["assessment_scope"] == "since_prior" else "")
+               + f". Risk: {result['risk_assessment']['level']} — {'; '.join(result['risk_assessment']['reasons'])}."
+               + (f" Most persistent: {top}." if top else ""))
+    return {"findings": findings, "summary": summary, "prioritized_risks": _risks(findings, 5),
+            "statistics": {"total_unresolved": result["total_unresolved"], "severity_breakdown": sev,
+                           "risk_assessment": result["risk_assessment"]}, "chart_hints": [],
+            "assumptions": [] if chunks else [NO_CONTEXT_ASSUMPTION]}
+
+
+def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
+    rows = report["rows"]
+    if not rows:
+        return {"findings": [], "summary": f"No rows matched ({report['description']}).", "statistics": report,
+                "prioritized_risks": [], "chart_hints": []}
+    cols = report["columns"]
+    if "rule_id" in cols:
+        by_rule: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            by_rule.setdefault(r["rule_id"], []).append(r)
+        catalog = _rules_catalog()
+        findings = [_finding(prefix, i, {**catalog[rid], "failing_assets": len(items)}, [],
+                             f"{RP}.sql_path.rows", f"SQL path: {report['description']}", [x["asset_id"] for x in items])
+                    for i, (rid, items) in enumerate(by_rule.items(), start=1)]
+        devices = ", ".join(f"{r['asset_id']} ({r['site']})" for r in rows[:15])
+        more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""
+        summary = f"{len(rows)} devices match ({report['description']}): {devices}{more}."
+        return {"findings": findings, "summary": summary, "statistics": {"row_count": len(rows)},
+                "prioritized_risks": _risks(findings, 5), "chart_hints": []}
+    key = cols[0]
+    parts = ", ".join(f"{r[key]}" + (f" ({r['devices']} devices)" if "devices" in r else "") for r in rows[:20])
+    summary = f"{report['description'].capitalize()}: {parts}."
+    return {"findings": [], "summary": summary, "statistics": {"rows": rows[:50], "row_count": len(rows)},
+            "prioritized_risks": [], "chart_hints": []}
+
+
+__all__ = ["from_analysis", "from_comparison", "from_tracking", "from_sql", "top_n", "standards_named"]
