@@ -8,14 +8,14 @@ from orchestration.state import AssessmentState
 
 def test_gate_short_circuits_without_planning() -> None:
     state = handle_turn("Tell me about my network.")
-    assert state.trace.node_run_order == ["intent_classifier", "answer_composer"]
+    assert state.trace.node_run_order == ["intent_classifier", "answer_composer", "reflector"]
     assert state.plan.tasks == []
     assert state.final.answer == state.intent.clarification_question
 
 
 def test_acknowledgement_is_answered_without_planning() -> None:
     state = handle_turn("thanks!")
-    assert state.trace.node_run_order == ["intent_classifier", "answer_composer"]
+    assert state.trace.node_run_order == ["intent_classifier", "answer_composer", "reflector"]
     assert "welcome" in state.final.answer.lower()
 
 
@@ -24,7 +24,7 @@ def test_tasks_run_in_dependency_order_with_parallel_fan_out() -> None:
     order = state.trace.node_run_order
     assert order[:2] == ["intent_classifier", "planner"]
     assert set(order[2:4]) == {"knowledge_agent", "slic_agent"}  # same superstep: no dependency between them
-    assert order[4:] == ["data_query_agent", "config_best_practice_agent", "answer_composer"]
+    assert order[4:] == ["data_query_agent", "config_best_practice_agent", "answer_composer", "reflector"]
     dispatches = [d.summary for d in state.trace.state_deltas if d.node == "dispatch" and d.summary.startswith("start")]
     assert "Knowledge Agent" in dispatches[0] and "SLIC Agent" in dispatches[0]
 

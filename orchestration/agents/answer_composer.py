@@ -78,7 +78,8 @@ def _device_evidence(findings: list[dict[str, Any]]) -> list[str]:
 
 
 def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["low", "medium", "high"]:
-    if gather(state, task).missing_required or task.status == "failed":
+    qualified = bool(task.outputs.get("data_gaps")) and not task.outputs.get("statistics")
+    if qualified or gather(state, task).missing_required or task.status == "failed":
         return "high"
     return "medium" if missing else "low"
 

@@ -245,14 +245,15 @@ def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
         findings = [_finding(prefix, i, {**catalog[rid], "failing_assets": len(items)}, [],
                              f"{RP}.sql_path.rows", f"SQL path: {report['description']}", [x["asset_id"] for x in items])
                     for i, (rid, items) in enumerate(by_rule.items(), start=1)]
-        devices = ", ".join(f"{r['asset_id']} ({r['site']})" for r in rows[:15])
+        listed = ", ".join(f"{r['asset_id']} ({r['site']})" for r in rows[:15])
         more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""
-        summary = f"{len(rows)} devices match ({report['description']}): {devices}{more}."
+        summary = f"{len(rows)} devices match ({report['description']}): {listed}{more}."
         return {"findings": findings, "summary": summary, "statistics": {"row_count": len(rows)},
                 "prioritized_risks": _risks(findings, 5), "chart_hints": []}
-    key = cols[0]
-    parts = ", ".join(f"{r[key]}" + (f" ({r['devices']} devices)" if "devices" in r else "") for r in rows[:20])
-    summary = f"{report['description'].capitalize()}: {parts}."
+    keys = [c for c in cols if c not in ("devices", "example_device")]
+    parts = ", ".join(" on ".join(str(r[k]) for k in keys) + (f" ({devices(r['devices'])})" if "devices" in r else "")
+                      for r in rows[:20])
+    summary = f"{report['description'][0].upper()}{report['description'][1:]}: {parts}."
     return {"findings": [], "summary": summary, "statistics": {"rows": rows[:50], "row_count": len(rows)},
             "prioritized_risks": [], "chart_hints": []}
 

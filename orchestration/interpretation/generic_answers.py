@@ -11,8 +11,7 @@ from orchestration.interpretation.enterprise import applied, sentences
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
-_STOP = frozenset("the and for our what how why should with does are this that from into when which best practice "
-                  "configure configuring configuration according company standards standard flagged deviation".split())
+_STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
 
 
 def _terms(text: str) -> set[str]:

@@ -34,7 +34,8 @@ LISTING = re.compile(r"\b(which|what|list|show)\b.*\b(versions?|releases?|softwa
 WITHOUT = re.compile(r"\b(without|missing|lacking|(?:do|does) not have|don'?t have|doesn'?t have|with no|ha(?:ve|s) no)\b", _I)
 COUNT = re.compile(r"\bhow many\b.*\b(devices|routers|switches|firewalls|wireless controllers|assets)\b", _I)
 ISSUE_WORDS = re.compile(r"\b(fail\w*|deviations?|issues?|violations?|findings?|checks?|compliance|critical|severity|"
-                         r"signatures?|slic|vulnerab\w*|cves?|advisor\w*)\b", _I)
+                         r"signatures?|slic|vulnerab\w*|cves?|advisor\w*|risk\w*|assess\w*|audit\w*|complian\w*|"
+                         r"pass\w*|secur\w*)\b", _I)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,10 @@ def _scope_filters(intent: Intent, prompt: str) -> tuple[list[str], list[Any]]:
     return where, params
 
 
+def _scope_text(params: list[Any]) -> str:
+    return ", ".join(str(p) for p in params) or "all devices"
+
+
 def plan_sql(prompt: str, intent: Intent, latest_assessment: str | None = None) -> SqlPlan | None:
     """A SQL plan when the question is one the tools do not answer, else None."""
     ontology = get_ontology()
@@ -94,7 +99,7 @@ def plan_sql(prompt: str, intent: Intent, latest_assessment: str | None = None) 
                            f"devices failing {', '.join(rules)} in {latest_assessment}")
     if COUNT.search(prompt) and not ISSUE_WORDS.search(prompt):
         sql = f"SELECT a.site, a.device_type, COUNT(*) AS devices FROM assets a WHERE {cond} GROUP BY a.site, a.device_type ORDER BY devices DESC"
-        return SqlPlan("inventory_count", sql, params, "inventory count")
+        return SqlPlan("inventory_count", sql, params, f"devices per site and type ({_scope_text(params)})")
     if LISTING.search(prompt) and not ISSUE_WORDS.search(prompt):
         column = _column_for(prompt, ontology)
         if column and column.startswith("assets."):
@@ -102,7 +107,8 @@ def plan_sql(prompt: str, intent: Intent, latest_assessment: str | None = None) 
             extra = ", a.platform" if col == "os_version" else ""
             sql = (f"SELECT a.{col}{extra}, COUNT(*) AS devices, MIN(a.asset_id) AS example_device FROM assets a "
                    f"WHERE {cond} GROUP BY a.{col}{extra} ORDER BY devices DESC")
-            return SqlPlan("attribute_listing", sql, params, f"distinct {col} in scope")
+            label = ontology.tables["assets"].columns[col].meaning.split(",")[0]
+            return SqlPlan("attribute_listing", sql, params, f"{label} ({_scope_text(params)})")
     return None
 
 
