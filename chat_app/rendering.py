@@ -8,6 +8,7 @@ from typing import Any
 from orchestration.state import AssessmentState, Plan
 
 NODE_LABELS = {
+    "context_pruner": "Context Pruner",
     "intent_classifier": "Intent Classifier",
     "planner": "Planner",
     "knowledge_agent": "Knowledge Agent",

@@ -17,6 +17,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from orchestration.runtime import handle_turn
 
     state = handle_turn(args.prompt, thread_id=args.thread, user_id=args.user)
+    if not args.json:
+        print(f"(thread {state.input.thread_id}, turn {state.conversation.turn_number})", file=sys.stderr)
     if args.json:
         print(json.dumps(state.model_dump(mode="json"), indent=2))
     else:
@@ -34,6 +36,41 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     report = run_cases(cases)
     print(json.dumps(report, indent=2) if args.json else render_scorecard(report))
+    return 0
+
+
+def _cmd_trace_export(args: argparse.Namespace) -> int:
+    from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
+
+    try:
+        states = thread_states(args.thread, args.user)
+    except TraceAccessError as exc:
+        print(f"assess trace export: {exc}", file=sys.stderr)
+        return 2
+    text = to_json(args.thread, states) if args.format == "json" else to_markdown(args.thread, states)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {len(states)} turns to {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def _cmd_prefs(args: argparse.Namespace) -> int:
+    from orchestration.memory.store import MemoryStore
+
+    store = MemoryStore()
+    if args.action == "remove":
+        removed = store.remove_preference(args.user, args.key)
+        print(f"removed {removed} preference(s)")
+        return 0
+    prefs = store.preferences(args.user)
+    for key, value in prefs.items():
+        print(f"{key} = {value}")
+    for c in store.corrections(args.user):
+        print(f"correction: {c['entity_type']} '{c['wrong']}' → '{c['right']}'")
+    if not prefs:
+        print("no preferences")
     return 0
 
 
@@ -133,6 +170,13 @@ def _cmd_kb_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_memory(args: argparse.Namespace) -> int:
+    from orchestration.memory.benchmark import run
+
+    run(turns=args.turns, samples=args.samples)
+    return 0
+
+
 def _cmd_bench_kb(args: argparse.Namespace) -> int:
     from knowledge_base.benchmark import run
 
@@ -167,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser("ask", help="ask one question (one turn)")
     ask.add_argument("prompt")
-    ask.add_argument("--thread", default="cli", help="conversation thread id")
+    ask.add_argument("--thread", default=None, help="conversation thread id (default: a new conversation)")
     ask.add_argument("--user", default="local", help="user id")
     ask.add_argument("--json", action="store_true", help="print the turn's final STATE as JSON")
     ask.set_defaults(func=_cmd_ask)
@@ -199,6 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--workdir", default=None)
     data.set_defaults(func=_cmd_bench_data)
 
+    trace = sub.add_parser("trace", help="conversation traces").add_subparsers(dest="trace_command", required=True)
+    exp = trace.add_parser("export", help="every turn's STATE as JSON, or a Markdown report")
+    exp.add_argument("--thread", required=True)
+    exp.add_argument("--format", choices=["json", "md"], default="json")
+    exp.add_argument("--user", default=None, help="only export if this user owns the thread")
+    exp.add_argument("--output", default=None, help="write to this file instead of standard output")
+    exp.set_defaults(func=_cmd_trace_export)
+
+    prefs = sub.add_parser("prefs", help="show or remove a user's preferences and remembered corrections")
+    prefs.add_argument("action", choices=["list", "remove"], nargs="?", default="list")
+    prefs.add_argument("key", nargs="?", default=None)
+    prefs.add_argument("--user", default="local")
+    prefs.set_defaults(func=_cmd_prefs)
+
     ing = sub.add_parser("ingest", help="add documents (md, txt, pdf, docx, html) or folders to the knowledge base")
     ing.add_argument("paths", nargs="+")
     ing.set_defaults(func=_cmd_ingest)
@@ -215,6 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     bkb = bench.add_parser("kb", help="flat vs HNSW index latency, ingestion throughput, retrieval quality")
     bkb.add_argument("--sizes", default="1000,10000,50000,100000")
     bkb.set_defaults(func=_cmd_bench_kb)
+
+    bmem = bench.add_parser("memory", help="per-turn latency on a long thread vs a one-turn thread")
+    bmem.add_argument("--turns", type=int, default=200)
+    bmem.add_argument("--samples", type=int, default=15)
+    bmem.set_defaults(func=_cmd_bench_memory)
 
     serve = sub.add_parser("serve", help="start the chat web app (Chainlit)")
     serve.add_argument("--host", default="127.0.0.1")

@@ -1,6 +1,6 @@
 """The LangGraph wiring of a turn — the one place where nodes and edges are declared.
 
-    intent_classifier ──(gate / acknowledgement)──▶ answer_composer ──▶ reflector ──▶ END
+    context_pruner ──▶ intent_classifier ──(gate / acknowledgement / preference)──▶ answer_composer ──▶ reflector ──▶ END
             │
             ▼
          planner ──▶ dispatch ──▶ [ready tasks in parallel] ──▶ dispatch ──▶ … ──▶ answer_composer
@@ -22,7 +22,14 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from orchestration.agents import TASK_AGENTS, answer_composer, intent_classifier, planner, reflector
+from orchestration.agents import (
+    TASK_AGENTS,
+    answer_composer,
+    context_pruner,
+    intent_classifier,
+    planner,
+    reflector,
+)
 from orchestration.contracts import ContractSet, get_contracts
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
 from orchestration.state import (
@@ -114,7 +121,7 @@ def dispatch(state: AssessmentState) -> dict[str, Any]:
 
 
 def route_after_classifier(state: AssessmentState) -> Literal["planner", "answer_composer"]:
-    if state.intent.meta_intent in intent_classifier.CONVERSATIONAL:
+    if state.intent.meta_intent in intent_classifier.CONVERSATIONAL or state.conversation.resolution == "preference":
         return "answer_composer"
     if state.intent.intent_class == "unknown_or_needs_clarification":
         return "answer_composer"
@@ -133,6 +140,7 @@ def build_graph(contracts: ContractSet | None = None) -> Any:
     contracts = contracts or get_contracts()
     # LangGraph's add_node overloads cannot infer the input type of our wrapped callables; typed as Any.
     graph: Any = StateGraph(AssessmentState)
+    graph.add_node("context_pruner", control_node("context_pruner", context_pruner, contracts))
     graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, contracts))
     graph.add_node("planner", control_node("planner", planner, contracts))
     graph.add_node("dispatch", dispatch)
@@ -142,7 +150,8 @@ def build_graph(contracts: ContractSet | None = None) -> Any:
     graph.add_node("answer_composer", control_node("answer_composer", answer_composer, contracts))
     graph.add_node("reflector", control_node("reflector", reflector, contracts))
 
-    graph.add_edge(START, "intent_classifier")
+    graph.add_edge(START, "context_pruner")
+    graph.add_edge("context_pruner", "intent_classifier")
     graph.add_conditional_edges("intent_classifier", route_after_classifier, ["planner", "answer_composer"])
     graph.add_edge("planner", "dispatch")
     graph.add_conditional_edges("dispatch", route_after_dispatch, [*TASK_AGENTS, "answer_composer"])

@@ -1,19 +1,25 @@
 """The plain API every front end uses: ``handle_turn`` runs one turn through the graph.
 
-``iter_turn`` yields a ``TurnEvent`` per node as it finishes (the chat UI streams these as steps)
-and finally the turn's STATE. Errors never escape as tracebacks: the turn ends with an answer that
-says what went wrong, and the exception is logged.
+The runtime loads the thread's bounded context from memory (recent turns, running summary, the user's
+preferences and self-corrections), runs the graph, and stores the completed turn in one transaction —
+a crash mid-turn loses at most that turn. ``iter_turn`` yields a ``TurnEvent`` per node as it finishes
+(the chat UI streams these as steps) and finally the turn's STATE. Errors never escape as tracebacks:
+the turn ends with an answer that says what went wrong, and the exception is logged.
 """
 
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.agents.context_pruner import fold
 from orchestration.graph import get_graph
-from orchestration.state import AssessmentState, Conversation, Final, TurnInput
+from orchestration.memory.store import WINDOW, MemoryStore
+from orchestration.state import AssessmentState, Conversation, Entity, Final, PastTurn, TurnInput, utc_now
 
 log = logging.getLogger(__name__)
 RECURSION_LIMIT = 60
@@ -29,17 +35,67 @@ class TurnEvent:
     task_ids: list[str] = field(default_factory=list)
 
 
-def initial_state(prompt: str, thread_id: str, user_id: str, context_kv: dict[str, str] | None = None) -> AssessmentState:
-    return AssessmentState(
-        input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id, context_kv=context_kv or {}),
-        conversation=Conversation(thread_id=thread_id),
-    )
+def _past(row: dict[str, Any]) -> PastTurn:
+    return PastTurn(turn_number=row["turn_number"], prompt=row["prompt"], intent_class=row["intent_class"],
+                    skill=row["skill"], meta_intent=row["meta_intent"],
+                    entities=[Entity.model_validate(e) for e in row["entities"]], findings=row["findings"],
+                    answer_excerpt=(row["answer"] or "")[:300])
 
 
-def iter_turn(prompt: str, thread_id: str = "default", user_id: str = "local",
+def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
+    rows = store.recent_turns(thread_id, WINDOW)
+    return Conversation(thread_id=thread_id, turn_number=(rows[-1]["turn_number"] + 1) if rows else 1,
+                        history=[_past(r) for r in rows], summary=store.summary(thread_id),
+                        preferences=store.preferences(user_id), corrections=store.corrections(user_id))
+
+
+def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:
+    task = next((t for t in state.plan.tasks if t.owner.endswith(("Best Practice Agent", "Assessment Agent"))), None)
+    if task is None:
+        return []
+    return [{"id": f.get("id"), "rule_id": f.get("rule_id"), "title": f.get("title"), "severity": f.get("severity"),
+             "entities_referenced": f.get("entities_referenced", [])[:50]} for f in task.outputs.get("findings", [])]
+
+
+def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds: float) -> int:
+    conv = state.conversation
+    for key, value in conv.new_preferences.items():
+        if value:
+            store.set_preference(state.input.user_id, key, value)
+        else:
+            store.remove_preference(state.input.user_id, key)
+    for c in conv.new_corrections:
+        store.add_correction(state.input.user_id, c["entity_type"], c["wrong"], c["right"])
+    intent = state.intent
+    return store.save_turn({
+        "thread_id": state.input.thread_id, "user_id": state.input.user_id, "prompt": state.input.user_prompt,
+        "intent_class": intent.intent_class, "meta_intent": intent.meta_intent, "skill": intent.domain_details.skill,
+        "scope": intent.domain_details.scope.model_dump(), "entities": [e.model_dump() for e in intent.entities],
+        "plan": state.plan.model_dump(mode="json"), "answer": state.final.answer, "findings": _findings_digest(state),
+        "state": state.model_dump_json(), "started_at": started, "finished_at": utc_now(),
+        "duration_ms": round(seconds * 1000, 1),
+    }, fold=fold)
+
+
+def _refusal(state: AssessmentState, text: str) -> AssessmentState:
+    return state.model_copy(update={"final": Final(answer=text, partial=True, risk_of_error="high",
+                                                   missing_inputs=["access to this conversation"])})
+
+
+def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
               raise_errors: bool = False) -> Iterator[TurnEvent | AssessmentState]:
     """Run one turn, yielding node events as they happen and the final STATE last."""
-    state = initial_state(prompt if isinstance(prompt, str) else "", thread_id, user_id)
+    thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
+    prompt = prompt if isinstance(prompt, str) else ""
+    started, t0 = utc_now(), time.perf_counter()
+    store = MemoryStore()
+    owner = store.thread_owner(thread_id)
+    state = AssessmentState(input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id),
+                            conversation=Conversation(thread_id=thread_id))
+    if owner is not None and owner != user_id:
+        yield _refusal(state, "This conversation belongs to another user; start a new conversation instead.")
+        return
+    state = state.model_copy(update={"conversation": load_conversation(store, thread_id, user_id)})
     values: Any = state
     try:
         for mode, chunk in get_graph().stream(state, stream_mode=["updates", "values"],
@@ -62,12 +118,20 @@ def iter_turn(prompt: str, thread_id: str = "default", user_id: str = "local",
             answer=f"Sorry, something went wrong while answering ({type(exc).__name__}). Nothing was changed; "
                    "please try again or rephrase. The error has been logged.",
             partial=True, risk_of_error="high", missing_inputs=["internal error"])})
+    try:
+        number = save_turn(store, final_state, started, time.perf_counter() - t0)
+        final_state = final_state.model_copy(update={"conversation": final_state.conversation.model_copy(
+            update={"turn_number": number})})
+    except Exception:  # memory is best effort for the answer: the user still gets it, the failure is logged
+        if raise_errors:
+            raise
+        log.exception("could not store the turn")
     yield final_state
 
 
-def handle_turn(prompt: str, thread_id: str = "default", user_id: str = "local",
+def handle_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
                 raise_errors: bool = False) -> AssessmentState:
-    """Run one turn and return its final STATE."""
+    """Run one turn and return its final STATE (a new thread when ``thread_id`` is None)."""
     result: AssessmentState | None = None
     for item in iter_turn(prompt, thread_id, user_id, raise_errors):
         if isinstance(item, AssessmentState):

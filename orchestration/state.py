@@ -217,15 +217,38 @@ def append_trace(current: Trace | None, update: Trace | None) -> Trace:
 
 
 # --- conversation & final ---------------------------------------------------------------------
+class PastTurn(StateModel):
+    """A recent turn of the thread as the memory store returns it (bounded window)."""
+
+    turn_number: int
+    prompt: str
+    intent_class: str | None = None
+    skill: str | None = None
+    meta_intent: str | None = None
+    entities: list[Entity] = Field(default_factory=list)
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+    answer_excerpt: str = ""
+
+
 class Conversation(StateModel):
-    """Written by the Intent Classifier from the thread's memory."""
+    """Loaded by the runtime from memory (history, summary, preferences, corrections), bounded by the
+    Context Pruner, and resolved by the Intent Classifier (carryover, refinement, references)."""
 
     thread_id: str = "default"
     turn_number: int = 1
+    history: list[PastTurn] = Field(default_factory=list)
+    summary: str = ""
+    preferences: dict[str, str] = Field(default_factory=dict)
+    corrections: list[dict[str, str]] = Field(default_factory=list)
     carried_scope: Scope = Field(default_factory=Scope)
     carried_entities: list[Entity] = Field(default_factory=list)
     referenced_turns: list[int] = Field(default_factory=list)
     previous_intent: IntentClass | None = None
+    resolution: str = "none"
+    effective_prompt: str = ""
+    referenced_finding: dict[str, Any] | None = None
+    new_corrections: list[dict[str, str]] = Field(default_factory=list)
+    new_preferences: dict[str, str] = Field(default_factory=dict)
 
 
 class Citation(StateModel):
@@ -258,6 +281,11 @@ class AssessmentState(StateModel):
     trace: Annotated[Trace, append_trace] = Field(default_factory=Trace)
     conversation: Conversation = Field(default_factory=Conversation)
     final: Final = Field(default_factory=Final)
+
+    @property
+    def prompt(self) -> str:
+        """The request the agents act on: the user's words, or the earlier request a follow-up re-runs."""
+        return self.conversation.effective_prompt or self.input.user_prompt
 
     def task_outputs(self, owner: str) -> dict[str, Any]:
         task = self.plan.task_for(owner)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.evaluation import load_cases, run_cases
-from tests.conftest import OWN_CASES, UPSTREAM_CASES
+from tests.conftest import OWN_CASES, UPSTREAM_CASES  # noqa: F401
 
 CONTROL_CHECKS = ("intent_class", "confidence", "entities", "agents_invoked", "knowledge_agent_needed", "tools",
                   "clarification", "meta_intent")
@@ -82,3 +82,18 @@ def test_eval_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "orchestration.cli", "eval", str(tmp_path / "nope.json")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "nope.json" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_conversation_cases_run_in_fresh_threads_and_print_every_turn(demo_warehouse: Path) -> None:
+    from tests.conftest import ASSESS, PROJECT_ROOT
+
+    out = subprocess.run([ASSESS, "eval", str(PROJECT_ROOT / "evals" / "conversations.json"), "--json"],
+                         capture_output=True, text=True, timeout=600, check=True)
+    report = json.loads(out.stdout)
+    for case in report["cases"]:
+        assert set(case) == {"id", "passed", "turns"} and case["passed"], case["id"]
+        threads = {t["state"]["input"]["thread_id"] for t in case["turns"]}
+        assert len(threads) == 1
+        for turn in case["turns"]:
+            assert set(turn) >= {"checks", "state"} and turn["checks"]
+    assert len({c["turns"][0]["state"]["input"]["thread_id"] for c in report["cases"]}) == len(report["cases"])

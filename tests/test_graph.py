@@ -8,23 +8,23 @@ from orchestration.state import AssessmentState
 
 def test_gate_short_circuits_without_planning() -> None:
     state = handle_turn("Tell me about my network.")
-    assert state.trace.node_run_order == ["intent_classifier", "answer_composer", "reflector"]
+    assert state.trace.node_run_order == ["context_pruner", "intent_classifier", "answer_composer", "reflector"]
     assert state.plan.tasks == []
     assert state.final.answer == state.intent.clarification_question
 
 
 def test_acknowledgement_is_answered_without_planning() -> None:
     state = handle_turn("thanks!")
-    assert state.trace.node_run_order == ["intent_classifier", "answer_composer", "reflector"]
+    assert state.trace.node_run_order == ["context_pruner", "intent_classifier", "answer_composer", "reflector"]
     assert "welcome" in state.final.answer.lower()
 
 
 def test_tasks_run_in_dependency_order_with_parallel_fan_out() -> None:
     state = handle_turn("What do the SLIC findings for DataCenter-1 mean given our internal policies?")
     order = state.trace.node_run_order
-    assert order[:2] == ["intent_classifier", "planner"]
-    assert set(order[2:4]) == {"knowledge_agent", "slic_agent"}  # same superstep: no dependency between them
-    assert order[4:] == ["data_query_agent", "config_best_practice_agent", "answer_composer", "reflector"]
+    assert order[:3] == ["context_pruner", "intent_classifier", "planner"]
+    assert set(order[3:5]) == {"knowledge_agent", "slic_agent"}  # same superstep: no dependency between them
+    assert order[5:] == ["data_query_agent", "config_best_practice_agent", "answer_composer", "reflector"]
     dispatches = [d.summary for d in state.trace.state_deltas if d.node == "dispatch" and d.summary.startswith("start")]
     assert "Knowledge Agent" in dispatches[0] and "SLIC Agent" in dispatches[0]
 
@@ -56,7 +56,7 @@ def test_iter_turn_streams_node_events_before_the_final_state() -> None:
     items = list(iter_turn("Which assets got worse since the previous assessment?"))
     events = [i for i in items if isinstance(i, TurnEvent)]
     assert isinstance(items[-1], AssessmentState)
-    assert events[0].node == "intent_classifier"
+    assert events[0].node == "context_pruner"
     assert [e.node for e in events if e.node != "dispatch"] == items[-1].trace.node_run_order
 
 

@@ -84,11 +84,27 @@ def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["lo
     return "medium" if missing else "low"
 
 
+def _preference_answer(prefs: dict[str, str]) -> str:
+    removed = [k for k, v in prefs.items() if not v]
+    if removed:
+        names = " and ".join({"top_n": "your top-N preference", "default_site": "your default site"}[k] for k in removed)
+        return f"Done: I removed {names}."
+    said = []
+    if prefs.get("top_n"):
+        said.append(f"show the top {prefs['top_n']} items when you don't ask for a number")
+    if prefs.get("default_site"):
+        said.append(f"scope questions to {prefs['default_site']} when you don't name a site or device")
+    return ("Noted: from now on I'll " + " and ".join(said) + ". You'll see it in the steps of each answer; say "
+            "\"forget my preferences\" to undo.")
+
+
 def compose(state: AssessmentState) -> Final:
     intent = state.intent
     if intent.meta_intent == "acknowledgement":
         return Final(answer="You're welcome. Ask me anything else about your assessments, or export this "
                             "conversation's trace from the chat.")
+    if state.conversation.resolution == "preference":
+        return Final(answer=_preference_answer(state.conversation.new_preferences))
     if intent.meta_intent == "cancellation":
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
     if intent.intent_class == "unknown_or_needs_clarification":
@@ -140,7 +156,7 @@ def compose(state: AssessmentState) -> Final:
                 if t.status == "failed" and t.error and t.owner not in covered and t.error not in covered]
     if missing:
         parts += ["", "**Not available for this answer**", ""] + [f"- {m}" for m in missing]
-    if any(w in state.input.user_prompt.lower() for w in EXPORT_WORDS):
+    if any(w in state.prompt.lower() for w in EXPORT_WORDS):
         parts += ["", "To download this as a report, use **Export trace** in the chat (JSON with every step, or a "
                       "Markdown report), or run `assess trace export --thread <id> --format md`."]
     if cites.used:

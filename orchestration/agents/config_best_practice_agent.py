@@ -29,7 +29,7 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
         result = report["assessment_analysis_tool"]
         if result["metrics"]["checks_performed"] == 0:
             return None
-        return findings.from_analysis(result, state.input.user_prompt, presentation, chunks,
+        return findings.from_analysis(result, state.prompt, presentation, chunks,
                                       intent.entity("device"), prefix)
     if report.get("assessment_comparison_tool"):
         return findings.from_comparison(report["assessment_comparison_tool"], chunks, limit, prefix)
@@ -53,15 +53,17 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: dict[str, Any] | None
     if task.skill == "cbp_generic":
-        outputs = generic_answers.answer(state.input.user_prompt, evidence.chunks, task.skill)
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill)
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
     elif task.skill == "cbp_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
-        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.input.user_prompt, limit)
+        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.prompt, limit)
     else:
         outputs = interpret_assessment(state, evidence, "CFG")
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
+    if state.conversation.referenced_finding and outputs.get("findings") is not None and not evidence.missing_required:
+        outputs = findings.focus_on(outputs, state.conversation.referenced_finding)
     outputs = with_gaps(outputs, evidence)
     return TaskResult("completed", outputs, summary=str(outputs["summary"])[:200])

@@ -64,11 +64,17 @@ def _scope(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
     if sites:
         scope["sites"] = sites
         bindings["scope.sites"] = "entity site"
-    for etype, key in (("environment", "environment"), ("device", "device")):
-        value = intent.entity(etype)
-        if value:
-            scope[key] = value
-            bindings[f"scope.{key}"] = f"entity {etype}"
+    env = intent.entity("environment")
+    if env:
+        scope["environment"] = env
+        bindings["scope.environment"] = "entity environment"
+    devices = [e.value for e in intent.entities if e.type == "device"]
+    if len(devices) == 1:
+        scope["device"] = devices[0]
+        bindings["scope.device"] = "entity device"
+    elif devices:
+        scope["devices"] = devices
+        bindings["scope.devices"] = "entity device (several)"
     device_type = intent.entity("device_type")
     if device_type in DEVICE_TYPES_FOR_SCOPE:
         scope["device_type"] = device_type
@@ -201,7 +207,7 @@ def _run_sql_path(plan: SqlPlan, task: Task) -> tuple[ToolCall, dict[str, Any] |
 
 
 def run(state: AssessmentState, task: Task) -> TaskResult:
-    prompt, intent = state.input.user_prompt, state.intent
+    prompt, intent = state.prompt, state.intent
     # the SQL path serves bespoke data questions; expert-insight skills always go through the tools
     sql_plan = plan_sql(prompt, intent, _latest_assessment()) if intent.domain_details.skill in SQL_SKILLS else None
     if sql_plan is not None:

@@ -51,7 +51,7 @@ def _presentation(entities: list[Entity]) -> str:
     return formats[0] if formats else "narrative"
 
 
-def _domain_details(skill: str | None, entities: list[Entity]) -> DomainDetails:
+def domain_details_for(skill: str | None, entities: list[Entity]) -> DomainDetails:
     def first(t: str) -> str | None:
         return next((e.value for e in entities if e.type == t), None)
 
@@ -108,7 +108,7 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
-        return _gate(base.model_copy(update={"domain_details": _domain_details(None, entities)}),
+        return _gate(base.model_copy(update={"domain_details": domain_details_for(None, entities)}),
                      clarification_question(decision, entities, text), best_in_domain)
     entities = _derived_assessment_type(decision.skill, entities)
     return base.model_copy(
@@ -116,30 +116,75 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
             "intent_class": decision.intent_class,
             "entities": entities,
             "confidence": round(decision.confidence, 3),
-            "domain_details": _domain_details(decision.skill, entities),
+            "domain_details": domain_details_for(decision.skill, entities),
             "clarification_question": None,
         }
     )
 
 
+def _with_preferences(intent: Intent, prefs: dict[str, str]) -> Intent:
+    """Apply the user's standing preferences where the prompt does not say otherwise (visible as entities)."""
+    if intent.intent_class == "unknown_or_needs_clarification":
+        return intent
+    entities = list(intent.entities)
+    if prefs.get("top_n") and not any(e.type == "output_format" and e.value.startswith("top_") for e in entities):
+        entities.append(Entity(type="output_format", value=f"top_{prefs['top_n']}", confidence=0.9, source="derived"))
+    skill = intent.domain_details.skill or ""
+    if (prefs.get("default_site") and not skill.endswith("_generic")
+            and not any(e.type in ("site", "device") for e in entities)):
+        entities.append(Entity(type="site", value=prefs["default_site"], confidence=0.9, source="derived"))
+    if entities == intent.entities:
+        return intent
+    return intent.model_copy(update={"entities": entities, "domain_details": domain_details_for(skill, entities)})
+
+
+def _aliases(conversation: Conversation) -> Gazetteer:
+    """The inventory gazetteer plus this user's remembered self-corrections for names it does not know."""
+    from orchestration.nlu.entities import Gazetteer as Gaz
+
+    gaz = load_gazetteer()
+    sites, devices = dict(gaz.sites), dict(gaz.devices)
+    for c in conversation.corrections:
+        wrong = c["wrong"].lower()
+        if c["entity_type"] == "site" and wrong not in sites:
+            sites[wrong] = c["right"]
+        elif c["entity_type"] == "device" and wrong not in devices:
+            devices[wrong] = c["right"]
+    return Gaz(sites=sites, devices=devices)
+
+
 def run(state: AssessmentState) -> dict[str, Any]:
-    """Node: classify the turn's prompt; the conversation part records thread and turn."""
-    history = bool(state.conversation.previous_intent)
-    intent = classify(state.input.user_prompt, history_available=history)
-    conversation = Conversation(
-        thread_id=state.input.thread_id,
-        turn_number=state.conversation.turn_number,
-        carried_scope=state.conversation.carried_scope,
-        carried_entities=state.conversation.carried_entities,
-        referenced_turns=state.conversation.referenced_turns,
-        previous_intent=state.conversation.previous_intent,
+    """Node: classify the prompt, then read it against the thread's history and the user's preferences."""
+    from orchestration.nlu.followups import preference_statement, resolve
+
+    conv = state.conversation
+    prompt = state.input.user_prompt
+    updates: dict[str, Any] = {"resolution": "none", "effective_prompt": "", "referenced_finding": None,
+                               "new_corrections": [], "new_preferences": {}}
+    prefs = preference_statement(prompt) if prompt.strip() else None
+    if prefs is not None:
+        intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt))
+        updates.update(resolution="preference", new_preferences=prefs)
+        return {"intent": intent, "conversation": conv.model_copy(update=updates)}
+    own = classify(prompt, history_available=bool(conv.history), gazetteer=_aliases(conv))
+    resolution = resolve(prompt, own, conv)
+    intent = _with_preferences(resolution.intent, conv.preferences)
+    previous = next((t for t in reversed(conv.history) if t.intent_class), None)
+    updates.update(
+        resolution=resolution.kind, effective_prompt=resolution.effective_prompt,
+        referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,
+        referenced_turns=resolution.referenced_turns,
+        carried_entities=[e for e in intent.entities if e.source == "conversation"],
+        carried_scope=intent.domain_details.scope if resolution.kind != "none" else conv.carried_scope,
+        previous_intent=previous.intent_class if previous else None,
     )
-    return {"intent": intent, "conversation": conversation}
+    return {"intent": intent, "conversation": conv.model_copy(update=updates)}
 
 
 def summarize(update: dict[str, Any]) -> str:
     intent: Intent = update["intent"]
+    resolution = update["conversation"].resolution
     ents = ", ".join(f"{e.type}={e.value}" for e in intent.entities) or "none"
     skill = intent.domain_details.skill or "-"
     return (f"{intent.intent_class} (skill {skill}, meta {intent.meta_intent}, confidence {intent.confidence:.2f}); "
-            f"entities: {ents}")
+            f"entities: {ents}" + (f"; follow-up: {resolution}" if resolution != "none" else ""))

@@ -38,15 +38,18 @@ def formulate_query(state: AssessmentState) -> dict[str, Any]:
     intent, conv = state.intent, state.conversation
     skill = intent.domain_details.skill or ""
     scope = intent.domain_details.scope
-    terms = [state.input.user_prompt.strip()]
-    terms += [e.value for e in intent.entities if e.type in ("site", "device_type", "device") and e.value not in terms[0]]
+    terms = [state.prompt.strip()]
+    terms += [e.value for e in intent.entities if e.type in ("site", "device_type", "device") and e.value not in terms[0]
+              and e.source != "conversation"]
     is_followup = intent.meta_intent == "followup_question" and conv.previous_intent is not None
     augmented_from: list[str] = []
     if is_followup:
-        for entity in conv.carried_entities:
+        for entity in conv.carried_entities:  # what the history added to this turn, named in the query
+            augmented_from.append(f"{entity.type}={entity.value}")
             if entity.value not in " ".join(terms):
                 terms.append(entity.value)
-                augmented_from.append(f"{entity.type}={entity.value}")
+        if conv.history and conv.effective_prompt:
+            augmented_from.append(f"turn {conv.history[-1].turn_number}: previous request")
     if not skill.endswith("_generic"):
         terms.append(SKILL_CUES.get(skill, ""))
     return {

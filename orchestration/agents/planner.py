@@ -69,7 +69,7 @@ def build_plan(intent: Intent, prompt: str, contracts: ContractSet) -> Plan:
 
 
 def run(state: AssessmentState) -> dict[str, Any]:
-    return {"plan": build_plan(state.intent, state.input.user_prompt, get_contracts())}
+    return {"plan": build_plan(state.intent, state.prompt, get_contracts())}
 
 
 def summarize(update: dict[str, Any]) -> str:

@@ -49,7 +49,8 @@ def _known_numbers(state: AssessmentState) -> set[str]:
     for task in state.plan.tasks:
         walk(task.outputs)
     walk(json.loads(state.intent.model_dump_json()))
-    known.update(_numbers(state.input.user_prompt))
+    known.update(_numbers(state.input.user_prompt) | _numbers(state.prompt))
+    known.update(_numbers(state.conversation.model_dump_json()))
     return known
 
 

@@ -16,6 +16,7 @@ from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.agents.intent_classifier import GOALS
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import findings, generic_answers, slic_insights
+from orchestration.interpretation.findings import devices
 from orchestration.state import AssessmentState, Task
 
 CATEGORIES = {
@@ -46,7 +47,7 @@ def _security_view(outputs: dict[str, Any]) -> dict[str, Any]:
     groups: dict[str, list[str]] = {}
     for f in outputs.get("findings", []):
         f["security_category"] = category_of(f["rule_id"])
-        groups.setdefault(f["security_category"], []).append(f"{f['rule_id']} ({f['assets_affected']} devices)")
+        groups.setdefault(f["security_category"], []).append(f"{f['rule_id']} ({devices(f['assets_affected'])})")
     if groups:
         detail = " ".join(f"{name.capitalize()}: {', '.join(items[:4])}." for name, items in groups.items())
         outputs["summary"] = f"{outputs['summary']} Security view — {detail}"
@@ -60,14 +61,14 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: dict[str, Any] | None
     if task.skill == "sec_generic":
-        outputs = generic_answers.answer(state.input.user_prompt, evidence.chunks, task.skill)
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill)
         outputs["exposure_assumptions"] = []
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
         outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
     elif task.skill == "sec_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
-        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.input.user_prompt, limit,
+        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.prompt, limit,
                                          prefix="SEC", security_only=True)
         outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
     else:
@@ -77,5 +78,7 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
             outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
         else:
             outputs = _security_view(outputs)
+    if state.conversation.referenced_finding and outputs.get("findings") is not None and not evidence.missing_required:
+        outputs = findings.focus_on(outputs, state.conversation.referenced_finding)
     outputs = with_gaps(outputs, evidence)
     return TaskResult("completed", outputs, summary=str(outputs["summary"])[:200])

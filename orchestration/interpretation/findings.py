@@ -259,3 +259,26 @@ def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
 
 
 __all__ = ["from_analysis", "from_comparison", "from_tracking", "from_sql", "top_n", "standards_named"]
+
+
+def focus_on(outputs: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+    """Answer about one earlier finding ("explain the second one", "how do I fix CFG-003?")."""
+    key = ref.get("rule_id")
+    match = next((f for f in outputs.get("findings", []) if f.get("rule_id") == key), None)
+    if match is None:
+        outputs["summary"] = (f"{ref.get('id')} ({key} — {ref.get('title')}) from the earlier answer no longer appears in "
+                              "the current results for this scope: it may have been resolved or covered by an exception.")
+        outputs["findings"] = []
+        return outputs
+    lines = [f"{ref.get('id')} in the earlier answer is {key} — {match['title']} ({match['severity']}, "
+             f"{devices(match.get('assets_affected', 0))}). {match['impact']}"]
+    if match.get("evidence"):
+        lines.append(f"Evidence: {match['evidence'].split(chr(10))[0]}.")
+    if match.get("recommendation"):
+        lines.append("To fix it, apply:\n```\n" + match["recommendation"] + "\n```")
+    for e in match.get("enterprise_context_applied", [])[:2]:
+        lines.append(f"Our {e.get('title') or e['source']} says: {e['content_excerpt']}")
+    outputs["summary"] = "\n\n".join(lines)
+    outputs["findings"] = [match]
+    outputs["prioritized_risks"] = []
+    return outputs

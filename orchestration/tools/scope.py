@@ -82,6 +82,10 @@ def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -
         scope["device"] = device
         parts.append(f"{alias}.asset_id = ?")
         params.append(device)
+    if scope.get("devices"):
+        devices = scope["devices"] = _check_names(w, "asset_id", list(scope["devices"]), "device")
+        parts.append(f"{alias}.asset_id IN ({', '.join('?' for _ in devices)})")
+        params += devices
     for key in ("environment", "device_type"):
         if scope.get(key):
             parts.append(f"{alias}.{key} = ?")
@@ -91,6 +95,8 @@ def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -
 
 def describe_scope(scope: dict[str, Any] | None) -> str:
     scope = scope or {}
+    many = scope.get("devices") or []
     bits = [", ".join(scope.get("sites") or [])] + [str(scope[k]) for k in ("device", "environment", "device_type")
                                                     if scope.get(k)]
+    bits += [f"{len(many)} named devices"] if many else []
     return " / ".join(b for b in bits if b) or "all devices"

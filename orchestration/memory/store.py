@@ -1,0 +1,232 @@
+"""The memory store: one SQLite file (WAL) through sqlite-utils, schema versioned by ordered migrations.
+
+A turn is written in one transaction after it completes, so a crash mid-turn loses at most that turn;
+turn numbers are allocated inside that transaction, so concurrent writers never collide. What a new
+turn reads is bounded: the last ``WINDOW`` turns plus a running summary of everything older, which
+the Context Pruner extends as turns leave the window.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from orchestration.config import get_settings
+
+WINDOW = 6
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _m1_initial(db: sqlite_utils.Database) -> None:
+    db.executescript("""
+    CREATE TABLE users (user_id TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+    CREATE TABLE threads (thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, title TEXT, created_at TEXT NOT NULL,
+                          updated_at TEXT NOT NULL);
+    CREATE INDEX ix_threads_user ON threads(user_id, updated_at);
+    CREATE TABLE turns (thread_id TEXT NOT NULL, turn_number INTEGER NOT NULL, user_id TEXT NOT NULL, prompt TEXT NOT NULL,
+                        intent_class TEXT, meta_intent TEXT, skill TEXT, scope TEXT, entities TEXT, plan TEXT,
+                        answer TEXT, findings TEXT, state TEXT NOT NULL, started_at TEXT, finished_at TEXT,
+                        duration_ms REAL, PRIMARY KEY (thread_id, turn_number));
+    CREATE TABLE preferences (user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL,
+                              PRIMARY KEY (user_id, key));
+    CREATE TABLE corrections (user_id TEXT NOT NULL, entity_type TEXT NOT NULL, wrong TEXT NOT NULL, right TEXT NOT NULL,
+                              created_at TEXT NOT NULL, PRIMARY KEY (user_id, entity_type, wrong));
+    CREATE TABLE agent_memory (key TEXT PRIMARY KEY, thread_id TEXT, value TEXT NOT NULL, created_at TEXT NOT NULL,
+                               expires_at TEXT NOT NULL);
+    CREATE TABLE summaries (thread_id TEXT PRIMARY KEY, upto_turn INTEGER NOT NULL, summary TEXT NOT NULL,
+                            updated_at TEXT NOT NULL);
+    """)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial]
+_lock = threading.Lock()
+_migrated: set[str] = set()
+
+
+class MemoryStore:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or get_settings().memory_path
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _lock:
+            if str(self.path) not in _migrated:
+                self._migrate()
+                _migrated.add(str(self.path))
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        con.execute("PRAGMA busy_timeout=60000")
+        return con
+
+    def _migrate(self) -> None:
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+            done = {r[0] for r in con.execute("SELECT version FROM _migrations")}
+            db = sqlite_utils.Database(con)
+            for version, migration in enumerate(MIGRATIONS, start=1):
+                if version not in done:
+                    migration(db)
+                    con.execute("INSERT INTO _migrations VALUES (?, ?)", (version, _now()))
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+
+    def schema_version(self) -> int:
+        con = self._connect()
+        try:
+            return int(con.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] or 0)
+        finally:
+            con.close()
+
+    # --- turns -------------------------------------------------------------------------------
+    def save_turn(self, record: dict[str, Any], fold: Callable[[str, dict[str, Any]], str] | None = None) -> int:
+        """Store a completed turn atomically; returns its turn number."""
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            thread, user = record["thread_id"], record["user_id"]
+            con.execute("INSERT OR IGNORE INTO users VALUES (?, ?)", (user, _now()))
+            con.execute("INSERT OR IGNORE INTO threads VALUES (?, ?, ?, ?, ?)",
+                        (thread, user, record["prompt"][:80], _now(), _now()))
+            con.execute("UPDATE threads SET updated_at = ? WHERE thread_id = ?", (_now(), thread))
+            number = con.execute("SELECT COALESCE(MAX(turn_number), 0) + 1 FROM turns WHERE thread_id = ?",
+                                 (thread,)).fetchone()[0]
+            cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
+                    "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms"]
+            row = {**record, "turn_number": number}
+            con.execute(f"INSERT INTO turns ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                        [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols])
+            leaving = number - WINDOW
+            if fold is not None and leaving >= 1:  # the turn that just left the window joins the summary
+                old = con.execute("SELECT * FROM turns WHERE thread_id = ? AND turn_number = ?", (thread, leaving))
+                names = [d[0] for d in old.description]
+                left = dict(zip(names, old.fetchone(), strict=True))
+                prev = con.execute("SELECT summary FROM summaries WHERE thread_id = ?", (thread,)).fetchone()
+                summary = fold(prev[0] if prev else "", left)
+                con.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (thread, leaving, summary, _now()))
+            con.execute("COMMIT")
+            return int(number)
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+
+    def recent_turns(self, thread_id: str, limit: int = WINDOW) -> list[dict[str, Any]]:
+        """The last ``limit`` turns, oldest first (state JSON left out: it is only read for export)."""
+        con = self._connect()
+        try:
+            cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
+                              "entities, answer, findings FROM turns WHERE thread_id = ? ORDER BY turn_number DESC "
+                              "LIMIT ?", (thread_id, limit))
+            names = [d[0] for d in cur.description]
+            rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        finally:
+            con.close()
+        for r in rows:
+            for key in ("scope", "entities", "findings"):
+                r[key] = json.loads(r[key]) if r[key] else ([] if key != "scope" else {})
+        return list(reversed(rows))
+
+    def summary(self, thread_id: str) -> str:
+        con = self._connect()
+        try:
+            row = con.execute("SELECT summary FROM summaries WHERE thread_id = ?", (thread_id,)).fetchone()
+            return str(row[0]) if row else ""
+        finally:
+            con.close()
+
+    def turn_count(self, thread_id: str) -> int:
+        con = self._connect()
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM turns WHERE thread_id = ?", (thread_id,)).fetchone()[0])
+        finally:
+            con.close()
+
+    def thread_states(self, thread_id: str) -> list[dict[str, Any]]:
+        """Every turn's full STATE, for trace export."""
+        con = self._connect()
+        try:
+            return [json.loads(r[0]) for r in con.execute(
+                "SELECT state FROM turns WHERE thread_id = ? ORDER BY turn_number", (thread_id,))]
+        finally:
+            con.close()
+
+    def thread_owner(self, thread_id: str) -> str | None:
+        con = self._connect()
+        try:
+            row = con.execute("SELECT user_id FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+            return str(row[0]) if row else None
+        finally:
+            con.close()
+
+    def threads(self, user_id: str) -> list[dict[str, Any]]:
+        con = self._connect()
+        try:
+            cur = con.execute("SELECT thread_id, title, created_at, updated_at FROM threads WHERE user_id = ? "
+                              "ORDER BY updated_at DESC", (user_id,))
+            return [dict(zip(("thread_id", "title", "created_at", "updated_at"), r, strict=True)) for r in cur]
+        finally:
+            con.close()
+
+    # --- personalization and self-corrections ---------------------------------------------------
+    def _kv(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        con = self._connect()
+        try:
+            return con.execute(sql, params).fetchall()
+        finally:
+            con.close()
+
+    def set_preference(self, user_id: str, key: str, value: str) -> None:
+        self._kv("INSERT OR REPLACE INTO preferences VALUES (?, ?, ?, ?)", (user_id, key, value, _now()))
+
+    def remove_preference(self, user_id: str, key: str | None = None) -> int:
+        con = self._connect()
+        try:
+            if key:
+                return con.execute("DELETE FROM preferences WHERE user_id = ? AND key = ?", (user_id, key)).rowcount
+            return con.execute("DELETE FROM preferences WHERE user_id = ?", (user_id,)).rowcount
+        finally:
+            con.close()
+
+    def preferences(self, user_id: str) -> dict[str, str]:
+        return dict(self._kv("SELECT key, value FROM preferences WHERE user_id = ?", (user_id,)))
+
+    def add_correction(self, user_id: str, entity_type: str, wrong: str, right: str) -> None:
+        self._kv("INSERT OR REPLACE INTO corrections VALUES (?, ?, ?, ?, ?)", (user_id, entity_type, wrong, right, _now()))
+
+    def corrections(self, user_id: str) -> list[dict[str, str]]:
+        return [dict(zip(("entity_type", "wrong", "right"), r, strict=True)) for r in self._kv(
+            "SELECT entity_type, wrong, right FROM corrections WHERE user_id = ?", (user_id,))]
+
+    # --- agent memory (cached task outputs with freshness) ------------------------------------------
+    def remember(self, key: str, value: Any, ttl_seconds: int, thread_id: str | None = None) -> None:
+        expires = (datetime.now(UTC) + timedelta(seconds=ttl_seconds)).isoformat()
+        self._kv("INSERT OR REPLACE INTO agent_memory VALUES (?, ?, ?, ?, ?)",
+                 (key, thread_id, json.dumps(value), _now(), expires))
+
+    def recall(self, key: str) -> Any | None:
+        rows = self._kv("SELECT value, expires_at FROM agent_memory WHERE key = ?", (key,))
+        if not rows or rows[0][1] < datetime.now(UTC).isoformat():
+            return None
+        return json.loads(rows[0][0])
+
+    def integrity_check(self) -> str:
+        return str(self._kv("PRAGMA integrity_check", ())[0][0])
+

@@ -1,0 +1,150 @@
+"""Multi-turn conversations through the entry point the UI uses (``handle_turn`` with a thread id):
+carryover, refinement, same devices, finding references, self-corrections, acknowledgements,
+cancellations, personalization, vague follow-ups, and knowledge augmentation."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from orchestration.memory.store import MemoryStore
+from orchestration.runtime import handle_turn
+from orchestration.state import AssessmentState
+
+
+class Chat:
+    def __init__(self, user: str = "alice") -> None:
+        self.thread, self.user = f"t-{uuid.uuid4().hex[:8]}", user
+
+    def __call__(self, prompt: str) -> AssessmentState:
+        return handle_turn(prompt, thread_id=self.thread, user_id=self.user)
+
+
+def ents(state: AssessmentState, etype: str) -> list[str]:
+    return [e.value for e in state.intent.entities if e.type == etype]
+
+
+def test_carryover_what_about_security(demo_warehouse: Path) -> None:
+    chat = Chat()
+    first = chat("Summarize the configuration best practice findings for DataCenter-1")
+    assert first.intent.intent_class == "cbp_assessment" and first.intent.meta_intent == "new_topic"
+    second = chat("What about security?")
+    assert second.intent.intent_class == "security_assessment"
+    assert second.intent.meta_intent == "followup_question" and second.conversation.resolution == "carryover"
+    assert ents(second, "site") == ["DataCenter-1"]
+    assert second.plan.routing[-1] == "Security Assessment Agent"
+    assert second.mcp.tool_calls[0].input["scope"]["sites"] == ["DataCenter-1"]
+
+
+def test_refinement_focus_only_on_firewalls(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("Assess the security posture of our DataCenter-1 infrastructure.")
+    refined = chat("Focus only on firewalls")
+    assert refined.conversation.resolution == "refinement"
+    assert refined.intent.intent_class == "security_assessment"
+    assert (ents(refined, "site"), ents(refined, "device_type")) == (["DataCenter-1"], ["firewall"])
+    scope = refined.mcp.tool_calls[0].input["scope"]
+    assert scope == {"sites": ["DataCenter-1"], "device_type": "firewall"}
+
+
+def test_same_devices_use_the_previous_results(demo_warehouse: Path) -> None:
+    chat = Chat()
+    first = chat("Which critical configuration deviations are on the HQ devices?")
+    named = {a for t in first.plan.tasks for f in t.outputs.get("findings", []) for a in f.get("entities_referenced", [])}
+    assert named
+    second = chat("Assess the security of the same devices")
+    assert second.conversation.resolution == "same_devices"
+    assert set(ents(second, "device")) == named
+    assert set(second.mcp.tool_calls[0].input["scope"].get("devices") or [second.mcp.tool_calls[0].input["scope"].get("device")]) == named
+
+
+def test_explain_the_second_finding(demo_warehouse: Path) -> None:
+    chat = Chat()
+    first = chat("What are the top 5 configuration deviations across my network?")
+    second_finding = first.plan.tasks[-1].outputs["findings"][1]
+    follow = chat("Explain the second finding")
+    assert follow.conversation.resolution == "finding_reference"
+    assert follow.conversation.referenced_finding["rule_id"] == second_finding["rule_id"]  # type: ignore[index]
+    assert second_finding["rule_id"] in follow.final.answer and "To fix it" in follow.final.answer
+
+
+def test_how_do_i_fix_a_finding_by_id(demo_warehouse: Path) -> None:
+    chat = Chat()
+    first = chat("What are the top 5 configuration deviations across my network?")
+    third = first.plan.tasks[-1].outputs["findings"][2]
+    follow = chat(f"How do I fix {third['id']}?")
+    assert follow.conversation.resolution == "finding_reference"
+    assert third["recommendation"].split("\n")[0] in follow.final.answer
+
+
+def test_self_correction_reruns_and_is_remembered(demo_warehouse: Path) -> None:
+    chat = Chat(user=f"u-{uuid.uuid4().hex[:6]}")
+    chat("Summarize configuration best practice findings for Site-B")
+    fixed = chat("Sorry, I meant Site-A")
+    assert fixed.conversation.resolution == "self_correction"
+    assert ents(fixed, "site") == ["Site-A"] and fixed.intent.intent_class == "cbp_assessment"
+    assert fixed.mcp.tool_calls[0].input["scope"]["sites"] == ["Site-A"]
+    assert {"entity_type": "site", "wrong": "Site-B", "right": "Site-A"} in MemoryStore().corrections(chat.user)
+
+
+def test_acknowledgement_and_cancellation_do_not_plan(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("Summarize my latest configuration best practice assessment")
+    thanks = chat("thanks, that helps")
+    assert thanks.intent.meta_intent == "acknowledgement" and not thanks.plan.tasks and "welcome" in thanks.final.answer
+    stop = chat("never mind")
+    assert stop.intent.meta_intent == "cancellation" and not stop.plan.tasks and "cancelled" in stop.final.answer.lower()
+
+
+def test_vague_followup_without_history_hits_the_gate(demo_warehouse: Path) -> None:
+    chat = Chat()
+    state = chat("What about security?")
+    assert state.intent.intent_class == "unknown_or_needs_clarification" and state.intent.clarification_question
+    assert not state.plan.tasks
+
+
+def test_personalization_is_stored_applied_visible_and_removable(demo_warehouse: Path) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    chat = Chat(user=user)
+    noted = chat("Always show me the top 3 issues from now on. My site is HQ.")
+    assert noted.conversation.resolution == "preference" and "top 3" in noted.final.answer
+    assert MemoryStore().preferences(user) == {"top_n": "3", "default_site": "HQ"}
+    later = Chat(user=user)("Summarize my latest configuration best practice assessment")  # a new conversation
+    assert "top_3" in ents(later, "output_format") and ents(later, "site") == ["HQ"]
+    assert len(later.plan.tasks[-1].outputs["findings"]) == 3
+    assert later.mcp.tool_calls[0].input["scope"]["sites"] == ["HQ"]
+    chat("Forget my preferences")
+    assert MemoryStore().preferences(user) == {}
+    other = Chat()("Summarize my latest configuration best practice assessment")  # other users are unaffected
+    assert ents(other, "site") == []
+
+
+def test_knowledge_query_is_augmented_for_followups(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("What do the SLIC findings for DataCenter-1 mean given our internal policies?")
+    follow = chat("And what about the approved exceptions?")
+    ka = follow.plan.task_for("Knowledge Agent")
+    assert ka is not None
+    meta = ka.outputs["retrieval_query"]["query_metadata"]
+    assert meta["is_followup"] is True and "site=DataCenter-1" in meta["augmented_from"]
+    assert "DataCenter-1" in ka.outputs["retrieval_query"]["formulated_query"]
+
+
+def test_what_about_another_site_keeps_the_request(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("Which critical deviations remain open from the prior assessment at HQ?")
+    other = chat("What about DataCenter-2?")
+    assert other.conversation.resolution == "carryover" and ents(other, "site") == ["DataCenter-2"]
+    assert other.mcp.tool_calls[0].tool_name == "issue_tracking_tool"
+
+
+def test_history_survives_a_restart_of_the_process(demo_warehouse: Path) -> None:
+    import subprocess
+
+    from tests.conftest import ASSESS
+
+    thread = f"t-{uuid.uuid4().hex[:8]}"
+    subprocess.run([ASSESS, "ask", "--thread", thread, "Summarize configuration findings for Branch-05"],
+                   capture_output=True, text=True, timeout=300, check=True)
+    follow = handle_turn("What about security?", thread_id=thread, user_id="local")  # another process
+    assert follow.conversation.turn_number == 2 and ents(follow, "site") == ["Branch-05"]

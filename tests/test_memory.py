@@ -1,0 +1,96 @@
+"""The memory store under crashes and concurrency, its migrations, bounded context and trace export."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from orchestration.agents.context_pruner import fold
+from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore
+from orchestration.runtime import handle_turn, load_conversation
+from orchestration.trace_export import TraceAccessError, thread_states, to_markdown
+from tests.conftest import ASSESS
+
+WORKER = [sys.executable, "-m", "tests.memory_worker"]
+
+
+def test_schema_is_versioned_by_migrations() -> None:
+    store = MemoryStore()
+    assert store.schema_version() == len(MIGRATIONS)
+    MemoryStore(store.path)  # re-opening applies nothing twice
+    assert store.schema_version() == len(MIGRATIONS)
+
+
+def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path) -> None:
+    env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
+    proc = subprocess.Popen([*WORKER, "crash-thread", "alice", "100000"], stdout=subprocess.PIPE, text=True, env=env)
+    completed = 0
+    assert proc.stdout is not None
+    while completed < 25:  # let it write a few turns, then kill it while it writes the next ones
+        completed = int(proc.stdout.readline())
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    store = MemoryStore()
+    assert store.integrity_check() == "ok"
+    states = store.thread_states("crash-thread")
+    assert len(states) >= completed
+    assert [s["turn"] for s in states] == list(range(1, len(states) + 1))  # contiguous, none half-written
+    restarted = subprocess.run([*WORKER, "crash-thread", "alice", "1"], capture_output=True, text=True, env=env, timeout=60)
+    assert restarted.returncode == 0 and store.turn_count("crash-thread") == len(states) + 1
+
+
+def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path) -> None:
+    env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
+    procs = [subprocess.Popen([*WORKER, f"thread-{i % 10}", f"user-{i}", "15"], stdout=subprocess.DEVNULL, env=env)
+             for i in range(20)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+    store = MemoryStore()
+    assert store.integrity_check() == "ok"
+    for t in range(10):  # two writers per thread: every turn kept, numbers unique and contiguous
+        assert [s["turn"] for s in store.thread_states(f"thread-{t}")] != []
+        assert store.turn_count(f"thread-{t}") == 30
+
+
+def test_context_read_per_turn_is_bounded(demo_warehouse: Path) -> None:
+    store = MemoryStore()
+    thread = "long-thread"
+    for n in range(1, 41):
+        store.save_turn({"thread_id": thread, "user_id": "bob", "prompt": f"Summarize findings for Branch-{n:02d}",
+                         "intent_class": "cbp_assessment", "meta_intent": "new_topic", "skill": "cbp_assessment",
+                         "scope": {}, "entities": [{"type": "site", "value": f"Branch-{n:02d}", "confidence": 1.0,
+                                                    "source": "explicit"}],
+                         "plan": {}, "answer": "…", "findings": [{"rule_id": "NTP-AUTH"}], "state": "{}"}, fold=fold)
+    conv = load_conversation(store, thread, "bob")
+    assert len(conv.history) == WINDOW and conv.history[-1].turn_number == 40
+    summary_lines = conv.summary.split("\n")
+    assert summary_lines[-1].startswith(f"turn {40 - WINDOW}:") and "Branch-" in summary_lines[-1]
+    state = handle_turn("What about security?", thread_id=thread, user_id="bob")
+    assert len(state.conversation.history) == WINDOW
+    assert [e.value for e in state.intent.entities if e.type == "site"] == ["Branch-40"]
+
+
+def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, tmp_path: Path) -> None:
+    thread = "export-thread"
+    handle_turn("Summarize configuration findings for HQ", thread_id=thread, user_id="carol")
+    handle_turn("What about security?", thread_id=thread, user_id="carol")
+    states = thread_states(thread, "carol")
+    assert len(states) == 2 and states[1]["conversation"]["resolution"] == "carryover"
+    assert "## Turn 2: What about security?" in to_markdown(thread, states)
+    try:
+        thread_states(thread, "mallory")
+        raise AssertionError("another user must not export this thread")
+    except TraceAccessError:
+        pass
+    out = tmp_path / "trace.json"
+    done = subprocess.run([ASSESS, "trace", "export", "--thread", thread, "--format", "json", "--output", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and len(json.loads(out.read_text())["turns"]) == 2
+    refused = handle_turn("And the firewalls?", thread_id=thread, user_id="mallory")
+    assert "another user" in refused.final.answer and MemoryStore().turn_count(thread) == 2
