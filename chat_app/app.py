@@ -1,19 +1,56 @@
-"""Chainlit entry point (``assess serve``). Handlers only translate chat events into runtime calls
-and render what comes back; all logic lives in ``orchestration`` and is tested without a browser."""
+"""Chainlit entry point (``assess serve``). Handlers translate chat events into calls of the plain
+runtime, ingestion and assessment APIs, and render what comes back: one collapsible step per graph
+node as it runs (the plan as a table, each task's inputs and full outputs), the answer with citation
+chips, Plotly charts and export actions. All logic lives in ``orchestration`` and ``knowledge_base``."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import chainlit as cl
+from chainlit.types import ThreadDict
 
+from chat_app.auth import LOCAL_USER, check_password
+from chat_app.charts import figure
+from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
+from chat_app.uploads import classify_upload
+from orchestration.config import get_settings
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+SETTINGS = get_settings()
+
+
+@cl.data_layer
+def data_layer():  # type: ignore[no-untyped-def]
+    return make_data_layer(SETTINGS.data_dir / "chainlit.sqlite")
+
+
+if SETTINGS.auth_enabled:
+    @cl.password_auth_callback
+    async def login(username: str, password: str) -> cl.User | None:
+        return cl.User(identifier=username, metadata={"provider": "password"}) if check_password(username, password) else None
+else:
+    @cl.header_auth_callback
+    async def local_user(headers: Any) -> cl.User | None:
+        return cl.User(identifier=LOCAL_USER, metadata={"provider": "local"})
+
+
+def _user_id() -> str:
+    user = cl.user_session.get("user")
+    return getattr(user, "identifier", None) or LOCAL_USER
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
 
 
 @cl.set_starters
@@ -23,9 +60,19 @@ async def starters(user: object = None, language: str | None = None) -> list[cl.
                    message="Summarize my latest configuration best practice assessment, top 5 issues."),
         cl.Starter(label="What got worse?", message="Which assets got worse since the previous assessment?"),
         cl.Starter(label="Security posture", message="Assess the security posture of our DataCenter-1 infrastructure."),
+        cl.Starter(label="SLIC and our policies",
+                   message="What do the SLIC findings for DataCenter-1 mean given our internal policies?"),
         cl.Starter(label="Our SNMPv3 standard",
                    message="How should I configure SNMPv3 according to our company standards?"),
+        cl.Starter(label="Breakdown chart",
+                   message="Show breakdown of configuration best practice deviations by severity, technology, and OS."),
     ]
+
+
+@cl.on_chat_resume
+async def on_chat_resume(thread: ThreadDict) -> None:
+    """Nothing to restore: the conversation memory is keyed by the thread id, so follow-ups just work."""
+    return None
 
 
 def _run_in_thread(prompt: str, thread_id: str, user_id: str, loop: asyncio.AbstractEventLoop,
@@ -37,40 +84,151 @@ def _run_in_thread(prompt: str, thread_id: str, user_id: str, loop: asyncio.Abst
         loop.call_soon_threadsafe(queue.put_nowait, None)
 
 
-async def _render_event(event: TurnEvent, parent_id: str) -> None:
-    label = NODE_LABELS.get(event.node)
-    if label is None:  # dispatch: scheduling only, not a step of its own
-        return
-    async with cl.Step(name=label, type="tool", parent_id=parent_id, default_open=False) as step:
-        step.input = ", ".join(event.task_ids) or event.node
-        body = event.summary or "done"
+class StepRenderer:
+    """One Chainlit step per node; task steps open when dispatch starts them and close when they finish."""
+
+    def __init__(self, root: cl.Step) -> None:
+        self.root = root
+        self.open: dict[str, cl.Step] = {}
+
+    async def event(self, event: TurnEvent) -> None:
         plan = event.update.get("plan")
-        if event.node == "planner" and isinstance(plan, Plan):
-            body += "\n\n" + plan_table(plan)
-        elif isinstance(plan, Plan) and plan.tasks:
-            body += "\n\n" + json_block(plan.tasks[0].outputs)
-        step.output = body
+        if event.node == "dispatch":
+            for task in (plan.tasks if isinstance(plan, Plan) else []):
+                step = cl.Step(name=task.owner, type="tool", parent_id=self.root.id, default_open=False)
+                step.start = _now()
+                step.input = f"{task.id} · {task.skill} — {task.description}" + (
+                    f" (after {', '.join(task.depends_on)})" if task.depends_on else "")
+                await step.send()
+                self.open[task.id] = step
+            return
+        label = NODE_LABELS.get(event.node, event.node)
+        if isinstance(plan, Plan) and event.node != "planner" and plan.tasks:
+            task = plan.tasks[0]
+            opened = self.open.get(task.id)
+            step = opened or cl.Step(name=label, type="tool", parent_id=self.root.id)
+            step.output = f"**{task.status}** — {event.summary}\n\n" + json_block(task.outputs)
+            step.end = _now()
+            if opened is not None:
+                del self.open[task.id]
+                await step.update()
+            else:
+                await step.send()
+            return
+        async with cl.Step(name=label, type="tool", parent_id=self.root.id, default_open=False,
+                           show_input=False) as step:
+            body = event.summary or "done"
+            if event.node == "planner" and isinstance(plan, Plan):
+                body += "\n\n" + plan_table(plan)
+            elif event.node == "intent_classifier" and "intent" in event.update:
+                body += "\n\n" + json_block(event.update["intent"].model_dump(mode="json"), 6000)
+            step.output = body
 
 
-@cl.on_message
-async def on_message(message: cl.Message) -> None:
+def _elements(state: AssessmentState) -> list[Any]:
+    elements: list[Any] = []
+    for c in state.final.citations:
+        body = (f"**{c.source}** — topic {c.topic}, relevance {c.relevance_score}\n\nchunk `{c.chunk_id}`\n\n"
+                + _chunk_content(state, c.chunk_id))
+        elements.append(cl.Text(name=f"[{c.number}] {c.source}", content=body, display="side"))
+    task = next((t for t in state.plan.tasks if t.owner.endswith(("Best Practice Agent", "Assessment Agent"))), None)
+    for hint in (task.outputs.get("chart_hints") or [])[:4] if task else []:
+        elements.append(cl.Plotly(name=hint["title"], figure=figure(hint), display="inline"))
+    return elements
+
+
+def _chunk_content(state: AssessmentState, chunk_id: str) -> str:
+    ctx = state.task_outputs("Knowledge Agent").get("enterprise_context", {})
+    return next((c["content"] for c in ctx.get("retrieved_chunks", []) if c["metadata"].get("chunk_id") == chunk_id), "")
+
+
+def _export_actions(thread_id: str) -> list[cl.Action]:
+    return [cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "json"},
+                      label="Export trace (JSON)", icon="download"),
+            cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "md"},
+                      label="Export report (Markdown)", icon="file-text")]
+
+
+async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[TurnEvent | AssessmentState | None] = asyncio.Queue()
-    thread_id = cl.context.session.thread_id
-    user = cl.user_session.get("user")
-    user_id = getattr(user, "identifier", None) or "local"
-    threading.Thread(target=_run_in_thread, args=(message.content, thread_id, user_id, loop, queue),
-                     daemon=True).start()
+    threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
     final_state: AssessmentState | None = None
-    async with cl.Step(name="Assessment graph", type="run", default_open=True) as turn_step:
-        turn_step.input = message.content[:500]
+    async with cl.Step(name="Assessment graph", type="run", default_open=True) as root:
+        root.input = prompt[:500]
+        renderer = StepRenderer(root)
         while (item := await queue.get()) is not None:
             if isinstance(item, AssessmentState):
                 final_state = item
             else:
-                await _render_event(item, turn_step.id)
-        turn_step.output = " → ".join(final_state.trace.node_run_order) if final_state else "no result"
+                await renderer.event(item)
+        root.output = " → ".join(final_state.trace.node_run_order) if final_state else "no result"
     if final_state is None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
-    await cl.Message(content=final_state.final.answer + final_notes(final_state)).send()
+    await cl.Message(content=final_state.final.answer + final_notes(final_state), elements=_elements(final_state),
+                     actions=_export_actions(thread_id)).send()
+
+
+async def handle_uploads(elements: list[Any], user_id: str) -> None:
+    from knowledge_base.ingest import ingest_file
+    from orchestration.warehouse.user_configs import assess_files
+
+    lines: list[str] = []
+    configs: list[tuple[str, bytes]] = []
+    async with cl.Step(name="Uploads", type="tool", default_open=True) as step:
+        step.input = ", ".join(e.name for e in elements)
+        for i, element in enumerate(elements, start=1):
+            upload = classify_upload(element.name, Path(element.path))
+            step.output = f"checking {i}/{len(elements)}: {element.name}"
+            await step.update()
+            if upload.kind == "rejected":
+                lines.append(f"- ✗ {upload.reason}")
+            elif upload.kind == "config":
+                configs.append((upload.name, upload.path.read_bytes()))
+            else:
+                result = await cl.make_async(ingest_file)(upload.path, upload.name)
+                mark = "✗" if result.status == "error" else "✓"
+                lines.append(f"- {mark} {result.message}")
+        if configs:
+            try:
+                report = await cl.make_async(assess_files)(configs)
+                lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
+                if report.assessment_id:
+                    lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s)")
+            except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
+                lines.append(f"- ✗ the configurations could not be assessed: {exc}")
+        step.output = "\n".join(lines)
+    await cl.Message(content="**Upload results**\n\n" + "\n".join(lines)).send()
+
+
+@cl.on_message
+async def on_message(message: cl.Message) -> None:
+    user_id = _user_id()
+    thread_id = cl.context.session.thread_id
+    files = [e for e in (message.elements or []) if getattr(e, "path", None)]
+    if files:
+        await handle_uploads(files, user_id)
+    if message.content.strip() or not files:
+        await run_turn(message.content, thread_id, user_id)
+
+
+@cl.action_callback("export_trace")
+async def export_trace(action: cl.Action) -> None:
+    from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
+
+    thread_id = str(action.payload.get("thread_id"))
+    fmt = "md" if action.payload.get("format") == "md" else "json"
+    try:
+        states = await cl.make_async(thread_states)(thread_id, _user_id())
+    except TraceAccessError as exc:
+        await cl.Message(content=f"Export refused: {exc}.").send()
+        return
+    text = to_json(thread_id, states) if fmt == "json" else to_markdown(thread_id, states)
+    name = f"trace-{thread_id[:8]}.{fmt}"
+    await cl.Message(content=f"Exported {len(states)} turn(s) of this conversation as {fmt.upper()}.",
+                     elements=[cl.File(name=name, content=text.encode(), mime="application/json" if fmt == "json"
+                                       else "text/markdown", display="inline")]).send()
+
+
+__all__ = ["json", "run_turn"]

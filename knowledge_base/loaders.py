@@ -129,9 +129,10 @@ def load_file(path: Path, display_name: str | None = None) -> list[Document]:
     if not any(d.page_content.strip() for d in docs):
         raise IngestError(f"{name}: no text could be extracted")
     timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
+    heading = next((m.group(1).strip() for d in docs for m in [re.search(r"^# (.+)$", d.page_content, re.M)] if m), None)
     for doc in docs:
         meta = doc.metadata
-        meta.setdefault("title", Path(name).stem.replace("-", " ").replace("_", " ").title())
+        meta.setdefault("title", heading or Path(name).stem.replace("-", " ").replace("_", " ").title())
         meta.setdefault("topic", "uncategorized")
         meta.setdefault("domain", "general")
         meta["source"] = name

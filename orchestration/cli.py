@@ -177,6 +177,13 @@ def _cmd_bench_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_turns(args: argparse.Namespace) -> int:
+    from orchestration.bench_turns import run
+
+    run(rounds=args.rounds)
+    return 0
+
+
 def _cmd_bench_kb(args: argparse.Namespace) -> int:
     from knowledge_base.benchmark import run
 
@@ -197,9 +204,24 @@ def ensure_demo_data() -> None:
         print(f"first run: ingested the seed knowledge base ({added} chunks)")
 
 
+def _auth_secret() -> str:
+    """Chainlit signs session tokens with CHAINLIT_AUTH_SECRET; keep one per data directory."""
+    import secrets
+
+    from orchestration.config import get_settings
+
+    path = get_settings().data_dir / ".chainlit_secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
+    env.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret())
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
     return subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
@@ -273,6 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
     bkb = bench.add_parser("kb", help="flat vs HNSW index latency, ingestion throughput, retrieval quality")
     bkb.add_argument("--sizes", default="1000,10000,50000,100000")
     bkb.set_defaults(func=_cmd_bench_kb)
+
+    bturn = bench.add_parser("turns", help="turn latency at demo scale: first streamed step and whole turn")
+    bturn.add_argument("--rounds", type=int, default=2)
+    bturn.set_defaults(func=_cmd_bench_turns)
 
     bmem = bench.add_parser("memory", help="per-turn latency on a long thread vs a one-turn thread")
     bmem.add_argument("--turns", type=int, default=200)

@@ -26,7 +26,8 @@ def run(turns: int = 200, samples: int = 15, report: Callable[[str], None] = pri
         handle_turn(PROMPTS[n % len(PROMPTS)].format(site=SITES[n % len(SITES)]), thread_id=long_thread, user_id=user)
     report(f"built a {turns}-turn thread in {time.perf_counter() - started:.1f} s")
     probe = "What about security at {site}?"
-    long_ms, short_ms = [], []
+    long_ms: list[float] = []
+    short_ms: list[float] = []
     for i in range(samples):
         site = SITES[i % len(SITES)]
         short_thread = f"bench-short-{uuid.uuid4().hex[:6]}"

@@ -1,0 +1,44 @@
+"""Uploaded files, checked on the server (Chainlit only checks the MIME type the browser claims and the
+size): the extension must be supported, the size within the limit, and the content what it claims to
+be. Each file is either a knowledge document (ingested) or a device configuration (assessed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
+from orchestration.engines.config_parser import looks_like_config
+
+CONFIG_TYPES = (".cfg", ".conf", ".config", ".txt", ".log")
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # the same limit as [features.spontaneous_file_upload] max_size_mb
+
+
+@dataclass(frozen=True)
+class Upload:
+    name: str
+    path: Path
+    kind: Literal["knowledge", "config", "rejected"]
+    reason: str = ""
+
+
+def classify_upload(name: str, path: Path) -> Upload:
+    suffix = Path(name).suffix.lower()
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return Upload(name, path, "rejected", f"{name}: the upload could not be read")
+    if size > MAX_UPLOAD_BYTES:
+        return Upload(name, path, "rejected",
+                      f"{name}: {size / 1024 / 1024:.1f} MB is over the {MAX_UPLOAD_BYTES // 1024 // 1024} MB upload limit")
+    if suffix not in set(KNOWLEDGE_TYPES) | set(CONFIG_TYPES):
+        return Upload(name, path, "rejected", f"{name}: unsupported file type '{suffix or 'none'}' — upload knowledge "
+                                              f"documents ({', '.join(KNOWLEDGE_TYPES)}) or device configs (.cfg, .conf, .txt)")
+    if suffix in (".cfg", ".conf", ".config", ".txt", ".log") and size:
+        head = path.read_bytes()[:200_000].decode("utf-8", errors="replace")
+        if looks_like_config(head):
+            return Upload(name, path, "config")
+        if suffix != ".txt":
+            return Upload(name, path, "rejected", f"{name}: not a network device configuration")
+    return Upload(name, path, "knowledge")

@@ -1,0 +1,71 @@
+"""Shared pieces of the browser tests: the real app on a free port, Debian's Chromium, and page helpers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.conftest import ASSESS, TEST_OUTPUT, free_port
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@contextmanager
+def running_app(data_dir: Path, **env: str) -> Iterator[str]:
+    port = free_port()
+    log = (TEST_OUTPUT / f"app-{port}.log")
+    TEST_OUTPUT.mkdir(exist_ok=True)
+    proc = subprocess.Popen([ASSESS, "serve", "--host", "127.0.0.1", "--port", str(port)], stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, env={**os.environ, "ASSESS_DATA_DIR": str(data_dir), **env},
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).json() == {"status": "ok"}:
+                    break
+            except (httpx.HTTPError, ValueError):
+                time.sleep(0.5)
+        else:
+            raise AssertionError(f"the app did not become healthy; log: {log.read_text()[-2000:]}")
+        yield url
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+
+
+def launch(pw: Any) -> Any:
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def open_chat(browser: Any, url: str, path: str = "/") -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url + path)
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(1500)  # let the websocket session connect before sending
+    return page
+
+
+def send(page: Any, text: str, timeout: int = 90_000) -> Any:
+    before = page.locator("[data-step-type='assistant_message']").count()
+    page.fill("#chat-input", text)
+    page.click("#chat-submit")
+    page.wait_for_function(
+        f"document.querySelectorAll(\"[data-step-type='assistant_message']\").length > {before}", timeout=timeout)
+    page.wait_for_timeout(1000)
+    return page.locator("[data-step-type='assistant_message']").last
+
+
+def shot(page: Any, name: str) -> None:
+    TEST_OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(TEST_OUTPUT / f"{name}.png"), full_page=True)

@@ -1,0 +1,170 @@
+"""The real Chainlit app in headless Chromium: steps and answers, citations, charts, uploads (good and
+bad), trace export, resume after a restart, and user isolation with password auth."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.browser import launch, open_chat, running_app, send, shot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    data = tmp_path_factory.mktemp("browser-data")
+    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
+    with running_app(data) as url:
+        yield url, data
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
+
+
+def test_question_streams_steps_and_answer(app: tuple[str, Path], browser: Any) -> None:
+    page = open_chat(browser, app[0])
+    answer = send(page, "Assess the security posture of our DataCenter-1 infrastructure.")
+    assert "DataCenter-1" in answer.inner_text() and "What to do first" in answer.inner_text()
+    for name in ("Intent Classifier", "Planner", "Knowledge Agent", "Data Query Agent", "Security Assessment Agent"):
+        assert page.locator(f"text={name}").count() >= 1, name
+    page.locator("text=Planner").first.click()  # expand: the plan table is in the step
+    page.wait_for_timeout(500)
+    assert page.locator("text=Depends on").count() >= 1
+    shot(page, "conversation-steps")
+    page.close()
+
+
+def test_citation_opens_the_chunk(app: tuple[str, Path], browser: Any) -> None:
+    page = open_chat(browser, app[0])
+    send(page, "How should I configure SNMP v3 according to our company standards?")
+    link = page.locator(".element-link").first
+    link.wait_for(timeout=30_000)
+    link.click()
+    side = page.locator("#side-view-content")
+    side.wait_for(timeout=30_000)
+    assert "standard-snmpv3.md" in side.inner_text().lower() and "relevance" in side.inner_text()
+    shot(page, "citation")
+    page.close()
+
+
+def test_chart_is_rendered(app: tuple[str, Path], browser: Any) -> None:
+    page = open_chat(browser, app[0])
+    send(page, "Show breakdown of configuration best practice deviations by severity, technology, and OS.")
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    assert page.locator(".js-plotly-plot").count() >= 3
+    shot(page, "charts")
+    page.close()
+
+
+def test_upload_a_document_then_ask_about_it(app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "quokka-wan-standard.md"
+    doc.write_text("---\ntopic: approved_configurations\ndomain: configuration_best_practice\n---\n"
+                   "# Quokka WAN Standard\n\nAll Quokka WAN links use BFD with 300 ms timers and a multiplier of 3.\n")
+    page = open_chat(browser, app[0])
+    page.set_input_files("#upload-button-input", str(doc))
+    page.wait_for_timeout(2000)
+    results = send(page, "What is our Quokka WAN standard for BFD timers?")
+    text = " ".join(m.inner_text() for m in page.locator("[data-step-type='assistant_message']").all())
+    assert "quokka-wan-standard.md: added" in text
+    assert "300 ms" in results.inner_text() and "quokka-wan-standard.md" in results.inner_text().lower()
+    shot(page, "upload-and-ask")
+    page.close()
+
+
+def test_bad_uploads_get_clear_messages_and_the_app_keeps_working(app: tuple[str, Path], browser: Any,
+                                                                  tmp_path: Path) -> None:
+    (tmp_path / "firmware.bin").write_bytes(b"\x7fELF" + b"\x00" * 64)
+    (tmp_path / "huge-notes.txt").write_bytes(b"a" * (21 * 1024 * 1024))
+    (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << >> garbage, no xref")
+    page = open_chat(browser, app[0])
+    page.set_input_files("#upload-button-input", [str(tmp_path / n) for n in ("firmware.bin", "huge-notes.txt", "scan.pdf")])
+    page.wait_for_timeout(3000)
+    send(page, "Did those uploads work?")
+    text = " ".join(m.inner_text() for m in page.locator("[data-step-type='assistant_message']").all())
+    assert "firmware.bin: unsupported file type '.bin'" in text
+    assert "huge-notes.txt" in text and "upload limit" in text
+    assert "scan.pdf: not a readable PDF" in text
+    answer = send(page, "Summarize my latest configuration best practice assessment")
+    assert "checks performed" in answer.inner_text()
+    shot(page, "bad-uploads")
+    page.close()
+
+
+def test_trace_export_downloads_parsable_json(app: tuple[str, Path], browser: Any) -> None:
+    page = open_chat(browser, app[0])
+    send(page, "Which assets got worse since the previous assessment?")
+    page.get_by_text("Export trace (JSON)").last.click()
+    link = page.locator("a[download], a:has-text('trace-')").last
+    link.wait_for(timeout=30_000)
+    with page.expect_download() as info:
+        link.click()
+    data = json.loads(Path(info.value.path()).read_text())
+    assert len(data["turns"]) == 1 and data["turns"][0]["mcp"]["tool_calls"][0]["tool_name"] == "assessment_comparison_tool"
+    page.close()
+
+
+def test_thread_resumes_after_restart(demo_warehouse_dir: Path, tmp_path: Path, browser: Any) -> None:
+    data = tmp_path / "resume-data"
+    shutil.copytree(demo_warehouse_dir, data)
+    with running_app(data) as url:
+        page = open_chat(browser, url)
+        send(page, "Summarize configuration best practice findings for Branch-05")
+        page.wait_for_timeout(1500)
+        thread_url = page.url
+        page.close()
+    assert "/thread/" in thread_url
+    with running_app(data) as url:  # a new process on the same data: resume from the thread list
+        page = open_chat(browser, url)
+        page.locator("#thread-history").get_by_text("Summarize configuration best practice").first.click()
+        page.wait_for_url("**/thread/" + thread_url.split("/thread/")[1], timeout=30_000)
+        page.wait_for_selector("[data-step-type='assistant_message']", timeout=30_000)
+        page.wait_for_timeout(1500)
+        answer = send(page, "What about security?")
+        assert "Branch-05" in answer.inner_text() and "Security view" in answer.inner_text()
+        shot(page, "resumed-thread")
+        page.close()
+
+
+def test_users_cannot_see_each_others_threads(demo_warehouse_dir: Path, tmp_path: Path, browser: Any) -> None:
+    data = tmp_path / "auth-data"
+    shutil.copytree(demo_warehouse_dir, data)
+    env = {"ASSESS_AUTH_ENABLED": "true", "ASSESS_USERS": "alice:wonderland,bob:builder"}
+    b = browser
+    with running_app(data, **env) as url:
+
+        def login(user: str, password: str) -> Any:
+            context = b.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.goto(url)
+            page.fill("#email", user)
+            page.fill("#password", password)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#chat-input", timeout=60_000)
+            page.wait_for_timeout(1500)
+            return page
+
+        alice = login("alice", "wonderland")
+        send(alice, "Summarize configuration best practice findings for Site-A")
+        alice.wait_for_timeout(1500)
+        alice_thread = alice.url
+        assert "/thread/" in alice_thread
+        bob = login("bob", "builder")
+        assert bob.locator("#thread-history").inner_text().count("Site-A") == 0
+        bob.goto(alice_thread)
+        bob.wait_for_timeout(3000)
+        assert "Summarize configuration best practice findings for Site-A" not in bob.content()
+        shot(bob, "isolation-bob")
+        alice.context.close()
+        bob.context.close()
