@@ -10,7 +10,7 @@ from pathlib import Path
 
 from orchestration.config import PROJECT_ROOT
 from orchestration.evaluation import load_cases
-from orchestration.runtime import iter_turn
+from orchestration.runtime import handle_turn, iter_turn
 from orchestration.state import AssessmentState
 
 
@@ -22,9 +22,9 @@ def _p95(values: list[float]) -> float:
 def run(rounds: int = 2, report: Callable[[str], None] = print) -> dict[str, float]:
     files = [PROJECT_ROOT / "evals" / "cases.json", PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"]
     prompts = [c["user_prompt"] for f in files if Path(f).exists() for c in load_cases(Path(f))]
-    for item in iter_turn(prompts[0]):  # warm-up: model, index and warehouse are loaded once per process
-        pass
-    first, total = [], []
+    handle_turn(prompts[0])  # warm-up: model, index and warehouse are loaded once per process
+    first: list[float] = []
+    total: list[float] = []
     for _ in range(rounds):
         for prompt in prompts:
             started = time.perf_counter()
