@@ -58,28 +58,19 @@ def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], 
 
 def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]:
     """Ingest the seed corpus into a throw-away index and time it and the labelled queries."""
-    import os
-
     from knowledge_base import service
     from knowledge_base.evaluation import evaluate, load_questions
     from knowledge_base.ingest import ingest_paths
-    from orchestration.config import get_settings
+    from orchestration.config import using_data_dir
 
-    previous = os.environ.get("ASSESS_DATA_DIR")
-    os.environ["ASSESS_DATA_DIR"] = tempfile.mkdtemp(prefix="assess-kb-bench-")
-    get_settings.cache_clear()
-    service.reset()
-    try:
-        service.get_retriever()  # load the model first: throughput is measured on embedding, not on start-up
-        result = ingest_paths([service.SEED_CORPUS])
-        quality = evaluate(service.get_retriever(), load_questions())
-    finally:
-        if previous is None:
-            os.environ.pop("ASSESS_DATA_DIR", None)
-        else:
-            os.environ["ASSESS_DATA_DIR"] = previous
-        get_settings.cache_clear()
+    with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))):
         service.reset()
+        try:
+            service.get_retriever()  # load the model first: throughput is measured on embedding, not on start-up
+            result = ingest_paths([service.SEED_CORPUS])
+            quality = evaluate(service.get_retriever(), load_questions())
+        finally:
+            service.reset()
     report(f"\nseed corpus: {result.chunks_added} chunks from {len(result.files)} files in {result.seconds:.2f} s "
            f"({result.chunks_per_second:.1f} chunks/s, embedding-bound)")
     for mode, m in quality.items():
@@ -93,4 +84,3 @@ def run(sizes: list[int], report: Callable[[str], None] = print) -> None:
     corpus_throughput(report)
 
 
-__all__ = ["run", "index_sizes", "corpus_throughput", "Path"]

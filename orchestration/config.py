@@ -6,6 +6,9 @@ embedding model, no LLM. ``.env.example`` lists every setting.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,3 +76,19 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """The process-wide settings; tests clear this cache after changing the environment."""
     return Settings()
+
+
+@contextmanager
+def using_data_dir(path: Path) -> Iterator[Path]:
+    """Point the settings at another data directory for a block (benchmarks, test fixtures), then restore."""
+    previous = os.environ.get("ASSESS_DATA_DIR")
+    os.environ["ASSESS_DATA_DIR"] = str(path)
+    get_settings.cache_clear()
+    try:
+        yield path
+    finally:
+        if previous is None:
+            os.environ.pop("ASSESS_DATA_DIR", None)
+        else:
+            os.environ["ASSESS_DATA_DIR"] = previous
+        get_settings.cache_clear()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_base.service import ensure_seed_index
-from orchestration.config import PROJECT_ROOT, get_settings
+from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses
 
@@ -47,17 +47,8 @@ def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     per test session; read-only for tests (``writable_warehouse`` gives a private copy)."""
     data_dir = tmp_path_factory.mktemp("demo-data")
     build_demo_warehouse(data_dir / "warehouse.duckdb")
-    previous = os.environ.get("ASSESS_DATA_DIR")
-    os.environ["ASSESS_DATA_DIR"] = str(data_dir)
-    get_settings.cache_clear()
-    try:
+    with using_data_dir(data_dir):
         ensure_seed_index()
-    finally:
-        if previous is None:
-            os.environ.pop("ASSESS_DATA_DIR", None)
-        else:
-            os.environ["ASSESS_DATA_DIR"] = previous
-        get_settings.cache_clear()
     return data_dir
 
 
