@@ -29,6 +29,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SETTINGS = get_settings()
 
 
+def _warm_up() -> None:
+    """Load the embedding model, routes, index and warehouse before the first question arrives."""
+    from knowledge_base.service import get_retriever
+    from orchestration.agents.intent_classifier import classify
+
+    try:
+        classify("warm up the router")
+        get_retriever().search("warm up", k=1)
+    except Exception:  # the first real turn reports any problem properly
+        return
+
+
+threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+
+
 @cl.data_layer
 def data_layer():  # type: ignore[no-untyped-def]
     return make_data_layer(SETTINGS.data_dir / "chainlit.sqlite")

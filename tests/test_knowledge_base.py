@@ -148,3 +148,12 @@ def test_assess_ask_json_returns_snmpv3_standard_chunks(demo_warehouse: Path) ->
     query = ka["outputs"]["retrieval_query"]
     assert query["query_metadata"]["intent_class"] == "cbp_generic" and query["query_metadata"]["is_followup"] is False
     assert ka["outputs"]["enterprise_context"]["query_used"] == query["formulated_query"]
+
+
+def test_metadata_filters_restrict_domain_and_topic(demo_warehouse: Path) -> None:
+    retriever = get_retriever()
+    exceptions = retriever.search("TLS exception for the stores", k=5, topics=["approved_exceptions"])
+    assert exceptions and all(h.metadata["topic"] == "approved_exceptions" for h in exceptions)
+    security = retriever.search("how do we escalate findings", k=5, domain="security")
+    assert security and all(h.metadata["domain"] == "security" for h in security)
+    assert retriever.search("anything", k=5, topics=["no_such_topic"]) == []
