@@ -6,7 +6,6 @@ chips, Plotly charts and export actions. All logic lives in ``orchestration`` an
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 from datetime import UTC, datetime
@@ -245,5 +244,3 @@ async def export_trace(action: cl.Action) -> None:
                      elements=[cl.File(name=name, content=text.encode(), mime="application/json" if fmt == "json"
                                        else "text/markdown", display="inline")]).send()
 
-
-__all__ = ["json", "run_turn"]

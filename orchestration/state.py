@@ -178,6 +178,7 @@ class ToolCall(StateModel):
     duration_ms: float = 0.0
     error: str | None = None
     task_id: str | None = None
+    cached: bool = False  # served from agent memory (same call on the same warehouse within its freshness)
 
 
 class Mcp(StateModel):

@@ -94,3 +94,22 @@ def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, t
     assert done.returncode == 0 and len(json.loads(out.read_text())["turns"]) == 2
     refused = handle_turn("And the firewalls?", thread_id=thread, user_id="mallory")
     assert "another user" in refused.final.answer and MemoryStore().turn_count(thread) == 2
+
+
+def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(writable_warehouse: Path,
+                                                                             tmp_path: Path) -> None:
+    from orchestration.warehouse.config_templates import DeviceSpec, render
+    from orchestration.warehouse.demo_network import CONTROLS
+    from orchestration.warehouse.user_configs import assess_files
+
+    prompt = "Summarize configuration best practice findings for Branch-05"
+    first, second = handle_turn(prompt), handle_turn(prompt)
+    (a,), (b,) = first.mcp.tool_calls, second.mcp.tool_calls
+    assert (a.cached, b.cached) == (False, True) and a.row_count == b.row_count
+    assert first.plan.tasks[-1].outputs["summary"] == second.plan.tasks[-1].outputs["summary"]
+    spec = DeviceSpec("RTR-NEW-9", "Branch-05", "branch", "production", "router", "wan", "f", "m", "ios-xe", "high",
+                      "10.250.5.9", 5)
+    assess_files([("rtr-new-9.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())])
+    third = handle_turn(prompt)  # the warehouse changed: recomputed, not served from memory
+    assert third.mcp.tool_calls[0].cached is False
+    assert MemoryStore().recall("no-such-key") is None

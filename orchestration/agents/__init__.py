@@ -6,7 +6,6 @@ of the top-level STATE fields they change. ``TASK_AGENTS`` is the registry the g
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import ModuleType
 
 from orchestration.agents import (
@@ -24,5 +23,3 @@ TASK_AGENTS: dict[str, ModuleType] = {
     "config_best_practice_agent": config_best_practice_agent,
     "security_assessment_agent": security_assessment_agent,
 }
-
-TaskRunner = Callable[..., object]

@@ -8,15 +8,19 @@ per-asset breakdowns, technology breakdowns, severity/product filters, else summ
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.config import get_settings
 from orchestration.enforcement import TaskResult
+from orchestration.memory.store import MemoryStore
 from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
-from orchestration.tools.registry import call_tool
+from orchestration.tools.registry import ToolOutcome, call_tool
 from orchestration.warehouse.sql_guard import UnsafeSQL
 from orchestration.warehouse.sql_path import SqlPlan, plan_sql, run_sql
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
@@ -44,6 +48,7 @@ TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|featu
 FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "vty", "telnet", "http", "banner",
                "spanning", "interfaces", "services", "management")
 SQL_TOOL_NAME = "sql_path"
+TOOL_MEMORY_SECONDS = 300
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")
 INVENTORY_CAP = 50
 DEVICE_TYPES_FOR_SCOPE = ("router", "switch", "firewall", "wireless_controller")
@@ -180,6 +185,33 @@ def _inventory(intent: Intent) -> list[dict[str, Any]]:
         return []
 
 
+def _memory_key(choice: ToolChoice) -> str | None:
+    """Agent-memory key of a tool call: same tool, same parameters, same warehouse file (an upload or a
+    rebuild changes the file, so nothing stale is served). Remote (Trino) results are not cached."""
+    settings = get_settings()
+    if settings.warehouse_backend != "duckdb" or not settings.warehouse_path.exists():
+        return None
+    stamp = settings.warehouse_path.stat().st_mtime_ns
+    body = json.dumps([choice.tool, choice.params, str(settings.warehouse_path), stamp], sort_keys=True, default=str)
+    return "tool:" + hashlib.sha256(body.encode()).hexdigest()
+
+
+def _call_with_memory(choice: ToolChoice, task: Task) -> ToolOutcome:
+    """Follow-ups often repeat the previous call ("explain the second finding"): serve it from agent memory."""
+    store = MemoryStore()
+    key = _memory_key(choice)
+    hit = store.recall(key) if key else None
+    if hit is not None:
+        call = ToolCall(tool_name=choice.tool, input=hit["input"], status=hit["status"], row_count=hit["row_count"],
+                        task_id=task.id, cached=True)
+        return ToolOutcome(call, hit["result"])
+    outcome = call_tool(choice.tool, choice.params, task_id=task.id)
+    if key and outcome.call.status != "error":
+        store.remember(key, {"input": outcome.call.input, "status": outcome.call.status,
+                             "row_count": outcome.call.row_count, "result": outcome.result}, TOOL_MEMORY_SECONDS)
+    return outcome
+
+
 def _latest_assessment() -> str | None:
     try:
         rows = get_warehouse().query("SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1").rows
@@ -221,7 +253,7 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
             return TaskResult("failed", {"assessment_context": context}, error=error, tool_calls=(call,), summary=summary)
         return TaskResult("completed", {"assessment_context": context}, tool_calls=(call,), summary=summary)
     choice = select_tool(prompt, intent)
-    outcome = call_tool(choice.tool, choice.params, task_id=task.id)
+    outcome = _call_with_memory(choice, task)
     errors = [{"tool": choice.tool, "message": outcome.call.error}] if outcome.call.error else []
     if outcome.call.status == "empty":
         errors.append({"tool": choice.tool, "message": "no rows matched this scope"})

@@ -67,8 +67,3 @@ def by_topic(chunks: list[dict[str, Any]], topic: str, needle: str | None = None
     if needle:
         found = [c for c in found if needle.lower() in c["content"].lower()] or []
     return [applied(c, needle) for c in found]
-
-
-def standards_named(chunks: list[dict[str, Any]]) -> list[str]:
-    return sorted({f"{c['metadata'].get('title', '')} ({c['metadata'].get('source', '')})" for c in chunks
-                   if c["metadata"].get("topic") == "approved_configurations"})

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from orchestration.interpretation.charts import breakdown_charts, trend_chart, wanted_dimensions
-from orchestration.interpretation.enterprise import context_for_rule, standards_named
+from orchestration.interpretation.enterprise import context_for_rule
 
 SEVERITY_ORDER = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
 RP = "assessment_context.report_data"
@@ -258,7 +258,6 @@ def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
             "prioritized_risks": [], "chart_hints": []}
 
 
-__all__ = ["from_analysis", "from_comparison", "from_tracking", "from_sql", "top_n", "standards_named"]
 
 
 def focus_on(outputs: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:

@@ -219,7 +219,7 @@ class MemoryStore:
     def remember(self, key: str, value: Any, ttl_seconds: int, thread_id: str | None = None) -> None:
         expires = (datetime.now(UTC) + timedelta(seconds=ttl_seconds)).isoformat()
         self._kv("INSERT OR REPLACE INTO agent_memory VALUES (?, ?, ?, ?, ?)",
-                 (key, thread_id, json.dumps(value), _now(), expires))
+                 (key, thread_id, json.dumps(value, default=str), _now(), expires))
 
     def recall(self, key: str) -> Any | None:
         rows = self._kv("SELECT value, expires_at FROM agent_memory WHERE key = ?", (key,))
