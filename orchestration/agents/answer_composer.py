@@ -167,8 +167,28 @@ def compose(state: AssessmentState) -> Final:
                  partial=bool(missing) or task.status != "completed" or risk == "high")
 
 
+def narrate(state: AssessmentState, draft: Final) -> Final:
+    """With an LLM configured, let it rewrite the opening summary; keep it only if every number and
+    citation in it still traces back to the data (the reflector's check), else keep the deterministic text."""
+    from orchestration import llm
+    from orchestration.agents.reflector import check
+
+    task = _domain_task(state)
+    summary = str(task.outputs.get("summary") or "") if task else ""
+    if not summary or not draft.answer.startswith(summary) or llm.get_chat_model() is None:
+        return draft
+    text = llm.ask("Rewrite this answer for a network engineer in clear prose. Keep every number, identifier and "
+                   "citation marker exactly as written; add no facts.\n\nQuestion: " + state.input.user_prompt
+                   + "\n\nAnswer: " + summary)
+    if not text:
+        return draft
+    candidate = draft.model_copy(update={"answer": text.strip() + draft.answer[len(summary):]})
+    unverified, bad = check(state, candidate)
+    return draft if unverified or bad else candidate
+
+
 def run(state: AssessmentState) -> dict[str, Any]:
-    return {"final": compose(state)}
+    return {"final": narrate(state, compose(state))}
 
 
 def summarize(update: dict[str, Any]) -> str:

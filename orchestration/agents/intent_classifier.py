@@ -81,6 +81,33 @@ def _is_bare_followup(prompt: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9-]{2,}", rest)) <= 4
 
 
+LLM_BAND = (0.3, 0.5)  # router confidence where an optional LLM may break the tie
+
+
+def _llm_second_opinion(text: str, decision: RouteDecision) -> RouteDecision:
+    """When the router is unsure and an LLM is configured, let it pick a skill; only a valid label counts."""
+    from dataclasses import replace
+
+    from orchestration import llm
+    from orchestration.nlu.router import SKILL_TO_CLASS
+
+    if not (LLM_BAND[0] <= decision.confidence < LLM_BAND[1]) or decision.intent_class == "unknown_or_needs_clarification":
+        return decision
+    skills = [s for s in SKILL_TO_CLASS if s not in ("out_of_scope", "vague_request")]
+    answer = llm.ask(
+        "Classify this question from a network engineer about configuration best-practice and security "
+        f"assessments. Answer with exactly one label from: {', '.join(skills)}, or 'unclear'.\n\nQuestion: {text}")
+    label = (answer or "").strip().strip(".'\"").lower()
+    if label not in skills:
+        return decision
+    return replace(decision, skill=label, intent_class=SKILL_TO_CLASS[label],
+                   confidence=settings_threshold(), signals=[*decision.signals, "llm_second_opinion"])
+
+
+def settings_threshold() -> float:
+    return get_settings().clarification_threshold
+
+
 def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer | None = None) -> Intent:
     """Pure classification of one prompt (the node adds conversation handling)."""
     settings = get_settings()
@@ -104,6 +131,7 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
     base = base.model_copy(update={"route_scores": scores, "signals": decision.signals})
     if meta == "followup_question" and not history_available and _is_bare_followup(text):
         return _gate(base, followup_without_history_question(text), decision.confidence * 0.5)
+    decision = _llm_second_opinion(text, decision)
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
