@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from knowledge_base.loaders import SUPPORTED, IngestError, load_file
+from knowledge_base.loaders import IngestError, load_file
 from knowledge_base.service import get_index
 from knowledge_base.splitter import split_documents
 
@@ -109,5 +109,3 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
     report.seconds = time.perf_counter() - started
     return report
 
-
-__all__ = ["SUPPORTED", "FileResult", "IngestReport", "ingest_file", "ingest_paths"]

@@ -96,6 +96,7 @@ class HybridRetriever:
                 for r, cid in enumerate(ranking):
                     fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + r + 1)
             ranked = sorted(fused, key=lambda c: -fused[c])
+        positions = [{cid: i for i, cid in enumerate(r)} for r in (dense_rank, lexical_rank)]
         best = 2.0 / (RRF_K + 1)
         top_bm25 = max(lexical.values(), default=0.0) or 1.0
         out: list[RetrievedChunk] = []
@@ -108,8 +109,7 @@ class HybridRetriever:
             if per_source.get(source, 0) >= MAX_PER_SOURCE:
                 continue
             per_source[source] = per_source.get(source, 0) + 1
-            fused_score = (1.0 / (RRF_K + dense_rank.index(cid) + 1) if cid in dense_rank else 0.0) + \
-                          (1.0 / (RRF_K + lexical_rank.index(cid) + 1) if cid in lexical_rank else 0.0)
+            fused_score = sum(1.0 / (RRF_K + pos[cid] + 1) for pos in positions if cid in pos)
             relevance = 0.5 * min(fused_score / best, 1.0) + 0.5 * min(max(cos, 0.0), 1.0)
             chunk = chunks[cid]
             meta = {k: v for k, v in chunk.metadata.items() if k in (

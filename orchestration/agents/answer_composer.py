@@ -128,7 +128,9 @@ def compose(state: AssessmentState) -> Final:
             for r in risks[:5]]
     if findings:
         parts += _findings_table(findings, cites)
-        if intent.entity("device") or any(f.get("evidence") for f in findings[:1]) and len(findings) <= 12:
+        device_answer = bool(intent.entity("device"))
+        short_with_evidence = bool(findings[0].get("evidence")) and len(findings) <= 12
+        if device_answer or short_with_evidence:
             parts += _device_evidence(findings)
     if out.get("asset_trend"):
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
-from orchestration.agents.intent_classifier import GOALS
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import findings, generic_answers, slic_insights
+from orchestration.nlu.domain import GOALS
 from orchestration.state import AssessmentState, Task
 
 

@@ -8,10 +8,11 @@ from typing import Any
 
 from orchestration.config import get_settings
 from orchestration.nlu.clarification import clarification_question, followup_without_history_question
+from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities
 from orchestration.nlu.meta_intent import detect_meta_intent
 from orchestration.nlu.router import RouteDecision, get_router
-from orchestration.state import AssessmentState, Conversation, DomainDetails, Entity, Intent, Scope
+from orchestration.state import AssessmentState, Conversation, Entity, Intent
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
 _FOLLOWUP_LEAD = re.compile(
@@ -19,14 +20,6 @@ _FOLLOWUP_LEAD = re.compile(
     re.I,
 )
 
-GOALS = {
-    "cbp_assessment": "Interpret configuration best-practice assessment results",
-    "cbp_expert_insights": "Interpret SLIC known-issue findings against enterprise policies",
-    "cbp_generic": "Explain configuration best practice from standards",
-    "sec_assessment": "Assess security posture from assessment data",
-    "sec_expert_insights": "Interpret security signatures and vulnerabilities against policies",
-    "sec_generic": "Explain security hardening practice from standards",
-}
 
 
 def load_gazetteer() -> Gazetteer:
@@ -43,28 +36,6 @@ def _gate(intent: Intent, question: str, confidence: float) -> Intent:
             "confidence": round(min(confidence, 0.49), 3),
             "clarification_question": question,
         }
-    )
-
-
-def _presentation(entities: list[Entity]) -> str:
-    formats = [e.value for e in entities if e.type == "output_format"]
-    return formats[0] if formats else "narrative"
-
-
-def domain_details_for(skill: str | None, entities: list[Entity]) -> DomainDetails:
-    def first(t: str) -> str | None:
-        return next((e.value for e in entities if e.type == t), None)
-
-    targets = [e.value for e in entities if e.type in ("device", "device_type", "asset_target")]
-    sites = [e.value for e in entities if e.type == "site"]
-    urgent = first("priority") in ("urgent", "P1") or first("severity") == "critical"
-    return DomainDetails(
-        assessment_goal=GOALS.get(skill or "", ""),
-        skill=skill,  # type: ignore[arg-type]
-        scope=Scope(site=sites[0] if sites else None, environment=first("environment"),
-                    time_range=first("timeframe"), targets=sites[1:] + targets),
-        urgency="high" if urgent else "normal",
-        presentation_requirement=_presentation(entities),
     )
 
 
@@ -101,11 +72,8 @@ def _llm_second_opinion(text: str, decision: RouteDecision) -> RouteDecision:
     if label not in skills:
         return decision
     return replace(decision, skill=label, intent_class=SKILL_TO_CLASS[label],
-                   confidence=settings_threshold(), signals=[*decision.signals, "llm_second_opinion"])
-
-
-def settings_threshold() -> float:
-    return get_settings().clarification_threshold
+                   confidence=get_settings().clarification_threshold,
+                   signals=[*decision.signals, "llm_second_opinion"])
 
 
 def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer | None = None) -> Intent:

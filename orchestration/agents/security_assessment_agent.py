@@ -13,10 +13,10 @@ from typing import Any
 
 from orchestration.agents.config_best_practice_agent import interpret_assessment, with_gaps
 from orchestration.agents.evidence import gather, qualified_outputs
-from orchestration.agents.intent_classifier import GOALS
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.interpretation.findings import devices
+from orchestration.nlu.domain import GOALS
 from orchestration.state import AssessmentState, Task
 
 CATEGORIES = {

@@ -9,6 +9,7 @@ resolved issues go to the summary only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from orchestration.interpretation.charts import breakdown_charts, trend_chart, wanted_dimensions
@@ -56,6 +57,7 @@ def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, A
     }
 
 
+@lru_cache(maxsize=1)
 def _rules_catalog() -> dict[str, dict[str, Any]]:
     from orchestration.engines.rule_engine import get_rules
 

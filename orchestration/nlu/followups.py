@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import extract_entities
 from orchestration.state import Conversation, Entity, Intent, PastTurn
 
@@ -74,8 +75,6 @@ def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] |
 
 
 def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
-    from orchestration.agents.intent_classifier import domain_details_for
-
     return own.model_copy(update={
         "intent_class": prev.intent_class, "entities": entities, "clarification_question": None,
         "confidence": max(own.confidence, 0.8),
@@ -152,8 +151,6 @@ def resolve(prompt: str, own: Intent, conversation: Conversation) -> Resolution:
         intent = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, base)
         intent = intent.model_copy(update={"entities": base, "meta_intent": "followup_question"})
         if intent.intent_class != "unknown_or_needs_clarification":
-            from orchestration.agents.intent_classifier import domain_details_for
-
             intent = intent.model_copy(update={"domain_details": domain_details_for(intent.domain_details.skill, base)})
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
@@ -166,8 +163,6 @@ def resolve(prompt: str, own: Intent, conversation: Conversation) -> Resolution:
         return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
                           "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
     if not has_scope and prev_scope:  # "what about security?" — this request, previous scope
-        from orchestration.agents.intent_classifier import domain_details_for
-
         entities = own.entities + [e.model_copy(update={"source": "conversation"}) for e in prev_scope]
         intent = own.model_copy(update={"entities": entities, "meta_intent": "followup_question",
                                         "domain_details": domain_details_for(own.domain_details.skill, entities)})
