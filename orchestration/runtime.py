@@ -19,7 +19,16 @@ from typing import Any
 from orchestration.agents.context_pruner import fold
 from orchestration.graph import get_graph
 from orchestration.memory.store import WINDOW, MemoryStore
-from orchestration.state import AssessmentState, Conversation, Entity, Final, PastTurn, TurnInput, utc_now
+from orchestration.state import (
+    AssessmentState,
+    Conversation,
+    Entity,
+    Final,
+    NameResolution,
+    PastTurn,
+    TurnInput,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 RECURSION_LIMIT = 60
@@ -39,7 +48,9 @@ def _past(row: dict[str, Any]) -> PastTurn:
     return PastTurn(turn_number=row["turn_number"], prompt=row["prompt"], intent_class=row["intent_class"],
                     skill=row["skill"], meta_intent=row["meta_intent"],
                     entities=[Entity.model_validate(e) for e in row["entities"]], findings=row["findings"],
-                    answer_excerpt=(row["answer"] or "")[:300])
+                    answer_excerpt=(row["answer"] or "")[:300],
+                    name_resolutions=[NameResolution.model_validate(r) for r in row.get("name_resolutions") or []],
+                    answer_devices=list(row.get("answer_devices") or []))
 
 
 def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
@@ -55,6 +66,17 @@ def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:
         return []
     return [{"id": f.get("id"), "rule_id": f.get("rule_id"), "title": f.get("title"), "severity": f.get("severity"),
              "entities_referenced": f.get("entities_referenced", [])[:50]} for f in task.outputs.get("findings", [])]
+
+
+def answer_devices(state: AssessmentState) -> list[str]:
+    """The devices an answer enumerated completely — the SQL path's rows, when the row cap did not cut them —
+    so that "fix those devices" can mean exactly them; empty for every other answer."""
+    context = state.task_outputs("Data Query Agent").get("assessment_context", {})
+    report = (context.get("report_data") or {}).get("sql_path") or {}
+    rows = report.get("rows") or []
+    if not rows or "asset_id" not in rows[0] or report.get("row_cap_reached"):
+        return []
+    return sorted({str(r["asset_id"]) for r in rows})
 
 
 def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds: float) -> int:
@@ -74,6 +96,8 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "plan": state.plan.model_dump(mode="json"), "answer": state.final.answer, "findings": _findings_digest(state),
         "state": state.model_dump_json(), "started_at": started, "finished_at": utc_now(),
         "duration_ms": round(seconds * 1000, 1),
+        "name_resolutions": [r.model_dump() for r in intent.name_resolutions],
+        "answer_devices": answer_devices(state),
     }, fold=fold)
 
 

@@ -52,7 +52,10 @@ EntityType = Literal[
     "vlan",
     "output_format",
     "priority",
+    "platform",
+    "os_version",
 ]
+NameStatus = Literal["exact", "corrected", "ambiguous", "unknown", "dropped"]
 TaskStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
 TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "skipped"})
 
@@ -80,7 +83,22 @@ class Entity(StateModel):
     type: EntityType
     value: str
     confidence: float = Field(ge=0.0, le=1.0)
-    source: Literal["explicit", "inventory", "derived", "conversation"] = "explicit"
+    source: Literal["explicit", "inventory", "derived", "conversation", "unresolved"] = "explicit"
+
+
+class NameResolution(StateModel):
+    """How one name the user typed was read against the inventory (``orchestration/nlu/names.py``).
+
+    ``exact`` and ``corrected`` (one clear fuzzy match) become entities; ``ambiguous`` and ``unknown``
+    stop the turn with a clarification question listing ``candidates``; ``dropped`` is a member of a
+    range ("stores 40-45") that is not in the inventory and was left out — said in the answer."""
+
+    entity_type: EntityType
+    mention: str
+    status: NameStatus
+    value: str | None = None
+    candidates: list[str] = Field(default_factory=list)
+    score: float = 0.0
 
 
 class Scope(StateModel):
@@ -107,6 +125,7 @@ class Intent(StateModel):
     entities: list[Entity] = Field(default_factory=list)
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     clarification_question: str | None = None
+    name_resolutions: list[NameResolution] = Field(default_factory=list)
     route_scores: dict[str, float] = Field(default_factory=dict)
     signals: list[str] = Field(default_factory=list)
 
@@ -229,6 +248,8 @@ class PastTurn(StateModel):
     entities: list[Entity] = Field(default_factory=list)
     findings: list[dict[str, Any]] = Field(default_factory=list)
     answer_excerpt: str = ""
+    name_resolutions: list[NameResolution] = Field(default_factory=list)
+    answer_devices: list[str] = Field(default_factory=list)  # a complete device list the answer enumerated
 
 
 class Conversation(StateModel):
@@ -261,10 +282,29 @@ class Citation(StateModel):
     excerpt: str = ""
 
 
+class AnswerScope(StateModel):
+    """What a data answer actually covered, from the tool results (not from the question): the Answer
+    Composer states it in a fixed place and the Reflector compares it with the resolved intent."""
+
+    assessment_id: str | None = None
+    assessment_date: str | None = None
+    previous_assessment_id: str | None = None
+    sites: list[str] = Field(default_factory=list)
+    devices: list[str] = Field(default_factory=list)
+    environment: str | None = None
+    device_type: str | None = None
+    platform: str | None = None
+    os_version: str | None = None
+    severity: str | None = None
+    focus: str | None = None
+    assets: int | None = None
+
+
 class Final(StateModel):
     """Written by the Answer Composer."""
 
     answer: str = ""
+    scope: AnswerScope | None = None
     citations: list[Citation] = Field(default_factory=list)
     missing_inputs: list[str] = Field(default_factory=list)
     risk_of_error: Literal["low", "medium", "high"] = "low"

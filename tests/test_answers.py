@@ -134,7 +134,7 @@ def test_persistent_critical_issues(demo_warehouse: Path) -> None:
     answer = ask("Which critical best practice deviations remain open from the prior assessment?").final.answer
     q = "SELECT asset_id, rule_id FROM results WHERE status = 'fail' AND severity = 'critical' AND assessment_id = {}"
     both = set(sql(demo_warehouse, q.format(LATEST))) & set(sql(demo_warehouse, q.format(PREVIOUS)))
-    assert number(answer, r"^(\d+) issues") == len(both)
+    assert number(answer, r"(?m)^(\d+) issues") == len(both)
 
 
 def test_device_remediation_commands_and_evidence(demo_warehouse: Path) -> None:
@@ -165,7 +165,7 @@ def test_slic_pci_impact_counts(demo_warehouse: Path) -> None:
     (matches, assets), = sql(demo_warehouse, f"SELECT COUNT(*), COUNT(DISTINCT asset_id) FROM slic_results WHERE "
                                              f"assessment_id = {LATEST}")
     answer = state.final.answer
-    assert number(answer, r"^(\d+) SLIC signature matches") == matches
+    assert number(answer, r"(?m)^(\d+) SLIC signature matches") == matches
     assert number(answer, r"matches on (\d+) devices") == assets
     assert "Yes" in answer and "PCI-DSS" in answer and state.final.citations
     pci_cves = {c for f in domain(state)["findings"] for c in f["cves"]}
@@ -200,14 +200,12 @@ def test_security_answer_states_exposure_assumptions_and_no_unmapped_cves(demo_w
                                                                   "exposure", "missing hardening"}
 
 
-@pytest.mark.parametrize("prompt", [
-    "Assess the security posture of {device}",
-    "Assess the security posture of the Branch-77 site",
-])
-def test_missing_device_config_or_site_gives_a_qualified_answer(prompt: str, demo_warehouse: Path) -> None:
+def test_missing_device_config_gives_a_qualified_answer(demo_warehouse: Path) -> None:
+    """A known device that the latest run did not assess (decommissioned): qualified, never invented.
+    (An unknown site is asked about before anything runs: tests/test_faithful_scope.py.)"""
     gone = sql(demo_warehouse, f"SELECT asset_id FROM assets WHERE last_seen <> {LATEST} ORDER BY 1 LIMIT 1")
     assert gone, "the demo network decommissions some devices"
-    state = handle_turn(prompt.format(device=gone[0][0]))
+    state = handle_turn(f"Assess the security posture of {gone[0][0]}")
     assert state.final.partial and state.final.missing_inputs and state.final.risk_of_error == "high"
     assert "Traceback" not in state.final.answer
 

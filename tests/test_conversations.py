@@ -47,15 +47,16 @@ def test_refinement_focus_only_on_firewalls(demo_warehouse: Path) -> None:
     assert scope == {"sites": ["DataCenter-1"], "device_type": "firewall"}
 
 
-def test_same_devices_use_the_previous_results(demo_warehouse: Path) -> None:
+def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Path) -> None:
     chat = Chat()
-    first = chat("Which critical configuration deviations are on the HQ devices?")
-    named = {a for t in first.plan.tasks for f in t.outputs.get("findings", []) for a in f.get("entities_referenced", [])}
-    assert named
+    chat("Which critical configuration deviations are on the HQ devices?")
     second = chat("Assess the security of the same devices")
     assert second.conversation.resolution == "same_devices"
-    assert set(ents(second, "device")) == named
-    assert set(second.mcp.tool_calls[0].input["scope"].get("devices") or [second.mcp.tool_calls[0].input["scope"].get("device")]) == named
+    assert (ents(second, "site"), ents(second, "severity")) == (["HQ"], ["critical"])
+    call = second.mcp.tool_calls[0].input
+    assert call["scope"] == {"sites": ["HQ"]} and call["severity_filter"] == "critical"
+    assert second.final.scope is not None and second.final.scope.sites == ["HQ"]
+    assert second.final.scope.severity == "critical"
 
 
 def test_explain_the_second_finding(demo_warehouse: Path) -> None:

@@ -101,11 +101,12 @@ def test_sql_path_answers_inventory_questions(demo_warehouse: Path) -> None:
     assert {r["os_version"]: r["devices"] for r in rows} == want
 
 
-def test_unknown_site_is_an_explicit_error_not_an_answer(demo_warehouse: Path) -> None:
+def test_unknown_site_is_asked_about_never_answered_for_the_fleet(demo_warehouse: Path) -> None:
     state = handle_turn("Summarize the configuration assessment for Branch-77")
-    dq = state.plan.task_for("Data Query Agent")
-    assert dq is not None and dq.status == "failed" and "unknown site 'Branch-77'" in (dq.error or "")
-    assert dq.outputs["assessment_context"]["errors"]
+    assert state.intent.intent_class == "unknown_or_needs_clarification" and state.plan.tasks == []
+    assert "Branch-77" in state.final.answer and not state.mcp.tool_calls
+    (reading,) = [r for r in state.intent.name_resolutions if r.mention == "Branch-77"]
+    assert reading.status == "unknown" and reading.candidates  # the closest branches are offered
 
 
 def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:

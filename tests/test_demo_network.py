@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 from orchestration.warehouse.build import build_demo_warehouse
@@ -62,8 +64,11 @@ def test_results_come_from_the_engine_with_evidence(demo_warehouse: Path) -> Non
         WHERE r.status = 'fail' AND r.evidence_lines <> '' LIMIT 200""")
     assert rows
     for evidence, lines, config in rows:
-        first_line_no = int(lines.split(",")[0])
-        assert config.split("\n")[first_line_no - 1].strip() == evidence.split("\n")[0].split(": ", 1)[1]
+        text = config.split("\n")
+        shown = {int(n): t.strip() for n, t in (ln.split(": ", 1) for ln in evidence.split("\n")
+                                                if re.match(r"\d+: ", ln))}
+        assert all(text[n - 1].strip() == t for n, t in shown.items()), evidence  # every line quoted as numbered
+        assert {int(n) for n in lines.split(",")} & set(shown)  # the offending lines are among them
 
 
 def test_events_versions_and_slic_results_exist(demo_warehouse: Path) -> None:

@@ -55,6 +55,6 @@ def test_hostname_prefix_is_not_a_device_type() -> None:
 
 
 def test_gazetteer_names_match_exactly_and_canonicalize() -> None:
-    gaz = Gazetteer(sites={"campus-north": "Campus-North"}, devices={"core-sw-a": "CORE-SW-A"})
+    gaz = Gazetteer.of(sites=["Campus-North"], devices=["CORE-SW-A"])
     found = pairs("is campus-north ok? check core-sw-a", gaz)
     assert ("site", "Campus-North") in found and ("device", "CORE-SW-A") in found

@@ -70,7 +70,8 @@ def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse
     summary = plain.plan.tasks[-1].outputs["summary"]
     fake_llm.append("In short, for HQ: " + summary)
     grounded = handle_turn(prompt)
-    assert grounded.final.answer.startswith("In short, for HQ:") and not grounded.final.partial
+    assert grounded.final.answer.startswith("**Scope:**") and not grounded.final.partial
+    assert grounded.final.answer.split("\n\n")[1].startswith("In short, for HQ:")  # the scope line stays first
     fake_llm.append("HQ has 987654 failed checks and is doomed.")
     invented = handle_turn(prompt)
     assert invented.final.answer == plain.final.answer  # the deterministic answer is kept

@@ -1,6 +1,7 @@
 """Answer Composer node: writes ``final`` for every turn. Contract: contracts/agents/answer_composer.yaml.
 
-Planned turns: the direct answer first (the domain agent's summary: numbers, top items), then what to
+Planned turns: the scope the data covered and how typed names were read (a fixed first line of every
+data answer), the direct answer (the domain agent's summary: numbers, top items), then what to
 do first, the findings table with fixes, devices that changed (trend mode), the enterprise context
 applied with numbered citations [n] to the retrieved chunks, and an honest list of what was missing.
 Gate turns: the clarification question. Acknowledgements and cancellations: one short sentence.
@@ -12,7 +13,9 @@ from typing import Any, Literal
 
 from orchestration.agents.evidence import gather
 from orchestration.interpretation.findings import devices
-from orchestration.state import AssessmentState, Citation, Final, Task
+from orchestration.interpretation.markdown import code_block, place_markers
+from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
+from orchestration.state import AnswerScope, AssessmentState, Citation, Final, Task
 
 DOMAIN_OWNERS = ("Config Best Practice Agent", "Security Assessment Agent")
 EXPORT_WORDS = ("download", "export", "report", "pdf")
@@ -68,13 +71,35 @@ def _findings_table(findings: list[dict[str, Any]], cites: _Citations) -> list[s
 
 
 def _device_evidence(findings: list[dict[str, Any]]) -> list[str]:
+    """Per finding: the offending config lines (numbered, under their parent line) and the fix commands."""
     lines = ["", "**Evidence and fixes**", ""]
     for f in findings[:10]:
         lines.append(f"- **{f['rule_id']}** {f['title']} ({f['severity']})")
         if f.get("evidence"):
-            lines.append(f"  - evidence: `{_cell(f['evidence'], 160)}`")
-        lines.append("  - fix:\n\n    ```\n" + "\n".join(f"    {c}" for c in f["recommendation"].split("\n")) + "\n    ```")
+            where = f" on {f['evidence_device']}" if f.get("evidence_device") else ""
+            lines.append(f"  - evidence{where} (line numbers of its configuration):\n\n" + code_block(f["evidence"], 4))
+        if f.get("recommendation"):
+            lines.append("  - fix:\n\n" + code_block(f["recommendation"], 4))
     return lines
+
+
+def _covered(state: AssessmentState) -> AnswerScope | None:
+    """The scope the data covered, as the Data Query Agent (or else the SLIC Agent) recorded it."""
+    context = state.task_outputs("Data Query Agent").get("assessment_context") or {}
+    if context.get("covered_scope"):
+        return AnswerScope.model_validate(context["covered_scope"])
+    return slic_scope(state.task_outputs("SLIC Agent").get("slic_context") or {})
+
+
+def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
+    """Scope line and how names were read: the first thing of every data answer, in the same place."""
+    if scope is not None:
+        lines = [scope_line(scope)]
+    elif any(t.owner in ("Data Query Agent", "SLIC Agent") for t in state.plan.tasks):
+        lines = [scope_line(asked_scope(state.intent)).replace("**Scope:**", "**Scope asked** (no data came back for it):")]
+    else:
+        lines = []
+    return lines + name_notes(state.intent)
 
 
 def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["low", "medium", "high"]:
@@ -115,11 +140,14 @@ def compose(state: AssessmentState) -> Final:
                      missing_inputs=["plan"])
     out = task.outputs
     cites = _Citations(state)
-    parts = [str(out.get("summary") or "No summary was produced.")]
+    scope = _covered(state)
+    summary = str(out.get("summary") or "No summary was produced.")
     generic = out.get("enterprise_context_applied") or []
     if generic:
-        marks = " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source")) for e in generic)))
-        parts[0] += f" {marks}" if marks else ""
+        summary = place_markers(summary, " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source"))
+                                                                for e in generic))))
+    header = _header(state, scope)
+    parts = [*(f"{h}\n" for h in header), summary]
     findings = out.get("findings") or []
     risks = out.get("prioritized_risks") or []
     if risks and len(findings) > 1:
@@ -165,7 +193,7 @@ def compose(state: AssessmentState) -> Final:
         parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source} — {c.topic} (relevance {c.relevance_score})"
                                             for c in cites.used]
     risk = _risk(state, task, missing)
-    return Final(answer="\n".join(parts), citations=cites.used, missing_inputs=missing, risk_of_error=risk,
+    return Final(answer="\n".join(parts), scope=scope, citations=cites.used, missing_inputs=missing, risk_of_error=risk,
                  partial=bool(missing) or task.status != "completed" or risk == "high")
 
 
@@ -177,14 +205,14 @@ def narrate(state: AssessmentState, draft: Final) -> Final:
 
     task = _domain_task(state)
     summary = str(task.outputs.get("summary") or "") if task else ""
-    if not summary or not draft.answer.startswith(summary) or llm.get_chat_model() is None:
+    if not summary or summary not in draft.answer or "```" in summary or llm.get_chat_model() is None:
         return draft
     text = llm.ask("Rewrite this answer for a network engineer in clear prose. Keep every number, identifier and "
                    "citation marker exactly as written; add no facts.\n\nQuestion: " + state.input.user_prompt
                    + "\n\nAnswer: " + summary)
     if not text:
         return draft
-    candidate = draft.model_copy(update={"answer": text.strip() + draft.answer[len(summary):]})
+    candidate = draft.model_copy(update={"answer": draft.answer.replace(summary, text.strip(), 1)})
     unverified, bad = check(state, candidate)
     return draft if unverified or bad else candidate
 

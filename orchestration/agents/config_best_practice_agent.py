@@ -29,8 +29,9 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
         result = report["assessment_analysis_tool"]
         if result["metrics"]["checks_performed"] == 0:
             return None
-        return findings.from_analysis(result, state.prompt, presentation, chunks,
-                                      intent.entity("device"), prefix)
+        # device-level reading only when the scope is exactly one device (not "the same 16 devices")
+        device = (result.get("scope_applied") or {}).get("device")
+        return findings.from_analysis(result, state.prompt, presentation, chunks, device, prefix)
     if report.get("assessment_comparison_tool"):
         return findings.from_comparison(report["assessment_comparison_tool"], chunks, limit, prefix)
     if report.get("issue_tracking_tool"):

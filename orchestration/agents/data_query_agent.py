@@ -19,9 +19,11 @@ from typing import Any
 from orchestration.config import get_settings
 from orchestration.enforcement import TaskResult
 from orchestration.memory.store import MemoryStore
-from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
+from orchestration.interpretation.scope_statement import covered_scope
+from orchestration.state import AnswerScope, AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.registry import ToolOutcome, call_tool
-from orchestration.warehouse.sql_guard import UnsafeSQL
+from orchestration.tools.scope import scope_for
+from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
 from orchestration.warehouse.sql_path import SqlPlan, plan_sql, run_sql
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
@@ -51,7 +53,6 @@ SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")
 INVENTORY_CAP = 50
-DEVICE_TYPES_FOR_SCOPE = ("router", "switch", "firewall", "wireless_controller")
 
 
 @dataclass(frozen=True)
@@ -62,36 +63,12 @@ class ToolChoice:
     bindings: dict[str, str] = field(default_factory=dict)
 
 
-def _scope(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
-    scope: dict[str, Any] = {}
-    bindings: dict[str, str] = {}
-    sites = [e.value for e in intent.entities if e.type == "site"]
-    if sites:
-        scope["sites"] = sites
-        bindings["scope.sites"] = "entity site"
-    env = intent.entity("environment")
-    if env:
-        scope["environment"] = env
-        bindings["scope.environment"] = "entity environment"
-    devices = [e.value for e in intent.entities if e.type == "device"]
-    if len(devices) == 1:
-        scope["device"] = devices[0]
-        bindings["scope.device"] = "entity device"
-    elif devices:
-        scope["devices"] = devices
-        bindings["scope.devices"] = "entity device (several)"
-    device_type = intent.entity("device_type")
-    if device_type in DEVICE_TYPES_FOR_SCOPE:
-        scope["device_type"] = device_type
-        bindings["scope.device_type"] = "entity device_type"
-    return scope, bindings
-
-
 def select_tool(prompt: str, intent: Intent) -> ToolChoice:
     """Which tool and which parameters, from the prompt's wording and the extracted entities."""
-    scope, bindings = _scope(intent)
+    scope, bindings = scope_for(intent)
     severity = intent.entity("severity")
-    assessment_id = intent.entity("assessment_id")
+    named_runs = [e.value for e in intent.entities if e.type == "assessment_id" and e.source != "unresolved"]
+    assessment_id = named_runs[0] if named_runs else None
     timeframe = intent.entity("timeframe")
     skill = intent.domain_details.skill or ""
     if severity:
@@ -116,13 +93,16 @@ def select_tool(prompt: str, intent: Intent) -> ToolChoice:
             "changes" if re.search(r"\bnew\b|\bresolved\b|\bfixed\b|\bchang", prompt, _I) else "overall")
         params = {
             "current_assessment_id": assessment_id or "latest",
-            "previous_assessment_id": "previous",
+            # two named runs are compared with each other (the tool orders them by date)
+            "previous_assessment_id": named_runs[1] if len(named_runs) > 1 else "previous",
             "comparison_focus": focus,
             "severity_filter": severity,
             "scope": scope,
         }
         if assessment_id:
             bindings["current_assessment_id"] = "entity assessment_id"
+        if len(named_runs) > 1:
+            bindings["previous_assessment_id"] = "entity assessment_id (second)"
         return ToolChoice("assessment_comparison_tool", params, "change/trend/delta between assessments", bindings)
 
     if EXCEPTIONS.search(prompt):
@@ -154,7 +134,8 @@ def select_tool(prompt: str, intent: Intent) -> ToolChoice:
 
 
 def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[dict[str, str]],
-             intent: Intent, source_path: str = "mcp", inventory: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+             intent: Intent, source_path: str = "mcp", inventory: list[dict[str, Any]] | None = None,
+             covered: AnswerScope | None = None) -> dict[str, Any]:
     scope = intent.domain_details.scope
     return {
         "context_id": f"ctx-{uuid.uuid4().hex[:12]}",
@@ -164,18 +145,18 @@ def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[dic
         "assets": {"inventory": inventory or [], "topology": [], "configs": [], "telemetry": [], "events": []},
         "report_data": {choice.tool: report} if report is not None else {},
         "tool_selection": {"tool": choice.tool, "reason": choice.reason, "parameter_bindings": choice.bindings},
+        "covered_scope": covered.model_dump() if covered else None,
         "provenance": [{"tool": choice.tool, "input": choice.params}],
         "errors": errors,
     }
 
 
-def _inventory(intent: Intent) -> list[dict[str, Any]]:
+def _inventory(scope: dict[str, Any]) -> list[dict[str, Any]]:
     """Inventory rows of the named devices or sites (capped), so domain agents see criticality and roles."""
-    devices = [e.value for e in intent.entities if e.type == "device"]
-    sites = [e.value for e in intent.entities if e.type == "site"]
-    if not devices and not sites:
+    devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
+    column, names = ("asset_id", devices) if devices else ("site", list(scope.get("sites") or []))
+    if not names:
         return []
-    column, names = ("asset_id", devices) if devices else ("site", sites)
     try:
         return get_warehouse().query(
             f"SELECT asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality "
@@ -234,20 +215,23 @@ def _run_sql_path(plan: SqlPlan, task: Task) -> tuple[ToolCall, dict[str, Any] |
                     status="ok" if rows else "empty", row_count=len(rows),
                     duration_ms=round((time.perf_counter() - started) * 1000, 2), task_id=task.id)
     report = {"description": plan.description, "sql": safe_sql, "columns": result.columns, "rows": rows,
-              "row_count": len(rows)}
+              "row_count": len(rows), "row_cap_reached": len(rows) >= ROW_CAP}
     return call, report, None
 
 
 def run(state: AssessmentState, task: Task) -> TaskResult:
     prompt, intent = state.prompt, state.intent
+    scope, _ = scope_for(intent)
+    latest = _latest_assessment()
     # the SQL path serves bespoke data questions; expert-insight skills always go through the tools
-    sql_plan = plan_sql(prompt, intent, _latest_assessment()) if intent.domain_details.skill in SQL_SKILLS else None
+    sql_plan = plan_sql(prompt, scope, latest) if intent.domain_details.skill in SQL_SKILLS else None
     if sql_plan is not None:
         call, report, error = _run_sql_path(sql_plan, task)
         choice = ToolChoice(SQL_TOOL_NAME, call.input, f"bespoke question: {sql_plan.template}")
         errors = [{"tool": SQL_TOOL_NAME, "message": error}] if error else (
             [{"tool": SQL_TOOL_NAME, "message": "no rows matched this scope"}] if call.status == "empty" else [])
-        context = _context(choice, report, errors, intent, "sql", _inventory(intent))
+        covered = covered_scope(SQL_TOOL_NAME, {**scope, "sql_params": sql_plan.params}, report, latest)
+        context = _context(choice, report, errors, intent, "sql", _inventory(scope), covered)
         summary = f"SQL path ({sql_plan.template}) → {call.status}, {call.row_count} rows"
         if error:
             return TaskResult("failed", {"assessment_context": context}, error=error, tool_calls=(call,), summary=summary)
@@ -257,7 +241,8 @@ def run(state: AssessmentState, task: Task) -> TaskResult:
     errors = [{"tool": choice.tool, "message": outcome.call.error}] if outcome.call.error else []
     if outcome.call.status == "empty":
         errors.append({"tool": choice.tool, "message": "no rows matched this scope"})
-    context = _context(choice, outcome.result, errors, intent, "mcp", _inventory(intent))
+    covered = covered_scope(choice.tool, choice.params, outcome.result)
+    context = _context(choice, outcome.result, errors, intent, "mcp", _inventory(scope), covered)
     summary = f"{choice.tool}({', '.join(f'{k}={v}' for k, v in choice.params.items() if v)}) → {outcome.call.status}"
     if outcome.call.status == "error":
         return TaskResult("failed", {"assessment_context": context}, error=outcome.call.error,

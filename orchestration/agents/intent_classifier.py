@@ -7,14 +7,20 @@ import re
 from typing import Any
 
 from orchestration.config import get_settings
-from orchestration.nlu.clarification import clarification_question, followup_without_history_question
+from orchestration.nlu.clarification import (
+    clarification_question,
+    followup_without_history_question,
+    names_question,
+)
 from orchestration.nlu.domain import domain_details_for
-from orchestration.nlu.entities import Gazetteer, extract_entities
-from orchestration.nlu.meta_intent import detect_meta_intent
+from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
+from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
+from orchestration.nlu.meta_intent import detect_meta_intent, refers_back
 from orchestration.nlu.router import RouteDecision, get_router
 from orchestration.state import AssessmentState, Conversation, Entity, Intent
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
+NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
 _FOLLOWUP_LEAD = re.compile(
     r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,?|sorry,? i meant|i meant|focus (?:only )?on)\b",
     re.I,
@@ -90,15 +96,18 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
     meta = detect_meta_intent(text)
     router = get_router(settings.contracts_dir)
     text = router.spelling.normalize(text)
-    entities = extract_entities(text, gazetteer or load_gazetteer())
-    base = Intent(meta_intent=meta, entities=entities)
+    reading = read_entities(text, gazetteer or load_gazetteer(), router.spelling.known_words)
+    entities = reading.entities
+    base = Intent(meta_intent=meta, entities=entities, name_resolutions=reading.resolutions)
     if meta in CONVERSATIONAL:
         return base.model_copy(update={"confidence": 0.95})
     decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.model_copy(update={"route_scores": scores, "signals": decision.signals})
-    if meta == "followup_question" and not history_available and _is_bare_followup(text):
-        return _gate(base, followup_without_history_question(text), decision.confidence * 0.5)
+    if meta == "followup_question" and not history_available and (
+            _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities))):
+        # nothing in this thread for "it", "those" or "the same" to refer to
+        return _gate(base, followup_without_history_question(prompt), decision.confidence * 0.5)
     decision = _llm_second_opinion(text, decision)
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
@@ -136,23 +145,42 @@ def _with_preferences(intent: Intent, prefs: dict[str, str]) -> Intent:
 
 def _aliases(conversation: Conversation) -> Gazetteer:
     """The inventory gazetteer plus this user's remembered self-corrections for names it does not know."""
-    from orchestration.nlu.entities import Gazetteer as Gaz
+    return load_gazetteer().with_aliases(
+        (c["entity_type"], c["wrong"], c["right"]) for c in conversation.corrections
+        if c["entity_type"] in ("site", "device"))
 
-    gaz = load_gazetteer()
-    sites, devices = dict(gaz.sites), dict(gaz.devices)
-    for c in conversation.corrections:
-        wrong = c["wrong"].lower()
-        if c["entity_type"] == "site" and wrong not in sites:
-            sites[wrong] = c["right"]
-        elif c["entity_type"] == "device" and wrong not in devices:
-            devices[wrong] = c["right"]
-    return Gaz(sites=sites, devices=devices)
+
+def _unresolved_gate(intent: Intent) -> Intent:
+    """Names that could not be read against the inventory stop a data request with a question: answering
+    for a wider scope (or another assessment) instead would be a silent substitution."""
+    named = {(e.type, e.value.lower()) for e in intent.entities if e.source == "unresolved"}
+    open_names = [r for r in intent.name_resolutions
+                  if r.status in ("ambiguous", "unknown") and (r.entity_type, r.mention.lower()) in named]
+    if not open_names or (intent.domain_details.skill or "").endswith("_generic"):
+        return intent
+    return _gate(intent, names_question(open_names, load_gazetteer()), intent.confidence)
+
+
+def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazetteer) -> Resolution | None:
+    """The user answered the question about names: re-run the request they asked, with the names as given."""
+    reply = name_reply(prompt, own, conv.history)
+    if reply is None:
+        return None
+    last, chosen = reply
+    effective = last.prompt
+    for mention, r in chosen.items():
+        effective = re.sub(rf"(?<![\w-]){re.escape(mention)}(?![\w-])", r.value or mention, effective, flags=re.I)
+    intent = classify(effective, history_available=True, gazetteer=gaz)
+    readings = [r for r in intent.name_resolutions if r.value not in {c.value for c in chosen.values()}]
+    intent = intent.model_copy(update={"name_resolutions": [*chosen.values(), *readings],
+                                       "meta_intent": "followup_question"})
+    remembered = [{"entity_type": r.entity_type, "wrong": r.mention, "right": r.value or ""}
+                  for r in chosen.values() if r.entity_type in ("site", "device") and r.value]
+    return Resolution(intent, "name_clarification", effective, None, [last.turn_number], remembered)
 
 
 def run(state: AssessmentState) -> dict[str, Any]:
     """Node: classify the prompt, then read it against the thread's history and the user's preferences."""
-    from orchestration.nlu.followups import preference_statement, resolve
-
     conv = state.conversation
     prompt = state.input.user_prompt
     updates: dict[str, Any] = {"resolution": "none", "effective_prompt": "", "referenced_finding": None,
@@ -162,9 +190,10 @@ def run(state: AssessmentState) -> dict[str, Any]:
         intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt))
         updates.update(resolution="preference", new_preferences=prefs)
         return {"intent": intent, "conversation": conv.model_copy(update=updates)}
-    own = classify(prompt, history_available=bool(conv.history), gazetteer=_aliases(conv))
-    resolution = resolve(prompt, own, conv)
-    intent = _with_preferences(resolution.intent, conv.preferences)
+    gaz = _aliases(conv)
+    own = classify(prompt, history_available=bool(conv.history), gazetteer=gaz)
+    resolution = _name_clarification(prompt, own, conv, gaz) or resolve(prompt, own, conv, gaz)
+    intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences))
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt,

@@ -2,7 +2,8 @@
 contracts/agents/reflector.yaml.
 
 Every number in ``final.answer`` must occur in the task outputs, the intent or the prompt; every
-citation marker [n] must name a citation whose chunk the Knowledge Agent retrieved. On failure the
+citation marker [n] must name a citation whose chunk the Knowledge Agent retrieved; the scope the data
+covered (``final.scope``) must be the scope the resolved intent asked for. On failure the
 answer is qualified (partial, high risk, the unverified items listed) and the decision is recorded in
 the trace. Turns without a plan (gate, acknowledgements) are finalized as they are.
 """
@@ -13,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from orchestration.interpretation.scope_statement import scope_gaps
 from orchestration.state import AssessmentState, Final
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
@@ -75,14 +77,16 @@ def reflect(state: AssessmentState) -> tuple[Final, str]:
     if not state.plan.tasks:
         return final, "finalize: no planned data to check"
     unverified, bad = check(state, final)
-    if not unverified and not bad:
-        return final, "finalize: every number and citation traces back to task outputs"
-    problems = []
+    gaps = scope_gaps(state.intent, final.scope) if final.scope is not None else []
+    if not unverified and not bad and not gaps:
+        return final, "finalize: every number and citation traces back to task outputs; the scope is the one asked for"
+    problems = [f"the scope differs from the question: {'; '.join(gaps)}"] if gaps else []
     if unverified:
         problems.append("numbers not found in the task outputs: " + ", ".join(unverified[:10]))
     if bad:
         problems.append("citations that do not point at a retrieved chunk: " + ", ".join(bad[:10]))
-    note = "\n\n> **Unverified** — the reflector could not trace " + "; ".join(problems) + ". Treat those parts with care."
+    note = ("\n\n> **Unverified** — the reflector found " + "; ".join(problems)
+            + ". Treat those parts with care.")
     qualified = final.model_copy(update={
         "answer": final.answer + note, "partial": True, "risk_of_error": "high",
         "missing_inputs": final.missing_inputs + [f"reflector: {p}" for p in problems]})

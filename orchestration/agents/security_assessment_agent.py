@@ -44,12 +44,20 @@ def category_of(rule_id: str) -> str:
 
 
 def _security_view(outputs: dict[str, Any]) -> dict[str, Any]:
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, dict[str, set[str] | int]] = {}
     for f in outputs.get("findings", []):
         f["security_category"] = category_of(f["rule_id"])
-        groups.setdefault(f["security_category"], []).append(f"{f['rule_id']} ({devices(f['assets_affected'])})")
+        rules = groups.setdefault(f["security_category"], {})
+        if f.get("entities_referenced") and f.get("assets_affected", 0) <= 1:  # one row per device: count devices
+            known = rules.get(f["rule_id"])
+            rules[f["rule_id"]] = (known if isinstance(known, set) else set()) | set(f["entities_referenced"])
+        else:
+            rules[f["rule_id"]] = int(f.get("assets_affected", 0))
     if groups:
-        detail = " ".join(f"{name.capitalize()}: {', '.join(items[:4])}." for name, items in groups.items())
+        detail = " ".join(
+            f"{name[0].upper() + name[1:]}: "
+            + ", ".join(f"{rid} ({devices(len(n) if isinstance(n, set) else n)})" for rid, n in list(rules.items())[:4]) + "."
+            for name, rules in groups.items())
         outputs["summary"] = f"{outputs['summary']} Security view — {detail}"
     outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
     outputs.setdefault("assumptions", []).append(NO_VULN_DATA)

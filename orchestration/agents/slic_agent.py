@@ -12,19 +12,10 @@ from typing import Any
 from orchestration.enforcement import TaskResult
 from orchestration.state import AssessmentState, Task
 from orchestration.tools.registry import ToolError
-from orchestration.tools.scope import resolve_assessment, scope_clause
+from orchestration.tools.scope import resolve_assessment, scope_clause, scope_for
 from orchestration.warehouse.store import Warehouse, WarehouseUnavailable, get_warehouse
 
 RESULT_CAP = 100
-
-
-def _scope(state: AssessmentState) -> dict[str, Any]:
-    intent = state.intent
-    scope: dict[str, Any] = {"sites": [e.value for e in intent.entities if e.type == "site"]}
-    for key in ("device", "environment", "device_type"):
-        if intent.entity(key) and not (key == "device_type" and intent.entity(key) == "access_point"):
-            scope[key] = intent.entity(key)
-    return scope
 
 
 def _stored(w: Warehouse, assessment_id: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -37,7 +28,7 @@ def _stored(w: Warehouse, assessment_id: str, where: str, params: list[Any]) -> 
 
 
 def run(state: AssessmentState, task: Task) -> TaskResult:
-    scope = _scope(state)
+    scope, _ = scope_for(state.intent)
     try:
         w = get_warehouse()
         run_ = resolve_assessment(w, state.intent.entity("assessment_id") or "latest")

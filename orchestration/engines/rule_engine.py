@@ -37,6 +37,7 @@ class Check(BaseModel):
     parent_required: bool = False
     role: Literal["access", "trunk", "routed", "edge"] | None = None
     global_alternative: str | None = None
+    offending: str | None = None
     function: str | None = None
     top_level: bool = False
 
@@ -44,7 +45,8 @@ class Check(BaseModel):
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str = Field(pattern=r"^[A-Z0-9-]+$")
-    title: str
+    title: str  # the control, as a passing device meets it
+    deviation: str  # what a failing device does wrong: the title of findings
     category: str
     technology: str
     severity: Severity
@@ -168,6 +170,11 @@ def _pattern_for(check: Check, platform: str) -> str | None:
     return check.pattern
 
 
+def _shown(pattern: str | None) -> str:
+    """A check's regex as people read it: '^transport input ssh$' -> 'transport input ssh'."""
+    return (pattern or "").strip("^$")
+
+
 def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
     kind = check.kind
     if kind == "require":
@@ -182,13 +189,18 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
     if kind in ("block_require", "block_forbid"):
         blocks = cfg.blocks(_rx(check.parent or ""))
         if not blocks:
-            return _Finding(missing=f"no '{check.parent}' block") if check.parent_required else None
+            return _Finding(missing=f"no '{_shown(check.parent)}' block") if check.parent_required else None
         child = _rx(check.child or "")
-        if kind == "block_require":
-            bad = [b for b in blocks if not b.child_matches(child)]
-        else:
+        if kind == "block_forbid":
             bad = [c for b in blocks for c in b.child_matches(child)]
-        return _Finding(bad) if bad else None
+            return _Finding(bad) if bad else None
+        failing = [b for b in blocks if not b.child_matches(child)]
+        if not failing:
+            return None
+        # the lines that are the deviation (e.g. 'transport input telnet'), else the block that lacks the child
+        offending = [c for b in failing for c in b.child_matches(_rx(check.offending))] if check.offending else []
+        lacking = [b for b in failing if not any(c.parent is b for c in offending)]
+        return _Finding(offending + lacking, missing=f"'{_shown(check.child)}' under it" if lacking else "")
     if kind in ("iface_require", "iface_forbid"):
         if check.global_alternative and cfg.find(_rx(check.global_alternative), top_level=True):
             return None
@@ -196,12 +208,37 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
         ifaces = [i for i in cfg.interfaces if i.role == check.role]
         if kind == "iface_require":
             bad = [i.block for i in ifaces if not i.block.child_matches(child)]
-        else:
-            bad = [c for i in ifaces for c in i.block.child_matches(child)]
+            return _Finding(bad, missing=f"'{_shown(check.child)}' under it") if bad else None
+        bad = [c for i in ifaces for c in i.block.child_matches(child)]
         return _Finding(bad) if bad else None
     if kind == "custom":
         return CUSTOM_CHECKS[check.function or ""](cfg)
     raise ValueError(f"unknown check kind {kind!r}")
+
+
+def _with_context(lines: list[Line]) -> list[Line]:
+    """The offending lines in config order, each after the parent lines it sits under."""
+    shown: list[Line] = []
+    for ln in lines:
+        chain, parent = [], ln.parent
+        while parent is not None:
+            chain.append(parent)
+            parent = parent.parent
+        for ctx in [*reversed(chain), ln]:
+            if ctx not in shown:
+                shown.append(ctx)
+    return shown
+
+
+def evidence_text(finding: _Finding, limit: int = 20) -> str:
+    """Numbered config lines as they appear (indented under their parents), then what is missing."""
+    shown = _with_context(finding.lines[:limit])
+    text = "\n".join(f"{ln.number}: {' ' * min(ln.indent, 4)}{ln.text}" for ln in shown)
+    if len(finding.lines) > limit:
+        text += f"\n… and {len(finding.lines) - limit} more"
+    if finding.missing:
+        text += ("\n" if text else "") + f"missing: {finding.missing}"
+    return text
 
 
 def evaluate_rule(rule: Rule, cfg: ParsedConfig, device_type: str | None = None) -> RuleResult:
@@ -213,13 +250,7 @@ def evaluate_rule(rule: Rule, cfg: ParsedConfig, device_type: str | None = None)
     finding = _evaluate_check(rule.check, cfg)
     if finding is None:
         return RuleResult(rule.id, "pass", rule.severity)
-    if finding.lines:
-        shown = finding.lines[:20]
-        evidence = "\n".join(f"{ln.number}: {ln.text}" for ln in shown)
-        if len(finding.lines) > len(shown):
-            evidence += f"\n… and {len(finding.lines) - len(shown)} more"
-        return RuleResult(rule.id, "fail", rule.severity, evidence, tuple(ln.number for ln in finding.lines))
-    return RuleResult(rule.id, "fail", rule.severity, f"missing: {finding.missing}")
+    return RuleResult(rule.id, "fail", rule.severity, evidence_text(finding), tuple(ln.number for ln in finding.lines))
 
 
 def evaluate_config(rules: list[Rule], cfg: ParsedConfig, device_type: str | None = None) -> list[RuleResult]:

@@ -45,7 +45,8 @@ def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, A
     impact += f" Affects {n_assets} device{'s' if n_assets != 1 else ''}"
     impact += f" ({crit} of them critical or high criticality)." if crit else "."
     return {
-        "id": f"{prefix}-{i:03d}", "rule_id": rule["rule_id"], "title": rule.get("title", rule["rule_id"]),
+        "id": f"{prefix}-{i:03d}", "rule_id": rule["rule_id"], "title": deviation_title(rule),
+        "control": rule.get("title", rule["rule_id"]),
         "severity": rule.get("severity", "medium"), "confidence": 0.95,
         "evidence_refs": [ref], "impact": impact,
         "recommendation": _remediation(rule.get("remediation")),
@@ -61,9 +62,25 @@ def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, A
 def _rules_catalog() -> dict[str, dict[str, Any]]:
     from orchestration.engines.rule_engine import get_rules
 
-    return {r.id: {"rule_id": r.id, "title": r.title, "severity": r.severity, "technology": r.technology,
+    return {r.id: {"rule_id": r.id, "title": r.title, "deviation": r.deviation, "severity": r.severity,
+                   "technology": r.technology,
                    "category": r.category, "rationale": r.rationale, "remediation": "\n".join(r.remediation),
                    "refs": r.refs} for r in get_rules()}
+
+
+def deviation_title(rule: dict[str, Any]) -> str:
+    """What a failing device does wrong ("HTTP server enabled"), from the rule catalog; a rule the catalog
+    does not know (e.g. from a remote lake) is titled with its control, marked as not met."""
+    known = _rules_catalog().get(rule["rule_id"], {})
+    if rule.get("deviation") or known.get("deviation"):
+        return str(rule.get("deviation") or known["deviation"])
+    return f"Not met: {rule.get('title') or rule['rule_id']}"
+
+
+def severity_counts(rows: list[dict[str, Any]], value: str = "failures") -> str:
+    """"2 critical, 5 high, 11 medium" in severity order, every severity present (none left out)."""
+    counts = {r["key"]: int(r[value]) for r in rows}
+    return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -SEVERITY_ORDER.get(k, -1)) if counts[k])
 
 
 def _risks(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -88,7 +105,7 @@ def from_analysis(result: dict[str, Any], prompt: str, presentation: str, chunks
             rule = {**catalog.get(row["rule_id"], {}), "rule_id": row["rule_id"], "severity": row["severity"],
                     "failing_assets": 1}
             f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row["asset_id"]])
-            f["evidence"] = row["evidence"]
+            f["evidence"], f["evidence_device"] = row["evidence"], row["asset_id"]
             f["impact"] = (rule.get("rationale") or row["title"]).rstrip(".") + "."
             findings.append(f)
     else:
@@ -98,7 +115,7 @@ def from_analysis(result: dict[str, Any], prompt: str, presentation: str, chunks
             sample = [r for r in result["results_sample"] if r["rule_id"] == f["rule_id"]]
             f["entities_referenced"] = [r["asset_id"] for r in sample][:10]
             if sample:
-                f["evidence"] = f"{sample[0]['asset_id']}: {sample[0]['evidence']}"
+                f["evidence"], f["evidence_device"] = sample[0]["evidence"], sample[0]["asset_id"]
     dims = wanted_dimensions(prompt, presentation)
     qualifier = f" ({m['severity_filter']})" if m.get("severity_filter") else ""
     charts = breakdown_charts(result["breakdowns"], dims, src, qualifier)
@@ -117,13 +134,17 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
         return f"No checks match this scope ({m['scope']}) in assessment {m['assessment_id']} ({date})."
     parts = []
     if device:
-        sev = {b["key"]: b["failures"] for b in result["breakdowns"]["severity"]}
-        crit = ", ".join(f"{n} {k}" for k, n in sorted(sev.items(), key=lambda kv: -SEVERITY_ORDER[kv[0]]))
+        crit = severity_counts(result["breakdowns"]["severity"])
         what = f"{m['matching_failures']} {m['severity_filter']} deviation(s)" if m.get("severity_filter") else \
-            f"{m['checks_failed']} failed checks ({crit})"
-        parts.append(f"{device} has {what} in assessment {m['assessment_id']} ({date}), out of "
-                     f"{m['checks_performed']} checks. The fixes below are the configuration commands from the rule "
-                     "catalog, in priority order.")
+            f"{m['checks_failed']} failed check(s)" + (f" ({crit})" if crit else "")
+        focus = result.get("focus_area")
+        out_of = (f"out of the {m['checks_performed']} checks on {focus}" if focus and focus != "security" else
+                  f"out of its {m['checks_performed']} {'security ' if focus == 'security' else ''}checks")
+        parts.append(f"{device} has {what} in assessment {m['assessment_id']} ({date}), {out_of}"
+                     + (f" ({m['checks_in_scope']} checks on this device in all)" if m.get("checks_in_scope", 0)
+                        > m["checks_performed"] else "") + ".")
+        if findings:
+            parts.append("The fixes below are the configuration commands from the rule catalog, in priority order.")
     else:
         parts.append(f"Assessment {m['assessment_id']} ({date}) covered {m['assets_assessed']} devices ({m['scope']}): "
                      f"{m['checks_performed']:,} checks performed, {m['checks_failed']:,} failed, "
@@ -138,14 +159,19 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
                          f"high-severity failure.")
         for dim in dims:
             rows = result["breakdowns"].get(dim) or []
-            if rows:
+            if dim == "severity":  # every severity, in severity order: none may be left out
+                rows = sorted(rows, key=lambda r: -SEVERITY_ORDER.get(r["key"], -1))
+                lead = ", ".join(f"{r['key']} {r['failures']} on {devices(r['assets'])}" for r in rows)
+                parts.append(f"Failed checks by severity: {lead}." if rows else "")
+            elif rows:
                 lead = ", ".join(f"{r['key']} ({r['failures']} failed checks on {r['assets']} devices)" for r in rows[:3])
-                parts.append(f"By {dim.replace('_', ' ')}: {lead}.")
+                more = f" and {len(rows) - 3} more (see the chart)" if len(rows) > 3 else ""
+                parts.append(f"Most failed checks by {dim.replace('_', ' ')}: {lead}{more}.")
         if findings:
             top = "; ".join(f"{f['rule_id']} — {f['title']} ({f['severity']}, {devices(f['assets_affected'])})"
                             for f in findings[:limit])
             parts.append(f"Top {min(limit, len(findings))} deviations: {top}.")
-    return " ".join(parts)
+    return " ".join(p for p in parts if p)
 
 
 def from_comparison(result: dict[str, Any], chunks: list[dict[str, Any]], limit: int,
@@ -216,7 +242,7 @@ def from_tracking(result: dict[str, Any], chunks: list[dict[str, Any]], limit: i
                      [u["asset_id"] for u in issues], delta)
         f["impact"] += f" Open for up to {rule['max_open_for_assessments']} consecutive assessments."
         if issues:
-            f["evidence"] = f"{issues[0]['asset_id']}: {issues[0]['evidence']}"
+            f["evidence"], f["evidence_device"] = issues[0]["evidence"], issues[0]["asset_id"]
         findings.append(f)
     sev = result["severity_breakdown"]
     counts = ", ".join(f"{n} {k}" for k, n in sev.items() if n)

@@ -11,6 +11,7 @@ from orchestration.interpretation.enterprise import applied, sentences
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
+NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:network )?devices)\b", re.I)
 _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
 
 
@@ -44,8 +45,8 @@ def answer(prompt: str, chunks: list[dict[str, Any]], skill: str) -> dict[str, A
             config = config or block.strip()
         for sentence in sentences(c["content"]):
             overlap = len(_terms(sentence) & terms)
-            if overlap:
-                scored.append((overlap, -rank, sentence))
+            if overlap:  # what the standard requires comes before its side notes
+                scored.append((overlap + int(bool(NORMATIVE.search(sentence))), -rank, sentence))
     picked = [s for _, _, s in sorted(scored, key=lambda x: (-x[0], -x[1]))[:5]]
     lines = [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
     applied_ctx = [applied(c) for c in used]

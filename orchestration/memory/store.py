@@ -48,7 +48,16 @@ def _m1_initial(db: sqlite_utils.Database) -> None:
     """)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial]
+def _m2_name_readings(db: sqlite_utils.Database) -> None:
+    """How each turn read the names it was given (a clarification reply refers to them), and the complete
+    device list an answer enumerated ("fix those devices" refers to it)."""
+    db.executescript("""
+    ALTER TABLE turns ADD COLUMN name_resolutions TEXT;
+    ALTER TABLE turns ADD COLUMN answer_devices TEXT;
+    """)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_name_readings]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -108,7 +117,8 @@ class MemoryStore:
             number = con.execute("SELECT COALESCE(MAX(turn_number), 0) + 1 FROM turns WHERE thread_id = ?",
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
-                    "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms"]
+                    "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
+                    "name_resolutions", "answer_devices"]
             row = {**record, "turn_number": number}
             con.execute(f"INSERT INTO turns ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                         [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols])
@@ -133,14 +143,15 @@ class MemoryStore:
         con = self._connect()
         try:
             cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
-                              "entities, answer, findings FROM turns WHERE thread_id = ? ORDER BY turn_number DESC "
+                              "entities, answer, findings, name_resolutions, answer_devices FROM turns "
+                              "WHERE thread_id = ? ORDER BY turn_number DESC "
                               "LIMIT ?", (thread_id, limit))
             names = [d[0] for d in cur.description]
             rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
         finally:
             con.close()
         for r in rows:
-            for key in ("scope", "entities", "findings"):
+            for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices"):
                 r[key] = json.loads(r[key]) if r[key] else ([] if key != "scope" else {})
         return list(reversed(rows))
 

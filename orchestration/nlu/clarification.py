@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
+from orchestration.nlu.names import Gazetteer, entity_type_label
 from orchestration.nlu.router import OUT_OF_SCOPE, VAGUE, RouteDecision
-from orchestration.state import Entity
+from orchestration.state import Entity, NameResolution
 
 SKILL_OFFERS = {
     "cbp_assessment": "a summary of the latest configuration best-practice assessment (top issues, statistics, trends)",
@@ -76,3 +77,42 @@ def followup_without_history_question(prompt: str) -> str:
         f"\"{prompt.strip()[:80]}\" sounds like a follow-up, but this conversation has no earlier question to "
         "build on. Which site, devices or assessment do you mean, and what would you like to know about them?"
     )
+
+
+def _or_list(items: list[str], word: str = "or") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def _known_examples(etype: str, gaz: Gazetteer, limit: int = 8) -> list[str]:
+    names = list(gaz.pool(etype).values())
+    return names[-limit:][::-1] if etype == "assessment_id" else sorted(names)[:limit]
+
+
+def names_question(unresolved: list[NameResolution], gaz: Gazetteer) -> str:
+    """One question about every name that could not be read: the closest names, or what exists."""
+    groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+    for r in unresolved:
+        groups.setdefault((r.entity_type, r.status, tuple(r.candidates)), []).append(f"'{r.mention}'")
+    lines = []
+    for (etype, status, candidates), mentions in groups.items():
+        label = entity_type_label(etype)
+        named = _or_list(mentions)
+        shown = [f"**{c}**" for c in candidates]
+        if status == "ambiguous":
+            lines.append(f"{named} could be several {label}s: which one do you mean — {_or_list(shown)}?")
+        elif etype == "platform":
+            lines.append(f"No device in the inventory runs {named}; the platforms present are "
+                         f"{_or_list(shown or ['none'], 'and')}. Which did you mean?")
+        elif etype == "assessment_id":
+            known = [f"**{n}**" for n in _known_examples(etype, gaz)]
+            lines.append(f"I could not find the assessment {named}. The assessments on record are "
+                         f"{_or_list(known or ['none'], 'and')} (latest first). Which one do you mean?")
+        elif shown:
+            lines.append(f"I could not find the {label} {named} in the inventory. Did you mean {_or_list(shown)}?")
+        else:
+            known = [f"**{n}**" for n in _known_examples(etype, gaz)]
+            total = len(gaz.pool(etype))
+            lines.append(f"I could not find the {label} {named} in the inventory"
+                         + (f" ({total} {label}s, e.g. {', '.join(known)})" if known else "") + f". Which {label} do you mean?")
+    lines.append("I have not run anything yet, so that the answer does not silently cover a different scope.")
+    return "\n\n".join(lines)

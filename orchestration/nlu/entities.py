@@ -1,8 +1,9 @@
 """Deterministic entity extraction (DESIGN §4): user-facing entities only, never invented.
 
-Patterns canonicalize what engineers type ("dc1", "data center 1" -> DataCenter-1; "rtr-core-1"
--> RTR-CORE-1). When the warehouse inventory is known (a ``Gazetteer``), names are also matched
-against it, including site and device names no pattern knows.
+Names (sites, devices, assessment ids, platforms, versions) are found and read against the inventory
+by ``orchestration.nlu.names``, whether or not they exist; the rest — device types, environments,
+timeframes, severities, formats, IPs, VLANs, priorities — by patterns over the text with the names
+blanked out.
 """
 
 from __future__ import annotations
@@ -10,28 +11,15 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
-from orchestration.state import Entity
+from orchestration.nlu.names import Gazetteer, Reading, find_names
+from orchestration.state import Entity, NameResolution
+
+__all__ = ["EntityReading", "Gazetteer", "extract_entities", "read_entities"]
 
 _I = re.IGNORECASE
-
-DEVICE_PREFIXES = (
-    "RTR|R|SW|FW|ASA|WLC|AP|NX|N9K|N7K|CORE|EDGE|DIST|ACC|LEAF|SPINE|VPN|GW|CE|PE|BR|DC|WAN|LAN|MGMT|CSR|ISR|ASR|CAT"
-)
-_DEVICE = re.compile(rf"\b((?:{DEVICE_PREFIXES})(?:-[A-Z0-9]{{1,12}}){{0,3}}-\d{{1,4}}[A-Z]?)\b", _I)
-
-_SITE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(?:hq|headquarters|head office)\b", _I), "HQ"),
-    (re.compile(r"\bdata[\s-]?cent(?:er|re)[\s-]?(\d{1,2})\b", _I), "DataCenter-{n}"),
-    (re.compile(r"\bdc[\s-]?(\d{1,2})\b(?!-)", _I), "DataCenter-{n}"),
-    (re.compile(r"\bbranch[\s-]?(?:office[\s-]?)?(\d{1,3})\b", _I), "Branch-{n:02d}"),
-    (re.compile(r"\bsite[\s-]([a-hj-z])\b|\bsite-(i)\b", _I), "Site-{L}"),
-]
-_STORE_RANGE = re.compile(
-    r"\bstores?[\s-]?(\d{1,3})\s*(?:-|–|…|\.\.\.?|to|through|thru)\s*(?:store[\s-]?)?(\d{1,3})\b", _I
-)
-_STORE = re.compile(r"\bstores?[\s-]?(\d{1,3})\b", _I)
 
 # Bounded by non-word, non-hyphen characters so that "RTR" inside "RTR-CORE-1" is not a device type.
 _DEVICE_TYPES: list[tuple[str, str]] = [
@@ -89,20 +77,16 @@ _OUTPUT_FORMATS: list[tuple[str, str]] = [
     (r"\btables?\b|\btabular\b", "table"),
     (r"\breport\b|\bdownload\b|\bexport\b|\bpdf\b|\bcsv\b", "report"),
 ]
-_ASSESSMENT_ID = re.compile(r"\b(ASMT-\d{4}(?:-\d{2}){1,2}(?:-[A-Z0-9]{1,8})?)\b", _I)
 _IPV4 = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3})(?:/(\d{1,2}))?\b")
 _VLAN = re.compile(r"\bvlan[\s-]?(\d{1,4})\b", _I)
 _PRIORITY: list[tuple[str, str]] = [(r"\bP([1-4])\b", "P{n}"), (r"\b(?:urgent|asap|immediately|emergency)\b", "urgent")]
 
-MAX_STORE_RANGE = 60
-
-
 @dataclass(frozen=True)
-class Gazetteer:
-    """Known names from the warehouse inventory: lower-cased alias -> canonical name."""
+class EntityReading:
+    """Entities of a prompt and how each name in it was read against the inventory."""
 
-    sites: dict[str, str] = field(default_factory=dict)
-    devices: dict[str, str] = field(default_factory=dict)
+    entities: list[Entity]
+    resolutions: list[NameResolution]
 
 
 class _Collector:
@@ -130,37 +114,26 @@ def _fill(template: str, m: re.Match[str]) -> str:
     return template.format(w=g.lower(), g=g.lower(), L=g.upper())
 
 
-def _sites(text: str, gaz: Gazetteer, out: _Collector) -> None:
-    for alias, canonical in sorted(gaz.sites.items(), key=lambda kv: -len(kv[0])):
-        if re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text, _I):
-            out.add("site", canonical, 1.0, "inventory")
-    consumed: list[tuple[int, int]] = []
-    for m in _STORE_RANGE.finditer(text):
-        lo, hi = sorted((int(m.group(1)), int(m.group(2))))
-        if hi - lo <= MAX_STORE_RANGE:
-            for n in range(lo, hi + 1):
-                out.add("site", _known(f"Store-{n:02d}", gaz), 0.95)
-            consumed.append(m.span())
-    for m in _STORE.finditer(text):
-        if not any(a <= m.start() < b for a, b in consumed):
-            out.add("site", _known(f"Store-{int(m.group(1)):02d}", gaz), 0.95)
-    for pattern, template in _SITE_PATTERNS:
-        for m in pattern.finditer(text):
-            out.add("site", _known(_fill(template, m), gaz), 0.95)
+def _names(reading: Reading, out: _Collector) -> None:
+    """Resolved names become entities; unresolved ones stay visible (source ``unresolved``) so the
+    classifier asks about them instead of answering for a wider scope."""
+    for r in reading.resolutions:
+        if r.status == "exact" and r.value:
+            out.add(r.entity_type, r.value, 1.0, "inventory")
+        elif r.status == "corrected" and r.value:
+            out.add(r.entity_type, r.value, round(min(r.score, 99.0) / 100, 2), "inventory")
+        elif r.status in ("ambiguous", "unknown"):
+            out.add(r.entity_type, r.mention, 0.3, "unresolved")
+    for etype, value in reading.unchecked:
+        out.add(etype, value, 0.9)
 
 
-def _known(name: str, gaz: Gazetteer) -> str:
-    return gaz.sites.get(name.lower(), name)
-
-
-def _devices(text: str, gaz: Gazetteer, out: _Collector) -> None:
-    for alias, canonical in gaz.devices.items():
-        if re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text, _I):
-            out.add("device", canonical, 1.0, "inventory")
-    for m in _DEVICE.finditer(text):
-        name = m.group(1).upper()
-        if not re.fullmatch(r"DC-?\d+", name):  # "DC-1" is a site alias, not a host
-            out.add("device", gaz.devices.get(name.lower(), name), 0.9)
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """Names blanked out, so that "Lab-1" is no environment and "FW-EDGE-1" no device type."""
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
 
 
 def _severity(text: str, out: _Collector) -> None:
@@ -181,16 +154,16 @@ def _network_ids(text: str, out: _Collector) -> None:
     for m in _VLAN.finditer(text):
         if 1 <= int(m.group(1)) <= 4094:
             out.add("vlan", str(int(m.group(1))))
-    for m in _ASSESSMENT_ID.finditer(text):
-        out.add("assessment_id", m.group(1).upper())
 
 
-def extract_entities(text: str, gazetteer: Gazetteer | None = None) -> list[Entity]:
-    """All entities the text names, in a stable order; nothing that the text does not say."""
+def read_entities(text: str, gazetteer: Gazetteer | None = None,
+                  vocabulary: frozenset[str] = frozenset()) -> EntityReading:
+    """All entities the text names, in a stable order, and the reading of every name; nothing invented."""
     gaz = gazetteer or Gazetteer()
+    reading = find_names(text, gaz, _rule_ids(), vocabulary)
     out = _Collector()
-    _sites(text, gaz, out)
-    _devices(text, gaz, out)
+    _names(reading, out)
+    text = _masked(text, reading.spans)
     for table, etype in ((_DEVICE_TYPES, "device_type"), (_ENVIRONMENTS, "environment")):
         for pattern, value in table:
             if re.search(pattern, text, _I):
@@ -209,4 +182,20 @@ def extract_entities(text: str, gazetteer: Gazetteer | None = None) -> list[Enti
             out.add("output_format", _fill(template, m2))
     _network_ids(text, out)
     out.first_match(text, _PRIORITY, "priority")
-    return out.entities
+    return EntityReading(out.entities, reading.resolutions)
+
+
+def extract_entities(text: str, gazetteer: Gazetteer | None = None) -> list[Entity]:
+    """The entities of ``read_entities`` (names unresolved against an empty inventory pass through as typed)."""
+    return read_entities(text, gazetteer).entities
+
+
+@lru_cache(maxsize=1)
+def _rule_ids() -> frozenset[str]:
+    """Rule ids look like names ("SSH-V2"); they are never sites or devices."""
+    from orchestration.engines.rule_engine import get_rules
+
+    try:
+        return frozenset(r.id for r in get_rules())
+    except Exception:  # a broken rule catalog is reported where rules are used, not here
+        return frozenset()

@@ -14,16 +14,23 @@ import re
 from dataclasses import dataclass, field
 
 from orchestration.nlu.domain import domain_details_for
-from orchestration.nlu.entities import extract_entities
-from orchestration.state import Conversation, Entity, Intent, PastTurn
+from orchestration.nlu.entities import Gazetteer, read_entities
+from orchestration.state import Conversation, Entity, Intent, NameResolution, PastTurn
 
 _I = re.IGNORECASE
-SCOPE_TYPES = ("site", "device", "device_type", "environment")
+# Every filter a scope is made of: a follow-up keeps each one it does not change ("the same devices",
+# "what about security?", "focus on firewalls"), and a correction changes only what it names.
+SCOPE_TYPES = ("site", "device", "device_type", "environment", "severity", "platform", "os_version", "assessment_id")
 CORRECTION = re.compile(r"^\s*(?:(?:sorry|oops|no|nope|actually|my bad)[,.!\s]+)*(?:i meant|i mean|i meant to say|meant)\s+"
                         r"(?P<right>.+?)(?:,?\s+not\s+(?P<wrong>.+?))?\s*[.!?]*$", _I)
 REFINE = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+)?(?:focus|only|just|limit|restrict|narrow|filter)\b", _I)
-SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|firewalls|hosts)\b|\bthose (?:devices|assets|"
-                  r"routers|switches|firewalls)\b|\bthese (?:devices|assets)\b", _I)
+SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|firewalls|hosts|sites|scope)\b|"
+                  r"\b(?:those|these) (?:devices|assets|routers|switches|firewalls|hosts|sites|ones)\b|"
+                  r"\b(?:check|scan|assess|audit|review|fix|show|list|harden|secure)\s+(?:them|those|these)\b|"
+                  r"\b(?:about|for|on) (?:them|those|these)\b", _I)
+BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)
+YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|that'?s (?:it|the one|right))\b", _I)
+PICK = re.compile(r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\b", _I)
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
             "5th": 5, "last": -1}
 ORDINAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:finding|issue|one|item|"
@@ -70,8 +77,58 @@ def _previous(history: list[PastTurn]) -> PastTurn | None:
 def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] | None = None) -> list[Entity]:
     """Previous entities with each type the new ones name replaced (all of that type)."""
     replaced = {e.type for e in new if types is None or e.type in types}
-    kept = [e.model_copy(update={"source": "conversation"}) for e in entities if e.type not in replaced]
+    kept = [e.model_copy(update={"source": "conversation"}) for e in entities
+            if e.type not in replaced and e.source != "unresolved"]
     return kept + [e for e in new if types is None or e.type in types]
+
+
+def _carried(prev: PastTurn, own: list[Entity]) -> list[Entity]:
+    """The previous turn's filters this prompt does not set itself."""
+    mine = {e.type for e in own}
+    return [e.model_copy(update={"source": "conversation"}) for e in prev.entities
+            if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved"]
+
+
+def _correction_entities(text: str, gaz: Gazetteer | None) -> list[Entity]:
+    """What "I meant X" names — with bare severities too ("I meant critical")."""
+    found = [e for e in read_entities(text, gaz).entities if e.source != "derived"]
+    m = BARE_SEVERITY.search(text)
+    if m and not any(e.type == "severity" for e in found):
+        found.append(Entity(type="severity", value=m.group(1).lower(), confidence=0.9))
+    return found
+
+
+def name_reply(prompt: str, own: Intent, history: list[PastTurn]) -> tuple[PastTurn, dict[str, NameResolution]] | None:
+    """A reply to the question about names the last turn asked ("Branch-05", "the second one", "yes"): that
+    turn, and how each name it asked about reads now (mention -> resolution). None for any other prompt."""
+    last = history[-1] if history else None
+    if last is None or last.intent_class != "unknown_or_needs_clarification":
+        return None
+    asked = [r for r in last.name_resolutions if r.status in ("ambiguous", "unknown")]
+    if not asked:
+        return None
+    given = [r for r in own.name_resolutions if r.status in ("exact", "corrected") and r.value]
+    rest = prompt
+    for r in own.name_resolutions:
+        rest = re.sub(re.escape(r.mention), " ", rest, flags=_I)
+    words = [w for w in re.findall(r"[a-z]+", rest.lower()) if w not in FILLER | REPLY_FILLER]
+    if len(words) > 2:
+        return None
+    pick = PICK.search(prompt)
+    chosen: dict[str, NameResolution] = {}
+    for r in asked:
+        value = next((g.value for g in given if g.entity_type == r.entity_type and g.value not in
+                      {c.value for c in chosen.values()}), None)
+        if value is None and pick and len(asked) == 1:
+            index = ORDINALS[pick.group(1).lower()] - 1
+            value = r.candidates[index] if 0 <= index < len(r.candidates) else None
+        if value is None and YES.match(prompt) and len(r.candidates) == 1:
+            value = r.candidates[0]
+        if value is None:
+            return None
+        chosen[r.mention] = NameResolution(entity_type=r.entity_type, mention=r.mention, status="corrected",
+                                           value=value, candidates=r.candidates, score=100.0)
+    return last, chosen
 
 
 def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
@@ -98,6 +155,8 @@ def _finding_reference(prompt: str, prev: PastTurn) -> dict[str, object] | None:
     return None
 
 
+REPLY_FILLER = frozenset(["i", "meant", "mean", "yes", "yeah", "yep", "one", "option", "that", "it", "is", "was", "the",
+                          "first", "second", "third", "fourth", "fifth", "please", "sorry", "no", "use", "take"])
 LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same for|same with|and for|also for)\b", _I)
 FILLER = frozenset(["and", "also", "the", "a", "at", "for", "in", "on", "of", "with", "site", "sites", "devices", "device", "please", "then", "now", "too"])
 
@@ -115,14 +174,13 @@ def _only_scope(prompt: str, own: Intent) -> bool:
     return bool(LEAD.search(prompt)) and len(words) <= 1
 
 
-def resolve(prompt: str, own: Intent, conversation: Conversation) -> Resolution:
+def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer | None = None) -> Resolution:
     prev = _previous(conversation.history)
     if prev is None or own.meta_intent in ("acknowledgement", "cancellation"):
         return Resolution(own)
-    prev_scope = [e for e in prev.entities if e.type in SCOPE_TYPES]
     correction = CORRECTION.match(prompt)
     if correction:
-        right = extract_entities(correction.group("right"))
+        right = _correction_entities(correction.group("right"), gaz)
         if right:
             corrections = []
             for e in right:
@@ -140,18 +198,17 @@ def resolve(prompt: str, own: Intent, conversation: Conversation) -> Resolution:
         return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, prev.entities),
                           "finding_reference", prev.prompt, finding, [prev.turn_number])
     if REFINE.search(prompt):
-        entities = _replace(prev.entities, [e for e in own.entities if e.type in (*SCOPE_TYPES, "severity")])
+        entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
                           "refinement", prev.prompt, None, [prev.turn_number])
     if SAME.search(prompt):
-        assets = sorted({str(a) for f in prev.findings for a in f.get("entities_referenced", []) or []})
-        assets = assets or [e.value for e in prev.entities if e.type == "device"]
-        devices = [Entity(type="device", value=a, confidence=0.9, source="conversation") for a in assets[:50]]
-        base = [e for e in own.entities if e.type != "device"] + devices
+        # "the same devices": the previous scope with every filter, or the exact devices it listed
+        listed = [Entity(type="device", value=a, confidence=0.9, source="conversation")
+                  for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]
+        base = [e for e in own.entities if e.source != "unresolved"] + _carried(prev, own.entities) + listed
         intent = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, base)
-        intent = intent.model_copy(update={"entities": base, "meta_intent": "followup_question"})
-        if intent.intent_class != "unknown_or_needs_clarification":
-            intent = intent.model_copy(update={"domain_details": domain_details_for(intent.domain_details.skill, base)})
+        intent = intent.model_copy(update={"entities": base, "meta_intent": "followup_question", "clarification_question": None,
+                                           "domain_details": domain_details_for(intent.domain_details.skill, base)})
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
     followup = own.meta_intent == "followup_question" or (has_scope and len(re.findall(r"\w+", prompt)) <= 6)
@@ -162,8 +219,9 @@ def resolve(prompt: str, own: Intent, conversation: Conversation) -> Resolution:
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
                           "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
-    if not has_scope and prev_scope:  # "what about security?" — this request, previous scope
-        entities = own.entities + [e.model_copy(update={"source": "conversation"}) for e in prev_scope]
+    carried = _carried(prev, own.entities)
+    if carried:  # "what about security?" — this request, the previous scope
+        entities = own.entities + carried
         intent = own.model_copy(update={"entities": entities, "meta_intent": "followup_question",
                                         "domain_details": domain_details_for(own.domain_details.skill, entities)})
         return Resolution(intent, "carryover", "", None, [prev.turn_number])

@@ -14,6 +14,26 @@ from orchestration.state import MetaIntent
 _I = re.IGNORECASE
 _END = r"[\s.!,;:)]*(?:$|\s)"
 
+_DEICTIC_NOUNS = (r"(?:one|ones|devices?|sites?|routers?|switch(?:es)?|firewalls?|hosts?|boxes|box|findings?|issues?|"
+                  r"problems?|configs?|configurations?|deviations?|assets?|results?|items?)")
+# A reference back to something said before: "check it", "what about that one", "are those compliant?"
+DEICTIC = re.compile(
+    r"\b(?:check|fix|assess|scan|audit|review|analy[sz]e|inspect|evaluate|verify|explain|summari[sz]e|compare|"
+    r"remediate|harden|secure|test|look (?:at|into)|show me|tell me about)\s+"
+    rf"(?:it|them|(?:this|that|these|those)(?!\s+[a-z])|(?:this|that|these|those|the same) {_DEICTIC_NOUNS})\b"
+    r"|\b(?:what|how) about (?:it|them|this|that|these|those)\b"
+    r"|\b(?:is|are|was|were) (?:it|this|that|they|these|those)\s+(?:still\s+)?(?:compliant|secure|ok|okay|fine|"
+    r"vulnerable|affected|safe|hardened|fixed|resolved|correct|exposed|at risk|failing|passing)\b"
+    rf"|\b(?:this|that|these|those) {_DEICTIC_NOUNS}\b",
+    _I,
+)
+
+
+def refers_back(prompt: str) -> bool:
+    """True when the prompt points at something earlier in the conversation ("check it", "those devices")."""
+    return bool(DEICTIC.search(prompt))
+
+
 _RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
     (
         "cancellation",
@@ -55,7 +75,7 @@ _RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
             r"\b(?:the same (?:devices|sites|assets|scope|ones)|those (?:devices|assets|ones|findings|issues)|"
             r"these (?:devices|assets|findings|issues)|the (?:first|second|third|fourth|fifth|last|previous) (?:one|finding|issue|item|device)|"
             r"(?:that|this) (?:one|finding|issue|device)|focus (?:only )?on|only (?:show )?(?:the )?\w+s\s*$|"
-            r"explain (?:the )?(?:first|second|third|last) )",
+            r"explain (?:the )?(?:first|second|third|last) )|" + DEICTIC.pattern,
             _I,
         ),
     ),

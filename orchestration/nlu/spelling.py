@@ -21,6 +21,11 @@ class SpellingNormalizer:
         self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS))
         self._known = frozenset(self.vocabulary)
 
+    @property
+    def known_words(self) -> frozenset[str]:
+        """The vocabulary: words that are never names (e.g. after "in": "in production")."""
+        return self._known
+
     @lru_cache(maxsize=4096)  # noqa: B019 - one normalizer per process; words repeat across prompts
     def correct_word(self, word: str) -> str:
         lower = word.lower()

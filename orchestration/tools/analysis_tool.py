@@ -89,6 +89,9 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         "assets_with_failures": assets_failing, "assets_at_risk": at_risk,
         "pct_assets_at_risk": round(100 * at_risk / assets, 1) if assets else 0.0,
     }
+    if focus_area or product_filter:  # how many checks the scope has without the topic filter, for context
+        plain, plain_params, _ = _filters(w, run.assessment_id, scope, None, None)
+        metrics["checks_in_scope"] = int(w.query(plain + "SELECT COUNT(*) FROM b", plain_params).rows[0][0] or 0)
     if severity_filter:
         metrics.update({"severity_filter": severity_filter, "matching_failures": matching,
                         "assets_with_matching_failures": assets_matching,
@@ -123,7 +126,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         "query_type": query_type, "metrics": metrics, "breakdowns": breakdowns,
         "top_rules": top_rules,
         "top_assets": top_assets, "results_sample": sample, "sample_cap": SAMPLE_CAP,
-        "row_count": checks,
+        "row_count": checks, "scope_applied": scope, "focus_area": focus_area,
     }
     if query_type == "exceptions":
         result["exceptions_applied"] = w.query(base + """

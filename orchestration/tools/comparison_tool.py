@@ -33,8 +33,10 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
             severity_filter: str | None = None, scope: dict[str, Any] | None = None) -> dict[str, Any]:
     current = resolve_assessment(w, current_assessment_id)
     previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id)
-    if previous.started_at >= current.started_at:
-        raise ToolError(f"{previous.assessment_id} is not earlier than {current.assessment_id}")
+    if previous.started_at > current.started_at:  # two named runs in either order: compare older → newer
+        current, previous = previous, current
+    if previous.started_at == current.started_at:
+        raise ToolError(f"{previous.assessment_id} and {current.assessment_id} are the same assessment run")
     where, sparams, scope = scope_clause(w, scope)
     sev_sql, sev_params = ("AND r.severity = ?", [severity_filter]) if severity_filter else ("", [])
     fails_sql = FAILS.format(where=where, severity=sev_sql)
@@ -85,7 +87,8 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     return {
         "comparison_focus": comparison_focus,
         "current_assessment_id": current.assessment_id, "previous_assessment_id": previous.assessment_id,
-        "scope": describe_scope(scope),
+        "scope": describe_scope(scope), "scope_applied": scope,
+        "current_assessment_date": current.started_at, "previous_assessment_date": previous.started_at,
         "metrics": {"previous_failures": len(prev), "current_failures": len(cur), "failures_delta": delta,
                     "previous_assets": len(prev_assets), "current_assets": len(cur_assets),
                     "new_issues": len(new_issues), "resolved_issues": len(resolved),

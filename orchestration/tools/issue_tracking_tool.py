@@ -27,7 +27,8 @@ ORDER BY {rank} DESC, r.asset_id, r.rule_id
 def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter: str | None = None,
           priority: str | None = None, lookback_assessments: int = 2,
           scope: dict[str, Any] | None = None) -> dict[str, Any]:
-    runs = [r.assessment_id for r in assessment_runs(w)]
+    dated = assessment_runs(w)
+    runs = [r.assessment_id for r in dated]
     if not runs:
         raise ToolError("the warehouse holds no assessments yet")
     where, params, scope = scope_clause(w, scope)
@@ -84,7 +85,8 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
         reasons.append(f"{long_open} issue(s) open in every assessment on record")
     return {
         "tracking_scope": tracking_scope, "assessment_scope": assessment_scope, "latest_assessment_id": runs[-1],
-        "assessments_considered": runs, "scope": describe_scope(scope),
+        "assessments_considered": runs, "scope": describe_scope(scope), "scope_applied": scope,
+        "latest_assessment_date": dated[-1].started_at,
         "total_unresolved": len(selected),
         "unresolved_issues": sorted(selected, key=lambda i: (-i["open_for_assessments"], i["asset_id"]))[:SAMPLE_CAP],
         "severity_breakdown": {s: breakdown.get(s, 0) for s in ("critical", "high", "medium", "low", "info")},

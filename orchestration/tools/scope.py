@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from orchestration.state import Intent
 from orchestration.tools.registry import ToolError
 from orchestration.warehouse.store import Warehouse
 
@@ -19,6 +20,7 @@ SEVERITY_RANK_SQL = ("CASE {col} WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 
                      "WHEN 'low' THEN 1 ELSE 0 END")
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 SAMPLE_CAP = 50
+DEVICE_TYPES = ("router", "switch", "firewall", "wireless_controller")  # the inventory's device types
 
 
 @dataclass(frozen=True)
@@ -86,17 +88,41 @@ def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -
         devices = scope["devices"] = _check_names(w, "asset_id", list(scope["devices"]), "device")
         parts.append(f"{alias}.asset_id IN ({', '.join('?' for _ in devices)})")
         params += devices
-    for key in ("environment", "device_type"):
+    for key in ("environment", "device_type", "platform", "os_version"):
         if scope.get(key):
             parts.append(f"{alias}.{key} = ?")
             params.append(scope[key])
     return (" AND ".join(parts) or "1 = 1"), params, scope
 
 
+def scope_for(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
+    """The tools' ``scope`` parameter from the intent's entities — the one place where entities become
+    filters — and which entity bound each key. Unresolved names never get here: the classifier asks first."""
+    def values(etype: str) -> list[str]:
+        return list(dict.fromkeys(e.value for e in intent.entities if e.type == etype and e.source != "unresolved"))
+
+    scope: dict[str, Any] = {}
+    bindings: dict[str, str] = {}
+    sites, devices = values("site"), values("device")
+    if sites:
+        scope["sites"], bindings["scope.sites"] = sites, "entity site"
+    if len(devices) == 1:
+        scope["device"], bindings["scope.device"] = devices[0], "entity device"
+    elif devices:
+        scope["devices"], bindings["scope.devices"] = devices, "entity device (several)"
+    for etype in ("environment", "platform", "os_version"):
+        if values(etype):
+            scope[etype], bindings[f"scope.{etype}"] = values(etype)[0], f"entity {etype}"
+    device_type = next(iter(values("device_type")), None)
+    if device_type in DEVICE_TYPES:
+        scope["device_type"], bindings["scope.device_type"] = device_type, "entity device_type"
+    return scope, bindings
+
+
 def describe_scope(scope: dict[str, Any] | None) -> str:
     scope = scope or {}
     many = scope.get("devices") or []
-    bits = [", ".join(scope.get("sites") or [])] + [str(scope[k]) for k in ("device", "environment", "device_type")
-                                                    if scope.get(k)]
+    bits = [", ".join(scope.get("sites") or [])] + [str(scope[k]) for k in ("device", "environment", "device_type",
+                                                                            "platform", "os_version") if scope.get(k)]
     bits += [f"{len(many)} named devices"] if many else []
     return " / ".join(b for b in bits if b) or "all devices"

@@ -19,6 +19,7 @@ from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.schema import get_ontology
+from orchestration.tools.scope import scope_for
 from orchestration.warehouse.sql_path import plan_sql, run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 
@@ -70,7 +71,7 @@ def _time(fn: Callable[[], Any], repeat: int) -> float:
 
 def _workload(w: Warehouse) -> dict[str, Callable[[], Any]]:
     def sql(prompt: str, entities: list[dict[str, Any]]) -> Callable[[], Any]:
-        plan = plan_sql(prompt, Intent.model_validate({"entities": entities}), "latest-placeholder")
+        plan = plan_sql(prompt, scope_for(Intent.model_validate({"entities": entities}))[0], "latest-placeholder")
         assert plan is not None, prompt
         latest = w.query("SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1").rows[0][0]
         params = [latest if p == "latest-placeholder" else p for p in plan.params]
@@ -84,7 +85,8 @@ def _workload(w: Warehouse) -> dict[str, Callable[[], Any]]:
         "comparison(latest vs previous)": lambda: compare(w, "latest", "previous", "assets"),
         "issue_tracking(persistent, critical)": lambda: track(w, "persistent", "since_prior", priority="critical"),
         "sql: IOS-XE versions at Branch-05": sql("Which IOS-XE versions run at Branch-05?",
-                                                 [{"type": "site", "value": "Branch-05", "confidence": 1}]),
+                                                 [{"type": "site", "value": "Branch-05", "confidence": 1},
+                                                  {"type": "platform", "value": "ios-xe", "confidence": 1}]),
         "sql: devices without an NTP server": sql("List devices without an NTP server", []),
     }
 

@@ -1,11 +1,12 @@
-"""Known site and device names from the warehouse inventory, for entity extraction (DESIGN §4)."""
+"""The inventory's names for entity extraction (DESIGN §4): sites, hostnames, assessment ids, platforms
+and software versions of the configured warehouse, reloaded when the warehouse file changes."""
 
 from __future__ import annotations
 
 import threading
 
 from orchestration.config import get_settings
-from orchestration.nlu.entities import Gazetteer
+from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
 _lock = threading.Lock()
@@ -13,7 +14,7 @@ _cache: dict[tuple[str, float], Gazetteer] = {}
 
 
 def inventory_gazetteer() -> Gazetteer:
-    """Sites and hostnames of the configured warehouse (reloaded when the file changes); empty if none."""
+    """Names of the configured warehouse; empty if there is none."""
     settings = get_settings()
     path = settings.warehouse_path
     if settings.warehouse_backend == "duckdb" and not path.exists():
@@ -25,10 +26,12 @@ def inventory_gazetteer() -> Gazetteer:
     try:
         w = get_warehouse(settings)
         sites = [r[0] for r in w.query("SELECT site FROM sites").rows]
-        devices = [r[0] for r in w.query("SELECT asset_id FROM assets").rows]
+        assets = w.query("SELECT asset_id, platform, os_version FROM assets").rows
+        assessments = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
     except WarehouseUnavailable:
         return Gazetteer()
-    gaz = Gazetteer(sites={s.lower(): s for s in sites}, devices={d.lower(): d for d in devices})
+    gaz = Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
+                       platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]})
     with _lock:
         _cache.clear()
         _cache[key] = gaz

@@ -12,13 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from orchestration.state import Intent
 from orchestration.warehouse.schema import Ontology, get_ontology
 from orchestration.warehouse.sql_guard import validate
 from orchestration.warehouse.store import QueryResult, Warehouse
 
 _I = re.IGNORECASE
-PLATFORM_WORDS = {"ios-xe": r"ios[- ]?xe", "nx-os": r"nx[- ]?os|nexus", "asa": r"\basa\b"}
 # phrase -> rule ids, for "devices without <topic>" (most specific first)
 TOPIC_RULES: list[tuple[str, list[str]]] = [
     (r"ntp auth", ["NTP-AUTH"]), (r"\bntp\b|time server|time sync", ["NTP-SERVER"]),
@@ -55,27 +53,22 @@ def _column_for(prompt: str, ontology: Ontology) -> str | None:
     return best[0] if best else None
 
 
-def _scope_filters(intent: Intent, prompt: str) -> tuple[list[str], list[Any]]:
+def _scope_filters(scope: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """SQL conditions of the tools' scope (``orchestration.tools.scope.scope_for``), as bound parameters."""
     where: list[str] = []
     params: list[Any] = []
-    sites = [e.value for e in intent.entities if e.type == "site"]
-    if sites:
-        where.append(f"a.site IN ({', '.join('?' for _ in sites)})")
-        params += sites
-    for etype, col in (("environment", "a.environment"), ("device", "a.asset_id")):
-        value = intent.entity(etype)
-        if value:
-            where.append(f"{col} = ?")
-            params.append(value)
-    device_type = intent.entity("device_type")
-    if device_type and device_type != "access_point":
-        where.append("a.device_type = ?")
-        params.append(device_type)
-    for platform, words in PLATFORM_WORDS.items():
-        if re.search(words, prompt, _I):
-            where.append("a.platform = ?")
-            params.append(platform)
-            break
+    names = scope.get("sites") or []
+    if names:
+        where.append(f"a.site IN ({', '.join('?' for _ in names)})")
+        params += names
+    devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
+    if devices:
+        where.append(f"a.asset_id IN ({', '.join('?' for _ in devices)})")
+        params += devices
+    for key in ("environment", "device_type", "platform", "os_version"):
+        if scope.get(key):
+            where.append(f"a.{key} = ?")
+            params.append(scope[key])
     return where, params
 
 
@@ -83,10 +76,10 @@ def _scope_text(params: list[Any]) -> str:
     return ", ".join(str(p) for p in params) or "all devices"
 
 
-def plan_sql(prompt: str, intent: Intent, latest_assessment: str | None = None) -> SqlPlan | None:
+def plan_sql(prompt: str, scope: dict[str, Any], latest_assessment: str | None = None) -> SqlPlan | None:
     """A SQL plan when the question is one the tools do not answer, else None."""
     ontology = get_ontology()
-    where, params = _scope_filters(intent, prompt)
+    where, params = _scope_filters(scope)
     cond = " AND ".join(where) or "1 = 1"
     if WITHOUT.search(prompt) and latest_assessment:
         rules = next((ids for pattern, ids in TOPIC_RULES if re.search(pattern, prompt, _I)), None)

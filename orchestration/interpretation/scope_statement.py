@@ -1,0 +1,145 @@
+"""The scope a data answer covered, said where the user reads first (DESIGN §10): taken from what the tools
+returned — assessment, date, sites, devices, filters, device count — never from the question. The same
+module says how each typed name was read, and what differs between the scope asked for and the scope
+covered (the Reflector qualifies an answer whose scope is not the one asked for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.nlu.names import entity_type_label
+from orchestration.state import AnswerScope, Intent
+from orchestration.tools.scope import DEVICE_TYPES
+
+LIST_LIMIT = 6
+
+
+def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | None,
+                  latest: str | None = None) -> AnswerScope | None:
+    """What one Data Query Agent call covered (``tool`` may be ``sql_path``, whose ``params`` are its scope)."""
+    if result is None:
+        return None
+    applied: dict[str, Any] = result.get("scope_applied") or (params.get("scope") if tool != "sql_path" else params) or {}
+    base = {"sites": list(applied.get("sites") or []),
+            "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
+            **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")}}
+    if tool == "assessment_analysis_tool":
+        m = result["metrics"]
+        focus = params.get("focus_area")
+        return AnswerScope(**base, assessment_id=m["assessment_id"], assessment_date=str(m["assessment_date"])[:10],
+                           severity=params.get("severity_filter"), focus=focus, assets=m["assets_assessed"])
+    if tool == "assessment_comparison_tool":
+        return AnswerScope(**base, assessment_id=result["current_assessment_id"],
+                           assessment_date=str(result.get("current_assessment_date") or "")[:10] or None,
+                           previous_assessment_id=result["previous_assessment_id"],
+                           severity=params.get("severity_filter"), assets=result["metrics"]["current_assets"])
+    if tool == "issue_tracking_tool":
+        return AnswerScope(**base, assessment_id=result["latest_assessment_id"],
+                           assessment_date=str(result.get("latest_assessment_date") or "")[:10] or None,
+                           severity=params.get("priority"),
+                           focus=f"{result['tracking_scope']} issues")
+    return AnswerScope(**base, assessment_id=latest if latest and latest in str(params) else None)
+
+
+def slic_scope(context: dict[str, Any]) -> AnswerScope | None:
+    """What the SLIC Agent covered, when no Data Query Agent call states it."""
+    if not context.get("assessment_id"):
+        return None
+    applied = context.get("scope") or {}
+    return AnswerScope(assessment_id=context["assessment_id"], sites=list(applied.get("sites") or []),
+                       devices=[applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
+                       **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
+                       focus="SLIC known-issue signatures")
+
+
+def asked_scope(intent: Intent) -> AnswerScope:
+    """The scope the question asked for (shown when no data came back to say what was covered)."""
+    def first(etype: str) -> str | None:
+        return next(iter(_asked(intent, etype)), None)
+
+    return AnswerScope(assessment_id=first("assessment_id") or "latest", sites=_asked(intent, "site"),
+                       devices=_asked(intent, "device"), environment=first("environment"),
+                       device_type=first("device_type"), platform=first("platform"), os_version=first("os_version"),
+                       severity=first("severity"))
+
+
+def _names(label: str, names: list[str]) -> str:
+    if len(names) == 1:
+        return f"{label} {names[0]}"
+    shown = ", ".join(names[:LIST_LIMIT]) + (f" and {len(names) - LIST_LIMIT} more" if len(names) > LIST_LIMIT else "")
+    return f"{len(names)} {label}s ({shown})"
+
+
+def scope_line(scope: AnswerScope) -> str:
+    """One line: assessment, where, which filters, how many devices — the same place in every data answer."""
+    if scope.previous_assessment_id:
+        parts = [f"{scope.previous_assessment_id} → assessment {scope.assessment_id}"
+                 + (f" ({scope.assessment_date})" if scope.assessment_date else "")]
+    elif scope.assessment_id == "latest":
+        parts = ["the latest assessment"]
+    elif scope.assessment_id:
+        parts = [f"assessment {scope.assessment_id}" + (f" ({scope.assessment_date})" if scope.assessment_date else "")]
+    else:
+        parts = ["current inventory"]
+    if scope.devices:
+        parts.append(_names("device", scope.devices))
+    if scope.sites:
+        parts.append(_names("site", scope.sites))
+    if not scope.sites and not scope.devices:
+        parts.append("all sites")
+    parts += [f"{k.replace('_', ' ')} {v}" for k, v in (("environment", scope.environment),
+                                                        ("device type", scope.device_type),
+                                                        ("platform", scope.platform),
+                                                        ("software version", scope.os_version),
+                                                        ("severity", scope.severity)) if v]
+    if scope.focus:
+        parts.append(f"{scope.focus} checks" if "issues" not in scope.focus and "SLIC" not in scope.focus else scope.focus)
+    if scope.assets is not None:
+        parts.append(f"{scope.assets} device{'s' if scope.assets != 1 else ''} in scope")
+    return "**Scope:** " + " · ".join(parts)
+
+
+def name_notes(intent: Intent) -> list[str]:
+    """How typed names were read: corrected ones and range members left out (never silently)."""
+    notes = []
+    for r in intent.name_resolutions:
+        if r.status == "corrected" and r.value and r.mention.lower() != r.value.lower():
+            notes.append(f"I read '{r.mention}' as **{r.value}** (the {entity_type_label(r.entity_type)} "
+                         "in the inventory closest to what you typed).")
+    dropped = [r.mention for r in intent.name_resolutions if r.status == "dropped"]
+    if dropped:
+        notes.append(f"{', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not in the inventory and "
+                     f"{'was' if len(dropped) == 1 else 'were'} left out.")
+    return notes
+
+
+def _asked(intent: Intent, etype: str) -> list[str]:
+    return list(dict.fromkeys(e.value for e in intent.entities if e.type == etype and e.source != "unresolved"))
+
+
+def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
+    """Where the covered scope is not the scope asked for (names, filters, assessment)."""
+    gaps = []
+    for etype, have in (("site", covered.sites), ("device", covered.devices)):
+        asked = _asked(intent, etype)
+        if asked and {a.lower() for a in asked} != {h.lower() for h in have}:
+            gaps.append(f"asked for {etype}s {', '.join(asked)}, the data covers "
+                        f"{', '.join(have) if have else 'all ' + etype + 's'}")
+    for etype, have in (("environment", covered.environment), ("platform", covered.platform),
+                        ("os_version", covered.os_version), ("severity", covered.severity)):
+        asked = _asked(intent, etype)
+        if asked and (have or "").lower() not in {a.lower() for a in asked}:
+            gaps.append(f"asked for {entity_type_label(etype)} {', '.join(asked)}, the data covers "
+                        f"{have or 'every ' + entity_type_label(etype)}")
+    asked_type = _asked(intent, "device_type")
+    if asked_type and covered.device_type not in asked_type:
+        missing = [t for t in asked_type if t not in DEVICE_TYPES]
+        gaps.append(f"asked for {', '.join(t.replace('_', ' ') + 's' for t in asked_type)}, the data covers "
+                    f"{covered.device_type + 's' if covered.device_type else 'every device type'}"
+                    + (f" ({', '.join(missing)} is not a device type of the inventory)" if missing else ""))
+    asked_id = _asked(intent, "assessment_id")
+    covered_ids = [i for i in (covered.previous_assessment_id, covered.assessment_id) if i]
+    if asked_id and covered_ids and not set(asked_id) <= set(covered_ids):
+        gaps.append(f"asked for assessment {', '.join(asked_id)}, the data covers {' → '.join(covered_ids)}")
+    return gaps
