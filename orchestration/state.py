@@ -99,6 +99,7 @@ class NameResolution(StateModel):
     value: str | None = None
     candidates: list[str] = Field(default_factory=list)
     score: float = 0.0
+    reason: str = ""  # why a corrected name reads as it does, said in the answer
 
 
 class Scope(StateModel):

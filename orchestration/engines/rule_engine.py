@@ -172,7 +172,7 @@ def _pattern_for(check: Check, platform: str) -> str | None:
 
 def _shown(pattern: str | None) -> str:
     """A check's regex as people read it: '^transport input ssh$' -> 'transport input ssh'."""
-    return (pattern or "").strip("^$")
+    return (pattern or "").strip("^$").replace(r"\S+", "<name>").replace(r"\d+", "<n>")
 
 
 def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:

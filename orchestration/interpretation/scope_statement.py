@@ -105,8 +105,8 @@ def name_notes(intent: Intent) -> list[str]:
     notes = []
     for r in intent.name_resolutions:
         if r.status == "corrected" and r.value and r.mention.lower() != r.value.lower():
-            notes.append(f"I read '{r.mention}' as **{r.value}** (the {entity_type_label(r.entity_type)} "
-                         "in the inventory closest to what you typed).")
+            reason = r.reason or f"the {entity_type_label(r.entity_type)} in the inventory closest to what you typed"
+            notes.append(f"I read '{r.mention}' as **{r.value}** ({reason}).")
     dropped = [r.mention for r in intent.name_resolutions if r.status == "dropped"]
     if dropped:
         notes.append(f"{', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not in the inventory and "

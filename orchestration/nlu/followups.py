@@ -127,7 +127,7 @@ def name_reply(prompt: str, own: Intent, history: list[PastTurn]) -> tuple[PastT
         if value is None:
             return None
         chosen[r.mention] = NameResolution(entity_type=r.entity_type, mention=r.mention, status="corrected",
-                                           value=value, candidates=r.candidates, score=100.0)
+                                           value=value, candidates=r.candidates, score=100.0, reason="as you chose")
     return last, chosen
 
 

@@ -160,7 +160,8 @@ def _fuzzy(mention: str, etypes: tuple[str, ...], gaz: Gazetteer) -> NameResolut
     if same and same[0][0] >= CLEAR_SCORE and (len(same) == 1 or same[0][0] - same[1][0] >= MARGIN):
         best = same[0]
         return NameResolution(entity_type=best[1], mention=mention, status="corrected", value=best[2],  # type: ignore[arg-type]
-                              candidates=candidates, score=round(best[0], 1))
+                              candidates=candidates, score=round(best[0], 1),
+                              reason=f"the {best[1].replace('_', ' ')} in the inventory closest to what you typed")
     close = [s for s in same if s[0] >= CLEAR_SCORE]
     status = "ambiguous" if len(close) >= 2 else "unknown"
     return NameResolution(entity_type=etype, mention=mention, status=status, candidates=candidates,  # type: ignore[arg-type]
@@ -171,11 +172,12 @@ def _resolve(etype: str, mention: str, canonical: str, gaz: Gazetteer, reading: 
              span: tuple[int, int], fuzzy_types: tuple[str, ...] | None = None) -> None:
     pool = gaz.pool(etype)
     alias = gaz.aliases.get(key(mention)) or gaz.aliases.get(key(canonical))
-    if alias and alias[0] == etype:
-        reading.add(span, NameResolution(entity_type=etype, mention=mention, status="corrected",  # type: ignore[arg-type]
-                                         value=alias[1], candidates=[alias[1]], score=100.0))
-    elif key(canonical) in pool:
+    if key(canonical) in pool:  # the inventory first: a remembered alias never hides a real name
         reading.add(span, _exact(etype, mention, pool[key(canonical)]))
+    elif alias and alias[0] == etype:
+        reading.add(span, NameResolution(entity_type=etype, mention=mention, status="corrected",  # type: ignore[arg-type]
+                                         value=alias[1], candidates=[alias[1]], score=100.0,
+                                         reason="as you told me earlier"))
     elif not any(gaz.pool(t) for t in (fuzzy_types or (etype,))):
         reading.add(span, unchecked=(etype, canonical))
     else:
@@ -206,7 +208,8 @@ def _known_names(text: str, gaz: Gazetteer, reading: Reading) -> None:
             elif k in gaz.aliases:  # a name this user corrected before ("sorry, I meant Site-A")
                 etype, right = gaz.aliases[k]
                 reading.add(span, NameResolution(entity_type=etype, mention=mention, status="corrected",  # type: ignore[arg-type]
-                                                 value=right, candidates=[right], score=100.0))
+                                                 value=right, candidates=[right], score=100.0,
+                                                 reason="as you told me earlier"))
             else:
                 continue
             used.update(range(i, i + n))
@@ -304,7 +307,8 @@ def _platforms_and_versions(text: str, gaz: Gazetteer, reading: Reading) -> None
                 reading.add(m.span(), _exact("platform", m.group(0), canonical))
             elif PLATFORM_FAMILY.get(canonical) in gaz.platforms.values():
                 reading.add(m.span(), NameResolution(entity_type="platform", mention=m.group(0), status="corrected",
-                                                     value=PLATFORM_FAMILY[canonical], score=90.0))
+                                                     value=PLATFORM_FAMILY[canonical], score=90.0,
+                                                     reason="the IOS family in the inventory runs IOS-XE"))
             else:
                 reading.add(m.span(), NameResolution(entity_type="platform", mention=m.group(0), status="unknown",
                                                      candidates=sorted(gaz.platforms.values())))
@@ -328,7 +332,8 @@ def _version(mention: str, span: tuple[int, int], gaz: Gazetteer, reading: Readi
     in_train = sorted(v for vk, v in pool.items() if train and vk.startswith(k + "."))
     if len(in_train) == 1:
         reading.add(span, NameResolution(entity_type="os_version", mention=mention, status="corrected",
-                                         value=in_train[0], candidates=in_train, score=90.0))
+                                         value=in_train[0], candidates=in_train, score=90.0,
+                                         reason=f"the only {mention} release in the inventory"))
         return
     near = [pool[c] for c, _, _ in process.extract(k, list(pool), scorer=fuzz.ratio, limit=MAX_CANDIDATES)]
     reading.add(span, NameResolution(entity_type="os_version", mention=mention,
