@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import chainlit as cl
+from chainlit.server import app as chainlit_app
 from chainlit.types import ThreadDict
 
 from chat_app.auth import LOCAL_USER, check_password
 from chat_app.charts import figure
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
+from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
-from orchestration.config import get_settings
+from orchestration.config import app_secret, get_settings
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 
@@ -43,9 +45,13 @@ def _warm_up() -> None:
 threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
 
 
+ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
+add_route(chainlit_app, ELEMENTS)
+
+
 @cl.data_layer
 def data_layer():  # type: ignore[no-untyped-def]
-    return make_data_layer(SETTINGS.data_dir / "chainlit.sqlite")
+    return make_data_layer(SETTINGS.data_dir / "chainlit.sqlite", ELEMENTS)
 
 
 if SETTINGS.auth_enabled:

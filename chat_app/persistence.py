@@ -2,13 +2,16 @@
 
 Chainlit ships no SQLite DDL, so the schema is created here (the documented tables plus the columns
 Chainlit 2.12 writes, e.g. ``autoCollapse`` and ``modes``). The project's own memory store keeps the
-turns themselves; this file only holds what the Chainlit UI shows in its thread list and on resume.
+turns themselves; this file only holds what the Chainlit UI shows in its thread list and on resume. Element
+bodies go to a storage client (``chat_app/storage.py``) so that resumed threads show them as live.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+
+from chainlit.data.storage_clients.base import BaseStorageClient
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users ("id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL,
@@ -40,7 +43,8 @@ def ensure_schema(path: Path) -> Path:
     return path
 
 
-def make_data_layer(path: Path):  # type: ignore[no-untyped-def]
+def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
+    """Threads, steps and elements in SQLite; element bodies (citations, charts, files) in ``storage``."""
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
-    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{ensure_schema(path)}")
+    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{ensure_schema(path)}", storage_provider=storage)

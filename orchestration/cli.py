@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestration.config import PROJECT_ROOT
+from orchestration.config import PROJECT_ROOT, app_secret
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -204,24 +204,10 @@ def ensure_demo_data() -> None:
         print(f"first run: ingested the seed knowledge base ({added} chunks)")
 
 
-def _auth_secret() -> str:
-    """Chainlit signs session tokens with CHAINLIT_AUTH_SECRET; keep one per data directory."""
-    import secrets
-
-    from orchestration.config import get_settings
-
-    path = get_settings().data_dir / ".chainlit_secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(48))
-        path.chmod(0o600)
-    return path.read_text().strip()
-
-
 def _cmd_serve(args: argparse.Namespace) -> int:
     ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
-    env.setdefault("CHAINLIT_AUTH_SECRET", _auth_secret())
+    env.setdefault("CHAINLIT_AUTH_SECRET", app_secret())
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
     return subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)

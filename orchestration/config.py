@@ -72,6 +72,21 @@ class Settings(BaseSettings):
         return self.data_dir / "knowledge_index"
 
 
+def app_secret() -> str:
+    """The secret that signs Chainlit session tokens and element links: CHAINLIT_AUTH_SECRET, else one kept
+    (mode 0600) in the data directory, so that links and sessions survive a restart."""
+    import secrets
+
+    if os.environ.get("CHAINLIT_AUTH_SECRET"):
+        return os.environ["CHAINLIT_AUTH_SECRET"]
+    path = get_settings().data_dir / ".chainlit_secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings; tests clear this cache after changing the environment."""

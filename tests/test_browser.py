@@ -4,6 +4,7 @@ bad), trace export, resume after a restart, and user isolation with password aut
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,16 +47,67 @@ def test_question_streams_steps_and_answer(app: tuple[str, Path], browser: Any) 
     page.close()
 
 
-def test_citation_opens_the_chunk(app: tuple[str, Path], browser: Any) -> None:
-    page = open_chat(browser, app[0])
-    send(page, "How should I configure SNMP v3 according to our company standards?")
-    link = page.locator(".element-link").first
-    link.wait_for(timeout=30_000)
-    link.click()
-    side = page.locator("#side-view-content")
-    side.wait_for(timeout=30_000)
-    assert "standard-snmpv3.md" in side.inner_text().lower() and "relevance" in side.inner_text()
+CITED = [  # three cited answers; the first two both cite a chunk as [1]
+    "What do the SLIC findings for DataCenter-1 mean given our internal policies?",
+    "How should I configure SNMPv3 according to our company standards?",
+    "How should I configure NTP authentication according to our standards?",
+]
+
+
+def _expected_chunks(data: Path, thread_id: str) -> list[dict[str, tuple[str, str]]]:
+    """Per answer of the thread: chip name -> (chunk id, chunk text), from the stored STATE of each turn."""
+    from orchestration.memory.store import MemoryStore
+
+    turns = []
+    for state in MemoryStore(data / "memory.sqlite").thread_states(thread_id):
+        chunks = {c["metadata"]["chunk_id"]: c["content"] for t in state["plan"]["tasks"]
+                  for c in t["outputs"].get("enterprise_context", {}).get("retrieved_chunks", [])}
+        turns.append({f"[{c['number']}] {c['source']}": (c["chunk_id"], chunks[c["chunk_id"]])
+                      for c in state["final"]["citations"]})
+    return turns
+
+
+def _click_every_chip(page: Any, expected: list[dict[str, tuple[str, str]]]) -> int:
+    answers = page.locator("[data-step-type='assistant_message']")
+    assert answers.count() == len(expected)
+    clicked = 0
+    for i, want in enumerate(expected):
+        chips = answers.nth(i).locator(".element-link")
+        assert sorted(chips.nth(j).text_content() for j in range(chips.count())) == sorted(want)
+        for j in range(chips.count()):
+            name = chips.nth(j).text_content()
+            chips.nth(j).click()
+            page.wait_for_function(
+                "n => document.getElementById('side-view-title')?.textContent.trim() === n", arg=name, timeout=15_000)
+            side = page.locator("#side-view-content")
+            side.get_by_text("chunk").first.wait_for(timeout=15_000)
+            chunk_id, text = want[name]
+            assert side.evaluate("e => e.children.length") == 1  # that chunk alone, not the thread's citations
+            body = side.inner_text()
+            assert f"chunk {chunk_id}" in " ".join(body.split()), (name, body[:300])
+            words = re.findall(r"[A-Za-z]{3,}", text)[:12]  # the chunk's text, in order, as rendered Markdown
+            shown = iter(re.findall(r"[A-Za-z]{3,}", body.split(chunk_id, 1)[1]))
+            assert all(any(w == x for x in shown) for w in words), (name, words)
+            clicked += 1
+    return clicked
+
+
+def test_every_citation_chip_opens_exactly_its_chunk_also_after_reload(app: tuple[str, Path], browser: Any) -> None:
+    url, data = app
+    page = open_chat(browser, url)
+    for prompt in CITED:
+        send(page, prompt)
+    assert page.locator("#side-view-content").count() == 0  # no side panel the user did not ask for
+    thread_id = page.url.split("/thread/")[1]
+    expected = _expected_chunks(data, thread_id)
+    assert all(expected) and sum("[1] " in " ".join(t) for t in expected) >= 2
+    assert _click_every_chip(page, expected) == sum(len(t) for t in expected)
     shot(page, "citation")
+    page.reload()
+    page.wait_for_selector("[data-step-type='assistant_message'] .element-link", timeout=60_000)
+    page.wait_for_timeout(2000)
+    assert page.locator("#side-view-content").count() == 0
+    assert _click_every_chip(page, expected) == sum(len(t) for t in expected)
     page.close()
 
 

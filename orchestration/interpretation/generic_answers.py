@@ -62,7 +62,8 @@ def answer(prompt: str, chunks: list[dict[str, Any]], skill: str) -> dict[str, A
         summary = "No enterprise standard in the knowledge base covers this question. Industry practice (CIS benchmarks):"
         assumptions = ["No enterprise context was retrieved; the answer is generic industry practice from the rule catalog."]
     if rules:
-        why = " ".join(f"{r['rule_id']} — {r['title']}: {r['rationale']}" for r in rules[:2])
+        why = " ".join(f"{r['rule_id']} checks that {r['title'][0].lower() + r['title'][1:]}: {r['rationale']}"
+                       for r in rules[:2])
         summary += f"\n\nWhy the assessment checks this: {why}"
         if not used:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
