@@ -3,7 +3,8 @@
 Case format: that of ``shared/eval/upstream_cases.json`` (``eval_cases`` list, or a bare list).
 Checks per case: intent_class, confidence bounds, expected entities present, agents invoked,
 knowledge agent needed, tools called, expected outputs non-empty, chart hints, trend mode and the
-clarification question. Every case carries its full final STATE so others can score it themselves.
+clarification question — and for every answer, that its Markdown renders as meant (markdown-it-py:
+fences closed, no citation marker in code, every marker listed under Sources). Every case carries its full final STATE so others can score it themselves.
 
 Agents invoked: the expected agents must all run, in the expected relative order (an ordered
 subsequence of the plan's routing). Extra agents are allowed only when DESIGN §5 mandates them — e.g.
@@ -18,6 +19,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from orchestration.interpretation.markdown import markdown_problems
 from orchestration.runtime import handle_turn
 from orchestration.state import AssessmentState
 
@@ -58,6 +60,10 @@ def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, di
 
     def check(name: str, passed: bool, exp: Any, act: Any) -> None:
         checks[name] = {"passed": bool(passed), "expected": exp, "actual": act}
+
+    # every answer, whatever the case expects: it must render as meant (fences, markers, sources, tables)
+    problems = markdown_problems(state.final.answer, {c.number for c in state.final.citations})
+    check("markdown", not problems, [], problems)
 
     if "intent_class" in expected:
         check("intent_class", intent.intent_class == expected["intent_class"], expected["intent_class"],
@@ -123,6 +129,16 @@ def _optional_checks(expected: dict[str, Any], state: AssessmentState,
         checks["entities"] = {"passed": all((t, _norm(v)) in have for t, v in want),
                               "expected": [f"{t}={v}" for t, v in want],
                               "actual": [f"{e.type}={e.value}" for e in intent.entities]}
+    if "scope" in expected:  # what the answer says it covered (final.scope), field by field
+        covered = state.final.scope.model_dump() if state.final.scope else {}
+        checks["scope"] = {"passed": bool(covered) and all(covered.get(k) == v for k, v in expected["scope"].items()),
+                           "expected": expected["scope"], "actual": covered}
+    if "name_readings" in expected:  # how typed names were read: [{mention, status[, value]}]
+        readings = [{"mention": r.mention, "status": r.status, "value": r.value} for r in intent.name_resolutions]
+        wanted: list[dict[str, Any]] = expected["name_readings"]
+        checks["name_readings"] = {
+            "passed": all(any(all(g.get(k) == v for k, v in w.items()) for g in readings) for w in wanted),
+            "expected": wanted, "actual": readings}
     if "mcp_tools" in expected and "tools" not in checks:
         tools = sorted({c.tool_name for c in state.mcp.tool_calls})
         checks["tools"] = {"passed": tools == sorted(set(expected["mcp_tools"])), "expected": expected["mcp_tools"],
@@ -190,16 +206,17 @@ def calibration(pairs: list[tuple[float, bool]], bins: int = 5) -> dict[str, flo
 def render_scorecard(report: dict[str, Any]) -> str:
     names = list(report["summary"]["checks"])
     short = {n: n[:6] for n in names}
-    lines = ["case       " + " ".join(f"{short[n]:>6}" for n in names) + "  result"]
+    width = max([10, *(len(r["id"]) + (3 if "turns" in r else 0) for r in report["cases"])])
+    lines = [f"{'case':<{width}} " + " ".join(f"{short[n]:>6}" for n in names) + "  result"]
 
     def row(label: str, checks: dict[str, Any], passed: bool) -> str:
         marks = " ".join(f"{('ok' if checks[n]['passed'] else 'FAIL') if n in checks else '-':>6}" for n in names)
-        return f"{label:<10} {marks}  {'PASS' if passed else 'fail'}"
+        return f"{label:<{width}} {marks}  {'PASS' if passed else 'fail'}"
 
     for r in report["cases"]:
         if "turns" in r:
             for i, t in enumerate(r["turns"], start=1):
-                lines.append(row(f"{r['id']}.{i}"[:10], t["checks"], all(c["passed"] for c in t["checks"].values())))
+                lines.append(row(f"{r['id']}.{i}", t["checks"], all(c["passed"] for c in t["checks"].values())))
         else:
             lines.append(row(r["id"], r["checks"], r["passed"]))
     s = report["summary"]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from orchestration.agents.reflector import reflect
 from orchestration.runtime import handle_turn
 from orchestration.state import AssessmentState, Citation

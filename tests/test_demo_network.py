@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from orchestration.warehouse.build import build_demo_warehouse

@@ -16,9 +16,9 @@ import sqlglot
 from sqlglot import exp
 
 from orchestration.state import Entity, Intent
+from orchestration.tools.scope import scope_for
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL, validate
-from orchestration.tools.scope import scope_for
 from orchestration.warehouse.sql_path import plan_sql, run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, QueryResult
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from orchestration.config import get_settings
 from orchestration.enforcement import TaskResult
-from orchestration.memory.store import MemoryStore
 from orchestration.interpretation.scope_statement import covered_scope
+from orchestration.memory.store import MemoryStore
 from orchestration.state import AnswerScope, AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.registry import ToolOutcome, call_tool
 from orchestration.tools.scope import scope_for

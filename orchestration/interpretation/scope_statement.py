@@ -26,20 +26,21 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")}}
     if tool == "assessment_analysis_tool":
         m = result["metrics"]
-        focus = params.get("focus_area")
-        return AnswerScope(**base, assessment_id=m["assessment_id"], assessment_date=str(m["assessment_date"])[:10],
-                           severity=params.get("severity_filter"), focus=focus, assets=m["assets_assessed"])
+        return AnswerScope.model_validate({
+            **base, "assessment_id": m["assessment_id"], "assessment_date": str(m["assessment_date"])[:10],
+            "severity": params.get("severity_filter"), "focus": params.get("focus_area"), "assets": m["assets_assessed"]})
     if tool == "assessment_comparison_tool":
-        return AnswerScope(**base, assessment_id=result["current_assessment_id"],
-                           assessment_date=str(result.get("current_assessment_date") or "")[:10] or None,
-                           previous_assessment_id=result["previous_assessment_id"],
-                           severity=params.get("severity_filter"), assets=result["metrics"]["current_assets"])
+        return AnswerScope.model_validate({
+            **base, "assessment_id": result["current_assessment_id"],
+            "assessment_date": str(result.get("current_assessment_date") or "")[:10] or None,
+            "previous_assessment_id": result["previous_assessment_id"], "severity": params.get("severity_filter"),
+            "assets": result["metrics"]["current_assets"]})
     if tool == "issue_tracking_tool":
-        return AnswerScope(**base, assessment_id=result["latest_assessment_id"],
-                           assessment_date=str(result.get("latest_assessment_date") or "")[:10] or None,
-                           severity=params.get("priority"),
-                           focus=f"{result['tracking_scope']} issues")
-    return AnswerScope(**base, assessment_id=latest if latest and latest in str(params) else None)
+        return AnswerScope.model_validate({
+            **base, "assessment_id": result["latest_assessment_id"],
+            "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
+            "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
+    return AnswerScope.model_validate({**base, "assessment_id": latest if latest and latest in str(params) else None})
 
 
 def slic_scope(context: dict[str, Any]) -> AnswerScope | None:
@@ -47,10 +48,11 @@ def slic_scope(context: dict[str, Any]) -> AnswerScope | None:
     if not context.get("assessment_id"):
         return None
     applied = context.get("scope") or {}
-    return AnswerScope(assessment_id=context["assessment_id"], sites=list(applied.get("sites") or []),
-                       devices=[applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
-                       **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
-                       focus="SLIC known-issue signatures")
+    return AnswerScope.model_validate({
+        "assessment_id": context["assessment_id"], "sites": list(applied.get("sites") or []),
+        "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
+        **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
+        "focus": "SLIC known-issue signatures"})
 
 
 def asked_scope(intent: Intent) -> AnswerScope:
@@ -74,7 +76,7 @@ def _names(label: str, names: list[str]) -> str:
 def scope_line(scope: AnswerScope) -> str:
     """One line: assessment, where, which filters, how many devices — the same place in every data answer."""
     if scope.previous_assessment_id:
-        parts = [f"{scope.previous_assessment_id} → assessment {scope.assessment_id}"
+        parts = [f"assessments {scope.previous_assessment_id} → {scope.assessment_id}"
                  + (f" ({scope.assessment_date})" if scope.assessment_date else "")]
     elif scope.assessment_id == "latest":
         parts = ["the latest assessment"]
@@ -121,17 +123,17 @@ def _asked(intent: Intent, etype: str) -> list[str]:
 def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
     """Where the covered scope is not the scope asked for (names, filters, assessment)."""
     gaps = []
-    for etype, have in (("site", covered.sites), ("device", covered.devices)):
+    for etype, names in (("site", covered.sites), ("device", covered.devices)):
         asked = _asked(intent, etype)
-        if asked and {a.lower() for a in asked} != {h.lower() for h in have}:
+        if asked and {a.lower() for a in asked} != {n.lower() for n in names}:
             gaps.append(f"asked for {etype}s {', '.join(asked)}, the data covers "
-                        f"{', '.join(have) if have else 'all ' + etype + 's'}")
-    for etype, have in (("environment", covered.environment), ("platform", covered.platform),
-                        ("os_version", covered.os_version), ("severity", covered.severity)):
+                        f"{', '.join(names) if names else 'all ' + etype + 's'}")
+    for etype, value in (("environment", covered.environment), ("platform", covered.platform),
+                         ("os_version", covered.os_version), ("severity", covered.severity)):
         asked = _asked(intent, etype)
-        if asked and (have or "").lower() not in {a.lower() for a in asked}:
+        if asked and (value or "").lower() not in {a.lower() for a in asked}:
             gaps.append(f"asked for {entity_type_label(etype)} {', '.join(asked)}, the data covers "
-                        f"{have or 'every ' + entity_type_label(etype)}")
+                        f"{value or 'every ' + entity_type_label(etype)}")
     asked_type = _asked(intent, "device_type")
     if asked_type and covered.device_type not in asked_type:
         missing = [t for t in asked_type if t not in DEVICE_TYPES]

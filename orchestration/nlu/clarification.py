@@ -83,9 +83,13 @@ def _or_list(items: list[str], word: str = "or") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def _known_examples(etype: str, gaz: Gazetteer, limit: int = 8) -> list[str]:
+def _known_examples(etype: str, gaz: Gazetteer, like: str = "", limit: int = 8) -> list[str]:
+    """Known names to offer: the latest assessments, else names sharing the typed name's first part first."""
     names = list(gaz.pool(etype).values())
-    return names[-limit:][::-1] if etype == "assessment_id" else sorted(names)[:limit]
+    if etype == "assessment_id":
+        return names[-limit:][::-1]
+    head = re.split(r"[-_ ]", like.lower(), maxsplit=1)[0]
+    return sorted(names, key=lambda n: (not n.lower().startswith(head), n))[:limit]
 
 
 def names_question(unresolved: list[NameResolution], gaz: Gazetteer) -> str:
@@ -110,7 +114,7 @@ def names_question(unresolved: list[NameResolution], gaz: Gazetteer) -> str:
         elif shown:
             lines.append(f"I could not find the {label} {named} in the inventory. Did you mean {_or_list(shown)}?")
         else:
-            known = [f"**{n}**" for n in _known_examples(etype, gaz)]
+            known = [f"**{n}**" for n in _known_examples(etype, gaz, mentions[0].strip("'"))]
             total = len(gaz.pool(etype))
             lines.append(f"I could not find the {label} {named} in the inventory"
                          + (f" ({total} {label}s, e.g. {', '.join(known)})" if known else "") + f". Which {label} do you mean?")

@@ -26,7 +26,7 @@ from orchestration.state import EntityType, NameResolution
 _I = re.IGNORECASE
 CLEAR_SCORE = 75.0  # rapidfuzz ratio (0-100) at which a same-number candidate counts as the name meant
 MARGIN = 6.0  # a second same-number candidate this close makes the reading ambiguous
-CANDIDATE_CUTOFF = 50.0
+CANDIDATE_CUTOFF = 60.0
 MAX_CANDIDATES = 5
 MAX_STORE_RANGE = 60
 
@@ -48,9 +48,7 @@ DEVICE_SHAPE = re.compile(rf"(?:{DEVICE_PREFIXES})(?:[-_][A-Z0-9]{{1,12}}){{0,3}
 HARDWARE_MODEL = re.compile(r"(?:ISR|ASR|CSR|CAT|N\dK|C)[-_]?\d{3,}\w*", _I)
 SITE_SHAPE = re.compile(r"([A-Za-z]{3,})[-_](\d{1,3})")
 # identifiers of other kinds that look like names: rules, findings, signatures, CVEs, exceptions, tickets
-ID_PREFIXES = frozenset("""cfg sec slic cve exc ra rfc inc chg req ticket case eval own conv ghsa psirt sa cis nist pci
-    aes sha md tls ssl ipv snmpv vlan top p tier step phase section level priority group area type vty con aux line
-    gi te po fa eth port channel loopback tunnel interface asn as acl iso fy q dot rule check finding""".split())
+ID_PREFIXES = frozenset(["cfg", "sec", "slic", "cve", "exc", "ra", "rfc", "inc", "chg", "req", "ticket", "case", "eval", "own", "conv", "ghsa", "psirt", "sa", "cis", "nist", "pci", "aes", "sha", "md", "tls", "ssl", "ipv", "snmpv", "vlan", "top", "p", "tier", "step", "phase", "section", "level", "priority", "group", "area", "type", "vty", "con", "aux", "line", "gi", "te", "po", "fa", "eth", "port", "channel", "loopback", "tunnel", "interface", "asn", "as", "acl", "iso", "fy", "q", "dot", "rule", "check", "finding"])
 ASSESSMENT_SHAPE = re.compile(r"(?:asmt|assess(?:ment)?|audit|run|scan)[-_]?\d{1,4}(?:[-_][0-9a-z]{1,8}){0,3}", _I)
 ASSESSMENT_BY_NOUN = re.compile(r"\b(?:assessment|audit|run|scan)\s+(?:id\s+)?#?(\d{2,4}(?:-\d{1,4}){1,3})\b", _I)
 PLATFORM_WORDS: list[tuple[re.Pattern[str], str]] = [
@@ -68,9 +66,7 @@ PLATFORM_FAMILY = {"ios": "ios-xe"}  # classic IOS is read as IOS-XE when only I
 VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[a-z]?\)))(?![\w.])", _I)
 VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on)\s+(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
 LOCATIVE = re.compile(r"(?<![\w-])(?:at|in|site)\s+(?:the\s+)?([A-Z][a-z]{3,}[A-Za-z]*)(?![\w-])")
-LOCATIVE_STOP = frozenset("""detail general particular total summary short brief order case addition future practice place
-    time terms production staging development cisco juniper arista fortinet palo nexus catalyst meraki english
-    markdown json table chart charts excel which what where when there this that these those here""".split())
+LOCATIVE_STOP = frozenset(["detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here"])
 
 
 def key(name: str) -> str:
@@ -276,10 +272,10 @@ def _unknown_shapes(text: str, gaz: Gazetteer, reading: Reading, rule_ids: froze
             _resolve("assessment_id", name, name.upper(), gaz, reading, span)
         elif _is_other_id(name, rule_ids):
             continue
-        elif _device_shaped(name):
-            _resolve("device", name, name.upper(), gaz, reading, span, ("device", "site"))
+        elif _device_shaped(name):  # the shape decides the pool: a hostname is never read as a site
+            _resolve("device", name, name.upper(), gaz, reading, span)
         elif (sm := SITE_SHAPE.fullmatch(name)) and sm.group(1).lower() not in ID_PREFIXES:
-            _resolve("site", name, name, gaz, reading, span, ("site", "device"))
+            _resolve("site", name, name, gaz, reading, span)
 
 
 def _locative_names(text: str, gaz: Gazetteer, reading: Reading, vocabulary: frozenset[str]) -> None:

@@ -17,9 +17,9 @@ from orchestration.state import Intent
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
+from orchestration.tools.scope import scope_for
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.schema import get_ontology
-from orchestration.tools.scope import scope_for
 from orchestration.warehouse.sql_path import plan_sql, run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 
