@@ -32,7 +32,8 @@ def assert_control_plane(path: Path) -> dict:  # type: ignore[type-arg]
 def assert_every_check(path: Path) -> dict:  # type: ignore[type-arg]
     report = run_cases(load_cases(path))
     failures = [(c["id"], name, check["expected"], check["actual"])
-                for c in report["cases"] for name, check in c["checks"].items() if not check["passed"]]
+                for c in report["cases"] for turn in c.get("turns", [c])
+                for name, check in turn["checks"].items() if not check["passed"]]
     assert not failures, failures
     return report
 
@@ -97,3 +98,11 @@ def test_conversation_cases_run_in_fresh_threads_and_print_every_turn(demo_wareh
         for turn in case["turns"]:
             assert set(turn) >= {"checks", "state"} and turn["checks"]
     assert len({c["turns"][0]["state"]["input"]["thread_id"] for c in report["cases"]}) == len(report["cases"])
+
+
+def test_faithful_scope_cases_pass_every_check_markdown_included(demo_warehouse: Path) -> None:
+    from tests.conftest import PROJECT_ROOT
+
+    report = assert_every_check(PROJECT_ROOT / "evals" / "faithful_scope.json")
+    assert report["summary"]["checks"]["markdown"]["passed"] == report["summary"]["checks"]["markdown"]["total"] >= 26
+    assert report["summary"]["checks"]["name_readings"]["total"] >= 10
