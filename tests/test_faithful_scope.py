@@ -52,6 +52,8 @@ READINGS = [
     ("how many failed checks does site Q have", "site", "ambiguous", None),
     ("critical issues at Store-44", "site", "unknown", None),
     ("open deviations at Dallas", "site", "unknown", None),
+    ("worst configured devices in the data center", "site", "ambiguous", None),  # there are two
+    ("which routers at the branch have issues", "site", "ambiguous", None),
     # devices
     ("what should I fix on RTR-CROE-1", "device", "corrected", "RTR-CORE-1"),
     ("deviations of rtr-core-1", "device", "exact", "RTR-CORE-1"),
@@ -144,6 +146,15 @@ def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_war
     assert answered.conversation.resolution == "name_clarification"
     assert answered.final.scope is not None and answered.final.scope.sites == ["Site-B"]
     assert "I read 'site Q' as **Site-B** (as you chose)" in answered.final.answer
+
+
+def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path) -> None:
+    chat = Chat()
+    asked = chat("What are the worst configured devices in the data center?")
+    assert "**DataCenter-1** or **DataCenter-2**" in asked.final.answer and not asked.plan.tasks
+    both = chat("both")
+    assert both.final.scope is not None and both.final.scope.sites == ["DataCenter-1", "DataCenter-2"]
+    assert "as **DataCenter-1 and DataCenter-2** (as you chose)" in both.final.answer
 
 
 def test_a_name_reply_reruns_the_request_and_is_remembered(demo_warehouse: Path) -> None:

@@ -174,8 +174,10 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
     readings = [r for r in intent.name_resolutions if r.value not in {c.value for c in chosen.values()}]
     intent = intent.model_copy(update={"name_resolutions": [*chosen.values(), *readings],
                                        "meta_intent": "followup_question"})
+    # a misspelling answered with one name is remembered as this user's alias; "the data center" -> "both" is not
     remembered = [{"entity_type": r.entity_type, "wrong": r.mention, "right": r.value or ""}
-                  for r in chosen.values() if r.entity_type in ("site", "device") and r.value]
+                  for r in chosen.values() if r.entity_type in ("site", "device") and r.value in r.candidates
+                  and not r.mention.lower().startswith("the ")]
     return Resolution(intent, "name_clarification", effective, None, [last.turn_number], remembered)
 
 

@@ -30,6 +30,7 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
                   r"\b(?:about|for|on) (?:them|those|these)\b", _I)
 BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)
 YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|that'?s (?:it|the one|right))\b", _I)
+BOTH = re.compile(r"^\s*(?:both|all(?: of them| \d+)?|each of them|every one)\b", _I)
 PICK = re.compile(r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\b", _I)
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
             "5th": 5, "last": -1}
@@ -124,6 +125,8 @@ def name_reply(prompt: str, own: Intent, history: list[PastTurn]) -> tuple[PastT
             value = r.candidates[index] if 0 <= index < len(r.candidates) else None
         if value is None and YES.match(prompt) and len(r.candidates) == 1:
             value = r.candidates[0]
+        if value is None and BOTH.match(prompt) and r.status == "ambiguous" and r.entity_type in ("site", "device"):
+            value = " and ".join(r.candidates)  # "both": every candidate, said as such
         if value is None:
             return None
         chosen[r.mention] = NameResolution(entity_type=r.entity_type, mention=r.mention, status="corrected",
@@ -156,7 +159,8 @@ def _finding_reference(prompt: str, prev: PastTurn) -> dict[str, object] | None:
 
 
 REPLY_FILLER = frozenset(["i", "meant", "mean", "yes", "yeah", "yep", "one", "option", "that", "it", "is", "was", "the",
-                          "first", "second", "third", "fourth", "fifth", "please", "sorry", "no", "use", "take"])
+                          "first", "second", "third", "fourth", "fifth", "please", "sorry", "no", "use", "take", "both",
+                          "all", "of", "them", "each", "every"])
 LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same for|same with|and for|also for)\b", _I)
 FILLER = frozenset(["and", "also", "the", "a", "at", "for", "in", "on", "of", "with", "site", "sites", "devices", "device", "please", "then", "now", "too"])
 

@@ -65,6 +65,10 @@ PLATFORM_WORDS: list[tuple[re.Pattern[str], str]] = [
 PLATFORM_FAMILY = {"ios": "ios-xe"}  # classic IOS is read as IOS-XE when only IOS-XE is in the inventory
 VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[a-z]?\)))(?![\w.])", _I)
 VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on)\s+(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
+# "the data center", "the branch": one site of a family the inventory has several of (or exactly one)
+SITE_FAMILY = re.compile(r"(?<![\w-])(?:at|in|of|for|on)\s+(?:the|that|this)\s+(data[\s-]?cent(?:er|re)|branch(?:\s+office)?|"
+                         r"store)(?![\w-])(?!\s*\d)", _I)
+FAMILY_LIMIT = 12
 LOCATIVE = re.compile(r"(?<![\w-])(?:at|in|site)\s+(?:the\s+)?([A-Z][a-z]{3,}[A-Za-z]*)(?![\w-])")
 LOCATIVE_STOP = frozenset(["detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here"])
 
@@ -288,6 +292,22 @@ def _locative_names(text: str, gaz: Gazetteer, reading: Reading, vocabulary: fro
             _resolve("site", word, word, gaz, reading, m.span(1))
 
 
+def _site_families(text: str, gaz: Gazetteer, reading: Reading) -> None:
+    """"The data center" when there are two: ask which; "the lab" when there is one: that one, said."""
+    for m in SITE_FAMILY.finditer(text):
+        if reading.taken(*m.span(1)) or not gaz.sites:
+            continue
+        family = re.sub(r"office$", "", key(m.group(1)).replace("centre", "center"))
+        members = sorted(v for k, v in gaz.sites.items() if re.sub(r"\d+", "", k) == family)
+        if len(members) == 1:
+            reading.add(m.span(1), NameResolution(entity_type="site", mention=m.group(1), status="corrected",
+                                                  value=members[0], candidates=members, score=90.0,
+                                                  reason=f"the only {m.group(1).lower()} site in the inventory"))
+        elif members:
+            reading.add(m.span(1), NameResolution(entity_type="site", mention=f"the {m.group(1)}", status="ambiguous",
+                                                  candidates=members[:FAMILY_LIMIT]))
+
+
 def _version_key(version: str) -> str:
     return re.sub(r"\b0+(\d)", r"\1", version.lower().replace("(", ".").replace(")", ""))
 
@@ -346,6 +366,7 @@ def find_names(text: str, gaz: Gazetteer, rule_ids: frozenset[str] = frozenset()
     _site_patterns(text, gaz, reading)
     _platforms_and_versions(text, gaz, reading)
     _unknown_shapes(text, gaz, reading, rule_ids)
+    _site_families(text, gaz, reading)
     _locative_names(text, gaz, reading, vocabulary)
     return reading
 
