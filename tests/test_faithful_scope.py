@@ -184,6 +184,13 @@ def test_nothing_to_refer_to_gets_a_question(prompt: str, demo_warehouse: Path) 
     assert "no earlier question" in state.final.answer and prompt.rstrip("?") in state.final.answer
 
 
+def test_a_clarification_question_is_no_antecedent(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("Can you check it?")
+    again = chat("Is it compliant?")
+    assert again.intent.intent_class == "unknown_or_needs_clarification" and again.plan.tasks == []
+
+
 def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path) -> None:
     chat = Chat()
     chat("Summarize the configuration assessment for RTR-CORE-1")

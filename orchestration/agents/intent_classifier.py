@@ -193,7 +193,9 @@ def run(state: AssessmentState) -> dict[str, Any]:
         updates.update(resolution="preference", new_preferences=prefs)
         return {"intent": intent, "conversation": conv.model_copy(update=updates)}
     gaz = _aliases(conv)
-    own = classify(prompt, history_available=bool(conv.history), gazetteer=gaz)
+    # something to refer back to: an earlier turn that was answered (a clarification question is not one)
+    antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
+    own = classify(prompt, history_available=antecedent, gazetteer=gaz)
     resolution = _name_clarification(prompt, own, conv, gaz) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences))
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)

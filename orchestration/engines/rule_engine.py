@@ -179,10 +179,10 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
     kind = check.kind
     if kind == "require":
         pattern = _pattern_for(check, cfg.platform) or ""
-        return None if cfg.find(_rx(pattern), check.top_level) else _Finding(missing=f"no line matching '{pattern}'")
+        return None if cfg.find(_rx(pattern), check.top_level) else _Finding(missing=f"no '{_shown(pattern)}' line")
     if kind == "require_all":
         missing = [p for p in check.patterns if not cfg.find(_rx(p), check.top_level)]
-        return _Finding(missing="no line matching " + ", ".join(f"'{p}'" for p in missing)) if missing else None
+        return _Finding(missing="no " + " and no ".join(f"'{_shown(p)}'" for p in missing) + " line") if missing else None
     if kind == "forbid":
         hits = cfg.find(_rx(_pattern_for(check, cfg.platform) or ""), check.top_level)
         return _Finding(hits) if hits else None

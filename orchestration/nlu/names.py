@@ -46,7 +46,7 @@ DEVICE_PREFIXES = (
     "RTR|R|SW|FW|ASA|WLC|AP|NX|N9K|N7K|CORE|EDGE|DIST|ACC|LEAF|SPINE|VPN|GW|CE|PE|BR|DC|WAN|LAN|MGMT|CSR|ISR|ASR|CAT")
 DEVICE_SHAPE = re.compile(rf"(?:{DEVICE_PREFIXES})(?:[-_][A-Z0-9]{{1,12}}){{0,3}}[-_]\d{{1,4}}[A-Z]?", _I)
 HARDWARE_MODEL = re.compile(r"(?:ISR|ASR|CSR|CAT|N\dK|C)[-_]?\d{3,}\w*", _I)
-SITE_SHAPE = re.compile(r"([A-Za-z]{3,})[-_](\d{1,3})")
+SITE_SHAPE = re.compile(r"([A-Za-z]{3,})[-_](\d{1,4})")
 # identifiers of other kinds that look like names: rules, findings, signatures, CVEs, exceptions, tickets
 ID_PREFIXES = frozenset(["cfg", "sec", "slic", "cve", "exc", "ra", "rfc", "inc", "chg", "req", "ticket", "case", "eval", "own", "conv", "ghsa", "psirt", "sa", "cis", "nist", "pci", "aes", "sha", "md", "tls", "ssl", "ipv", "snmpv", "vlan", "top", "p", "tier", "step", "phase", "section", "level", "priority", "group", "area", "type", "vty", "con", "aux", "line", "gi", "te", "po", "fa", "eth", "port", "channel", "loopback", "tunnel", "interface", "asn", "as", "acl", "iso", "fy", "q", "dot", "rule", "check", "finding"])
 ASSESSMENT_SHAPE = re.compile(r"(?:asmt|assess(?:ment)?|audit|run|scan)[-_]?\d{1,4}(?:[-_][0-9a-z]{1,8}){0,3}", _I)
