@@ -97,6 +97,7 @@ def test_typed_names_are_read_against_the_inventory(prompt: str, etype: str, sta
 @pytest.mark.parametrize("prompt", [
     "how do I fix CFG-003", "why does SSH-V2 fail", "what does exception EXC-2026-014 cover", "AES-256 and SHA-256 keys",
     "PCI-DSS scope", "show the top-5 issues", "ISR-4331 routers", "SLIC-SW-002 matches", "is CVE-2023-20198 relevant",
+    "which TLS deviations remain on the store firewalls", "compare the branch routers with the data center switches",
 ])
 def test_identifiers_of_other_kinds_are_no_names(prompt: str, demo_warehouse: Path) -> None:
     reading = read_entities(prompt, inventory_gazetteer())

@@ -66,8 +66,10 @@ PLATFORM_FAMILY = {"ios": "ios-xe"}  # classic IOS is read as IOS-XE when only I
 VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[a-z]?\)))(?![\w.])", _I)
 VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on)\s+(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
 # "the data center", "the branch": one site of a family the inventory has several of (or exactly one)
+# ... as the whole noun phrase: "the store firewalls" are the stores' firewalls, not one store
 SITE_FAMILY = re.compile(r"(?<![\w-])(?:at|in|of|for|on)\s+(?:the|that|this)\s+(data[\s-]?cent(?:er|re)|branch(?:\s+office)?|"
-                         r"store)(?![\w-])(?!\s*\d)", _I)
+                         r"store)(?=\s*(?:$|[?.,;:!)]|\s(?:since|in|for|from|with|and|or|is|are|has|have|had|was|were|"
+                         r"last|this|today|compared|versus|vs)\b))", _I)
 FAMILY_LIMIT = 12
 LOCATIVE = re.compile(r"(?<![\w-])(?:at|in|site)\s+(?:the\s+)?([A-Z][a-z]{3,}[A-Za-z]*)(?![\w-])")
 LOCATIVE_STOP = frozenset(["detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here"])
