@@ -64,7 +64,8 @@ PLATFORM_WORDS: list[tuple[re.Pattern[str], str]] = [
 ]
 PLATFORM_FAMILY = {"ios": "ios-xe"}  # classic IOS is read as IOS-XE when only IOS-XE is in the inventory
 VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[a-z]?\)))(?![\w.])", _I)
-VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on)\s+(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
+VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on|ios(?:[- ]?x[er])?|nx[- ]?os|asa|junos|eos)\s+"
+                           r"(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
 # "the data center", "the branch": one site of a family the inventory has several of (or exactly one)
 # ... as the whole noun phrase: "the store firewalls" are the stores' firewalls, not one store
 SITE_FAMILY = re.compile(r"(?<![\w-])(?:at|in|of|for|on)\s+(?:the|that|this)\s+(data[\s-]?cent(?:er|re)|branch(?:\s+office)?|"
@@ -353,7 +354,8 @@ def _version(mention: str, span: tuple[int, int], gaz: Gazetteer, reading: Readi
                                          value=in_train[0], candidates=in_train, score=90.0,
                                          reason=f"the only {mention} release in the inventory"))
         return
-    near = [pool[c] for c, _, _ in process.extract(k, list(pool), scorer=fuzz.ratio, limit=MAX_CANDIDATES)]
+    major = _numbers(mention)[0]  # the closest trains first: 15.2 -> 16.x before 9.x
+    near = sorted(pool.values(), key=lambda v: (abs(_numbers(v)[0] - major), -fuzz.ratio(k, _version_key(v))))[:MAX_CANDIDATES]
     reading.add(span, NameResolution(entity_type="os_version", mention=mention,
                                      status="ambiguous" if len(in_train) > 1 else "unknown",
                                      candidates=in_train or near))
