@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -73,9 +74,19 @@ class MemoryStore:
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=NORMAL")
         con.execute("PRAGMA busy_timeout=60000")
+        for attempt in range(1, 41):
+            # switching a new file to WAL needs the database to itself; SQLite answers "locked" at once
+            # (no busy wait) while another process migrates it, so wait here instead
+            try:
+                con.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 40:
+                    con.close()
+                    raise
+                time.sleep(0.05 * attempt)
+        con.execute("PRAGMA synchronous=NORMAL")
         return con
 
     def _migrate(self) -> None:
