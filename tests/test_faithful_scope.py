@@ -15,29 +15,14 @@ from orchestration.agents.reflector import reflect
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.nlu.entities import read_entities
 from orchestration.runtime import handle_turn
-from orchestration.state import AssessmentState
 from orchestration.warehouse.gazetteer import inventory_gazetteer
-from orchestration.warehouse.store import connect_reader
-
-LATEST = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1)"
-
-
-def sql(path: Path, query: str, params: list | None = None) -> list[tuple]:  # type: ignore[type-arg]
-    con = connect_reader(path)
-    try:
-        return con.execute(query, params or []).fetchall()
-    finally:
-        con.close()
+from tests.test_answers import LATEST, sql
+from tests.test_conversations import Chat
 
 
-class Chat:
-    """One conversation thread."""
-
-    def __init__(self) -> None:
-        self.thread = f"t-{uuid.uuid4().hex[:8]}"
-
-    def __call__(self, prompt: str) -> AssessmentState:
-        return handle_turn(prompt, thread_id=self.thread, user_id=self.thread)
+def new_chat() -> Chat:
+    """A conversation of its own user, so that remembered name readings do not leak between tests."""
+    return Chat(user=f"u-{uuid.uuid4().hex[:8]}")
 
 
 # --- how typed names are read (one match / several / none), for every kind of name ------------------
@@ -140,7 +125,7 @@ def test_a_name_nobody_knows_runs_nothing_and_asks(prompt: str, demo_warehouse: 
 
 
 def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     asked = chat("How many failed checks does site Q have?")
     assert "**Site-A**" in asked.final.answer and "**Site-B**" in asked.final.answer and not asked.plan.tasks
     answered = chat("the second one")
@@ -150,7 +135,7 @@ def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_war
 
 
 def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     asked = chat("What are the worst configured devices in the data center?")
     assert "**DataCenter-1** or **DataCenter-2**" in asked.final.answer and not asked.plan.tasks
     both = chat("both")
@@ -159,7 +144,7 @@ def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path) -> None:
 
 
 def test_a_name_reply_reruns_the_request_and_is_remembered(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     chat("Show critical configuration issues at Store-44")
     rerun = chat("Store-46")
     assert rerun.conversation.resolution == "name_clarification"
@@ -186,14 +171,14 @@ def test_nothing_to_refer_to_gets_a_question(prompt: str, demo_warehouse: Path) 
 
 
 def test_a_clarification_question_is_no_antecedent(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     chat("Can you check it?")
     again = chat("Is it compliant?")
     assert again.intent.intent_class == "unknown_or_needs_clarification" and again.plan.tasks == []
 
 
 def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     chat("Summarize the configuration assessment for RTR-CORE-1")
     state = chat("Can you check it for security issues?")
     assert state.intent.intent_class == "security_assessment" and state.intent.meta_intent == "followup_question"
@@ -202,7 +187,7 @@ def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path
 
 # --- seen case 7: follow-ups keep every filter; a correction changes only what it corrects -----------
 def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     first = chat("Which high severity deviations are open in production?")
     second = chat("Now check the same devices for security issues.")
     third = chat("Focus only on firewalls")
@@ -216,7 +201,7 @@ def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_wa
 
 
 def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     chat("Which critical deviations are open at HQ in production?")
     site = chat("Sorry, I meant Site-A")
     severity = chat("I meant high")
@@ -228,7 +213,7 @@ def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path) -> Non
 
 
 def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path) -> None:
-    chat = Chat()
+    chat = new_chat()
     chat("Show critical deviations on NX-OS devices in production")
     state = chat("What about DataCenter-2?")
     call = state.mcp.tool_calls[0].input

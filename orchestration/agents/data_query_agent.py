@@ -222,15 +222,15 @@ def _run_sql_path(plan: SqlPlan, task: Task) -> tuple[ToolCall, dict[str, Any] |
 def run(state: AssessmentState, task: Task) -> TaskResult:
     prompt, intent = state.prompt, state.intent
     scope, _ = scope_for(intent)
-    latest = _latest_assessment()
     # the SQL path serves bespoke data questions; expert-insight skills always go through the tools
+    latest = _latest_assessment() if intent.domain_details.skill in SQL_SKILLS else None
     sql_plan = plan_sql(prompt, scope, latest) if intent.domain_details.skill in SQL_SKILLS else None
     if sql_plan is not None:
         call, report, error = _run_sql_path(sql_plan, task)
         choice = ToolChoice(SQL_TOOL_NAME, call.input, f"bespoke question: {sql_plan.template}")
         errors = [{"tool": SQL_TOOL_NAME, "message": error}] if error else (
             [{"tool": SQL_TOOL_NAME, "message": "no rows matched this scope"}] if call.status == "empty" else [])
-        covered = covered_scope(SQL_TOOL_NAME, {**scope, "sql_params": sql_plan.params}, report, latest)
+        covered = covered_scope(SQL_TOOL_NAME, scope, report, latest if latest in sql_plan.params else None)
         context = _context(choice, report, errors, intent, "sql", _inventory(scope), covered)
         summary = f"SQL path ({sql_plan.template}) → {call.status}, {call.row_count} rows"
         if error:

@@ -44,19 +44,18 @@ def category_of(rule_id: str) -> str:
 
 
 def _security_view(outputs: dict[str, Any]) -> dict[str, Any]:
-    groups: dict[str, dict[str, set[str] | int]] = {}
+    # per category, per rule: devices affected — the larger of the stated count and the devices named, so that
+    # device-level findings (one per device) are counted once per device, not listed once per row
+    groups: dict[str, dict[str, tuple[int, set[str]]]] = {}
     for f in outputs.get("findings", []):
         f["security_category"] = category_of(f["rule_id"])
-        rules = groups.setdefault(f["security_category"], {})
-        if f.get("entities_referenced") and f.get("assets_affected", 0) <= 1:  # one row per device: count devices
-            known = rules.get(f["rule_id"])
-            rules[f["rule_id"]] = (known if isinstance(known, set) else set()) | set(f["entities_referenced"])
-        else:
-            rules[f["rule_id"]] = int(f.get("assets_affected", 0))
+        count, named = groups.setdefault(f["security_category"], {}).get(f["rule_id"], (0, set()))
+        groups[f["security_category"]][f["rule_id"]] = (max(count, int(f.get("assets_affected", 0))),
+                                                        named | set(f.get("entities_referenced") or []))
     if groups:
         detail = " ".join(
             f"{name[0].upper() + name[1:]}: "
-            + ", ".join(f"{rid} ({devices(len(n) if isinstance(n, set) else n)})" for rid, n in list(rules.items())[:4]) + "."
+            + ", ".join(f"{rid} ({devices(max(n, len(named)))})" for rid, (n, named) in list(rules.items())[:4]) + "."
             for name, rules in groups.items())
         outputs["summary"] = f"{outputs['summary']} Security view — {detail}"
     outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)

@@ -77,9 +77,9 @@ def deviation_title(rule: dict[str, Any]) -> str:
     return f"Not met: {rule.get('title') or rule['rule_id']}"
 
 
-def severity_counts(rows: list[dict[str, Any]], value: str = "failures") -> str:
+def severity_counts(rows: list[dict[str, Any]]) -> str:
     """"2 critical, 5 high, 11 medium" in severity order, every severity present (none left out)."""
-    counts = {r["key"]: int(r[value]) for r in rows}
+    counts = {r["key"]: int(r["failures"]) for r in rows}
     return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -SEVERITY_ORDER.get(k, -1)) if counts[k])
 
 

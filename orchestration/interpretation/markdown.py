@@ -72,8 +72,9 @@ def markdown_problems(answer: str, cited: set[int] | None = None) -> list[str]:
             closing = lines[end - 1].strip() if end - 1 > start else ""
             if not (closing and set(closing) == {t.markup[0]} and len(closing) >= len(t.markup)):
                 problems.append(f"code fence opened on line {start + 1} is never closed")
-        if t.type in ("fence", "code_block") and MARKER.search(t.content):
-            problems.append(f"citation marker inside a code block: {MARKER.search(t.content).group(0)}")  # type: ignore[union-attr]
+        marker = MARKER.search(t.content) if t.type in ("fence", "code_block") else None
+        if marker:
+            problems.append(f"citation marker inside a code block: {marker.group(0)}")
         if t.type == "code_block" and t.map:
             code_lines.update(range(*t.map))
         if t.type == "table_open" and t.map:

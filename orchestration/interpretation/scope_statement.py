@@ -16,8 +16,9 @@ LIST_LIMIT = 6
 
 
 def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | None,
-                  latest: str | None = None) -> AnswerScope | None:
-    """What one Data Query Agent call covered (``tool`` may be ``sql_path``, whose ``params`` are its scope)."""
+                  sql_assessment: str | None = None) -> AnswerScope | None:
+    """What one Data Query Agent call covered (``tool`` may be ``sql_path``: ``params`` are then its scope, and
+    ``sql_assessment`` the assessment its query read, if any)."""
     if result is None:
         return None
     applied: dict[str, Any] = result.get("scope_applied") or (params.get("scope") if tool != "sql_path" else params) or {}
@@ -40,7 +41,7 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **base, "assessment_id": result["latest_assessment_id"],
             "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
             "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
-    return AnswerScope.model_validate({**base, "assessment_id": latest if latest and latest in str(params) else None})
+    return AnswerScope.model_validate({**base, "assessment_id": sql_assessment})
 
 
 def slic_scope(context: dict[str, Any]) -> AnswerScope | None:

@@ -141,6 +141,11 @@ class Reading:
             self.unchecked.append(unchecked)
 
 
+def _remembered(etype: str, mention: str, right: str) -> NameResolution:
+    return NameResolution(entity_type=etype, mention=mention, status="corrected", value=right,  # type: ignore[arg-type]
+                          candidates=[right], score=100.0, reason="as you told me earlier")
+
+
 def _exact(etype: str, mention: str, value: str) -> NameResolution:
     return NameResolution(entity_type=etype, mention=mention, status="exact", value=value, score=100.0)  # type: ignore[arg-type]
 
@@ -178,9 +183,7 @@ def _resolve(etype: str, mention: str, canonical: str, gaz: Gazetteer, reading: 
     if key(canonical) in pool:  # the inventory first: a remembered alias never hides a real name
         reading.add(span, _exact(etype, mention, pool[key(canonical)]))
     elif alias and alias[0] == etype:
-        reading.add(span, NameResolution(entity_type=etype, mention=mention, status="corrected",  # type: ignore[arg-type]
-                                         value=alias[1], candidates=[alias[1]], score=100.0,
-                                         reason="as you told me earlier"))
+        reading.add(span, _remembered(etype, mention, alias[1]))
     elif not any(gaz.pool(t) for t in (fuzzy_types or (etype,))):
         reading.add(span, unchecked=(etype, canonical))
     else:
@@ -210,9 +213,7 @@ def _known_names(text: str, gaz: Gazetteer, reading: Reading) -> None:
                 reading.add(span, _exact(hit[0], mention, hit[1]))
             elif k in gaz.aliases:  # a name this user corrected before ("sorry, I meant Site-A")
                 etype, right = gaz.aliases[k]
-                reading.add(span, NameResolution(entity_type=etype, mention=mention, status="corrected",  # type: ignore[arg-type]
-                                                 value=right, candidates=[right], score=100.0,
-                                                 reason="as you told me earlier"))
+                reading.add(span, _remembered(etype, mention, right))
             else:
                 continue
             used.update(range(i, i + n))

@@ -68,30 +68,33 @@ def _check_names(w: Warehouse, column: str, names: list[str], label: str) -> lis
     return out
 
 
-def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -> tuple[str, list[Any], dict[str, Any]]:
-    """SQL condition on the assets alias, its parameters, and the scope with canonical names;
-    validates site and device names."""
-    scope = dict(scope or {})
+def scope_conditions(scope: dict[str, Any], alias: str = "a") -> tuple[list[str], list[Any]]:
+    """SQL conditions of a scope on the assets alias, and their bound parameters (names not checked)."""
     parts: list[str] = []
     params: list[Any] = []
-    sites = scope.get("sites") or []
-    if sites:
-        sites = scope["sites"] = _check_names(w, "site", list(sites), "site")
-        parts.append(f"{alias}.site IN ({', '.join('?' for _ in sites)})")
-        params += sites
-    if scope.get("device"):
-        (device,) = _check_names(w, "asset_id", [scope["device"]], "device")
-        scope["device"] = device
-        parts.append(f"{alias}.asset_id = ?")
-        params.append(device)
-    if scope.get("devices"):
-        devices = scope["devices"] = _check_names(w, "asset_id", list(scope["devices"]), "device")
-        parts.append(f"{alias}.asset_id IN ({', '.join('?' for _ in devices)})")
-        params += devices
+    for key, column in (("sites", "site"), ("devices", "asset_id")):
+        names = list(scope.get(key) or []) + ([scope["device"]] if key == "devices" and scope.get("device") else [])
+        if names:
+            parts.append(f"{alias}.{column} IN ({', '.join('?' for _ in names)})")
+            params += names
     for key in ("environment", "device_type", "platform", "os_version"):
         if scope.get(key):
             parts.append(f"{alias}.{key} = ?")
             params.append(scope[key])
+    return parts, params
+
+
+def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -> tuple[str, list[Any], dict[str, Any]]:
+    """SQL condition on the assets alias, its parameters, and the scope with canonical names;
+    validates site and device names."""
+    scope = dict(scope or {})
+    if scope.get("sites"):
+        scope["sites"] = _check_names(w, "site", list(scope["sites"]), "site")
+    if scope.get("device"):
+        (scope["device"],) = _check_names(w, "asset_id", [scope["device"]], "device")
+    if scope.get("devices"):
+        scope["devices"] = _check_names(w, "asset_id", list(scope["devices"]), "device")
+    parts, params = scope_conditions(scope, alias)
     return (" AND ".join(parts) or "1 = 1"), params, scope
 
 

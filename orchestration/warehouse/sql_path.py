@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from orchestration.tools.scope import scope_conditions
 from orchestration.warehouse.schema import Ontology, get_ontology
 from orchestration.warehouse.sql_guard import validate
 from orchestration.warehouse.store import QueryResult, Warehouse
@@ -53,25 +54,6 @@ def _column_for(prompt: str, ontology: Ontology) -> str | None:
     return best[0] if best else None
 
 
-def _scope_filters(scope: dict[str, Any]) -> tuple[list[str], list[Any]]:
-    """SQL conditions of the tools' scope (``orchestration.tools.scope.scope_for``), as bound parameters."""
-    where: list[str] = []
-    params: list[Any] = []
-    names = scope.get("sites") or []
-    if names:
-        where.append(f"a.site IN ({', '.join('?' for _ in names)})")
-        params += names
-    devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
-    if devices:
-        where.append(f"a.asset_id IN ({', '.join('?' for _ in devices)})")
-        params += devices
-    for key in ("environment", "device_type", "platform", "os_version"):
-        if scope.get(key):
-            where.append(f"a.{key} = ?")
-            params.append(scope[key])
-    return where, params
-
-
 def _scope_text(params: list[Any]) -> str:
     return ", ".join(str(p) for p in params) or "all devices"
 
@@ -79,7 +61,7 @@ def _scope_text(params: list[Any]) -> str:
 def plan_sql(prompt: str, scope: dict[str, Any], latest_assessment: str | None = None) -> SqlPlan | None:
     """A SQL plan when the question is one the tools do not answer, else None."""
     ontology = get_ontology()
-    where, params = _scope_filters(scope)
+    where, params = scope_conditions(scope)
     cond = " AND ".join(where) or "1 = 1"
     if WITHOUT.search(prompt) and latest_assessment:
         rules = next((ids for pattern, ids in TOPIC_RULES if re.search(pattern, prompt, _I)), None)
