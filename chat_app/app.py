@@ -127,7 +127,7 @@ class StepRenderer:
             task = plan.tasks[0]
             opened = self.open.get(task.id)
             step = opened or cl.Step(name=label, type="tool", parent_id=self.root.id)
-            step.output = f"**{task.status}** — {event.summary}\n\n" + json_block(task.outputs)
+            step.output = f"**{task.status}** — {event.summary}\n\n" + json_block(task.outputs.model_dump(mode="json", exclude_unset=True))
             step.end = _now()
             if opened is not None:
                 del self.open[task.id]
@@ -151,15 +151,16 @@ def _elements(state: AssessmentState) -> list[Any]:
         body = (f"**{c.source}** — topic {c.topic}, relevance {c.relevance_score}\n\nchunk `{c.chunk_id}`\n\n"
                 + _chunk_content(state, c.chunk_id))
         elements.append(cl.Text(name=f"[{c.number}] {c.source}", content=body, display="side"))
-    task = next((t for t in state.plan.tasks if t.owner.endswith(("Best Practice Agent", "Assessment Agent"))), None)
-    for hint in (task.outputs.get("chart_hints") or [])[:4] if task else []:
-        elements.append(cl.Plotly(name=hint["title"], figure=figure(hint), display="inline"))
+    task = state.plan.domain_task()
+    for hint in task.outputs.chart_hints[:4] if task else []:
+        elements.append(cl.Plotly(name=hint.title, figure=figure(hint), display="inline"))
     return elements
 
 
 def _chunk_content(state: AssessmentState, chunk_id: str) -> str:
-    ctx = state.task_outputs("Knowledge Agent").get("enterprise_context", {})
-    return next((c["content"] for c in ctx.get("retrieved_chunks", []) if c["metadata"].get("chunk_id") == chunk_id), "")
+    ctx = state.task_outputs("Knowledge Agent").enterprise_context
+    chunk = ctx.chunk(chunk_id) if ctx else None
+    return chunk.content if chunk else ""
 
 
 def _export_actions(thread_id: str) -> list[cl.Action]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_base.loaders import IngestError, load_file
-from knowledge_base.service import get_index
+from knowledge_base.service import SEED_CORPUS, get_index
 from knowledge_base.splitter import split_documents
 
 Progress = Callable[[str, int, int], None]
@@ -109,3 +109,9 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
     report.seconds = time.perf_counter() - started
     return report
 
+
+def ensure_seed_index() -> int:
+    """Ingest the seed corpus when the knowledge base is empty; returns chunks added."""
+    if get_index().sources():
+        return 0
+    return ingest_paths([SEED_CORPUS]).chunks_added

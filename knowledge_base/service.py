@@ -16,8 +16,8 @@ _lock = threading.Lock()
 _open: dict[str, tuple[KnowledgeIndex, HybridRetriever]] = {}
 
 
-def _get() -> tuple[KnowledgeIndex, HybridRetriever]:
-    directory = get_settings().index_dir
+def _get(directory: Path | None = None) -> tuple[KnowledgeIndex, HybridRetriever]:
+    directory = directory or get_settings().index_dir
     key = str(directory)
     with _lock:
         if key not in _open:
@@ -27,27 +27,19 @@ def _get() -> tuple[KnowledgeIndex, HybridRetriever]:
         return _open[key]
 
 
-def get_index() -> KnowledgeIndex:
-    return _get()[0]
+def get_index(directory: Path | None = None) -> KnowledgeIndex:
+    return _get(directory)[0]
 
 
-def get_retriever() -> HybridRetriever:
-    return _get()[1]
+def get_retriever(directory: Path | None = None) -> HybridRetriever:
+    return _get(directory)[1]
 
 
-def index_exists() -> bool:
-    return (get_settings().index_dir / "chunks.sqlite").exists()
+def index_exists(directory: Path | None = None) -> bool:
+    return ((directory or get_settings().index_dir) / "chunks.sqlite").exists()
 
 
 def reset() -> None:
     with _lock:
         _open.clear()
 
-
-def ensure_seed_index() -> int:
-    """Ingest the seed corpus when the knowledge base is empty; returns chunks added."""
-    from knowledge_base.ingest import ingest_paths
-
-    if get_index().sources():
-        return 0
-    return ingest_paths([SEED_CORPUS]).chunks_added

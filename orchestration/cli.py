@@ -110,7 +110,7 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_data(args: argparse.Namespace) -> int:
-    from orchestration.warehouse.benchmark import run_benchmark
+    from benchmarks.warehouse import run_benchmark
 
     run_benchmark(devices=args.devices, runs=args.runs, repeat=args.repeat,
                   workdir=Path(args.workdir) if args.workdir else None)
@@ -171,21 +171,21 @@ def _cmd_kb_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_memory(args: argparse.Namespace) -> int:
-    from orchestration.memory.benchmark import run
+    from benchmarks.memory import run
 
     run(turns=args.turns, samples=args.samples)
     return 0
 
 
 def _cmd_bench_turns(args: argparse.Namespace) -> int:
-    from orchestration.bench_turns import run
+    from benchmarks.turns import run
 
     run(rounds=args.rounds)
     return 0
 
 
 def _cmd_bench_kb(args: argparse.Namespace) -> int:
-    from knowledge_base.benchmark import run
+    from benchmarks.knowledge import run
 
     run([int(s) for s in args.sizes.split(",")])
     return 0
@@ -193,7 +193,7 @@ def _cmd_bench_kb(args: argparse.Namespace) -> int:
 
 def ensure_demo_data() -> None:
     """Warehouse and seed knowledge base on first run; existing data is left alone."""
-    from knowledge_base.service import ensure_seed_index
+    from knowledge_base.ingest import ensure_seed_index
     from orchestration.warehouse.build import ensure_demo_warehouse
 
     built = ensure_demo_warehouse()

@@ -1,7 +1,7 @@
 """Agent and tool contracts: YAML files in ``contracts/`` loaded and validated at start-up.
 
-A contract says what an agent is (persona, skills), what it may read and write in STATE, and
-which data each skill depends on; the Planner builds plans from these dependencies and the
+A contract says what an agent is (persona, skills), what it may read and write in STATE, the model
+of each output it writes, and which data each skill depends on; the Planner builds plans from these dependencies and the
 runtime refuses writes outside ``writes``. A malformed file fails fast with a message naming the
 file and the field.
 """
@@ -16,9 +16,10 @@ from typing import Any, Literal, TypeVar
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from orchestration.config import get_settings
+from orchestration.outputs import output_models
 
 _WRITE_PATH = re.compile(r"^(input|intent|plan|mcp\.tool_calls|conversation|final|task\.(status|error|outputs\.[a-z_]+))$")
 
@@ -45,7 +46,6 @@ class DataDependency(Strict):
 
 class SkillSpec(Strict):
     description: str = Field(min_length=1)
-    outputs: list[str] = Field(default_factory=list)
     data_dependencies: list[DataDependency] = Field(default_factory=list)
 
 
@@ -58,6 +58,7 @@ class AgentContract(Strict):
     writes: list[str] = Field(min_length=1)
     skills: dict[str, SkillSpec] = Field(min_length=1)
     consumes: list[str] = Field(default_factory=list, description="Agents this one reads when both are planned.")
+    outputs: dict[str, str] = Field(default_factory=dict, description="Model of each task output written.")
     task_description: str = ""
 
     @field_validator("writes")
@@ -67,6 +68,19 @@ class AgentContract(Strict):
         if bad:
             raise ValueError(f"not a writable STATE path: {bad}")
         return writes
+
+    @model_validator(mode="after")
+    def _outputs_name_their_models(self) -> AgentContract:
+        written = {w.removeprefix("task.outputs.") for w in self.writes if w.startswith("task.outputs.")}
+        if set(self.outputs) != written:
+            raise ValueError(f"outputs {sorted(self.outputs)} must name exactly the task outputs in writes {sorted(written)}")
+        models = output_models()
+        for name, model in self.outputs.items():
+            if name not in models:
+                raise ValueError(f"outputs.{name}: no such task output in orchestration/outputs.py")
+            if model != models[name]:
+                raise ValueError(f"outputs.{name}: the model is {models[name]!r}, not {model!r}")
+        return self
 
     def may_write_output(self, key: str) -> bool:
         return f"task.outputs.{key}" in self.writes
@@ -91,12 +105,23 @@ class PlannerRules(Strict):
     conditions: dict[str, PlannerCondition] = Field(default_factory=dict)
 
 
+class ReturnField(Strict):
+    description: str = Field(min_length=1)
+    optional: bool = False  # present only for some calls (e.g. one query type)
+
+
 class ToolContract(Strict):
     name: str = Field(pattern=r"^[a-z][a-z_]*$")
+    # query: the one call the Data Query Agent picks to answer a question (what evaluations name as the
+    # turn's tool); lookup: a supporting read (inventory rows, the SLIC store)
+    kind: Literal["query", "lookup"]
     owner: str = Field(min_length=1)
     description: str = Field(min_length=1)
     parameters: dict[str, Any]
-    returns: dict[str, str] = Field(default_factory=dict)
+    returns: dict[str, str | ReturnField] = Field(min_length=1, description="Every field of the result, checked on every call.")
+
+    def required_returns(self) -> set[str]:
+        return {k for k, v in self.returns.items() if not (isinstance(v, ReturnField) and v.optional)}
 
     @field_validator("parameters")
     @classmethod
@@ -198,9 +223,12 @@ def _cross_check(
         if owner not in agents or owned_skill not in agents[owner].skills:
             fail("agents/planner.yaml", f"planner_rules.skill_owners.{owned_skill}",
                  f"{owner!r} has no skill {owned_skill!r}")
+        if agents[owner].kind != "domain":
+            fail("agents/planner.yaml", f"planner_rules.skill_owners.{owned_skill}",
+                 f"{owner!r} is not a domain agent (kind: {agents[owner].kind})")
     for i, provider in enumerate(rules.provider_order):
-        if provider not in agents:
-            fail("agents/planner.yaml", f"planner_rules.provider_order.{i}", f"unknown agent {provider!r}")
+        if provider not in agents or agents[provider].kind != "core":
+            fail("agents/planner.yaml", f"planner_rules.provider_order.{i}", f"{provider!r} is not a core agent")
     for tool in tools.values():
         if tool.owner not in agents:
             fail(f"tools/{tool.name}.yaml", "owner", f"unknown agent {tool.owner!r}")
@@ -211,6 +239,11 @@ def _cached(contracts_dir: str) -> ContractSet:
     return load_contracts(Path(contracts_dir))
 
 
+def load_contracts_cached(contracts_dir: Path) -> ContractSet:
+    """The validated contracts of a directory, loaded once per process."""
+    return _cached(str(contracts_dir))
+
+
 def get_contracts() -> ContractSet:
     """The validated contracts of the configured contracts directory (loaded once per process)."""
-    return _cached(str(get_settings().contracts_dir))
+    return load_contracts_cached(get_settings().contracts_dir)

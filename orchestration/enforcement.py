@@ -1,9 +1,10 @@
 """Runtime contract enforcement: a node may write only the STATE fields its contract lists.
 
 Control nodes return ``{top-level field: value}``; task agents return a ``TaskResult`` for their
-own task. Anything outside the contract's ``writes`` raises ``ContractViolation`` naming the node,
-the field and the contract file, so a mis-wired agent fails loudly in tests instead of silently
-overwriting another agent's output.
+own task, whose outputs are re-validated here against their models (``orchestration.outputs``).
+Anything outside the contract's ``writes``, or an output that does not validate, raises
+``ContractViolation`` naming the node, the field and the contract file, so a mis-wired agent fails
+loudly in tests instead of handing the next agent something it cannot read.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from orchestration.contracts import AgentContract
+from orchestration.outputs import TaskOutputs
 from orchestration.state import Task, ToolCall
 
 
@@ -25,7 +29,7 @@ class TaskResult:
     """What a task agent returns for its own task."""
 
     status: Literal["completed", "failed", "skipped"]
-    outputs: Mapping[str, Any] = field(default_factory=dict)
+    outputs: TaskOutputs | Mapping[str, Any] = field(default_factory=TaskOutputs)
     error: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     summary: str = ""
@@ -46,14 +50,27 @@ def check_control_update(contract: AgentContract, update: Mapping[str, Any]) -> 
     return sorted(update)
 
 
-def check_task_result(contract: AgentContract, task: Task, result: TaskResult) -> list[str]:
-    """Validate a task agent's result for ``task``; returns the fields written (for the trace)."""
+def validated_outputs(contract: AgentContract, outputs: TaskOutputs | Mapping[str, Any]) -> TaskOutputs:
+    """The outputs re-validated against their models (an instance is checked again, not trusted)."""
+    try:
+        return TaskOutputs.model_validate(outputs)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ContractViolation(f"{contract.name} ({contract.node}) wrote task.outputs.{where}, which does not "
+                                f"validate: {err['msg']} (models in orchestration/outputs.py, named in "
+                                f"contracts/agents/{contract.node}.yaml 'outputs')") from None
+
+
+def check_task_result(contract: AgentContract, task: Task, result: TaskResult) -> tuple[list[str], TaskOutputs]:
+    """Validate a task agent's result for ``task``: the fields written (for the trace) and the validated outputs."""
     if task.owner != contract.name:
         raise _violation(contract, f"task {task.id} owned by {task.owner!r}")
     written = ["task.status"]
     if "task.status" not in contract.writes:
         raise _violation(contract, "'task.status'")
-    for key in result.outputs:
+    outputs = validated_outputs(contract, result.outputs)
+    for key in outputs.written():
         if not contract.may_write_output(key):
             raise _violation(contract, f"'task.outputs.{key}'")
         written.append(f"task.outputs.{key}")
@@ -67,4 +84,4 @@ def check_task_result(contract: AgentContract, task: Task, result: TaskResult) -
         written.append("mcp.tool_calls")
     if result.status == "failed" and not result.error:
         raise ContractViolation(f"{contract.name} marked task {task.id} failed without saying why")
-    return written
+    return written, outputs

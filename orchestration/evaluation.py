@@ -19,11 +19,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from orchestration.contracts import get_contracts
 from orchestration.interpretation.markdown import markdown_problems
+from orchestration.outputs import TaskOutputs
 from orchestration.runtime import handle_turn
 from orchestration.state import AssessmentState
-
-DOMAIN_OWNERS = ("Config Best Practice Agent", "Security Assessment Agent")
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
@@ -49,9 +49,15 @@ def invoked_agents(state: AssessmentState) -> list[str]:
     return [owner for owner in state.plan.routing if owner in ran]
 
 
-def domain_outputs(state: AssessmentState) -> dict[str, Any]:
-    task = next((t for t in state.plan.tasks if t.owner in DOMAIN_OWNERS), None)
-    return task.outputs if task else {}
+def domain_outputs(state: AssessmentState) -> TaskOutputs:
+    task = state.plan.domain_task()
+    return task.outputs if task else TaskOutputs()
+
+
+def query_tools(state: AssessmentState) -> list[str]:
+    """The turn's query tools (contract kind: query); supporting lookups (inventory, SLIC store) are not graded."""
+    lookups = {name for name, tool in get_contracts().tools.items() if tool.kind == "lookup"}
+    return sorted({c.tool_name for c in state.mcp.tool_calls} - lookups)
 
 
 def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, dict[str, Any]]:
@@ -88,17 +94,17 @@ def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, di
     if "knowledge_agent_needed" in expected:
         ka = "Knowledge Agent" in agents
         check("knowledge_agent_needed", ka == expected["knowledge_agent_needed"], expected["knowledge_agent_needed"], ka)
-    tools = sorted({c.tool_name for c in state.mcp.tool_calls})
+    tools = query_tools(state)
     check("tools", tools == sorted(set(expected.get("mcp_tools", []))), sorted(expected.get("mcp_tools", [])), tools)
     outputs = domain_outputs(state)
     grounded = state.final.risk_of_error != "high"
-    empty = [o for o in expected.get("expected_outputs", []) if not outputs.get(o)]
+    empty = [o for o in expected.get("expected_outputs", []) if not getattr(outputs, o, None)]
     check("outputs", not empty and (grounded or not expected.get("expected_outputs")),
           expected.get("expected_outputs", []), {"empty": empty, "grounded_in_data": grounded})
     if expected.get("chart_hints_expected"):
-        check("chart_hints", bool(outputs.get("chart_hints")), True, len(outputs.get("chart_hints", [])))
+        check("chart_hints", bool(outputs.chart_hints), True, len(outputs.chart_hints))
     if expected.get("trend_mode"):
-        trend = bool(outputs.get("asset_trend")) or any(f.get("delta_status") for f in outputs.get("findings", []))
+        trend = bool(outputs.asset_trend) or any(f.delta_status for f in outputs.findings)
         check("trend_mode", trend, True, trend)
     if "clarification_question" in expected:
         wants_question = expected["clarification_question"] is not None
@@ -140,7 +146,7 @@ def _optional_checks(expected: dict[str, Any], state: AssessmentState,
             "passed": all(any(all(g.get(k) == v for k, v in w.items()) for g in readings) for w in wanted),
             "expected": wanted, "actual": readings}
     if "mcp_tools" in expected and "tools" not in checks:
-        tools = sorted({c.tool_name for c in state.mcp.tool_calls})
+        tools = query_tools(state)
         checks["tools"] = {"passed": tools == sorted(set(expected["mcp_tools"])), "expected": expected["mcp_tools"],
                            "actual": tools}
     return checks

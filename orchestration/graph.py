@@ -8,15 +8,16 @@
 ``dispatch`` is the Planner's execute half: after every superstep it marks the tasks whose
 dependencies are finished ``in_progress`` and fans out to their agents (LangGraph runs the nodes a
 conditional edge returns in parallel). Every node goes through the contract wrapper, which
-enforces the node's ``writes`` and appends the trace.
+enforces the node's ``writes`` (and validates task outputs) and appends the trace. ``build_graph`` gets
+the ``Services`` of the composition root and hands them to every node.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
-from functools import lru_cache
 from types import ModuleType
 from typing import Any, Literal
 
@@ -30,8 +31,10 @@ from orchestration.agents import (
     planner,
     reflector,
 )
-from orchestration.contracts import ContractSet, get_contracts
+from orchestration.config import Settings, get_settings
+from orchestration.contracts import ContractSet
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
+from orchestration.services import Services, build_services
 from orchestration.state import (
     TERMINAL_STATUSES,
     AssessmentState,
@@ -53,13 +56,13 @@ def _trace(node: str, fields: list[str], summary: str, started: float, task_id: 
     return Trace(node_run_order=[node], state_deltas=[delta])
 
 
-def control_node(node: str, module: ModuleType, contracts: ContractSet) -> NodeFn:
+def control_node(node: str, module: ModuleType, services: Services) -> NodeFn:
     """Wrap a control agent: contract-checked top-level update plus a trace entry."""
-    contract = contracts.by_node(node)
+    contract = services.contracts.by_node(node)
 
     def run(state: AssessmentState) -> dict[str, Any]:
         started = time.perf_counter()
-        update = module.run(state)
+        update = module.run(state, services)
         fields = check_control_update(contract, update)
         return {**update, "trace": _trace(node, fields, module.summarize(update), started)}
 
@@ -67,27 +70,27 @@ def control_node(node: str, module: ModuleType, contracts: ContractSet) -> NodeF
     return run
 
 
-def task_node(node: str, module: ModuleType, contracts: ContractSet) -> NodeFn:
+def task_node(node: str, module: ModuleType, services: Services) -> NodeFn:
     """Wrap a task agent: it runs its own in-progress task; the result is contract-checked."""
-    contract = contracts.by_node(node)
+    contract = services.contracts.by_node(node)
 
     def run(state: AssessmentState) -> dict[str, Any]:
         started = time.perf_counter()
         task = next(t for t in state.plan.tasks if t.owner == contract.name and t.status == "in_progress")
         try:
-            result: TaskResult = module.run(state, task)
+            result: TaskResult = module.run(state, task, services)
         except ContractViolation:
             raise
         except Exception as exc:  # an agent bug must not take the turn down: the task fails and says why
             log.exception("%s failed on task %s", node, task.id)
             result = TaskResult("failed", error=f"internal error in {contract.name}: {type(exc).__name__}: {exc}")
-        fields = check_task_result(contract, task, result)
-        done = task.model_copy(update={
-            "status": result.status,
-            "outputs": {**task.outputs, **dict(result.outputs)},
-            "error": result.error,
-            "finished_at": utc_now(),
-        })
+        fields, outputs = check_task_result(contract, task, result)
+        done = task.evolve(
+            status=result.status,
+            outputs=outputs,
+            error=result.error,
+            finished_at=utc_now(),
+        )
         summary = f"{result.status}: {result.summary or result.error or ''}".strip()
         return {
             "plan": Plan(tasks=[done], routing=state.plan.routing, iteration=state.plan.iteration),
@@ -113,7 +116,7 @@ def dispatch(state: AssessmentState) -> dict[str, Any]:
     if not ready:
         return {"trace": Trace(state_deltas=[StateDelta(node="dispatch", summary="all tasks finished")])}
     now = utc_now()
-    begun = [t.model_copy(update={"status": "in_progress", "started_at": now}) for t in ready]
+    begun = [t.evolve(status="in_progress", started_at=now) for t in ready]
     delta = StateDelta(node="dispatch", fields_written=["plan"], summary="start " + ", ".join(
         f"{t.id} ({t.owner})" for t in begun), duration_ms=round((time.perf_counter() - started) * 1000, 2))
     return {"plan": Plan(tasks=begun, routing=state.plan.routing, iteration=state.plan.iteration),
@@ -128,38 +131,51 @@ def route_after_classifier(state: AssessmentState) -> Literal["planner", "answer
     return "planner"
 
 
-def route_after_dispatch(state: AssessmentState) -> list[str]:
+def route_after_dispatch(contracts: ContractSet) -> Callable[[AssessmentState], list[str]]:
     """The agents of the tasks dispatch just started, or the composer once every task is finished."""
-    contracts = get_contracts()
-    running = [contracts.agent(t.owner).node for t in state.plan.tasks if t.status == "in_progress"]
-    return running or ["answer_composer"]
+
+    def route(state: AssessmentState) -> list[str]:
+        running = [contracts.agent(t.owner).node for t in state.plan.tasks if t.status == "in_progress"]
+        return running or ["answer_composer"]
+
+    return route
 
 
-def build_graph(contracts: ContractSet | None = None) -> Any:
-    """Compile the turn graph."""
-    contracts = contracts or get_contracts()
+def build_graph(services: Services | None = None) -> Any:
+    """Compile the turn graph over ``services`` (default: those of the current settings)."""
+    services = services or build_services()
     # LangGraph's add_node overloads cannot infer the input type of our wrapped callables; typed as Any.
     graph: Any = StateGraph(AssessmentState)
-    graph.add_node("context_pruner", control_node("context_pruner", context_pruner, contracts))
-    graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, contracts))
-    graph.add_node("planner", control_node("planner", planner, contracts))
+    graph.add_node("context_pruner", control_node("context_pruner", context_pruner, services))
+    graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, services))
+    graph.add_node("planner", control_node("planner", planner, services))
     graph.add_node("dispatch", dispatch)
     for node, module in TASK_AGENTS.items():
-        graph.add_node(node, task_node(node, module, contracts))
+        graph.add_node(node, task_node(node, module, services))
         graph.add_edge(node, "dispatch")
-    graph.add_node("answer_composer", control_node("answer_composer", answer_composer, contracts))
-    graph.add_node("reflector", control_node("reflector", reflector, contracts))
+    graph.add_node("answer_composer", control_node("answer_composer", answer_composer, services))
+    graph.add_node("reflector", control_node("reflector", reflector, services))
 
     graph.add_edge(START, "context_pruner")
     graph.add_edge("context_pruner", "intent_classifier")
     graph.add_conditional_edges("intent_classifier", route_after_classifier, ["planner", "answer_composer"])
     graph.add_edge("planner", "dispatch")
-    graph.add_conditional_edges("dispatch", route_after_dispatch, [*TASK_AGENTS, "answer_composer"])
+    graph.add_conditional_edges("dispatch", route_after_dispatch(services.contracts), [*TASK_AGENTS, "answer_composer"])
     graph.add_edge("answer_composer", "reflector")
     graph.add_edge("reflector", END)
     return graph.compile()
 
 
-@lru_cache(maxsize=1)
+_compiled: tuple[Settings, Any] | None = None
+_graph_lock = threading.Lock()
+
+
 def get_graph() -> Any:
-    return build_graph()
+    """The graph of the current settings, compiled once per settings object (tests that switch the data
+    directory get a graph whose services point there)."""
+    global _compiled
+    settings = get_settings()
+    with _graph_lock:
+        if _compiled is None or _compiled[0] is not settings:
+            _compiled = (settings, build_graph(build_services(settings)))
+        return _compiled[1]

@@ -24,6 +24,7 @@ from orchestration.state import (
     Conversation,
     Entity,
     Final,
+    FindingDigest,
     NameResolution,
     PastTurn,
     TurnInput,
@@ -47,7 +48,7 @@ class TurnEvent:
 def _past(row: dict[str, Any]) -> PastTurn:
     return PastTurn(turn_number=row["turn_number"], prompt=row["prompt"], intent_class=row["intent_class"],
                     skill=row["skill"], meta_intent=row["meta_intent"],
-                    entities=[Entity.model_validate(e) for e in row["entities"]], findings=row["findings"],
+                    entities=[Entity.model_validate(e) for e in row["entities"]], findings=[FindingDigest.model_validate(f) for f in row["findings"] or []],
                     answer_excerpt=(row["answer"] or "")[:300],
                     name_resolutions=[NameResolution.model_validate(r) for r in row.get("name_resolutions") or []],
                     answer_devices=list(row.get("answer_devices") or []))
@@ -61,18 +62,18 @@ def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conve
 
 
 def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:
-    task = next((t for t in state.plan.tasks if t.owner.endswith(("Best Practice Agent", "Assessment Agent"))), None)
+    task = state.plan.domain_task()
     if task is None:
         return []
-    return [{"id": f.get("id"), "rule_id": f.get("rule_id"), "title": f.get("title"), "severity": f.get("severity"),
-             "entities_referenced": f.get("entities_referenced", [])[:50]} for f in task.outputs.get("findings", [])]
+    return [FindingDigest(id=f.id, rule_id=f.rule_id, title=f.title, severity=f.severity,
+                          entities_referenced=f.entities_referenced[:50]).model_dump() for f in task.outputs.findings]
 
 
 def answer_devices(state: AssessmentState) -> list[str]:
     """The devices an answer enumerated completely — the SQL path's rows, when the row cap did not cut them —
     so that "fix those devices" can mean exactly them; empty for every other answer."""
-    context = state.task_outputs("Data Query Agent").get("assessment_context", {})
-    report = (context.get("report_data") or {}).get("sql_path") or {}
+    context = state.task_outputs("Data Query Agent").assessment_context
+    report = context.report_data.get("sql_path") or {} if context else {}
     rows = report.get("rows") or []
     if not rows or "asset_id" not in rows[0] or report.get("row_cap_reached"):
         return []
@@ -102,8 +103,8 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
 
 
 def _refusal(state: AssessmentState, text: str) -> AssessmentState:
-    return state.model_copy(update={"final": Final(answer=text, partial=True, risk_of_error="high",
-                                                   missing_inputs=["access to this conversation"])})
+    return state.evolve(final=Final(answer=text, partial=True, risk_of_error="high",
+                                                   missing_inputs=["access to this conversation"]))
 
 
 def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
@@ -119,7 +120,7 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
     if owner is not None and owner != user_id:
         yield _refusal(state, "This conversation belongs to another user; start a new conversation instead.")
         return
-    state = state.model_copy(update={"conversation": load_conversation(store, thread_id, user_id)})
+    state = state.evolve(conversation=load_conversation(store, thread_id, user_id))
     values: Any = state
     try:
         for mode, chunk in get_graph().stream(state, stream_mode=["updates", "values"],
@@ -138,14 +139,13 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
         if raise_errors:
             raise
         log.exception("turn failed")
-        final_state = state.model_copy(update={"final": Final(
+        final_state = state.evolve(final=Final(
             answer=f"Sorry, something went wrong while answering ({type(exc).__name__}). Nothing was changed; "
                    "please try again or rephrase. The error has been logged.",
-            partial=True, risk_of_error="high", missing_inputs=["internal error"])})
+            partial=True, risk_of_error="high", missing_inputs=["internal error"]))
     try:
         number = save_turn(store, final_state, started, time.perf_counter() - t0)
-        final_state = final_state.model_copy(update={"conversation": final_state.conversation.model_copy(
-            update={"turn_number": number})})
+        final_state = final_state.evolve(conversation=final_state.conversation.evolve(turn_number=number))
     except Exception:  # memory is best effort for the answer: the user still gets it, the failure is logged
         if raise_errors:
             raise

@@ -10,9 +10,12 @@ runtime for every node. The contracts in ``contracts/agents/`` say the same as d
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from orchestration.outputs import TaskOutputs
+from orchestration.vocabulary.scope import AnswerScope, Scope
 
 IntentClass = Literal[
     "cbp_assessment",
@@ -56,6 +59,7 @@ EntityType = Literal[
     "os_version",
 ]
 NameStatus = Literal["exact", "corrected", "ambiguous", "unknown", "dropped"]
+_S = TypeVar("_S", bound="StateModel")
 TaskStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
 TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "skipped"})
 
@@ -66,6 +70,10 @@ def utc_now() -> str:
 
 class StateModel(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def evolve(self: _S, **changes: Any) -> _S:
+        """A copy with ``changes`` applied and validated (``model_copy(update=…)`` would accept anything)."""
+        return type(self).model_validate({**{k: getattr(self, k) for k in self.model_fields_set}, **changes})
 
 
 # --- input -------------------------------------------------------------------------------------
@@ -102,19 +110,32 @@ class NameResolution(StateModel):
     reason: str = ""  # why a corrected name reads as it does, said in the answer
 
 
-class Scope(StateModel):
-    site: str | None = None
-    environment: str | None = None
-    time_range: str | None = None
-    targets: list[str] = Field(default_factory=list)
-
-
 class DomainDetails(StateModel):
     assessment_goal: str = ""
     skill: Skill | None = None
     scope: Scope = Field(default_factory=Scope)
     urgency: Literal["low", "normal", "high"] = "normal"
     presentation_requirement: str = "narrative"
+
+
+class Facets(StateModel):
+    """What the words of the request say about how to answer it (``orchestration/nlu/facets.py``), read once
+    by the Intent Classifier; agents decide from these, never from the raw prompt."""
+
+    tracking: Literal["unresolved", "persistent", "recurring"] | None = None  # open-issue questions
+    change: bool = False  # change, trend or delta between assessments
+    comparison_focus: Literal["assets", "changes", "overall"] = "overall"
+    exceptions: bool = False
+    asset_breakdown: bool = False
+    technology_breakdown: bool = False
+    focus_areas: list[str] = Field(default_factory=list)  # technologies named (aaa, snmp, ntp …)
+    without_rules: list[str] = Field(default_factory=list)  # "devices without <topic>": the topic's rules
+    inventory_count: bool = False  # "how many firewalls at HQ" (no issue words)
+    listing_column: str | None = None  # "which versions run at …": the ontology column asked about
+    chart_dimensions: list[str] = Field(default_factory=list)  # breakdowns asked for (severity, os …)
+    export: bool = False
+    mentions_pci: bool = False
+    planner_conditions: list[str] = Field(default_factory=list)  # planner_rules.conditions that hold
 
 
 class Intent(StateModel):
@@ -129,6 +150,7 @@ class Intent(StateModel):
     name_resolutions: list[NameResolution] = Field(default_factory=list)
     route_scores: dict[str, float] = Field(default_factory=dict)
     signals: list[str] = Field(default_factory=list)
+    facets: Facets = Field(default_factory=Facets)
 
     def entity(self, entity_type: str) -> str | None:
         """The first value of an entity type, or None."""
@@ -148,11 +170,12 @@ class Task(StateModel):
     id: str
     description: str
     owner: str
+    kind: Literal["core", "domain"] = "core"  # the owner's contract kind, stamped by the Planner
     skill: str
     depends_on: list[str] = Field(default_factory=list)
     required_data: list[RequiredData] = Field(default_factory=list)
     status: TaskStatus = "pending"
-    outputs: dict[str, Any] = Field(default_factory=dict)
+    outputs: TaskOutputs = Field(default_factory=TaskOutputs)
     started_at: str | None = None
     finished_at: str | None = None
     error: str | None = None
@@ -174,6 +197,10 @@ class Plan(StateModel):
     def task_for(self, owner: str) -> Task | None:
         return next((t for t in self.tasks if t.owner == owner), None)
 
+    def domain_task(self) -> Task | None:
+        """The task of the domain agent (contract ``kind: domain``) that answers the question."""
+        return next((t for t in self.tasks if t.kind == "domain"), None)
+
 
 def merge_plan(current: Plan | None, update: Plan | None) -> Plan:
     """Reducer: tasks are merged by id so that parallel agents can each finish their own task."""
@@ -186,7 +213,7 @@ def merge_plan(current: Plan | None, update: Plan | None) -> Plan:
     by_id = {t.id: t for t in current.tasks}
     for task in update.tasks:
         by_id[task.id] = task
-    return current.model_copy(update={"tasks": [by_id[t.id] for t in current.tasks]})
+    return current.evolve(tasks=[by_id[t.id] for t in current.tasks])
 
 
 # --- tools -------------------------------------------------------------------------------------
@@ -238,6 +265,16 @@ def append_trace(current: Trace | None, update: Trace | None) -> Trace:
 
 
 # --- conversation & final ---------------------------------------------------------------------
+class FindingDigest(StateModel):
+    """What memory keeps of a finding, so that "explain the second one" or "fix CFG-003" can refer to it."""
+
+    id: str | None = None
+    rule_id: str | None = None
+    title: str | None = None
+    severity: str | None = None
+    entities_referenced: list[str] = Field(default_factory=list)
+
+
 class PastTurn(StateModel):
     """A recent turn of the thread as the memory store returns it (bounded window)."""
 
@@ -247,7 +284,7 @@ class PastTurn(StateModel):
     skill: str | None = None
     meta_intent: str | None = None
     entities: list[Entity] = Field(default_factory=list)
-    findings: list[dict[str, Any]] = Field(default_factory=list)
+    findings: list[FindingDigest] = Field(default_factory=list)
     answer_excerpt: str = ""
     name_resolutions: list[NameResolution] = Field(default_factory=list)
     answer_devices: list[str] = Field(default_factory=list)  # a complete device list the answer enumerated
@@ -269,7 +306,7 @@ class Conversation(StateModel):
     previous_intent: IntentClass | None = None
     resolution: str = "none"
     effective_prompt: str = ""
-    referenced_finding: dict[str, Any] | None = None
+    referenced_finding: FindingDigest | None = None
     new_corrections: list[dict[str, str]] = Field(default_factory=list)
     new_preferences: dict[str, str] = Field(default_factory=dict)
 
@@ -281,24 +318,6 @@ class Citation(StateModel):
     topic: str = ""
     relevance_score: float = 0.0
     excerpt: str = ""
-
-
-class AnswerScope(StateModel):
-    """What a data answer actually covered, from the tool results (not from the question): the Answer
-    Composer states it in a fixed place and the Reflector compares it with the resolved intent."""
-
-    assessment_id: str | None = None
-    assessment_date: str | None = None
-    previous_assessment_id: str | None = None
-    sites: list[str] = Field(default_factory=list)
-    devices: list[str] = Field(default_factory=list)
-    environment: str | None = None
-    device_type: str | None = None
-    platform: str | None = None
-    os_version: str | None = None
-    severity: str | None = None
-    focus: str | None = None
-    assets: int | None = None
 
 
 class Final(StateModel):
@@ -329,6 +348,6 @@ class AssessmentState(StateModel):
         """The request the agents act on: the user's words, or the earlier request a follow-up re-runs."""
         return self.conversation.effective_prompt or self.input.user_prompt
 
-    def task_outputs(self, owner: str) -> dict[str, Any]:
+    def task_outputs(self, owner: str) -> TaskOutputs:
         task = self.plan.task_for(owner)
-        return task.outputs if task else {}
+        return task.outputs if task else TaskOutputs()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_base.service import ensure_seed_index
+from knowledge_base.ingest import ensure_seed_index
 from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses

@@ -37,8 +37,9 @@ def ask(prompt: str) -> AssessmentState:
 
 
 def domain(state: AssessmentState) -> dict:  # type: ignore[type-arg]
-    task = next(t for t in state.plan.tasks if t.owner.endswith(("Best Practice Agent", "Assessment Agent")))
-    return task.outputs
+    task = state.plan.domain_task()
+    assert task is not None
+    return task.outputs.model_dump()
 
 
 def test_summary_counts(demo_warehouse: Path) -> None:

@@ -61,7 +61,7 @@ def _expected_chunks(data: Path, thread_id: str) -> list[dict[str, tuple[str, st
     turns = []
     for state in MemoryStore(data / "memory.sqlite").thread_states(thread_id):
         chunks = {c["metadata"]["chunk_id"]: c["content"] for t in state["plan"]["tasks"]
-                  for c in t["outputs"].get("enterprise_context", {}).get("retrieved_chunks", [])}
+                  for c in (t["outputs"].get("enterprise_context") or {}).get("retrieved_chunks", [])}
         turns.append({f"[{c['number']}] {c['source']}": (c["chunk_id"], chunks[c["chunk_id"]])
                       for c in state["final"]["citations"]})
     return turns

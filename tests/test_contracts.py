@@ -31,7 +31,9 @@ def edit(path: Path, change) -> None:  # type: ignore[no-untyped-def]
 def test_all_contracts_load_with_every_required_agent_and_tool() -> None:
     contracts = load_contracts(PROJECT_ROOT / "contracts")
     assert set(contracts.agents) >= AGENTS
-    assert set(contracts.tools) == {"assessment_analysis_tool", "assessment_comparison_tool", "issue_tracking_tool"}
+    assert {n for n, t in contracts.tools.items() if t.kind == "query"} == {
+        "assessment_analysis_tool", "assessment_comparison_tool", "issue_tracking_tool", "sql_path"}
+    assert {n for n, t in contracts.tools.items() if t.kind == "lookup"} == {"inventory_tool", "slic_results_tool"}
     for contract in contracts.agents.values():
         assert contract.persona and contract.skills and contract.reads and contract.writes
     cbp = contracts.agent("Config Best Practice Agent")

@@ -62,17 +62,17 @@ def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Pa
 def test_explain_the_second_finding(demo_warehouse: Path) -> None:
     chat = Chat()
     first = chat("What are the top 5 configuration deviations across my network?")
-    second_finding = first.plan.tasks[-1].outputs["findings"][1]
+    second_finding = first.plan.tasks[-1].outputs.model_dump()["findings"][1]
     follow = chat("Explain the second finding")
     assert follow.conversation.resolution == "finding_reference"
-    assert follow.conversation.referenced_finding["rule_id"] == second_finding["rule_id"]  # type: ignore[index]
+    assert follow.conversation.referenced_finding.rule_id == second_finding["rule_id"]  # type: ignore[index]
     assert second_finding["rule_id"] in follow.final.answer and "To fix it" in follow.final.answer
 
 
 def test_how_do_i_fix_a_finding_by_id(demo_warehouse: Path) -> None:
     chat = Chat()
     first = chat("What are the top 5 configuration deviations across my network?")
-    third = first.plan.tasks[-1].outputs["findings"][2]
+    third = first.plan.tasks[-1].outputs.model_dump()["findings"][2]
     follow = chat(f"How do I fix {third['id']}?")
     assert follow.conversation.resolution == "finding_reference"
     assert third["recommendation"].split("\n")[0] in follow.final.answer
@@ -112,7 +112,7 @@ def test_personalization_is_stored_applied_visible_and_removable(demo_warehouse:
     assert MemoryStore().preferences(user) == {"top_n": "3", "default_site": "HQ"}
     later = Chat(user=user)("Summarize my latest configuration best practice assessment")  # a new conversation
     assert "top_3" in ents(later, "output_format") and ents(later, "site") == ["HQ"]
-    assert len(later.plan.tasks[-1].outputs["findings"]) == 3
+    assert len(later.plan.tasks[-1].outputs.model_dump()["findings"]) == 3
     assert later.mcp.tool_calls[0].input["scope"]["sites"] == ["HQ"]
     chat("Forget my preferences")
     assert MemoryStore().preferences(user) == {}
@@ -126,9 +126,9 @@ def test_knowledge_query_is_augmented_for_followups(demo_warehouse: Path) -> Non
     follow = chat("And what about the approved exceptions?")
     ka = follow.plan.task_for("Knowledge Agent")
     assert ka is not None
-    meta = ka.outputs["retrieval_query"]["query_metadata"]
+    meta = ka.outputs.model_dump()["retrieval_query"]["query_metadata"]
     assert meta["is_followup"] is True and "site=DataCenter-1" in meta["augmented_from"]
-    assert "DataCenter-1" in ka.outputs["retrieval_query"]["formulated_query"]
+    assert "DataCenter-1" in ka.outputs.model_dump()["retrieval_query"]["formulated_query"]
 
 
 def test_what_about_another_site_keeps_the_request(demo_warehouse: Path) -> None:

@@ -16,7 +16,7 @@ def context(prompt: str) -> dict:  # type: ignore[type-arg]
     state = handle_turn(prompt)
     task = state.plan.task_for("Data Query Agent")
     assert task is not None and task.status == "completed", (task, state.mcp.tool_calls)
-    return task.outputs["assessment_context"]
+    return task.outputs.model_dump()["assessment_context"]
 
 
 def one(path: Path, sql: str, params: list | None = None):  # type: ignore[no-untyped-def, type-arg]

@@ -6,11 +6,16 @@ import pytest
 
 from orchestration.agents.data_query_agent import select_tool
 from orchestration.agents.intent_classifier import classify
-from orchestration.tools.registry import call_tool
+from orchestration.services import build_services
+from orchestration.tools.registry import ToolOutcome
 
 
 def choose(prompt: str):  # type: ignore[no-untyped-def]
-    return select_tool(prompt, classify(prompt))
+    return select_tool(classify(prompt))
+
+
+def call_tool(name: str, params: dict) -> ToolOutcome:  # type: ignore[type-arg]
+    return build_services().tools.call(name, params)
 
 
 @pytest.mark.parametrize(("prompt", "tool", "query_type"), [

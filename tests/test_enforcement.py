@@ -1,4 +1,5 @@
-"""The runtime refuses STATE writes outside a node's contract."""
+"""The runtime refuses STATE writes outside a node's contract, outputs that do not validate against their
+models, and tool results that do not match their contract's ``returns``."""
 
 from __future__ import annotations
 
@@ -6,11 +7,20 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from orchestration.contracts import get_contracts
 from orchestration.enforcement import ContractViolation, TaskResult, check_task_result
 from orchestration.graph import control_node, task_node
-from orchestration.state import AssessmentState, Final, Plan, Task
+from orchestration.outputs import TaskOutputs
+from orchestration.services import build_services
+from orchestration.state import AssessmentState, Final, Intent, Plan, Task, ToolCall
+from orchestration.tools.builtin import BUILTIN_TOOLS
+from orchestration.tools.registry import ToolRegistry
+from orchestration.warehouse.store import get_warehouse
+
+QUERY = {"formulated_query": "snmp", "query_metadata": {"intent_class": "cbp_generic", "skill": "cbp_generic",
+                                                        "scope": {}, "is_followup": False, "query_kind": "generic"}}
 
 
 def _state_with_task(owner: str) -> tuple[AssessmentState, Task]:
@@ -19,29 +29,54 @@ def _state_with_task(owner: str) -> tuple[AssessmentState, Task]:
 
 
 def test_task_agent_writing_another_agents_output_is_refused() -> None:
-    rogue = SimpleNamespace(run=lambda state, task: TaskResult("completed", {"findings": []}))
-    node = task_node("knowledge_agent", rogue, get_contracts())  # type: ignore[arg-type]
+    rogue = SimpleNamespace(run=lambda state, task, services: TaskResult("completed", {"findings": []}))
+    node = task_node("knowledge_agent", rogue, build_services())  # type: ignore[arg-type]
     state, _ = _state_with_task("Knowledge Agent")
     with pytest.raises(ContractViolation, match=r"Knowledge Agent.*task\.outputs\.findings.*knowledge_agent\.yaml"):
         node(state)
 
 
-def test_agent_without_tool_permission_cannot_record_tool_calls() -> None:
-    from orchestration.state import ToolCall
+def test_task_agent_writing_an_output_that_does_not_validate_is_refused() -> None:
+    finding = {"id": "CFG-001", "rule_id": "SSH-V2", "title": "SSH v1 allowed", "severity": "catastrophic",
+               "confidence": 0.9}
+    rogue = SimpleNamespace(run=lambda state, task, services: TaskResult("completed", {"findings": [finding]}))
+    node = task_node("config_best_practice_agent", rogue, build_services())  # type: ignore[arg-type]
+    state, _ = _state_with_task("Config Best Practice Agent")
+    with pytest.raises(ContractViolation, match=r"task\.outputs\.findings\.0\.severity.*does not validate"):
+        node(state)
 
-    contract = get_contracts().agent("SLIC Agent")
-    _, task = _state_with_task("SLIC Agent")
-    result = TaskResult("completed", {"slic_context": {}}, tool_calls=(ToolCall(tool_name="issue_tracking_tool"),))
+
+def test_a_model_changed_after_construction_is_validated_again_at_the_wrapper() -> None:
+    contract = get_contracts().agent("Knowledge Agent")
+    _, task = _state_with_task("Knowledge Agent")
+    outputs = TaskOutputs.model_validate({"retrieval_query": QUERY})
+    assert outputs.retrieval_query is not None
+    outputs.retrieval_query.query_metadata.__dict__["query_kind"] = "whatever"  # bypasses assignment validation
+    with pytest.raises(ContractViolation, match="query_kind"):
+        check_task_result(contract, task, TaskResult("completed", outputs))
+
+
+def test_evolve_validates_what_model_copy_would_accept() -> None:
+    assert Intent().model_copy(update={"intent_class": "not_a_class"}).intent_class == "not_a_class"
+    with pytest.raises(ValidationError):
+        Intent().evolve(intent_class="not_a_class")
+    assert Intent().evolve(intent_class="cbp_generic").intent_class == "cbp_generic"
+
+
+def test_agent_without_tool_permission_cannot_record_tool_calls() -> None:
+    contract = get_contracts().agent("Knowledge Agent")
+    _, task = _state_with_task("Knowledge Agent")
+    result = TaskResult("completed", {"retrieval_query": QUERY}, tool_calls=(ToolCall(tool_name="issue_tracking_tool"),))
     with pytest.raises(ContractViolation, match="mcp.tool_calls"):
         check_task_result(contract, task, result)
 
 
 def test_control_node_writing_outside_its_contract_is_refused() -> None:
-    def run(state: AssessmentState) -> dict[str, Any]:
+    def run(state: AssessmentState, services: Any) -> dict[str, Any]:
         return {"final": Final(answer="made up")}
 
     rogue = SimpleNamespace(run=run, summarize=lambda update: "")
-    node = control_node("intent_classifier", rogue, get_contracts())  # type: ignore[arg-type]
+    node = control_node("intent_classifier", rogue, build_services())  # type: ignore[arg-type]
     with pytest.raises(ContractViolation, match="'final'"):
         node(AssessmentState())
 
@@ -63,16 +98,55 @@ def test_agent_cannot_finish_a_task_it_does_not_own() -> None:
 def test_allowed_writes_pass_and_are_listed_for_the_trace() -> None:
     contract = get_contracts().agent("Knowledge Agent")
     _, task = _state_with_task("Knowledge Agent")
-    fields = check_task_result(contract, task, TaskResult("failed", {"retrieval_query": {}}, error="no index"))
+    fields, outputs = check_task_result(contract, task, TaskResult("failed", {"retrieval_query": QUERY}, error="no index"))
     assert fields == ["task.status", "task.outputs.retrieval_query", "task.error"]
+    assert outputs.retrieval_query is not None and outputs.retrieval_query.formulated_query == "snmp"
 
 
 def test_agent_exception_fails_its_task_instead_of_the_turn() -> None:
-    def boom(state: AssessmentState, task: Task) -> TaskResult:
+    def boom(state: AssessmentState, task: Task, services: Any) -> TaskResult:
         raise RuntimeError("disk on fire")
 
-    node = task_node("slic_agent", SimpleNamespace(run=boom), get_contracts())  # type: ignore[arg-type]
+    node = task_node("slic_agent", SimpleNamespace(run=boom), build_services())  # type: ignore[arg-type]
     state, _ = _state_with_task("SLIC Agent")
     update = node(state)
     (task,) = update["plan"].tasks
     assert task.status == "failed" and "disk on fire" in (task.error or "")
+
+
+def test_a_tool_returning_a_field_its_contract_does_not_declare_fails_the_call(demo_warehouse: Any) -> None:
+    def leaky(w: Any, **params: Any) -> dict[str, Any]:
+        return {**BUILTIN_TOOLS["inventory_tool"](w, **params), "enable_secret": "cisco"}
+
+    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": leaky}, get_warehouse)
+    outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
+    assert outcome.call.status == "error" and outcome.result is None
+    assert "undeclared ['enable_secret']" in (outcome.call.error or "")
+
+
+def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any) -> None:
+    def short(w: Any, **params: Any) -> dict[str, Any]:
+        return {"assets": []}
+
+    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": short}, get_warehouse)
+    outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
+    assert outcome.call.status == "error" and "missing ['limit', 'row_count']" in (outcome.call.error or "")
+
+
+@pytest.mark.parametrize(("tool", "params"), [
+    ("assessment_analysis_tool", {"query_type": "summary"}),
+    ("assessment_analysis_tool", {"query_type": "exceptions"}),
+    ("assessment_analysis_tool", {"query_type": "assets", "scope": {"sites": ["HQ"]}}),
+    ("assessment_comparison_tool", {"current_assessment_id": "latest", "previous_assessment_id": "previous",
+                                    "comparison_focus": "changes"}),
+    ("issue_tracking_tool", {"tracking_scope": "persistent", "assessment_scope": "since_prior"}),
+    ("slic_results_tool", {"scope": {"sites": ["DataCenter-1"]}}),
+    ("inventory_tool", {"scope": {"device": "FW-HQ-1"}}),
+    ("sql_path", {"template": "inventory_count", "description": "devices per site",
+                  "sql": "SELECT a.site, COUNT(*) AS devices FROM assets a GROUP BY a.site"}),
+])
+def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: Any, tool: str,
+                                                                 params: dict[str, Any]) -> None:
+    outcome = build_services().tools.call(tool, params)
+    assert outcome.call.status == "ok", outcome.call.error
+    assert outcome.result is not None and set(outcome.result) <= set(get_contracts().tools[tool].returns)

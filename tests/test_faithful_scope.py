@@ -14,8 +14,8 @@ import pytest
 from orchestration.agents.reflector import reflect
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.nlu.entities import read_entities
+from orchestration.nlu.inventory_names import inventory_gazetteer
 from orchestration.runtime import handle_turn
-from orchestration.warehouse.gazetteer import inventory_gazetteer
 from tests.test_answers import LATEST, sql
 from tests.test_conversations import Chat
 
@@ -253,7 +253,7 @@ def test_citations_sit_outside_code_and_every_chip_names_a_retrieved_chunk(demo_
     answer = state.final.answer
     assert "```" in answer and not re.search(r"```[^\n]*\[\d+\]", answer)
     assert markdown_problems(answer, {c.number for c in state.final.citations}) == []
-    retrieved = {c["metadata"]["chunk_id"] for c in state.task_outputs("Knowledge Agent")["enterprise_context"][
+    retrieved = {c["metadata"]["chunk_id"] for c in state.task_outputs("Knowledge Agent").model_dump()["enterprise_context"][
         "retrieved_chunks"]}
     assert state.final.citations and {c.chunk_id for c in state.final.citations} <= retrieved
     assert len({f"[{c.number}] {c.source}" for c in state.final.citations}) == len(state.final.citations)
@@ -274,7 +274,7 @@ def test_findings_are_titled_with_the_deviation_and_show_the_offending_line(demo
     (device,), = sql(demo_warehouse, f"SELECT MIN(asset_id) FROM results WHERE assessment_id = {LATEST} "
                                      "AND rule_id = 'VTY-SSH-ONLY' AND status = 'fail' AND evidence LIKE '%transport input%'")
     state = handle_turn(f"What should I fix on {device}?")
-    finding = next(f for f in state.task_outputs("Config Best Practice Agent")["findings"] if f["rule_id"] == "VTY-SSH-ONLY")
+    finding = next(f for f in state.task_outputs("Config Best Practice Agent").model_dump()["findings"] if f["rule_id"] == "VTY-SSH-ONLY")
     assert finding["title"] == "Telnet or other non-SSH access allowed on VTY lines"
     assert finding["control"] == "VTY lines accept SSH only"
     lines = finding["evidence"].split("\n")

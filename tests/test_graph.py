@@ -36,7 +36,7 @@ def test_tasks_are_marked_truthfully_and_tool_calls_recorded() -> None:
     assert dq.started_at and dq.finished_at
     (call,) = state.mcp.tool_calls
     assert call.tool_name == "assessment_analysis_tool" and call.status == "error" and call.task_id == dq.id
-    context = dq.outputs["assessment_context"]
+    context = dq.outputs.model_dump()["assessment_context"]
     assert context["source_path"] == "mcp" and context["errors"]
     domain = state.plan.task_for("Config Best Practice Agent")
     assert domain is not None and domain.status == "completed"
@@ -64,7 +64,7 @@ def test_knowledge_query_is_formulated_from_state() -> None:
     state = handle_turn("What do the SLIC findings for DataCenter-1 mean given our internal policies?")
     ka = state.plan.task_for("Knowledge Agent")
     assert ka is not None
-    query = ka.outputs["retrieval_query"]
+    query = ka.outputs.model_dump()["retrieval_query"]
     assert "DataCenter-1" in query["formulated_query"]
     assert query["query_metadata"]["intent_class"] == "cbp_expert_insights"
     assert query["query_metadata"]["is_followup"] is False

@@ -67,7 +67,7 @@ def test_llm_breaks_a_tie_only_with_a_valid_label(fake_llm: Replies) -> None:
 def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse: Path, fake_llm: Replies) -> None:
     prompt = "Summarize configuration best practice findings for HQ"
     plain = handle_turn(prompt)
-    summary = plain.plan.tasks[-1].outputs["summary"]
+    summary = plain.plan.tasks[-1].outputs.model_dump()["summary"]
     fake_llm.append("In short, for HQ: " + summary)
     grounded = handle_turn(prompt)
     assert grounded.final.answer.startswith("**Scope:**") and not grounded.final.partial

@@ -13,7 +13,7 @@ CBP, SEC = "Config Best Practice Agent", "Security Assessment Agent"
 
 
 def plan_for(prompt: str):  # type: ignore[no-untyped-def]
-    return build_plan(classify(prompt), prompt, get_contracts())
+    return build_plan(classify(prompt), get_contracts())
 
 
 @pytest.mark.parametrize(("prompt", "routing"), [
@@ -58,4 +58,4 @@ def test_same_intent_same_plan() -> None:
 
 def test_planner_refuses_an_unclassified_intent() -> None:
     with pytest.raises(ValueError, match="clarification gate"):
-        build_plan(classify("what's the weather"), "what's the weather", get_contracts())
+        build_plan(classify("what's the weather"), get_contracts())

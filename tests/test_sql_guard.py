@@ -15,11 +15,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from orchestration.nlu.facets import read_facets
 from orchestration.state import Entity, Intent
 from orchestration.tools.scope import scope_for
+from orchestration.tools.sql_plan import plan_sql
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL, validate
-from orchestration.warehouse.sql_path import plan_sql, run_sql
+from orchestration.warehouse.sql_path import run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, QueryResult
 
 HOSTILE = [
@@ -119,7 +121,7 @@ def test_limits_keep_the_smaller_of_query_and_cap() -> None:
 def test_entity_values_are_bound_never_spliced(demo_warehouse: Path) -> None:
     evil = "HQ'; DROP TABLE assets; --"
     intent = Intent(entities=[Entity(type="site", value=evil, confidence=1.0)])
-    plan = plan_sql("Which versions run at that site?", scope_for(intent)[0])
+    plan = plan_sql(read_facets("Which versions run at that site?"), scope_for(intent)[0])
     assert plan is not None and evil not in plan.sql and evil in plan.params
     spy = Spy(DuckDBWarehouse(demo_warehouse))
     _, result = run_sql(spy, plan.sql, plan.params)

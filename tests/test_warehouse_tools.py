@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from orchestration.services import build_services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
+from orchestration.tools.errors import ToolError
 from orchestration.tools.issue_tracking_tool import track
-from orchestration.tools.registry import ToolError, call_tool
 from orchestration.warehouse.store import connect_reader, get_warehouse
 
 
@@ -118,9 +119,9 @@ def test_unknown_assessment_site_and_empty_scope_are_explicit(demo_warehouse: Pa
         analyse(w, "summary", scope={"sites": ["Atlantis"]})
     with pytest.raises(ToolError, match="did you mean Branch-05"):
         analyse(w, "summary", scope={"sites": ["Branch-5"]})
-    empty = call_tool("assessment_analysis_tool", {"query_type": "filtering", "scope": {"sites": ["Lab-1"],
+    empty = build_services().tools.call("assessment_analysis_tool", {"query_type": "filtering", "scope": {"sites": ["Lab-1"],
                                                                                            "environment": "staging"}})
     assert empty.call.status == "empty" and empty.call.row_count == 0
-    err = call_tool("assessment_comparison_tool", {"current_assessment_id": "latest", "previous_assessment_id": "nope",
+    err = build_services().tools.call("assessment_comparison_tool", {"current_assessment_id": "latest", "previous_assessment_id": "nope",
                                                    "comparison_focus": "overall"})
     assert err.call.status == "error" and "unknown assessment id 'nope'" in (err.call.error or "")

@@ -15,25 +15,20 @@ from orchestration.agents.evidence import gather
 from orchestration.interpretation.findings import devices
 from orchestration.interpretation.markdown import code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
+from orchestration.outputs import Finding, RetrievedChunk
+from orchestration.services import Services
 from orchestration.state import AnswerScope, AssessmentState, Citation, Final, Task
-
-DOMAIN_OWNERS = ("Config Best Practice Agent", "Security Assessment Agent")
-EXPORT_WORDS = ("download", "export", "report", "pdf")
-
-
-def _domain_task(state: AssessmentState) -> Task | None:
-    return next((t for t in state.plan.tasks if t.owner in DOMAIN_OWNERS), None)
 
 
 class _Citations:
     """Numbers retrieved chunks in order of first use; only retrieved chunks can be cited."""
 
     def __init__(self, state: AssessmentState) -> None:
-        ctx = state.task_outputs("Knowledge Agent").get("enterprise_context", {})
-        self.chunks = {c["metadata"].get("chunk_id"): c for c in ctx.get("retrieved_chunks", [])}
+        ctx = state.task_outputs("Knowledge Agent").enterprise_context
+        self.chunks: dict[str, RetrievedChunk] = {c.metadata.chunk_id: c for c in ctx.retrieved_chunks} if ctx else {}
         self.by_source: dict[str, str] = {}
         for cid, c in self.chunks.items():
-            self.by_source.setdefault(c["metadata"].get("source", ""), cid)
+            self.by_source.setdefault(c.metadata.source, cid)
         self.used: list[Citation] = []
 
     def cite(self, chunk_id: str | None = None, source: str | None = None) -> str:
@@ -43,10 +38,9 @@ class _Citations:
         for c in self.used:
             if c.chunk_id == cid:
                 return f"[{c.number}]"
-        meta = self.chunks[cid]["metadata"]
-        self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.get("source", ""),
-                                  topic=meta.get("topic", ""), relevance_score=float(meta.get("relevance_score", 0.0)),
-                                  excerpt=self.chunks[cid]["content"][:400]))
+        meta = self.chunks[cid].metadata
+        self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.source, topic=meta.topic,
+                                  relevance_score=meta.relevance_score, excerpt=self.chunks[cid].content[:400]))
         return f"[{len(self.used)}]"
 
 
@@ -55,40 +49,39 @@ def _cell(text: Any, limit: int = 90) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def _findings_table(findings: list[dict[str, Any]], cites: _Citations) -> list[str]:
-    trend = any(f.get("delta_status") for f in findings)
+def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
+    trend = any(f.delta_status for f in findings)
     head = "| # | Finding | Severity | Devices |" + (" Change |" if trend else "") + " Fix | Context |"
     rows = ["", "**Findings**", "", head, "|" + "---|" * (head.count("|") - 1)]
     for i, f in enumerate(findings, start=1):
-        refs = " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source"))
-                                      for e in f.get("enterprise_context_applied", []))))
-        fix = f.get("recommendation", "").split("\n")
-        row = (f"| {i} | {f['id']} {_cell(f['title'], 70)} | {f['severity']} | {f.get('assets_affected', '')} |"
-               + (f" {f.get('delta_status') or ''} |" if trend else "")
+        refs = " ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in f.enterprise_context_applied)))
+        fix = f.recommendation.split("\n")
+        row = (f"| {i} | {f.id} {_cell(f.title, 70)} | {f.severity} | {f.assets_affected} |"
+               + (f" {f.delta_status or ''} |" if trend else "")
                + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} | {refs} |")
         rows.append(row)
     return rows
 
 
-def _device_evidence(findings: list[dict[str, Any]]) -> list[str]:
+def _device_evidence(findings: list[Finding]) -> list[str]:
     """Per finding: the offending config lines (numbered, under their parent line) and the fix commands."""
     lines = ["", "**Evidence and fixes**", ""]
     for f in findings[:10]:
-        lines.append(f"- **{f['rule_id']}** {f['title']} ({f['severity']})")
-        if f.get("evidence"):
-            where = f" on {f['evidence_device']}" if f.get("evidence_device") else ""
-            lines.append(f"  - evidence{where} (line numbers of its configuration):\n\n" + code_block(f["evidence"], 4))
-        if f.get("recommendation"):
-            lines.append("  - fix:\n\n" + code_block(f["recommendation"], 4))
+        lines.append(f"- **{f.rule_id}** {f.title} ({f.severity})")
+        if f.evidence:
+            where = f" on {f.evidence_device}" if f.evidence_device else ""
+            lines.append(f"  - evidence{where} (line numbers of its configuration):\n\n" + code_block(f.evidence, 4))
+        if f.recommendation:
+            lines.append("  - fix:\n\n" + code_block(f.recommendation, 4))
     return lines
 
 
 def _covered(state: AssessmentState) -> AnswerScope | None:
     """The scope the data covered, as the Data Query Agent (or else the SLIC Agent) recorded it."""
-    context = state.task_outputs("Data Query Agent").get("assessment_context") or {}
-    if context.get("covered_scope"):
-        return AnswerScope.model_validate(context["covered_scope"])
-    return slic_scope(state.task_outputs("SLIC Agent").get("slic_context") or {})
+    context = state.task_outputs("Data Query Agent").assessment_context
+    if context is not None and context.covered_scope is not None:
+        return context.covered_scope
+    return slic_scope(state.task_outputs("SLIC Agent").slic_context)
 
 
 def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
@@ -103,7 +96,7 @@ def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
 
 
 def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["low", "medium", "high"]:
-    qualified = bool(task.outputs.get("data_gaps")) and not task.outputs.get("statistics")
+    qualified = bool(task.outputs.data_gaps) and not task.outputs.statistics
     if qualified or gather(state, task).missing_required or task.status == "failed":
         return "high"
     return "medium" if missing else "low"
@@ -134,59 +127,58 @@ def compose(state: AssessmentState) -> Final:
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
     if intent.intent_class == "unknown_or_needs_clarification":
         return Final(answer=intent.clarification_question or "Could you tell me what you would like to know?")
-    task = _domain_task(state)
+    task = state.plan.domain_task()
     if task is None:
         return Final(answer="No plan was executed for this question.", partial=True, risk_of_error="high",
                      missing_inputs=["plan"])
     out = task.outputs
     cites = _Citations(state)
     scope = _covered(state)
-    summary = str(out.get("summary") or "No summary was produced.")
-    generic = out.get("enterprise_context_applied") or []
+    summary = out.summary or "No summary was produced."
+    generic = out.enterprise_context_applied
     if generic:
-        summary = place_markers(summary, " ".join(filter(None, (cites.cite(e.get("chunk_id"), e.get("source"))
-                                                                for e in generic))))
+        summary = place_markers(summary, " ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in generic))))
     header = _header(state, scope)
     parts = [*(f"{h}\n" for h in header), summary]
-    findings = out.get("findings") or []
-    risks = out.get("prioritized_risks") or []
+    findings = out.findings
+    risks = out.prioritized_risks
     if risks and len(findings) > 1:
         parts += ["", "**What to do first**", ""] + [
-            f"{r['rank']}. {r['title']} ({r['severity']}, {devices(r['assets_affected'])}): `{_cell(r['action'], 80)}`"
+            f"{r.rank}. {r.title} ({r.severity}, {devices(r.assets_affected)}): `{_cell(r.action, 80)}`"
             for r in risks[:5]]
     if findings:
         parts += _findings_table(findings, cites)
         device_answer = bool(intent.entity("device"))
-        short_with_evidence = bool(findings[0].get("evidence")) and len(findings) <= 12
+        short_with_evidence = bool(findings[0].evidence) and len(findings) <= 12
         if device_answer or short_with_evidence:
             parts += _device_evidence(findings)
-    if out.get("asset_trend"):
+    if out.asset_trend:
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
-        parts += [f"| {a['asset_id']} | {a['direction']} | {a['issues_delta']:+d} |" for a in out["asset_trend"][:12]]
-    if out.get("chart_hints"):
-        parts += ["", "Charts: " + "; ".join(c["title"] for c in out["chart_hints"]) + " (shown below the answer)."]
-    applied = [(e, f["id"]) for f in findings for e in f.get("enterprise_context_applied", [])]
+        parts += [f"| {a.asset_id} | {a.direction} | {a.issues_delta:+d} |" for a in out.asset_trend[:12]]
+    if out.chart_hints:
+        parts += ["", "Charts: " + "; ".join(c.title for c in out.chart_hints) + " (shown below the answer)."]
+    applied = [(e, f.id) for f in findings for e in f.enterprise_context_applied]
     if applied:
         parts += ["", "**Enterprise context applied**", ""]
         seen: set[str] = set()
         for e, fid in applied:
-            key = e.get("chunk_id") or e.get("source")
+            key = e.chunk_id or e.source
             if key in seen:
                 continue
             seen.add(key)
-            parts.append(f"- {cites.cite(e.get('chunk_id'), e.get('source'))} {e.get('title') or e['source']} "
-                         f"({e['topic']}), for {fid}: {_cell(e['content_excerpt'], 200)}")
-    if out.get("exposure_assumptions"):
-        parts += ["", "**Exposure assumptions**", ""] + [f"- {a}" for a in out["exposure_assumptions"]]
-    if out.get("assumptions"):
-        parts += ["", "**Assumptions**", ""] + [f"- {a}" for a in dict.fromkeys(out["assumptions"])]
-    missing = list(dict.fromkeys(out.get("data_gaps", [])))
+            parts.append(f"- {cites.cite(e.chunk_id, e.source)} {e.title or e.source} "
+                         f"({e.topic}), for {fid}: {_cell(e.content_excerpt, 200)}")
+    if out.exposure_assumptions:
+        parts += ["", "**Exposure assumptions**", ""] + [f"- {a}" for a in out.exposure_assumptions]
+    if out.assumptions:
+        parts += ["", "**Assumptions**", ""] + [f"- {a}" for a in dict.fromkeys(out.assumptions)]
+    missing = list(dict.fromkeys(out.data_gaps))
     covered = " ".join(missing)
     missing += [f"{t.owner}: {t.error}" for t in state.plan.tasks
                 if t.status == "failed" and t.error and t.owner not in covered and t.error not in covered]
     if missing:
         parts += ["", "**Not available for this answer**", ""] + [f"- {m}" for m in missing]
-    if any(w in state.prompt.lower() for w in EXPORT_WORDS):
+    if intent.facets.export:
         parts += ["", "To download this as a report, use **Export trace** in the chat (JSON with every step, or a "
                       "Markdown report), or run `assess trace export --thread <id> --format md`."]
     if cites.used:
@@ -197,28 +189,30 @@ def compose(state: AssessmentState) -> Final:
                  partial=bool(missing) or task.status != "completed" or risk == "high")
 
 
-def narrate(state: AssessmentState, draft: Final) -> Final:
-    """With an LLM configured, let it rewrite the opening summary; keep it only if every number and
-    citation in it still traces back to the data (the reflector's check), else keep the deterministic text."""
+def narrate(state: AssessmentState, draft: Final, services: Services) -> Final:
+    """With an LLM configured, let it rewrite the opening summary in the voice of the domain agent's contract
+    persona; keep it only if every number and citation in it still traces back to the data (the reflector's
+    check), else keep the deterministic text."""
     from orchestration import llm
     from orchestration.agents.reflector import check
 
-    task = _domain_task(state)
-    summary = str(task.outputs.get("summary") or "") if task else ""
-    if not summary or summary not in draft.answer or "```" in summary or llm.get_chat_model() is None:
+    task = state.plan.domain_task()
+    summary = task.outputs.summary if task else ""
+    if task is None or not summary or summary not in draft.answer or "```" in summary or llm.get_chat_model() is None:
         return draft
-    text = llm.ask("Rewrite this answer for a network engineer in clear prose. Keep every number, identifier and "
-                   "citation marker exactly as written; add no facts.\n\nQuestion: " + state.input.user_prompt
-                   + "\n\nAnswer: " + summary)
+    persona = services.contracts.agent(task.owner).persona.strip()
+    text = llm.ask(f"You are {persona[0].lower() + persona[1:]}\n\nRewrite this answer for a network engineer in "
+                   "clear prose. Keep every number, identifier and citation marker exactly as written; add no facts."
+                   "\n\nQuestion: " + state.input.user_prompt + "\n\nAnswer: " + summary)
     if not text:
         return draft
-    candidate = draft.model_copy(update={"answer": draft.answer.replace(summary, text.strip(), 1)})
+    candidate = draft.evolve(answer=draft.answer.replace(summary, text.strip(), 1))
     unverified, bad = check(state, candidate)
     return draft if unverified or bad else candidate
 
 
-def run(state: AssessmentState) -> dict[str, Any]:
-    return {"final": narrate(state, compose(state))}
+def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+    return {"final": narrate(state, compose(state), services)}
 
 
 def summarize(update: dict[str, Any]) -> str:

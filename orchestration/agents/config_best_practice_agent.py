@@ -9,18 +9,18 @@ Missing required data gives a qualified answer with data gaps, never invented fi
 
 from __future__ import annotations
 
-from typing import Any
-
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.nlu.domain import GOALS
+from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
 
 
-def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str) -> dict[str, Any] | None:
+def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str) -> DomainOutputs | None:
     """Findings from whichever tool answered, or None when the context holds no usable result."""
-    report = evidence.assessment_context.get("report_data", {})
+    report = evidence.report_data
     intent = state.intent
     presentation = intent.domain_details.presentation_requirement
     limit = findings.top_n(presentation, 5)
@@ -31,7 +31,7 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
             return None
         # device-level reading only when the scope is exactly one device (not "the same 16 devices")
         device = (result.get("scope_applied") or {}).get("device")
-        return findings.from_analysis(result, state.prompt, presentation, chunks, device, prefix)
+        return findings.from_analysis(result, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
     if report.get("assessment_comparison_tool"):
         return findings.from_comparison(report["assessment_comparison_tool"], chunks, limit, prefix)
     if report.get("issue_tracking_tool"):
@@ -41,30 +41,36 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     return None
 
 
-def with_gaps(outputs: dict[str, Any], evidence: Evidence) -> dict[str, Any]:
-    gaps = list(outputs.get("data_gaps", [])) + evidence.missing_optional
-    errors = evidence.assessment_context.get("errors") or []
-    gaps += [e["message"] for e in errors if e.get("message") and e["message"] not in gaps]
-    outputs["data_gaps"] = gaps
-    return outputs
+def with_gaps(outputs: DomainOutputs, evidence: Evidence) -> DomainOutputs:
+    gaps = list(outputs.data_gaps) + evidence.missing_optional
+    errors = evidence.assessment_context.errors if evidence.assessment_context else []
+    gaps += [e.message for e in errors if e.message and e.message not in gaps]
+    return outputs.evolve(data_gaps=gaps)
 
 
-def run(state: AssessmentState, task: Task) -> TaskResult:
+def focused(outputs: DomainOutputs, state: AssessmentState, evidence: Evidence) -> DomainOutputs:
+    """About one earlier finding when the user referred to it ("explain the second one")."""
+    ref = state.conversation.referenced_finding
+    if ref is None or evidence.missing_required or "findings" not in outputs.model_fields_set:
+        return outputs
+    return findings.focus_on(outputs, ref)
+
+
+def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     evidence = gather(state, task)
     goal = GOALS[task.skill]
-    outputs: dict[str, Any] | None
+    outputs: DomainOutputs | None
     if task.skill == "cbp_generic":
         outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill)
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
     elif task.skill == "cbp_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
-        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.prompt, limit)
+        outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
+                                         state.intent.facets.mentions_pci, limit)
     else:
         outputs = interpret_assessment(state, evidence, "CFG")
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
-    if state.conversation.referenced_finding and outputs.get("findings") is not None and not evidence.missing_required:
-        outputs = findings.focus_on(outputs, state.conversation.referenced_finding)
-    outputs = with_gaps(outputs, evidence)
-    return TaskResult("completed", outputs, summary=str(outputs["summary"])[:200])
+    outputs = with_gaps(focused(outputs, state, evidence), evidence)
+    return TaskResult("completed", TaskOutputs.of(outputs), summary=outputs.summary[:200])

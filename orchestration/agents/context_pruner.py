@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from orchestration.memory.store import WINDOW
+from orchestration.services import Services
 from orchestration.state import AssessmentState
 
 SUMMARY_LINES = 40
@@ -29,9 +30,9 @@ def fold(summary: str, turn: dict[str, Any]) -> str:
     return "\n".join(lines[-SUMMARY_LINES:])
 
 
-def run(state: AssessmentState) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> dict[str, Any]:
     conv = state.conversation
-    return {"conversation": conv.model_copy(update={"history": conv.history[-WINDOW:]})}
+    return {"conversation": conv.evolve(history=conv.history[-WINDOW:])}
 
 
 def summarize(update: dict[str, Any]) -> str:

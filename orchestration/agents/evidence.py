@@ -9,6 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
+from orchestration.outputs import (
+    AssessmentContext,
+    DomainOutputs,
+    EnterpriseContext,
+    RetrievedChunk,
+    SlicContext,
+)
 from orchestration.state import AssessmentState, Task
 
 OUTPUT_OWNERS = {
@@ -20,28 +29,29 @@ OUTPUT_OWNERS = {
 
 @dataclass(frozen=True)
 class Evidence:
-    outputs: dict[str, dict[str, Any]]
+    assessment_context: AssessmentContext | None = None
+    enterprise_context: EnterpriseContext | None = None
+    slic_context: SlicContext | None = None
     missing_required: list[str] = field(default_factory=list)
     missing_optional: list[str] = field(default_factory=list)
 
     @property
-    def assessment_context(self) -> dict[str, Any]:
-        return self.outputs.get("assessment_context", {})
+    def chunks(self) -> list[RetrievedChunk]:
+        return list(self.enterprise_context.retrieved_chunks) if self.enterprise_context else []
 
     @property
-    def chunks(self) -> list[dict[str, Any]]:
-        return list(self.outputs.get("enterprise_context", {}).get("retrieved_chunks", []))
-
-    @property
-    def slic_context(self) -> dict[str, Any]:
-        return self.outputs.get("slic_context", {})
+    def report_data(self) -> dict[str, dict[str, Any]]:
+        return self.assessment_context.report_data if self.assessment_context else {}
 
 
-def _resolve(outputs: dict[str, dict[str, Any]], data_path: str) -> Any:
-    head, *rest = data_path.split(".")
-    value: Any = outputs.get(head)
-    for part in rest:
-        value = value.get(part) if isinstance(value, dict) else None
+def _resolve(value: Any, path: list[str]) -> Any:
+    for part in path:
+        if isinstance(value, BaseModel):
+            value = getattr(value, part, None)
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
     return value
 
 
@@ -55,29 +65,29 @@ def _count(value: Any) -> int:
 
 def gather(state: AssessmentState, task: Task) -> Evidence:
     """Collect upstream outputs and check them against the task's required data."""
-    outputs: dict[str, dict[str, Any]] = {}
+    delivered: dict[str, Any] = {}
     failures: dict[str, str] = {}
     for key, owner in OUTPUT_OWNERS.items():
         upstream = state.plan.task_for(owner)
         if upstream is None:
             continue
-        if key in upstream.outputs:
-            outputs[key] = upstream.outputs[key]
+        delivered[key] = getattr(upstream.outputs, key)
         if upstream.status == "failed":
             failures[key] = upstream.error or "failed"
     missing_required: list[str] = []
     missing_optional: list[str] = []
     for need in task.required_data:
-        if _count(_resolve(outputs, need.data_path)) >= max(need.min_count, 1):
+        head, *rest = need.data_path.split(".")
+        if _count(_resolve(delivered.get(head), rest)) >= max(need.min_count, 1):
             continue
-        head = need.data_path.split(".")[0]
         reason = failures.get(head, "no data returned")
         text = f"{need.data_path} (from {OUTPUT_OWNERS.get(head, '?')}): {reason}"
         (missing_required if need.required else missing_optional).append(text)
-    return Evidence(outputs, missing_required, missing_optional)
+    return Evidence(delivered.get("assessment_context"), delivered.get("enterprise_context"),
+                    delivered.get("slic_context"), missing_required, missing_optional)
 
 
-def qualified_outputs(evidence: Evidence, goal: str, reason: str | None = None) -> dict[str, Any]:
+def qualified_outputs(evidence: Evidence, goal: str, reason: str | None = None) -> DomainOutputs:
     """Outputs of a domain agent that could not get its required data: say what is missing, invent nothing."""
     gaps = evidence.missing_required + evidence.missing_optional + ([reason] if reason else [])
     if reason and not evidence.missing_required:
@@ -88,5 +98,5 @@ def qualified_outputs(evidence: Evidence, goal: str, reason: str | None = None) 
                    f"{', '.join(sources) or 'upstream tasks'}; details below. No figures are stated.")
     else:
         summary = f"{goal}: the required data was retrieved."
-    return {"summary": summary, "findings": [], "data_gaps": gaps,
-            "assumptions": [] if not gaps else ["No figures are stated because the underlying data was not available."]}
+    return DomainOutputs(summary=summary, findings=[], data_gaps=gaps,
+                         assumptions=[] if not gaps else ["No figures are stated because the underlying data was not available."])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from orchestration.config import get_settings
 from orchestration.nlu.clarification import (
     clarification_question,
     followup_without_history_question,
@@ -14,9 +13,11 @@ from orchestration.nlu.clarification import (
 )
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
+from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
 from orchestration.nlu.meta_intent import detect_meta_intent, refers_back
-from orchestration.nlu.router import RouteDecision, get_router
+from orchestration.nlu.router import RouteDecision
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Entity, Intent
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
@@ -28,20 +29,12 @@ _FOLLOWUP_LEAD = re.compile(
 
 
 
-def load_gazetteer() -> Gazetteer:
-    """Known site and device names from the warehouse inventory (empty when there is no warehouse)."""
-    from orchestration.warehouse.gazetteer import inventory_gazetteer
-
-    return inventory_gazetteer()
-
 
 def _gate(intent: Intent, question: str, confidence: float) -> Intent:
-    return intent.model_copy(
-        update={
-            "intent_class": "unknown_or_needs_clarification",
-            "confidence": round(min(confidence, 0.49), 3),
-            "clarification_question": question,
-        }
+    return intent.evolve(
+        intent_class="unknown_or_needs_clarification",
+        confidence=round(min(confidence, 0.49), 3),
+        clarification_question=question,
     )
 
 
@@ -61,7 +54,7 @@ def _is_bare_followup(prompt: str) -> bool:
 LLM_BAND = (0.3, 0.5)  # router confidence where an optional LLM may break the tie
 
 
-def _llm_second_opinion(text: str, decision: RouteDecision) -> RouteDecision:
+def _llm_second_opinion(text: str, decision: RouteDecision, threshold: float) -> RouteDecision:
     """When the router is unsure and an LLM is configured, let it pick a skill; only a valid label counts."""
     from dataclasses import replace
 
@@ -78,13 +71,27 @@ def _llm_second_opinion(text: str, decision: RouteDecision) -> RouteDecision:
     if label not in skills:
         return decision
     return replace(decision, skill=label, intent_class=SKILL_TO_CLASS[label],
-                   confidence=get_settings().clarification_threshold,
+                   confidence=threshold,
                    signals=[*decision.signals, "llm_second_opinion"])
 
 
-def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer | None = None) -> Intent:
-    """Pure classification of one prompt (the node adds conversation handling)."""
-    settings = get_settings()
+def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer | None = None,
+             services: Services | None = None) -> Intent:
+    """Classification of one prompt on its own (the node adds conversation handling); ``services`` default to
+    those of the current settings, for callers outside the graph."""
+    services = services or build_services()
+    intent = _classify(prompt, history_available, gazetteer or services.names(), services)
+    return with_facets(intent, prompt, services)
+
+
+def with_facets(intent: Intent, text: str, services: Services) -> Intent:
+    """The intent with the facets of the request it answers (``text``: the effective request)."""
+    conditions = services.contracts.planner_rules.conditions
+    return intent.evolve(facets=read_facets(text, intent.domain_details.presentation_requirement, conditions))
+
+
+def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, services: Services) -> Intent:
+    settings = services.settings
     text = prompt.strip()
     if not text:
         return _gate(Intent(), "Your message was empty. What would you like to know? "
@@ -94,36 +101,34 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
                      f"{settings.max_prompt_chars:,}. Please send just the question (attach long documents "
                      "or configs as files instead).", 0.0)
     meta = detect_meta_intent(text)
-    router = get_router(settings.contracts_dir)
+    router = services.router()
     text = router.spelling.normalize(text)
-    reading = read_entities(text, gazetteer or load_gazetteer(), router.spelling.known_words)
+    reading = read_entities(text, gazetteer, router.spelling.known_words)
     entities = reading.entities
     base = Intent(meta_intent=meta, entities=entities, name_resolutions=reading.resolutions)
     if meta in CONVERSATIONAL:
-        return base.model_copy(update={"confidence": 0.95})
+        return base.evolve(confidence=0.95)
     decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
-    base = base.model_copy(update={"route_scores": scores, "signals": decision.signals})
+    base = base.evolve(route_scores=scores, signals=decision.signals)
     if meta == "followup_question" and not history_available and (
             _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities))):
         # nothing in this thread for "it", "those" or "the same" to refer to
         return _gate(base, followup_without_history_question(prompt), decision.confidence * 0.5)
-    decision = _llm_second_opinion(text, decision)
+    decision = _llm_second_opinion(text, decision, settings.clarification_threshold)
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
-        return _gate(base.model_copy(update={"domain_details": domain_details_for(None, entities)}),
+        return _gate(base.evolve(domain_details=domain_details_for(None, entities)),
                      clarification_question(decision, entities, text), best_in_domain)
     entities = _derived_assessment_type(decision.skill, entities)
-    return base.model_copy(
-        update={
-            "intent_class": decision.intent_class,
-            "entities": entities,
-            "confidence": round(decision.confidence, 3),
-            "domain_details": domain_details_for(decision.skill, entities),
-            "clarification_question": None,
-        }
+    return base.evolve(
+        intent_class=decision.intent_class,
+        entities=entities,
+        confidence=round(decision.confidence, 3),
+        domain_details=domain_details_for(decision.skill, entities),
+        clarification_question=None,
     )
 
 
@@ -140,17 +145,17 @@ def _with_preferences(intent: Intent, prefs: dict[str, str]) -> Intent:
         entities.append(Entity(type="site", value=prefs["default_site"], confidence=0.9, source="derived"))
     if entities == intent.entities:
         return intent
-    return intent.model_copy(update={"entities": entities, "domain_details": domain_details_for(skill, entities)})
+    return intent.evolve(entities=entities, domain_details=domain_details_for(skill, entities))
 
 
-def _aliases(conversation: Conversation) -> Gazetteer:
+def _aliases(conversation: Conversation, names: Gazetteer) -> Gazetteer:
     """The inventory gazetteer plus this user's remembered self-corrections for names it does not know."""
-    return load_gazetteer().with_aliases(
+    return names.with_aliases(
         (c["entity_type"], c["wrong"], c["right"]) for c in conversation.corrections
         if c["entity_type"] in ("site", "device"))
 
 
-def _unresolved_gate(intent: Intent) -> Intent:
+def _unresolved_gate(intent: Intent, names: Gazetteer) -> Intent:
     """Names that could not be read against the inventory stop a data request with a question: answering
     for a wider scope (or another assessment) instead would be a silent substitution."""
     named = {(e.type, e.value.lower()) for e in intent.entities if e.source == "unresolved"}
@@ -158,10 +163,11 @@ def _unresolved_gate(intent: Intent) -> Intent:
                   if r.status in ("ambiguous", "unknown") and (r.entity_type, r.mention.lower()) in named]
     if not open_names or (intent.domain_details.skill or "").endswith("_generic"):
         return intent
-    return _gate(intent, names_question(open_names, load_gazetteer()), intent.confidence)
+    return _gate(intent, names_question(open_names, names), intent.confidence)
 
 
-def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazetteer) -> Resolution | None:
+def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazetteer,
+                        services: Services) -> Resolution | None:
     """The user answered the question about names: re-run the request they asked, with the names as given."""
     reply = name_reply(prompt, own, conv.history)
     if reply is None:
@@ -170,10 +176,10 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
     effective = last.prompt
     for mention, r in chosen.items():
         effective = re.sub(rf"(?<![\w-]){re.escape(mention)}(?![\w-])", r.value or mention, effective, flags=re.I)
-    intent = classify(effective, history_available=True, gazetteer=gaz)
+    intent = _classify(effective, True, gaz, services)
     readings = [r for r in intent.name_resolutions if r.value not in {c.value for c in chosen.values()}]
-    intent = intent.model_copy(update={"name_resolutions": [*chosen.values(), *readings],
-                                       "meta_intent": "followup_question"})
+    intent = intent.evolve(name_resolutions=[*chosen.values(), *readings],
+                           meta_intent="followup_question")
     # a misspelling answered with one name is remembered as this user's alias; "the data center" -> "both" is not
     remembered = [{"entity_type": r.entity_type, "wrong": r.mention, "right": r.value or ""}
                   for r in chosen.values() if r.entity_type in ("site", "device") and r.value in r.candidates
@@ -181,7 +187,7 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
     return Resolution(intent, "name_clarification", effective, None, [last.turn_number], remembered)
 
 
-def run(state: AssessmentState) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> dict[str, Any]:
     """Node: classify the prompt, then read it against the thread's history and the user's preferences."""
     conv = state.conversation
     prompt = state.input.user_prompt
@@ -190,14 +196,17 @@ def run(state: AssessmentState) -> dict[str, Any]:
     prefs = preference_statement(prompt) if prompt.strip() else None
     if prefs is not None:
         intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt))
+        intent = with_facets(intent, prompt, services)
         updates.update(resolution="preference", new_preferences=prefs)
-        return {"intent": intent, "conversation": conv.model_copy(update=updates)}
-    gaz = _aliases(conv)
+        return {"intent": intent, "conversation": conv.evolve(**updates)}
+    names = services.names()
+    gaz = _aliases(conv, names)
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
-    own = classify(prompt, history_available=antecedent, gazetteer=gaz)
-    resolution = _name_clarification(prompt, own, conv, gaz) or resolve(prompt, own, conv, gaz)
-    intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences))
+    own = _classify(prompt, antecedent, gaz, services)
+    resolution = _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
+    intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
+    intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt,
@@ -207,7 +216,7 @@ def run(state: AssessmentState) -> dict[str, Any]:
         carried_scope=intent.domain_details.scope if resolution.kind != "none" else conv.carried_scope,
         previous_intent=previous.intent_class if previous else None,
     )
-    return {"intent": intent, "conversation": conv.model_copy(update=updates)}
+    return {"intent": intent, "conversation": conv.evolve(**updates)}
 
 
 def summarize(update: dict[str, Any]) -> str:

@@ -8,21 +8,19 @@ is reported as such and no chunk is ever fabricated.
 
 from __future__ import annotations
 
-from typing import Any
-
 from orchestration.enforcement import TaskResult
+from orchestration.outputs import (
+    EnterpriseContext,
+    QueryMetadata,
+    RetrievalQuery,
+    RetrievedChunk,
+    TaskOutputs,
+)
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
 
 TOP_K = 5
 TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results
-SKILL_TOPICS = {
-    "cbp_assessment": ["approved_configurations", "approved_exceptions", "policies", "organizational_context"],
-    "cbp_expert_insights": ["policies", "approved_exceptions", "escalation_procedures", "organizational_context"],
-    "cbp_generic": ["approved_configurations", "policies"],
-    "sec_assessment": ["policies", "approved_exceptions", "approved_configurations", "organizational_context"],
-    "sec_expert_insights": ["policies", "escalation_procedures", "approved_exceptions", "organizational_context"],
-    "sec_generic": ["approved_configurations", "policies"],
-}
 SKILL_CUES = {
     "cbp_assessment": "configuration standard approved exceptions",
     "cbp_expert_insights": "policy approved exceptions escalation procedure",
@@ -33,7 +31,7 @@ SKILL_CUES = {
 }
 
 
-def formulate_query(state: AssessmentState) -> dict[str, Any]:
+def formulate_query(state: AssessmentState) -> RetrievalQuery:
     """``retrieval_query`` per DESIGN §6.1: initial, generic or follow-up augmented."""
     intent, conv = state.intent, state.conversation
     skill = intent.domain_details.skill or ""
@@ -52,38 +50,34 @@ def formulate_query(state: AssessmentState) -> dict[str, Any]:
             augmented_from.append(f"turn {conv.history[-1].turn_number}: previous request")
     if not skill.endswith("_generic"):
         terms.append(SKILL_CUES.get(skill, ""))
-    return {
-        "formulated_query": " ".join(t for t in terms if t).strip(),
-        "query_metadata": {
-            "intent_class": intent.intent_class,
-            "skill": skill,
-            "scope": scope.model_dump(),
-            "is_followup": is_followup,
-            "augmented_from": augmented_from,
-            "query_kind": "followup" if is_followup else ("generic" if skill.endswith("_generic") else "initial"),
-        },
-        "filters": {"topics": SKILL_TOPICS.get(skill, [])},
-    }
+    return RetrievalQuery(
+        formulated_query=" ".join(t for t in terms if t).strip(),
+        query_metadata=QueryMetadata(
+            intent_class=intent.intent_class, skill=skill, scope=scope, is_followup=is_followup,
+            augmented_from=augmented_from,
+            query_kind="followup" if is_followup else ("generic" if skill.endswith("_generic") else "initial"),
+        ),
+    )
 
 
-def run(state: AssessmentState, task: Task) -> TaskResult:
-    from knowledge_base.service import get_retriever, index_exists
-
+def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     query = formulate_query(state)
-    if not index_exists():
-        return TaskResult("failed", {"retrieval_query": query},
+    retriever = services.retriever()
+    if retriever is None:
+        return TaskResult("failed", TaskOutputs(retrieval_query=query),
                           error="no knowledge index is available (run 'assess demo build' or 'assess ingest')",
                           summary="query formulated; no knowledge index to search")
-    retriever = get_retriever()
     skill = state.intent.domain_details.skill or ""
-    chunks = retriever.search(query["formulated_query"], k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K)
-    context = {
-        "retrieved_chunks": [c.as_dict() for c in chunks],
-        "query_used": query["formulated_query"],
-        "retrieval_mode": "hybrid (dense + BM25, reciprocal rank fusion)",
-        "latency_ms": round(retriever.last_latency_ms, 1),
-        "note": "" if chunks else "the knowledge base holds nothing relevant to this question",
-    }
+    # no topic filter: uploaded documents often carry no topic, and a filter would hide them; the skill's
+    # cue words in the query steer retrieval towards standards, exceptions or procedures instead
+    chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K)
+    context = EnterpriseContext(
+        retrieved_chunks=[RetrievedChunk.model_validate(c.as_dict()) for c in chunks],
+        query_used=query.formulated_query,
+        retrieval_mode="hybrid (dense + BM25, reciprocal rank fusion)",
+        latency_ms=round(retriever.last_latency_ms, 1),
+        note="" if chunks else "the knowledge base holds nothing relevant to this question",
+    )
     sources = sorted({c.metadata["source"] for c in chunks})
     summary = f"{len(chunks)} chunks from {', '.join(sources)}" if chunks else "no relevant chunk found"
-    return TaskResult("completed", {"retrieval_query": query, "enterprise_context": context}, summary=summary)
+    return TaskResult("completed", TaskOutputs(retrieval_query=query, enterprise_context=context), summary=summary)

@@ -8,15 +8,16 @@ Dependencies between core agents come from their ``consumes`` lists. The planner
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from orchestration.contracts import ContractSet, PlannerCondition, get_contracts
+from orchestration.contracts import ContractSet, PlannerCondition
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Plan, RequiredData, Task
 
 
-def condition_holds(condition: PlannerCondition, prompt: str, intent: Intent) -> bool:
-    if any(re.search(p, prompt, re.IGNORECASE) for p in condition.patterns):
+def condition_holds(name: str, condition: PlannerCondition, intent: Intent) -> bool:
+    """The prompt matched the condition's patterns (read by the classifier into facets), or an entity of its types."""
+    if name in intent.facets.planner_conditions:
         return True
     return any(e.type in condition.entity_types for e in intent.entities)
 
@@ -27,8 +28,8 @@ def _describe(template: str, intent: Intent) -> str:
     return f"{template} ({where})" if where else template
 
 
-def build_plan(intent: Intent, prompt: str, contracts: ContractSet) -> Plan:
-    """The same intent and prompt always give the same plan."""
+def build_plan(intent: Intent, contracts: ContractSet) -> Plan:
+    """The same intent always gives the same plan."""
     skill = intent.domain_details.skill
     if skill is None:
         raise ValueError("the planner needs a classified skill; the clarification gate should have answered")
@@ -36,7 +37,7 @@ def build_plan(intent: Intent, prompt: str, contracts: ContractSet) -> Plan:
     domain = contracts.agent(rules.skill_owners[skill])
     deps = [
         d for d in domain.skills[skill].data_dependencies
-        if d.when is None or condition_holds(rules.conditions[d.when], prompt, intent)
+        if d.when is None or condition_holds(d.when, rules.conditions[d.when], intent)
     ]
     providers = [p for p in rules.provider_order if any(d.provider == p for d in deps)]
     ids = {name: f"T{i + 1}" for i, name in enumerate([*providers, domain.name])}
@@ -57,6 +58,7 @@ def build_plan(intent: Intent, prompt: str, contracts: ContractSet) -> Plan:
         id=ids[domain.name],
         description=_describe(f"{domain.task_description} — {skill}", intent),
         owner=domain.name,
+        kind="domain",
         skill=skill,
         depends_on=[ids[p] for p in providers],
         required_data=[
@@ -68,8 +70,8 @@ def build_plan(intent: Intent, prompt: str, contracts: ContractSet) -> Plan:
     return Plan(tasks=tasks, routing=[t.owner for t in tasks], iteration=1)
 
 
-def run(state: AssessmentState) -> dict[str, Any]:
-    return {"plan": build_plan(state.intent, state.prompt, get_contracts())}
+def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+    return {"plan": build_plan(state.intent, services.contracts)}
 
 
 def summarize(update: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from orchestration.interpretation.scope_statement import scope_gaps
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Final
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
@@ -49,7 +50,7 @@ def _known_numbers(state: AssessmentState) -> set[str]:
                 walk(v)
 
     for task in state.plan.tasks:
-        walk(task.outputs)
+        walk(task.outputs.model_dump())
     walk(json.loads(state.intent.model_dump_json()))
     known.update(_numbers(state.input.user_prompt) | _numbers(state.prompt))
     known.update(_numbers(state.conversation.model_dump_json()))
@@ -63,8 +64,8 @@ def check(state: AssessmentState, final: Final) -> tuple[list[str], list[str]]:
     known = _known_numbers(state)
     unverified = sorted(n for n in _numbers(text) if n not in known and not (
         float(n).is_integer() and 0 <= float(n) <= ORDINAL_MAX))
-    retrieved = {c["metadata"].get("chunk_id")
-                 for t in state.plan.tasks for c in t.outputs.get("enterprise_context", {}).get("retrieved_chunks", [])}
+    retrieved = {c.metadata.chunk_id for t in state.plan.tasks if t.outputs.enterprise_context
+                 for c in t.outputs.enterprise_context.retrieved_chunks}
     numbers = {c.number: c for c in final.citations}
     bad = [f"[{n}]" for n in sorted({int(x) for x in CITE.findall(final.answer)})
            if n not in numbers or numbers[n].chunk_id not in retrieved]
@@ -87,13 +88,13 @@ def reflect(state: AssessmentState) -> tuple[Final, str]:
         problems.append("citations that do not point at a retrieved chunk: " + ", ".join(bad[:10]))
     note = ("\n\n> **Unverified** — the reflector found " + "; ".join(problems)
             + ". Treat those parts with care.")
-    qualified = final.model_copy(update={
-        "answer": final.answer + note, "partial": True, "risk_of_error": "high",
-        "missing_inputs": final.missing_inputs + [f"reflector: {p}" for p in problems]})
+    qualified = final.evolve(
+        answer=final.answer + note, partial=True, risk_of_error="high",
+        missing_inputs=final.missing_inputs + [f"reflector: {p}" for p in problems])
     return qualified, "qualify: " + "; ".join(problems)
 
 
-def run(state: AssessmentState) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> dict[str, Any]:
     final, _ = reflect(state)
     return {"final": final}
 

@@ -9,25 +9,19 @@ determined from configuration data.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
 
-from orchestration.agents.config_best_practice_agent import interpret_assessment, with_gaps
+from orchestration.agents.config_best_practice_agent import focused, interpret_assessment, with_gaps
 from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.enforcement import TaskResult
+from orchestration.engines.rule_engine import get_rules
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.interpretation.findings import devices
 from orchestration.nlu.domain import GOALS
+from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
 
-CATEGORIES = {
-    "insecure management services": {"HTTP-SERVER", "VTY-SSH-ONLY", "NXOS-TELNET", "ASA-TELNET", "ASA-MGMT-ANY",
-                                      "ASA-TLS", "SNMP-DEFAULT-COMM", "SNMP-RW", "SNMP-V3-PRIV", "SNMP-ACL", "VTY-ACL",
-                                      "SSH-V2", "ASA-SSH-V2", "SVC-SMART-INSTALL"},
-    "weak AAA": {"AAA-NEW-MODEL", "AAA-LOGIN-DEFAULT", "AAA-ENABLE-DEFAULT", "AAA-METHOD-NONE", "AAA-ACCOUNTING",
-                 "PWD-ENABLE-SECRET", "PWD-USER-HASH", "PWD-SERVICE-ENC", "ASA-AAA-SSH", "NXOS-PWD-STRENGTH",
-                 "LINE-EXEC-TIMEOUT"},
-    "exposure": {"IF-URPF-EDGE", "IF-PROXY-ARP", "IF-CDP-EDGE", "BGP-EBGP-FILTER", "BGP-NEIGHBOR-AUTH"},
-}
 EXPOSURE_ASSUMPTIONS = [
     "Internet exposure is inferred from the configuration: interfaces whose description or ASA nameif says "
     "internet/ISP/WAN/outside are treated as edge; no reachability scan or ACL simulation was available.",
@@ -37,55 +31,58 @@ EXPOSURE_ASSUMPTIONS = [
 NO_VULN_DATA = ("Software vulnerabilities cannot be determined from configuration checks alone: no SLIC version "
                 "matches were part of this question. Ask about SLIC or vulnerability findings to check releases against "
                 "the advisory mapping.")
+DEFAULT_CATEGORY = "missing hardening"
+
+
+@lru_cache(maxsize=1)
+def _categories() -> dict[str, str]:
+    return {r.id: r.security_category for r in get_rules()}
 
 
 def category_of(rule_id: str) -> str:
-    return next((name for name, ids in CATEGORIES.items() if rule_id in ids), "missing hardening")
+    """The rule's security category from the rule catalog (``security_category`` in config_rules.yaml)."""
+    return _categories().get(rule_id, DEFAULT_CATEGORY)
 
 
-def _security_view(outputs: dict[str, Any]) -> dict[str, Any]:
+def _security_view(outputs: DomainOutputs) -> DomainOutputs:
     # per category, per rule: devices affected — the larger of the stated count and the devices named, so that
     # device-level findings (one per device) are counted once per device, not listed once per row
     groups: dict[str, dict[str, tuple[int, set[str]]]] = {}
-    for f in outputs.get("findings", []):
-        f["security_category"] = category_of(f["rule_id"])
-        count, named = groups.setdefault(f["security_category"], {}).get(f["rule_id"], (0, set()))
-        groups[f["security_category"]][f["rule_id"]] = (max(count, int(f.get("assets_affected", 0))),
-                                                        named | set(f.get("entities_referenced") or []))
+    categorized = [f.evolve(security_category=category_of(f.rule_id)) for f in outputs.findings]
+    for f in categorized:
+        category = f.security_category or DEFAULT_CATEGORY
+        count, named = groups.setdefault(category, {}).get(f.rule_id, (0, set()))
+        groups[category][f.rule_id] = (max(count, f.assets_affected), named | set(f.entities_referenced))
+    summary = outputs.summary
     if groups:
         detail = " ".join(
             f"{name[0].upper() + name[1:]}: "
             + ", ".join(f"{rid} ({devices(max(n, len(named)))})" for rid, (n, named) in list(rules.items())[:4]) + "."
             for name, rules in groups.items())
-        outputs["summary"] = f"{outputs['summary']} Security view — {detail}"
-    outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
-    outputs.setdefault("assumptions", []).append(NO_VULN_DATA)
-    return outputs
+        summary = f"{summary} Security view — {detail}"
+    return outputs.evolve(findings=categorized, summary=summary, exposure_assumptions=list(EXPOSURE_ASSUMPTIONS),
+                          assumptions=[*outputs.assumptions, NO_VULN_DATA])
 
 
-def run(state: AssessmentState, task: Task) -> TaskResult:
+def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     evidence = gather(state, task)
     goal = GOALS[task.skill]
-    outputs: dict[str, Any] | None
+    outputs: DomainOutputs | None
     if task.skill == "sec_generic":
-        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill)
-        outputs["exposure_assumptions"] = []
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill).evolve(exposure_assumptions=[])
     elif evidence.missing_required:
-        outputs = qualified_outputs(evidence, goal)
-        outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
+        outputs = qualified_outputs(evidence, goal).evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     elif task.skill == "sec_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
-        outputs = slic_insights.insights(evidence.slic_context, evidence.chunks, state.prompt, limit,
-                                         prefix="SEC", security_only=True)
-        outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
+        outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
+                                         state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
+        outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     else:
         outputs = interpret_assessment(state, evidence, "SEC")
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
-            outputs["exposure_assumptions"] = list(EXPOSURE_ASSUMPTIONS)
+            outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
         else:
             outputs = _security_view(outputs)
-    if state.conversation.referenced_finding and outputs.get("findings") is not None and not evidence.missing_required:
-        outputs = findings.focus_on(outputs, state.conversation.referenced_finding)
-    outputs = with_gaps(outputs, evidence)
-    return TaskResult("completed", outputs, summary=str(outputs["summary"])[:200])
+    outputs = with_gaps(focused(outputs, state, evidence), evidence)
+    return TaskResult("completed", TaskOutputs.of(outputs), summary=outputs.summary[:200])

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.engines.config_parser import Line, ParsedConfig
+from orchestration.vocabulary.severity import Severity
 
-Severity = Literal["critical", "high", "medium", "low", "info"]
-SEVERITY_ORDER = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
 Status = Literal["pass", "fail", "not_applicable"]
+SecurityCategory = Literal["insecure management services", "weak AAA", "exposure", "missing hardening"]
 
 
 class Check(BaseModel):
@@ -49,6 +49,8 @@ class Rule(BaseModel):
     deviation: str  # what a failing device does wrong: the title of findings
     category: str
     technology: str
+    security_category: SecurityCategory = "missing hardening"
+    topics: list[str] = Field(default_factory=list)  # how questions name what the rule checks (regexes)
     severity: Severity
     platforms: list[Literal["ios-xe", "nx-os", "asa"]]
     rationale: str
@@ -57,6 +59,13 @@ class Rule(BaseModel):
     device_types: list[str] = Field(default_factory=list)
     when: str | None = None
     check: Check
+
+    @field_validator("topics")
+    @classmethod
+    def _topics_compile(cls, topics: list[str]) -> list[str]:
+        for topic in topics:
+            re.compile(topic)
+        return topics
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.engines.config_parser import ParsedConfig
+from orchestration.vocabulary.severity import Severity
 
 
 class Signature(BaseModel):
@@ -25,7 +26,7 @@ class Signature(BaseModel):
     title: str
     kind: Literal["software", "config", "event"]
     category: Literal["security", "reliability", "lifecycle"]
-    severity: Literal["critical", "high", "medium", "low", "info"]
+    severity: Severity
     platforms: list[str]
     device_types: list[str] = Field(default_factory=list)
     affected_versions: list[str] = Field(default_factory=list)

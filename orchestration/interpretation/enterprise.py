@@ -4,7 +4,8 @@ policy question, with an excerpt and the source to cite. Nothing is matched that
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from orchestration.outputs import AppliedContext, RetrievedChunk
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -36,34 +37,34 @@ def excerpt(content: str, needle: str | None = None, limit: int = 400) -> str:
     return (parts[0] if parts else content)[:limit]
 
 
-def applied(chunk: dict[str, Any], needle: str | None = None) -> dict[str, Any]:
-    meta = chunk["metadata"]
-    return {"topic": meta.get("topic", ""), "source": meta.get("source", ""), "chunk_id": meta.get("chunk_id", ""),
-            "title": meta.get("title", ""), "content_excerpt": excerpt(chunk["content"], needle)}
+def applied(chunk: RetrievedChunk, needle: str | None = None) -> AppliedContext:
+    meta = chunk.metadata
+    return AppliedContext(topic=meta.topic, source=meta.source, chunk_id=meta.chunk_id, title=meta.title,
+                          content_excerpt=excerpt(chunk.content, needle))
 
 
-def chunks_mentioning(chunks: list[dict[str, Any]], token: str) -> list[dict[str, Any]]:
+def chunks_mentioning(chunks: list[RetrievedChunk], token: str) -> list[RetrievedChunk]:
     rx = re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.I)
-    return [c for c in chunks if rx.search(c["content"])]
+    return [c for c in chunks if rx.search(c.content)]
 
 
-def context_for_rule(chunks: list[dict[str, Any]], rule_id: str, technology: str | None = None) -> list[dict[str, Any]]:
+def context_for_rule(chunks: list[RetrievedChunk], rule_id: str, technology: str | None = None) -> list[AppliedContext]:
     """Chunks that name the rule id; failing that, standards that name its technology."""
     hits = [applied(c, rule_id) for c in chunks_mentioning(chunks, rule_id)]
     if not hits and technology and len(technology) > 2:
         hits = [applied(c, technology) for c in chunks_mentioning(chunks, technology)
-                if c["metadata"].get("topic") == "approved_configurations"]
+                if c.metadata.topic == "approved_configurations"]
     seen: set[str] = set()
     out = []
     for h in hits:
-        if h["source"] not in seen:
-            seen.add(h["source"])
+        if h.source not in seen:
+            seen.add(h.source)
             out.append(h)
     return out[:2]
 
 
-def by_topic(chunks: list[dict[str, Any]], topic: str, needle: str | None = None) -> list[dict[str, Any]]:
-    found = [c for c in chunks if c["metadata"].get("topic") == topic]
+def by_topic(chunks: list[RetrievedChunk], topic: str, needle: str | None = None) -> list[AppliedContext]:
+    found = [c for c in chunks if c.metadata.topic == topic]
     if needle:
-        found = [c for c in found if needle.lower() in c["content"].lower()] or []
+        found = [c for c in found if needle.lower() in c.content.lower()] or []
     return [applied(c, needle) for c in found]

@@ -12,10 +12,19 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from orchestration.interpretation.charts import breakdown_charts, trend_chart, wanted_dimensions
+from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
+from orchestration.outputs import (
+    AssetTrend,
+    DeltaStatus,
+    DomainOutputs,
+    Finding,
+    PrioritizedRisk,
+    RetrievedChunk,
+)
+from orchestration.state import FindingDigest
+from orchestration.vocabulary import severity
 
-SEVERITY_ORDER = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
 RP = "assessment_context.report_data"
 NO_CONTEXT_ASSUMPTION = ("No enterprise standard was retrieved for this question; recommendations follow the industry "
                          "standards named in applied_standards (CIS benchmarks, Cisco hardening guides).")
@@ -35,8 +44,8 @@ def _remediation(text: str | None) -> str:
     return "\n".join(lines)
 
 
-def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, Any]], ref: str,
-             provenance: str, assets: list[str], delta: str | None = None) -> dict[str, Any]:
+def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[RetrievedChunk], ref: str,
+             provenance: str, assets: list[str], delta: DeltaStatus | None = None) -> Finding:
     enterprise = context_for_rule(chunks, rule["rule_id"], rule.get("technology"))
     refs = [r for r in (rule.get("refs") or "").split(";") if r.strip()]
     n_assets = rule.get("failing_assets", len(assets))
@@ -44,18 +53,18 @@ def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[dict[str, A
     impact = (rule.get("rationale") or rule.get("title", "")).rstrip(".") + "."
     impact += f" Affects {n_assets} device{'s' if n_assets != 1 else ''}"
     impact += f" ({crit} of them critical or high criticality)." if crit else "."
-    return {
-        "id": f"{prefix}-{i:03d}", "rule_id": rule["rule_id"], "title": deviation_title(rule),
-        "control": rule.get("title", rule["rule_id"]),
-        "severity": rule.get("severity", "medium"), "confidence": 0.95,
-        "evidence_refs": [ref], "impact": impact,
-        "recommendation": _remediation(rule.get("remediation")),
-        "assumptions": [] if enterprise else [NO_CONTEXT_ASSUMPTION],
-        "data_gaps": [], "enterprise_context_applied": enterprise,
-        "entities_referenced": assets[:10], "applied_standards": [r.strip() for r in refs] + [
-            f"{e['title']} ({e['source']})" for e in enterprise if e["topic"] == "approved_configurations"],
-        "delta_status": delta, "data_provenance": provenance, "assets_affected": n_assets,
-    }
+    return Finding(
+        id=f"{prefix}-{i:03d}", rule_id=rule["rule_id"], title=deviation_title(rule),
+        control=rule.get("title", rule["rule_id"]),
+        severity=rule.get("severity", "medium"), confidence=0.95,
+        evidence_refs=[ref], impact=impact,
+        recommendation=_remediation(rule.get("remediation")),
+        assumptions=[] if enterprise else [NO_CONTEXT_ASSUMPTION],
+        data_gaps=[], enterprise_context_applied=enterprise,
+        entities_referenced=assets[:10], applied_standards=[r.strip() for r in refs] + [
+            f"{e.title} ({e.source})" for e in enterprise if e.topic == "approved_configurations"],
+        delta_status=delta, data_provenance=provenance, assets_affected=n_assets,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -80,19 +89,21 @@ def deviation_title(rule: dict[str, Any]) -> str:
 def severity_counts(rows: list[dict[str, Any]]) -> str:
     """"2 critical, 5 high, 11 medium" in severity order, every severity present (none left out)."""
     counts = {r["key"]: int(r["failures"]) for r in rows}
-    return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -SEVERITY_ORDER.get(k, -1)) if counts[k])
+    return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -severity.rank(k)) if counts[k])
 
 
-def _risks(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
-    ranked = sorted(findings, key=lambda f: (-SEVERITY_ORDER.get(f["severity"], 0), -f.get("assets_affected", 0)))
-    return [{"rank": i + 1, "finding_id": f["id"], "rule_id": f["rule_id"], "title": f["title"],
-             "severity": f["severity"], "assets_affected": f.get("assets_affected", 0),
-             "why": f["impact"], "action": f["recommendation"].split("\n")[0] if f["recommendation"] else ""}
+def risks(findings: list[Finding], limit: int, first_line: bool = True) -> list[PrioritizedRisk]:
+    """The findings ranked most severe first, then by devices affected; the action is the first command
+    (``first_line``) or the whole remediation."""
+    ranked = sorted(findings, key=lambda f: (-severity.rank(f.severity), -f.assets_affected))
+    return [PrioritizedRisk(rank=i + 1, finding_id=f.id, rule_id=f.rule_id, title=f.title, severity=f.severity,
+                            assets_affected=f.assets_affected, why=f.impact,
+                            action=f.recommendation.split("\n")[0] if first_line else f.recommendation)
             for i, f in enumerate(ranked[:limit])]
 
 
-def from_analysis(result: dict[str, Any], prompt: str, presentation: str, chunks: list[dict[str, Any]],
-                  device: str | None, prefix: str = "CFG") -> dict[str, Any]:
+def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, chunks: list[RetrievedChunk],
+                  device: str | None, prefix: str = "CFG") -> DomainOutputs:
     m = result["metrics"]
     src = f"{RP}.assessment_analysis_tool"
     prov = f"assessment_analysis_tool({result['query_type']}) on {m['assessment_id']}, {m['checks_performed']} checks"
@@ -105,29 +116,28 @@ def from_analysis(result: dict[str, Any], prompt: str, presentation: str, chunks
             rule = {**catalog.get(row["rule_id"], {}), "rule_id": row["rule_id"], "severity": row["severity"],
                     "failing_assets": 1}
             f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row["asset_id"]])
-            f["evidence"], f["evidence_device"] = row["evidence"], row["asset_id"]
-            f["impact"] = (rule.get("rationale") or row["title"]).rstrip(".") + "."
+            f.evidence, f.evidence_device = row["evidence"], row["asset_id"]
+            f.impact = (rule.get("rationale") or row["title"]).rstrip(".") + "."
             findings.append(f)
     else:
         findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [])
                     for i, rule in enumerate(result["top_rules"][:limit], start=1)]
         for f in findings:  # name a few affected devices from the sample, with their evidence lines
-            sample = [r for r in result["results_sample"] if r["rule_id"] == f["rule_id"]]
-            f["entities_referenced"] = [r["asset_id"] for r in sample][:10]
+            sample = [r for r in result["results_sample"] if r["rule_id"] == f.rule_id]
+            f.entities_referenced = [r["asset_id"] for r in sample][:10]
             if sample:
-                f["evidence"], f["evidence_device"] = sample[0]["evidence"], sample[0]["asset_id"]
-    dims = wanted_dimensions(prompt, presentation)
+                f.evidence, f.evidence_device = sample[0]["evidence"], sample[0]["asset_id"]
     qualifier = f" ({m['severity_filter']})" if m.get("severity_filter") else ""
     charts = breakdown_charts(result["breakdowns"], dims, src, qualifier)
     stats = {"metrics": m, "breakdowns": {d: result["breakdowns"].get(d, []) for d in dims or ["severity"]},
              "severity": result["breakdowns"].get("severity", [])}
-    return {"findings": findings, "summary": _analysis_summary(result, dims, device, findings, limit),
-            "prioritized_risks": _risks(findings, min(limit, 10)), "chart_hints": charts, "statistics": stats,
-            "assumptions": [] if chunks else [NO_CONTEXT_ASSUMPTION]}
+    return DomainOutputs(findings=findings, summary=_analysis_summary(result, dims, device, findings, limit),
+                         prioritized_risks=risks(findings, min(limit, 10)), chart_hints=charts, statistics=stats,
+                         assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
 def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None,
-                      findings: list[dict[str, Any]], limit: int) -> str:
+                      findings: list[Finding], limit: int) -> str:
     m = result["metrics"]
     date = m["assessment_date"][:10]
     if m["checks_performed"] == 0:
@@ -160,7 +170,7 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
         for dim in dims:
             rows = result["breakdowns"].get(dim) or []
             if dim == "severity":  # every severity, in severity order: none may be left out
-                rows = sorted(rows, key=lambda r: -SEVERITY_ORDER.get(r["key"], -1))
+                rows = sorted(rows, key=lambda r: -severity.rank(r["key"]))
                 lead = ", ".join(f"{r['key']} {r['failures']} on {devices(r['assets'])}" for r in rows)
                 parts.append(f"Failed checks by severity: {lead}." if rows else "")
             elif rows:
@@ -168,35 +178,36 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
                 more = f" and {len(rows) - 3} more (see the chart)" if len(rows) > 3 else ""
                 parts.append(f"Most failed checks by {dim.replace('_', ' ')}: {lead}{more}.")
         if findings:
-            top = "; ".join(f"{f['rule_id']} — {f['title']} ({f['severity']}, {devices(f['assets_affected'])})"
+            top = "; ".join(f"{f.rule_id} — {f.title} ({f.severity}, {devices(f.assets_affected)})"
                             for f in findings[:limit])
             parts.append(f"Top {min(limit, len(findings))} deviations: {top}.")
     return " ".join(p for p in parts if p)
 
 
-def from_comparison(result: dict[str, Any], chunks: list[dict[str, Any]], limit: int,
-                    prefix: str = "CFG") -> dict[str, Any]:
+def from_comparison(result: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
+                    prefix: str = "CFG") -> DomainOutputs:
     m = result["metrics"]
     src = f"{RP}.assessment_comparison_tool"
     prov = (f"assessment_comparison_tool: {result['previous_assessment_id']} → {result['current_assessment_id']}, "
             f"{result['row_count']} failing results compared")
     catalog = _rules_catalog()
-    findings: list[dict[str, Any]] = []
-    for delta, key in (("new", "new_issues"), ("persistent", "persistent_issues")):
+    findings: list[Finding] = []
+    deltas: tuple[tuple[DeltaStatus, str], ...] = (("new", "new_issues"), ("persistent", "persistent_issues"))
+    for delta, key in deltas:
         grouped: dict[str, list[dict[str, Any]]] = {}
         for issue in result["detailed_findings"][key]:
             grouped.setdefault(issue["rule_id"], []).append(issue)
-        ranked = sorted(grouped.items(), key=lambda kv: (-SEVERITY_ORDER.get(kv[1][0]["severity"], 0), -len(kv[1])))
+        ranked = sorted(grouped.items(), key=lambda kv: (-severity.rank(kv[1][0]["severity"]), -len(kv[1])))
         for rule_id, issues in ranked[: limit if delta == "new" else max(3, limit // 2)]:
             rule = {**catalog.get(rule_id, {"rule_id": rule_id, "title": issues[0]["title"]}),
                     "severity": issues[0]["severity"], "failing_assets": len(issues)}
             f = _finding(prefix, len(findings) + 1, rule, chunks, f"{src}.detailed_findings.{key}", prov,
                          [i["asset_id"] for i in issues], delta)
-            f["impact"] += " (counted in the capped sample of the comparison)"
+            f.impact += " (counted in the capped sample of the comparison)"
             findings.append(f)
-    trend = [{"asset_id": a["asset_id"], "direction": direction, "issues_delta": a["issues_delta"]}
-             for direction, key in (("worsened", "worsened"), ("improved", "improved"))
-             for a in result["asset_level_changes"][key][:limit]]
+    trend = [AssetTrend(asset_id=a["asset_id"], direction=direction, issues_delta=a["issues_delta"])
+             for direction in ("worsened", "improved")
+             for a in result["asset_level_changes"][direction][:limit]]
     resolved = result["detailed_findings"]["resolved_issues"]
     resolved_rules: dict[str, int] = {}
     for r in resolved:
@@ -207,9 +218,9 @@ def from_comparison(result: dict[str, Any], chunks: list[dict[str, Any]], limit:
     if m["previous_failures"] == 0 and m["current_failures"] == 0:
         summary = (f"No failed checks in {result['previous_assessment_id']} or {result['current_assessment_id']} for "
                    f"{result['scope']} ({m['current_assets']} devices): nothing improved or got worse.")
-        return {"findings": [], "summary": summary, "asset_trend": [], "prioritized_risks": [],
-                "chart_hints": [trend_chart(result["trend_analysis"], src)],
-                "statistics": {"metrics": m, "trend_analysis": result["trend_analysis"]}, "assumptions": []}
+        return DomainOutputs(findings=[], summary=summary, asset_trend=[], prioritized_risks=[],
+                             chart_hints=[trend_chart(result["trend_analysis"], src)],
+                             statistics={"metrics": m, "trend_analysis": result["trend_analysis"]}, assumptions=[])
     summary = (f"Since {result['previous_assessment_id']}, failed checks went from {m['previous_failures']:,} to "
                f"{m['current_failures']:,} ({m['failures_delta']:+,}; {m['direction']}) in {result['current_assessment_id']} "
                f"for {result['scope']}. {m['new_issues']} new issues appeared, {m['resolved_issues']} were resolved and "
@@ -219,15 +230,16 @@ def from_comparison(result: dict[str, Any], chunks: list[dict[str, Any]], limit:
                + (f" {m['new_assets']} devices are new and {m['removed_assets']} were removed." if m["new_assets"] or
                   m["removed_assets"] else "")
                + (f" Resolved: {resolved_text}." if resolved_text else ""))
-    return {"findings": findings, "summary": summary, "asset_trend": trend,
-            "prioritized_risks": _risks([f for f in findings if f["delta_status"] == "new"] or findings, 5),
-            "chart_hints": [trend_chart(result["trend_analysis"], src)],
-            "statistics": {"metrics": m, "trend_analysis": result["trend_analysis"], "resolved_by_rule": resolved_rules},
-            "assumptions": ["New and resolved issues are counted on devices assessed in both runs; devices added or "
-                            "removed between the runs are listed separately."]}
+    return DomainOutputs(
+        findings=findings, summary=summary, asset_trend=trend,
+        prioritized_risks=risks([f for f in findings if f.delta_status == "new"] or findings, 5),
+        chart_hints=[trend_chart(result["trend_analysis"], src)],
+        statistics={"metrics": m, "trend_analysis": result["trend_analysis"], "resolved_by_rule": resolved_rules},
+        assumptions=["New and resolved issues are counted on devices assessed in both runs; devices added or "
+                     "removed between the runs are listed separately."])
 
 
-def from_tracking(result: dict[str, Any], chunks: list[dict[str, Any]], limit: int, prefix: str = "CFG") -> dict[str, Any]:
+def from_tracking(result: dict[str, Any], chunks: list[RetrievedChunk], limit: int, prefix: str = "CFG") -> DomainOutputs:
     src = f"{RP}.issue_tracking_tool"
     runs = result["assessments_considered"]
     prov = f"issue_tracking_tool over {len(runs)} assessments up to {result['latest_assessment_id']}"
@@ -237,12 +249,12 @@ def from_tracking(result: dict[str, Any], chunks: list[dict[str, Any]], limit: i
         issues = [u for u in result["unresolved_issues"] if u["rule_id"] == rule["rule_id"]]
         full = {**catalog.get(rule["rule_id"], {}), "rule_id": rule["rule_id"], "severity": rule["severity"],
                 "failing_assets": rule["assets"]}
-        delta = "persistent" if rule["max_open_for_assessments"] >= 2 else "new"
+        delta: DeltaStatus = "persistent" if rule["max_open_for_assessments"] >= 2 else "new"
         f = _finding(prefix, i, full, chunks, f"{src}.most_persistent_rules[{i - 1}]", prov,
                      [u["asset_id"] for u in issues], delta)
-        f["impact"] += f" Open for up to {rule['max_open_for_assessments']} consecutive assessments."
+        f.impact += f" Open for up to {rule['max_open_for_assessments']} consecutive assessments."
         if issues:
-            f["evidence"], f["evidence_device"] = issues[0]["evidence"], issues[0]["asset_id"]
+            f.evidence, f.evidence_device = issues[0]["evidence"], issues[0]["asset_id"]
         findings.append(f)
     sev = result["severity_breakdown"]
     counts = ", ".join(f"{n} {k}" for k, n in sev.items() if n)
@@ -253,17 +265,17 @@ def from_tracking(result: dict[str, Any], chunks: list[dict[str, Any]], limit: i
                + (" and were already open in the prior assessment" if result["assessment_scope"] == "since_prior" else "")
                + f". Risk: {result['risk_assessment']['level']} — {'; '.join(result['risk_assessment']['reasons'])}."
                + (f" Most persistent: {top}." if top else ""))
-    return {"findings": findings, "summary": summary, "prioritized_risks": _risks(findings, 5),
-            "statistics": {"total_unresolved": result["total_unresolved"], "severity_breakdown": sev,
-                           "risk_assessment": result["risk_assessment"]}, "chart_hints": [],
-            "assumptions": [] if chunks else [NO_CONTEXT_ASSUMPTION]}
+    return DomainOutputs(findings=findings, summary=summary, prioritized_risks=risks(findings, 5),
+                         statistics={"total_unresolved": result["total_unresolved"], "severity_breakdown": sev,
+                                     "risk_assessment": result["risk_assessment"]}, chart_hints=[],
+                         assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
-def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
+def from_sql(report: dict[str, Any], prefix: str = "CFG") -> DomainOutputs:
     rows = report["rows"]
     if not rows:
-        return {"findings": [], "summary": f"No rows matched ({report['description']}).", "statistics": report,
-                "prioritized_risks": [], "chart_hints": []}
+        return DomainOutputs(findings=[], summary=f"No rows matched ({report['description']}).", statistics=report,
+                             prioritized_risks=[], chart_hints=[])
     cols = report["columns"]
     if "rule_id" in cols:
         by_rule: dict[str, list[dict[str, Any]]] = {}
@@ -276,36 +288,32 @@ def from_sql(report: dict[str, Any], prefix: str = "CFG") -> dict[str, Any]:
         listed = ", ".join(f"{r['asset_id']} ({r['site']})" for r in rows[:15])
         more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""
         summary = f"{len(rows)} devices match ({report['description']}): {listed}{more}."
-        return {"findings": findings, "summary": summary, "statistics": {"row_count": len(rows)},
-                "prioritized_risks": _risks(findings, 5), "chart_hints": []}
+        return DomainOutputs(findings=findings, summary=summary, statistics={"row_count": len(rows)},
+                             prioritized_risks=risks(findings, 5), chart_hints=[])
     keys = [c for c in cols if c not in ("devices", "example_device")]
     parts = ", ".join(" on ".join(str(r[k]) for k in keys) + (f" ({devices(r['devices'])})" if "devices" in r else "")
                       for r in rows[:20])
     summary = f"{report['description'][0].upper()}{report['description'][1:]}: {parts}."
-    return {"findings": [], "summary": summary, "statistics": {"rows": rows[:50], "row_count": len(rows)},
-            "prioritized_risks": [], "chart_hints": []}
+    return DomainOutputs(findings=[], summary=summary, statistics={"rows": rows[:50], "row_count": len(rows)},
+                         prioritized_risks=[], chart_hints=[])
 
 
 
 
-def focus_on(outputs: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+def focus_on(outputs: DomainOutputs, ref: FindingDigest) -> DomainOutputs:
     """Answer about one earlier finding ("explain the second one", "how do I fix CFG-003?")."""
-    key = ref.get("rule_id")
-    match = next((f for f in outputs.get("findings", []) if f.get("rule_id") == key), None)
+    key = ref.rule_id
+    match = next((f for f in outputs.findings if f.rule_id == key), None)
     if match is None:
-        outputs["summary"] = (f"{ref.get('id')} ({key} — {ref.get('title')}) from the earlier answer no longer appears in "
-                              "the current results for this scope: it may have been resolved or covered by an exception.")
-        outputs["findings"] = []
-        return outputs
-    lines = [f"{ref.get('id')} in the earlier answer is {key} — {match['title']} ({match['severity']}, "
-             f"{devices(match.get('assets_affected', 0))}). {match['impact']}"]
-    if match.get("evidence"):
-        lines.append(f"Evidence: {match['evidence'].split(chr(10))[0]}.")
-    if match.get("recommendation"):
-        lines.append("To fix it, apply:\n```\n" + match["recommendation"] + "\n```")
-    for e in match.get("enterprise_context_applied", [])[:2]:
-        lines.append(f"Our {e.get('title') or e['source']} says: {e['content_excerpt']}")
-    outputs["summary"] = "\n\n".join(lines)
-    outputs["findings"] = [match]
-    outputs["prioritized_risks"] = []
-    return outputs
+        summary = (f"{ref.id} ({key} — {ref.title}) from the earlier answer no longer appears in "
+                   "the current results for this scope: it may have been resolved or covered by an exception.")
+        return outputs.evolve(summary=summary, findings=[])
+    lines = [f"{ref.id} in the earlier answer is {key} — {match.title} ({match.severity}, "
+             f"{devices(match.assets_affected)}). {match.impact}"]
+    if match.evidence:
+        lines.append(f"Evidence: {match.evidence.split(chr(10))[0]}.")
+    if match.recommendation:
+        lines.append("To fix it, apply:\n```\n" + match.recommendation + "\n```")
+    for e in match.enterprise_context_applied[:2]:
+        lines.append(f"Our {e.title or e.source} says: {e.content_excerpt}")
+    return outputs.evolve(summary="\n\n".join(lines), findings=[match], prioritized_risks=[])

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from orchestration.interpretation.enterprise import applied, sentences
+from orchestration.outputs import DomainOutputs, RetrievedChunk
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
@@ -34,27 +35,26 @@ def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
              "remediation": "\n".join(r.remediation), "refs": r.refs} for n, r in scored if n == best][:3]
 
 
-def answer(prompt: str, chunks: list[dict[str, Any]], skill: str) -> dict[str, Any]:
+def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutputs:
     rules = _catalog_rules(prompt)
     terms = _terms(prompt)
     used = chunks[:3]
     config = ""
     scored: list[tuple[int, int, str]] = []
     for rank, c in enumerate(used):
-        for block in _CODE.findall(c["content"]):
+        for block in _CODE.findall(c.content):
             config = config or block.strip()
-        for sentence in sentences(c["content"]):
+        for sentence in sentences(c.content):
             overlap = len(_terms(sentence) & terms)
             if overlap:  # what the standard requires comes before its side notes
                 scored.append((overlap + int(bool(NORMATIVE.search(sentence))), -rank, sentence))
     picked = [s for _, _, s in sorted(scored, key=lambda x: (-x[0], -x[1]))[:5]]
     lines = [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
     applied_ctx = [applied(c) for c in used]
-    findings: list[dict[str, Any]] = []
     if used:
-        top = used[0]["metadata"]
-        summary = f"According to our {top.get('title', top.get('source'))}: " + (
-            " ".join(lines) if lines else used[0]["content"][:400])
+        top = used[0].metadata
+        summary = f"According to our {top.title or top.source}: " + (
+            " ".join(lines) if lines else used[0].content[:400])
         if config:
             summary += f"\n\nReference configuration:\n```\n{config}\n```"
         assumptions: list[str] = []
@@ -67,6 +67,6 @@ def answer(prompt: str, chunks: list[dict[str, Any]], skill: str) -> dict[str, A
         summary += f"\n\nWhy the assessment checks this: {why}"
         if not used:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
-    return {"summary": summary, "findings": findings, "assumptions": assumptions,
-            "statistics": {"chunks_used": len(used), "rules_referenced": [r["rule_id"] for r in rules]},
-            "enterprise_context_applied": applied_ctx, "prioritized_risks": [], "chart_hints": []}
+    return DomainOutputs(summary=summary, findings=[], assumptions=assumptions,
+                         statistics={"chunks_used": len(used), "rules_referenced": [r["rule_id"] for r in rules]},
+                         enterprise_context_applied=applied_ctx, prioritized_risks=[], chart_hints=[])

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.nlu.names import entity_type_label
+from orchestration.outputs import SlicContext
 from orchestration.state import AnswerScope, Intent
 from orchestration.tools.scope import DEVICE_TYPES
 
 LIST_LIMIT = 6
 
 
-def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | None,
-                  sql_assessment: str | None = None) -> AnswerScope | None:
+def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | None) -> AnswerScope | None:
     """What one Data Query Agent call covered (``tool`` may be ``sql_path``: ``params`` are then its scope, and
-    ``sql_assessment`` the assessment its query read, if any)."""
+    the result names the assessment its query read, if any)."""
     if result is None:
         return None
     applied: dict[str, Any] = result.get("scope_applied") or (params.get("scope") if tool != "sql_path" else params) or {}
@@ -41,16 +41,16 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **base, "assessment_id": result["latest_assessment_id"],
             "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
             "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
-    return AnswerScope.model_validate({**base, "assessment_id": sql_assessment})
+    return AnswerScope.model_validate({**base, "assessment_id": result.get("assessment_id")})
 
 
-def slic_scope(context: dict[str, Any]) -> AnswerScope | None:
+def slic_scope(context: SlicContext | None) -> AnswerScope | None:
     """What the SLIC Agent covered, when no Data Query Agent call states it."""
-    if not context.get("assessment_id"):
+    if context is None or not context.assessment_id:
         return None
-    applied = context.get("scope") or {}
+    applied = context.scope
     return AnswerScope.model_validate({
-        "assessment_id": context["assessment_id"], "sites": list(applied.get("sites") or []),
+        "assessment_id": context.assessment_id, "sites": list(applied.get("sites") or []),
         "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
         **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
         "focus": "SLIC known-issue signatures"})

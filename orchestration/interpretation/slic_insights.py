@@ -6,108 +6,120 @@ CVEs are named only from the signature catalog's mapping carried in the SLIC res
 
 from __future__ import annotations
 
-from typing import Any
-
 from orchestration.interpretation.enterprise import applied, by_topic, chunks_mentioning
 from orchestration.interpretation.findings import devices
+from orchestration.outputs import (
+    AppliedContext,
+    DomainOutputs,
+    Finding,
+    PrioritizedRisk,
+    RetrievedChunk,
+    SignatureTotal,
+    SlicContext,
+    SlicMatch,
+)
+from orchestration.vocabulary import severity
 
-SEVERITY_ORDER = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
 SRC = "plan.tasks[SLIC Agent].outputs.slic_context.results"
 
 
-def _policy_mapping(sig: dict[str, Any], results: list[dict[str, Any]], chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    mapped = [applied(c, sig["signature_id"]) for c in chunks_mentioning(chunks, sig["signature_id"])]
-    pci_assets = [r for r in results if r.get("pci_scope")]
-    if pci_assets and sig["category"] == "security":
+def _policy_mapping(sig: SlicMatch, results: list[SlicMatch], chunks: list[RetrievedChunk]) -> list[AppliedContext]:
+    mapped = [applied(c, sig.signature_id) for c in chunks_mentioning(chunks, sig.signature_id)]
+    pci_assets = [r for r in results if r.pci_scope]
+    if pci_assets and sig.category == "security":
         mapped += by_topic(chunks, "policies", "PCI")[:1]
-    if sig["severity"] in ("critical", "high") and sig["category"] == "security":
-        mapped += by_topic(chunks, "escalation_procedures", "P1" if sig["severity"] == "critical" else "P2")[:1]
-    if sig["category"] in ("reliability", "lifecycle"):
-        mapped += [applied(c, "SLIC") for c in chunks if c["metadata"].get("source") == "procedure-slic-findings-review.md"][:1]
-    if any(c.get("cves") for c in results):
+    if sig.severity in severity.HIGH_OR_ABOVE and sig.category == "security":
+        mapped += by_topic(chunks, "escalation_procedures", "P1" if sig.severity == "critical" else "P2")[:1]
+    if sig.category in ("reliability", "lifecycle"):
+        mapped += [applied(c, "SLIC") for c in chunks if c.metadata.source == "procedure-slic-findings-review.md"][:1]
+    if any(r.cves for r in results):
         mapped += by_topic(chunks, "policies", "vulnerab")[:1]
     seen: set[str] = set()
-    return [m for m in mapped if not (m["chunk_id"] in seen or seen.add(m["chunk_id"]))]  # type: ignore[func-returns-value]
+    out = []
+    for m in mapped:
+        if m.chunk_id not in seen:
+            seen.add(m.chunk_id)
+            out.append(m)
+    return out
 
 
-def insights(slic: dict[str, Any], chunks: list[dict[str, Any]], prompt: str, limit: int,
-             prefix: str = "SLIC", security_only: bool = False) -> dict[str, Any]:
-    results = [r for r in slic.get("results", []) if not security_only or r["category"] == "security"]
-    totals = {s["signature_id"]: s for s in slic.get("by_signature", [])
-              if not security_only or s.get("category") == "security"}
-    by_sig: dict[str, list[dict[str, Any]]] = {}
+def insights(slic: SlicContext, chunks: list[RetrievedChunk], mentions_pci: bool, limit: int,
+             prefix: str = "SLIC", security_only: bool = False) -> DomainOutputs:
+    results = [r for r in slic.results if not security_only or r.category == "security"]
+    totals: dict[str, SignatureTotal] = {s.signature_id: s for s in slic.by_signature
+                                         if not security_only or s.category == "security"}
+    by_sig: dict[str, list[SlicMatch]] = {}
     for r in results:  # a capped sample: counts come from ``totals`` (computed over every match)
-        by_sig.setdefault(r["signature_id"], []).append(r)
+        by_sig.setdefault(r.signature_id, []).append(r)
     ordered = sorted(((sid, by_sig[sid]) for sid in totals if sid in by_sig),
-                     key=lambda kv: (-SEVERITY_ORDER[kv[1][0]["severity"]], -totals[kv[0]]["assets"], kv[0]))
+                     key=lambda kv: (-severity.rank(kv[1][0].severity), -totals[kv[0]].assets, kv[0]))
     findings = []
     for i, (sid, items) in enumerate(ordered[:limit], start=1):
         first = items[0]
         total = totals[sid]
-        sig = {"signature_id": sid, "category": first["category"], "severity": first["severity"]}
-        mapping = _policy_mapping(sig, items, chunks)
-        exception = next((m for m in mapping if m["topic"] == "approved_exceptions"), None)
-        pci = total.get("pci_sites", [])
-        cves = sorted({c for r in items for c in (r.get("cves") or "").split(",") if c})
-        impact = first["hypothesis"]
+        mapping = _policy_mapping(first, items, chunks)
+        exception = next((m for m in mapping if m.topic == "approved_exceptions"), None)
+        pci = total.pci_sites
+        cves = sorted({c for r in items for c in (r.cves or "").split(",") if c})
+        impact = first.hypothesis or ""
         if pci:
-            impact += (f" {total.get('pci_assets', 0)} of the affected devices are in PCI scope at {len(pci)} site(s) "
+            impact += (f" {total.pci_assets} of the affected devices are in PCI scope at {len(pci)} site(s) "
                        f"({', '.join(pci[:8])}{' …' if len(pci) > 8 else ''}).")
         if cves:
-            impact += f" Vulnerability mapping in the data: {', '.join(cves)} (advisory {first['advisory']})."
-        elif first["kind"] == "software":
+            impact += f" Vulnerability mapping in the data: {', '.join(cves)} (advisory {first.advisory})."
+        elif first.kind == "software":
             impact += " No CVE is mapped for this signature in the catalog."
-        findings.append({
-            "id": f"{prefix}-{i:03d}", "rule_id": sid, "signature_id": sid, "title": first["title"],
-            "severity": "low" if exception else first["severity"], "original_severity": first["severity"],
-            "confidence": 0.9 if first["kind"] != "event" else 0.8,
-            "evidence_refs": [f"{SRC}[signature_id={sid}]"], "evidence": f"{first['asset_id']}: {first['evidence']}",
-            "impact": impact, "recommendation": first["recommendation"],
-            "assumptions": ["Signature matches are hypotheses; confirm on the device before acting."]
-                           + ([f"Downgraded: covered by an approved exception ({exception['source']})."] if exception else []),
-            "data_gaps": [], "enterprise_context_applied": mapping,
-            "entities_referenced": sorted({r["asset_id"] for r in items})[:10], "applied_standards": [],
-            "delta_status": None, "data_provenance": f"SLIC results of {slic.get('assessment_id')}",
-            "assets_affected": total["assets"], "pci_assets": total.get("pci_assets", 0), "cves": cves,
-            "pci_sites": pci,
-            "annotations": sorted({r["annotation"] for r in items if r.get("annotation")})[:3],
-        })
-    return {"findings": findings, "summary": _summary(slic, results, findings, chunks, prompt),
-            "prioritized_risks": [{"rank": i + 1, "finding_id": f["id"], "rule_id": f["rule_id"], "title": f["title"],
-                                   "severity": f["severity"], "assets_affected": f["assets_affected"],
-                                   "why": f["impact"], "action": f["recommendation"]}
-                                  for i, f in enumerate(sorted(findings, key=lambda f: -SEVERITY_ORDER[f["severity"]])[:5])],
-            "statistics": {"total_matches": slic.get("total_matches", 0), "assets_affected": slic.get("assets_affected", 0),
-                           "by_signature": slic.get("by_signature", []), "by_severity": slic.get("by_severity", {})},
-            "chart_hints": []}
+        findings.append(Finding(
+            id=f"{prefix}-{i:03d}", rule_id=sid, signature_id=sid, title=first.title,
+            severity="low" if exception else first.severity, original_severity=first.severity,
+            confidence=0.9 if first.kind != "event" else 0.8,
+            evidence_refs=[f"{SRC}[signature_id={sid}]"], evidence=f"{first.asset_id}: {first.evidence}",
+            impact=impact, recommendation=first.recommendation or "",
+            assumptions=["Signature matches are hypotheses; confirm on the device before acting."]
+                        + ([f"Downgraded: covered by an approved exception ({exception.source})."] if exception else []),
+            data_gaps=[], enterprise_context_applied=mapping,
+            entities_referenced=sorted({r.asset_id for r in items})[:10], applied_standards=[],
+            delta_status=None, data_provenance=f"SLIC results of {slic.assessment_id}",
+            assets_affected=total.assets, pci_assets=total.pci_assets, cves=cves, pci_sites=pci,
+            annotations=sorted({r.annotation for r in items if r.annotation})[:3],
+        ))
+    ranked = sorted(findings, key=lambda f: -severity.rank(f.severity))[:5]
+    return DomainOutputs(
+        findings=findings, summary=_summary(slic, results, findings, chunks, mentions_pci),
+        prioritized_risks=[PrioritizedRisk(rank=i + 1, finding_id=f.id, rule_id=f.rule_id, title=f.title,
+                                           severity=f.severity, assets_affected=f.assets_affected, why=f.impact,
+                                           action=f.recommendation) for i, f in enumerate(ranked)],
+        statistics={"total_matches": slic.total_matches, "assets_affected": slic.assets_affected,
+                    "by_signature": [s.model_dump() for s in slic.by_signature], "by_severity": slic.by_severity},
+        chart_hints=[])
 
 
-def _summary(slic: dict[str, Any], results: list[dict[str, Any]], findings: list[dict[str, Any]],
-             chunks: list[dict[str, Any]], prompt: str) -> str:
-    scope = ", ".join(slic.get("scope", {}).get("sites") or []) or "the network"
+def _summary(slic: SlicContext, results: list[SlicMatch], findings: list[Finding],
+             chunks: list[RetrievedChunk], mentions_pci: bool) -> str:
+    scope = ", ".join(slic.scope.get("sites") or []) or "the network"
     if not results:
-        return f"No SLIC signature matched in {scope} for {slic.get('assessment_id')}."
-    sev = slic.get("by_severity", {})
-    counts = ", ".join(f"{sev[k]} {k}" for k in ("critical", "high", "medium", "low") if sev.get(k))
-    parts = [f"{slic.get('total_matches')} SLIC signature matches on {slic.get('assets_affected')} devices in {scope} "
-             f"({slic.get('assessment_id')}): {counts}."]
-    pci = [f for f in findings if f["pci_sites"] and f["severity"] in ("critical", "high", "medium")]
-    if "pci" in prompt.lower():
+        return f"No SLIC signature matched in {scope} for {slic.assessment_id}."
+    sev = slic.by_severity
+    counts = ", ".join(f"{sev[k]} {k}" for k in severity.SEVERITIES if sev.get(k))
+    parts = [f"{slic.total_matches} SLIC signature matches on {slic.assets_affected} devices in {scope} "
+             f"({slic.assessment_id}): {counts}."]
+    pci = [f for f in findings if f.pci_sites and f.severity in ("critical", "high", "medium")]
+    if mentions_pci:
         if pci:
-            names = "; ".join(f"{f['title']} ({devices(f['pci_assets'])} in PCI scope)" for f in pci[:4])
+            names = "; ".join(f"{f.title} ({devices(f.pci_assets or 0)} in PCI scope)" for f in pci[:4])
             parts.append(f"Yes — {len(pci)} signature(s) affect PCI-scoped store devices and therefore PCI-DSS "
                          f"compliance: {names}. Under our PCI-DSS Segmentation Policy these must be reported to the "
                          "Compliance Office within 5 business days unless an approved exception covers them.")
         else:
             parts.append("None of the matches affects a PCI-scoped site, so PCI-DSS compliance is not impacted by them.")
-    top = "; ".join(f"{f['title']} ({f['original_severity']}, {devices(f['assets_affected'])})" for f in findings[:3])
+    top = "; ".join(f"{f.title} ({f.original_severity}, {devices(f.assets_affected)})" for f in findings[:3])
     parts.append(f"Most important: {top}.")
     cited: set[str] = set()
     for f in findings:
-        for m in f["enterprise_context_applied"]:
-            if m["topic"] in ("policies", "escalation_procedures", "approved_exceptions") and m["source"] not in cited:
-                cited.add(m["source"])
-                parts.append(f"Per our {m['title']}: {m['content_excerpt'].rstrip('.')}.")
+        for m in f.enterprise_context_applied:
+            if m.topic in ("policies", "escalation_procedures", "approved_exceptions") and m.source not in cited:
+                cited.add(m.source)
+                parts.append(f"Per our {m.title}: {m.content_excerpt.rstrip('.')}.")
         if len(cited) >= 3:
             break
     if not chunks:

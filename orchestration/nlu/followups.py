@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
-from orchestration.state import Conversation, Entity, Intent, NameResolution, PastTurn
+from orchestration.state import Conversation, Entity, FindingDigest, Intent, NameResolution, PastTurn
 
 _I = re.IGNORECASE
 # Every filter a scope is made of: a follow-up keeps each one it does not change ("the same devices",
@@ -47,7 +47,7 @@ class Resolution:
     intent: Intent
     kind: str = "none"
     effective_prompt: str = ""
-    referenced_finding: dict[str, object] | None = None
+    referenced_finding: FindingDigest | None = None
     referenced_turns: list[int] = field(default_factory=list)
     new_corrections: list[dict[str, str]] = field(default_factory=list)
     new_preferences: dict[str, str] = field(default_factory=dict)
@@ -78,7 +78,7 @@ def _previous(history: list[PastTurn]) -> PastTurn | None:
 def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] | None = None) -> list[Entity]:
     """Previous entities with each type the new ones name replaced (all of that type)."""
     replaced = {e.type for e in new if types is None or e.type in types}
-    kept = [e.model_copy(update={"source": "conversation"}) for e in entities
+    kept = [e.evolve(source="conversation") for e in entities
             if e.type not in replaced and e.source != "unresolved"]
     return kept + [e for e in new if types is None or e.type in types]
 
@@ -86,7 +86,7 @@ def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] |
 def _carried(prev: PastTurn, own: list[Entity]) -> list[Entity]:
     """The previous turn's filters this prompt does not set itself."""
     mine = {e.type for e in own}
-    return [e.model_copy(update={"source": "conversation"}) for e in prev.entities
+    return [e.evolve(source="conversation") for e in prev.entities
             if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved"]
 
 
@@ -135,14 +135,14 @@ def name_reply(prompt: str, own: Intent, history: list[PastTurn]) -> tuple[PastT
 
 
 def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
-    return own.model_copy(update={
-        "intent_class": prev.intent_class, "entities": entities, "clarification_question": None,
-        "confidence": max(own.confidence, 0.8),
-        "domain_details": domain_details_for(prev.skill, entities),
-    })
+    return own.evolve(
+        intent_class=prev.intent_class, entities=entities, clarification_question=None,
+        confidence=max(own.confidence, 0.8),
+        domain_details=domain_details_for(prev.skill, entities),
+    )
 
 
-def _finding_reference(prompt: str, prev: PastTurn) -> dict[str, object] | None:
+def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
     m = ORDINAL_REF.search(prompt)
     if m and prev.findings:
         index = ORDINALS.get((m.group(1) or "").lower()) or int(m.group(2) or 0)
@@ -152,7 +152,7 @@ def _finding_reference(prompt: str, prev: PastTurn) -> dict[str, object] | None:
             return prev.findings[index - 1]
     for f in prev.findings:
         for key in ("id", "rule_id"):
-            value = str(f.get(key) or "")
+            value = str(getattr(f, key) or "")
             if value and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", prompt, _I):
                 return f
     return None
@@ -195,15 +195,15 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
             effective = prev.prompt
             for c in corrections:
                 effective = re.sub(re.escape(c["wrong"]), c["right"], effective, flags=_I)
-            return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
+            return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                               "self_correction", effective, None, [prev.turn_number], corrections)
     finding = _finding_reference(prompt, prev)
     if finding is not None:
-        return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, prev.entities),
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
                           "finding_reference", prev.prompt, finding, [prev.turn_number])
     if REFINE.search(prompt):
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
-        return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "refinement", prev.prompt, None, [prev.turn_number])
     if SAME.search(prompt):
         # "the same devices": the previous scope with every filter, or the exact devices it listed
@@ -211,8 +211,8 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                   for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]
         base = [e for e in own.entities if e.source != "unresolved"] + _carried(prev, own.entities) + listed
         intent = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, base)
-        intent = intent.model_copy(update={"entities": base, "meta_intent": "followup_question", "clarification_question": None,
-                                           "domain_details": domain_details_for(intent.domain_details.skill, base)})
+        intent = intent.evolve(entities=base, meta_intent="followup_question", clarification_question=None,
+                                           domain_details=domain_details_for(intent.domain_details.skill, base))
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
     followup = own.meta_intent == "followup_question" or (has_scope and len(re.findall(r"\w+", prompt)) <= 6)
@@ -221,12 +221,12 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     if own.intent_class == "unknown_or_needs_clarification" or (has_scope and _only_scope(prompt, own)):
         # "what about HQ?" — the previous request, with the new scope
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
-        return Resolution(_inherit(own.model_copy(update={"meta_intent": "followup_question"}), prev, entities),
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
     carried = _carried(prev, own.entities)
     if carried:  # "what about security?" — this request, the previous scope
         entities = own.entities + carried
-        intent = own.model_copy(update={"entities": entities, "meta_intent": "followup_question",
-                                        "domain_details": domain_details_for(own.domain_details.skill, entities)})
+        intent = own.evolve(entities=entities, meta_intent="followup_question",
+                                        domain_details=domain_details_for(own.domain_details.skill, entities))
         return Resolution(intent, "carryover", "", None, [prev.turn_number])
     return Resolution(own)

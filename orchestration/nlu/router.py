@@ -112,20 +112,20 @@ class SemanticRouter:
         )
 
 
-_router: SemanticRouter | None = None
+_routers: dict[str, SemanticRouter] = {}
 _lock = threading.Lock()
 
 
 def get_router(contracts_dir: Path) -> SemanticRouter:
-    """The process-wide router (built on first use with the configured embedder)."""
-    global _router
+    """The router of a contracts directory (built on first use with the configured embedder: the route
+    examples are embedded once per process, not once per turn)."""
+    key = str(contracts_dir)
     with _lock:
-        if _router is None:
-            _router = SemanticRouter(contracts_dir / "routes" / "intent_routes.yaml", get_embedder())
-        return _router
+        if key not in _routers:
+            _routers[key] = SemanticRouter(contracts_dir / "routes" / "intent_routes.yaml", get_embedder())
+        return _routers[key]
 
 
 def reset_router() -> None:
-    global _router
     with _lock:
-        _router = None
+        _routers.clear()

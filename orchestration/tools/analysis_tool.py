@@ -10,12 +10,12 @@ from typing import Any
 
 from orchestration.tools.scope import (
     SAMPLE_CAP,
-    SEVERITY_RANK_SQL,
     describe_scope,
     resolve_assessment,
     scope_clause,
 )
-from orchestration.warehouse.store import Warehouse, get_warehouse
+from orchestration.vocabulary.severity import high_or_above_sql, rank_sql
+from orchestration.warehouse.store import Warehouse
 
 BREAKDOWNS = {
     "severity": "b.severity",
@@ -75,7 +75,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
                SUM(CASE WHEN b.status = 'exception' THEN 1 ELSE 0 END),
                COUNT(DISTINCT b.rule_id),
                COUNT(DISTINCT CASE WHEN b.status = 'fail' THEN b.asset_id END),
-               COUNT(DISTINCT CASE WHEN b.status = 'fail' AND b.severity IN ('critical', 'high') THEN b.asset_id END),
+               COUNT(DISTINCT CASE WHEN b.status = 'fail' AND {high_or_above_sql('b.severity')} THEN b.asset_id END),
                SUM(CASE WHEN {fail} THEN 1 ELSE 0 END),
                COUNT(DISTINCT CASE WHEN {fail} THEN b.asset_id END)
         FROM b""", params + fparams + fparams).rows[0]
@@ -108,7 +108,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
                AS critical_assets,
                COUNT(DISTINCT b.asset_id) AS failing_assets
         FROM b WHERE {fail} GROUP BY b.rule_id
-        ORDER BY failing_assets DESC, MAX({SEVERITY_RANK_SQL.format(col='b.severity')}) DESC, b.rule_id LIMIT 15""",
+        ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT 15""",
                         params + fparams).dicts()
     top_assets = w.query(base + f"""
         SELECT b.asset_id, MIN(b.site) AS site, MIN(b.product_family) AS product_family, MIN(b.criticality) AS criticality,
@@ -120,7 +120,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
     sample = w.query(base + f"""
         SELECT b.asset_id, b.site, b.criticality, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
         FROM b WHERE {fail}
-        ORDER BY {SEVERITY_RANK_SQL.format(col='b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""",
+        ORDER BY {rank_sql('b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""",
                      params + fparams).dicts()
     result: dict[str, Any] = {
         "query_type": query_type, "metrics": metrics, "breakdowns": breakdowns,
@@ -136,6 +136,3 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
             WHERE b.status = 'exception' GROUP BY b.exception_id, b.rule_id ORDER BY b.exception_id""", params).dicts()
     return result
 
-
-def assessment_analysis_tool(**params: Any) -> dict[str, Any]:
-    return analyse(get_warehouse(), **params)

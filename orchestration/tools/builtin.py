@@ -1,12 +1,20 @@
-"""Registers the three built-in warehouse tools through the same registry an extension would use."""
+"""The built-in tool implementations, by contract name; ``orchestration.services`` registers them."""
 
 from __future__ import annotations
 
-from orchestration.tools.analysis_tool import assessment_analysis_tool
-from orchestration.tools.comparison_tool import assessment_comparison_tool
-from orchestration.tools.issue_tracking_tool import issue_tracking_tool
-from orchestration.tools.registry import register
+from orchestration.tools.analysis_tool import analyse
+from orchestration.tools.comparison_tool import compare
+from orchestration.tools.inventory_tool import inventory_tool
+from orchestration.tools.issue_tracking_tool import track
+from orchestration.tools.registry import ToolImpl
+from orchestration.tools.slic_tool import slic_results_tool
+from orchestration.tools.sql_path_tool import sql_path_tool
 
-register("assessment_analysis_tool", assessment_analysis_tool)
-register("assessment_comparison_tool", assessment_comparison_tool)
-register("issue_tracking_tool", issue_tracking_tool)
+BUILTIN_TOOLS: dict[str, ToolImpl] = {
+    "assessment_analysis_tool": analyse,
+    "assessment_comparison_tool": compare,
+    "issue_tracking_tool": track,
+    "slic_results_tool": slic_results_tool,
+    "inventory_tool": inventory_tool,
+    "sql_path": sql_path_tool,
+}

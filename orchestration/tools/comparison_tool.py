@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestration.tools.registry import ToolError
+from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
     SAMPLE_CAP,
     assessment_runs,
@@ -14,7 +14,7 @@ from orchestration.tools.scope import (
     resolve_assessment,
     scope_clause,
 )
-from orchestration.warehouse.store import Warehouse, get_warehouse
+from orchestration.warehouse.store import Warehouse
 
 FAILS = """
 SELECT r.asset_id, r.rule_id, r.severity, a.site, ru.title
@@ -107,6 +107,3 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         "row_count": len(cur_assets | prev_assets),  # devices compared; zero means nothing in scope
     }
 
-
-def assessment_comparison_tool(**params: Any) -> dict[str, Any]:
-    return compare(get_warehouse(), **params)

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from orchestration.tools.registry import ToolError
+from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
     SAMPLE_CAP,
-    SEVERITY_RANK_SQL,
     assessment_runs,
     describe_scope,
     scope_clause,
 )
-from orchestration.warehouse.store import Warehouse, get_warehouse
+from orchestration.vocabulary.severity import SEVERITIES, rank_sql
+from orchestration.warehouse.store import Warehouse
 
 FAILS = """
 SELECT r.assessment_id, r.asset_id, r.rule_id, r.severity, a.site, ru.title, r.evidence
@@ -34,7 +34,7 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
     where, params, scope = scope_clause(w, scope)
     pri, pri_params = ("AND r.severity = ?", [priority]) if priority else ("", [])
     rule, rule_params = ("AND r.rule_id = ?", [rule_filter.upper()]) if rule_filter else ("", [])
-    rows = w.query(FAILS.format(where=where, priority=pri, rule=rule, rank=SEVERITY_RANK_SQL.format(col="r.severity")),
+    rows = w.query(FAILS.format(where=where, priority=pri, rule=rule, rank=rank_sql("r.severity")),
                    params + pri_params + rule_params).rows
     failing: dict[tuple[str, str], set[str]] = defaultdict(set)
     latest_rows = []
@@ -89,13 +89,10 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
         "latest_assessment_date": dated[-1].started_at,
         "total_unresolved": len(selected),
         "unresolved_issues": sorted(selected, key=lambda i: (-i["open_for_assessments"], i["asset_id"]))[:SAMPLE_CAP],
-        "severity_breakdown": {s: breakdown.get(s, 0) for s in ("critical", "high", "medium", "low", "info")},
+        "severity_breakdown": {s: breakdown.get(s, 0) for s in SEVERITIES},
         "most_persistent_rules": persistent_rules[:15],
         "risk_assessment": {"level": level, "reasons": reasons or ["no open issues in scope"]},
         "sample_cap": SAMPLE_CAP,
         "row_count": len(selected),
     }
 
-
-def issue_tracking_tool(**params: Any) -> dict[str, Any]:
-    return track(get_warehouse(), **params)

@@ -1,31 +1,30 @@
-"""The allowlisted tool registry (DESIGN §6.2).
+"""The allowlisted tool registry (DESIGN §6.2): every warehouse read an agent makes is a call here.
 
-Only tools with a contract in ``contracts/tools/`` can be called; parameters are validated against
-the contract's JSON Schema before the implementation runs; every call, failed or not, becomes a
-``ToolCall`` record for ``mcp.tool_calls``. Implementations register through ``register`` — built-in
-tools use the same call an extension would.
+Only tools with a contract in ``contracts/tools/`` can be called; parameters are validated against the
+contract's JSON Schema before the implementation runs, and the result against the contract's ``returns``
+(a field the contract does not declare, or a required one missing, is an error, not a silent extra).
+Every call, failed or not, becomes a ``ToolCall`` record for ``mcp.tool_calls``. Implementations take the
+warehouse as their first argument; the composition root (``orchestration.services``) builds the registry
+with the built-in implementations and the warehouse it was configured with.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
-from orchestration.contracts import ContractSet, get_contracts
+from orchestration.contracts import ContractSet, ToolContract
 from orchestration.state import ToolCall
-from orchestration.warehouse.store import WarehouseUnavailable
+from orchestration.tools.errors import ToolError
+from orchestration.warehouse.store import Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
 log = logging.getLogger(__name__)
-
-
-class ToolError(RuntimeError):
-    """A tool could not answer (unknown assessment, unknown site, store unreachable…); the message is for users."""
 
 
 @dataclass(frozen=True)
@@ -34,14 +33,7 @@ class ToolOutcome:
     result: dict[str, Any] | None
 
 
-_IMPLEMENTATIONS: dict[str, ToolImpl] = {}
-
-
-def register(name: str, implementation: ToolImpl) -> None:
-    _IMPLEMENTATIONS[name] = implementation
-
-
-def _with_defaults(schema: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+def _with_defaults(schema: dict[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
     filled = dict(params)
     for key, spec in schema.get("properties", {}).items():
         if key not in filled and "default" in spec:
@@ -56,36 +48,56 @@ def row_count(result: dict[str, Any]) -> int:
     return sum(len(v) for v in result.values() if isinstance(v, list))
 
 
-def call_tool(name: str, params: dict[str, Any], task_id: str | None = None,
-              contracts: ContractSet | None = None) -> ToolOutcome:
-    """Validate and run one tool call; never raises for a user-facing problem."""
-    contracts = contracts or get_contracts()
-    started = time.perf_counter()
+def undeclared_fields(contract: ToolContract, result: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Fields the result has that ``returns`` does not declare, and declared fields it lacks."""
+    return sorted(set(result) - set(contract.returns)), sorted(contract.required_returns() - set(result))
 
-    def record(status: str, rows: int = 0, error: str | None = None, used: dict[str, Any] | None = None) -> ToolCall:
-        return ToolCall(tool_name=name, input=used if used is not None else params, status=status,  # type: ignore[arg-type]
-                        row_count=rows, duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                        error=error, task_id=task_id)
 
-    contract = contracts.tools.get(name)
-    if contract is None:
-        return ToolOutcome(record("error", error=f"'{name}' is not an allowlisted tool"), None)
-    full = _with_defaults(contract.parameters, params)
-    problems = sorted(Draft202012Validator(contract.parameters).iter_errors(full), key=lambda e: list(e.path))
-    if problems:
-        where = ".".join(str(p) for p in problems[0].path) or "parameters"
-        return ToolOutcome(record("error", error=f"invalid parameter {where}: {problems[0].message}", used=full), None)
-    import orchestration.tools.builtin  # noqa: F401  (built-ins register on first use, like any extension)
+class ToolRegistry:
+    """Contract-checked calls of registered implementations against one warehouse."""
 
-    implementation = _IMPLEMENTATIONS.get(name)
-    if implementation is None:
-        return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
-    try:
-        result = implementation(**full)
-    except (ToolError, WarehouseUnavailable) as exc:
-        return ToolOutcome(record("error", error=str(exc), used=full), None)
-    except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed
-        log.exception("tool %s failed", name)
-        return ToolOutcome(record("error", error=f"internal error in {name}: {type(exc).__name__}", used=full), None)
-    rows = row_count(result)
-    return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result)
+    def __init__(self, contracts: ContractSet, implementations: Mapping[str, ToolImpl],
+                 warehouse: Callable[[], Warehouse]) -> None:
+        self.contracts, self._warehouse = contracts, warehouse
+        self._implementations = dict(implementations)
+
+    def register(self, name: str, implementation: ToolImpl) -> None:
+        """Add an extension's implementation (it needs a contract in contracts/tools/ to be callable)."""
+        self._implementations[name] = implementation
+
+    def call(self, name: str, params: Mapping[str, Any], task_id: str | None = None) -> ToolOutcome:
+        """Validate and run one tool call; never raises for a user-facing problem."""
+        started = time.perf_counter()
+
+        def record(status: Literal["ok", "empty", "error"], rows: int = 0, error: str | None = None,
+                   used: Mapping[str, Any] | None = None) -> ToolCall:
+            return ToolCall(tool_name=name, input=dict(used if used is not None else params), status=status,
+                            row_count=rows, duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                            error=error, task_id=task_id)
+
+        contract = self.contracts.tools.get(name)
+        if contract is None:
+            return ToolOutcome(record("error", error=f"'{name}' is not an allowlisted tool"), None)
+        full = _with_defaults(contract.parameters, params)
+        problems = sorted(Draft202012Validator(contract.parameters).iter_errors(full), key=lambda e: list(e.path))
+        if problems:
+            where = ".".join(str(p) for p in problems[0].path) or "parameters"
+            return ToolOutcome(record("error", error=f"invalid parameter {where}: {problems[0].message}", used=full), None)
+        implementation = self._implementations.get(name)
+        if implementation is None:
+            return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
+        try:
+            result = implementation(self._warehouse(), **full)
+        except (ToolError, WarehouseUnavailable) as exc:
+            return ToolOutcome(record("error", error=str(exc), used=full), None)
+        except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed
+            log.exception("tool %s failed", name)
+            return ToolOutcome(record("error", error=f"internal error in {name}: {type(exc).__name__}", used=full), None)
+        extra, missing = undeclared_fields(contract, result)
+        if extra or missing:
+            log.error("tool %s broke its contract: undeclared %s, missing %s", name, extra, missing)
+            return ToolOutcome(record("error", error=f"internal error in {name}: result does not match "
+                                      f"contracts/tools/{name}.yaml returns (undeclared {extra}, missing {missing})",
+                                      used=full), None)
+        rows = row_count(result)
+        return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result)

@@ -13,12 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from orchestration.state import Intent
-from orchestration.tools.registry import ToolError
+from orchestration.tools.errors import ToolError
 from orchestration.warehouse.store import Warehouse
 
-SEVERITY_RANK_SQL = ("CASE {col} WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 "
-                     "WHEN 'low' THEN 1 ELSE 0 END")
-SEVERITIES = ("critical", "high", "medium", "low", "info")
 SAMPLE_CAP = 50
 DEVICE_TYPES = ("router", "switch", "firewall", "wireless_controller")  # the inventory's device types
 

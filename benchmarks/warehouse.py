@@ -13,14 +13,16 @@ from typing import Any
 
 import duckdb
 
+from orchestration.nlu.facets import read_facets
 from orchestration.state import Intent
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.tools.scope import scope_for
+from orchestration.tools.sql_plan import plan_sql
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.schema import get_ontology
-from orchestration.warehouse.sql_path import plan_sql, run_sql
+from orchestration.warehouse.sql_path import run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 
 SQLITE_INDEXES = [
@@ -71,10 +73,10 @@ def _time(fn: Callable[[], Any], repeat: int) -> float:
 
 def _workload(w: Warehouse) -> dict[str, Callable[[], Any]]:
     def sql(prompt: str, entities: list[dict[str, Any]]) -> Callable[[], Any]:
-        plan = plan_sql(prompt, scope_for(Intent.model_validate({"entities": entities}))[0], "latest-placeholder")
+        plan = plan_sql(read_facets(prompt), scope_for(Intent.model_validate({"entities": entities}))[0])
         assert plan is not None, prompt
         latest = w.query("SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1").rows[0][0]
-        params = [latest if p == "latest-placeholder" else p for p in plan.params]
+        params = [latest, *plan.params] if plan.assessment_id else plan.params
         return lambda: run_sql(w, plan.sql, params)
 
     return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from orchestration.config import get_settings
+from orchestration.config import Settings, get_settings
 from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
@@ -13,9 +13,9 @@ _lock = threading.Lock()
 _cache: dict[tuple[str, float], Gazetteer] = {}
 
 
-def inventory_gazetteer() -> Gazetteer:
+def inventory_gazetteer(settings: Settings | None = None) -> Gazetteer:
     """Names of the configured warehouse; empty if there is none."""
-    settings = get_settings()
+    settings = settings or get_settings()
     path = settings.warehouse_path
     if settings.warehouse_backend == "duckdb" and not path.exists():
         return Gazetteer()

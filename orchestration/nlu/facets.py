@@ -1,0 +1,127 @@
+"""Prompt facets: what the words of a request say about how to answer it, read once by the Intent
+Classifier and carried on ``intent.facets``. Agents decide from these facts (which tool, which breakdown,
+which SQL template, whether to chart or export) and never read the prompt again for a routing decision.
+
+The planner's conditions are contract data (``planner_rules.conditions``) evaluated here as well, so the
+routes, the planner and the Data Query Agent read one reading of the prompt. Rule topics ("devices
+without an NTP server") come from the rule catalog (``topics`` in config_rules.yaml).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from orchestration.contracts import PlannerCondition
+from orchestration.engines.rule_engine import get_rules
+from orchestration.state import Facets
+from orchestration.warehouse.schema import Ontology, get_ontology
+
+_I = re.IGNORECASE
+TRACKING = re.compile(
+    r"\bremain(?:s|ed|ing)? open\b|\bstill (?:open|failing|present|unresolved|there)\b|\bunresolved\b|\bpersist\w*|"
+    r"\brecurring\b|\bkeeps? (?:failing|coming back)\b|\bopen (?:issues|findings|deviations|items)\b|"
+    r"\bnot (?:yet |been )?(?:fixed|resolved|remediated)\b|\boutstanding\b",
+    _I,
+)
+CHANGE = re.compile(
+    r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:my|the|our) (?:last|previous|prior)\b|"
+    r"\bcompar\w*|\bversus\b|\bvs\.?\s|\btrend\w*|\bdelta\b|\bdrift\b|\bimprov(?:ed|ement)\b|\bgot (?:worse|better)\b|"
+    r"\bworsen\w*|\bregress\w*|\bnew (?:issues|findings|deviations)\b|\bresolved\b|\bfixed since\b",
+    _I,
+)
+EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bexempt\w*", _I)
+ASSET_BREAKDOWN = re.compile(
+    r"\bproduct famil\w*|\bplatforms?\b|\b(?:by|per) (?:device|asset|site|os|operating system|version|model|criticality|tier)\b|"
+    r"\bcriticality\b|\b(?:which|worst|top \d+) (?:devices|assets|routers|switches|firewalls|hosts)\b|\bmost (?:affected|deviations)\b",
+    _I,
+)
+TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|feature|rule)\b|\bmost common\b|\bcategor\w*", _I)
+FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "vty", "telnet", "http", "banner",
+               "spanning", "interfaces", "services", "management")
+DEVICE_WORDS = re.compile(r"\b(assets?|devices?|hosts?|routers?|switches|firewalls?)\b", _I)
+CHANGE_WORDS = re.compile(r"\bnew\b|\bresolved\b|\bfixed\b|\bchang", _I)
+PERSISTENCE_WORDS = re.compile(r"persist|remain|still", _I)
+# the SQL path's templates
+LISTING = re.compile(r"\b(which|what|list|show)\b.*\b(versions?|releases?|software|models?|hardware|platforms?|"
+                     r"operating systems?|product famil\w+|ip addresses|roles?)\b", _I)
+WITHOUT = re.compile(r"\b(without|missing|lacking|(?:do|does) not have|don'?t have|doesn'?t have|with no|ha(?:ve|s) no)\b", _I)
+COUNT = re.compile(r"\bhow many\b.*\b(devices|routers|switches|firewalls|wireless controllers|assets)\b", _I)
+ISSUE_WORDS = re.compile(r"\b(fail\w*|deviations?|issues?|violations?|findings?|checks?|compliance|critical|severity|"
+                         r"signatures?|slic|vulnerab\w*|cves?|advisor\w*|risk\w*|assess\w*|audit\w*|complian\w*|"
+                         r"pass\w*|secur\w*)\b", _I)
+# breakdown dimensions a question asks to see (key, pattern); the chart titles live with the charts
+DIMENSIONS: list[tuple[str, str]] = [
+    ("severity", r"\bseverit"),
+    ("technology", r"\btechnolog|\bcategor|\barea\b"),
+    ("os", r"\bos\b|operating system|\bsoftware\b|\bversions?\b|\brelease"),
+    ("product_family", r"product famil|\bplatforms?\b|\bmodels?\b|product line"),
+    ("criticality", r"criticality|\btiers?\b"),
+    ("site", r"\bby site\b|\bper site\b|\bsites\b"),
+    ("device_type", r"device type|\bby (device|type)\b"),
+]
+WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|\bdistribution\b|\bby (severity|"
+                         r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
+EXPORT_WORDS = ("download", "export", "report", "pdf")
+
+
+def _tracking(text: str) -> Literal["unresolved", "persistent", "recurring"] | None:
+    if not TRACKING.search(text):
+        return None
+    if re.search(r"\brecurring\b", text, _I):
+        return "recurring"
+    return "persistent" if PERSISTENCE_WORDS.search(text) else "unresolved"
+
+
+def topic_rules(text: str) -> list[str]:
+    """Rules whose catalog topic the text names; the longest matching phrase wins ("ntp authentication" is
+    NTP-AUTH, not NTP-SERVER), rules sharing that phrase are all returned (in catalog order)."""
+    best, rules = 0, []
+    for rule in get_rules():
+        length = max((len(m.group(0)) for t in rule.topics for m in [re.search(t, text, _I)] if m), default=0)
+        if length > best:
+            best, rules = length, [rule.id]
+        elif length and length == best:
+            rules.append(rule.id)
+    return rules
+
+
+def attribute_column(text: str, ontology: Ontology) -> str | None:
+    """The inventory column a listing question asks about, by the ontology's synonyms (longest word wins)."""
+    best: tuple[str, int] | None = None
+    for column, words in ontology.synonyms.items():
+        for word in words:
+            if re.search(rf"\b{re.escape(word)}\b", text, _I) and (best is None or len(word) > best[1]):
+                best = (column, len(word))
+    return best[0] if best else None
+
+
+def wanted_dimensions(text: str, presentation: str) -> list[str]:
+    dims = [key for key, pattern in DIMENSIONS if re.search(pattern, text, _I)]
+    if not dims and (presentation == "chart" or WANTS_CHART.search(text)):
+        dims = ["severity"]
+    return dims
+
+
+def read_facets(text: str, presentation: str = "narrative",
+                conditions: dict[str, PlannerCondition] | None = None) -> Facets:
+    """Every facet of one request (the effective one for a follow-up that re-runs an earlier request)."""
+    issue_words = bool(ISSUE_WORDS.search(text))
+    listing = bool(LISTING.search(text)) and not issue_words
+    return Facets(
+        tracking=_tracking(text),
+        change=bool(CHANGE.search(text)),
+        comparison_focus="assets" if DEVICE_WORDS.search(text) else ("changes" if CHANGE_WORDS.search(text) else "overall"),
+        exceptions=bool(EXCEPTIONS.search(text)),
+        asset_breakdown=bool(ASSET_BREAKDOWN.search(text)),
+        technology_breakdown=bool(TECH_BREAKDOWN.search(text)),
+        focus_areas=[f for f in FOCUS_AREAS if re.search(rf"\b{f}", text, _I)],
+        without_rules=topic_rules(text) if WITHOUT.search(text) else [],
+        inventory_count=bool(COUNT.search(text)) and not issue_words,
+        listing_column=attribute_column(text, get_ontology()) if listing else None,
+        chart_dimensions=wanted_dimensions(text, presentation),
+        export=any(w in text.lower() for w in EXPORT_WORDS),
+        mentions_pci="pci" in text.lower(),
+        planner_conditions=sorted(name for name, c in (conditions or {}).items()
+                                  if any(re.search(p, text, _I) for p in c.patterns)),
+    )

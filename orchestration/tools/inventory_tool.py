@@ -1,0 +1,18 @@
+"""``inventory_tool``: inventory rows (site, role, platform, criticality …) of the devices or sites a question
+names, so domain agents see what the devices are. The Data Query Agent's read of the inventory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.warehouse.store import Warehouse
+
+COLUMNS = "asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality"
+
+
+def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50) -> dict[str, Any]:
+    devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
+    column, names = ("asset_id", devices) if devices else ("site", list(scope.get("sites") or []))
+    rows = w.query(f"SELECT {COLUMNS} FROM assets WHERE {column} IN ({', '.join('?' for _ in names)}) "
+                   f"ORDER BY asset_id LIMIT {int(limit)}", names).dicts() if names else []
+    return {"assets": rows, "row_count": len(rows), "limit": limit}

@@ -1,0 +1,28 @@
+"""``sql_path`` (DESIGN §6.2): one read-only SELECT planned by ``orchestration.warehouse.sql_path`` from the
+ontology, checked by the SQL guard and run with bound parameters. With ``assessment_id`` the statement's
+first parameter is that assessment, resolved here ('latest' → its id) so the answer can name it (a
+description's ``{assessment_id}`` is replaced by it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.tools.errors import ToolError
+from orchestration.tools.scope import resolve_assessment
+from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
+from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.store import Warehouse
+
+
+def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, params: list[Any] | None = None,
+                  assessment_id: str | None = None) -> dict[str, Any]:
+    resolved = resolve_assessment(w, assessment_id).assessment_id if assessment_id else None
+    bound = [resolved, *(params or [])] if resolved else list(params or [])
+    try:
+        safe_sql, result = run_sql(w, sql, bound)
+    except UnsafeSQL as exc:
+        raise ToolError(str(exc)) from None
+    rows = result.dicts()
+    return {"template": template, "description": description.replace("{assessment_id}", resolved or "the assessment"), "sql": safe_sql, "params": bound,
+            "assessment_id": resolved, "columns": result.columns, "rows": rows, "row_count": len(rows),
+            "row_cap_reached": len(rows) >= ROW_CAP}

@@ -1,0 +1,57 @@
+"""Plans of the SQL path (DESIGN §6.2): bespoke questions the assessment tools do not cover, answered with
+a read-only SELECT built from the ontology (``contracts/warehouse.yaml``); the ``sql_path`` tool guards
+and runs it with bound parameters.
+
+Deterministic templates, chosen from the request's facets (``orchestration/nlu/facets.py``): attribute
+listings ("which IOS-XE versions run at Branch-05"), devices failing a topic ("devices without an NTP
+server"; the topic's rules from the rule catalog), and inventory counts ("how many firewalls at HQ").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orchestration.state import Facets
+from orchestration.tools.scope import scope_conditions
+from orchestration.warehouse.schema import get_ontology
+
+
+@dataclass(frozen=True)
+class SqlPlan:
+    template: str
+    sql: str
+    params: list[Any]
+    description: str
+    assessment_id: str | None = None  # bound before ``params`` by the sql_path tool ('latest' resolved there)
+
+
+def _scope_text(params: list[Any]) -> str:
+    return ", ".join(str(p) for p in params) or "all devices"
+
+
+def plan_sql(facets: Facets, scope: dict[str, Any]) -> SqlPlan | None:
+    """A SQL plan when the request (its facets) is one the tools do not answer, else None."""
+    ontology = get_ontology()
+    where, params = scope_conditions(scope)
+    cond = " AND ".join(where) or "1 = 1"
+    if facets.without_rules:
+        rules = facets.without_rules
+        sql = (f"SELECT a.asset_id, a.site, a.device_type, r.rule_id, ru.title, r.evidence "
+               f"FROM results r JOIN assets a ON a.asset_id = r.asset_id JOIN rules ru ON ru.rule_id = r.rule_id "
+               f"WHERE r.assessment_id = ? AND r.status = 'fail' AND r.rule_id IN ({', '.join('?' for _ in rules)}) "
+               f"AND {cond} ORDER BY a.site, a.asset_id")
+        return SqlPlan("devices_failing_topic", sql, [*rules, *params],
+                       f"devices failing {', '.join(rules)} in {{assessment_id}}", assessment_id="latest")
+    if facets.inventory_count:
+        sql = f"SELECT a.site, a.device_type, COUNT(*) AS devices FROM assets a WHERE {cond} GROUP BY a.site, a.device_type ORDER BY devices DESC"
+        return SqlPlan("inventory_count", sql, params, f"devices per site and type ({_scope_text(params)})")
+    column = facets.listing_column
+    if column and column.startswith("assets."):
+        col = column.split(".", 1)[1]
+        extra = ", a.platform" if col == "os_version" else ""
+        sql = (f"SELECT a.{col}{extra}, COUNT(*) AS devices, MIN(a.asset_id) AS example_device FROM assets a "
+               f"WHERE {cond} GROUP BY a.{col}{extra} ORDER BY devices DESC")
+        label = ontology.tables["assets"].columns[col].meaning.split(",")[0]
+        return SqlPlan("attribute_listing", sql, params, f"{label} ({_scope_text(params)})")
+    return None

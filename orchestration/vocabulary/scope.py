@@ -1,0 +1,36 @@
+"""Scope: what a question asked for (``Scope``, on the intent) and what an answer covered (``AnswerScope``,
+from the tool results). Entities become tool scope filters in one place, ``orchestration.tools.scope.scope_for``;
+the Answer Composer states the covered scope and the Reflector compares the two."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Scope(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    site: str | None = None
+    environment: str | None = None
+    time_range: str | None = None
+    targets: list[str] = Field(default_factory=list)
+
+
+class AnswerScope(BaseModel):
+    """What a data answer actually covered, from the tool results (not from the question): the Answer
+    Composer states it in a fixed place and the Reflector compares it with the resolved intent."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    assessment_id: str | None = None
+    assessment_date: str | None = None
+    previous_assessment_id: str | None = None
+    sites: list[str] = Field(default_factory=list)
+    devices: list[str] = Field(default_factory=list)
+    environment: str | None = None
+    device_type: str | None = None
+    platform: str | None = None
+    os_version: str | None = None
+    severity: str | None = None
+    focus: str | None = None
+    assets: int | None = None
