@@ -21,8 +21,9 @@ run: install
 	$(BIN)/assess serve
 
 lint: install
-	$(BIN)/ruff check orchestration knowledge_base chat_app tests
+	$(BIN)/ruff check orchestration knowledge_base chat_app benchmarks tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: install
 	bash scripts/ensure_chromium.sh

@@ -30,7 +30,8 @@ def _clustered(rng: np.random.Generator, n: int, dimension: int, centers: np.nda
     """Unit vectors around topic centers: sentence embeddings cluster by topic, uniform noise does not."""
     picks = centers[rng.integers(0, len(centers), n)]
     vectors = picks + 0.08 * rng.standard_normal((n, dimension)).astype(np.float32)
-    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    unit: np.ndarray = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    return unit
 
 
 def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], None] = print) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from orchestration.config import get_settings
 from orchestration.outputs import output_models
@@ -69,18 +69,19 @@ class AgentContract(Strict):
             raise ValueError(f"not a writable STATE path: {bad}")
         return writes
 
-    @model_validator(mode="after")
-    def _outputs_name_their_models(self) -> AgentContract:
-        written = {w.removeprefix("task.outputs.") for w in self.writes if w.startswith("task.outputs.")}
-        if set(self.outputs) != written:
-            raise ValueError(f"outputs {sorted(self.outputs)} must name exactly the task outputs in writes {sorted(written)}")
+    @field_validator("outputs")
+    @classmethod
+    def _outputs_name_their_models(cls, outputs: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        written = {w.removeprefix("task.outputs.") for w in info.data.get("writes", []) if w.startswith("task.outputs.")}
+        if set(outputs) != written:
+            raise ValueError(f"must name exactly the task outputs in writes {sorted(written)}, not {sorted(outputs)}")
         models = output_models()
-        for name, model in self.outputs.items():
+        for name, model in outputs.items():
             if name not in models:
-                raise ValueError(f"outputs.{name}: no such task output in orchestration/outputs.py")
+                raise ValueError(f"{name}: no such task output in orchestration/outputs.py")
             if model != models[name]:
-                raise ValueError(f"outputs.{name}: the model is {models[name]!r}, not {model!r}")
-        return self
+                raise ValueError(f"{name}: the model is {models[name]!r}, not {model!r}")
+        return outputs
 
     def may_write_output(self, key: str) -> bool:
         return f"task.outputs.{key}" in self.writes

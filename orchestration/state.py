@@ -10,7 +10,7 @@ runtime for every node. The contracts in ``contracts/agents/`` say the same as d
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -351,3 +351,15 @@ class AssessmentState(StateModel):
     def task_outputs(self, owner: str) -> TaskOutputs:
         task = self.plan.task_for(owner)
         return task.outputs if task else TaskOutputs()
+
+
+class StateUpdate(TypedDict, total=False):
+    """What a node returns: the top-level STATE fields it changes (its contract's ``writes``)."""
+
+    input: TurnInput
+    intent: Intent
+    plan: Plan
+    mcp: Mcp
+    trace: Trace
+    conversation: Conversation
+    final: Final

@@ -57,6 +57,9 @@ def test_all_contracts_load_with_every_required_agent_and_tool() -> None:
         ("tools/issue_tracking_tool.yaml", lambda d: d["parameters"].update(type="nonsense"), "parameters"),
         ("agents/planner.yaml", lambda d: d["planner_rules"]["skill_owners"].update(cbp_generic="SLIC Agent"),
          "planner_rules.skill_owners.cbp_generic"),
+        ("agents/data_query_agent.yaml", lambda d: d["outputs"].update(assessment_context="dict"), "outputs"),
+        ("agents/slic_agent.yaml", lambda d: d["outputs"].pop("slic_context"), "outputs"),
+        ("tools/inventory_tool.yaml", lambda d: d.pop("returns"), "returns"),
     ],
 )
 def test_malformed_contract_names_file_and_field(contracts_copy: Path, file: str, change, field: str) -> None:  # type: ignore[no-untyped-def]
@@ -71,3 +74,31 @@ def test_unparseable_yaml_names_the_file(contracts_copy: Path) -> None:
     (contracts_copy / "agents" / "slic_agent.yaml").write_text("name: [unclosed\n")
     with pytest.raises(ContractError, match="slic_agent.yaml"):
         load_contracts(contracts_copy)
+
+
+STATE_READS = {"input": "input", "intent": "intent", "plan": "plan", "mcp": "mcp.tool_calls",
+               "conversation": "conversation", "final": "final", "prompt": "conversation", "task_outputs": "plan"}
+
+
+@pytest.mark.parametrize("node", sorted(c.node for c in load_contracts(PROJECT_ROOT / "contracts").agents.values()))
+def test_agents_read_only_the_state_their_contract_lists(node: str) -> None:
+    """``reads`` is enforced by reading the agent's code: every ``state.<field>`` it touches is listed."""
+    import ast
+
+    contract = load_contracts(PROJECT_ROOT / "contracts").by_node(node)
+    tree = ast.parse((PROJECT_ROOT / "orchestration" / "agents" / f"{node}.py").read_text())
+    touched = {STATE_READS[n.attr] for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+               and isinstance(n.value, ast.Name) and n.value.id == "state" and n.attr in STATE_READS}
+    if "prompt" in {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}:
+        touched.add("input")  # state.prompt is the user's words or the conversation's effective prompt
+    assert touched, f"{node} reads nothing from STATE?"
+    assert touched <= set(contract.reads), f"{node} reads {sorted(touched - set(contract.reads))} not in its contract"
+
+
+@pytest.mark.parametrize("node", ["data_query_agent", "planner", "slic_agent", "config_best_practice_agent",
+                                  "security_assessment_agent", "answer_composer"])
+def test_no_agent_reads_the_prompt_to_decide_what_to_do(node: str) -> None:
+    """Routing decisions come from the intent's facets, read once by the classifier; a regex over the prompt in
+    these agents would be a second reading that can disagree with the first."""
+    source = (PROJECT_ROOT / "orchestration" / "agents" / f"{node}.py").read_text()
+    assert "import re\n" not in source and "re.search(" not in source and "re.compile(" not in source

@@ -116,3 +116,9 @@ def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:
     dq = next(t for t in state["plan"]["tasks"] if t["owner"] == "Data Query Agent")
     assert dq["outputs"]["assessment_context"]["report_data"]["assessment_comparison_tool"]["metrics"]["new_issues"] >= 0
     assert state["mcp"]["tool_calls"][0]["status"] == "ok"
+
+
+def test_a_device_type_the_inventory_lacks_is_named_in_scope_and_gaps(demo_warehouse: Path) -> None:
+    state = handle_turn("Show configuration issues on access points at HQ")
+    assert "device type access_point" in state.final.answer.split("\n")[0]
+    assert "the inventory has no device type 'access_point'" in state.final.answer

@@ -17,7 +17,8 @@ from orchestration.interpretation.markdown import code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
 from orchestration.outputs import Finding, RetrievedChunk
 from orchestration.services import Services
-from orchestration.state import AnswerScope, AssessmentState, Citation, Final, Task
+from orchestration.state import AssessmentState, Citation, Final, StateUpdate, Task
+from orchestration.vocabulary.scope import AnswerScope
 
 
 class _Citations:
@@ -211,11 +212,11 @@ def narrate(state: AssessmentState, draft: Final, services: Services) -> Final:
     return draft if unverified or bad else candidate
 
 
-def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> StateUpdate:
     return {"final": narrate(state, compose(state), services)}
 
 
-def summarize(update: dict[str, Any]) -> str:
+def summarize(update: StateUpdate) -> str:
     final: Final = update["final"]
     flags = f" (partial; {len(final.missing_inputs)} missing inputs)" if final.partial else ""
     return f"{len(final.answer)} characters, {len(final.citations)} citations{flags}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from orchestration.memory.store import WINDOW
 from orchestration.services import Services
-from orchestration.state import AssessmentState
+from orchestration.state import AssessmentState, StateUpdate
 
 SUMMARY_LINES = 40
 
@@ -30,12 +30,12 @@ def fold(summary: str, turn: dict[str, Any]) -> str:
     return "\n".join(lines[-SUMMARY_LINES:])
 
 
-def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> StateUpdate:
     conv = state.conversation
     return {"conversation": conv.evolve(history=conv.history[-WINDOW:])}
 
 
-def summarize(update: dict[str, Any]) -> str:
+def summarize(update: StateUpdate) -> str:
     conv = update["conversation"]
     older = len(conv.summary.split("\n")) if conv.summary else 0
     return f"{len(conv.history)} recent turns in context, {older} older turns summarized"

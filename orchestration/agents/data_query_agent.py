@@ -29,10 +29,11 @@ from orchestration.outputs import (
     ToolSelection,
 )
 from orchestration.services import Services
-from orchestration.state import AnswerScope, AssessmentState, Intent, Task, ToolCall, utc_now
+from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.registry import ToolOutcome
-from orchestration.tools.scope import scope_for
+from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
 from orchestration.tools.sql_plan import plan_sql
+from orchestration.vocabulary.scope import AnswerScope
 
 SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
@@ -190,6 +191,9 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     errors = [ToolNote(tool=choice.tool, message=call.error)] if call.error else []
     if call.status == "empty":
         errors.append(ToolNote(tool=choice.tool, message="no rows matched this scope"))
+    errors += [ToolNote(tool=choice.tool, message=f"the inventory has no device type '{kind}' (it has "
+                        f"{', '.join(DEVICE_TYPES)}); it was matched against product names instead")
+               for kind in unknown_device_types(intent)]
     covered = covered_scope(choice.tool, scope if source_path == "sql" else choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services)
     context = _context(choice, outcome.result, errors, intent, source_path, inventory, covered)

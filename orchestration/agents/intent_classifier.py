@@ -18,7 +18,7 @@ from orchestration.nlu.followups import Resolution, name_reply, preference_state
 from orchestration.nlu.meta_intent import detect_meta_intent, refers_back
 from orchestration.nlu.router import RouteDecision
 from orchestration.services import Services, build_services
-from orchestration.state import AssessmentState, Conversation, Entity, Intent
+from orchestration.state import AssessmentState, Conversation, Entity, Intent, StateUpdate
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
 NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
@@ -187,7 +187,7 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
     return Resolution(intent, "name_clarification", effective, None, [last.turn_number], remembered)
 
 
-def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> StateUpdate:
     """Node: classify the prompt, then read it against the thread's history and the user's preferences."""
     conv = state.conversation
     prompt = state.input.user_prompt
@@ -219,7 +219,7 @@ def run(state: AssessmentState, services: Services) -> dict[str, Any]:
     return {"intent": intent, "conversation": conv.evolve(**updates)}
 
 
-def summarize(update: dict[str, Any]) -> str:
+def summarize(update: StateUpdate) -> str:
     intent: Intent = update["intent"]
     resolution = update["conversation"].resolution
     ents = ", ".join(f"{e.type}={e.value}" for e in intent.entities) or "none"

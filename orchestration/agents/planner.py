@@ -8,11 +8,9 @@ Dependencies between core agents come from their ``consumes`` lists. The planner
 
 from __future__ import annotations
 
-from typing import Any
-
 from orchestration.contracts import ContractSet, PlannerCondition
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Intent, Plan, RequiredData, Task
+from orchestration.state import AssessmentState, Intent, Plan, RequiredData, StateUpdate, Task
 
 
 def condition_holds(name: str, condition: PlannerCondition, intent: Intent) -> bool:
@@ -70,11 +68,11 @@ def build_plan(intent: Intent, contracts: ContractSet) -> Plan:
     return Plan(tasks=tasks, routing=[t.owner for t in tasks], iteration=1)
 
 
-def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> StateUpdate:
     return {"plan": build_plan(state.intent, services.contracts)}
 
 
-def summarize(update: dict[str, Any]) -> str:
+def summarize(update: StateUpdate) -> str:
     plan: Plan = update["plan"]
     return " → ".join(f"{t.id} {t.owner} [{t.skill}]" + (f" after {','.join(t.depends_on)}" if t.depends_on else "")
                       for t in plan.tasks)

@@ -16,7 +16,7 @@ from typing import Any
 
 from orchestration.interpretation.scope_statement import scope_gaps
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Final
+from orchestration.state import AssessmentState, Final, StateUpdate
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
 CITE = re.compile(r"\[(\d+)\]")
@@ -94,12 +94,12 @@ def reflect(state: AssessmentState) -> tuple[Final, str]:
     return qualified, "qualify: " + "; ".join(problems)
 
 
-def run(state: AssessmentState, services: Services) -> dict[str, Any]:
+def run(state: AssessmentState, services: Services) -> StateUpdate:
     final, _ = reflect(state)
     return {"final": final}
 
 
-def summarize(update: dict[str, Any]) -> str:
+def summarize(update: StateUpdate) -> str:
     final: Final = update["final"]
     problems = [m.removeprefix("reflector: ") for m in final.missing_inputs if m.startswith("reflector: ")]
     return ("qualify: " + "; ".join(problems)) if problems else "finalize: numbers and citations trace back to the data"

@@ -10,8 +10,9 @@ from typing import Any
 
 from orchestration.nlu.names import entity_type_label
 from orchestration.outputs import SlicContext
-from orchestration.state import AnswerScope, Intent
+from orchestration.state import Intent
 from orchestration.tools.scope import DEVICE_TYPES
+from orchestration.vocabulary.scope import AnswerScope
 
 LIST_LIMIT = 6
 
@@ -28,7 +29,8 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
     if tool == "assessment_analysis_tool":
         m = result["metrics"]
         return AnswerScope.model_validate({
-            **base, "assessment_id": m["assessment_id"], "assessment_date": str(m["assessment_date"])[:10],
+            **base, "device_type": base["device_type"] or params.get("product_filter"),
+            "assessment_id": m["assessment_id"], "assessment_date": str(m["assessment_date"])[:10],
             "severity": params.get("severity_filter"), "focus": params.get("focus_area"), "assets": m["assets_assessed"]})
     if tool == "assessment_comparison_tool":
         return AnswerScope.model_validate({

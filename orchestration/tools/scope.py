@@ -119,6 +119,13 @@ def scope_for(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
     return scope, bindings
 
 
+def unknown_device_types(intent: Intent) -> list[str]:
+    """Device types the question names that the inventory does not have (e.g. access points, which the
+    inventory knows only through their wireless controllers): the tools filter by product text instead,
+    and the answer says so."""
+    return [e.value for e in intent.entities if e.type == "device_type" and e.value not in DEVICE_TYPES]
+
+
 def describe_scope(scope: dict[str, Any] | None) -> str:
     scope = scope or {}
     many = scope.get("devices") or []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -112,7 +112,8 @@ class TrinoWarehouse:
         import trino
 
         self._where = f"{settings.trino_host}:{settings.trino_port}"
-        self._connect = lambda: trino.dbapi.connect(
+        connect: Callable[..., Any] = trino.dbapi.connect  # the client library is untyped
+        self._connect: Callable[[], Any] = lambda: connect(
             host=settings.trino_host, port=settings.trino_port, user=settings.trino_user,
             catalog=settings.trino_catalog, schema=settings.trino_schema, http_scheme=settings.trino_http_scheme,
             legacy_prepared_statements=False)

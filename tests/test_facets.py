@@ -1,0 +1,65 @@
+"""Prompt facets: read once by the classifier, consumed by agents as data (no agent re-parses the prompt)."""
+
+from __future__ import annotations
+
+import pytest
+
+from orchestration.agents.data_query_agent import select_tool
+from orchestration.agents.intent_classifier import classify
+from orchestration.agents.security_assessment_agent import category_of
+from orchestration.contracts import get_contracts
+from orchestration.engines.rule_engine import get_rules
+from orchestration.nlu.facets import read_facets, topic_rules
+
+
+@pytest.mark.parametrize(("prompt", "tracking", "change"), [
+    ("Which critical deviations remain open?", "persistent", False),
+    ("Which issues are unresolved at HQ?", "unresolved", False),
+    ("Which violations are recurring?", "recurring", False),
+    ("What changed since the last assessment?", None, True),
+    ("Which assets got worse?", None, True),
+    ("Summarize the latest assessment", None, False),
+])
+def test_over_time_questions_are_told_apart_once(prompt: str, tracking: str | None, change: bool) -> None:
+    facets = read_facets(prompt)
+    assert (facets.tracking, facets.change) == (tracking, change)
+
+
+def test_the_tool_follows_the_facets_not_the_prompt() -> None:
+    intent = classify("Summarize the latest configuration assessment")
+    assert select_tool(intent).tool == "assessment_analysis_tool"
+    # the same intent carrying a tracking facet goes to issue tracking: the agent reads facets, not words
+    tracked = intent.evolve(facets=intent.facets.evolve(tracking="unresolved"))
+    assert select_tool(tracked).tool == "issue_tracking_tool"
+
+
+@pytest.mark.parametrize(("text", "rules"), [
+    ("devices without NTP authentication", ["NTP-AUTH"]),
+    ("devices without an NTP server", ["NTP-SERVER"]),
+    ("routers that don't have ssh", ["VTY-SSH-ONLY", "SSH-V2"]),  # catalog order
+    ("switches with no tacacs", ["AAA-NEW-MODEL", "AAA-LOGIN-DEFAULT"]),
+    ("devices without a fresh coat of paint", []),
+])
+def test_rule_topics_come_from_the_rule_catalog_longest_phrase_first(text: str, rules: list[str]) -> None:
+    assert topic_rules(text) == rules
+    assert read_facets(text).without_rules == rules
+
+
+def test_sql_templates_are_chosen_from_facets() -> None:
+    assert read_facets("Which IOS-XE versions run at Branch-05?").listing_column == "assets.os_version"
+    assert read_facets("How many firewalls are at HQ?").inventory_count
+    assert not read_facets("How many firewalls failed the SSH check?").inventory_count
+
+
+def test_planner_conditions_are_read_with_the_contract_patterns() -> None:
+    conditions = get_contracts().planner_rules.conditions
+    assert "enterprise_enrichment" in read_facets("Summarize against our standards", conditions=conditions).planner_conditions
+    assert read_facets("Summarize the latest assessment", conditions=conditions).planner_conditions == []
+
+
+def test_security_categories_live_in_the_rule_catalog() -> None:
+    categories = {r.id: r.security_category for r in get_rules()}
+    assert category_of("HTTP-SERVER") == "insecure management services"
+    assert category_of("AAA-NEW-MODEL") == "weak AAA" and category_of("IF-URPF-EDGE") == "exposure"
+    assert category_of("NO-SUCH-RULE") == "missing hardening"
+    assert set(categories.values()) == {"insecure management services", "weak AAA", "exposure", "missing hardening"}
