@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from orchestration.contracts import AgentContract
+from orchestration.contracts import AgentContract, ToolContract
 from orchestration.outputs import TaskOutputs
 from orchestration.state import Task, ToolCall
 
@@ -62,8 +62,10 @@ def validated_outputs(contract: AgentContract, outputs: TaskOutputs | Mapping[st
                                 f"contracts/agents/{contract.node}.yaml 'outputs')") from None
 
 
-def check_task_result(contract: AgentContract, task: Task, result: TaskResult) -> tuple[list[str], TaskOutputs]:
-    """Validate a task agent's result for ``task``: the fields written (for the trace) and the validated outputs."""
+def check_task_result(contract: AgentContract, task: Task, result: TaskResult,
+                      tools: Mapping[str, ToolContract] | None = None) -> tuple[list[str], TaskOutputs]:
+    """Validate a task agent's result for ``task``: the fields written (for the trace) and the validated outputs.
+    With ``tools``, every recorded call must be of a tool this agent owns (``owner`` in contracts/tools/)."""
     if task.owner != contract.name:
         raise _violation(contract, f"task {task.id} owned by {task.owner!r}")
     written = ["task.status"]
@@ -81,6 +83,11 @@ def check_task_result(contract: AgentContract, task: Task, result: TaskResult) -
     if result.tool_calls:
         if "mcp.tool_calls" not in contract.writes:
             raise _violation(contract, "'mcp.tool_calls'")
+        for call in result.tool_calls:
+            owner = tools[call.tool_name].owner if tools and call.tool_name in tools else contract.name
+            if owner != contract.name:
+                raise ContractViolation(f"{contract.name} called {call.tool_name}, which contracts/tools/"
+                                        f"{call.tool_name}.yaml gives to {owner}")
         written.append("mcp.tool_calls")
     if result.status == "failed" and not result.error:
         raise ContractViolation(f"{contract.name} marked task {task.id} failed without saying why")

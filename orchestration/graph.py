@@ -84,7 +84,7 @@ def task_node(node: str, module: ModuleType, services: Services) -> NodeFn:
         except Exception as exc:  # an agent bug must not take the turn down: the task fails and says why
             log.exception("%s failed on task %s", node, task.id)
             result = TaskResult("failed", error=f"internal error in {contract.name}: {type(exc).__name__}: {exc}")
-        fields, outputs = check_task_result(contract, task, result)
+        fields, outputs = check_task_result(contract, task, result, services.contracts.tools)
         done = task.evolve(
             status=result.status,
             outputs=outputs,

@@ -71,6 +71,16 @@ def test_agent_without_tool_permission_cannot_record_tool_calls() -> None:
         check_task_result(contract, task, result)
 
 
+def test_agent_calling_a_tool_another_agent_owns_is_refused() -> None:
+    contracts = get_contracts()
+    _, task = _state_with_task("Data Query Agent")
+    result = TaskResult("completed", {}, tool_calls=(ToolCall(tool_name="slic_results_tool"),))
+    with pytest.raises(ContractViolation, match="slic_results_tool.yaml gives to SLIC Agent"):
+        check_task_result(contracts.agent("Data Query Agent"), task, result, contracts.tools)
+    ok = TaskResult("completed", {}, tool_calls=(ToolCall(tool_name="inventory_tool"),))
+    assert "mcp.tool_calls" in check_task_result(contracts.agent("Data Query Agent"), task, ok, contracts.tools)[0]
+
+
 def test_control_node_writing_outside_its_contract_is_refused() -> None:
     def run(state: AssessmentState, services: Any) -> dict[str, Any]:
         return {"final": Final(answer="made up")}
