@@ -102,3 +102,12 @@ def test_no_agent_reads_the_prompt_to_decide_what_to_do(node: str) -> None:
     these agents would be a second reading that can disagree with the first."""
     source = (PROJECT_ROOT / "orchestration" / "agents" / f"{node}.py").read_text()
     assert "import re\n" not in source and "re.search(" not in source and "re.compile(" not in source
+
+
+def test_tool_severity_enums_are_the_severity_vocabulary() -> None:
+    from orchestration.vocabulary.severity import SEVERITIES
+
+    tools = load_contracts(PROJECT_ROOT / "contracts").tools
+    enums = [spec["enum"] for tool in tools.values() for name, spec in tool.parameters["properties"].items()
+             if name in ("severity_filter", "priority")]
+    assert len(enums) == 3 and all(e == [*SEVERITIES, None] for e in enums)

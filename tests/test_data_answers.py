@@ -121,4 +121,5 @@ def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:
 def test_a_device_type_the_inventory_lacks_is_named_in_scope_and_gaps(demo_warehouse: Path) -> None:
     state = handle_turn("Show configuration issues on access points at HQ")
     assert "device type access_point" in state.final.answer.split("\n")[0]
-    assert "the inventory has no device type 'access_point'" in state.final.answer
+    assert "the inventory has no access points (its device types: routers, switches, firewalls, wireless controllers)" \
+        in state.final.answer

@@ -191,8 +191,9 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     errors = [ToolNote(tool=choice.tool, message=call.error)] if call.error else []
     if call.status == "empty":
         errors.append(ToolNote(tool=choice.tool, message="no rows matched this scope"))
-    errors += [ToolNote(tool=choice.tool, message=f"the inventory has no device type '{kind}' (it has "
-                        f"{', '.join(DEVICE_TYPES)}); it was matched against product names instead")
+    known = ", ".join(t.replace("_", " ") + "es" if t.endswith("h") else t.replace("_", " ") + "s" for t in DEVICE_TYPES)
+    errors += [ToolNote(tool=choice.tool, message=f"the inventory has no {kind.replace('_', ' ')}s (its device types: "
+                        f"{known}); '{kind}' was matched against product names instead")
                for kind in unknown_device_types(intent)]
     covered = covered_scope(choice.tool, scope if source_path == "sql" else choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services)
