@@ -213,10 +213,13 @@ async def handle_uploads(elements: list[Any], user_id: str) -> None:
                 lines.append(f"- {mark} {result.message}")
         if configs:
             try:
-                report = await cl.make_async(assess_files)(configs)
+                report = await cl.make_async(assess_files)(configs, owner=user_id)
                 lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
+                lines += [f"- ⚠ {w}" for w in report.warnings]
                 if report.assessment_id:
-                    lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s)")
+                    lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s) "
+                                 f"in your collection `{report.collection}`; the fleet's answers are unchanged. Ask about "
+                                 f"it by id, e.g. \"Summarize assessment {report.assessment_id}\".")
             except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
                 lines.append(f"- ✗ the configurations could not be assessed: {exc}")
         step.output = "\n".join(lines)

@@ -98,14 +98,18 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
         print(f"assess assess-configs: {folder} is not a folder", file=sys.stderr)
         return 2
     try:
-        report = assess_folder(folder, site=args.site, label=args.label)
-    except WarehouseUnavailable as exc:
+        report = assess_folder(folder, site=args.site, label=args.label, collection=args.collection,
+                               owner=args.owner)
+    except (WarehouseUnavailable, ValueError) as exc:
         print(f"assess assess-configs: {exc}", file=sys.stderr)
         return 2
     for f in report.files:
         print(("ok    " if f.ok else "skip  ") + f.message)
+    for warning in report.warnings:
+        print("warn  " + warning)
     print(f"{report.assessed} of {len(report.files)} files assessed"
-          + (f" into {report.assessment_id}" if report.assessment_id else "; nothing was written"))
+          + (f" into {report.assessment_id} (collection {report.collection}; the fleet's latest assessment is "
+             "unchanged)" if report.assessment_id else "; nothing was written"))
     return 0 if report.assessed else 1
 
 
@@ -237,8 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="replace an existing warehouse")
     build.set_defaults(func=_cmd_demo_build)
 
-    up = sub.add_parser("assess-configs", help="assess a folder of device configs into a new assessment")
+    up = sub.add_parser("assess-configs", help="assess a folder of device configs into a new assessment of its "
+                                               "own collection (never the fleet)")
     up.add_argument("folder")
+    up.add_argument("--collection", default=None,
+                    help="collection to add the assessment to, e.g. lab-east (default: a new one per run)")
+    up.add_argument("--owner", default=None, help="user the collection belongs to (default: everyone)")
     up.add_argument("--site", default="Uploaded", help="site to file new devices under")
     up.add_argument("--label", default=None)
     up.set_defaults(func=_cmd_assess_configs)

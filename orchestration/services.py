@@ -32,9 +32,9 @@ class Services:
     def router(self) -> SemanticRouter:
         return get_router(self.settings.contracts_dir)
 
-    def names(self) -> Gazetteer:
-        """The inventory's names (sites, devices, assessments …), rebuilt when the warehouse changes."""
-        return inventory_gazetteer(self.settings)
+    def names(self, viewer: str | None = None) -> Gazetteer:
+        """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them."""
+        return inventory_gazetteer(self.settings, viewer)
 
     def retriever(self) -> HybridRetriever | None:
         """The knowledge retriever, or None when no knowledge index has been built."""

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
+from orchestration.warehouse.migrate import migrate
 from orchestration.warehouse.store import close_warehouses, connect_reader, get_warehouse
-from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_folder
+from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
 from tests.conftest import ASSESS
+
+FLEET_LATEST = "ASMT-2026-11-02"  # the demo network's latest run
 
 
 def _config(hostname: str, platform: str, good: bool) -> str:
@@ -41,10 +45,16 @@ def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_war
     assert "limit" in by_name["huge.cfg"].message
     assert "binary" in by_name["image.bin"].message
     close_warehouses()
-    latest = analyse(get_warehouse(), "summary")["metrics"]
-    assert latest["assessment_id"] == report.assessment_id and latest["assets_assessed"] == 2
+    # the upload is an assessment of its own collection: the fleet's latest is unchanged, the upload reachable by id
+    assert analyse(get_warehouse(), "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+    uploaded = analyse(get_warehouse(), "summary", assessment_id=str(report.assessment_id))["metrics"]
+    assert uploaded["assets_assessed"] == 2
+    assert analyse(get_warehouse(), "summary", collection=str(report.collection))["metrics"]["assessment_id"] == \
+        report.assessment_id
     con = connect_reader(writable_warehouse)
-    assert con.execute("SELECT platform, site FROM assets WHERE asset_id = 'FW-NEW-1'").fetchone() == ("asa", "Branch-09")
+    assert con.execute("SELECT platform, site, collection, source_file FROM assets WHERE asset_id = ?",
+                       [f"{report.collection}/FW-NEW-1"]).fetchone() == ("asa", "Branch-09", report.collection,
+                                                                        "fw-new-1.txt")
     con.close()
 
 
@@ -52,6 +62,13 @@ def test_cli_assesses_a_folder(writable_warehouse: Path, tmp_path: Path) -> None
     out = subprocess.run([ASSESS, "assess-configs", str(_folder(tmp_path))], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "2 of 6 files assessed into ASMT-" in out.stdout and "skip  notes.txt" in out.stdout
+    assert "the fleet's latest assessment is unchanged" in out.stdout
+    named = subprocess.run([ASSESS, "assess-configs", str(tmp_path / "configs"), "--collection", "lab-east"],
+                           capture_output=True, text=True, timeout=300)
+    assert named.returncode == 0 and "(collection lab-east;" in named.stdout
+    refused = subprocess.run([ASSESS, "assess-configs", str(tmp_path / "configs"), "--collection", "fleet"],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "cannot be added to the fleet" in refused.stderr
 
 
 def test_a_folder_without_configs_writes_nothing(writable_warehouse: Path, tmp_path: Path) -> None:
@@ -60,3 +77,53 @@ def test_a_folder_without_configs_writes_nothing(writable_warehouse: Path, tmp_p
     (folder / "a.txt").write_text("nothing to see")
     out = subprocess.run([ASSESS, "assess-configs", str(folder)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 1 and "nothing was written" in out.stdout
+
+
+def _lab_configs(n: int) -> list[tuple[str, bytes]]:
+    return [(f"lab{i % 2}/d{i // 2}.cfg", _config(f"D{i // 2}", "ios-xe", good=i % 3 == 0).encode()) for i in range(n)]
+
+
+def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehouse: Path) -> None:
+    report = assess_files(_lab_configs(70))
+    assert report.assessed == 70 and len(report.warnings) == 35
+    assert "lab1/d0.cfg: hostname D0 is also in lab0/d0.cfg" in report.warnings[0]
+    close_warehouses()
+    con = connect_reader(writable_warehouse)
+    assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [report.collection]).fetchone() == (70,)
+    assert con.execute("SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = ?",
+                       [report.assessment_id]).fetchone() == (70,)
+    # each device has one result per rule: nothing of another device's config was merged into it
+    assert con.execute("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM results WHERE assessment_id = ? "
+                       "GROUP BY asset_id, rule_id)", [report.assessment_id]).fetchone() == (1,)
+    con.close()
+    again = assess_files(_lab_configs(4))  # the same hostnames in another batch: another collection
+    assert again.collection != report.collection and again.assessed == 4
+
+
+def test_concurrent_uploads_get_distinct_ids_and_all_land(writable_warehouse: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    now = datetime(2026, 11, 22, 10, 0, 0)  # the same second for every upload
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        reports = list(pool.map(lambda i: assess_files(_lab_configs(1), now=now), range(20)))
+    ids = {r.assessment_id for r in reports}
+    assert len(ids) == 20 and None not in ids and len({r.collection for r in reports}) == 20
+    close_warehouses()
+    con = connect_reader(writable_warehouse)
+    assert con.execute("SELECT COUNT(*) FROM assessments WHERE started_at = ?", [now]).fetchone() == (20,)
+    con.close()
+
+
+def test_a_warehouse_from_before_collections_is_migrated_in_place(writable_warehouse: Path) -> None:
+    import duckdb
+
+    close_warehouses()
+    con = duckdb.connect(str(writable_warehouse))
+    for table, column in (("assessments", "owner"), ("assessments", "collection"), ("assets", "source_file"),
+                          ("assets", "collection")):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    con.close()
+    assert migrate(writable_warehouse) == ["assets.collection", "assets.source_file", "assessments.collection",
+                                           "assessments.owner"]
+    assert migrate(writable_warehouse) == []
+    assert analyse(get_warehouse(), "summary")["metrics"]["assessment_id"] == FLEET_LATEST

@@ -170,21 +170,23 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
-def _choose(intent: Intent, scope: dict[str, Any]) -> tuple[ToolChoice, str]:
+def _choose(intent: Intent, scope: dict[str, Any], viewer: str) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
-    expert-insight skills always go through the assessment tools)."""
+    expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
+    uploads are the only ones a named assessment id may reach."""
     plan = plan_sql(intent.facets, scope) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
-        return select_tool(intent), "mcp"
+        choice = select_tool(intent)
+        return ToolChoice(choice.tool, {**choice.params, "viewer": viewer}, choice.reason, choice.bindings), "mcp"
     params = {"template": plan.template, "sql": plan.sql, "params": plan.params, "description": plan.description,
-              "assessment_id": plan.assessment_id}
+              "assessment_id": plan.assessment_id, "viewer": viewer}
     return ToolChoice(SQL_TOOL_NAME, params, f"bespoke question: {plan.template}"), "sql"
 
 
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     intent = state.intent
     scope, _ = scope_for(intent)
-    choice, source_path = _choose(intent, scope)
+    choice, source_path = _choose(intent, scope, state.input.user_id)
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id) if source_path == "sql" \
         else _call_with_memory(choice, task, services)
     call = outcome.call

@@ -199,7 +199,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         intent = with_facets(intent, prompt, services)
         updates.update(resolution="preference", new_preferences=prefs)
         return {"intent": intent, "conversation": conv.evolve(**updates)}
-    names = services.names()
+    names = services.names(state.input.user_id)
     gaz = _aliases(conv, names)
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)

@@ -16,7 +16,7 @@ from orchestration.tools.scope import scope_for
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     scope, _ = scope_for(state.intent)
     named = state.intent.entity("assessment_id")
-    params = {"assessment_id": named or "latest", "scope": scope}
+    params = {"assessment_id": named or "latest", "scope": scope, "viewer": state.input.user_id}
     outcome = services.tools.call("slic_results_tool", params, task_id=task.id)
     if outcome.result is None:
         error = outcome.call.error or "the SLIC store could not be read"

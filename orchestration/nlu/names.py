@@ -49,7 +49,7 @@ HARDWARE_MODEL = re.compile(r"(?:ISR|ASR|CSR|CAT|N\dK|C)[-_]?\d{3,}\w*", _I)
 SITE_SHAPE = re.compile(r"([A-Za-z]{3,})[-_](\d{1,4})")
 # identifiers of other kinds that look like names: rules, findings, signatures, CVEs, exceptions, tickets
 ID_PREFIXES = frozenset(["cfg", "sec", "slic", "cve", "exc", "ra", "rfc", "inc", "chg", "req", "ticket", "case", "eval", "own", "conv", "ghsa", "psirt", "sa", "cis", "nist", "pci", "aes", "sha", "md", "tls", "ssl", "ipv", "snmpv", "vlan", "top", "p", "tier", "step", "phase", "section", "level", "priority", "group", "area", "type", "vty", "con", "aux", "line", "gi", "te", "po", "fa", "eth", "port", "channel", "loopback", "tunnel", "interface", "asn", "as", "acl", "iso", "fy", "q", "dot", "rule", "check", "finding"])
-ASSESSMENT_SHAPE = re.compile(r"(?:asmt|assess(?:ment)?|audit|run|scan)[-_]?\d{1,4}(?:[-_][0-9a-z]{1,8}){0,3}", _I)
+ASSESSMENT_SHAPE = re.compile(r"(?:asmt|assess(?:ment)?|audit|run|scan)[-_]?\d{1,4}(?:[-_][0-9a-z]{1,8}){0,4}", _I)
 ASSESSMENT_BY_NOUN = re.compile(r"\b(?:assessment|audit|run|scan)\s+(?:id\s+)?#?(\d{2,4}(?:-\d{1,4}){1,3})\b", _I)
 PLATFORM_WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\w-])ios[- ]?xe(?![\w-])", _I), "ios-xe"),
@@ -111,6 +111,11 @@ class Gazetteer:
         merged = dict(self.aliases)
         merged.update({key(wrong): (etype, right) for etype, wrong, right in aliases if key(wrong)})
         return Gazetteer(self.sites, self.devices, self.assessments, self.platforms, self.os_versions, merged)
+
+    def with_assessments(self, assessments: Iterable[str]) -> Gazetteer:
+        """The same names plus more assessment ids (a user's own uploads)."""
+        merged = {**self.assessments, **{key(a): a for a in assessments}}
+        return Gazetteer(self.sites, self.devices, merged, self.platforms, self.os_versions, self.aliases)
 
     def pool(self, etype: str) -> dict[str, str]:
         return {"site": self.sites, "device": self.devices, "assessment_id": self.assessments,

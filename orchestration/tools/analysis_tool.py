@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.tools.scope import (
+    FLEET,
     SAMPLE_CAP,
     describe_scope,
     resolve_assessment,
@@ -64,8 +65,8 @@ def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
 
 def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severity_filter: str | None = None,
             product_filter: str | None = None, focus_area: str | None = None,
-            scope: dict[str, Any] | None = None) -> dict[str, Any]:
-    run = resolve_assessment(w, assessment_id)
+            scope: dict[str, Any] | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+    run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer)
     base, params, scope = _filters(w, run.assessment_id, scope, product_filter, focus_area)
     fail, fparams = _fail_filter(severity_filter)
     m = w.query(base + f"""

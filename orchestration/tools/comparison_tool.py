@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
+    FLEET,
     SAMPLE_CAP,
     assessment_runs,
     describe_scope,
@@ -30,9 +31,11 @@ def _issue(row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: str, comparison_focus: str,
-            severity_filter: str | None = None, scope: dict[str, Any] | None = None) -> dict[str, Any]:
-    current = resolve_assessment(w, current_assessment_id)
-    previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id)
+            severity_filter: str | None = None, scope: dict[str, Any] | None = None, collection: str = FLEET,
+            viewer: str | None = None) -> dict[str, Any]:
+    current = resolve_assessment(w, current_assessment_id, collection=collection, viewer=viewer)
+    previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id,
+                                  collection=current.collection, viewer=viewer)
     if previous.started_at > current.started_at:  # two named runs in either order: compare older → newer
         current, previous = previous, current
     if previous.started_at == current.started_at:
@@ -76,7 +79,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
         f"WHERE {where} GROUP BY c.assessment_id", sparams).rows)
     trend = []
-    for run in assessment_runs(w):
+    for run in assessment_runs(w, current.collection, viewer):
         if run.started_at > current.started_at:
             break
         n_fail, n_assets = int(trend_fails.get(run.assessment_id, 0)), int(trend_assets.get(run.assessment_id, 0))

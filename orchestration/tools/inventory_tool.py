@@ -10,9 +10,10 @@ from orchestration.warehouse.store import Warehouse
 COLUMNS = "asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality"
 
 
-def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50) -> dict[str, Any]:
+def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50, collection: str = "fleet") -> dict[str, Any]:
     devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
     column, names = ("asset_id", devices) if devices else ("site", list(scope.get("sites") or []))
     rows = w.query(f"SELECT {COLUMNS} FROM assets WHERE {column} IN ({', '.join('?' for _ in names)}) "
-                   f"ORDER BY asset_id LIMIT {int(limit)}", names).dicts() if names else []
+                   f"AND collection = ? ORDER BY asset_id LIMIT {int(limit)}", [*names, collection]).dicts() \
+        if names else []
     return {"assets": rows, "row_count": len(rows), "limit": limit}

@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
+    FLEET,
     SAMPLE_CAP,
     assessment_runs,
     describe_scope,
@@ -26,12 +27,14 @@ ORDER BY {rank} DESC, r.asset_id, r.rule_id
 
 def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter: str | None = None,
           priority: str | None = None, lookback_assessments: int = 2,
-          scope: dict[str, Any] | None = None) -> dict[str, Any]:
-    dated = assessment_runs(w)
+          scope: dict[str, Any] | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+    dated = assessment_runs(w, collection, viewer)
     runs = [r.assessment_id for r in dated]
     if not runs:
         raise ToolError("the warehouse holds no assessments yet")
     where, params, scope = scope_clause(w, scope)
+    where += " AND r.assessment_id IN (SELECT assessment_id FROM assessments WHERE collection = ?)"
+    params = [*params, collection]
     pri, pri_params = ("AND r.severity = ?", [priority]) if priority else ("", [])
     rule, rule_params = ("AND r.rule_id = ?", [rule_filter.upper()]) if rule_filter else ("", [])
     rows = w.query(FAILS.format(where=where, priority=pri, rule=rule, rank=rank_sql("r.severity")),

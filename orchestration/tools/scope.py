@@ -18,37 +18,62 @@ from orchestration.warehouse.store import Warehouse
 
 SAMPLE_CAP = 50
 DEVICE_TYPES = ("router", "switch", "firewall", "wireless_controller")  # the inventory's device types
+FLEET = "fleet"  # the managed network's collection (contracts/warehouse.yaml)
 
 
 @dataclass(frozen=True)
 class AssessmentRun:
     assessment_id: str
     started_at: str
+    collection: str = FLEET
 
 
-def assessment_runs(w: Warehouse) -> list[AssessmentRun]:
-    rows = w.query("SELECT assessment_id, started_at FROM assessments ORDER BY started_at").rows
-    return [AssessmentRun(r[0], r[1].isoformat() if isinstance(r[1], datetime) else str(r[1])) for r in rows]
+VISIBLE = "(owner IS NULL OR owner = '' OR owner = ?)"  # the fleet is everyone's; an upload its owner's
 
 
-def resolve_assessment(w: Warehouse, ref: str, relative_to: str | None = None) -> AssessmentRun:
-    """'latest', 'previous' (before ``relative_to`` or before the latest) or an explicit id."""
-    runs = assessment_runs(w)
+def _runs(w: Warehouse, where: str, params: list[Any]) -> list[AssessmentRun]:
+    rows = w.query(f"SELECT assessment_id, started_at, collection FROM assessments WHERE {where} "
+                   "ORDER BY started_at, assessment_id", params).rows
+    return [AssessmentRun(r[0], r[1].isoformat() if isinstance(r[1], datetime) else str(r[1]), r[2] or FLEET)
+            for r in rows]
+
+
+def assessment_runs(w: Warehouse, collection: str = FLEET, viewer: str | None = None) -> list[AssessmentRun]:
+    """The runs of one collection, oldest first (another user's upload holds none for ``viewer``)."""
+    return _runs(w, f"collection = ? AND {VISIBLE}", [collection, viewer or ""])
+
+
+def resolve_assessment(w: Warehouse, ref: str, relative_to: str | None = None, collection: str = FLEET,
+                       viewer: str | None = None) -> AssessmentRun:
+    """'latest' or 'previous' (before ``relative_to``, else before the latest) inside ``collection``, or an
+    explicit id of any collection ``viewer`` may see. Uploads never become the fleet's latest."""
+    if ref not in ("latest", "previous"):
+        visible = _runs(w, VISIBLE, [viewer or ""])
+        ids = [r.assessment_id for r in visible]
+        if ref in ids:
+            return visible[ids.index(ref)]
+        near = difflib.get_close_matches(ref, ids, n=3)
+        known = [r.assessment_id for r in visible if r.collection == collection][-6:]
+        raise ToolError(f"unknown assessment id '{ref}'. Known assessments: {', '.join(known)}"
+                        + (f"; did you mean {', '.join(near)}?" if near else ""))
+    if relative_to is not None:
+        collection = resolve_assessment(w, relative_to, collection=collection, viewer=viewer).collection
+    runs = assessment_runs(w, collection, viewer)
     if not runs:
-        raise ToolError("the warehouse holds no assessments yet")
+        raise ToolError("the warehouse holds no assessments yet" if collection == FLEET
+                        else f"there is no collection '{collection}' you can see")
     ids = [r.assessment_id for r in runs]
     if ref == "latest":
         return runs[-1]
-    if ref == "previous":
-        anchor = ids.index(relative_to) if relative_to in ids else len(runs) - 1
-        if anchor == 0:
-            raise ToolError(f"{ids[anchor]} is the first assessment; there is no previous one to compare with")
-        return runs[anchor - 1]
-    if ref in ids:
-        return runs[ids.index(ref)]
-    near = difflib.get_close_matches(ref, ids, n=3)
-    raise ToolError(f"unknown assessment id '{ref}'. Known assessments: {', '.join(ids[-6:])}"
-                    + (f"; did you mean {', '.join(near)}?" if near else ""))
+    anchor = ids.index(relative_to) if relative_to in ids else len(runs) - 1
+    if anchor == 0:
+        raise ToolError(f"{ids[anchor]} is the first assessment of {_collection_label(collection)}; "
+                        "there is no previous one to compare with")
+    return runs[anchor - 1]
+
+
+def _collection_label(collection: str) -> str:
+    return "the fleet" if collection == FLEET else f"collection {collection}"
 
 
 def _check_names(w: Warehouse, column: str, names: list[str], label: str) -> list[str]:

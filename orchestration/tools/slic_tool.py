@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from orchestration.tools.scope import resolve_assessment, scope_clause
+from orchestration.tools.scope import FLEET, resolve_assessment, scope_clause
 from orchestration.vocabulary.severity import rank_sql
 from orchestration.warehouse.store import Warehouse
 
 RESULT_CAP = 100
 
 
-def slic_results_tool(w: Warehouse, assessment_id: str = "latest", scope: dict[str, Any] | None = None) -> dict[str, Any]:
-    run = resolve_assessment(w, assessment_id)
+def slic_results_tool(w: Warehouse, assessment_id: str = "latest", scope: dict[str, Any] | None = None,
+                      collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+    run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer)
     where, params, applied = scope_clause(w, scope)
     rows = w.query(
         "SELECT s.asset_id, a.site, a.criticality, a.os_version, st.pci_scope, s.signature_id, s.title, s.kind, "

@@ -8,15 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.tools.errors import ToolError
-from orchestration.tools.scope import resolve_assessment
+from orchestration.tools.scope import FLEET, resolve_assessment
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
 from orchestration.warehouse.sql_path import run_sql
 from orchestration.warehouse.store import Warehouse
 
 
 def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, params: list[Any] | None = None,
-                  assessment_id: str | None = None) -> dict[str, Any]:
-    resolved = resolve_assessment(w, assessment_id).assessment_id if assessment_id else None
+                  assessment_id: str | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+    resolved = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer).assessment_id \
+        if assessment_id else None
     bound = [resolved, *(params or [])] if resolved else list(params or [])
     try:
         safe_sql, result = run_sql(w, sql, bound)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestration.state import Facets
-from orchestration.tools.scope import scope_conditions
+from orchestration.tools.scope import FLEET, scope_conditions
 from orchestration.warehouse.schema import get_ontology
 
 
@@ -30,11 +30,13 @@ def _scope_text(params: list[Any]) -> str:
     return ", ".join(str(p) for p in params) or "all devices"
 
 
-def plan_sql(facets: Facets, scope: dict[str, Any]) -> SqlPlan | None:
-    """A SQL plan when the request (its facets) is one the tools do not answer, else None."""
+def plan_sql(facets: Facets, scope: dict[str, Any], collection: str = FLEET) -> SqlPlan | None:
+    """A SQL plan when the request (its facets) is one the tools do not answer, else None. Inventory templates
+    read the assets of ``collection`` only (an upload's devices are not the fleet's)."""
     ontology = get_ontology()
     where, params = scope_conditions(scope)
     cond = " AND ".join(where) or "1 = 1"
+    inventory_cond, inventory_params = f"{cond} AND a.collection = ?", [*params, collection]
     if facets.without_rules:
         rules = facets.without_rules
         sql = (f"SELECT a.asset_id, a.site, a.device_type, r.rule_id, ru.title, r.evidence "
@@ -44,14 +46,15 @@ def plan_sql(facets: Facets, scope: dict[str, Any]) -> SqlPlan | None:
         return SqlPlan("devices_failing_topic", sql, [*rules, *params],
                        f"devices failing {', '.join(rules)} in {{assessment_id}}", assessment_id="latest")
     if facets.inventory_count:
-        sql = f"SELECT a.site, a.device_type, COUNT(*) AS devices FROM assets a WHERE {cond} GROUP BY a.site, a.device_type ORDER BY devices DESC"
-        return SqlPlan("inventory_count", sql, params, f"devices per site and type ({_scope_text(params)})")
+        sql = (f"SELECT a.site, a.device_type, COUNT(*) AS devices FROM assets a WHERE {inventory_cond} "
+               "GROUP BY a.site, a.device_type ORDER BY devices DESC")
+        return SqlPlan("inventory_count", sql, inventory_params, f"devices per site and type ({_scope_text(params)})")
     column = facets.listing_column
     if column and column.startswith("assets."):
         col = column.split(".", 1)[1]
         extra = ", a.platform" if col == "os_version" else ""
         sql = (f"SELECT a.{col}{extra}, COUNT(*) AS devices, MIN(a.asset_id) AS example_device FROM assets a "
-               f"WHERE {cond} GROUP BY a.{col}{extra} ORDER BY devices DESC")
+               f"WHERE {inventory_cond} GROUP BY a.{col}{extra} ORDER BY devices DESC")
         label = ontology.tables["assets"].columns[col].meaning.split(",")[0]
-        return SqlPlan("attribute_listing", sql, params, f"{label} ({_scope_text(params)})")
+        return SqlPlan("attribute_listing", sql, inventory_params, f"{label} ({_scope_text(params)})")
     return None

@@ -29,6 +29,7 @@ from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
 
+FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
 ANNOTATIONS = [
     "Acknowledged by NetOps; upgrade planned in the next maintenance window.",
     "Under investigation by the SOC (ticket SEC-{n}).",
@@ -172,7 +173,7 @@ def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int
         s = d.spec
         asset_rows.append((s.hostname, s.site, s.environment, s.device_type, s.role, s.product_family, s.model,
                            s.platform, d.versions[max(i for i, p in enumerate(d.present) if p)], s.criticality,
-                           s.mgmt_ip, seen[0], seen[-1]))
+                           s.mgmt_ip, seen[0], seen[-1], FLEET, None))
     counts: dict[str, int] = {}
     for c in rows.configs:
         counts[c[0]] = counts.get(c[0], 0) + 1
@@ -180,7 +181,7 @@ def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int
         "sites": [(s.name, s.site_type, s.tier, s.region, s.pci_scope) for s in sites],
         "assets": asset_rows,
         "assessments": [(aid, "configuration_best_practice", at, f"Monthly CBP run {at:%B %Y}", "all managed devices",
-                         counts.get(aid, 0), len(rules)) for aid, at in run_ids],
+                         counts.get(aid, 0), len(rules), FLEET, None) for aid, at in run_ids],
         "rules": [(r.id, r.title, r.category, r.technology, r.severity, ",".join(r.platforms), r.rationale,
                    "\n".join(r.remediation), r.refs) for r in rules],
         "configs": rows.configs,

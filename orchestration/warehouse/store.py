@@ -147,6 +147,9 @@ def get_warehouse(settings: Settings | None = None) -> Warehouse:
             if settings.warehouse_backend == "trino":
                 _open[key] = TrinoWarehouse(settings)
             else:
+                from orchestration.warehouse.migrate import ensure_current
+
+                ensure_current(settings.warehouse_path)  # older files gain the collection columns first
                 _open[key] = DuckDBWarehouse(settings.warehouse_path)
         return _open[key]
 

@@ -1,13 +1,17 @@
-"""Assess user-supplied device configurations into a new assessment in the warehouse.
+"""Assess user-supplied device configurations into a new assessment, in a collection of its own.
 
 Each file is checked before anything is written: too large, not text, or not a device configuration
-is reported per file and the rest of the batch is still assessed. Known hostnames keep their
-inventory record; new ones are added with the platform and version read from the config.
+is reported per file and the rest of the batch is still assessed. Devices are identified by (collection,
+hostname) — stored as ``<collection>/<hostname>`` — so an upload never touches the fleet's inventory or its
+latest assessment, and the same hostname from two labs stays two devices.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,11 +22,14 @@ from orchestration.config import get_settings
 from orchestration.engines.config_parser import ParsedConfig, looks_like_config, parse_config
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
-from orchestration.warehouse.build import Rows, assess_device, load_exceptions
+from orchestration.warehouse.build import FLEET, Rows, assess_device, load_exceptions
 from orchestration.warehouse.config_templates import DeviceSpec
+from orchestration.warehouse.migrate import ensure_current
 from orchestration.warehouse.store import WarehouseUnavailable, close_warehouses
 
 MAX_CONFIG_BYTES = 2 * 1024 * 1024
+WRITE_ATTEMPTS = 10
+_write_lock = threading.Lock()
 
 
 @dataclass
@@ -38,6 +45,8 @@ class FileOutcome:
 class UploadReport:
     assessment_id: str | None
     files: list[FileOutcome] = field(default_factory=list)
+    collection: str | None = None
+    warnings: list[str] = field(default_factory=list)  # e.g. a hostname repeated in the batch
 
     @property
     def assessed(self) -> int:
@@ -75,19 +84,33 @@ def check_config_text(name: str, data: bytes) -> tuple[str | None, str]:
     return text, ""
 
 
+def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
+    """A new upload's collection: named after its first file and the time, with a random suffix so that two
+    uploads in the same second never share one."""
+    stem = re.sub(r"[^a-z0-9]+", "-", Path(files[0][0]).stem.lower()).strip("-")[:24] if files else ""
+    return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
+
+
 def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
-                 now: datetime | None = None) -> UploadReport:
-    """Assess the files that are device configurations into one new assessment."""
+                 now: datetime | None = None, collection: str | None = None, owner: str | None = None) -> UploadReport:
+    """Assess the files that are device configurations into one new assessment of their own collection
+    (``collection``, else a new one): uploads never change what the fleet's latest assessment is. Device
+    identity is (collection, hostname); a hostname repeated in the batch stays a distinct device (the file
+    name tells them apart) and is reported as a warning."""
     settings = get_settings()
     path = settings.warehouse_path
     if not path.exists():
         raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' first")
     now = now or datetime.now().replace(microsecond=0)
-    assessment_id = f"ASMT-{now:%Y-%m-%d}-U{now:%H%M%S}"
-    report = UploadReport(assessment_id)
+    collection = collection or collection_name(files, now)
+    if collection == FLEET:
+        raise ValueError("uploads cannot be added to the fleet collection; name another collection")
+    assessment_id = f"ASMT-{now:%Y-%m-%d}-U{now:%H%M%S}-{uuid.uuid4().hex[:6]}"
+    report = UploadReport(assessment_id, collection=collection)
     rules, signatures, exceptions = get_rules(), get_signatures(), load_exceptions()
     rows = Rows()
-    assets: list[tuple[str, str, str, str]] = []
+    assets: list[tuple[str, str, str, str, str]] = []
+    seen: dict[str, str] = {}
     for name, data in files:
         text, problem = check_config_text(name, data)
         if text is None:
@@ -96,49 +119,78 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
         cfg = parse_config(text)
         platform: str = cfg.platform
         hostname = (cfg.hostname or Path(name).stem).upper()
-        spec = DeviceSpec(hostname, site, "uploaded", "production", _device_type(cfg), "unknown", "unknown", "unknown",
+        asset_id = f"{collection}/{hostname}"
+        if hostname in seen:
+            n = 2
+            while f"{asset_id}#{n}" in {a[0] for a in assets}:
+                n += 1
+            asset_id = f"{asset_id}#{n}"
+            report.warnings.append(f"{name}: hostname {hostname} is also in {seen[hostname]}; kept as a separate "
+                                   f"device {asset_id}")
+        seen.setdefault(hostname, name)
+        spec = DeviceSpec(asset_id, site, "uploaded", "production", _device_type(cfg), "unknown", "unknown", "unknown",
                           platform, "medium", "", 0)
         version = _version(text, platform)
         part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions)
         rows.extend(part)
-        assets.append((hostname, platform, version, spec.device_type))
+        assets.append((asset_id, platform, version, spec.device_type, name))
         failures = sum(1 for r in part.results if r[3] == "fail")
-        report.files.append(FileOutcome(name, True, f"{name}: {hostname} ({platform} {version}) assessed, "
-                                                     f"{failures} failed checks", hostname, failures))
+        report.files.append(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {version}) assessed, "
+                                                     f"{failures} failed checks", asset_id, failures))
     if not assets:
         report.assessment_id = None
         return report
-    close_warehouses()  # DuckDB allows one writer and no reader connection of another kind in-process
-    con = duckdb.connect(str(path))
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute("INSERT INTO assessments VALUES (?, 'configuration_best_practice', ?, ?, ?, ?, ?)",
-                    [assessment_id, now, label or f"Uploaded configs {now:%Y-%m-%d %H:%M}",
-                     f"uploaded configurations ({len(assets)} devices)", len(assets), len(rules)])
-        for hostname, platform, version, device_type in assets:
-            exists = con.execute("SELECT 1 FROM assets WHERE asset_id = ?", [hostname]).fetchone()
-            if exists:
-                con.execute("UPDATE assets SET os_version = ?, last_seen = ? WHERE asset_id = ?",
-                            [version, assessment_id, hostname])
-            else:
-                con.execute("INSERT INTO assets VALUES (?, ?, 'production', ?, 'unknown', 'unknown', 'unknown', ?, ?, "
-                            "'medium', '', ?, ?)", [hostname, site, device_type, platform, version, assessment_id,
-                                                    assessment_id])
-        if not con.execute("SELECT 1 FROM sites WHERE site = ?", [site]).fetchone():
-            con.execute("INSERT INTO sites VALUES (?, 'uploaded', 'tier3', 'unknown', false)", [site])
-        con.executemany("INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?)", rows.configs)
-        con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.results)
-        if rows.slic:
-            con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
-        con.execute("COMMIT")
-    except duckdb.Error:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
+    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(rules))
     return report
 
 
-def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None) -> UploadReport:
+def _write(path: Path, assessment_id: str, collection: str, owner: str | None, now: datetime, label: str | None,
+           site: str, assets: list[tuple[str, str, str, str, str]], rows: Rows, rule_count: int) -> None:
+    """One transaction; uploads in this process take turns (DuckDB has one writer), another process holding
+    the file is waited for briefly."""
+    with _write_lock:
+        for attempt in range(WRITE_ATTEMPTS):
+            close_warehouses()  # DuckDB allows one writer and no reader connection of another kind in-process
+            try:
+                ensure_current(path)
+                con = duckdb.connect(str(path))
+                break
+            except duckdb.IOException:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise WarehouseUnavailable("the assessment warehouse is busy (another process is writing to "
+                                               "it); nothing was written, please try again") from None
+                time.sleep(0.2 * (attempt + 1))
+        try:
+            con.execute("BEGIN TRANSACTION")
+            con.execute("INSERT INTO assessments VALUES (?, 'configuration_best_practice', ?, ?, ?, ?, ?, ?, ?)",
+                        [assessment_id, now, label or f"Uploaded configs {now:%Y-%m-%d %H:%M}",
+                         f"uploaded configurations ({len(assets)} devices)", len(assets), rule_count, collection,
+                         owner])
+            for asset_id, platform, version, device_type, file_name in assets:
+                exists = con.execute("SELECT 1 FROM assets WHERE asset_id = ?", [asset_id]).fetchone()
+                if exists:
+                    con.execute("UPDATE assets SET os_version = ?, last_seen = ?, source_file = ? WHERE asset_id = ?",
+                                [version, assessment_id, file_name, asset_id])
+                else:
+                    con.execute("INSERT INTO assets VALUES (?, ?, 'production', ?, 'unknown', 'unknown', 'unknown', "
+                                "?, ?, 'medium', '', ?, ?, ?, ?)", [asset_id, site, device_type, platform, version,
+                                                                     assessment_id, assessment_id, collection, file_name])
+            if not con.execute("SELECT 1 FROM sites WHERE site = ?", [site]).fetchone():
+                con.execute("INSERT INTO sites VALUES (?, 'uploaded', 'tier3', 'unknown', false)", [site])
+            con.executemany("INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?)", rows.configs)
+            con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.results)
+            if rows.slic:
+                con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
+            con.execute("COMMIT")
+        except duckdb.Error:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+
+
+def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None, collection: str | None = None,
+                  owner: str | None = None) -> UploadReport:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
-    return assess_files([(p.name, p.read_bytes()) for p in files], site, label)
+    return assess_files([(str(p.relative_to(folder)), p.read_bytes()) for p in files], site, label,
+                        collection=collection, owner=owner)

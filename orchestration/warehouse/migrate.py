@@ -1,0 +1,58 @@
+"""In-place migration of warehouses built before collections existed: the columns the ontology declares
+but the file lacks are appended (their tables keep every row), and existing assessments and assets become
+the fleet collection. Runs once per file and process, before the first reader opens it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from pathlib import Path
+
+import duckdb
+
+from orchestration.warehouse.schema import get_ontology
+
+log = logging.getLogger(__name__)
+DEFAULTS = {("assessments", "collection"): "'fleet'", ("assets", "collection"): "'fleet'"}
+_lock = threading.Lock()
+_checked: set[str] = set()
+
+
+def missing_columns(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+    """(table, column, type) the ontology declares and the database lacks, in declaration order."""
+    present = {(t, c) for t, c in con.execute(
+        "SELECT table_name, column_name FROM information_schema.columns").fetchall()}
+    tables = {t for t, _ in present}
+    return [(name, col, spec.type) for name, table in get_ontology().tables.items() if name in tables
+            for col, spec in table.columns.items() if (name, col) not in present]
+
+
+def migrate(path: Path) -> list[str]:
+    """Add what is missing; returns the columns added (empty when the file is current)."""
+    con = duckdb.connect(str(path))
+    try:
+        added = []
+        for table, column, kind in missing_columns(con):
+            default = DEFAULTS.get((table, column))
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}" + (f" DEFAULT {default}" if default else ""))
+            if default:
+                con.execute(f"UPDATE {table} SET {column} = {default} WHERE {column} IS NULL")
+            added.append(f"{table}.{column}")
+        if added:
+            con.execute("CHECKPOINT")
+            log.info("migrated %s: added %s", path, ", ".join(added))
+        return added
+    finally:
+        con.close()
+
+
+def ensure_current(path: Path) -> None:
+    """Migrate ``path`` once per process; a file another process holds open is left to that process."""
+    key = str(path)
+    with _lock:
+        if key in _checked or not path.exists():
+            return
+        with contextlib.suppress(duckdb.IOException):  # locked by a running server, which migrated it on open
+            migrate(path)
+        _checked.add(key)

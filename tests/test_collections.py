@@ -1,0 +1,68 @@
+"""Uploads never hijack the fleet: an upload is an assessment of its own collection, owned by the uploader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestration.runtime import handle_turn
+from orchestration.services import build_services
+from orchestration.warehouse.config_templates import DeviceSpec, render
+from orchestration.warehouse.demo_network import CONTROLS
+from orchestration.warehouse.store import close_warehouses
+from orchestration.warehouse.user_configs import assess_files
+
+FLEET_QUESTIONS = [
+    "Summarize my latest configuration best practice assessment",
+    "Which assets got worse since the previous assessment?",
+    "Assess the security posture of DataCenter-1",
+    "Which IOS-XE versions run at Branch-05?",
+    "What SLIC issues match our escalation policy at DataCenter-1?",
+]
+
+
+def _upload(owner: str) -> str:
+    spec = DeviceSpec("RTR-HQ-EDGE-1", "HQ", "hq", "production", "router", "wan", "f", "m", "ios-xe", "high",
+                      "10.1.1.1", 1)  # the same hostname as a fleet device: still not the fleet's
+    report = assess_files([("rtr.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())],
+                          owner=owner)
+    assert report.assessment_id
+    close_warehouses()
+    return report.assessment_id
+
+
+def test_an_upload_leaves_every_fleet_answer_byte_identical(writable_warehouse: Path) -> None:
+    before = [handle_turn(q, user_id="alice").final.answer for q in FLEET_QUESTIONS]
+    _upload("bob")
+    after = [handle_turn(q, user_id="alice").final.answer for q in FLEET_QUESTIONS]
+    assert after == before
+
+
+def test_the_uploader_reaches_the_upload_by_id_and_nobody_else_does(writable_warehouse: Path) -> None:
+    uploaded = _upload("bob")
+    mine = handle_turn(f"Summarize assessment {uploaded}", user_id="bob")
+    assert mine.final.answer.startswith(f"**Scope:** assessment {uploaded}")
+    assert "1 device in scope" in mine.final.answer.split("\n")[0]
+    theirs = handle_turn(f"Summarize assessment {uploaded}", user_id="alice")
+    assert theirs.intent.clarification_question and f"could not find the assessment '{uploaded}'" in theirs.final.answer
+    assert not theirs.plan.tasks and "ASMT-2026-11-02" in theirs.final.answer  # only the fleet's runs are offered
+
+
+@pytest.mark.parametrize(("tool", "params"), [
+    ("assessment_analysis_tool", {"query_type": "summary"}),
+    ("assessment_comparison_tool", {"previous_assessment_id": "previous", "comparison_focus": "overall"}),
+    ("slic_results_tool", {}),
+    ("sql_path", {"template": "devices_failing_topic", "description": "x",
+                  "sql": "SELECT r.asset_id FROM results r WHERE r.assessment_id = ?"}),
+])
+def test_no_tool_reaches_another_users_upload(writable_warehouse: Path, tool: str, params: dict) -> None:  # type: ignore[type-arg]
+    uploaded = _upload("bob")
+    key = {"assessment_comparison_tool": "current_assessment_id"}.get(tool, "assessment_id")
+    tools = build_services().tools
+    own = tools.call(tool, {**params, key: uploaded, "viewer": "bob"})
+    other = tools.call(tool, {**params, key: uploaded, "viewer": "alice"})
+    assert other.call.status == "error" and "unknown assessment id" in (other.call.error or "")
+    assert uploaded not in (other.call.error or "").split("Known assessments:")[-1]
+    if tool != "assessment_comparison_tool":  # an upload has no previous run to compare with
+        assert own.call.status != "error", own.call.error
