@@ -23,6 +23,7 @@ from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
+from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 
@@ -191,7 +192,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
                      actions=_export_actions(thread_id)).send()
 
 
-async def handle_uploads(elements: list[Any], user_id: str) -> None:
+async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> None:
     from knowledge_base.ingest import ingest_file
     from orchestration.warehouse.user_configs import assess_files
 
@@ -216,10 +217,12 @@ async def handle_uploads(elements: list[Any], user_id: str) -> None:
                 report = await cl.make_async(assess_files)(configs, owner=user_id)
                 lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
                 lines += [f"- ⚠ {w}" for w in report.warnings]
-                if report.assessment_id:
+                if report.assessment_id and report.collection:
+                    await cl.make_async(MemoryStore().set_thread_collection)(thread_id, report.collection)
                     lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s) "
-                                 f"in your collection `{report.collection}`; the fleet's answers are unchanged. Ask about "
-                                 f"it by id, e.g. \"Summarize assessment {report.assessment_id}\".")
+                                 f"in your collection `{report.collection}`. This conversation now answers about it "
+                                 "(\"Summarize the latest assessment\"); the fleet is unchanged — say \"back to the "
+                                 "fleet\" to switch back.")
             except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
                 lines.append(f"- ✗ the configurations could not be assessed: {exc}")
         step.output = "\n".join(lines)
@@ -232,7 +235,7 @@ async def on_message(message: cl.Message) -> None:
     thread_id = cl.context.session.thread_id
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
-        await handle_uploads(files, user_id)
+        await handle_uploads(files, user_id, thread_id)
     if message.content.strip() or not files:
         await run_turn(message.content, thread_id, user_id)
 

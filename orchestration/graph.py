@@ -124,7 +124,8 @@ def dispatch(state: AssessmentState) -> dict[str, Any]:
 
 
 def route_after_classifier(state: AssessmentState) -> Literal["planner", "answer_composer"]:
-    if state.intent.meta_intent in intent_classifier.CONVERSATIONAL or state.conversation.resolution == "preference":
+    if state.intent.meta_intent in intent_classifier.CONVERSATIONAL or state.conversation.resolution in (
+            "preference", "collection"):
         return "answer_composer"
     if state.intent.intent_class == "unknown_or_needs_clarification":
         return "answer_composer"

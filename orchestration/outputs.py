@@ -166,6 +166,7 @@ class SignatureTotal(OutputModel):
 
 class SlicContext(OutputModel):
     assessment_id: str | None = None
+    collection: str = "fleet"
     scope: dict[str, Any] = Field(default_factory=dict)  # the tool scope filter that was applied
     source: str = "slic_results"
     total_matches: int = 0

@@ -58,7 +58,8 @@ def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conve
     rows = store.recent_turns(thread_id, WINDOW)
     return Conversation(thread_id=thread_id, turn_number=(rows[-1]["turn_number"] + 1) if rows else 1,
                         history=[_past(r) for r in rows], summary=store.summary(thread_id),
-                        preferences=store.preferences(user_id), corrections=store.corrections(user_id))
+                        preferences=store.preferences(user_id), corrections=store.corrections(user_id),
+                        collection=store.thread_collection(thread_id) or "fleet")
 
 
 def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:
@@ -89,6 +90,8 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
             store.remove_preference(state.input.user_id, key)
     for c in conv.new_corrections:
         store.add_correction(state.input.user_id, c["entity_type"], c["wrong"], c["right"])
+    if conv.new_collection:
+        store.set_thread_collection(state.input.thread_id, conv.new_collection)
     intent = state.intent
     return store.save_turn({
         "thread_id": state.input.thread_id, "user_id": state.input.user_id, "prompt": state.input.user_prompt,

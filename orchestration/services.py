@@ -15,7 +15,7 @@ from knowledge_base.retrieval import HybridRetriever
 from orchestration.config import Settings, get_settings
 from orchestration.contracts import ContractSet, load_contracts_cached
 from orchestration.memory.store import MemoryStore
-from orchestration.nlu.inventory_names import inventory_gazetteer
+from orchestration.nlu.inventory_names import inventory_gazetteer, visible_collections
 from orchestration.nlu.names import Gazetteer
 from orchestration.nlu.router import SemanticRouter, get_router
 from orchestration.tools.builtin import BUILTIN_TOOLS
@@ -35,6 +35,10 @@ class Services:
     def names(self, viewer: str | None = None) -> Gazetteer:
         """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them."""
         return inventory_gazetteer(self.settings, viewer)
+
+    def collections(self, viewer: str | None = None) -> list[str]:
+        """Upload collections ``viewer`` may see (newest first); the fleet is everyone's and not listed."""
+        return visible_collections(self.settings, viewer)
 
     def retriever(self) -> HybridRetriever | None:
         """The knowledge retriever, or None when no knowledge index has been built."""

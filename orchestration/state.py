@@ -309,6 +309,8 @@ class Conversation(StateModel):
     referenced_finding: FindingDigest | None = None
     new_corrections: list[dict[str, str]] = Field(default_factory=list)
     new_preferences: dict[str, str] = Field(default_factory=dict)
+    collection: str = "fleet"  # the collection of assessments this thread answers about (an upload switches it)
+    new_collection: str | None = None  # this turn switched it ("back to the fleet", "use the lab-east configs")
 
 
 class Citation(StateModel):

@@ -42,7 +42,7 @@ def test_an_upload_leaves_every_fleet_answer_byte_identical(writable_warehouse: 
 def test_the_uploader_reaches_the_upload_by_id_and_nobody_else_does(writable_warehouse: Path) -> None:
     uploaded = _upload("bob")
     mine = handle_turn(f"Summarize assessment {uploaded}", user_id="bob")
-    assert mine.final.answer.startswith(f"**Scope:** assessment {uploaded}")
+    assert mine.final.answer.startswith(f"**Scope:** collection {_collection_of(uploaded)} · assessment {uploaded}")
     assert "1 device in scope" in mine.final.answer.split("\n")[0]
     theirs = handle_turn(f"Summarize assessment {uploaded}", user_id="alice")
     assert theirs.intent.clarification_question and f"could not find the assessment '{uploaded}'" in theirs.final.answer
@@ -66,3 +66,37 @@ def test_no_tool_reaches_another_users_upload(writable_warehouse: Path, tool: st
     assert uploaded not in (other.call.error or "").split("Known assessments:")[-1]
     if tool != "assessment_comparison_tool":  # an upload has no previous run to compare with
         assert own.call.status != "error", own.call.error
+
+
+def _collection_of(assessment_id: str) -> str:
+    from orchestration.warehouse.store import get_warehouse
+
+    return str(get_warehouse().query("SELECT collection FROM assessments WHERE assessment_id = ?",
+                                     [assessment_id]).rows[0][0])
+
+
+def test_a_thread_switches_to_an_upload_and_back_and_remembers_it(writable_warehouse: Path) -> None:
+    uploaded = _upload("bob")
+    collection = _collection_of(uploaded)
+    switched = handle_turn(f"use the {collection} configs", thread_id="t-bob", user_id="bob")
+    assert switched.conversation.new_collection == collection and not switched.plan.tasks
+    assert f"answers about the collection **{collection}**" in switched.final.answer
+    mine = handle_turn("Summarize the latest assessment", thread_id="t-bob", user_id="bob")
+    assert mine.conversation.collection == collection
+    assert mine.final.answer.startswith(f"**Scope:** collection {collection} · assessment {uploaded}")
+    back = handle_turn("ok, back to the fleet please", thread_id="t-bob", user_id="bob")
+    assert back.conversation.new_collection == "fleet"
+    fleet = handle_turn("Summarize the latest assessment", thread_id="t-bob", user_id="bob")
+    assert fleet.final.answer.startswith("**Scope:** assessment ASMT-2026-11-02")
+    both = handle_turn(f"Use the {collection} configs and summarize the latest assessment", thread_id="t-bob",
+                       user_id="bob")
+    assert both.final.answer.startswith(f"**Scope:** collection {collection} · assessment {uploaded}")
+
+
+def test_nobody_switches_to_another_users_collection(writable_warehouse: Path) -> None:
+    collection = _collection_of(_upload("bob"))
+    refused = handle_turn(f"use the {collection} configs", thread_id="t-alice", user_id="alice")
+    assert f"I don't know a collection '{collection}' you can see" in refused.final.answer
+    assert refused.conversation.new_collection is None
+    after = handle_turn("Summarize the latest assessment", thread_id="t-alice", user_id="alice")
+    assert after.conversation.collection == "fleet" and after.final.answer.startswith("**Scope:** assessment ASMT-2026-11-02")

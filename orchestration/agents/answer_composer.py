@@ -103,6 +103,15 @@ def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["lo
     return "medium" if missing else "low"
 
 
+def _collection_answer(collection: str) -> str:
+    if collection == "fleet":
+        return ("Back to the fleet: from now on this conversation answers about the managed network (its latest "
+                "assessment, all its sites). Nothing was run yet; ask your question.")
+    return (f"From now on this conversation answers about the collection **{collection}** (your uploaded "
+            "configurations): \"latest\" and \"previous\" mean its assessments, and every answer's scope line names "
+            "it. Say \"back to the fleet\" to switch back. Nothing was run yet; ask your question.")
+
+
 def _preference_answer(prefs: dict[str, str]) -> str:
     removed = [k for k, v in prefs.items() if not v]
     if removed:
@@ -124,6 +133,8 @@ def compose(state: AssessmentState) -> Final:
                             "conversation's trace from the chat.")
     if state.conversation.resolution == "preference":
         return Final(answer=_preference_answer(state.conversation.new_preferences))
+    if state.conversation.resolution == "collection":
+        return Final(answer=_collection_answer(state.conversation.collection))
     if intent.meta_intent == "cancellation":
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
     if intent.intent_class == "unknown_or_needs_clarification":

@@ -133,12 +133,14 @@ def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[Too
     )
 
 
-def _inventory(scope: dict[str, Any], task: Task, services: Services) -> tuple[list[InventoryRow], list[ToolCall]]:
+def _inventory(scope: dict[str, Any], task: Task, services: Services,
+               collection: str) -> tuple[list[InventoryRow], list[ToolCall]]:
     """Inventory rows of the named devices or sites (capped), so domain agents see criticality and roles."""
     if not (scope.get("device") or scope.get("devices") or scope.get("sites")):
         return [], []
     wanted = {k: scope[k] for k in ("device", "devices", "sites") if scope.get(k)}
-    outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP}, task_id=task.id)
+    outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP, "collection": collection},
+                                  task_id=task.id)
     rows = [InventoryRow.model_validate(r) for r in (outcome.result or {}).get("assets", [])]
     return rows, [outcome.call]
 
@@ -170,23 +172,24 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
-def _choose(intent: Intent, scope: dict[str, Any], viewer: str) -> tuple[ToolChoice, str]:
+def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
     expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
     uploads are the only ones a named assessment id may reach."""
-    plan = plan_sql(intent.facets, scope) if intent.domain_details.skill in SQL_SKILLS else None
+    plan = plan_sql(intent.facets, scope, collection) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
-        return ToolChoice(choice.tool, {**choice.params, "viewer": viewer}, choice.reason, choice.bindings), "mcp"
+        params = {**choice.params, "viewer": viewer, "collection": collection}
+        return ToolChoice(choice.tool, params, choice.reason, choice.bindings), "mcp"
     params = {"template": plan.template, "sql": plan.sql, "params": plan.params, "description": plan.description,
-              "assessment_id": plan.assessment_id, "viewer": viewer}
+              "assessment_id": plan.assessment_id, "viewer": viewer, "collection": collection}
     return ToolChoice(SQL_TOOL_NAME, params, f"bespoke question: {plan.template}"), "sql"
 
 
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     intent = state.intent
     scope, _ = scope_for(intent)
-    choice, source_path = _choose(intent, scope, state.input.user_id)
+    choice, source_path = _choose(intent, scope, state.input.user_id, state.conversation.collection)
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id) if source_path == "sql" \
         else _call_with_memory(choice, task, services)
     call = outcome.call
@@ -198,7 +201,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                         f"{known}); '{kind}' was matched against product names instead")
                for kind in unknown_device_types(intent)]
     covered = covered_scope(choice.tool, scope if source_path == "sql" else choice.params, outcome.result)
-    inventory, inventory_calls = _inventory(scope, task, services)
+    inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection)
     context = _context(choice, outcome.result, errors, intent, source_path, inventory, covered)
     if source_path == "sql":
         summary = f"SQL path ({choice.params['template']}) → {call.status}, {call.row_count} rows"

@@ -11,6 +11,7 @@ from orchestration.nlu.clarification import (
     followup_without_history_question,
     names_question,
 )
+from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
@@ -201,6 +202,23 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         return {"intent": intent, "conversation": conv.evolve(**updates)}
     names = services.names(state.input.user_id)
     gaz = _aliases(conv, names)
+    switch = read_switch(prompt, services.collections(state.input.user_id))
+    if switch is not None:
+        if switch.collection is None:  # never switch to a collection the user may not see, nor guess one
+            visible = services.collections(state.input.user_id)
+            question = (f"I don't know a collection '{switch.name}' you can see."
+                        + (f" Yours are {', '.join(f'**{c}**' for c in visible[:6])} (newest first)." if visible else
+                           " You have no uploaded collections yet.")
+                        + " Which one do you mean? Or say \"back to the fleet\".")
+            intent = with_facets(_gate(Intent(), question, 0.0), prompt, services)
+            return {"intent": intent, "conversation": conv.evolve(**updates)}
+        updates.update(collection=switch.collection, new_collection=switch.collection)
+        if is_only_a_switch(switch):
+            intent = with_facets(Intent(meta_intent="confirmation", confidence=0.95), prompt, services)
+            updates.update(resolution="collection")
+            return {"intent": intent, "conversation": conv.evolve(**updates)}
+        prompt = switch.rest  # the question that came with the switch is answered for the new collection
+        updates.update(effective_prompt=prompt)
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
     own = _classify(prompt, antecedent, gaz, services)
@@ -209,7 +227,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
     updates.update(
-        resolution=resolution.kind, effective_prompt=resolution.effective_prompt,
+        resolution=resolution.kind, effective_prompt=resolution.effective_prompt or updates["effective_prompt"],
         referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,
         referenced_turns=resolution.referenced_turns,
         carried_entities=[e for e in intent.entities if e.source == "conversation"],

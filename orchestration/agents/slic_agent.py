@@ -16,7 +16,8 @@ from orchestration.tools.scope import scope_for
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     scope, _ = scope_for(state.intent)
     named = state.intent.entity("assessment_id")
-    params = {"assessment_id": named or "latest", "scope": scope, "viewer": state.input.user_id}
+    params = {"assessment_id": named or "latest", "scope": scope, "viewer": state.input.user_id,
+              "collection": state.conversation.collection}
     outcome = services.tools.call("slic_results_tool", params, task_id=task.id)
     if outcome.result is None:
         error = outcome.call.error or "the SLIC store could not be read"
@@ -25,7 +26,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                           summary="SLIC store unavailable")
     result = outcome.result
     context = SlicContext(
-        assessment_id=result["assessment_id"], scope=result["scope_applied"], total_matches=result["total_matches"],
+        assessment_id=result["assessment_id"], collection=result["collection"], scope=result["scope_applied"], total_matches=result["total_matches"],
         assets_affected=result["assets_affected"], by_signature=result["by_signature"],
         by_severity=result["by_severity"], results=result["results"], result_cap=result["result_cap"],
         errors=[] if result["total_matches"] else ["no SLIC signature matched in this scope"])

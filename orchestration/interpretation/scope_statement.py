@@ -23,7 +23,7 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
     if result is None:
         return None
     applied: dict[str, Any] = result.get("scope_applied") or (params.get("scope") if tool != "sql_path" else params) or {}
-    base = {"sites": list(applied.get("sites") or []),
+    base = {"collection": result.get("collection") or "fleet", "sites": list(applied.get("sites") or []),
             "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
             **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")}}
     if tool == "assessment_analysis_tool":
@@ -52,7 +52,7 @@ def slic_scope(context: SlicContext | None) -> AnswerScope | None:
         return None
     applied = context.scope
     return AnswerScope.model_validate({
-        "assessment_id": context.assessment_id, "sites": list(applied.get("sites") or []),
+        "collection": context.collection, "assessment_id": context.assessment_id, "sites": list(applied.get("sites") or []),
         "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
         **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
         "focus": "SLIC known-issue signatures"})
@@ -87,6 +87,8 @@ def scope_line(scope: AnswerScope) -> str:
         parts = [f"assessment {scope.assessment_id}" + (f" ({scope.assessment_date})" if scope.assessment_date else "")]
     else:
         parts = ["current inventory"]
+    if scope.collection != "fleet":  # an upload's collection: said first, so no one reads it as the fleet
+        parts.insert(0, f"collection {scope.collection}")
     if scope.devices:
         parts.append(_names("device", scope.devices))
     if scope.sites:

@@ -58,7 +58,14 @@ def _m2_name_readings(db: sqlite_utils.Database) -> None:
     """)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_name_readings]
+def _m3_thread_collections(db: sqlite_utils.Database) -> None:
+    """Which collection of assessments a thread answers about (an upload switches it; "back to the fleet" too)."""
+    db.executescript("""
+    CREATE TABLE thread_collections (thread_id TEXT PRIMARY KEY, collection TEXT NOT NULL, updated_at TEXT NOT NULL);
+    """)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -236,6 +243,14 @@ class MemoryStore:
     def corrections(self, user_id: str) -> list[dict[str, str]]:
         return [dict(zip(("entity_type", "wrong", "right"), r, strict=True)) for r in self._kv(
             "SELECT entity_type, wrong, right FROM corrections WHERE user_id = ?", (user_id,))]
+
+    # --- the collection a thread answers about ---------------------------------------------------------
+    def set_thread_collection(self, thread_id: str, collection: str) -> None:
+        self._kv("INSERT OR REPLACE INTO thread_collections VALUES (?, ?, ?)", (thread_id, collection, _now()))
+
+    def thread_collection(self, thread_id: str) -> str | None:
+        rows = self._kv("SELECT collection FROM thread_collections WHERE thread_id = ?", (thread_id,))
+        return str(rows[0][0]) if rows else None
 
     # --- agent memory (cached task outputs with freshness) ------------------------------------------
     def remember(self, key: str, value: Any, ttl_seconds: int, thread_id: str | None = None) -> None:

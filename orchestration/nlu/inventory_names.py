@@ -47,3 +47,17 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
     except WarehouseUnavailable:
         return Gazetteer()
     return fleet.with_assessments(own) if own else fleet
+
+
+def visible_collections(settings: Settings | None = None, viewer: str | None = None) -> list[str]:
+    """The upload collections ``viewer`` may switch a thread to (their own, and uploads shared with everyone)."""
+    settings = settings or get_settings()
+    if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
+        return []
+    try:
+        rows = get_warehouse(settings).query(
+            "SELECT collection, MAX(started_at) FROM assessments WHERE collection <> 'fleet' "
+            "AND (owner IS NULL OR owner = '' OR owner = ?) GROUP BY collection ORDER BY 2 DESC", [viewer or ""]).rows
+    except WarehouseUnavailable:
+        return []
+    return [str(r[0]) for r in rows]

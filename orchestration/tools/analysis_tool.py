@@ -124,7 +124,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         ORDER BY {rank_sql('b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""",
                      params + fparams).dicts()
     result: dict[str, Any] = {
-        "query_type": query_type, "metrics": metrics, "breakdowns": breakdowns,
+        "query_type": query_type, "collection": run.collection, "metrics": metrics, "breakdowns": breakdowns,
         "top_rules": top_rules,
         "top_assets": top_assets, "results_sample": sample, "sample_cap": SAMPLE_CAP,
         "row_count": checks, "scope_applied": scope, "focus_area": focus_area,

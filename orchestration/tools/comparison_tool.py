@@ -88,7 +88,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
                       "failures_per_asset": round(n_fail / n_assets, 2) if n_assets else 0.0})
     delta = len(cur) - len(prev)
     return {
-        "comparison_focus": comparison_focus,
+        "comparison_focus": comparison_focus, "collection": current.collection,
         "current_assessment_id": current.assessment_id, "previous_assessment_id": previous.assessment_id,
         "scope": describe_scope(scope), "scope_applied": scope,
         "current_assessment_date": current.started_at, "previous_assessment_date": previous.started_at,

@@ -87,7 +87,8 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
     if long_open:
         reasons.append(f"{long_open} issue(s) open in every assessment on record")
     return {
-        "tracking_scope": tracking_scope, "assessment_scope": assessment_scope, "latest_assessment_id": runs[-1],
+        "tracking_scope": tracking_scope, "assessment_scope": assessment_scope, "collection": collection,
+        "latest_assessment_id": runs[-1],
         "assessments_considered": runs, "scope": describe_scope(scope), "scope_applied": scope,
         "latest_assessment_date": dated[-1].started_at,
         "total_unresolved": len(selected),

@@ -27,7 +27,7 @@ def slic_results_tool(w: Warehouse, assessment_id: str = "latest", scope: dict[s
     for r in rows:
         by_signature.setdefault(r["signature_id"], []).append(r)
     return {
-        "assessment_id": run.assessment_id, "scope_applied": applied,
+        "assessment_id": run.assessment_id, "collection": run.collection, "scope_applied": applied,
         "total_matches": len(rows), "assets_affected": len({r["asset_id"] for r in rows}),
         "by_signature": [{"signature_id": sid, "title": items[0]["title"], "severity": items[0]["severity"],
                           "category": items[0]["category"], "assets": len({r["asset_id"] for r in items}),

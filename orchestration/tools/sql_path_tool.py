@@ -16,8 +16,8 @@ from orchestration.warehouse.store import Warehouse
 
 def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, params: list[Any] | None = None,
                   assessment_id: str | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
-    resolved = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer).assessment_id \
-        if assessment_id else None
+    run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer) if assessment_id else None
+    resolved = run.assessment_id if run else None
     bound = [resolved, *(params or [])] if resolved else list(params or [])
     try:
         safe_sql, result = run_sql(w, sql, bound)
@@ -25,5 +25,5 @@ def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, param
         raise ToolError(str(exc)) from None
     rows = result.dicts()
     return {"template": template, "description": description.replace("{assessment_id}", resolved or "the assessment"), "sql": safe_sql, "params": bound,
-            "assessment_id": resolved, "columns": result.columns, "rows": rows, "row_count": len(rows),
+            "assessment_id": resolved, "collection": run.collection if run else collection, "columns": result.columns, "rows": rows, "row_count": len(rows),
             "row_cap_reached": len(rows) >= ROW_CAP}

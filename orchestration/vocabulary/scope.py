@@ -22,6 +22,7 @@ class AnswerScope(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    collection: str = "fleet"
     assessment_id: str | None = None
     assessment_date: str | None = None
     previous_assessment_id: str | None = None
