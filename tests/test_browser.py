@@ -220,3 +220,60 @@ def test_users_cannot_see_each_others_threads(demo_warehouse_dir: Path, tmp_path
         shot(bob, "isolation-bob")
         alice.context.close()
         bob.context.close()
+
+
+def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet(
+        demo_warehouse_dir: Path, tmp_path: Path, browser: Any) -> None:
+    from orchestration.warehouse.config_templates import DeviceSpec, render
+    from orchestration.warehouse.demo_network import CONTROLS
+
+    data = tmp_path / "collections-data"
+    shutil.copytree(demo_warehouse_dir, data)
+    config = tmp_path / "lab-rtr-1.cfg"
+    spec = DeviceSpec("LAB-RTR-1", "Lab-East", "lab", "lab", "router", "wan", "f", "m", "ios-xe", "high", "10.9.9.1", 9)
+    config.write_text(render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now"))
+    fleet_questions = ["Summarize my latest configuration best practice assessment",
+                       "Which assets got worse since the previous assessment?",
+                       "Assess the security posture of DataCenter-1"]
+    with running_app(data, ASSESS_AUTH_ENABLED="true", ASSESS_USERS="alice:wonderland,bob:builder") as url:
+
+        def login(user: str, password: str) -> Any:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.goto(url)
+            page.fill("#email", user)
+            page.fill("#password", password)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#chat-input", timeout=60_000)
+            page.wait_for_timeout(1000)
+            return page
+
+        def fleet_answers(page: Any) -> list[str]:
+            return [send(page, q).inner_text() for q in fleet_questions]
+
+        alice = login("alice", "wonderland")
+        before = fleet_answers(alice)
+        assert before[0].startswith("Scope: assessment ASMT-2026-11-02")
+
+        bob = login("bob", "builder")
+        bob.set_input_files("#upload-button-input", str(config))
+        bob.wait_for_timeout(1500)
+        count = bob.locator("[data-step-type='assistant_message']").count()
+        bob.fill("#chat-input", "Summarize the latest assessment")
+        bob.click("#chat-submit")
+        bob.wait_for_function(  # the upload results, then the answer
+            f"document.querySelectorAll(\"[data-step-type='assistant_message']\").length > {count + 1}", timeout=120_000)
+        bob.wait_for_timeout(1000)
+        messages = [m.inner_text() for m in bob.locator("[data-step-type='assistant_message']").all()]
+        upload_note = next(m for m in messages if "Upload results" in m)
+        collection = re.search(r"your collection (upload-\S+?)\.", upload_note.replace("`", ""))
+        assert collection, upload_note
+        assert messages[-1].startswith(f"Scope: collection {collection.group(1)} · assessment ASMT-")
+        assert "1 device in scope" in messages[-1].split("\n")[0]
+        shot(bob, "collections-bob")
+
+        alice2 = login("alice", "wonderland")  # a new conversation of Alice's, after Bob's upload
+        assert fleet_answers(alice2) == before
+        refused = send(alice2, f"use the {collection.group(1)} configs").inner_text()
+        assert f"I don't know a collection '{collection.group(1)}' you can see" in refused
+        for page in (alice, bob, alice2):
+            page.context.close()
