@@ -18,6 +18,7 @@ from chainlit.types import ThreadDict
 
 from chat_app.auth import LOCAL_USER, check_password
 from chat_app.charts import figure
+from chat_app.files_dir import accept_empty_uploads, use_instance_files_directory
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
 from chat_app.storage import LocalStorageClient, add_route
@@ -48,6 +49,8 @@ threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
 
 ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
 add_route(chainlit_app, ELEMENTS)
+FILES = use_instance_files_directory()  # uploads under the data directory, per instance
+accept_empty_uploads()
 
 
 @cl.data_layer

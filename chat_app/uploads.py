@@ -29,6 +29,10 @@ def classify_upload(name: str, path: Path) -> Upload:
         size = path.stat().st_size
     except OSError:
         return Upload(name, path, "rejected", f"{name}: the upload could not be read")
+    if size < 65536:
+        with path.open("rb") as fh:
+            if not fh.read().strip():
+                return Upload(name, path, "rejected", f"{name}: the file is empty (nothing to assess or add)")
     if size > MAX_UPLOAD_BYTES:
         return Upload(name, path, "rejected",
                       f"{name}: {size / 1024 / 1024:.1f} MB is over the {MAX_UPLOAD_BYTES // 1024 // 1024} MB upload limit")

@@ -277,3 +277,39 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
         assert f"I don't know a collection '{collection.group(1)}' you can see" in refused
         for page in (alice, bob, alice2):
             page.context.close()
+
+
+def test_uploads_are_kept_under_the_data_directory_per_instance(demo_warehouse_dir: Path, tmp_path: Path,
+                                                                 browser: Any) -> None:
+    data = tmp_path / "files-data"
+    shutil.copytree(demo_warehouse_dir, data)
+    other = data / "chainlit_files" / "another-instance"  # a second server on the same data directory
+    other.mkdir(parents=True)
+    (other / "keep.txt").write_text("another instance's upload")
+    doc = tmp_path / "wombat-standard.md"
+    doc.write_text("# Wombat standard\n\nAll wombat links use 9000-byte jumbo frames.\n")
+    with running_app(data) as url:
+        page = open_chat(browser, url)
+        page.set_input_files("#upload-button-input", str(doc))
+        page.wait_for_timeout(2000)
+        send(page, "What MTU do wombat links use?")
+        stored = [p for p in (data / "chainlit_files").rglob("*") if p.is_file() and p.parent.parent.name != "another-instance"
+                  and "another-instance" not in p.parts]
+        assert stored, "the upload was not stored under the data directory"
+        page.close()
+    assert (other / "keep.txt").read_text() == "another instance's upload"
+
+
+def test_an_empty_upload_gets_a_message_not_a_server_error(app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
+    (tmp_path / "blank.cfg").write_bytes(b"")
+    (tmp_path / "spaces.md").write_text("   \n\n  ")
+    page = open_chat(browser, app[0])
+    failed: list[int] = []
+    page.on("response", lambda r: failed.append(r.status) if "/project/file" in r.url and r.status >= 500 else None)
+    page.set_input_files("#upload-button-input", [str(tmp_path / "blank.cfg"), str(tmp_path / "spaces.md")])
+    page.wait_for_timeout(2000)
+    send(page, "Did that work?")
+    text = " ".join(m.inner_text() for m in page.locator("[data-step-type='assistant_message']").all())
+    assert "blank.cfg: the file is empty" in text and "spaces.md: the file is empty" in text
+    assert failed == []
+    page.close()
