@@ -18,6 +18,7 @@ from chainlit.types import ThreadDict
 
 from chat_app.auth import LOCAL_USER, check_password
 from chat_app.charts import figure
+from chat_app.documents import is_command, run_command
 from chat_app.files_dir import accept_empty_uploads, use_instance_files_directory
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
@@ -212,7 +213,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
             elif upload.kind == "config":
                 configs.append((upload.name, upload.path.read_bytes()))
             else:
-                result = await cl.make_async(ingest_file)(upload.path, upload.name)
+                result = await cl.make_async(ingest_file)(upload.path, upload.name, user_id)
                 mark = "✗" if result.status == "error" else "✓"
                 lines.append(f"- {mark} {result.message}")
         if configs:
@@ -239,7 +240,9 @@ async def on_message(message: cl.Message) -> None:
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
         await handle_uploads(files, user_id, thread_id)
-    if message.content.strip() or not files:
+    if is_command(message.content):
+        await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
+    elif message.content.strip() or not files:
         await run_turn(message.content, thread_id, user_id)
 
 

@@ -114,7 +114,7 @@ class KnowledgeIndex:
         for source, n, meta_json, added in rows:
             meta = json.loads(meta_json)
             out.append({"source": source, "chunks": n, "title": meta.get("title", ""), "topic": meta.get("topic", ""),
-                        "domain": meta.get("domain", ""), "added_at": added})
+                        "domain": meta.get("domain", ""), "added_at": added, "owner": meta.get("owner") or None})
         return out
 
     def _persist(self) -> None:

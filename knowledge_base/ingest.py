@@ -63,18 +63,29 @@ def expand(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
-def ingest_file(path: Path, display_name: str | None = None) -> FileResult:
+def owned_name(name: str, owner: str | None) -> str:
+    """The stored name of a document: a user's upload is ``<owner>/<file name>``, so it can never replace a
+    shared document (or another user's) of the same file name; shared documents keep their file name."""
+    return f"{owner}/{name}" if owner else name
+
+
+def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
+    """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
     from knowledge_base.embeddings import get_embedder
 
-    name = display_name or path.name
+    name = owned_name(display_name or path.name, owner)
     try:
-        chunks = split_documents(load_file(path, name))
+        docs = load_file(path, name)
+        for doc in docs:
+            doc.metadata["owner"] = owner or ""
+        chunks = split_documents(docs)
     except IngestError as exc:
         return FileResult(name, "error", message=str(exc))
     if not chunks:
         return FileResult(name, "error", message=f"{name}: no text could be extracted")
     index = get_index()
-    known = index.known_hashes()
+    # duplicates are judged against what this owner can see: another user's private copy is not a reason to skip
+    known = {h: s for h, s in index.known_hashes().items() if "/" not in s or (owner and s.startswith(f"{owner}/"))}
     mine = {h for h, src in known.items() if src == name}
     new_hashes = {c.content_hash for c in chunks}
     if new_hashes == mine:

@@ -58,8 +58,14 @@ class HybridRetriever:
                 self._bm25_ids, self._bm25_version = ids, version
             return self._bm25, self._bm25_ids
 
+    @staticmethod
+    def _has_owned(chunks: dict[int, StoredChunk]) -> bool:
+        return any(c.metadata.get("owner") for c in chunks.values())
+
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
-               topics: list[str] | None = None) -> list[RetrievedChunk]:
+               topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
+        """Top chunks for ``query``. Documents a user uploaded (metadata ``owner``) are found only for that
+        user (``viewer``); shared documents (no owner: the seed corpus, ``assess ingest``) for everyone."""
         started = time.perf_counter()
         faiss_index, chunks, version = self.index.snapshot()
         if not chunks or not query.strip():
@@ -67,10 +73,11 @@ class HybridRetriever:
 
         def allowed(cid: int) -> bool:
             meta = chunks[cid].metadata
-            return (domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
+            return ((domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
+                    and meta.get("owner") in (None, "", viewer))
 
         qvec = self.embedder.embed([query])[0]
-        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics) else 1))
+        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics or self._has_owned(chunks)) else 1))
         scores, ids = faiss_index.search(qvec.reshape(1, -1).astype(np.float32), n)
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
         dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]

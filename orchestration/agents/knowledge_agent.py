@@ -70,7 +70,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     skill = state.intent.domain_details.skill or ""
     # no topic filter: uploaded documents often carry no topic, and a filter would hide them; the skill's
     # cue words in the query steer retrieval towards standards, exceptions or procedures instead
-    chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K)
+    chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K,
+                              viewer=state.input.user_id)  # a user's uploads are theirs; shared documents everyone's
     context = EnterpriseContext(
         retrieved_chunks=[RetrievedChunk.model_validate(c.as_dict()) for c in chunks],
         query_used=query.formulated_query,

@@ -1,0 +1,47 @@
+"""Knowledge documents in the chat: ``/docs`` lists the documents a user can retrieve (shared ones and their
+own uploads: name, owner, chunks, added), ``/remove NAME`` removes one of the user's own uploads (shared
+documents are managed with ``assess ingest`` / ``assess kb remove``)."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge_base.ingest import owned_name
+from knowledge_base.service import get_index
+
+COMMAND = re.compile(r"^\s*/(docs|documents|remove)\b\s*(.*)$", re.I | re.S)
+
+
+def is_command(text: str) -> bool:
+    return bool(COMMAND.match(text or ""))
+
+
+def run_command(text: str, user_id: str) -> str:
+    m = COMMAND.match(text)
+    if m is None:
+        return ""
+    if m.group(1).lower() == "remove":
+        return remove(m.group(2).strip(), user_id)
+    return listing(user_id)
+
+
+def listing(user_id: str) -> str:
+    visible = [d for d in get_index().sources() if d["owner"] in (None, user_id)]
+    if not visible:
+        return "The knowledge base holds no documents you can use yet."
+    rows = [f"| {d['source']} | {'you' if d['owner'] else 'shared'} | {d['chunks']} | {str(d['added_at'])[:10]} |"
+            for d in visible]
+    return ("**Knowledge documents you can use**\n\n| Document | Owner | Chunks | Added |\n|---|---|---|---|\n"
+            + "\n".join(rows) + "\n\nRemove one of yours with `/remove NAME`.")
+
+
+def remove(name: str, user_id: str) -> str:
+    if not name:
+        return "Say which of your documents to remove, e.g. `/remove notes.md` (`/docs` lists them)."
+    stored = name if name.startswith(f"{user_id}/") else owned_name(name, user_id)
+    removed = get_index().remove_source(stored)
+    if removed:
+        return f"Removed **{stored}** ({removed} chunks); it is no longer used in your answers."
+    shared = any(d["source"] == name and d["owner"] is None for d in get_index().sources())
+    return (f"**{name}** is a shared document; it can only be removed by an administrator (`assess kb remove`)."
+            if shared else f"You have no document named **{name}** (`/docs` lists yours).")
