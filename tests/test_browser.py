@@ -248,11 +248,20 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
             return page
 
         def fleet_answers(page: Any) -> list[str]:
-            return [send(page, q).inner_text() for q in fleet_questions]
+            """The answers as the server sent them (stored with the turn), and their first lines as shown: the
+            rendered text also holds charts, which draw at their own pace."""
+            shown = [send(page, q).inner_text().split("\n")[0] for q in fleet_questions]
+            page.wait_for_timeout(1000)
+            from orchestration.memory.store import MemoryStore
+
+            states = MemoryStore(data / "memory.sqlite").thread_states(page.url.split("/thread/")[1])
+            sent = [state["final"]["answer"] for state in states]
+            assert [a.split("\n")[0].replace("**", "") for a in sent] == shown
+            return sent
 
         alice = login("alice", "wonderland")
         before = fleet_answers(alice)
-        assert before[0].startswith("Scope: assessment ASMT-2026-11-02")
+        assert before[0].startswith("**Scope:** assessment ASMT-2026-11-02") and len(before) == 3
 
         bob = login("bob", "builder")
         bob.set_input_files("#upload-button-input", str(config))

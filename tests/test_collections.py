@@ -104,9 +104,9 @@ def test_nobody_switches_to_another_users_collection(writable_warehouse: Path) -
 
 def test_an_uploaded_document_is_its_owners_and_never_replaces_a_shared_one(writable_warehouse: Path,
                                                                           tmp_path: Path) -> None:
-    from knowledge_base.ingest import ingest_file
-
     import re
+
+    from knowledge_base.ingest import ingest_file
 
     def seen_by(user: str) -> tuple[str, list[str]]:
         final = handle_turn(prompt, user_id=user).final
