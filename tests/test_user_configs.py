@@ -127,3 +127,16 @@ def test_a_warehouse_from_before_collections_is_migrated_in_place(writable_wareh
                                            "assessments.owner"]
     assert migrate(writable_warehouse) == []
     assert analyse(get_warehouse(), "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+
+
+def test_cli_keeps_repeated_hostnames_apart_and_says_so(writable_warehouse: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "two-labs"
+    for lab in ("east", "west"):
+        (folder / lab).mkdir(parents=True)
+        (folder / lab / "r1.cfg").write_text(_config("R1", "ios-xe", good=lab == "east"))
+    out = subprocess.run([ASSESS, "assess-configs", str(folder), "--collection", "labs"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "ok    east/r1.cfg: labs/R1 (" in out.stdout and "ok    west/r1.cfg: labs/R1#2 (" in out.stdout
+    assert "warn  west/r1.cfg: hostname R1 is also in east/r1.cfg; kept as a separate device labs/R1#2" in out.stdout
+    assert "2 of 2 files assessed" in out.stdout
