@@ -48,19 +48,18 @@ class HybridRetriever:
         self._bm25: BM25Okapi | None = None
         self._bm25_ids: list[int] = []
         self._bm25_version = -1
+        self._owned = False  # the corpus holds a user's own upload (searches then widen their candidates)
         self.last_latency_ms = 0.0
 
-    def _lexical(self, chunks: dict[int, StoredChunk], version: int) -> tuple[BM25Okapi | None, list[int]]:
+    def _lexical(self, chunks: dict[int, StoredChunk], version: int) -> tuple[BM25Okapi | None, list[int], bool]:
+        """BM25 over the corpus and whether it holds owned uploads, rebuilt only when the index version changes."""
         with self._lock:
             if self._bm25_version != version:
                 ids = sorted(chunks)
                 self._bm25 = BM25Okapi([tokenize(chunks[i].embed_text) for i in ids]) if ids else None
+                self._owned = any(c.metadata.get("owner") for c in chunks.values())
                 self._bm25_ids, self._bm25_version = ids, version
-            return self._bm25, self._bm25_ids
-
-    @staticmethod
-    def _has_owned(chunks: dict[int, StoredChunk]) -> bool:
-        return any(c.metadata.get("owner") for c in chunks.values())
+            return self._bm25, self._bm25_ids, self._owned
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
                topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
@@ -76,12 +75,12 @@ class HybridRetriever:
             return ((domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
                     and meta.get("owner") in (None, "", viewer))
 
+        bm25, bm25_ids, owned = self._lexical(chunks, version)
         qvec = self.embedder.embed([query])[0]
-        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics or self._has_owned(chunks)) else 1))
+        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics or owned) else 1))
         scores, ids = faiss_index.search(qvec.reshape(1, -1).astype(np.float32), n)
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
         dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
-        bm25, bm25_ids = self._lexical(chunks, version)
         tokens = tokenize(query)
         lexical: dict[int, float] = {}
         if bm25 is not None and tokens:

@@ -69,3 +69,15 @@ def send(page: Any, text: str, timeout: int = 90_000) -> Any:
 def shot(page: Any, name: str) -> None:
     TEST_OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(TEST_OUTPUT / f"{name}.png"), full_page=True)
+
+
+def login(browser: Any, url: str, user: str, password: str) -> Any:
+    """A new browser context logged in as ``user`` (password auth), on the chat page."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    page.fill("#email", user)
+    page.fill("#password", password)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(1500)
+    return page

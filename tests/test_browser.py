@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.browser import launch, open_chat, running_app, send, shot
+from tests.browser import launch, login, open_chat, running_app, send, shot
 
 pytestmark = pytest.mark.browser
 
@@ -195,24 +195,12 @@ def test_users_cannot_see_each_others_threads(demo_warehouse_dir: Path, tmp_path
     env = {"ASSESS_AUTH_ENABLED": "true", "ASSESS_USERS": "alice:wonderland,bob:builder"}
     b = browser
     with running_app(data, **env) as url:
-
-        def login(user: str, password: str) -> Any:
-            context = b.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            page.goto(url)
-            page.fill("#email", user)
-            page.fill("#password", password)
-            page.keyboard.press("Enter")
-            page.wait_for_selector("#chat-input", timeout=60_000)
-            page.wait_for_timeout(1500)
-            return page
-
-        alice = login("alice", "wonderland")
+        alice = login(b, url, "alice", "wonderland")
         send(alice, "Summarize configuration best practice findings for Site-A")
         alice.wait_for_timeout(1500)
         alice_thread = alice.url
         assert "/thread/" in alice_thread
-        bob = login("bob", "builder")
+        bob = login(b, url, "bob", "builder")
         assert bob.locator("#thread-history").inner_text().count("Site-A") == 0
         bob.goto(alice_thread)
         bob.wait_for_timeout(3000)
@@ -237,16 +225,6 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
                        "Assess the security posture of DataCenter-1"]
     with running_app(data, ASSESS_AUTH_ENABLED="true", ASSESS_USERS="alice:wonderland,bob:builder") as url:
 
-        def login(user: str, password: str) -> Any:
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            page.goto(url)
-            page.fill("#email", user)
-            page.fill("#password", password)
-            page.keyboard.press("Enter")
-            page.wait_for_selector("#chat-input", timeout=60_000)
-            page.wait_for_timeout(1000)
-            return page
-
         def fleet_answers(page: Any) -> list[str]:
             """The answers as the server sent them (stored with the turn), and their first lines as shown: the
             rendered text also holds charts, which draw at their own pace."""
@@ -259,11 +237,11 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
             assert [a.split("\n")[0].replace("**", "") for a in sent] == shown
             return sent
 
-        alice = login("alice", "wonderland")
+        alice = login(browser, url, "alice", "wonderland")
         before = fleet_answers(alice)
         assert before[0].startswith("**Scope:** assessment ASMT-2026-11-02") and len(before) == 3
 
-        bob = login("bob", "builder")
+        bob = login(browser, url, "bob", "builder")
         bob.set_input_files("#upload-button-input", str(config))
         bob.wait_for_timeout(1500)
         count = bob.locator("[data-step-type='assistant_message']").count()
@@ -280,7 +258,7 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
         assert "1 device in scope" in messages[-1].split("\n")[0]
         shot(bob, "collections-bob")
 
-        alice2 = login("alice", "wonderland")  # a new conversation of Alice's, after Bob's upload
+        alice2 = login(browser, url, "alice", "wonderland")  # a new conversation of Alice's, after Bob's upload
         assert fleet_answers(alice2) == before
         refused = send(alice2, f"use the {collection.group(1)} configs").inner_text()
         assert f"I don't know a collection '{collection.group(1)}' you can see" in refused

@@ -3,6 +3,7 @@ the clarification gate. Contract: contracts/agents/intent_classifier.yaml."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -202,12 +203,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         return {"intent": intent, "conversation": conv.evolve(**updates)}
     names = services.names(state.input.user_id)
     gaz = _aliases(conv, names)
-    switch = read_switch(prompt, services.collections(state.input.user_id))
+    visible = functools.cache(lambda: services.collections(state.input.user_id))  # at most one lookup per turn
+    switch = read_switch(prompt, visible)
     if switch is not None:
         if switch.collection is None:  # never switch to a collection the user may not see, nor guess one
-            visible = services.collections(state.input.user_id)
+            collections = visible()
             question = (f"I don't know a collection '{switch.name}' you can see."
-                        + (f" Yours are {', '.join(f'**{c}**' for c in visible[:6])} (newest first)." if visible else
+                        + (f" Yours are {', '.join(f'**{c}**' for c in collections[:6])} (newest first)." if collections else
                            " You have no uploaded collections yet.")
                         + " Which one do you mean? Or say \"back to the fleet\".")
             intent = with_facets(_gate(Intent(), question, 0.0), prompt, services)

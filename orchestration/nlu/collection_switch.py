@@ -5,6 +5,7 @@ message (if any) is still a question for that collection."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _I = re.IGNORECASE
@@ -24,13 +25,17 @@ class Switch:
     rest: str  # what the message says besides the switch
 
 
-def read_switch(text: str, visible: list[str]) -> Switch | None:
-    """The switch the text asks for, if any. ``visible``: the user's collections (besides the fleet)."""
+def read_switch(text: str, visible: Callable[[], list[str]]) -> Switch | None:
+    """The switch the text asks for, if any. ``visible``: the user's collections (besides the fleet), asked
+    for only when the words could name one — most messages switch nothing and cost no lookup."""
     m = FLEET.search(text)
     if m:
         return Switch("fleet", "fleet", m.group(0), (text[:m.start()] + text[m.end():]).strip(" ,.;:!?-"))
-    by_key = {c.lower(): c for c in visible}
-    for m in NAMED.finditer(text):
+    candidates = list(NAMED.finditer(text))
+    if not candidates:
+        return None
+    by_key = {c.lower(): c for c in visible()}
+    for m in candidates:
         name = m.group("name")
         said_collection = bool(re.search(r"\b(collection|configs?|configurations|uploads?)\b", m.group(0), _I))
         if name.lower() in by_key or (said_collection and re.search(r"[-_.\d]", name)):

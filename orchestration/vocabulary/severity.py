@@ -31,6 +31,3 @@ def high_or_above_sql(column: str) -> str:
     """``column`` is critical or high, as a SQL condition (literals only)."""
     return f"{column} IN ({', '.join(repr(level) for level in HIGH_OR_ABOVE)})"
 
-
-def most_severe_first(levels: list[str]) -> list[str]:
-    return sorted(levels, key=lambda level: -rank(level))
