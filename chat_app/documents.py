@@ -26,10 +26,10 @@ def run_command(text: str, user_id: str) -> str:
 
 
 def listing(user_id: str) -> str:
-    visible = [d for d in get_index().sources() if d["owner"] in (None, user_id)]
+    visible = [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
     if not visible:
         return "The knowledge base holds no documents you can use yet."
-    rows = [f"| {d['source']} | {'you' if d['owner'] else 'shared'} | {d['chunks']} | {str(d['added_at'])[:10]} |"
+    rows = [f"| {d['source']} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | {str(d['added_at'])[:10]} |"
             for d in visible]
     return ("**Knowledge documents you can use**\n\n| Document | Owner | Chunks | Added |\n|---|---|---|---|\n"
             + "\n".join(rows) + "\n\nRemove one of yours with `/remove NAME`.")
@@ -42,6 +42,6 @@ def remove(name: str, user_id: str) -> str:
     removed = get_index().remove_source(stored)
     if removed:
         return f"Removed **{stored}** ({removed} chunks); it is no longer used in your answers."
-    shared = any(d["source"] == name and d["owner"] is None for d in get_index().sources())
+    shared = any(d["source"] == name and d["uploaded_by"] is None for d in get_index().sources())
     return (f"**{name}** is a shared document; it can only be removed by an administrator (`assess kb remove`)."
             if shared else f"You have no document named **{name}** (`/docs` lists yours).")

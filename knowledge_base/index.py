@@ -45,6 +45,22 @@ class StoredChunk:
     embed_text: str
     metadata: dict[str, Any]
 
+    @property
+    def uploaded_by(self) -> str | None:
+        return uploader(self.source, self.metadata)
+
+
+def uploader(source: str, metadata: dict[str, Any]) -> str | None:
+    """The user who uploaded a document (only they retrieve it), None for a shared one.
+
+    Kept under ``uploaded_by``, apart from a document's own front matter ``owner`` (the team responsible for a
+    standard). Indexes written before that split stored the uploader as ``owner`` — recognisable by the
+    ``user/name`` source an upload always has — and are read the same way without re-ingesting.
+    """
+    if "uploaded_by" in metadata:
+        return metadata["uploaded_by"] or None
+    return (metadata.get("owner") or None) if "/" in source else None
+
 
 def build_faiss(vectors: np.ndarray, ids: np.ndarray, dimension: int, kind: str = "auto") -> Any:
     use_hnsw = kind == "hnsw" or (kind == "auto" and len(ids) >= HNSW_THRESHOLD)
@@ -114,7 +130,8 @@ class KnowledgeIndex:
         for source, n, meta_json, added in rows:
             meta = json.loads(meta_json)
             out.append({"source": source, "chunks": n, "title": meta.get("title", ""), "topic": meta.get("topic", ""),
-                        "domain": meta.get("domain", ""), "added_at": added, "owner": meta.get("owner") or None})
+                        "domain": meta.get("domain", ""), "added_at": added,
+                        "uploaded_by": uploader(source, meta)})
         return out
 
     def _persist(self) -> None:

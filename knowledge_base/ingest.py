@@ -77,7 +77,7 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
     try:
         docs = load_file(path, name)
         for doc in docs:
-            doc.metadata["owner"] = owner or ""
+            doc.metadata["uploaded_by"] = owner or ""
         chunks = split_documents(docs)
     except IngestError as exc:
         return FileResult(name, "error", message=str(exc))

@@ -57,23 +57,24 @@ class HybridRetriever:
             if self._bm25_version != version:
                 ids = sorted(chunks)
                 self._bm25 = BM25Okapi([tokenize(chunks[i].embed_text) for i in ids]) if ids else None
-                self._owned = any(c.metadata.get("owner") for c in chunks.values())
+                self._owned = any(c.uploaded_by for c in chunks.values())
                 self._bm25_ids, self._bm25_version = ids, version
             return self._bm25, self._bm25_ids, self._owned
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
                topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
-        """Top chunks for ``query``. Documents a user uploaded (metadata ``owner``) are found only for that
-        user (``viewer``); shared documents (no owner: the seed corpus, ``assess ingest``) for everyone."""
+        """Top chunks for ``query``. Documents a user uploaded (``uploaded_by``) are found only for that
+        user (``viewer``); shared documents (no uploader: the seed corpus, ``assess ingest``) for everyone."""
         started = time.perf_counter()
         faiss_index, chunks, version = self.index.snapshot()
         if not chunks or not query.strip():
             return []
 
         def allowed(cid: int) -> bool:
-            meta = chunks[cid].metadata
+            chunk = chunks[cid]
+            meta = chunk.metadata
             return ((domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
-                    and meta.get("owner") in (None, "", viewer))
+                    and chunk.uploaded_by in (None, viewer))
 
         bm25, bm25_ids, owned = self._lexical(chunks, version)
         qvec = self.embedder.embed([query])[0]

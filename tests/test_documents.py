@@ -20,3 +20,31 @@ def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path
     assert "only be removed by an administrator" in run_command("/remove standard-snmpv3.md", "alice")
     assert "Removed **alice/notes.md**" in run_command("/remove notes.md", "alice")
     assert "alice/notes.md" not in run_command("/docs", "alice")
+
+
+def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_same(writable_warehouse: Path,
+                                                                                     tmp_path: Path) -> None:
+    """Front matter ``owner:`` names the team responsible for a standard, not an uploader: such documents stay
+    shared. An index written before ``uploaded_by`` existed (uploader stored as ``owner``) is read the same."""
+    import sqlite3
+
+    from knowledge_base.service import get_index, get_retriever
+
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Lab notes\n\nOur lab routers use loopback0 as the NTP source for chrony peers.\n")
+    assert ingest_file(doc, doc.name, owner="alice").status == "added"
+    question = "approved exception SNMPv2c legacy capacity monitoring DataCenter-1"
+    for viewer in (None, "bob"):  # the seed exception document carries 'owner: Network Architecture Board'
+        assert get_retriever().search(question, viewer=viewer)[0].metadata["source"] == "exceptions-datacenter.md"
+
+    with sqlite3.connect(get_index().db_path) as con:  # rewrite the metadata as the previous version stored it
+        con.execute("UPDATE chunks SET metadata = json_set(json_remove(metadata, '$.uploaded_by'), '$.owner', "
+                    "CASE WHEN source LIKE 'alice/%' THEN 'alice' ELSE 'CISO Office' END)")
+        con.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
+    lab = "NTP source loopback0 chrony lab routers"
+    assert get_retriever().search(question, viewer="bob")[0].metadata["source"] == "exceptions-datacenter.md"
+    assert get_retriever().search(lab, viewer="alice")[0].metadata["source"] == "alice/notes.md"
+    assert all(c.metadata["source"] != "alice/notes.md" for c in get_retriever().search(lab, viewer="bob"))
+    assert "| alice/notes.md | you |" in run_command("/docs", "alice")
+    assert "alice/notes.md" not in run_command("/docs", "bob") and "exceptions-datacenter.md | shared" in run_command(
+        "/docs", "bob")
