@@ -178,6 +178,17 @@ def test_generic_answer_cites_the_standard(demo_warehouse: Path) -> None:
     assert "[1]" in state.final.answer and "snmp-server group NETOPS v3 priv" in state.final.answer
 
 
+def test_generic_answer_leads_with_the_requirement_and_labels_its_configuration(demo_warehouse: Path) -> None:
+    """The standard's requirement leads even where it words the topic differently ('SNMP version 3'), and a
+    platform-specific configuration says which section (platform) it comes from."""
+    answer = ask("What is the best practice for SNMPv3?").final.answer
+    lead = answer.split("\n")[0]
+    assert lead.index("All network devices are monitored with SNMP version 3") < lead.index("legacy poller")
+    assert 'Reference configuration (section "NX-OS")' in answer
+    ntp = ask("How should NTP authentication be configured?").final.answer
+    assert "NTP-AUTH checks that NTP authentication" in ntp  # acronyms keep their case
+
+
 def test_exception_is_applied_with_its_source(demo_warehouse: Path) -> None:
     state = ask("Which ASA-TLS deviations remain on the store firewalls given our approved exceptions?")
     tls = [f for f in domain(state)["findings"] if f["rule_id"] == "ASA-TLS"]

@@ -35,20 +35,38 @@ def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
              "remediation": "\n".join(r.remediation), "refs": r.refs} for n, r in scored if n == best][:3]
 
 
+def _lower_first(title: str) -> str:
+    """'NTP authentication…' stays, 'Telnet is disabled' → 'telnet is disabled' (acronyms keep their case)."""
+    return title if title[1:2].isupper() else title[:1].lower() + title[1:]
+
+
+def _heading(chunk: RetrievedChunk) -> str:
+    """The chunk's own heading (the last part of its section path), '' when it is the document title."""
+    tail = chunk.metadata.section.split(" › ")[-1].strip()
+    return "" if tail in ("", chunk.metadata.title) else tail
+
+
 def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutputs:
     rules = _catalog_rules(prompt)
     terms = _terms(prompt)
     used = chunks[:3]
-    config = ""
-    scored: list[tuple[int, int, str]] = []
+    config, config_from = "", ""
+    scored: list[tuple[int, int, int, str]] = []
     for rank, c in enumerate(used):
-        for block in _CODE.findall(c.content):
-            config = config or block.strip()
-        for sentence in sentences(c.content):
-            overlap = len(_terms(sentence) & terms)
+        blocks = _CODE.findall(c.content)
+        heading = _heading(c)
+        # a code block under the heading the question names (a platform) beats the first one found
+        if blocks and (not config or (heading and _terms(heading) & terms and not _terms(config_from) & terms)):
+            config, config_from = blocks[0].strip(), heading
+        # the section path says what a chunk is about even where its sentences word it differently
+        # ("SNMP version 3" under "SNMPv3 …"), so the better-ranked chunk's requirement leads
+        about = _terms(c.metadata.section or c.metadata.title)
+        for position, sentence in enumerate(sentences(c.content)):
+            overlap = len((_terms(sentence) | about) & terms)
             if overlap:  # what the standard requires comes before its side notes
-                scored.append((overlap + int(bool(NORMATIVE.search(sentence))), -rank, sentence))
-    picked = [s for _, _, s in sorted(scored, key=lambda x: (-x[0], -x[1]))[:5]]
+                scored.append((overlap + int(bool(NORMATIVE.search(sentence))), rank, position, sentence))
+    best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:5]
+    picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]  # read in document order
     lines = [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
     applied_ctx = [applied(c) for c in used]
     if used:
@@ -56,14 +74,14 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
         summary = f"According to our {top.title or top.source}: " + (
             " ".join(lines) if lines else used[0].content[:400])
         if config:
-            summary += f"\n\nReference configuration:\n```\n{config}\n```"
+            label = f" (section \"{config_from}\")" if config_from else ""
+            summary += f"\n\nReference configuration{label}:\n```\n{config}\n```"
         assumptions: list[str] = []
     else:
         summary = "No enterprise standard in the knowledge base covers this question. Industry practice (CIS benchmarks):"
         assumptions = ["No enterprise context was retrieved; the answer is generic industry practice from the rule catalog."]
     if rules:
-        why = " ".join(f"{r['rule_id']} checks that {r['title'][0].lower() + r['title'][1:]}: {r['rationale']}"
-                       for r in rules[:2])
+        why = " ".join(f"{r['rule_id']} checks that {_lower_first(r['title'])}: {r['rationale']}" for r in rules[:2])
         summary += f"\n\nWhy the assessment checks this: {why}"
         if not used:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
