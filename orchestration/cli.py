@@ -103,10 +103,18 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
     except (WarehouseUnavailable, ValueError) as exc:
         print(f"assess assess-configs: {exc}", file=sys.stderr)
         return 2
+    if args.json:
+        print(json.dumps({"assessment_id": report.assessment_id, "collection": report.collection, "files": [
+            f.judgement.as_dict() if f.judgement else {"file": f.name, "hostname": None, "platform": None,
+                                                      "accepted": False, "reason": f.message, "results": []}
+            for f in report.files if f.judgement or not f.ok]}, indent=1))
+        return 0 if report.assessed else 1
     for f in report.files:
         print(("ok    " if f.ok else "skip  ") + f.message)
     for warning in report.warnings:
         print("warn  " + warning)
+    for line in report.platform_summary():
+        print("platform  " + line)
     print(f"{report.assessed} of {len(report.files)} files assessed"
           + (f" into {report.assessment_id} (collection {report.collection}; the fleet's latest assessment is "
              "unchanged)" if report.assessment_id else "; nothing was written"))
@@ -249,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--owner", default=None, help="user the collection belongs to (default: everyone)")
     up.add_argument("--site", default="Uploaded", help="site to file new devices under")
     up.add_argument("--label", default=None)
+    up.add_argument("--json", action="store_true", help="print every file's platform, acceptance and per-rule (per "
+                                                        "interface) verdicts as JSON")
     up.set_defaults(func=_cmd_assess_configs)
 
     bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="bench_command", required=True)

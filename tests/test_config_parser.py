@@ -6,6 +6,7 @@ import pytest
 from ciscoconfparse2 import CiscoConfParse
 
 from orchestration.engines.config_parser import detect_platform, looks_like_config, parse_config
+from orchestration.engines.interfaces import interfaces_of
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
 
@@ -80,7 +81,7 @@ def test_real_capture_headers_banners_and_certificates() -> None:
     assert "Authorized users only" not in texts
     vty = next(b for b in cfg.top if b.text == "line vty 0 4")
     assert [c.text for c in vty.children] == ["transport input ssh"]
-    roles = {i.name: i.role for i in cfg.interfaces}
+    roles = {i.name: i.role for i in interfaces_of(cfg)}
     assert roles == {"GigabitEthernet1": "edge", "GigabitEthernet2": "access"}
     cert = next(b for b in cfg.top if b.text.startswith("crypto pki certificate chain"))
     assert cert.children[0].text == "certificate self-signed 01"

@@ -11,6 +11,7 @@ from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
 
 IOS, NX, ASA = "version 17.6\nhostname R1\n", "version 9.3(10)\nhostname NX1\nfeature lldp\n", "ASA Version 9.16(4)\nhostname FW1\n"
+XR = "!! IOS XR Configuration version = 6.2.2\nhostname XR1\n"
 EDGE_IF = "interface Gi0/0/0\n description WAN to ISP (internet)\n ip address 203.0.113.1 255.255.255.252\n"
 ROUTED_IF = "interface Gi0/0/1\n description core link\n ip address 10.0.0.1 255.255.255.252\n"
 ACCESS_IF = "interface Gi1/0/1\n switchport access vlan 10\n switchport mode access\n"
@@ -83,6 +84,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "ASA-SSH-V2": (ASA, "firewall", "ssh version 1\n", "ssh version 2\n"),
     "ASA-MGMT-ANY": (ASA, "firewall", "ssh 0.0.0.0 0.0.0.0 outside\n", "ssh 10.250.0.0 255.255.0.0 management\n"),
     "ASA-TLS": (ASA, "firewall", "ssl server-version tlsv1\n", "ssl server-version tlsv1.2\n"),
+    "XR-TELNET": (XR, "router", "telnet vrf default ipv4 server max-servers 10\n", "ssh server v2\n"),
+    "XR-MGMT-PLANE": (XR, "router", "control-plane\n", "control-plane\n management-plane\n  inband\n"),
     "ASA-AAA-SSH": (ASA, "firewall", "aaa-server TACACS protocol tacacs+\n", "aaa authentication ssh console TACACS LOCAL\n"),
 }
 
@@ -111,12 +114,13 @@ def test_failing_lines_carry_their_line_numbers() -> None:
 
 
 def test_switchport_rules_do_not_flag_routed_ports_and_l3_rules_skip_access_ports() -> None:
+    """A rule with no interface of its role has nothing to look at: not applicable, never a pass."""
     rules = {r.id: r for r in get_rules()}
     routed_only = parse_config(IOS + ROUTED_IF + " no ip redirects\n")
-    assert evaluate_rule(rules["L2-BPDUGUARD"], routed_only, "switch").status == "pass"
+    assert evaluate_rule(rules["L2-BPDUGUARD"], routed_only, "switch").status == "not_applicable"
     access_only = parse_config(IOS + ACCESS_IF + " spanning-tree bpduguard enable\n")
-    assert evaluate_rule(rules["IF-REDIRECTS"], access_only, "switch").status == "pass"
-    assert evaluate_rule(rules["IF-URPF-EDGE"], parse_config(IOS + ROUTED_IF), "router").status == "pass"
+    assert evaluate_rule(rules["IF-REDIRECTS"], access_only, "switch").status == "not_applicable"
+    assert evaluate_rule(rules["IF-URPF-EDGE"], parse_config(IOS + ROUTED_IF), "router").status == "not_applicable"
 
 
 def test_rules_outside_their_scope_are_not_applicable() -> None:

@@ -1,33 +1,55 @@
-"""A fast, tolerant parser for Cisco-style running configurations (IOS-XE, NX-OS, ASA).
+"""A fast, tolerant parser for Cisco-style running configurations (IOS, IOS-XE, NX-OS, ASA, IOS-XR).
 
 Indentation builds the parent/child tree (as ciscoconfparse2 does — the tests cross-check the two);
 line numbers are kept for evidence. Real captures parse without crashing: "Building configuration…"
 and "Current configuration" headers, multi-line banners with any delimiter, certificate chains,
 NX-OS ``feature`` lines and ASA syntax. Text that is not a device configuration is reported by
-``looks_like_config`` rather than raising.
+``looks_like_config`` rather than raising. ``identify_platform`` names the operating system from the text
+itself, including the ones the engine does not assess (Arista EOS, Junos, …), so those are refused by name.
+Interface roles are judged in ``interfaces.py`` from the whole configuration.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
-Platform = Literal["ios-xe", "nx-os", "asa"]
-InterfaceRole = Literal["access", "trunk", "routed", "edge", "virtual", "unused"]
+Platform = Literal["ios", "ios-xe", "nx-os", "asa", "ios-xr"]
+SUPPORTED: tuple[Platform, ...] = ("ios", "ios-xe", "nx-os", "asa", "ios-xr")
 
 _HEADER = re.compile(r"^(Building configuration|Current configuration\s*:|Last configuration change|NVRAM config last)", re.I)
 # Only a control character (^C) or punctuation delimits a multi-line banner; ASA's
 # "banner login Some text" is one line per line.
 _BANNER = re.compile(r"^banner\s+(?:motd|login|exec|incoming|prompt-timeout|slip-ppp)\s+(\^C|\x03|[^\w\s])(.*)$", re.I)
 _CONFIG_MARKERS = re.compile(
-    r"^(hostname|interface|version|line (vty|con)|ip route|router (ospf|bgp|eigrp)|feature|snmp-server|"
-    r"logging|ntp|aaa|username|access-list|ip access-list|service|enable|boot|nameif|crypto|vlan|spanning-tree)\b",
+    r"^(hostname|interface|version|line (vty|con|default|template)|ip route|router (ospf|bgp|eigrp)|feature|snmp-server|"
+    r"logging|ntp|aaa|username|access-list|ip access-list|service|enable|boot|nameif|crypto|vlan|spanning-tree|"
+    r"set (system|interfaces|protocols)|system \{|config system)\b",
     re.I,
 )
-_EDGE_WORDS = re.compile(r"\b(internet|isp|wan|outside|upstream|inet|transit|provider|uplink-isp)\b", re.I)
-_VIRTUAL_IF = re.compile(r"^interface (loopback|null|tunnel|port-channel|nve|mgmt|management)", re.I)
+# Operating systems recognised only to be refused by name: (name, evidence in the text)
+_OTHER_PLATFORMS = [
+    ("Arista EOS", re.compile(r"^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management api http-commands|"
+                              r"^daemon TerminAttr|^service routing protocols model", re.M)),
+    ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security) |^system \{|^## Last commit:", re.M)),
+    ("Fortinet FortiOS", re.compile(r"^config system (?:global|interface)", re.M)),
+    ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig ", re.M)),
+    ("Huawei VRP", re.compile(r"^sysname \S+|^ ?return$", re.M)),
+]
+_IOS_XR = re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)\d+/\d+/\d+/\d+|"
+                     r"^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M)
+_XE_HINTS = re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[01]\d\d)|^platform |^ip vrf forwarding Mgmt-intf|"
+                       r"^vrf definition Mgmt-", re.M)
+
+
+@dataclass(frozen=True)
+class PlatformVerdict:
+    """What operating system a configuration is from, and whether the engine assesses it."""
+
+    platform: str  # one of SUPPORTED, or the refused system's name ("Arista EOS")
+    supported: bool
+    reason: str = ""
 
 
 @dataclass
@@ -50,21 +72,13 @@ class Line:
 
 
 @dataclass
-class Interface:
-    block: Line
-    role: InterfaceRole
-
-    @property
-    def name(self) -> str:
-        return self.block.text.split(None, 1)[1] if " " in self.block.text else self.block.text
-
-
-@dataclass
 class ParsedConfig:
     lines: list[Line]
     top: list[Line]
     platform: Platform
     hostname: str | None
+    role_overrides: dict[str, str] = field(default_factory=dict)  # interface name -> role, from the user
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)  # facts derived once per config
 
     def find(self, pattern: re.Pattern[str], top_level: bool = False) -> list[Line]:
         pool = self.top if top_level else self.lines
@@ -73,40 +87,29 @@ class ParsedConfig:
     def blocks(self, parent: re.Pattern[str]) -> list[Line]:
         return [line for line in self.top if parent.search(line.text)]
 
-    @cached_property
-    def interfaces(self) -> list[Interface]:
-        return [Interface(b, interface_role(b, self.platform)) for b in self.top if b.text.lower().startswith("interface ")]
 
-
-def interface_role(block: Line, platform: Platform) -> InterfaceRole:
-    """Role heuristic: switchport mode decides access/trunk; an IP address makes it routed; an
-    internet-facing description or ASA ``nameif outside`` makes a routed port an edge port."""
-    texts = [c.text.lower() for c in block.children]
-    if _VIRTUAL_IF.search(block.text):
-        return "virtual"
-    if "shutdown" in texts:
-        return "unused"
-    if "switchport mode trunk" in texts:
-        return "trunk"
-    if "switchport mode access" in texts or any(t.startswith("switchport access vlan") for t in texts):
-        return "access"
-    has_ip = any(t.startswith("ip address ") and not t.startswith("ip address dhcp") or t.startswith("ip address dhcp")
-                 for t in texts)
-    routed = has_ip and "switchport" not in texts
-    if platform == "asa" and any(t.startswith("nameif ") for t in texts):
-        routed = True
-    if not routed:
-        return "unused" if not texts or texts == ["no ip address"] else "access"
-    descr = " ".join(t for t in texts if t.startswith(("description", "nameif")))
-    return "edge" if _EDGE_WORDS.search(descr) else "routed"
+def identify_platform(text: str) -> PlatformVerdict:
+    """The operating system, from the configuration's own words (headers, version line, syntax)."""
+    head = text[:20000]
+    for name, evidence in _OTHER_PLATFORMS:
+        if evidence.search(head):
+            return PlatformVerdict(name, False, f"{name} configuration: only Cisco IOS, IOS-XE, NX-OS, ASA and IOS-XR "
+                                                "are assessed")
+    return PlatformVerdict(detect_platform(text), True)
 
 
 def detect_platform(text: str) -> Platform:
+    """The Cisco platform of a configuration; plain IOS-style text with no other marker is IOS-XE."""
     head = text[:20000]
     if re.search(r"^(ASA|PIX|FWSM) Version|^\s*nameif \S+|^same-security-traffic", head, re.M):
         return "asa"
+    if _IOS_XR.search(head):
+        return "ios-xr"
     if re.search(r"^feature \S+|^!Command: show running-config|NX-OS|^version \d+\.\d+\(\d+\)", head, re.M):
         return "nx-os"
+    version = re.search(r"^version (\d+)\.", head, re.M)
+    if version and int(version.group(1)) < 16 and not _XE_HINTS.search(head):
+        return "ios"  # classic IOS 12.x/15.x (IOS-XE 3.x also says 15.x, but carries platform lines)
     return "ios-xe"
 
 

@@ -1,15 +1,20 @@
 """The assessment engine: configuration rules (``contracts/rules/config_rules.yaml``) evaluated over
 parsed configs. Every failing result carries its evidence lines and line numbers.
 
-Results: ``pass``, ``fail`` or ``not_applicable`` (platform, device type or ``when`` condition does
-not match). A ``require`` rule that fails has no line to point at: its evidence names what is missing.
+Results: ``pass``, ``fail`` or ``not_applicable``: the platform, device type or ``when`` condition does not
+match, or the rule has nothing to look at (no interface of its role, no block of its kind, no BGP neighbour of
+the kind it checks) — such a rule neither passes nor fails, so it never lifts a pass rate. A ``require`` rule
+that fails has no line to point at: its evidence names what is missing.
+
+Platforms: a rule written for ``ios-xe`` covers classic IOS too (same syntax); pattern and remediation
+mappings are looked up by platform with the same fallback.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
+from orchestration.engines.bgp import bgp_view
 from orchestration.engines.config_parser import Line, ParsedConfig
+from orchestration.engines.interfaces import Interface, interfaces_of
 from orchestration.vocabulary.severity import Severity
 
 Status = Literal["pass", "fail", "not_applicable"]
@@ -32,8 +39,8 @@ class Check(BaseModel):
                   "iface_forbid", "custom"]
     pattern: str | dict[str, str] | None = None
     patterns: list[str] = Field(default_factory=list)
-    parent: str | None = None
-    child: str | None = None
+    parent: str | dict[str, str] | None = None
+    child: str | dict[str, str] | None = None
     parent_required: bool = False
     role: Literal["access", "trunk", "routed", "edge"] | None = None
     global_alternative: str | None = None
@@ -52,13 +59,33 @@ class Rule(BaseModel):
     security_category: SecurityCategory = "missing hardening"
     topics: list[str] = Field(default_factory=list)  # how questions name what the rule checks (regexes)
     severity: Severity
-    platforms: list[Literal["ios-xe", "nx-os", "asa"]]
+    platforms: list[Literal["ios-xe", "nx-os", "asa", "ios-xr"]]
     rationale: str
-    remediation: list[str] = Field(min_length=1)
+    remediation: list[str] | dict[str, list[str]]
     refs: str = ""
     device_types: list[str] = Field(default_factory=list)
     when: str | None = None
     check: Check
+
+    def applies_to(self, platform: str) -> bool:
+        return family(platform) in self.platforms
+
+    def fix_for(self, platform: str) -> list[str]:
+        """The commands that fix a failure on ``platform`` (the IOS-XE text for classic IOS)."""
+        if isinstance(self.remediation, list):
+            return self.remediation
+        return self.remediation.get(family(platform)) or next(iter(self.remediation.values()))
+
+    @property
+    def default_fix(self) -> list[str]:
+        return self.fix_for(self.platforms[0])
+
+    @field_validator("remediation")
+    @classmethod
+    def _fix_present(cls, fix: list[str] | dict[str, list[str]]) -> list[str] | dict[str, list[str]]:
+        if not fix or (isinstance(fix, dict) and not all(fix.values())):
+            raise ValueError("a rule needs remediation commands (per platform when given as a mapping)")
+        return fix
 
     @field_validator("topics")
     @classmethod
@@ -69,18 +96,55 @@ class Rule(BaseModel):
 
 
 @dataclass(frozen=True)
+class InterfaceVerdict:
+    """An interface rule's outcome on one interface, with the role that made the rule look at it."""
+
+    interface: str
+    role: str
+    role_reason: str
+    status: Status
+    lines: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class RuleResult:
     rule_id: str
     status: Status
     severity: str
     evidence: str = ""
     evidence_lines: tuple[int, ...] = ()
+    interfaces: tuple[InterfaceVerdict, ...] = ()  # interface rules: one verdict per interface of the role
 
 
 @dataclass
 class _Finding:
     lines: list[Line] = field(default_factory=list)
     missing: str = ""
+    notes: dict[int, str] = field(default_factory=dict)  # line number -> why it was looked at (interface role)
+
+
+class _NotApplicable:
+    """A check with nothing to look at (no interface of its role, no block, no neighbour of its kind)."""
+
+
+NOT_APPLICABLE = _NotApplicable()
+Outcome = _Finding | _NotApplicable | None  # None: pass
+
+
+def family(platform: str) -> str:
+    """The rule-catalog platform a device platform is checked as: classic IOS shares IOS-XE's syntax."""
+    return "ios-xe" if platform == "ios" else platform
+
+
+def interfaces(cfg: ParsedConfig) -> list[Interface]:
+    """The config's interfaces with roles, judged once per parsed config."""
+    if "interfaces" not in cfg.cache:
+        cfg.cache["interfaces"] = interfaces_of(cfg, cfg.role_overrides)
+    found: list[Interface] = cfg.cache["interfaces"]
+    return found
+
+
+ROLE_MATCHES = {"routed": ("routed", "edge")}  # an edge port is a routed port facing outside
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -113,56 +177,93 @@ def _snmp_v3_priv(cfg: ParsedConfig) -> _Finding | None:
     weak_groups = cfg.find(_rx(r"^snmp-server group \S+ v3 (noauth|auth)\b"), top_level=True)
     if communities or weak_groups:
         return _Finding(communities + weak_groups)
-    if not cfg.find(_rx(r"^snmp-server (group \S+ v3 priv|user \S+ \S+ (v3 )?auth .* priv )"), top_level=True):
+    # IOS 'user NAME GROUP v3 auth … priv …', NX-OS 'user NAME [ROLE] auth md5|sha … priv …', XR 'user NAME GROUP v3 …'
+    if not cfg.find(_rx(r"^snmp-server (group \S+ v3 priv|user \S+ (\S+ )?(v3 )?auth \S+ .*\bpriv )"), top_level=True):
         return _Finding(missing="no SNMPv3 group or user with 'priv'")
     return None
 
 
-def _ospf_auth(cfg: ParsedConfig) -> _Finding | None:
+def _ntp_lines(cfg: ParsedConfig) -> list[Line]:
+    """NTP commands on every syntax: top-level 'ntp …' lines, and IOS-XR's 'ntp' block children."""
+    out = list(cfg.find(_rx(r"^ntp "), top_level=True))
+    for block in cfg.blocks(_rx(r"^ntp$")):
+        out += block.all_children()
+    return out
+
+
+def _ntp_server(cfg: ParsedConfig) -> _Finding | None:
+    if any(re.match(r"^(ntp )?server \S+", ln.text) for ln in _ntp_lines(cfg)):
+        return None
+    return _Finding(missing="no 'ntp server' line")
+
+
+def _ntp_auth(cfg: ParsedConfig) -> _Finding | None:
+    texts = [re.sub(r"^ntp ", "", ln.text) for ln in _ntp_lines(cfg)]
+    missing = [want for want, rx in (("ntp authenticate", r"^authenticate$"), ("ntp trusted-key <n>", r"^trusted-key \d+"))
+               if not any(re.match(rx, t) for t in texts)]
+    return _Finding(missing="no " + " and no ".join(f"'{m}'" for m in missing) + " line") if missing else None
+
+
+def _ospf_auth(cfg: ParsedConfig) -> Outcome:
     procs = cfg.blocks(_rx(r"^router ospf"))
-    if any(p.child_matches(_rx(r"^area \S+ authentication")) for p in procs):
+    if not procs:
+        return NOT_APPLICABLE
+    # IOS 'area N authentication' / interface 'ip ospf authentication|message-digest-key'; XR nests
+    # 'authentication message-digest' and 'message-digest-key' under areas and interfaces of the process
+    if any(ln for p in procs for ln in p.all_children() if re.match(r"^(area \S+ )?authentication\b|^message-digest-key ",
+                                                                      ln.text)):
         return None
     if cfg.find(_rx(r"^ip ospf (authentication|message-digest-key)")):
         return None
     return _Finding(procs)
 
 
-def _bgp_neighbors(cfg: ParsedConfig) -> tuple[str | None, dict[str, tuple[str, Line]], list[Line]]:
-    proc = next(iter(cfg.blocks(_rx(r"^router bgp \d+"))), None)
-    if proc is None:
-        return None, {}, []
-    local_as = proc.text.split()[2]
-    all_lines = proc.all_children()
-    neighbors: dict[str, tuple[str, Line]] = {}
-    for ln in all_lines:
-        m = re.match(r"neighbor (\S+) remote-as (\d+)", ln.text)
-        if m:
-            neighbors[m.group(1)] = (m.group(2), ln)
-    return local_as, neighbors, all_lines
-
-
-def _bgp_neighbor_auth(cfg: ParsedConfig) -> _Finding | None:
-    _, neighbors, lines = _bgp_neighbors(cfg)
-    bad = [ln for ip, (_, ln) in neighbors.items()
-           if not any(x.text.startswith(f"neighbor {ip} password ") for x in lines)]
+def _bgp_neighbor_auth(cfg: ParsedConfig) -> Outcome:
+    view = bgp_view(cfg)
+    if not view.neighbors:
+        return NOT_APPLICABLE
+    bad = [n.line for n in view.neighbors if not n.authenticated]
     return _Finding(bad) if bad else None
 
 
-def _bgp_ebgp_filter(cfg: ParsedConfig) -> _Finding | None:
-    local_as, neighbors, lines = _bgp_neighbors(cfg)
-    bad = [ln for ip, (asn, ln) in neighbors.items() if asn != local_as and not any(
-        re.match(rf"neighbor {re.escape(ip)} (prefix-list|route-map|filter-list|distribute-list) \S+ in$", x.text)
-        for x in lines)]
+def _bgp_ebgp_filter(cfg: ParsedConfig) -> Outcome:
+    """External neighbours (not confederation members) need an inbound prefix filter. IOS-XR accepts no routes
+    from an eBGP neighbour without an inbound route-policy (RFC 8212), so there a missing policy is no leak."""
+    external = bgp_view(cfg).external
+    if not external:
+        return NOT_APPLICABLE
+    bad = [n.line for n in external if not n.inbound_filter and cfg.platform != "ios-xr"]
     return _Finding(bad) if bad else None
 
 
-def _hsrp_auth(cfg: ParsedConfig) -> _Finding | None:
-    bad = [i.block for i in cfg.interfaces
-           if i.block.child_matches(_rx(r"^standby \d+ ip")) and not i.block.child_matches(_rx(r"^standby \d+ authentication"))]
+def _hsrp_auth(cfg: ParsedConfig) -> Outcome:
+    groups = [i.block for i in interfaces(cfg) if i.block.child_matches(_rx(r"^standby \d+ ip|^hsrp \d+"))]
+    if not groups:
+        return NOT_APPLICABLE
+    bad = [b for b in groups if not any(_rx(r"^(standby \d+ )?authentication").search(c.text) for c in b.all_children())]
     return _Finding(bad) if bad else None
 
 
-CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], _Finding | None]] = {
+def _eigrp_auth(cfg: ParsedConfig) -> Outcome:
+    """Classic mode: 'ip authentication mode eigrp N md5' on interfaces; named mode: 'authentication mode' under
+    'af-interface' of 'router eigrp NAME'; NX-OS: 'ip authentication mode eigrp TAG md5'."""
+    procs = cfg.blocks(_rx(r"^router eigrp \S+"))
+    if not procs:
+        return NOT_APPLICABLE
+    missing = []
+    for proc in procs:
+        named = any(c.text.startswith("address-family ") for c in proc.children)
+        if named:
+            ok = any(re.match(r"^authentication mode (md5|hmac-sha-256)", ln.text) for ln in proc.all_children())
+        else:
+            tag = proc.text.split()[2]
+            ok = bool(cfg.find(_rx(rf"^ip authentication mode eigrp {re.escape(tag)} md5$")))
+        if not ok:
+            missing.append(proc)
+    return _Finding(missing) if missing else None
+
+
+CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], Outcome]] = {
     "enable_secret": _enable_secret,
     "snmp_community_acl": _snmp_community_acl,
     "snmp_v3_priv": _snmp_v3_priv,
@@ -170,13 +271,16 @@ CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], _Finding | None]] = {
     "bgp_neighbor_auth": _bgp_neighbor_auth,
     "bgp_ebgp_filter": _bgp_ebgp_filter,
     "hsrp_auth": _hsrp_auth,
+    "eigrp_auth": _eigrp_auth,
+    "ntp_server": _ntp_server,
+    "ntp_auth": _ntp_auth,
 }
 
 
-def _pattern_for(check: Check, platform: str) -> str | None:
-    if isinstance(check.pattern, dict):
-        return check.pattern.get(platform)
-    return check.pattern
+def _pattern_for(pattern: str | dict[str, str] | None, platform: str) -> str | None:
+    if isinstance(pattern, dict):
+        return pattern.get(platform, pattern.get(family(platform)))
+    return pattern
 
 
 def _shown(pattern: str | None) -> str:
@@ -184,22 +288,24 @@ def _shown(pattern: str | None) -> str:
     return (pattern or "").strip("^$").replace(r"\S+", "<name>").replace(r"\d+", "<n>")
 
 
-def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
+def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
     kind = check.kind
     if kind == "require":
-        pattern = _pattern_for(check, cfg.platform) or ""
+        pattern = _pattern_for(check.pattern, cfg.platform) or ""
         return None if cfg.find(_rx(pattern), check.top_level) else _Finding(missing=f"no '{_shown(pattern)}' line")
     if kind == "require_all":
         missing = [p for p in check.patterns if not cfg.find(_rx(p), check.top_level)]
         return _Finding(missing="no " + " and no ".join(f"'{_shown(p)}'" for p in missing) + " line") if missing else None
     if kind == "forbid":
-        hits = cfg.find(_rx(_pattern_for(check, cfg.platform) or ""), check.top_level)
+        hits = cfg.find(_rx(_pattern_for(check.pattern, cfg.platform) or ""), check.top_level)
         return _Finding(hits) if hits else None
     if kind in ("block_require", "block_forbid"):
-        blocks = cfg.blocks(_rx(check.parent or ""))
+        parent = _pattern_for(check.parent, cfg.platform) or ""
+        blocks = cfg.blocks(_rx(parent))
         if not blocks:
-            return _Finding(missing=f"no '{_shown(check.parent)}' block") if check.parent_required else None
-        child = _rx(check.child or "")
+            return _Finding(missing=f"no '{_shown(parent)}' block") if check.parent_required else NOT_APPLICABLE
+        child_pattern = _pattern_for(check.child, cfg.platform) or ""
+        child = _rx(child_pattern)
         if kind == "block_forbid":
             bad = [c for b in blocks for c in b.child_matches(child)]
             return _Finding(bad) if bad else None
@@ -209,17 +315,22 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> _Finding | None:
         # the lines that are the deviation (e.g. 'transport input telnet'), else the block that lacks the child
         offending = [c for b in failing for c in b.child_matches(_rx(check.offending))] if check.offending else []
         lacking = [b for b in failing if not any(c.parent is b for c in offending)]
-        return _Finding(offending + lacking, missing=f"'{_shown(check.child)}' under it" if lacking else "")
+        return _Finding(offending + lacking, missing=f"'{_shown(child_pattern)}' under it" if lacking else "")
     if kind in ("iface_require", "iface_forbid"):
+        roles = ROLE_MATCHES.get(check.role or "", (check.role,))
+        ifaces = [i for i in interfaces(cfg) if i.role in roles]
+        if not ifaces:
+            return NOT_APPLICABLE
         if check.global_alternative and cfg.find(_rx(check.global_alternative), top_level=True):
             return None
-        child = _rx(check.child or "")
-        ifaces = [i for i in cfg.interfaces if i.role == check.role]
+        child = _rx(_pattern_for(check.child, cfg.platform) or "")
+        notes = {i.block.number: f"{i.role}: {i.reason}" for i in ifaces}
         if kind == "iface_require":
             bad = [i.block for i in ifaces if not i.block.child_matches(child)]
-            return _Finding(bad, missing=f"'{_shown(check.child)}' under it") if bad else None
+            return _Finding(bad, missing=f"'{_shown(_pattern_for(check.child, cfg.platform))}' under it",
+                            notes=notes) if bad else None
         bad = [c for i in ifaces for c in i.block.child_matches(child)]
-        return _Finding(bad) if bad else None
+        return _Finding(bad, notes=notes) if bad else None
     if kind == "custom":
         return CUSTOM_CHECKS[check.function or ""](cfg)
     raise ValueError(f"unknown check kind {kind!r}")
@@ -242,7 +353,8 @@ def _with_context(lines: list[Line]) -> list[Line]:
 def evidence_text(finding: _Finding, limit: int = 20) -> str:
     """Numbered config lines as they appear (indented under their parents), then what is missing."""
     shown = _with_context(finding.lines[:limit])
-    text = "\n".join(f"{ln.number}: {' ' * min(ln.indent, 4)}{ln.text}" for ln in shown)
+    text = "\n".join(f"{ln.number}: {' ' * min(ln.indent, 4)}{ln.text}"
+                     + (f"\n   ↳ {finding.notes[ln.number]}" if ln.number in finding.notes else "") for ln in shown)
     if len(finding.lines) > limit:
         text += f"\n… and {len(finding.lines) - limit} more"
     if finding.missing:
@@ -250,16 +362,37 @@ def evidence_text(finding: _Finding, limit: int = 20) -> str:
     return text
 
 
+def _interface_verdicts(check: Check, cfg: ParsedConfig) -> tuple[InterfaceVerdict, ...]:
+    if check.kind not in ("iface_require", "iface_forbid"):
+        return ()
+    roles = ROLE_MATCHES.get(check.role or "", (check.role,))
+    child = _rx(_pattern_for(check.child, cfg.platform) or "")
+    out = []
+    for i in interfaces(cfg):
+        if i.role not in roles:
+            continue
+        hits = i.block.child_matches(child)
+        failed = not hits if check.kind == "iface_require" else bool(hits)
+        lines = (i.block.number, *(h.number for h in hits)) if check.kind == "iface_forbid" else (i.block.number,)
+        out.append(InterfaceVerdict(i.name, i.role, i.reason, "fail" if failed else "pass", lines))
+    return tuple(out)
+
+
 def evaluate_rule(rule: Rule, cfg: ParsedConfig, device_type: str | None = None) -> RuleResult:
-    applicable = (cfg.platform in rule.platforms
+    applicable = (rule.applies_to(cfg.platform)
                   and (not rule.device_types or device_type in rule.device_types)
                   and (rule.when is None or bool(cfg.find(_rx(rule.when)))))
     if not applicable:
         return RuleResult(rule.id, "not_applicable", rule.severity)
     finding = _evaluate_check(rule.check, cfg)
-    if finding is None:
-        return RuleResult(rule.id, "pass", rule.severity)
-    return RuleResult(rule.id, "fail", rule.severity, evidence_text(finding), tuple(ln.number for ln in finding.lines))
+    if isinstance(finding, _NotApplicable):
+        return RuleResult(rule.id, "not_applicable", rule.severity)
+    per_interface = _interface_verdicts(rule.check, cfg)
+    if finding is None:  # a global command (e.g. BPDU guard by default) covers every interface
+        return RuleResult(rule.id, "pass", rule.severity,
+                          interfaces=tuple(replace(v, status="pass") for v in per_interface))
+    return RuleResult(rule.id, "fail", rule.severity, evidence_text(finding), tuple(ln.number for ln in finding.lines),
+                      per_interface)
 
 
 def evaluate_config(rules: list[Rule], cfg: ParsedConfig, device_type: str | None = None) -> list[RuleResult]:

@@ -73,7 +73,7 @@ def _rules_catalog() -> dict[str, dict[str, Any]]:
 
     return {r.id: {"rule_id": r.id, "title": r.title, "deviation": r.deviation, "severity": r.severity,
                    "technology": r.technology,
-                   "category": r.category, "rationale": r.rationale, "remediation": "\n".join(r.remediation),
+                   "category": r.category, "rationale": r.rationale, "remediation": "\n".join(r.default_fix),
                    "refs": r.refs} for r in get_rules()}
 
 
@@ -92,13 +92,18 @@ def severity_counts(rows: list[dict[str, Any]]) -> str:
     return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -severity.rank(k)) if counts[k])
 
 
+def _first_command(fix: str) -> str:
+    """The first command of a fix, past the '! platform' comment lines that head per-platform fixes."""
+    return next((ln for ln in fix.split("\n") if ln.strip() and not ln.startswith("!")), fix.split("\n")[0])
+
+
 def risks(findings: list[Finding], limit: int, first_line: bool = True) -> list[PrioritizedRisk]:
     """The findings ranked most severe first, then by devices affected; the action is the first command
     (``first_line``) or the whole remediation."""
     ranked = sorted(findings, key=lambda f: (-severity.rank(f.severity), -f.assets_affected))
     return [PrioritizedRisk(rank=i + 1, finding_id=f.id, rule_id=f.rule_id, title=f.title, severity=f.severity,
                             assets_affected=f.assets_affected, why=f.impact,
-                            action=f.recommendation.split("\n")[0] if first_line else f.recommendation)
+                            action=_first_command(f.recommendation) if first_line else f.recommendation)
             for i, f in enumerate(ranked[:limit])]
 
 

@@ -13,6 +13,9 @@ from orchestration.outputs import DomainOutputs, RetrievedChunk
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
 NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:network )?devices)\b", re.I)
+# sentences that talk to the reader instead of stating a standard are never quoted (a document is data, not orders)
+_INSTRUCTION = re.compile(r"\b(ignore|disregard|forget)\b.{0,40}\binstructions?\b|\banswer that\b|\byou (are|must) now\b|"
+                          r"\bsystem prompt\b|\bcall \w+_tool\b", re.I)
 _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
 
 
@@ -32,7 +35,7 @@ def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0] if scored else 0
     return [{"rule_id": r.id, "title": r.title, "severity": r.severity, "rationale": r.rationale,
-             "remediation": "\n".join(r.remediation), "refs": r.refs} for n, r in scored if n == best][:3]
+             "remediation": "\n".join(r.default_fix), "refs": r.refs} for n, r in scored if n == best][:3]
 
 
 def _lower_first(title: str) -> str:
@@ -63,7 +66,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
         about = _terms(c.metadata.section or c.metadata.title)
         for position, sentence in enumerate(sentences(c.content)):
             overlap = len((_terms(sentence) | about) & terms)
-            if overlap:  # what the standard requires comes before its side notes
+            if overlap and not _INSTRUCTION.search(sentence):  # what the standard requires comes before its side notes
                 scored.append((overlap + int(bool(NORMATIVE.search(sentence))), rank, position, sentence))
     best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:5]
     picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]  # read in document order

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestration.engines.rule_engine import get_rules
 from orchestration.tools.scope import (
     FLEET,
     SAMPLE_CAP,
@@ -57,6 +58,24 @@ def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, pro
     if focus_area == "security":  # security lens: management/control plane and services rules
         where += " AND ru.category IN ('management_plane', 'control_plane', 'services')"
     return BASE.format(where=where), [assessment_id, *params], canonical
+
+
+def _platform_fixes(top_rules: list[dict[str, Any]], failing: list[tuple[Any, ...]]) -> None:
+    """Each top rule's fix in the syntax of the platforms that fail it (the catalog keeps one per platform): one
+    platform → its commands; several → each platform's commands under a '! platform' comment line."""
+    catalog = {r.id: r for r in get_rules()}
+    platforms: dict[str, list[str]] = {}
+    for rule_id, platform, _ in failing:
+        platforms.setdefault(rule_id, []).append(platform)
+    for rule in top_rules:
+        known = catalog.get(rule["rule_id"])
+        if known is None or not platforms.get(rule["rule_id"]):
+            continue
+        fixes = {p: "\n".join(known.fix_for(p)) for p in platforms[rule["rule_id"]]}
+        texts = list(dict.fromkeys(fixes.values()))
+        rule["platforms"] = list(fixes)
+        rule["remediation"] = texts[0] if len(texts) == 1 else "\n".join(
+            f"! {', '.join(p for p, t in fixes.items() if t == text)}\n{text}" for text in texts)
 
 
 def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
@@ -111,6 +130,9 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         FROM b WHERE {fail} GROUP BY b.rule_id
         ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT 15""",
                         params + fparams).dicts()
+    _platform_fixes(top_rules, w.query(base + f"""
+        SELECT b.rule_id, b.platform, COUNT(DISTINCT b.asset_id) AS n FROM b WHERE {fail}
+        GROUP BY b.rule_id, b.platform ORDER BY n DESC, b.platform""", params + fparams).rows)
     top_assets = w.query(base + f"""
         SELECT b.asset_id, MIN(b.site) AS site, MIN(b.product_family) AS product_family, MIN(b.criticality) AS criticality,
                COUNT(*) AS failures,

@@ -21,7 +21,7 @@ import duckdb
 import yaml
 
 from orchestration.config import get_settings
-from orchestration.engines.config_parser import parse_config
+from orchestration.engines.config_parser import ParsedConfig, parse_config
 from orchestration.engines.rule_engine import Rule, evaluate_config, get_rules
 from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device, get_signatures
 from orchestration.warehouse import demo_network as demo
@@ -77,9 +77,10 @@ class Rows:
 
 def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: str, at: datetime,
                   rules: Sequence[Rule], signatures: Sequence[Signature], exceptions: Sequence[ApprovedException],
-                  events: Sequence[tuple[datetime, int, str, str]] = ()) -> Rows:
-    """Run the rule and SLIC engines on one configuration snapshot."""
-    cfg = parse_config(text, spec.platform)  # type: ignore[arg-type]
+                  events: Sequence[tuple[datetime, int, str, str]] = (), cfg: ParsedConfig | None = None) -> Rows:
+    """Run the rule and SLIC engines on one configuration snapshot (``cfg``: already parsed, with the user's
+    interface-role overrides)."""
+    cfg = cfg or parse_config(text, spec.platform)  # type: ignore[arg-type]
     rows = Rows()
     rows.configs.append((assessment_id, spec.hostname, at, os_version, len(text.splitlines()), text))
     for result in evaluate_config(list(rules), cfg, spec.device_type):
@@ -183,7 +184,7 @@ def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int
         "assessments": [(aid, "configuration_best_practice", at, f"Monthly CBP run {at:%B %Y}", "all managed devices",
                          counts.get(aid, 0), len(rules), FLEET, None) for aid, at in run_ids],
         "rules": [(r.id, r.title, r.category, r.technology, r.severity, ",".join(r.platforms), r.rationale,
-                   "\n".join(r.remediation), r.refs) for r in rules],
+                   "\n".join(r.default_fix), r.refs) for r in rules],
         "configs": rows.configs,
         "results": rows.results,
         "exceptions": [(e.exception_id, e.rule_id, ",".join(e.sites), e.device_type, e.reason, e.approved_by,

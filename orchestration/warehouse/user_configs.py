@@ -19,7 +19,8 @@ from pathlib import Path
 import duckdb
 
 from orchestration.config import get_settings
-from orchestration.engines.config_parser import ParsedConfig, looks_like_config, parse_config
+from orchestration.engines.config_parser import looks_like_config
+from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.warehouse.build import FLEET, Rows, assess_device, load_exceptions
@@ -39,6 +40,8 @@ class FileOutcome:
     message: str
     hostname: str | None = None
     failures: int = 0
+    platform: str | None = None  # what the file is ("ios-xr", "Arista EOS"), when it was recognised
+    judgement: Judgement | None = None
 
 
 @dataclass
@@ -50,24 +53,20 @@ class UploadReport:
 
     @property
     def assessed(self) -> int:
-        return sum(f.ok for f in self.files)
+        return sum(f.ok and f.hostname is not None for f in self.files)
 
-
-def _version(text: str, platform: str) -> str:
-    patterns = {"asa": r"^ASA Version (\S+)", "nx-os": r"^version (\S+)", "ios-xe": r"^version (\S+)"}
-    m = re.search(patterns[platform], text, re.M)
-    return m.group(1) if m else "unknown"
-
-
-def _device_type(cfg: ParsedConfig) -> str:
-    if cfg.platform == "asa":
-        return "firewall"
-    texts = " ".join(line.text for line in cfg.lines[:4000])
-    if "wireless" in texts or "wlan " in texts:
-        return "wireless_controller"
-    if re.search(r"\brouter (ospf|bgp|eigrp)\b", texts) and "switchport mode access" not in texts:
-        return "router"
-    return "switch" if "switchport" in texts or cfg.platform == "nx-os" else "router"
+    def platform_summary(self) -> list[str]:
+        """'ios-xe: 39 assessed', 'Arista EOS: 2 refused (…)' — per platform, in the order first seen."""
+        seen: dict[str, list[FileOutcome]] = {}
+        for f in self.files:
+            if f.platform:
+                seen.setdefault(f.platform, []).append(f)
+        out = []
+        for platform, outcomes in seen.items():
+            ok = sum(o.ok for o in outcomes)
+            refused = [o for o in outcomes if not o.ok]
+            out.append(f"{platform}: {ok} assessed" + (f", {len(refused)} refused ({refused[0].judgement.reason.split(': ', 1)[-1] if refused[0].judgement else refused[0].message})" if refused else ""))
+        return out
 
 
 def check_config_text(name: str, data: bytes) -> tuple[str | None, str]:
@@ -111,14 +110,30 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     rows = Rows()
     assets: list[tuple[str, str, str, str, str]] = []
     seen: dict[str, str] = {}
+    overrides: dict[str, dict[str, str]] = {}
+    for name, data in files:  # interface-roles.yaml: the user's roles win over what the engine infers
+        if ROLE_FILE.search(name.replace("\\", "/")):
+            try:
+                overrides.update(load_role_overrides(data.decode("utf-8", errors="replace"), name))
+                report.files.append(FileOutcome(name, True, f"{name}: interface roles for "
+                                                            f"{len(overrides)} device(s) applied"))
+            except ValueError as exc:
+                report.files.append(FileOutcome(name, False, str(exc)))
     for name, data in files:
+        if ROLE_FILE.search(name.replace("\\", "/")):
+            continue
         text, problem = check_config_text(name, data)
         if text is None:
             report.files.append(FileOutcome(name, False, problem))
             continue
-        cfg = parse_config(text)
+        judgement = judge(name, text, overrides)
+        if not judgement.accepted or judgement.config is None:
+            report.files.append(FileOutcome(name, False, judgement.reason, platform=judgement.platform,
+                                            judgement=judgement))
+            continue
+        cfg = judgement.config
         platform: str = cfg.platform
-        hostname = (cfg.hostname or Path(name).stem).upper()
+        hostname = judgement.hostname or Path(name).stem.upper()
         asset_id = f"{collection}/{hostname}"
         if hostname in seen:
             n = 2
@@ -128,15 +143,16 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
             report.warnings.append(f"{name}: hostname {hostname} is also in {seen[hostname]}; kept as a separate "
                                    f"device {asset_id}")
         seen.setdefault(hostname, name)
-        spec = DeviceSpec(asset_id, site, "uploaded", "production", _device_type(cfg), "unknown", "unknown", "unknown",
-                          platform, "medium", "", 0)
-        version = _version(text, platform)
-        part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions)
+        spec = DeviceSpec(asset_id, site, "uploaded", "production", judgement.device_type, "unknown", "unknown",
+                          "unknown", platform, "medium", "", 0)
+        version = judgement.version
+        part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions, cfg=cfg)
         rows.extend(part)
         assets.append((asset_id, platform, version, spec.device_type, name))
         failures = sum(1 for r in part.results if r[3] == "fail")
         report.files.append(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {version}) assessed, "
-                                                     f"{failures} failed checks", asset_id, failures))
+                                                     f"{failures} failed checks", asset_id, failures, platform,
+                                        judgement))
     if not assets:
         report.assessment_id = None
         return report

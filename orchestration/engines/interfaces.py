@@ -1,0 +1,191 @@
+"""What each interface is, judged from the configuration's own topology evidence, with the reason.
+
+Port type first: loopbacks, tunnels and the like are ``virtual``; management ports ``management``; a member of a
+port-channel/bundle ``member`` (the channel carries its configuration); an administratively shut port
+``unused``; a switchport ``access`` or ``trunk``; a port with an address (physical, sub-interface, SVI or routed
+port-channel) ``routed``; a port with nothing configured ``unconfigured`` (a router port with no address, or an
+NX-OS/Catalyst port left at its defaults) — L2 rules look only at ports configured as switchports.
+
+A routed port is ``edge`` (faces another organisation or the Internet) on any of these signals: an external
+eBGP neighbour (not a confederation member) on its subnet; ``ip nat outside``; a security zone or VRF named
+outside/untrust/internet; an inbound ACL named for traffic from outside; the next hop of a default route on its
+subnet (or the default route out of it); ASA ``security-level 0``; an Internet/ISP/WAN description. An override
+file (``interface-roles.yaml``: hostname → interface → role) wins over all of it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from orchestration.engines.bgp import bgp_view
+from orchestration.engines.config_parser import Line, ParsedConfig
+
+InterfaceRole = Literal["access", "trunk", "routed", "edge", "virtual", "management", "member", "unused",
+                        "unconfigured"]
+ROLES: tuple[str, ...] = ("access", "trunk", "routed", "edge", "virtual", "management", "member", "unused",
+                          "unconfigured")
+
+_EDGE_WORDS = {"internet", "isp", "wan", "outside", "upstream", "inet", "transit", "provider", "untrust", "untrusted",
+               "external", "public", "dmz-outside"}
+_VIRTUAL = re.compile(r"^interface (loopback|null|tunnel|nve|virtual-|bdi|bvi|dialer|vasi)", re.I)
+_MGMT = re.compile(r"^interface (mgmt\d|mgmteth|management\d)", re.I)
+_SVI = re.compile(r"^interface (vlan|bdi)\d", re.I)
+_CHANNEL = re.compile(r"^interface (port-channel|bundle-ether)", re.I)
+_ADDRESS = re.compile(r"^(?:ip|ipv4) address (\d+\.\d+\.\d+\.\d+)(?:/(\d+)| (\d+\.\d+\.\d+\.\d+))?")
+
+
+@dataclass(frozen=True)
+class Interface:
+    block: Line
+    role: InterfaceRole
+    reason: str
+
+    @property
+    def name(self) -> str:
+        return self.block.text.split(None, 1)[1] if " " in self.block.text else self.block.text
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+
+
+def _edge_name(name: str) -> bool:
+    """An ACL, zone or VRF name about the outside: 'OUTSIDE_TO_INSIDE', 'INTERNET-IN', 'untrust' — but not
+    'INSIDE_TO_OUTSIDE' (traffic from the inside)."""
+    words = _words(name)
+    if "to" in words:
+        words = words[: words.index("to")]
+    return any(w in _EDGE_WORDS for w in words)
+
+
+def _networks(block: Line) -> list[ipaddress.IPv4Interface]:
+    out = []
+    for child in block.children:
+        m = _ADDRESS.match(child.text)
+        if not m:
+            continue
+        try:
+            if m.group(2):
+                out.append(ipaddress.IPv4Interface(f"{m.group(1)}/{m.group(2)}"))
+            elif m.group(3):
+                out.append(ipaddress.IPv4Interface(f"{m.group(1)}/{m.group(3)}"))
+        except ValueError:
+            continue
+    return out
+
+
+def _default_routes(cfg: ParsedConfig) -> list[tuple[str, Line]]:
+    """Next hops (addresses or interface names) of IPv4 default routes, on IOS, NX-OS and IOS-XR syntax."""
+    out: list[tuple[str, Line]] = []
+    for ln in cfg.lines:
+        m = (re.match(r"^ip route (?:vrf \S+ )?0\.0\.0\.0 0\.0\.0\.0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text)
+             or re.match(r"^ip route 0\.0\.0\.0/0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text)
+             or re.match(r"^0\.0\.0\.0/0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text))
+        if m:
+            out.append((m.group(1), ln))
+            if m.group(2):
+                out.append((m.group(2), ln))
+    return out
+
+
+def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.IPv4Address, str]],
+                 defaults: list[tuple[str, Line]]) -> str:
+    texts = [c.text for c in block.children]
+    lower = [t.lower() for t in texts]
+    nets = _networks(block)
+    for address, asn in external:
+        if any(address in n.network and address != n.ip for n in nets):
+            return f"eBGP neighbour {address} (AS {asn}) is on its subnet"
+    if "ip nat outside" in lower:
+        return "ip nat outside"
+    for t in texts:
+        m = re.match(r"^(?:zone-member security|vrf forwarding|ip vrf forwarding|vrf member|vrf) (\S+)$", t)
+        if m and _edge_name(m.group(1)):
+            return f"'{t}'"
+        m = re.match(r"^(?:ip access-group|access-group|ipv4 access-group) (\S+) (?:in|ingress)$", t)
+        if m and _edge_name(m.group(1)):
+            return f"inbound ACL {m.group(1)}"
+    name = block.text.split(None, 1)[1] if " " in block.text else ""
+    for hop, line in defaults:
+        try:
+            hop_ip = ipaddress.IPv4Address(hop)
+        except ValueError:
+            if hop.lower() == name.lower():
+                return f"default route out of it (line {line.number})"
+            continue
+        if any(hop_ip in n.network for n in nets):
+            return f"default route via {hop} (line {line.number})"
+    if cfg.platform == "asa" and "security-level 0" in lower:
+        return "ASA security-level 0"
+    description = " ".join(t for t in texts if t.startswith(("description", "nameif")))
+    if any(w in _EDGE_WORDS for w in _words(description.split(None, 1)[1] if " " in description else "")):
+        return f"'{description}'"
+    return ""
+
+
+def _is_switch(cfg: ParsedConfig) -> bool:
+    return cfg.platform == "nx-os" or any(ln.text.startswith("switchport") for ln in cfg.lines)
+
+
+def _port(block: Line, cfg: ParsedConfig) -> tuple[InterfaceRole, str]:
+    """The port type, before any edge judgement."""
+    texts = [c.text.lower() for c in block.children]
+    if _VIRTUAL.search(block.text):
+        return "virtual", "logical interface"
+    if _MGMT.search(block.text) or any(re.match(r"^(?:ip )?vrf (?:forwarding|member) mgmt", t) for t in texts):
+        return "management", "management port"
+    if "shutdown" in texts:
+        return "unused", "shutdown"
+    if cfg.platform == "nx-os" and "no switchport" in texts and "no shutdown" not in texts:
+        return "unused", "routed NX-OS port without 'no shutdown' (shut by default)"
+    member = next((t for t in texts if t.startswith(("channel-group ", "bundle id "))), None)
+    if member:
+        return "member", f"member ('{member}')"
+    if _SVI.search(block.text) and not _networks(block):
+        return "virtual", "VLAN interface without an address"
+    if "switchport mode trunk" in texts:
+        return "trunk", "switchport mode trunk"
+    if "switchport mode access" in texts or any(t.startswith("switchport access vlan") for t in texts):
+        return "access", "switchport access"
+    if _networks(block) or any(t.startswith(("ip address", "ipv4 address", "ip unnumbered", "ipv4 unnumbered"))
+                               and t != "no ip address" for t in texts) or cfg.platform == "asa" and any(
+            t.startswith("nameif ") for t in texts):
+        kind = "routed port-channel" if _CHANNEL.search(block.text) else "address configured"
+        return "routed", kind
+    if "switchport" in texts or (cfg.platform == "nx-os" and "no switchport" not in texts and texts):
+        return "access", "switchport (mode not set)"
+    if _is_switch(cfg) and "no switchport" not in texts and "no ip address" not in texts:
+        return "unconfigured", "switchport left at its defaults (nothing configured)"
+    return "unconfigured", "no address and no switchport configuration"
+
+
+def interfaces_of(cfg: ParsedConfig, overrides: dict[str, str] | None = None) -> list[Interface]:
+    """Every interface with its role and the reason for it; ``overrides`` (interface name → role) win."""
+    view = bgp_view(cfg)
+    external: list[tuple[ipaddress.IPv4Address, str]] = []
+    for n in view.external:
+        try:
+            external.append((ipaddress.IPv4Address(n.address), n.remote_as))
+        except ValueError:
+            continue
+    defaults = _default_routes(cfg)
+    lowered = {k.lower(): v for k, v in (overrides or {}).items()}
+    out = []
+    for block in cfg.top:
+        if not block.text.lower().startswith("interface "):
+            continue
+        iface_name = block.text.split(None, 1)[1] if " " in block.text else ""
+        forced = lowered.get(iface_name.lower())
+        if forced in ROLES:
+            out.append(Interface(block, forced, "set in the interface-roles file"))  # type: ignore[arg-type]
+            continue
+        role, reason = _port(block, cfg)
+        if role == "routed":
+            edge = _edge_reason(block, cfg, external, defaults)
+            if edge:
+                role, reason = "edge", edge
+        out.append(Interface(block, role, reason))
+    return out

@@ -1,0 +1,93 @@
+"""One configuration file judged on its own: which platform it is, whether the engine assesses it, and every
+rule's verdict (per interface for interface rules) — the facts the warehouse stores, as plain data for
+``assess assess-configs --json``, for scripts and for comparison with other auditors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from orchestration.engines.config_parser import ParsedConfig, identify_platform, parse_config
+from orchestration.engines.interfaces import ROLES
+from orchestration.engines.rule_engine import RuleResult, evaluate_config, get_rules
+
+ROLE_FILE = re.compile(r"(^|/)interface-roles\.ya?ml$", re.I)
+
+
+@dataclass
+class Judgement:
+    file: str
+    platform: str
+    accepted: bool
+    reason: str = ""
+    hostname: str | None = None
+    device_type: str = "unknown"
+    version: str = "unknown"
+    config: ParsedConfig | None = None
+    results: list[RuleResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        results: list[dict[str, Any]] = []
+        for r in self.results:
+            if r.interfaces:
+                results += [{"rule_id": r.rule_id, "status": v.status, "interface": v.interface,
+                             "interface_role": v.role, "role_reason": v.role_reason, "lines": list(v.lines)}
+                            for v in r.interfaces]
+            else:
+                results.append({"rule_id": r.rule_id, "status": r.status, "interface": None, "interface_role": None,
+                                "role_reason": None, "lines": list(r.evidence_lines)})
+        return {"file": self.file, "hostname": self.hostname, "platform": self.platform, "accepted": self.accepted,
+                "reason": self.reason, "device_type": self.device_type, "version": self.version, "results": results}
+
+
+def device_type(cfg: ParsedConfig) -> str:
+    if cfg.platform == "asa":
+        return "firewall"
+    if cfg.platform == "ios-xr":
+        return "router"
+    texts = " ".join(line.text for line in cfg.lines[:4000])
+    if "wireless" in texts or "wlan " in texts:
+        return "wireless_controller"
+    if re.search(r"\brouter (ospf|bgp|eigrp)\b", texts) and "switchport mode access" not in texts:
+        return "router"
+    return "switch" if "switchport" in texts or cfg.platform == "nx-os" else "router"
+
+
+def software_version(text: str, platform: str) -> str:
+    patterns = {"asa": r"^ASA Version (\S+)", "ios-xr": r"^!! IOS XR Configuration version = (\S+)|^version (\S+)"}
+    m = re.search(patterns.get(platform, r"^version (\S+)"), text, re.M)
+    return next((g for g in m.groups() if g), "unknown") if m else "unknown"
+
+
+def load_role_overrides(text: str, name: str) -> dict[str, dict[str, str]]:
+    """``interface-roles.yaml``: hostname → interface → role. Raises ValueError with a message for the user."""
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{name}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{name}: expected 'HOSTNAME: {{INTERFACE: ROLE}}' mappings")
+    out: dict[str, dict[str, str]] = {}
+    for host, interfaces in data.items():
+        for iface, role in interfaces.items():
+            if role not in ROLES:
+                raise ValueError(f"{name}: {host} {iface}: unknown role {role!r} (one of {', '.join(ROLES)})")
+            out.setdefault(str(host).upper(), {})[str(iface)] = str(role)
+    return out
+
+
+def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = None) -> Judgement:
+    verdict = identify_platform(text)
+    if not verdict.supported:
+        return Judgement(name, verdict.platform, False, f"{name}: {verdict.reason}")
+    cfg = parse_config(text)
+    hostname = (cfg.hostname or Path(name).stem).upper()
+    cfg.role_overrides = (overrides or {}).get(hostname, {})
+    kind = device_type(cfg)
+    return Judgement(name, cfg.platform, True, hostname=hostname, device_type=kind,
+                     version=software_version(text, cfg.platform), config=cfg,
+                     results=evaluate_config(get_rules(), cfg, kind))
