@@ -11,13 +11,14 @@ from orchestration.agents.reflector import reflect
 from orchestration.runtime import handle_turn
 from orchestration.state import AssessmentState, Citation
 from orchestration.warehouse.store import close_warehouses, connect_reader
+from orchestration.warehouse.versions import current_file
 
 LATEST = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1)"
 PREVIOUS = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1 OFFSET 1)"
 
 
 def sql(path: Path, query: str, params: list | None = None) -> list[tuple]:  # type: ignore[type-arg]
-    con = connect_reader(path)
+    con = connect_reader(current_file(path))
     try:
         return con.execute(query, params or []).fetchall()
     finally:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from orchestration.runtime import handle_turn
 from orchestration.warehouse.store import connect_reader
+from orchestration.warehouse.versions import current_file
 from tests.conftest import ASSESS
 
 
@@ -20,7 +21,7 @@ def context(prompt: str) -> dict:  # type: ignore[type-arg]
 
 
 def one(path: Path, sql: str, params: list | None = None):  # type: ignore[no-untyped-def, type-arg]
-    con = connect_reader(path)
+    con = connect_reader(current_file(path))
     try:
         return con.execute(sql, params or []).fetchall()
     finally:

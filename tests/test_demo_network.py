@@ -7,10 +7,11 @@ from pathlib import Path
 
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import connect_reader
+from orchestration.warehouse.versions import current_file
 
 
 def q(path: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
-    con = connect_reader(path)
+    con = connect_reader(current_file(path))
     try:
         return con.execute(sql).fetchall()
     finally:

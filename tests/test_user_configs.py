@@ -12,6 +12,7 @@ from orchestration.warehouse.demo_network import CONTROLS
 from orchestration.warehouse.migrate import migrate
 from orchestration.warehouse.store import close_warehouses, connect_reader, get_warehouse
 from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
+from orchestration.warehouse.versions import current_file
 from tests.conftest import ASSESS
 
 FLEET_LATEST = "ASMT-2026-11-02"  # the demo network's latest run
@@ -51,7 +52,7 @@ def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_war
     assert uploaded["assets_assessed"] == 2
     assert analyse(get_warehouse(), "summary", collection=str(report.collection))["metrics"]["assessment_id"] == \
         report.assessment_id
-    con = connect_reader(writable_warehouse)
+    con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT platform, site, collection, source_file FROM assets WHERE asset_id = ?",
                        [f"{report.collection}/FW-NEW-1"]).fetchone() == ("asa", "Branch-09", report.collection,
                                                                         "fw-new-1.txt")
@@ -88,7 +89,7 @@ def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehou
     assert report.assessed == 70 and len(report.warnings) == 35
     assert "lab1/d0.cfg: hostname D0 is also in lab0/d0.cfg" in report.warnings[0]
     close_warehouses()
-    con = connect_reader(writable_warehouse)
+    con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [report.collection]).fetchone() == (70,)
     assert con.execute("SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = ?",
                        [report.assessment_id]).fetchone() == (70,)
@@ -109,7 +110,7 @@ def test_concurrent_uploads_get_distinct_ids_and_all_land(writable_warehouse: Pa
     ids = {r.assessment_id for r in reports}
     assert len(ids) == 20 and None not in ids and len({r.collection for r in reports}) == 20
     close_warehouses()
-    con = connect_reader(writable_warehouse)
+    con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assessments WHERE started_at = ?", [now]).fetchone() == (20,)
     con.close()
 
@@ -140,3 +141,36 @@ def test_cli_keeps_repeated_hostnames_apart_and_says_so(writable_warehouse: Path
     assert "ok    east/r1.cfg: labs/R1 (" in out.stdout and "ok    west/r1.cfg: labs/R1#2 (" in out.stdout
     assert "warn  west/r1.cfg: hostname R1 is also in east/r1.cfg; kept as a separate device labs/R1#2" in out.stdout
     assert "2 of 2 files assessed" in out.stdout
+
+
+def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path) -> None:
+    """20 conversations ask while 2 uploads are written: every turn answers (uploads publish a new version of the
+    warehouse instead of closing the one the turns read), and the uploads are readable right after."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from orchestration.runtime import handle_turn
+
+    questions = ["Summarize the latest configuration assessment", "Which sites have the most critical findings?"]
+
+    def conversation(i: int) -> list[str]:
+        thread = f"t-concurrent-{i}"
+        return [handle_turn(q, thread_id=thread, user_id=f"user{i}").final.risk_of_error for q in questions]
+
+    with ThreadPoolExecutor(max_workers=22) as pool:
+        uploads = [pool.submit(assess_files, _lab_configs(2)) for _ in range(2)]
+        turns = list(pool.map(conversation, range(20)))
+        reports = [u.result() for u in uploads]
+    assert [risk for conv in turns for risk in conv].count("high") == 0
+    for report in reports:  # no close_warehouses(): the open reader moves to the published version by itself
+        assert analyse(get_warehouse(), "summary", collection=str(report.collection))["metrics"]["assets_assessed"] == 2
+
+
+def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehouse: Path, tmp_path: Path) -> None:
+    reader = get_warehouse()  # what a running server holds
+    assert analyse(reader, "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+    out = subprocess.run([ASSESS, "assess-configs", str(_folder(tmp_path)), "--collection", "lab-west"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert analyse(reader, "summary", collection="lab-west")["metrics"]["assets_assessed"] == 2
+    assert analyse(reader, "summary")["metrics"]["assessment_id"] == FLEET_LATEST

@@ -34,6 +34,7 @@ from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
 from orchestration.tools.sql_plan import plan_sql
 from orchestration.vocabulary.scope import AnswerScope
+from orchestration.warehouse.versions import version_stamp
 
 SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
@@ -151,7 +152,7 @@ def _memory_key(choice: ToolChoice, services: Services) -> str | None:
     settings = services.settings
     if settings.warehouse_backend != "duckdb" or not settings.warehouse_path.exists():
         return None
-    stamp = settings.warehouse_path.stat().st_mtime_ns
+    stamp = version_stamp(settings.warehouse_path)
     body = json.dumps([choice.tool, choice.params, str(settings.warehouse_path), stamp], sort_keys=True, default=str)
     return "tool:" + hashlib.sha256(body.encode()).hexdigest()
 

@@ -9,14 +9,15 @@ import threading
 from orchestration.config import Settings, get_settings
 from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
+from orchestration.warehouse.versions import version_stamp
 
 _lock = threading.Lock()
-_cache: dict[tuple[str, float], Gazetteer] = {}
+_cache: dict[tuple[str, str], Gazetteer] = {}
 
 
 def _fleet(settings: Settings) -> Gazetteer:
     path = settings.warehouse_path
-    key = (str(path), path.stat().st_mtime if path.exists() else 0.0)
+    key = (str(path), version_stamp(path))
     with _lock:
         if key in _cache:
             return _cache[key]

@@ -28,6 +28,7 @@ from orchestration.warehouse import demo_network as demo
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
+from orchestration.warehouse.versions import discard_versions
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
 ANNOTATIONS = [
@@ -212,6 +213,7 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]]) -> Non
             con.close()
         close_warehouses()
         os.replace(target, path)
+        discard_versions(path)  # versions published over the previous file are gone with it
 
 
 def ensure_demo_warehouse() -> BuildReport | None:

@@ -21,6 +21,7 @@ import duckdb
 import sqlglot
 
 from orchestration.config import Settings, get_settings
+from orchestration.warehouse.versions import current_file, version_stamp
 
 # Every read-only DuckDB connection in a process must use the same configuration (DuckDB refuses a
 # second configuration of an open file), so this is the one reader configuration.
@@ -60,19 +61,45 @@ def transpile(sql: str, dialect: str) -> str:
 
 
 class DuckDBWarehouse:
+    """Reads the published version of the warehouse (``versions.py``): before each query it looks whether a
+    newer version was published and opens it for the queries that follow. A turn that runs across a publication
+    may read both versions; a new version only adds an upload's own collection, so what a turn reads about its
+    collection is the same in both."""
+
     dialect = "duckdb"
 
     def __init__(self, path: Path) -> None:
         if not path.exists():
             raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' or 'make run'")
         self.path = path
+        self._lock = threading.Lock()
+        self._stamp = ""
+        self._con = self._open()
+        self._retired: list[duckdb.DuckDBPyConnection] = []
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        current = current_file(self.path)
         try:
-            self._con = connect_reader(path)
+            con = connect_reader(current)
         except duckdb.Error as exc:
-            raise WarehouseUnavailable(f"the assessment warehouse at {path} cannot be opened: {exc}") from None
+            raise WarehouseUnavailable(f"the assessment warehouse at {self.path} cannot be opened: "
+                                       f"{str(exc)[:300]}") from None
+        self._stamp = version_stamp(self.path)
+        return con
+
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The connection to the newest published version (opened when one was published since the last call)."""
+        with self._lock:
+            if version_stamp(self.path) != self._stamp:
+                fresh = self._open()
+                # the previous connection may still serve a running query: closed one publication later
+                for old in self._retired:
+                    old.close()
+                self._retired, self._con = [self._con], fresh
+            return self._con
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
-        cur = self._con.cursor()  # one cursor per call: safe across the UI's worker threads
+        cur = self.connection().cursor()  # one cursor per call: safe across the UI's worker threads
         try:
             cur.execute(sql, list(params))
             columns = [d[0] for d in cur.description or []]
@@ -81,7 +108,10 @@ class DuckDBWarehouse:
             cur.close()
 
     def close(self) -> None:
-        self._con.close()
+        with self._lock:
+            for con in [self._con, *self._retired]:
+                con.close()
+            self._retired = []
 
 
 class SQLiteWarehouse:
@@ -149,7 +179,7 @@ def get_warehouse(settings: Settings | None = None) -> Warehouse:
             else:
                 from orchestration.warehouse.migrate import ensure_current
 
-                ensure_current(settings.warehouse_path)  # older files gain the collection columns first
+                ensure_current(current_file(settings.warehouse_path))  # older files gain the collection columns first
                 _open[key] = DuckDBWarehouse(settings.warehouse_path)
         return _open[key]
 

@@ -9,8 +9,6 @@ latest assessment, and the same hostname from two labs stays two devices.
 from __future__ import annotations
 
 import re
-import threading
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,12 +23,10 @@ from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.warehouse.build import FLEET, Rows, assess_device, load_exceptions
 from orchestration.warehouse.config_templates import DeviceSpec
-from orchestration.warehouse.migrate import ensure_current
-from orchestration.warehouse.store import WarehouseUnavailable, close_warehouses
+from orchestration.warehouse.store import WarehouseUnavailable
+from orchestration.warehouse.versions import WarehouseBusy, new_version
 
 MAX_CONFIG_BYTES = 2 * 1024 * 1024
-WRITE_ATTEMPTS = 10
-_write_lock = threading.Lock()
 
 
 @dataclass
@@ -162,21 +158,10 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
 
 def _write(path: Path, assessment_id: str, collection: str, owner: str | None, now: datetime, label: str | None,
            site: str, assets: list[tuple[str, str, str, str, str]], rows: Rows, rule_count: int) -> None:
-    """One transaction; uploads in this process take turns (DuckDB has one writer), another process holding
-    the file is waited for briefly."""
-    with _write_lock:
-        for attempt in range(WRITE_ATTEMPTS):
-            close_warehouses()  # DuckDB allows one writer and no reader connection of another kind in-process
-            try:
-                ensure_current(path)
-                con = duckdb.connect(str(path))
-                break
-            except duckdb.IOException:
-                if attempt == WRITE_ATTEMPTS - 1:
-                    raise WarehouseUnavailable("the assessment warehouse is busy (another process is writing to "
-                                               "it); nothing was written, please try again") from None
-                time.sleep(0.2 * (attempt + 1))
-        try:
+    """One transaction into a new published version of the warehouse (``versions.py``): turns that are reading
+    it meanwhile are not disturbed, and the CLI and a running server can both upload."""
+    try:
+        with new_version(path) as con:
             con.execute("BEGIN TRANSACTION")
             con.execute("INSERT INTO assessments VALUES (?, 'configuration_best_practice', ?, ?, ?, ?, ?, ?, ?)",
                         [assessment_id, now, label or f"Uploaded configs {now:%Y-%m-%d %H:%M}",
@@ -198,11 +183,11 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
             if rows.slic:
                 con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
             con.execute("COMMIT")
-        except duckdb.Error:
-            con.execute("ROLLBACK")
-            raise
-        finally:
-            con.close()
+    except WarehouseBusy as exc:
+        raise WarehouseUnavailable(str(exc)) from None
+    except (duckdb.Error, OSError) as exc:
+        raise WarehouseUnavailable(f"the upload could not be written to the assessment warehouse "
+                                   f"({str(exc)[:200]}); nothing was written") from None
 
 
 def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None, collection: str | None = None,
