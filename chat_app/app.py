@@ -22,6 +22,7 @@ from chat_app.documents import is_command, run_command
 from chat_app.files_dir import accept_empty_uploads, use_instance_files_directory
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
+from chat_app.security import install as install_guards
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
@@ -50,6 +51,7 @@ threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
 
 ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
 add_route(chainlit_app, ELEMENTS)
+install_guards(chainlit_app)
 FILES = use_instance_files_directory()  # uploads under the data directory, per instance
 accept_empty_uploads()
 
@@ -212,6 +214,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
                 lines.append(f"- ✗ {upload.reason}")
             elif upload.kind == "config":
                 configs.append((upload.name, upload.path.read_bytes()))
+                upload.path.unlink(missing_ok=True)  # the raw file holds the device's secrets; only masked text is kept
             else:
                 result = await cl.make_async(ingest_file)(upload.path, upload.name, user_id)
                 mark = "✗" if result.status == "error" else "✓"

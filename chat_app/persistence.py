@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from chainlit.data.storage_clients.base import BaseStorageClient
+
+from chat_app.security import REQUEST_USER
+from orchestration.engines.config_parser import looks_like_config
+from orchestration.engines.secrets import mask_config
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users ("id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL,
@@ -43,8 +48,51 @@ def ensure_schema(path: Path) -> Path:
     return path
 
 
+def masked_upload(path: Path) -> bytes:
+    """What is kept of a file a user attached: a device configuration only with its secrets masked."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return b"(the configuration file is not kept: it held device secrets)"
+    text = data.decode("utf-8", errors="replace")
+    return mask_config(text).encode() if looks_like_config(text) else data
+
+
 def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
-    """Threads, steps and elements in SQLite; element bodies (citations, charts, files) in ``storage``."""
+    """Threads, steps and elements in SQLite; element bodies (citations, charts, files) in ``storage``. A file
+    the user attached is stored like the chat shows it, with device secrets masked (Chainlit persists a message's
+    attachments itself, from the uploaded file)."""
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
-    return SQLAlchemyDataLayer(conninfo=f"sqlite+aiosqlite:///{ensure_schema(path)}", storage_provider=storage)
+    class GuardedDataLayer(SQLAlchemyDataLayer):  # type: ignore[misc]
+        async def create_element(self, element: Any) -> None:
+            source = getattr(element, "path", None)
+            if source and getattr(element, "content", None) is None:
+                element.content, element.path = masked_upload(Path(source)), None
+            await super().create_element(element)
+
+        async def _owned(self, sql: str, key: str) -> str:
+            """Feedback is its thread owner's: Chainlit's feedback routes do not check it, so this does."""
+            rows = await self.execute_sql(query=sql, parameters={"key": key})
+            thread = rows[0].get("threadId") if isinstance(rows, list) and rows else None
+            user = REQUEST_USER.get()
+            if thread is None or user is None or await self.get_thread_author(thread) != user:
+                raise PermissionError("feedback can only be given on your own conversations")
+            return str(thread)
+
+        async def upsert_feedback(self, feedback: Any) -> str:
+            feedback.threadId = await self._owned("""SELECT "threadId" FROM steps WHERE "id" = :key""", feedback.forId)
+            if feedback.id:  # an existing feedback id must be on the same user's thread too
+                existing = await self.execute_sql(query="""SELECT 1 FROM feedbacks WHERE "id" = :key""",
+                                                  parameters={"key": feedback.id})
+                if existing:
+                    await self._owned("""SELECT "threadId" FROM feedbacks WHERE "id" = :key""", feedback.id)
+            result: str = await super().upsert_feedback(feedback)
+            return result
+
+        async def delete_feedback(self, feedback_id: str) -> bool:
+            await self._owned("""SELECT "threadId" FROM feedbacks WHERE "id" = :key""", feedback_id)
+            result: bool = await super().delete_feedback(feedback_id)
+            return result
+
+    return GuardedDataLayer(conninfo=f"sqlite+aiosqlite:///{ensure_schema(path)}", storage_provider=storage)

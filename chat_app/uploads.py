@@ -10,6 +10,7 @@ from typing import Literal
 
 from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
 from orchestration.engines.config_parser import looks_like_config
+from orchestration.engines.judgement import ROLE_FILE
 
 CONFIG_TYPES = (".cfg", ".conf", ".config", ".txt", ".log")
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # the same limit as [features.spontaneous_file_upload] max_size_mb
@@ -36,6 +37,8 @@ def classify_upload(name: str, path: Path) -> Upload:
     if size > MAX_UPLOAD_BYTES:
         return Upload(name, path, "rejected",
                       f"{name}: {size / 1024 / 1024:.1f} MB is over the {MAX_UPLOAD_BYTES // 1024 // 1024} MB upload limit")
+    if ROLE_FILE.search(name):  # interface roles that go with the configs of the same upload
+        return Upload(name, path, "config")
     if suffix not in set(KNOWLEDGE_TYPES) | set(CONFIG_TYPES):
         return Upload(name, path, "rejected", f"{name}: unsupported file type '{suffix or 'none'}' — upload knowledge "
                                               f"documents ({', '.join(KNOWLEDGE_TYPES)}) or device configs (.cfg, .conf, .txt)")

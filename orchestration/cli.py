@@ -220,6 +220,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
     env.setdefault("CHAINLIT_AUTH_SECRET", app_secret())
+    # the browser API answers only the app's own pages (Chainlit's default allows every origin)
+    env.setdefault("ASSESS_ALLOWED_ORIGINS", ",".join(dict.fromkeys(
+        f"http://{host}:{args.port}" for host in (args.host, "127.0.0.1", "localhost"))))
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
     return subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)

@@ -300,3 +300,27 @@ def test_an_empty_upload_gets_a_message_not_a_server_error(app: tuple[str, Path]
     assert "blank.cfg: the file is empty" in text and "spaces.md: the file is empty" in text
     assert failed == []
     page.close()
+
+
+def test_the_api_answers_only_the_apps_own_origin(app: tuple[str, Path]) -> None:
+    """A page on another origin cannot read a logged-in user's threads: no CORS grant for it (Chainlit's default
+    allows every origin with credentials)."""
+    import urllib.error
+    import urllib.request
+
+    url, _ = app
+
+    def preflight(origin: str) -> tuple[int, str | None]:
+        request = urllib.request.Request(f"{url}/project/threads", method="OPTIONS", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.headers.get("access-control-allow-origin")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("access-control-allow-origin")
+
+    port = url.rsplit(":", 1)[1].rstrip("/")
+    foreign_status, foreign_grant = preflight("http://127.0.0.1:1")
+    assert foreign_grant is None and foreign_status >= 400
+    own_status, own_grant = preflight(f"http://127.0.0.1:{port}")
+    assert own_status == 200 and own_grant == f"http://127.0.0.1:{port}"

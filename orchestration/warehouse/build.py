@@ -23,6 +23,7 @@ import yaml
 from orchestration.config import get_settings
 from orchestration.engines.config_parser import ParsedConfig, parse_config
 from orchestration.engines.rule_engine import Rule, evaluate_config, get_rules
+from orchestration.engines.secrets import mask_config, mask_evidence
 from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device, get_signatures
 from orchestration.warehouse import demo_network as demo
 from orchestration.warehouse.config_templates import DeviceSpec, render
@@ -83,7 +84,10 @@ def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: s
     interface-role overrides)."""
     cfg = cfg or parse_config(text, spec.platform)  # type: ignore[arg-type]
     rows = Rows()
-    rows.configs.append((assessment_id, spec.hostname, at, os_version, len(text.splitlines()), text))
+    # the rules judge the original in memory; only the masked text and masked evidence are stored
+    masked = mask_config(text.replace("\r\n", "\n").replace("\r", "\n"))
+    masked_lines = masked.split("\n")
+    rows.configs.append((assessment_id, spec.hostname, at, os_version, len(masked_lines), masked))
     for result in evaluate_config(list(rules), cfg, spec.device_type):
         if result.status == "not_applicable":
             continue
@@ -93,14 +97,15 @@ def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: s
             exc = next((e for e in exceptions if e.covers(result.rule_id, spec.site, spec.device_type, at.date())), None)
             if exc:
                 status, exc_id = "exception", exc.exception_id
-        rows.results.append((assessment_id, spec.hostname, result.rule_id, status, result.severity, result.evidence,
+        rows.results.append((assessment_id, spec.hostname, result.rule_id, status, result.severity,
+                             mask_evidence(result.evidence, masked_lines),
                              ",".join(map(str, result.evidence_lines)), exc_id))
     facts = DeviceFacts(spec.platform, spec.device_type, os_version, cfg, [(e[0], e[2], e[3]) for e in events], at)
     for i, match in enumerate(evaluate_device(list(signatures), facts)):
         sig = match.signature
         note = ANNOTATIONS[(hash(spec.hostname) + i) % len(ANNOTATIONS)].format(n=4000 + len(spec.hostname) * 7 + i)
         rows.slic.append((f"{assessment_id}:{spec.hostname}:{sig.id}", assessment_id, spec.hostname, sig.id, sig.title,
-                          sig.kind, sig.category, sig.severity, sig.hypothesis, match.evidence, ",".join(sig.cves),
+                          sig.kind, sig.category, sig.severity, sig.hypothesis, mask_evidence(match.evidence, masked_lines), ",".join(sig.cves),
                           sig.advisory, sig.recommendation, note))
     return rows
 
