@@ -216,9 +216,11 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
                 configs.append((upload.name, upload.path.read_bytes()))
                 upload.path.unlink(missing_ok=True)  # the raw file holds the device's secrets; only masked text is kept
             else:
-                result = await cl.make_async(ingest_file)(upload.path, upload.name, user_id)
-                mark = "✗" if result.status == "error" else "✓"
-                lines.append(f"- {mark} {result.message}")
+                try:
+                    result = await cl.make_async(ingest_file)(upload.path, upload.name, user_id)
+                    lines.append(f"- {'✗' if result.status == 'error' else '✓'} {result.message}")
+                except Exception as exc:  # one bad document never costs the rest of the message
+                    lines.append(f"- ✗ {upload.name}: could not be added ({type(exc).__name__})")
         if configs:
             try:
                 report = await cl.make_async(assess_files)(configs, owner=user_id)

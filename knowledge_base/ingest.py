@@ -8,6 +8,7 @@ file through a callback.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,7 +19,9 @@ from knowledge_base.loaders import IngestError, load_file
 from knowledge_base.service import SEED_CORPUS, get_index
 from knowledge_base.splitter import split_documents
 
+log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
+MAX_CHUNKS_PER_FILE = 2_000  # ~1 MB of prose; more is a data dump, not a standard
 
 
 @dataclass
@@ -53,11 +56,14 @@ class IngestReport:
 
 
 def expand(paths: Iterable[Path]) -> list[Path]:
-    """Files named directly, plus every file under named folders (unsupported ones are reported later)."""
+    """Files named directly, plus every file under named folders (unsupported ones are reported later). Links
+    are not followed inside a folder: a link to /etc/passwd in an ingested folder must not become knowledge."""
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            out += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            root = path.resolve()
+            out += sorted(p for p in path.rglob("*") if not p.is_symlink() and p.is_file() and not p.name.startswith(".")
+                          and root in p.resolve().parents)
         else:
             out.append(path)
     return out
@@ -81,8 +87,14 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
         chunks = split_documents(docs)
     except IngestError as exc:
         return FileResult(name, "error", message=str(exc))
+    except Exception as exc:  # splitting a hostile text (e.g. pathological markdown) must not end the batch
+        log.exception("splitting %s failed", name)
+        return FileResult(name, "error", message=f"{name}: could not be split into chunks ({type(exc).__name__})")
     if not chunks:
         return FileResult(name, "error", message=f"{name}: no text could be extracted")
+    if len(chunks) > MAX_CHUNKS_PER_FILE:
+        return FileResult(name, "error", message=f"{name}: {len(chunks):,} chunks is over the {MAX_CHUNKS_PER_FILE:,} "
+                                                 "limit for one document; split it")
     index = get_index()
     # duplicates are judged against what this owner can see: another user's private copy is not a reason to skip
     known = {h: s for h, s in index.known_hashes().items() if "/" not in s or (owner and s.startswith(f"{owner}/"))}
@@ -116,7 +128,12 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
         if not path.exists():
             report.files.append(FileResult(name, "error", message=f"{name}: no such file"))
             continue
-        report.files.append(ingest_file(path, name))
+        try:
+            report.files.append(ingest_file(path, name))
+        except Exception as exc:  # the batch goes on; the file gets a one-line reason
+            log.exception("ingesting %s failed", name)
+            report.files.append(FileResult(name, "error", message=f"{name}: could not be ingested "
+                                                                 f"({type(exc).__name__})"))
     report.seconds = time.perf_counter() - started
     return report
 

@@ -1,8 +1,12 @@
 """Document loaders for the knowledge base: md, txt, pdf, docx, html, each into LangChain ``Document``s.
 
 Markdown front matter (``---`` YAML block) becomes metadata (title, topic, domain, effective_date …).
-Every problem — unsupported type, oversized, empty, unreadable or corrupt file — raises ``IngestError``
-with a message that names the file, so a batch can report it and go on.
+Every problem — unsupported type, oversized, empty, unreadable or corrupt file, or a file over one of the
+budgets below — raises ``IngestError`` with a message that names the file, so a batch can report it and go on.
+
+Budgets, checked before the expensive parse so a small hostile file costs milliseconds: front matter without
+YAML anchors/aliases and at most 8 KB; text (md/txt) and HTML at most 5 MB; a Word file's XML at most 30 MB
+uncompressed and 50,000 paragraphs; a PDF at most 500 pages; HTML at most 200,000 elements.
 """
 
 from __future__ import annotations
@@ -17,6 +21,12 @@ import yaml
 from langchain_core.documents import Document
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_TEXT_BYTES = 5 * 1024 * 1024
+MAX_FRONT_MATTER = 8 * 1024
+MAX_DOCX_XML_BYTES = 30 * 1024 * 1024
+MAX_DOCX_PARAGRAPHS = 50_000
+MAX_PDF_PAGES = 500
+MAX_HTML_ELEMENTS = 200_000
 SUPPORTED = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 
@@ -25,12 +35,21 @@ class IngestError(ValueError):
     """A file cannot be ingested; the message is for the user and names the file."""
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: a few bytes of nested aliases expand to gigabytes ("billion laughs")."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent) or getattr(self.peek_event(), "anchor", None):
+            raise yaml.YAMLError("anchors and aliases are not allowed in front matter")
+        return super().compose_node(parent, index)
+
+
 def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    m = _FRONT_MATTER.match(text)
+    m = _FRONT_MATTER.match(text[: MAX_FRONT_MATTER + 16])
     if not m:
         return {}, text
     try:
-        meta = yaml.safe_load(m.group(1)) or {}
+        meta = yaml.load(m.group(1), Loader=_NoAliasLoader) or {}  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError:
         return {}, text
     if not isinstance(meta, dict):
@@ -49,6 +68,9 @@ def _decode(path: Path, data: bytes) -> str:
 
 def _text(path: Path) -> list[Document]:
     data = path.read_bytes()
+    if len(data) > MAX_TEXT_BYTES:
+        raise IngestError(f"{path.name}: {len(data) / 1024 / 1024:.1f} MB of text is over the "
+                          f"{MAX_TEXT_BYTES // 1024 // 1024} MB limit for one document; split it")
     if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise IngestError(f"{path.name}: binary content in a text file")
     meta, body = _front_matter(_decode(path, data))
@@ -57,9 +79,13 @@ def _text(path: Path) -> list[Document]:
 
 def _pdf(path: Path) -> list[Document]:
     from langchain_community.document_loaders import PyPDFLoader
+    from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
+        pages_in_file = len(PdfReader(str(path)).pages)
+        if pages_in_file > MAX_PDF_PAGES:
+            raise IngestError(f"{path.name}: {pages_in_file} pages is over the {MAX_PDF_PAGES}-page limit; split it")
         pages = PyPDFLoader(str(path), mode="page").load()
     except (PdfReadError, ValueError, KeyError, OSError, TypeError) as exc:
         raise IngestError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
@@ -68,9 +94,23 @@ def _pdf(path: Path) -> list[Document]:
 
 
 def _docx(path: Path) -> list[Document]:
+    import zipfile
+
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
+    try:  # measure the XML before python-docx parses it: a small file can hold millions of paragraphs
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("word/document.xml")
+            if info.file_size > MAX_DOCX_XML_BYTES:
+                raise IngestError(f"{path.name}: {info.file_size / 1024 / 1024:.0f} MB of document XML is over the "
+                                  f"{MAX_DOCX_XML_BYTES // 1024 // 1024} MB limit")
+            xml = archive.read(info)
+            paragraphs = xml.count(b"<w:p>") + xml.count(b"<w:p ")
+            if paragraphs > MAX_DOCX_PARAGRAPHS:
+                raise IngestError(f"{path.name}: {paragraphs:,} paragraphs is over the {MAX_DOCX_PARAGRAPHS:,} limit")
+    except (zipfile.BadZipFile, KeyError, OSError) as exc:
+        raise IngestError(f"{path.name}: not a readable Word document ({type(exc).__name__})") from None
     try:
         document = docx.Document(str(path))
     except (PackageNotFoundError, ValueError, KeyError, OSError) as exc:
@@ -89,7 +129,13 @@ def _docx(path: Path) -> list[Document]:
 def _html(path: Path) -> list[Document]:
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    data = path.read_bytes()
+    if len(data) > MAX_TEXT_BYTES:
+        raise IngestError(f"{path.name}: {len(data) / 1024 / 1024:.1f} MB of HTML is over the "
+                          f"{MAX_TEXT_BYTES // 1024 // 1024} MB limit for one page")
+    if data.count(b"<") > MAX_HTML_ELEMENTS:
+        raise IngestError(f"{path.name}: over {MAX_HTML_ELEMENTS:,} HTML elements; save the page as text or split it")
+    soup = BeautifulSoup(data, "html.parser")
     for tag in soup(["script", "style", "nav", "footer"]):
         tag.decompose()
     lines = []
@@ -126,6 +172,11 @@ def load_file(path: Path, display_name: str | None = None) -> list[Document]:
         raise IngestError(str(exc).replace(path.name, name, 1)) from None
     except OSError as exc:
         raise IngestError(f"{name}: cannot be read ({exc.strerror})") from None
+    except RecursionError:
+        raise IngestError(f"{name}: nested too deeply to be read") from None
+    except Exception as exc:  # a parser's own error on a corrupt file (lxml, zip, pdf, html): one line, no trace
+        raise IngestError(f"{name}: the file is corrupt or not what its name says ({type(exc).__name__}: "
+                          f"{str(exc)[:120]})") from None
     if not any(d.page_content.strip() for d in docs):
         raise IngestError(f"{name}: no text could be extracted")
     timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
