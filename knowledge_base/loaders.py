@@ -39,7 +39,8 @@ class _NoAliasLoader(yaml.SafeLoader):
     """YAML without anchors and aliases: a few bytes of nested aliases expand to gigabytes ("billion laughs")."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent) or getattr(self.peek_event(), "anchor", None):
+        upcoming = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(upcoming, yaml.AliasEvent) or getattr(upcoming, "anchor", None):
             raise yaml.YAMLError("anchors and aliases are not allowed in front matter")
         return super().compose_node(parent, index)
 
