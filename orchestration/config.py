@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     trino_catalog: str = "hive"
     trino_schema: str = "assessments"
     trino_http_scheme: str = "http"
+    query_timeout_seconds: float = Field(default=20.0, gt=0, description="Any warehouse query running longer is "
+                                                                          "stopped (DuckDB interrupt, Trino max run time).")
 
     # Optional LLM (off by default).
     llm_provider: str | None = Field(default=None, description="e.g. 'openai' or 'ollama'; unset = no LLM.")

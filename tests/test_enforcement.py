@@ -3,6 +3,7 @@ models, and tool results that do not match their contract's ``returns``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -160,3 +161,13 @@ def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: 
     outcome = build_services().tools.call(tool, params)
     assert outcome.call.status == "ok", outcome.call.error
     assert outcome.result is not None and set(outcome.result) <= set(get_contracts().tools[tool].returns)
+
+
+def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path) -> None:
+    registry = ToolRegistry(get_contracts(), BUILTIN_TOOLS, get_warehouse)
+    none_params = registry.call("assessment_analysis_tool", None)  # type: ignore[arg-type]
+    assert none_params.call.status == "error" and "must be an object" in (none_params.call.error or "")
+    huge = registry.call("assessment_analysis_tool", {"query_type": "x" * 1_000_000})
+    assert huge.call.status == "error" and len(huge.call.error or "") < 600
+    blank = registry.call("assessment_analysis_tool", {"query_type": "summary", "focus_area": " "})
+    assert blank.call.status == "ok", blank.call.error

@@ -140,3 +140,23 @@ def test_second_wall_reader_refuses_writes_and_file_access_even_without_the_guar
     with pytest.raises(duckdb.Error):
         reader.query(statement)
     reader.close()
+
+
+def test_deep_nesting_is_rejected_not_a_recursion_error() -> None:
+    for depth in (41, 400, 1900):
+        with pytest.raises(UnsafeSQL, match="nested"):
+            validate("SELECT " + "(" * depth + "1" + ")" * depth + " FROM assets", get_ontology())
+    assert validate("SELECT " + "(" * 10 + "1" + ")" * 10 + " AS x FROM assets", get_ontology())
+
+
+def test_a_runaway_query_is_stopped_by_the_statement_timeout(demo_warehouse: Path) -> None:
+    from orchestration.warehouse.store import WarehouseUnavailable
+    from orchestration.warehouse.versions import current_file
+
+    warehouse = DuckDBWarehouse(current_file(demo_warehouse).parent / "warehouse.duckdb", timeout=1.0)
+    started = __import__("time").perf_counter()
+    with pytest.raises(WarehouseUnavailable, match="longer than 1 s"):
+        warehouse.query("SELECT COUNT(*) FROM results a, results b, results c")
+    assert __import__("time").perf_counter() - started < 10
+    assert warehouse.query("SELECT COUNT(*) FROM assets").rows[0][0] > 0  # the connection still serves
+    warehouse.close()

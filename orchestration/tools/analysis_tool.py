@@ -85,6 +85,8 @@ def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
 def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severity_filter: str | None = None,
             product_filter: str | None = None, focus_area: str | None = None,
             scope: dict[str, Any] | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+    focus_area = ",".join(t.strip() for t in (focus_area or "").split(",") if t.strip()) or None  # " " is no topic
+    product_filter = (product_filter or "").strip() or None
     run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer)
     base, params, scope = _filters(w, run.assessment_id, scope, product_filter, focus_area)
     fail, fparams = _fail_filter(severity_filter)

@@ -53,6 +53,10 @@ def undeclared_fields(contract: ToolContract, result: dict[str, Any]) -> tuple[l
     return sorted(set(result) - set(contract.returns)), sorted(contract.required_returns() - set(result))
 
 
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text):,} characters)"
+
+
 class ToolRegistry:
     """Contract-checked calls of registered implementations against one warehouse."""
 
@@ -75,21 +79,26 @@ class ToolRegistry:
                             row_count=rows, duration_ms=round((time.perf_counter() - started) * 1000, 2),
                             error=error, task_id=task_id)
 
+        if not isinstance(params, Mapping):  # e.g. None from a model's malformed tool call
+            params = {}
+            return ToolOutcome(record("error", error="tool parameters must be an object"), None)
         contract = self.contracts.tools.get(name)
         if contract is None:
-            return ToolOutcome(record("error", error=f"'{name}' is not an allowlisted tool"), None)
+            return ToolOutcome(record("error", error=f"'{str(name)[:80]}' is not an allowlisted tool"), None)
         full = _with_defaults(contract.parameters, params)
         problems = sorted(Draft202012Validator(contract.parameters).iter_errors(full), key=lambda e: list(e.path))
         if problems:
             where = ".".join(str(p) for p in problems[0].path) or "parameters"
-            return ToolOutcome(record("error", error=f"invalid parameter {where}: {problems[0].message}", used=full), None)
+            message = problems[0].message  # it quotes the value: a megabyte of input must not become the error
+            return ToolOutcome(record("error", error=f"invalid parameter {where[:80]}: {_short(message)}", used=full),
+                               None)
         implementation = self._implementations.get(name)
         if implementation is None:
             return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
         try:
             result = implementation(self._warehouse(), **full)
         except (ToolError, WarehouseUnavailable) as exc:
-            return ToolOutcome(record("error", error=str(exc), used=full), None)
+            return ToolOutcome(record("error", error=_short(str(exc)), used=full), None)
         except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed
             log.exception("tool %s failed", name)
             return ToolOutcome(record("error", error=f"internal error in {name}: {type(exc).__name__}", used=full), None)

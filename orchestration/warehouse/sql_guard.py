@@ -17,6 +17,7 @@ from sqlglot.errors import SqlglotError
 from orchestration.warehouse.schema import Ontology
 
 MAX_SQL_CHARS = 4000
+MAX_NESTING = 40  # parentheses deep; the parser recurses per level
 ROW_CAP = 500
 
 FORBIDDEN = tuple(
@@ -51,10 +52,18 @@ def validate(sql: str, ontology: Ontology, dialect: str = "duckdb", row_cap: int
     """Return the safe, LIMIT-bounded SQL in ``dialect``, or raise ``UnsafeSQL``."""
     if len(sql) > MAX_SQL_CHARS:
         raise UnsafeSQL(f"statement longer than {MAX_SQL_CHARS} characters")
+    depth = deepest = 0
+    for ch in sql:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        raise UnsafeSQL(f"nested deeper than {MAX_NESTING} parentheses")
     try:
         statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
     except SqlglotError as exc:
-        raise UnsafeSQL(f"not parseable as {dialect} SQL: {str(exc).splitlines()[0]}") from None
+        raise UnsafeSQL(f"not parseable as {dialect} SQL: {str(exc).splitlines()[0][:200]}") from None
+    except RecursionError:
+        raise UnsafeSQL("nested too deeply to be checked") from None
     if len(statements) != 1:
         raise UnsafeSQL(f"exactly one statement is allowed, got {len(statements)}")
     root = statements[0]

@@ -68,10 +68,10 @@ class DuckDBWarehouse:
 
     dialect = "duckdb"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, timeout: float = 20.0) -> None:
         if not path.exists():
             raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' or 'make run'")
-        self.path = path
+        self.path, self.timeout = path, timeout
         self._lock = threading.Lock()
         self._stamp = ""
         self._con = self._open()
@@ -100,11 +100,18 @@ class DuckDBWarehouse:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
         cur = self.connection().cursor()  # one cursor per call: safe across the UI's worker threads
+        watchdog = threading.Timer(self.timeout, cur.interrupt)  # DuckDB has no statement timeout of its own
+        watchdog.daemon = True
+        watchdog.start()
         try:
             cur.execute(sql, list(params))
             columns = [d[0] for d in cur.description or []]
             return QueryResult(columns, cur.fetchall())
+        except duckdb.InterruptException:
+            raise WarehouseUnavailable(f"the query ran longer than {self.timeout:g} s and was stopped; narrow the "
+                                       "question (a site, a device type or a severity)") from None
         finally:
+            watchdog.cancel()
             cur.close()
 
     def close(self) -> None:
@@ -146,7 +153,8 @@ class TrinoWarehouse:
         self._connect: Callable[[], Any] = lambda: connect(
             host=settings.trino_host, port=settings.trino_port, user=settings.trino_user,
             catalog=settings.trino_catalog, schema=settings.trino_schema, http_scheme=settings.trino_http_scheme,
-            legacy_prepared_statements=False)
+            legacy_prepared_statements=False,
+            session_properties={"query_max_run_time": f"{int(settings.query_timeout_seconds)}s"})
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
         import trino
@@ -158,7 +166,8 @@ class TrinoWarehouse:
             rows = [tuple(r) for r in cur.fetchall()]
             return QueryResult([d[0] for d in cur.description or []], rows)
         except (trino.exceptions.Error, OSError) as exc:
-            raise WarehouseUnavailable(f"Trino at {self._where} is not reachable or refused the query: {exc}") from None
+            raise WarehouseUnavailable(f"Trino at {self._where} is not reachable or refused the query: "
+                                       f"{str(exc)[:300]}") from None
 
     def close(self) -> None:
         return None
@@ -180,7 +189,7 @@ def get_warehouse(settings: Settings | None = None) -> Warehouse:
                 from orchestration.warehouse.migrate import ensure_current
 
                 ensure_current(current_file(settings.warehouse_path))  # older files gain the collection columns first
-                _open[key] = DuckDBWarehouse(settings.warehouse_path)
+                _open[key] = DuckDBWarehouse(settings.warehouse_path, settings.query_timeout_seconds)
         return _open[key]
 
 
