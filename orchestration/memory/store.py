@@ -70,14 +70,22 @@ _lock = threading.Lock()
 _migrated: set[str] = set()
 
 
+class MemoryUnavailable(RuntimeError):
+    """The conversation store cannot be opened (corrupt file, no permission); the message is for users."""
+
+
 class MemoryStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or get_settings().memory_path
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _lock:
-            if str(self.path) not in _migrated:
-                self._migrate()
-                _migrated.add(str(self.path))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with _lock:
+                if str(self.path) not in _migrated:
+                    self._migrate()
+                    _migrated.add(str(self.path))
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise MemoryUnavailable(f"the conversation memory at {self.path} cannot be used ({str(exc)[:120]}); "
+                                    "move the file aside to start a fresh one") from None
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=60, isolation_level=None)

@@ -1,0 +1,92 @@
+"""Broken stores and missing parts give one clear line (CLI) or a specific answer (chat), never a traceback; the
+parts that do not need the broken store still answer; the server is the process that was started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from orchestration.runtime import handle_turn
+from tests.conftest import ASSESS
+
+
+def run(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ASSESS, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ASSESS_DATA_DIR": str(data_dir), **env})
+
+
+def test_a_corrupt_conversation_memory_still_answers_and_says_so(writable_warehouse: Path) -> None:
+    from orchestration.memory import store
+
+    memory = writable_warehouse.parent / "memory.sqlite"
+    memory.write_text("this is not a database")
+    store._migrated.discard(str(memory))
+    final = handle_turn("What is the best practice for SNMPv3?").final
+    assert "standard-snmpv3.md" in final.answer  # the knowledge answer does not need memory
+    assert "Without conversation memory" in final.answer and "not a database" in final.answer
+    out = run("prefs", data_dir=writable_warehouse.parent)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "conversation memory" in out.stderr and "cannot be used" in out.stderr
+
+
+def test_a_missing_model_or_contracts_folder_is_named(writable_warehouse: Path, tmp_path: Path) -> None:
+    data = writable_warehouse.parent
+    out = run("ask", "Summarize the latest assessment", data_dir=data, ASSESS_EMBEDDING_MODEL_PATH=str(tmp_path))
+    assert "Traceback" not in out.stdout + out.stderr
+    assert "the embedding model is missing at" in out.stdout
+    out = run("ask", "Summarize the latest assessment", data_dir=data, ASSESS_CONTRACTS_DIR=str(tmp_path / "none"))
+    assert "Traceback" not in out.stdout + out.stderr and "I cannot answer right now" in out.stdout
+
+
+def test_serve_refuses_to_start_with_one_line_per_problem(writable_warehouse: Path, tmp_path: Path) -> None:
+    data = writable_warehouse.parent
+    (data / "memory.sqlite").write_text("garbage")
+    (data / "knowledge_index" / "chunks.sqlite").write_bytes(b"garbage" * 100)
+    out = run("serve", "--port", "9", data_dir=data, ASSESS_EMBEDDING_MODEL_PATH=str(tmp_path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert any("embedding model is missing" in ln for ln in lines)
+    assert any("conversation memory" in ln for ln in lines)
+    assert any("knowledge index" in ln for ln in lines)
+    assert lines[-1] == "assess serve: not started"
+
+
+def test_serve_is_the_server_process_and_a_signal_leaves_nothing_behind(demo_warehouse_dir: Path,
+                                                                      tmp_path: Path) -> None:
+    import shutil
+
+    import httpx
+
+    from tests.conftest import free_port
+
+    data = tmp_path / "served"
+    shutil.copytree(demo_warehouse_dir, data)
+    port = free_port()
+    proc = subprocess.Popen([ASSESS, "serve", "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "ASSESS_DATA_DIR": str(data)},
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the server did not start")
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert children == []  # 'assess serve' became Chainlit: no child to outlive it
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
