@@ -29,9 +29,9 @@ def listing(user_id: str) -> str:
     visible = [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
     if not visible:
         return "The knowledge base holds no documents you can use yet."
-    rows = [f"| {d['source']} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | {str(d['added_at'])[:10]} |"
-            for d in visible]
-    return ("**Knowledge documents you can use**\n\n| Document | Owner | Chunks | Added |\n|---|---|---|---|\n"
+    rows = [f"| {d['source']} | {d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
+            f"{str(d['added_at'])[:10]} |" for d in visible]
+    return ("**Knowledge documents you can use**\n\n| Document | Version | Owner | Chunks | Added |\n|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n\nRemove one of yours with `/remove NAME`.")
 
 

@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS ix_chunks_source ON chunks(source);
 CREATE INDEX IF NOT EXISTS ix_chunks_hash ON chunks(content_hash);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (source TEXT NOT NULL, version INTEGER NOT NULL, uploaded_by TEXT,
+  ingested_at TEXT NOT NULL, chunks INTEGER NOT NULL, PRIMARY KEY (source, version));
 INSERT OR IGNORE INTO meta VALUES ('version', '0');
 """
 
@@ -113,6 +115,23 @@ class KnowledgeIndex:
         self._persist()
         return len(chunks)
 
+    def next_version(self, source: str) -> int:
+        with self._db() as con:
+            row = con.execute("SELECT MAX(version) FROM documents WHERE source = ?", (source,)).fetchone()
+        return int(row[0] or 0) + 1
+
+    def record_version(self, source: str, version: int, uploaded_by: str | None, ingested_at: str, chunks: int) -> None:
+        """The history of a document: every version with who added it and when (the chunks are the newest's)."""
+        with self._lock, self._db() as con:
+            con.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?)",
+                        (source, version, uploaded_by, ingested_at, chunks))
+
+    def versions(self, source: str) -> list[dict[str, Any]]:
+        with self._db() as con:
+            rows = con.execute("SELECT version, uploaded_by, ingested_at, chunks FROM documents WHERE source = ? "
+                               "ORDER BY version", (source,)).fetchall()
+        return [{"version": v, "uploaded_by": u, "ingested_at": at, "chunks": n} for v, u, at, n in rows]
+
     def remove_source(self, source: str) -> int:
         with self._lock, self._db() as con:
             n = con.execute("DELETE FROM chunks WHERE source = ?", (source,)).rowcount
@@ -130,7 +149,7 @@ class KnowledgeIndex:
         for source, n, meta_json, added in rows:
             meta = json.loads(meta_json)
             out.append({"source": source, "chunks": n, "title": meta.get("title", ""), "topic": meta.get("topic", ""),
-                        "domain": meta.get("domain", ""), "added_at": added,
+                        "domain": meta.get("domain", ""), "added_at": added, "version": meta.get("version", ""),
                         "uploaded_by": uploader(source, meta)})
         return out
 

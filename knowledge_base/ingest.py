@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -80,10 +81,12 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
     from knowledge_base.embeddings import get_embedder
 
     name = owned_name(display_name or path.name, owner)
+    index = get_index()
+    version, ingested_at = index.next_version(name), datetime.now(UTC).isoformat(timespec="seconds")
     try:
         docs = load_file(path, name)
-        for doc in docs:
-            doc.metadata["uploaded_by"] = owner or ""
+        for doc in docs:  # who added which version when: citations name the version they quote
+            doc.metadata.update({"uploaded_by": owner or "", "version": str(version), "ingested_at": ingested_at})
         chunks = split_documents(docs)
     except IngestError as exc:
         return FileResult(name, "error", message=str(exc))
@@ -95,7 +98,6 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
     if len(chunks) > MAX_CHUNKS_PER_FILE:
         return FileResult(name, "error", message=f"{name}: {len(chunks):,} chunks is over the {MAX_CHUNKS_PER_FILE:,} "
                                                  "limit for one document; split it")
-    index = get_index()
     # duplicates are judged against what this owner can see: another user's private copy is not a reason to skip
     known = {h: s for h, s in index.known_hashes().items() if "/" not in s or (owner and s.startswith(f"{owner}/"))}
     mine = {h for h, src in known.items() if src == name}
@@ -103,13 +105,19 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
     if new_hashes == mine:
         return FileResult(name, "duplicate", duplicates=len(chunks), message=f"{name}: already in the knowledge base")
     replaced = bool(mine)
+    elsewhere = {h: s for h, s in known.items() if s != name}
+    fresh = [c for c in chunks if c.content_hash not in elsewhere]
+    if replaced and not fresh:  # a "new version" that only repeats other documents would just delete this one
+        others = sorted({elsewhere[c.content_hash] for c in chunks})
+        return FileResult(name, "error", duplicates=len(chunks),
+                          message=f"{name}: the new content is already in {', '.join(others[:3])}; the previous "
+                                  "version was kept")
     if replaced:  # a new version of a document with the same name replaces the old one
         index.remove_source(name)
-        known = {h: s for h, s in known.items() if s != name}
-    fresh = [c for c in chunks if c.content_hash not in known]
     dupes = len(chunks) - len(fresh)
     if fresh:
         index.add(fresh, get_embedder().embed([c.embed_text for c in fresh]))
+        index.record_version(name, version, owner, ingested_at, len(fresh))
     status: Literal["added", "replaced", "duplicate"] = "replaced" if replaced else ("added" if fresh else "duplicate")
     verb = {"added": "added", "replaced": "replaced the previous version with", "duplicate": "added no new"}[status]
     return FileResult(name, status, len(fresh), dupes,

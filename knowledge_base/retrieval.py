@@ -121,7 +121,7 @@ class HybridRetriever:
             chunk = chunks[cid]
             meta = {k: v for k, v in chunk.metadata.items() if k in (
                 "source", "title", "topic", "domain", "timestamp", "chunk_id", "page", "section", "document_id",
-                "effective_date", "expires")}
+                "effective_date", "expires", "version")}
             meta.update({"relevance_score": round(relevance, 3), "dense_score": round(cos, 3),
                          "bm25_score": round(lexical.get(cid, 0.0) / top_bm25, 3), "rank": rank + 1})
             out.append(RetrievedChunk(chunk.content, meta))

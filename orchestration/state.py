@@ -320,6 +320,7 @@ class Citation(StateModel):
     topic: str = ""
     relevance_score: float = 0.0
     excerpt: str = ""
+    version: str = ""  # the document version quoted (knowledge documents keep their versions)
 
 
 class Final(StateModel):

@@ -14,7 +14,7 @@ def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path
     assert ingest_file(doc, doc.name, owner="alice").status == "added"
     assert is_command("/docs") and is_command("/remove notes.md") and not is_command("docs please")
     alice, bob = run_command("/docs", "alice"), run_command("/docs", "bob")
-    assert "| alice/notes.md | you |" in alice and "standard-snmpv3.md | shared" in alice
+    assert "| alice/notes.md | 1 | you |" in alice and "standard-snmpv3.md | 1 | shared" in alice
     assert "alice/notes.md" not in bob
     assert "You have no document named" in run_command("/remove notes.md", "bob")
     assert "only be removed by an administrator" in run_command("/remove standard-snmpv3.md", "alice")
@@ -45,6 +45,31 @@ def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_s
     assert get_retriever().search(question, viewer="bob")[0].metadata["source"] == "exceptions-datacenter.md"
     assert get_retriever().search(lab, viewer="alice")[0].metadata["source"] == "alice/notes.md"
     assert all(c.metadata["source"] != "alice/notes.md" for c in get_retriever().search(lab, viewer="bob"))
-    assert "| alice/notes.md | you |" in run_command("/docs", "alice")
-    assert "alice/notes.md" not in run_command("/docs", "bob") and "exceptions-datacenter.md | shared" in run_command(
+    assert "| alice/notes.md | 1 | you |" in run_command("/docs", "alice")
+    assert "alice/notes.md" not in run_command("/docs", "bob") and "exceptions-datacenter.md | 1 | shared" in run_command(
         "/docs", "bob")
+
+
+def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_warehouse: Path, tmp_path: Path) -> None:
+    from knowledge_base.service import get_index
+    from orchestration.runtime import handle_turn
+
+    doc = tmp_path / "lab-ntp.md"
+    doc.write_text("# Lab NTP\n\nLab routers use loopback0 as the NTP source towards the chrony lab servers.\n")
+    assert ingest_file(doc, doc.name).status == "added"
+    doc.write_text("# Lab NTP\n\nLab routers use loopback0 as the NTP source towards the two chrony lab servers "
+                   "with authentication key 7.\n")
+    assert ingest_file(doc, doc.name).status == "replaced"
+    history = get_index().versions("lab-ntp.md")
+    assert [h["version"] for h in history] == [1, 2] and all(h["ingested_at"] for h in history)
+    answer = handle_turn("What NTP source do lab routers use towards the chrony lab servers?").final
+    cited = [c for c in answer.citations if c.source == "lab-ntp.md"]
+    assert cited and cited[0].version == "2" and "lab-ntp.md v2 —" in answer.answer
+    # the content of another document under this name is no new version: the document stays as it was
+    from knowledge_base.service import SEED_CORPUS
+
+    doc.write_text((SEED_CORPUS / "standard-snmpv3.md").read_text())
+    result = ingest_file(doc, doc.name)
+    assert result.status == "error" and "already in standard-snmpv3.md; the previous version was kept" in result.message
+    assert [h["version"] for h in get_index().versions("lab-ntp.md")] == [1, 2]
+    assert next(d for d in get_index().sources() if d["source"] == "lab-ntp.md")["version"] == "2"

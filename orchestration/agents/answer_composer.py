@@ -41,7 +41,8 @@ class _Citations:
                 return f"[{c.number}]"
         meta = self.chunks[cid].metadata
         self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.source, topic=meta.topic,
-                                  relevance_score=meta.relevance_score, excerpt=self.chunks[cid].content[:400]))
+                                  relevance_score=meta.relevance_score, excerpt=self.chunks[cid].content[:400],
+                                  version=str(getattr(meta, "version", "") or "")))
         return f"[{len(self.used)}]"
 
 
@@ -194,7 +195,7 @@ def compose(state: AssessmentState) -> Final:
         parts += ["", "To download this as a report, use **Export trace** in the chat (JSON with every step, or a "
                       "Markdown report), or run `assess trace export --thread <id> --format md`."]
     if cites.used:
-        parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source} — {c.topic} (relevance {c.relevance_score})"
+        parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source}{f' v{c.version}' if c.version else ''} — {c.topic} (relevance {c.relevance_score})"
                                             for c in cites.used]
     risk = _risk(state, task, missing)
     return Final(answer="\n".join(parts), scope=scope, citations=cites.used, missing_inputs=missing, risk_of_error=risk,
