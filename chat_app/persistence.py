@@ -8,6 +8,7 @@ bodies go to a storage client (``chat_app/storage.py``) so that resumed threads 
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,9 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
         async def create_element(self, element: Any) -> None:
             source = getattr(element, "path", None)
             if source and getattr(element, "content", None) is None:
-                element.content, element.path = masked_upload(Path(source)), None
+                stored = copy.copy(element)  # the handler still reads the upload from the element's path
+                stored.content, stored.path = masked_upload(Path(source)), None
+                element = stored
             await super().create_element(element)
 
         async def _owned(self, sql: str, key: str) -> str:

@@ -10,9 +10,7 @@ from typing import Any
 from chainlit.auth.cookie import get_token_from_cookies
 from chainlit.auth.jwt import decode_jwt
 from chainlit.config import config
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
-from starlette.responses import Response
 
 REQUEST_USER: ContextVar[str | None] = ContextVar("request_user", default=None)
 
@@ -29,10 +27,18 @@ def restrict_origins() -> None:
     config.project.allow_origins[:] = allowed_origins()
 
 
-class RequestUserMiddleware(BaseHTTPMiddleware):
-    """Records the authenticated user of each HTTP request (the same cookie or bearer token Chainlit checks)."""
+class RequestUserMiddleware:
+    """Records the authenticated user of a feedback request (the same cookie or bearer token Chainlit checks).
+    Plain ASGI, and only on the feedback routes: the socket.io and streaming routes pass straight through."""
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or not str(scope.get("path", "")).rstrip("/").endswith("/feedback"):
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
         token = get_token_from_cookies(dict(request.cookies))
         header = request.headers.get("authorization", "")
         if not token and header.lower().startswith("bearer "):
@@ -45,7 +51,7 @@ class RequestUserMiddleware(BaseHTTPMiddleware):
                 user = None
         reset = REQUEST_USER.set(user)
         try:
-            return await call_next(request)
+            await self.app(scope, receive, send)
         finally:
             REQUEST_USER.reset(reset)
 
