@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +218,8 @@ def ensure_demo_data() -> None:
 
 
 def preflight() -> list[str]:
-    """Every store and the model the server needs, opened once: what cannot be used, one line each."""
+    """Every store and the model the server needs, opened once: what cannot be used, one line each (a store that
+    does not exist yet is no problem: the first run builds the demo data)."""
     import sqlite3
 
     from knowledge_base.embeddings import model_problem
@@ -228,7 +230,10 @@ def preflight() -> list[str]:
 
     settings = get_settings()
     problems = [p for p in [model_problem()] if p]
-    for check in (get_contracts, MemoryStore, get_warehouse):
+    checks: list[Callable[[], object]] = [get_contracts, MemoryStore]
+    if settings.warehouse_backend != "duckdb" or settings.warehouse_path.exists():  # a missing one is built next
+        checks.append(get_warehouse)
+    for check in checks:
         try:
             check()
         except (ContractError, MemoryUnavailable, WarehouseUnavailable) as exc:
