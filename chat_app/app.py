@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from chat_app.auth import LOCAL_USER, check_password
 from chat_app.charts import figure
 from chat_app.documents import is_command, run_command
 from chat_app.files_dir import accept_empty_uploads, use_instance_files_directory
+from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
 from chat_app.security import install as install_guards
@@ -52,6 +54,7 @@ threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
 ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
 add_route(chainlit_app, ELEMENTS)
 install_guards(chainlit_app)
+install_offline_page()
 FILES = use_instance_files_directory()  # uploads under the data directory, per instance
 accept_empty_uploads()
 
@@ -122,7 +125,8 @@ class StepRenderer:
         plan = event.update.get("plan")
         if event.node == "dispatch":
             for task in (plan.tasks if isinstance(plan, Plan) else []):
-                step = cl.Step(name=task.owner, type="tool", parent_id=self.root.id, default_open=False)
+                step = cl.Step(name=task.owner, type="tool", parent_id=self.root.id, default_open=False,
+                               show_input="text")  # the input is a sentence, not JSON
                 step.start = _now()
                 step.input = f"{task.id} · {task.skill} — {task.description}" + (
                     f" (after {', '.join(task.depends_on)})" if task.depends_on else "")
@@ -182,7 +186,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     queue: asyncio.Queue[TurnEvent | AssessmentState | None] = asyncio.Queue()
     threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
     final_state: AssessmentState | None = None
-    async with cl.Step(name="Assessment graph", type="run", default_open=True) as root:
+    async with cl.Step(name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]
         renderer = StepRenderer(root)
         while (item := await queue.get()) is not None:
@@ -204,7 +208,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
 
     lines: list[str] = []
     configs: list[tuple[str, bytes]] = []
-    async with cl.Step(name="Uploads", type="tool", default_open=True) as step:
+    async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
         step.input = ", ".join(e.name for e in elements)
         for i, element in enumerate(elements, start=1):
             upload = classify_upload(element.name, Path(element.path))
@@ -238,6 +242,9 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
     await cl.Message(content="**Upload results**\n\n" + "\n".join(lines)).send()
 
 
+EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown))?\s*$", re.I)
+
+
 @cl.on_message
 async def on_message(message: cl.Message) -> None:
     user_id = _user_id()
@@ -245,7 +252,10 @@ async def on_message(message: cl.Message) -> None:
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
         await handle_uploads(files, user_id, thread_id)
-    if is_command(message.content):
+    export = EXPORT_COMMAND.match(message.content)
+    if export:
+        await send_export(thread_id, "json" if (export.group(1) or "").lower() == "json" else "md")
+    elif is_command(message.content):
         await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
     elif message.content.strip() or not files:
         await run_turn(message.content, thread_id, user_id)
@@ -253,14 +263,21 @@ async def on_message(message: cl.Message) -> None:
 
 @cl.action_callback("export_trace")
 async def export_trace(action: cl.Action) -> None:
+    await send_export(str(action.payload.get("thread_id")), "md" if action.payload.get("format") == "md" else "json")
+
+
+async def send_export(thread_id: str, fmt: str) -> None:
+    """The conversation's trace as a file: the same for the buttons under an answer and for ``/export`` (which
+    also works in a resumed thread, where the buttons of earlier answers are not restored)."""
     from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
 
-    thread_id = str(action.payload.get("thread_id"))
-    fmt = "md" if action.payload.get("format") == "md" else "json"
     try:
         states = await cl.make_async(thread_states)(thread_id, _user_id())
     except TraceAccessError as exc:
         await cl.Message(content=f"Export refused: {exc}.").send()
+        return
+    if not states:
+        await cl.Message(content="This conversation has no answers to export yet.").send()
         return
     text = to_json(thread_id, states) if fmt == "json" else to_markdown(thread_id, states)
     name = f"trace-{thread_id[:8]}.{fmt}"

@@ -1,23 +1,67 @@
-"""Plotly figures from the domain agents' ``chart_hints``."""
+"""Plotly figures from the domain agents' ``chart_hints``, readable at a glance on the light and the dark theme.
+
+- Severities always in the same order (critical → info) and the same colours, darkest red for critical down to
+  grey for info, in pies and bars alike.
+- Transparent backgrounds and a mid-grey text colour, so the figure sits on either theme.
+- A per-device figure (failed checks per device) gets its own axis on the right instead of a flat line under the
+  totals.
+- Axes grow their margins for long labels (``automargin``); the legend sits above the plot, never over labels.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import plotly.graph_objects as go
 
 from orchestration.outputs import ChartHint
+from orchestration.vocabulary.severity import SEVERITIES, rank
+
+SEVERITY_COLORS = {"critical": "#7f0000", "high": "#d7301f", "medium": "#fc8d59", "low": "#fdcc8a", "info": "#9e9e9e"}
+SERIES_COLORS = ["#3b6ea8", "#8fb3d9"]  # totals, then devices: one hue family, so severity colours keep meaning
+TEXT = "#8a8f98"
+GRID = "rgba(138, 143, 152, 0.25)"
+
+
+def _is_severity(labels: list[str]) -> bool:
+    return bool(labels) and all(label in SEVERITIES for label in labels)
+
+
+def _severity_order(hint: ChartHint) -> tuple[list[str], list[list[float]]]:
+    order = sorted(range(len(hint.labels)), key=lambda i: -rank(hint.labels[i]))
+    return [hint.labels[i] for i in order], [[s.data[i] for i in order] for s in hint.series]
 
 
 def figure(hint: ChartHint) -> go.Figure:
     fig = go.Figure()
-    series = hint.series
+    labels, data = (_severity_order(hint) if _is_severity(hint.labels)
+                    else (hint.labels, [s.data for s in hint.series]))
+    severity = _is_severity(labels)
+    series = list(zip(hint.series, data, strict=True))
     if hint.chart_type == "pie" and series:
-        fig.add_trace(go.Pie(labels=hint.labels, values=series[0].data, name=series[0].name, hole=0.35))
+        first, values = series[0]
+        fig.add_trace(go.Pie(labels=labels, values=values, name=first.name, hole=0.35, sort=False, direction="clockwise",
+                             marker={"colors": [SEVERITY_COLORS.get(label, SERIES_COLORS[0]) for label in labels]}))
     else:
-        for s in series[:2]:
+        for i, (s, values) in enumerate(series[:2]):
+            per_device = "per device" in s.name.lower()
+            axis: dict[str, Any] = {"yaxis": "y2"} if per_device else {}
+            color = SERIES_COLORS[i % len(SERIES_COLORS)]
             if hint.chart_type == "line":
-                fig.add_trace(go.Scatter(x=hint.labels, y=s.data, name=s.name, mode="lines+markers"))
+                fig.add_trace(go.Scatter(x=labels, y=values, name=s.name, mode="lines+markers",
+                                         line={"color": color, "dash": "dot" if per_device else "solid"}, **axis))
             else:
-                fig.add_trace(go.Bar(x=hint.labels, y=s.data, name=s.name))
-    fig.update_layout(title=hint.title, margin={"l": 40, "r": 20, "t": 50, "b": 40}, height=360,
-                      barmode="group", legend={"orientation": "h"})
+                colors = [SEVERITY_COLORS[label] for label in labels] if severity and i == 0 else color
+                fig.add_trace(go.Bar(x=labels, y=values, name=s.name, marker={"color": colors},
+                                     opacity=1.0 if i == 0 else 0.55, **axis))
+        if any("per device" in s.name.lower() for s, _ in series[:2]):
+            fig.update_layout(yaxis2={"title": "per device", "overlaying": "y", "side": "right", "rangemode": "tozero",
+                                      "showgrid": False, "automargin": True})
+    fig.update_layout(title={"text": hint.title, "x": 0, "xanchor": "left"}, height=380, barmode="group",
+                      margin={"l": 10, "r": 10, "t": 70, "b": 10},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+                      paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)", font={"color": TEXT})
+    crowded = len(labels) > 8 or max((len(str(label)) for label in labels), default=0) > 12
+    fig.update_xaxes(automargin=True, tickangle=-30 if crowded else 0, showgrid=False)
+    fig.update_yaxes(automargin=True, rangemode="tozero", gridcolor=GRID)
     return fig

@@ -370,3 +370,69 @@ def test_a_document_named_like_a_company_standard_changes_nobody_elses_answer(
         assert "SNMPv3 is forbidden" not in after["answer"] and "community public RW" not in after["answer"]
         for page in (alice, bob, alice2):
             page.context.close()
+
+
+def test_a_whole_session_asks_nothing_of_the_internet(app: tuple[str, Path], browser: Any) -> None:
+    """Every request of a scripted session — page, fonts, charts, citations, export, reload — goes to loopback."""
+    from urllib.parse import urlparse
+
+    url, _ = app
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    hosts: list[str] = []
+    context.on("request", lambda request: hosts.append(urlparse(request.url).hostname or request.url))
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(1500)
+    send(page, "Show breakdown of configuration best practice deviations by severity, technology, and OS.")
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    send(page, "How should I configure SNMP v3 according to our company standards?")
+    page.locator("[data-step-type='assistant_message'] .element-link").first.click()
+    page.wait_for_timeout(1000)
+    send(page, "/export md")
+    page.reload()
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(3000)
+    outside = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost")})
+    assert hosts and outside == [], outside
+    context.close()
+
+
+def test_a_resumed_thread_shows_charts_chips_and_files_as_live_and_exports(app: tuple[str, Path], browser: Any) -> None:
+    """Reload a thread with charts, citations and an export: the same charts, chips and files are there, a chip
+    still opens its chunk, and '/export' works in the resumed thread. Screenshots in the light and dark theme."""
+    url, _ = app
+    page = open_chat(browser, url)
+    send(page, "Show breakdown of configuration best practice deviations by severity, technology, and OS.")
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    send(page, "How should I configure SNMP v3 according to our company standards?")
+    send(page, "/export md")
+    page.wait_for_timeout(1500)
+
+    def counts() -> tuple[int, int, int]:
+        return (page.locator(".js-plotly-plot").count(),
+                page.locator("[data-step-type='assistant_message'] .element-link").count(),
+                page.get_by_text(re.compile(r"trace-[0-9a-z-]+\.md")).count())
+
+    live = counts()
+    assert live[0] >= 3 and live[1] >= 1 and live[2] >= 1, live
+    page.reload()
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.wait_for_timeout(3000)
+    assert counts() == live
+    chip = page.locator("[data-step-type='assistant_message'] .element-link").first
+    name = chip.text_content()
+    chip.click()
+    page.wait_for_function("n => document.getElementById('side-view-title')?.textContent.trim() === n", arg=name,
+                           timeout=15_000)
+    assert "chunk" in page.locator("#side-view-content").inner_text()
+    exported = send(page, "/export json").inner_text()
+    assert "Exported" in exported and "JSON" in exported
+    for theme in ("light", "dark"):
+        page.evaluate("t => localStorage.setItem('vite-ui-theme', t)", theme)
+        page.reload()
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(2000)
+        shot(page, f"answer-{theme}")
+    page.close()

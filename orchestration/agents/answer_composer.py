@@ -53,15 +53,17 @@ def _cell(text: Any, limit: int = 90) -> str:
 
 def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
     trend = any(f.delta_status for f in findings)
-    head = "| # | Finding | Severity | Devices |" + (" Change |" if trend else "") + " Fix | Context |"
+    refs = [" ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in f.enterprise_context_applied)))
+            for f in findings]
+    context = any(refs)  # no empty column when nothing from the knowledge base applies
+    head = ("| # | Deviation | Severity | Devices |" + (" Change |" if trend else "") + " Fix |"
+            + (" Context |" if context else ""))
     rows = ["", "**Findings**", "", head, "|" + "---|" * (head.count("|") - 1)]
-    for i, f in enumerate(findings, start=1):
-        refs = " ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in f.enterprise_context_applied)))
-        fix = f.recommendation.split("\n")
-        row = (f"| {i} | {f.id} {_cell(f.title, 70)} | {f.severity} | {f.assets_affected} |"
-               + (f" {f.delta_status or ''} |" if trend else "")
-               + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} | {refs} |")
-        rows.append(row)
+    for f, ref in zip(findings, refs, strict=True):
+        fix = [ln for ln in f.recommendation.split("\n") if ln.strip() and not ln.startswith("!")] or [""]
+        rows.append(f"| {f.id} | {f.rule_id} — {_cell(f.title, 60)} | {f.severity} | {f.assets_affected} |"
+                    + (f" {f.delta_status or ''} |" if trend else "")
+                    + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} |" + (f" {ref} |" if context else ""))
     return rows
 
 

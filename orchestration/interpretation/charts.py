@@ -23,7 +23,7 @@ def breakdown_charts(breakdowns: dict[str, list[dict[str, Any]]], dims: list[str
     charts = []
     for dim in dims:
         rows = breakdowns.get(dim) or []
-        if not rows:
+        if len(rows) < 2:  # one category is a sentence (the table says it), not a chart
             continue
         rows = rows[:15]
         charts.append(ChartHint(

@@ -141,6 +141,24 @@ def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, ch
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
+BREAKDOWN_ROWS = 8
+
+
+def breakdown_table(dim: str, rows: list[dict[str, Any]]) -> str:
+    """A breakdown as a compact table (severity: every level, most severe first; others: the largest rows)."""
+    if not rows:
+        return ""
+    if dim == "severity":  # every severity, in severity order: none may be left out
+        rows = sorted(rows, key=lambda r: -severity.rank(r["key"]))
+    label = "OS" if dim == "os" else dim.replace("_", " ").capitalize()
+    shown = rows if dim == "severity" else rows[:BREAKDOWN_ROWS]
+    lines = [f"| {label} | Failed checks | Devices |", "|---|---:|---:|"]
+    lines += [f"| {r['key']} | {int(r['failures']):,} | {int(r['assets']):,} |" for r in shown]
+    if len(rows) > len(shown):
+        lines.append(f"| … and {len(rows) - len(shown)} more (see the chart) | | |")
+    return "\n".join(lines)
+
+
 def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None,
                       findings: list[Finding], limit: int) -> str:
     m = result["metrics"]
@@ -172,20 +190,9 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
         else:
             parts.append(f"{m['assets_at_risk']} devices ({m['pct_assets_at_risk']}%) have at least one critical or "
                          f"high-severity failure.")
-        for dim in dims:
-            rows = result["breakdowns"].get(dim) or []
-            if dim == "severity":  # every severity, in severity order: none may be left out
-                rows = sorted(rows, key=lambda r: -severity.rank(r["key"]))
-                lead = ", ".join(f"{r['key']} {r['failures']} on {devices(r['assets'])}" for r in rows)
-                parts.append(f"Failed checks by severity: {lead}." if rows else "")
-            elif rows:
-                lead = ", ".join(f"{r['key']} ({r['failures']} failed checks on {r['assets']} devices)" for r in rows[:3])
-                more = f" and {len(rows) - 3} more (see the chart)" if len(rows) > 3 else ""
-                parts.append(f"Most failed checks by {dim.replace('_', ' ')}: {lead}{more}.")
-        if findings:
-            top = "; ".join(f"{f.rule_id} — {f.title} ({f.severity}, {devices(f.assets_affected)})"
-                            for f in findings[:limit])
-            parts.append(f"Top {min(limit, len(findings))} deviations: {top}.")
+        tables = [breakdown_table(dim, result["breakdowns"].get(dim) or []) for dim in dims]
+        # the lead stays two sentences; breakdowns are tables, and the deviations are the findings table below
+        return " ".join(p for p in parts if p) + "".join(f"\n\n{t}" for t in tables if t)
     return " ".join(p for p in parts if p)
 
 
