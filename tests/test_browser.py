@@ -205,6 +205,7 @@ def test_users_cannot_see_each_others_threads(demo_warehouse_dir: Path, tmp_path
         bob.goto(alice_thread)
         bob.wait_for_timeout(3000)
         assert "Summarize configuration best practice findings for Site-A" not in bob.content()
+        assert "belongs to another user" in bob.inner_text("body")  # not "could not reach the server"
         shot(bob, "isolation-bob")
         alice.context.close()
         bob.context.close()
