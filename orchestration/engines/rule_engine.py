@@ -317,13 +317,11 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
         lacking = [b for b in failing if not any(c.parent is b for c in offending)]
         return _Finding(offending + lacking, missing=f"'{_shown(child_pattern)}' under it" if lacking else "")
     if kind in ("iface_require", "iface_forbid"):
-        roles = ROLE_MATCHES.get(check.role or "", (check.role,))
-        ifaces = [i for i in interfaces(cfg) if i.role in roles]
+        ifaces, child = _role_interfaces(check, cfg)
         if not ifaces:
             return NOT_APPLICABLE
         if check.global_alternative and cfg.find(_rx(check.global_alternative), top_level=True):
             return None
-        child = _rx(_pattern_for(check.child, cfg.platform) or "")
         notes = {i.block.number: f"{i.role}: {i.reason}" for i in ifaces}
         if kind == "iface_require":
             bad = [i.block for i in ifaces if not i.block.child_matches(child)]
@@ -362,15 +360,18 @@ def evidence_text(finding: _Finding, limit: int = 20) -> str:
     return text
 
 
+def _role_interfaces(check: Check, cfg: ParsedConfig) -> tuple[list[Interface], re.Pattern[str]]:
+    """The interfaces an interface rule looks at (an edge port is also a routed one) and the child it checks."""
+    roles = ROLE_MATCHES.get(check.role or "", (check.role,))
+    return [i for i in interfaces(cfg) if i.role in roles], _rx(_pattern_for(check.child, cfg.platform) or "")
+
+
 def _interface_verdicts(check: Check, cfg: ParsedConfig) -> tuple[InterfaceVerdict, ...]:
     if check.kind not in ("iface_require", "iface_forbid"):
         return ()
-    roles = ROLE_MATCHES.get(check.role or "", (check.role,))
-    child = _rx(_pattern_for(check.child, cfg.platform) or "")
+    ifaces, child = _role_interfaces(check, cfg)
     out = []
-    for i in interfaces(cfg):
-        if i.role not in roles:
-            continue
+    for i in ifaces:
         hits = i.block.child_matches(child)
         failed = not hits if check.kind == "iface_require" else bool(hits)
         lines = (i.block.number, *(h.number for h in hits)) if check.kind == "iface_forbid" else (i.block.number,)

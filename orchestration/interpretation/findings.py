@@ -136,7 +136,7 @@ def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, ch
     charts = breakdown_charts(result["breakdowns"], dims, src, qualifier)
     stats = {"metrics": m, "breakdowns": {d: result["breakdowns"].get(d, []) for d in dims or ["severity"]},
              "severity": result["breakdowns"].get("severity", [])}
-    return DomainOutputs(findings=findings, summary=_analysis_summary(result, dims, device, findings, limit),
+    return DomainOutputs(findings=findings, summary=_analysis_summary(result, dims, device, findings),
                          prioritized_risks=risks(findings, min(limit, 10)), chart_hints=charts, statistics=stats,
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
@@ -159,8 +159,7 @@ def breakdown_table(dim: str, rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None,
-                      findings: list[Finding], limit: int) -> str:
+def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None, findings: list[Finding]) -> str:
     m = result["metrics"]
     date = m["assessment_date"][:10]
     if m["checks_performed"] == 0:

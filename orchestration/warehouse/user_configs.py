@@ -52,16 +52,18 @@ class UploadReport:
         return sum(f.ok and f.hostname is not None for f in self.files)
 
     def platform_summary(self) -> list[str]:
-        """'ios-xe: 39 assessed', 'Arista EOS: 2 refused (…)' — per platform, in the order first seen."""
+        """'ios-xe: 39 assessed', 'Arista EOS: 0 assessed, 2 refused (why)' — per platform, in the order first seen."""
         seen: dict[str, list[FileOutcome]] = {}
         for f in self.files:
             if f.platform:
                 seen.setdefault(f.platform, []).append(f)
         out = []
         for platform, outcomes in seen.items():
-            ok = sum(o.ok for o in outcomes)
+            line = f"{platform}: {sum(o.ok for o in outcomes)} assessed"
             refused = [o for o in outcomes if not o.ok]
-            out.append(f"{platform}: {ok} assessed" + (f", {len(refused)} refused ({refused[0].judgement.reason.split(': ', 1)[-1] if refused[0].judgement else refused[0].message})" if refused else ""))
+            if refused:
+                line += f", {len(refused)} refused ({refused[0].message.split(': ', 1)[-1]})"
+            out.append(line)
         return out
 
 
