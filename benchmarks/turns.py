@@ -1,43 +1,119 @@
-"""``assess bench turns``: end-to-end turn latency at demo scale — time to the first streamed step and to
-the final answer — over the project's own evaluation prompts (and the upstream ones when present)."""
+"""``assess bench turns``: end-to-end turn latency — time to the first streamed step and to the final
+answer — over the project's own evaluation prompts (and the upstream ones when present), on warehouses of
+several fleet sizes built in the same run, so that the demo size is the baseline beside the large one.
+
+Every prompt is asked in a new thread. In the first round every ask is cold: agent memory holds no tool result
+(the data query agent serves a repeated tool call from it for a few minutes); the rounds after it show what
+repeats cost."""
 
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from orchestration.config import PROJECT_ROOT
+from knowledge_base.embeddings import get_embedder
+from orchestration.config import PROJECT_ROOT, using_data_dir
 from orchestration.evaluation import load_cases
+from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn, iter_turn
 from orchestration.state import AssessmentState
 
 
-def _p95(values: list[float]) -> float:
+def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
 
 
-def run(rounds: int = 2, report: Callable[[str], None] = print) -> dict[str, float]:
+def prompts() -> list[str]:
     files = [PROJECT_ROOT / "evals" / "cases.json", PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"]
-    prompts = [c["user_prompt"] for f in files if Path(f).exists() for c in load_cases(Path(f))]
-    handle_turn(prompts[0])  # warm-up: model, index and warehouse are loaded once per process
-    first: list[float] = []
-    total: list[float] = []
-    for _ in range(rounds):
-        for prompt in prompts:
-            started = time.perf_counter()
-            seen_first = False
-            for item in iter_turn(prompt):
-                if not seen_first:
-                    first.append((time.perf_counter() - started) * 1000)
-                    seen_first = True
-                if isinstance(item, AssessmentState):
-                    total.append((time.perf_counter() - started) * 1000)
-    result = {"turns": len(total), "first_step_p50_ms": round(statistics.median(first), 1),
-              "first_step_p95_ms": round(_p95(first), 1), "turn_p50_ms": round(statistics.median(total), 1),
-              "turn_p95_ms": round(_p95(total), 1), "turn_max_ms": round(max(total), 1)}
-    report(f"{result['turns']} turns: first step p50 {result['first_step_p50_ms']} ms, p95 {result['first_step_p95_ms']} ms; "
-           f"whole turn p50 {result['turn_p50_ms']} ms, p95 {result['turn_p95_ms']} ms, max {result['turn_max_ms']} ms")
-    return result
+    return [c["user_prompt"] for f in files if Path(f).exists() for c in load_cases(Path(f))]
+
+
+def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, float]]:
+    """(ms to the first streamed step, ms to the final STATE, ms per node) of one turn in a new thread;
+    ``cold``: no tool result is served from agent memory and no question vector from the embedder's cache (as for
+    a question nobody asked in the last minutes)."""
+    if cold:
+        MemoryStore().forget("tool:")
+        getattr(get_embedder(), "forget", lambda: None)()
+    started = time.perf_counter()
+    first = total = 0.0
+    nodes: dict[str, float] = {}
+    last = started
+    for item in iter_turn(prompt):
+        now = time.perf_counter()
+        if not first:
+            first = (now - started) * 1000
+        if isinstance(item, AssessmentState):
+            total = (now - started) * 1000
+        else:
+            nodes[item.node] = nodes.get(item.node, 0.0) + (now - last) * 1000
+        last = now
+    return first, total, nodes
+
+
+def _summary(label: str, first: list[float], total: list[float]) -> dict[str, Any]:
+    return {"turns": len(total), "label": label, "first_step_p50_ms": round(statistics.median(first), 1),
+            "first_step_p95_ms": round(p95(first), 1), "turn_p50_ms": round(statistics.median(total), 1),
+            "turn_p95_ms": round(p95(total), 1), "turn_max_ms": round(max(total), 1)}
+
+
+def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]:
+    asks = prompts()
+    started = time.perf_counter()
+    handle_turn(asks[0])  # warm-up: model, router, index, warehouse and its names load once per process
+    report(f"  warm-up turn (loads model, router, index, names) {time.perf_counter() - started:.1f} s")
+    rows = []
+    per_node: dict[str, list[float]] = {}
+    for r in range(rounds):
+        first, total = [], []
+        for prompt in asks:
+            f, t, nodes = time_turn(prompt, cold=r == 0)
+            first.append(f)
+            total.append(t)
+            for node, ms in nodes.items():
+                per_node.setdefault(node, []).append(ms)
+        rows.append(_summary("cold asks" if r == 0 else f"repeat {r}", first, total))
+    for row in rows:
+        report(f"  {row['label']:<10} {row['turns']} turns: first step p50 {row['first_step_p50_ms']} ms, "
+               f"p95 {row['first_step_p95_ms']} ms; whole turn p50 {row['turn_p50_ms']} ms, "
+               f"p95 {row['turn_p95_ms']} ms, max {row['turn_max_ms']} ms")
+    slowest = sorted(per_node.items(), key=lambda kv: -statistics.mean(kv[1]))[:5]
+    report("  mean ms per node: " + ", ".join(f"{n} {statistics.mean(v):.1f}" for n, v in slowest))
+    return rows
+
+
+def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdir: Path | None = None,
+        report: Callable[[str], None] = print) -> dict[int, list[dict[str, Any]]]:
+    """Time the prompts on the configured data directory (``devices`` empty), or on a warehouse of each size
+    built now in a throw-away data directory with the seed knowledge base (under ``workdir``, kept and reused by
+    the next run: a 10,000-device build takes minutes)."""
+    if not devices:
+        return {0: _measure(rounds, report)}
+    from knowledge_base import service
+    from knowledge_base.ingest import ensure_seed_index
+    from orchestration.warehouse.build import build_demo_warehouse
+    from orchestration.warehouse.store import close_warehouses
+
+    results: dict[int, list[dict[str, Any]]] = {}
+    for n in devices:
+        target = workdir / f"turns-{n}-{runs}" if workdir else Path(tempfile.mkdtemp(prefix=f"assess-turns-{n}-"))
+        target.mkdir(parents=True, exist_ok=True)
+        with using_data_dir(target) as data_dir:
+            close_warehouses()
+            service.reset()
+            if not (data_dir / "warehouse.duckdb").exists():
+                build = build_demo_warehouse(data_dir / "warehouse.duckdb", devices=n, runs=runs)
+                report(f"built {build.devices:,} devices, {build.results:,} results over {runs} runs in {build.seconds:.1f} s")
+            ensure_seed_index()
+            report(f"{n:,} devices ({data_dir}):")
+            try:
+                results[n] = _measure(rounds, report)
+            finally:
+                close_warehouses()
+                service.reset()
+    return results

@@ -193,7 +193,22 @@ def _cmd_bench_memory(args: argparse.Namespace) -> int:
 def _cmd_bench_turns(args: argparse.Namespace) -> int:
     from benchmarks.turns import run
 
-    run(rounds=args.rounds)
+    run(rounds=args.rounds, devices=[int(n) for n in args.devices.split(",")] if args.devices else None, runs=args.runs,
+        workdir=Path(args.workdir) if args.workdir else None)
+    return 0
+
+
+def _cmd_bench_concurrency(args: argparse.Namespace) -> int:
+    from benchmarks.chat import concurrency
+
+    concurrency(sessions=args.sessions, questions=args.questions, timeout=args.timeout)
+    return 0
+
+
+def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
+    from benchmarks.chat import coldstart
+
+    coldstart(timeout=args.timeout)
     return 0
 
 
@@ -344,9 +359,23 @@ def build_parser() -> argparse.ArgumentParser:
     bkb.add_argument("--sizes", default="1000,10000,50000,100000")
     bkb.set_defaults(func=_cmd_bench_kb)
 
-    bturn = bench.add_parser("turns", help="turn latency at demo scale: first streamed step and whole turn")
+    bturn = bench.add_parser("turns", help="turn latency: first streamed step and whole turn, per node")
     bturn.add_argument("--rounds", type=int, default=2)
+    bturn.add_argument("--devices", default="", help="fleet sizes to build and compare, e.g. 150,10000 (default: the "
+                                                     "configured data directory)")
+    bturn.add_argument("--runs", type=int, default=4, help="assessment runs per built warehouse")
+    bturn.add_argument("--workdir", default=None, help="keep the built data directories here and reuse them")
     bturn.set_defaults(func=_cmd_bench_turns)
+
+    bconc = bench.add_parser("concurrency", help="N chat sessions x M questions over the websocket against a server "
+                                                 "started on loopback, beside one session alone")
+    bconc.add_argument("--sessions", type=int, default=20)
+    bconc.add_argument("--questions", type=int, default=5)
+    bconc.add_argument("--timeout", type=float, default=120, help="seconds one answer may take before it counts as an error")
+    bconc.set_defaults(func=_cmd_bench_concurrency)
+    bcold = bench.add_parser("coldstart", help="assess serve to HTTP 200 and to the first answer; server memory")
+    bcold.add_argument("--timeout", type=float, default=120)
+    bcold.set_defaults(func=_cmd_bench_coldstart)
 
     bmem = bench.add_parser("memory", help="per-turn latency on a long thread vs a one-turn thread")
     bmem.add_argument("--turns", type=int, default=200)

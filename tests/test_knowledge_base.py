@@ -157,3 +157,23 @@ def test_metadata_filters_restrict_domain_and_topic(demo_warehouse: Path) -> Non
     security = retriever.search("how do we escalate findings", k=5, domain="security")
     assert security and all(h.metadata["domain"] == "security" for h in security)
     assert retriever.search("anything", k=5, topics=["no_such_topic"]) == []
+
+
+def test_a_question_is_encoded_once_though_router_and_retrieval_both_embed_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from knowledge_base.embeddings import get_embedder
+
+    embedder = get_embedder()
+    model = embedder._model  # type: ignore[attr-defined]
+    calls: list[int] = []
+    encode = model.encode
+    monkeypatch.setattr(model, "encode", lambda texts, **kw: calls.append(len(texts)) or encode(texts, **kw))
+    text = "How do I rotate the SNMPv3 credentials on a Nexus switch? (cache test)"
+    first = embedder.embed([text])
+    first *= 0  # a caller scaling its vectors in place does not change what the next caller gets
+    second, third = embedder.embed([text]), embedder.embed([text])
+    assert calls == [1]
+    assert np.allclose(second, third) and abs(float(np.linalg.norm(second)) - 1.0) < 1e-4
+    embedder.embed([text, "another text"])  # batches (ingestion) go to the model as they are
+    assert calls == [1, 2]

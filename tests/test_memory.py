@@ -114,3 +114,15 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     third = handle_turn(prompt)  # the warehouse changed: recomputed, not served from memory
     assert not any(c.cached for c in third.mcp.tool_calls)
     assert MemoryStore().recall("no-such-key") is None
+
+
+def test_forget_drops_exactly_the_entries_of_a_prefix() -> None:
+    from orchestration.memory.store import MemoryStore
+
+    store = MemoryStore()
+    store.remember("tool:a", {"x": 1}, 300)
+    store.remember("tool:b", {"x": 2}, 300)
+    store.remember("other:c", {"x": 3}, 300)
+    assert store.forget("tool:") == 2
+    assert store.recall("tool:a") is None and store.recall("tool:b") is None
+    assert store.recall("other:c") == {"x": 3}

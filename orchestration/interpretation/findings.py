@@ -144,8 +144,9 @@ def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, ch
 BREAKDOWN_ROWS = 8
 
 
-def breakdown_table(dim: str, rows: list[dict[str, Any]]) -> str:
-    """A breakdown as a compact table (severity: every level, most severe first; others: the largest rows)."""
+def breakdown_table(dim: str, rows: list[dict[str, Any]], keys: int | None = None) -> str:
+    """A breakdown as a compact table (severity: every level, most severe first; others: the largest rows).
+    ``keys``: how many rows the breakdown has in full, when the tool sent only the largest."""
     if not rows:
         return ""
     if dim == "severity":  # every severity, in severity order: none may be left out
@@ -154,8 +155,9 @@ def breakdown_table(dim: str, rows: list[dict[str, Any]]) -> str:
     shown = rows if dim == "severity" else rows[:BREAKDOWN_ROWS]
     lines = [f"| {label} | Failed checks | Devices |", "|---|---:|---:|"]
     lines += [f"| {r['key']} | {int(r['failures']):,} | {int(r['assets']):,} |" for r in shown]
-    if len(rows) > len(shown):
-        lines.append(f"| … and {len(rows) - len(shown)} more (see the chart) | | |")
+    more = max(keys or 0, len(rows)) - len(shown)
+    if more > 0:
+        lines.append(f"| … and {more:,} more (see the chart) | | |")
     return "\n".join(lines)
 
 
@@ -189,7 +191,8 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
         else:
             parts.append(f"{m['assets_at_risk']} devices ({m['pct_assets_at_risk']}%) have at least one critical or "
                          f"high-severity failure.")
-        tables = [breakdown_table(dim, result["breakdowns"].get(dim) or []) for dim in dims]
+        keys = result.get("breakdown_keys") or {}
+        tables = [breakdown_table(dim, result["breakdowns"].get(dim) or [], keys.get(dim)) for dim in dims]
         # the lead stays two sentences; breakdowns are tables, and the deviations are the findings table below
         return " ".join(p for p in parts if p) + "".join(f"\n\n{t}" for t in tables if t)
     return " ".join(p for p in parts if p)

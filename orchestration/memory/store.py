@@ -272,6 +272,11 @@ class MemoryStore:
             return None
         return json.loads(rows[0][0])
 
+    def forget(self, prefix: str) -> int:
+        """Drop the agent-memory entries whose key starts with ``prefix`` (benchmarks measure cold asks)."""
+        rows = self._kv("DELETE FROM agent_memory WHERE substr(key, 1, ?) = ? RETURNING key", (len(prefix), prefix))
+        return len(rows)
+
     def integrity_check(self) -> str:
         return str(self._kv("PRAGMA integrity_check", ())[0][0])
 

@@ -30,6 +30,7 @@ BREAKDOWNS = {
     "device_type": "b.device_type",
 }
 
+BREAKDOWN_CAP = 25
 BASE = """
 WITH b AS (
   SELECT r.asset_id, r.rule_id, r.status, r.severity, r.evidence, r.evidence_lines, r.exception_id,
@@ -78,6 +79,27 @@ def _platform_fixes(top_rules: list[dict[str, Any]], failing: list[tuple[Any, ..
             f"! {', '.join(p for p, t in fixes.items() if t == text)}\n{text}" for text in texts)
 
 
+def _breakdowns(w: Warehouse, base: str, params: list[Any], fail: str,
+                fparams: list[Any]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+    """Failures and devices per key of every breakdown in one statement, the largest ``BREAKDOWN_CAP`` keys of each
+    (at 10,000 devices there are thousands of sites: no answer, table or chart shows them all), and how many keys
+    each breakdown has in full."""
+    union = " UNION ALL ".join(
+        f"SELECT '{name}' AS breakdown, CAST({expr} AS VARCHAR) AS k, COUNT(*) AS failures, "
+        f"COUNT(DISTINCT b.asset_id) AS assets FROM b WHERE {fail} GROUP BY {expr}" for name, expr in BREAKDOWNS.items())
+    rows = w.query(base + f""", grouped AS ({union}),
+        ranked AS (SELECT grouped.*, ROW_NUMBER() OVER (PARTITION BY breakdown ORDER BY failures DESC, k) AS rn,
+                          COUNT(*) OVER (PARTITION BY breakdown) AS n_keys FROM grouped)
+        SELECT breakdown, k, failures, assets, n_keys FROM ranked WHERE rn <= {BREAKDOWN_CAP} ORDER BY breakdown, rn""",
+                   params + fparams * len(BREAKDOWNS)).rows
+    breakdowns: dict[str, list[dict[str, Any]]] = {name: [] for name in BREAKDOWNS}
+    keys = dict.fromkeys(BREAKDOWNS, 0)
+    for name, k, n, a, n_keys in rows:
+        breakdowns[name].append({"key": k, "failures": int(n), "assets": int(a)})
+        keys[name] = int(n_keys)
+    return breakdowns, keys
+
+
 def _fail_filter(severity: str | None) -> tuple[str, list[Any]]:
     return ("b.status = 'fail' AND b.severity = ?", [severity]) if severity else ("b.status = 'fail'", [])
 
@@ -118,11 +140,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         metrics.update({"severity_filter": severity_filter, "matching_failures": matching,
                         "assets_with_matching_failures": assets_matching,
                         "pct_assets_with_matching_failures": round(100 * assets_matching / assets, 1) if assets else 0.0})
-    breakdowns = {}
-    for name, expr in BREAKDOWNS.items():
-        rows = w.query(base + f"SELECT {expr} AS k, COUNT(*), COUNT(DISTINCT b.asset_id) FROM b WHERE {fail} "
-                              "GROUP BY k ORDER BY 2 DESC, 1", params + fparams).rows
-        breakdowns[name] = [{"key": k, "failures": int(n), "assets": int(a)} for k, n, a in rows]
+    breakdowns, breakdown_keys = _breakdowns(w, base, params, fail, fparams)
     top_rules = w.query(base + f"""
         SELECT b.rule_id, MIN(b.title) AS title, MIN(b.severity) AS severity, MIN(b.category) AS category,
                MIN(b.technology) AS technology, MIN(b.remediation) AS remediation, MIN(b.rationale) AS rationale,
@@ -149,6 +167,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
                      params + fparams).dicts()
     result: dict[str, Any] = {
         "query_type": query_type, "collection": run.collection, "metrics": metrics, "breakdowns": breakdowns,
+        "breakdown_keys": breakdown_keys,
         "top_rules": top_rules,
         "top_assets": top_assets, "results_sample": sample, "sample_cap": SAMPLE_CAP,
         "row_count": checks, "scope_applied": scope, "focus_area": focus_area,

@@ -17,17 +17,80 @@ from orchestration.tools.scope import (
 )
 from orchestration.warehouse.store import Warehouse
 
-FAILS = """
-SELECT r.asset_id, r.rule_id, r.severity, a.site, ru.title
-FROM results r JOIN assets a ON a.asset_id = r.asset_id JOIN rules ru ON ru.rule_id = r.rule_id
-WHERE r.assessment_id = ? AND r.status = 'fail' AND {where} {severity}
+# The two runs' failing results and assessed devices in scope, compared by set operations in the engine: a
+# turn fetches the counts and capped samples, never the failing rows themselves (~100k per run at 10k devices).
+RUNS = """
+WITH cur AS (SELECT r.asset_id, r.rule_id, r.severity, a.site FROM results r JOIN assets a ON a.asset_id = r.asset_id
+             WHERE r.assessment_id = ? AND r.status = 'fail' AND {where} {severity}),
+prev AS (SELECT r.asset_id, r.rule_id, r.severity, a.site FROM results r JOIN assets a ON a.asset_id = r.asset_id
+         WHERE r.assessment_id = ? AND r.status = 'fail' AND {where} {severity}),
+ca AS (SELECT DISTINCT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id
+       WHERE c.assessment_id = ? AND {where}),
+pa AS (SELECT DISTINCT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id
+       WHERE c.assessment_id = ? AND {where})
 """
-ASSESSED = "SELECT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id WHERE c.assessment_id = ? AND {where}"
+
+# Up to the cap of rows per device kind (improved, worsened, new, removed, same), each carrying the totals.
+ASSETS = """,
+pairs AS (SELECT COALESCE(c.asset_id, p.asset_id) AS asset_id,
+                 CASE WHEN c.asset_id IS NULL THEN 0 ELSE 1 END AS in_cur,
+                 CASE WHEN p.asset_id IS NULL THEN 0 ELSE 1 END AS in_prev
+          FROM cur c FULL OUTER JOIN prev p ON c.asset_id = p.asset_id AND c.rule_id = p.rule_id),
+f AS (SELECT asset_id, SUM(in_cur) AS cur_f, SUM(in_prev) AS prev_f, SUM(in_cur * in_prev) AS both_f
+      FROM pairs GROUP BY asset_id),
+s AS (SELECT asset_id, MAX(in_ca) AS in_ca, MAX(in_pa) AS in_pa
+      FROM (SELECT asset_id, 1 AS in_ca, 0 AS in_pa FROM ca UNION ALL SELECT asset_id, 0, 1 FROM pa) x GROUP BY asset_id),
+per AS (SELECT COALESCE(s.asset_id, f.asset_id) AS asset_id, COALESCE(s.in_ca, 0) AS in_ca, COALESCE(s.in_pa, 0) AS in_pa,
+               COALESCE(f.cur_f, 0) AS cur_f, COALESCE(f.prev_f, 0) AS prev_f, COALESCE(f.both_f, 0) AS both_f
+        FROM s FULL OUTER JOIN f ON s.asset_id = f.asset_id),
+kinds AS (SELECT per.*, CASE WHEN in_ca = 1 AND in_pa = 1 AND cur_f < prev_f THEN 'improved'
+                             WHEN in_ca = 1 AND in_pa = 1 AND cur_f > prev_f THEN 'worsened'
+                             WHEN in_ca = 1 AND in_pa = 1 THEN 'same'
+                             WHEN in_ca = 1 THEN 'new' WHEN in_pa = 1 THEN 'removed' ELSE 'unassessed' END AS kind FROM per),
+ranked AS (SELECT kinds.*,
+           ROW_NUMBER() OVER (PARTITION BY kind ORDER BY CASE kind WHEN 'worsened' THEN prev_f - cur_f WHEN 'improved' THEN cur_f - prev_f
+                                                              ELSE 0 END,
+                                                         CASE WHEN kind = 'worsened' THEN asset_id END DESC, asset_id) AS rn,
+           COUNT(*) OVER (PARTITION BY kind) AS n_kind,
+           SUM(cur_f) OVER () AS cur_total, SUM(prev_f) OVER () AS prev_total,
+           SUM(CASE WHEN in_ca = 1 AND in_pa = 1 THEN cur_f - both_f ELSE 0 END) OVER () AS new_total,
+           SUM(CASE WHEN in_ca = 1 AND in_pa = 1 THEN prev_f - both_f ELSE 0 END) OVER () AS resolved_total,
+           SUM(both_f) OVER () AS persistent_total, SUM(in_ca) OVER () AS cur_assets, SUM(in_pa) OVER () AS prev_assets
+           FROM kinds)
+SELECT kind, asset_id, prev_f, cur_f, n_kind, cur_total, prev_total, new_total, resolved_total, persistent_total,
+       cur_assets, prev_assets
+FROM ranked WHERE rn <= {cap} ORDER BY kind, rn
+"""
+
+# The first issues of each kind by (device, rule): new and resolved only on devices assessed in both runs.
+ISSUES = """,
+common AS (SELECT asset_id FROM ca INTERSECT SELECT asset_id FROM pa),
+issues AS (
+  SELECT 'new' AS kind, c.asset_id, c.rule_id, c.severity, c.site FROM cur c
+  WHERE c.asset_id IN (SELECT asset_id FROM common)
+    AND NOT EXISTS (SELECT 1 FROM prev p WHERE p.asset_id = c.asset_id AND p.rule_id = c.rule_id)
+  UNION ALL
+  SELECT 'resolved', p.asset_id, p.rule_id, p.severity, p.site FROM prev p
+  WHERE p.asset_id IN (SELECT asset_id FROM common)
+    AND NOT EXISTS (SELECT 1 FROM cur c WHERE c.asset_id = p.asset_id AND c.rule_id = p.rule_id)
+  UNION ALL
+  SELECT 'persistent', c.asset_id, c.rule_id, c.severity, c.site FROM cur c
+  WHERE EXISTS (SELECT 1 FROM prev p WHERE p.asset_id = c.asset_id AND p.rule_id = c.rule_id)),
+ranked AS (SELECT issues.*, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY asset_id, rule_id) AS rn FROM issues)
+SELECT ranked.kind, ranked.asset_id, ranked.rule_id, ranked.severity, ranked.site, ru.title
+FROM ranked JOIN rules ru ON ru.rule_id = ranked.rule_id WHERE rn <= {cap} ORDER BY ranked.kind, rn
+"""
 
 
 def _issue(row: tuple[Any, ...]) -> dict[str, Any]:
-    asset_id, rule_id, severity, site, title = row
+    _, asset_id, rule_id, severity, site, title = row
     return {"asset_id": asset_id, "rule_id": rule_id, "severity": severity, "site": site, "title": title}
+
+
+def _change(row: tuple[Any, ...]) -> dict[str, Any]:
+    _, asset, previous, current = row[:4]
+    return {"asset_id": asset, "previous_failures": int(previous), "current_failures": int(current),
+            "issues_delta": int(current) - int(previous)}
 
 
 def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: str, comparison_focus: str,
@@ -42,36 +105,22 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         raise ToolError(f"{previous.assessment_id} and {current.assessment_id} are the same assessment run")
     where, sparams, scope = scope_clause(w, scope)
     sev_sql, sev_params = ("AND r.severity = ?", [severity_filter]) if severity_filter else ("", [])
-    fails_sql = FAILS.format(where=where, severity=sev_sql)
+    runs = RUNS.format(where=where, severity=sev_sql)
+    params = [current.assessment_id, *sparams, *sev_params, previous.assessment_id, *sparams, *sev_params,
+              current.assessment_id, *sparams, previous.assessment_id, *sparams]
+    assets = w.query(runs + ASSETS.format(cap=SAMPLE_CAP), params).rows
+    by_kind: dict[str, list[tuple[Any, ...]]] = {}
+    for row in assets:
+        by_kind.setdefault(row[0], []).append(row)
+    totals = [int(x or 0) for x in assets[0][5:]] if assets else [0] * 7
+    cur_total, prev_total, new_total, resolved_total, persistent_total, cur_assets, prev_assets = totals
 
-    def fails(run_id: str) -> dict[tuple[str, str], tuple[Any, ...]]:
-        return {(r[0], r[1]): r for r in w.query(fails_sql, [run_id, *sparams, *sev_params]).rows}
+    def count(kind: str) -> int:
+        return int(by_kind[kind][0][4]) if kind in by_kind else 0
 
-    def assessed(run_id: str) -> set[str]:
-        return {r[0] for r in w.query(ASSESSED.format(where=where), [run_id, *sparams]).rows}
-
-    cur, prev = fails(current.assessment_id), fails(previous.assessment_id)
-    cur_assets, prev_assets = assessed(current.assessment_id), assessed(previous.assessment_id)
-    common = cur_assets & prev_assets
-    new_issues = [cur[k] for k in sorted(cur.keys() - prev.keys()) if k[0] in common]
-    resolved = [prev[k] for k in sorted(prev.keys() - cur.keys()) if k[0] in common]
-    persistent = [cur[k] for k in sorted(cur.keys() & prev.keys())]
-
-    per_asset: dict[str, list[int]] = {a: [0, 0] for a in common}
-    for (asset, _), _row in prev.items():
-        if asset in per_asset:
-            per_asset[asset][0] += 1
-    for (asset, _), _row in cur.items():
-        if asset in per_asset:
-            per_asset[asset][1] += 1
-    def change(asset: str) -> dict[str, Any]:
-        p, c = per_asset[asset]
-        return {"asset_id": asset, "previous_failures": p, "current_failures": c, "issues_delta": c - p}
-
-    by_delta = sorted(per_asset, key=lambda a: (per_asset[a][1] - per_asset[a][0], a))
-    improved = [change(a) for a in by_delta if per_asset[a][1] < per_asset[a][0]]
-    worsened = [change(a) for a in reversed(by_delta) if per_asset[a][1] > per_asset[a][0]]
-
+    issues: dict[str, list[dict[str, Any]]] = {"new": [], "resolved": [], "persistent": []}
+    for row in w.query(runs + ISSUES.format(cap=SAMPLE_CAP), params).rows:
+        issues[row[0]].append(_issue(row))
     trend_fails = dict(w.query(
         f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
         f"WHERE r.status = 'fail' AND {where} {sev_sql} GROUP BY r.assessment_id", [*sparams, *sev_params]).rows)
@@ -86,27 +135,26 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         trend.append({"assessment_id": run.assessment_id, "date": run.started_at[:10], "failures": n_fail,
                       "assets_assessed": n_assets,
                       "failures_per_asset": round(n_fail / n_assets, 2) if n_assets else 0.0})
-    delta = len(cur) - len(prev)
+    delta = cur_total - prev_total
     return {
         "comparison_focus": comparison_focus, "collection": current.collection,
         "current_assessment_id": current.assessment_id, "previous_assessment_id": previous.assessment_id,
         "scope": describe_scope(scope), "scope_applied": scope,
         "current_assessment_date": current.started_at, "previous_assessment_date": previous.started_at,
-        "metrics": {"previous_failures": len(prev), "current_failures": len(cur), "failures_delta": delta,
-                    "previous_assets": len(prev_assets), "current_assets": len(cur_assets),
-                    "new_issues": len(new_issues), "resolved_issues": len(resolved),
-                    "persistent_issues": len(persistent), "improved_assets": len(improved),
-                    "worsened_assets": len(worsened), "new_assets": len(cur_assets - prev_assets),
-                    "removed_assets": len(prev_assets - cur_assets),
+        "metrics": {"previous_failures": prev_total, "current_failures": cur_total, "failures_delta": delta,
+                    "previous_assets": prev_assets, "current_assets": cur_assets,
+                    "new_issues": new_total, "resolved_issues": resolved_total,
+                    "persistent_issues": persistent_total, "improved_assets": count("improved"),
+                    "worsened_assets": count("worsened"), "new_assets": count("new"),
+                    "removed_assets": count("removed"),
                     "direction": "improved" if delta < 0 else ("worsened" if delta > 0 else "unchanged")},
-        "asset_level_changes": {"improved": improved[:SAMPLE_CAP], "worsened": worsened[:SAMPLE_CAP],
-                                "new": sorted(cur_assets - prev_assets)[:SAMPLE_CAP],
-                                "removed": sorted(prev_assets - cur_assets)[:SAMPLE_CAP]},
+        "asset_level_changes": {"improved": [_change(r) for r in by_kind.get("improved", [])],
+                                "worsened": [_change(r) for r in by_kind.get("worsened", [])],
+                                "new": [r[1] for r in by_kind.get("new", [])],
+                                "removed": [r[1] for r in by_kind.get("removed", [])]},
         "trend_analysis": trend,
-        "detailed_findings": {"new_issues": [_issue(r) for r in new_issues[:SAMPLE_CAP]],
-                              "resolved_issues": [_issue(r) for r in resolved[:SAMPLE_CAP]],
-                              "persistent_issues": [_issue(r) for r in persistent[:SAMPLE_CAP]]},
+        "detailed_findings": {"new_issues": issues["new"], "resolved_issues": issues["resolved"],
+                              "persistent_issues": issues["persistent"]},
         "sample_cap": SAMPLE_CAP,
-        "row_count": len(cur_assets | prev_assets),  # devices compared; zero means nothing in scope
+        "row_count": sum(count(k) for k in ("improved", "worsened", "new", "removed", "same")),  # devices compared
     }
-
