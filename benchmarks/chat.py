@@ -57,12 +57,14 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "Rss") -> float:
+    """Resident memory of the process tree: ``Rss`` counts a shared library page in every process that maps it,
+    ``Pss`` shares it out (the tree's real footprint when worker processes map the same torch libraries)."""
     total = 0
     for p in _tree(pid):
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith(f"{field}:"):
                     total += int(line.split()[1])
         except OSError:
             continue
@@ -138,17 +140,30 @@ class Session:
 
     url: str
     asked: list[Asked] = field(default_factory=list)
+    login_s: float = 0.0
 
-    async def run(self, questions: list[str], timeout: float) -> None:
-        async with httpx.AsyncClient(base_url=self.url) as http:
+    async def run(self, questions: list[str], timeout: float, delay: float = 0.0) -> None:
+        """Log in and connect (after ``delay``: tabs are not opened in the same millisecond), then ask; a session
+        that cannot connect counts every question as an error."""
+        await asyncio.sleep(delay)
+        try:
+            await self._run(questions, timeout)
+        except (httpx.HTTPError, socketio.exceptions.ConnectionError, TimeoutError) as exc:
+            self.asked += [Asked(q, error=f"{type(exc).__name__}: {exc}") for q in questions[len(self.asked):]]
+
+    async def _run(self, questions: list[str], timeout: float) -> None:
+        started = time.perf_counter()
+        # plain HTTP on loopback: no TLS context to build (tens of milliseconds of the client's CPU per session)
+        async with httpx.AsyncClient(base_url=self.url, timeout=timeout, verify=False) as http:
             login = await http.post("/auth/header")
+            self.login_s = time.perf_counter() - started
             login.raise_for_status()
             cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
         client = socketio.AsyncClient(reconnection=False)
         events: asyncio.Queue[tuple[str, dict[str, Any], float]] = asyncio.Queue()
         for name in ("new_message", "update_message", "task_end"):
             client.on(name, lambda data=None, name=name: events.put_nowait((name, data or {}, time.perf_counter())))
-        await client.connect(self.url, socketio_path="/ws/socket.io", transports=["websocket"],
+        await client.connect(self.url, socketio_path="/ws/socket.io", transports=["websocket"], wait_timeout=timeout,
                              headers={"Cookie": cookie, "Origin": self.url},
                              auth={"sessionId": str(uuid.uuid4()), "clientType": "webapp", "threadId": None})
         try:
@@ -200,52 +215,75 @@ def _figures(asked: list[Asked]) -> dict[str, Any]:
 
 async def _sessions(url: str, n: int, questions: list[list[str]], timeout: float) -> list[Session]:
     sessions = [Session(url) for _ in range(n)]
-    await asyncio.gather(*(s.run(q, timeout) for s, q in zip(sessions, questions, strict=True)))
+    await asyncio.gather(*(s.run(q, timeout, delay=0.05 * i) for i, (s, q) in enumerate(zip(sessions, questions, strict=True))))
     return sessions
 
 
 def concurrency(sessions: int = 20, questions: int = 5, data_dir: Path | None = None, timeout: float = 120,
-                report: Callable[[str], None] = print) -> dict[str, Any]:
-    """One session alone (the baseline), then ``sessions`` at once, each asking ``questions`` different prompts,
-    against one server."""
+                workers: list[int] | None = None, report: Callable[[str], None] = print) -> dict[str, Any]:
+    """For each turn-worker setting (``ASSESS_TURN_WORKERS``; default: the configured one) a server, and against
+    it one session alone (the baseline), then ``sessions`` at once, each asking ``questions`` different prompts."""
+    results: dict[str, Any] = {}
+    for n in workers if workers is not None else [None]:
+        report(f"turn workers: {'configured' if n is None else n}")
+        results[f"workers={n}"] = _concurrency(sessions, questions, data_dir, timeout, n, report)
+    return results
+
+
+def _concurrency(sessions: int, questions: int, data_dir: Path | None, timeout: float, workers: int | None,
+                 report: Callable[[str], None]) -> dict[str, Any]:
     asks = prompts()
-    with serve(data_dir) as server:
+    with serve(data_dir, {"ASSESS_TURN_WORKERS": str(workers)} if workers is not None else None) as server:
         report(f"server ready (HTTP 200) after {server.ready_s:.1f} s; RSS {rss_mb(server.process.pid):.0f} MB")
         warm = asyncio.run(_sessions(server.url, 1, [asks[:2]], timeout))  # the first ask of a process loads lazily
         assert warm[0].asked
         results: dict[str, Any] = {}
         for label, n in (("1 session", 1), (f"{sessions} sessions", sessions)):
             plan = [[asks[(i * questions + j + 2) % len(asks)] for j in range(questions)] for i in range(n)]
-            cpu0, wall0 = cpu_seconds(server.process.pid), time.perf_counter()
+            cpu0, wall0, own0 = cpu_seconds(server.process.pid), time.perf_counter(), time.process_time()
             done = asyncio.run(_sessions(server.url, n, plan, timeout))
             wall = time.perf_counter() - wall0
+            client_cores = (time.process_time() - own0) / wall  # the sessions share the machine with the server
             cpu = cpu_seconds(server.process.pid) - cpu0
             figures = _figures([a for s in done for a in s.asked])
-            figures.update({"wall_s": round(wall, 1), "messages_per_s": round(figures["questions"] / wall, 2),
+            for error in sorted({a.error for s in done for a in s.asked if a.error})[:3]:
+                report(f"  error: {error}")
+            logins = [s.login_s for s in done if s.login_s]
+            figures.update({"login_p95_s": round(p95(logins), 3) if logins else None, "wall_s": round(wall, 1),
+                            "client_cores_used": round(client_cores, 2), "messages_per_s": round(figures["questions"] / wall, 2),
                             "server_cores_used": round(cpu / wall, 2), "server_cpu_s_per_question":
                                 round(cpu / max(1, figures["questions"]), 3),
-                            "rss_mb": round(rss_mb(server.process.pid))})
+                            "rss_mb": round(rss_mb(server.process.pid)),
+                            "pss_mb": round(rss_mb(server.process.pid, "Pss"))})
+            # a burst of n questions needs n x (CPU per question) on the machine's cores: no scheduling beats that
+            figures["burst_floor_s"] = round(n * figures["server_cpu_s_per_question"] / (os.cpu_count() or 1), 2)
             results[label] = figures
             report(f"{label:<12} {figures['questions']} questions, {figures['errors']} errors: first step p50 "
                    f"{figures['first_step_p50_s']} s, p95 {figures['first_step_p95_s']} s; answer p50 "
                    f"{figures['answer_p50_s']} s, p95 {figures['answer_p95_s']} s, max {figures['answer_max_s']} s; "
                    f"{figures['messages_per_s']} answers/s; server CPU {figures['server_cpu_s_per_question']} s per "
-                   f"question, {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB")
+                   f"question, {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB (PSS {figures['pss_mb']} MB); login p95 {figures['login_p95_s']} s; the sessions' own process "
+                   f"{figures['client_cores_used']} cores; floor for {n} questions at once on {os.cpu_count()} cores "
+                   f"{figures['burst_floor_s']} s")
     return results
 
 
-def coldstart(data_dir: Path | None = None, timeout: float = 120, report: Callable[[str], None] = print) -> dict[str, Any]:
+def coldstart(data_dir: Path | None = None, timeout: float = 120, workers: int | None = None,
+              report: Callable[[str], None] = print) -> dict[str, Any]:
     """``assess serve`` to HTTP 200, to the first answer, and the first answer beside the second."""
     asks = prompts()
-    with serve(data_dir) as server:
-        idle_rss = rss_mb(server.process.pid)
+    report(f"turn workers: {'configured' if workers is None else workers}")
+    with serve(data_dir, {"ASSESS_TURN_WORKERS": str(workers)} if workers is not None else None) as server:
+        idle_rss, idle_pss = rss_mb(server.process.pid), rss_mb(server.process.pid, "Pss")
         session = asyncio.run(_sessions(server.url, 1, [[asks[0], asks[1]]], timeout))[0]
         first, second = session.asked
         to_answer = time.perf_counter() - server.started
         figures = {"http_200_s": round(server.ready_s, 1), "first_answer_since_start_s": round(to_answer, 1),
                    "first_question_s": round(first.answer_s, 2), "second_question_s": round(second.answer_s, 2),
-                   "idle_rss_mb": round(idle_rss), "rss_after_mb": round(rss_mb(server.process.pid))}
+                   "idle_rss_mb": round(idle_rss), "idle_pss_mb": round(idle_pss),
+                   "rss_after_mb": round(rss_mb(server.process.pid)), "pss_after_mb": round(rss_mb(server.process.pid, "Pss"))}
     report(f"cold start: HTTP 200 after {figures['http_200_s']} s; first answer {figures['first_answer_since_start_s']} s "
            f"after start (the first question itself {figures['first_question_s']} s, the second "
-           f"{figures['second_question_s']} s); RSS {figures['idle_rss_mb']} MB idle, {figures['rss_after_mb']} MB after")
+           f"{figures['second_question_s']} s); RSS {figures['idle_rss_mb']} MB idle (PSS {figures['idle_pss_mb']} MB), "
+           f"{figures['rss_after_mb']} MB after (PSS {figures['pss_after_mb']} MB)")
     return figures

@@ -31,24 +31,18 @@ from orchestration.config import app_secret, get_settings
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
+from orchestration.turn_pool import TurnPool, warm_up
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SETTINGS = get_settings()
 
 
-def _warm_up() -> None:
-    """Load the embedding model, routes, index and warehouse before the first question arrives."""
-    from knowledge_base.service import get_retriever
-    from orchestration.agents.intent_classifier import classify
-
-    try:
-        classify("warm up the router")
-        get_retriever().search("warm up", k=1)
-    except Exception:  # the first real turn reports any problem properly
-        return
-
-
-threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+# Turns run in worker processes (both cores); each loads the model, routes, index and graph before Chainlit binds
+# the port (it imports this module first), so the first question answers like the second. Without workers the
+# server warms itself up the same way.
+POOL = TurnPool(SETTINGS.turn_worker_count) if SETTINGS.turn_worker_count > 0 else None
+if POOL is None:
+    warm_up()
 
 
 ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
@@ -146,14 +140,15 @@ class StepRenderer:
             else:
                 await step.send()
             return
-        async with cl.Step(name=label, type="tool", parent_id=self.root.id, default_open=False,
-                           show_input=False) as step:
-            body = event.summary or "done"
-            if event.node == "planner" and isinstance(plan, Plan):
-                body += "\n\n" + plan_table(plan)
-            elif event.node == "intent_classifier" and "intent" in event.update:
-                body += "\n\n" + json_block(event.update["intent"].model_dump(mode="json"), 6000)
-            step.output = body
+        # the node has finished: its step is sent once, complete (one data-layer write, not a create and an update)
+        step = cl.Step(name=label, type="tool", parent_id=self.root.id, default_open=False, show_input=False)
+        body = event.summary or "done"
+        if event.node == "planner" and isinstance(plan, Plan):
+            body += "\n\n" + plan_table(plan)
+        elif event.node == "intent_classifier" and "intent" in event.update:
+            body += "\n\n" + json_block(event.update["intent"].model_dump(mode="json"), 6000)
+        step.output, step.start, step.end = body, _now(), _now()
+        await step.send()
 
 
 def _elements(state: AssessmentState) -> list[Any]:
@@ -184,7 +179,10 @@ def _export_actions(thread_id: str) -> list[cl.Action]:
 async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[TurnEvent | AssessmentState | None] = asyncio.Queue()
-    threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
+    if POOL is not None:
+        POOL.submit(prompt, thread_id, user_id, lambda item: loop.call_soon_threadsafe(queue.put_nowait, item))
+    else:
+        threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
     final_state: AssessmentState | None = None
     async with cl.Step(name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]

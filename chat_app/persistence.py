@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from chainlit.data.storage_clients.base import BaseStorageClient
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
 from chat_app.security import REQUEST_USER
 from orchestration.engines.config_parser import looks_like_config
@@ -66,6 +68,22 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
     class GuardedDataLayer(SQLAlchemyDataLayer):  # type: ignore[misc]
+        known_threads: set[str] = set()
+
+        async def update_thread(self, thread_id: str, name: str | None = None, user_id: str | None = None,
+                                metadata: dict[str, Any] | None = None, tags: list[str] | None = None) -> None:
+            """Chainlit calls this before every step it writes, only to make sure the thread exists (a SELECT in
+            its own transaction): a thread seen here is not looked up again, which halves the statements per step
+            (~20 steps per turn; at 20 concurrent conversations logins queued behind them for seconds)."""
+            if name is None and user_id is None and metadata is None and tags is None and thread_id in self.known_threads:
+                return
+            await super().update_thread(thread_id, name=name, user_id=user_id, metadata=metadata, tags=tags)
+            self.known_threads.add(thread_id)
+
+        async def delete_thread(self, thread_id: str) -> None:
+            self.known_threads.discard(thread_id)
+            await super().delete_thread(thread_id)
+
         async def create_element(self, element: Any) -> None:
             source = getattr(element, "path", None)
             if source and getattr(element, "content", None) is None:
@@ -98,4 +116,23 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
             result: bool = await super().delete_feedback(feedback_id)
             return result
 
-    return GuardedDataLayer(conninfo=f"sqlite+aiosqlite:///{ensure_schema(path)}", storage_provider=storage)
+    conninfo = f"sqlite+aiosqlite:///{ensure_schema(path)}"
+    layer = GuardedDataLayer(conninfo=conninfo, storage_provider=storage)
+    # One connection, writes queued in the event loop: SQLite takes one writer at a time anyway, and with the
+    # default pool of up to 15 connections they contended for the file lock, each loser sleeping in SQLite's
+    # busy handler (up to 100 ms a try) — a login behind the steps of 20 conversations waited seconds.
+    layer.engine = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
+    layer.async_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
+    event.listen(layer.engine.sync_engine, "connect", _tune)
+    return layer
+
+
+def _tune(connection: Any, _record: Any) -> None:
+    """Every step of every turn is a committed write: in WAL mode ``synchronous=NORMAL`` skips the fsync per
+    commit (durable at checkpoints; a power cut may lose the last steps' display, never corrupt the file), and a
+    writer (another process, e.g. ``assess`` commands) is waited for instead of failing — Chainlit's data layer
+    logs and drops a write that fails."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_base.loaders import IngestError, load_file
-from knowledge_base.service import SEED_CORPUS, get_index
+from knowledge_base.service import SEED_CORPUS, get_index, index_has_chunks
 from knowledge_base.splitter import split_documents
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,11 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
 
 
 def ensure_seed_index() -> int:
-    """Ingest the seed corpus when the knowledge base is empty; returns chunks added."""
+    """Ingest the seed corpus when the knowledge base is empty; returns chunks added. An index with chunks is seen
+    from its SQLite file alone: ``assess serve`` checks this before it becomes the server, and loading the model
+    here (6 s) would be thrown away."""
+    if index_has_chunks():
+        return 0
     if get_index().sources():
         return 0
     return ingest_paths([SEED_CORPUS]).chunks_added

@@ -3,6 +3,7 @@ seed corpus that a fresh installation starts with."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -37,6 +38,21 @@ def get_retriever(directory: Path | None = None) -> HybridRetriever:
 
 def index_exists(directory: Path | None = None) -> bool:
     return ((directory or get_settings().index_dir) / "chunks.sqlite").exists()
+
+
+def index_has_chunks(directory: Path | None = None) -> bool:
+    """Whether the knowledge index holds any chunk, read without loading the model."""
+    path = (directory or get_settings().index_dir) / "chunks.sqlite"
+    if not path.exists():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return con.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        finally:
+            con.close()
+    except sqlite3.Error:  # unreadable here: the full check below reports it
+        return False
 
 
 def reset() -> None:

@@ -201,14 +201,16 @@ def _cmd_bench_turns(args: argparse.Namespace) -> int:
 def _cmd_bench_concurrency(args: argparse.Namespace) -> int:
     from benchmarks.chat import concurrency
 
-    concurrency(sessions=args.sessions, questions=args.questions, timeout=args.timeout)
+    concurrency(sessions=args.sessions, questions=args.questions, timeout=args.timeout,
+                workers=[int(n) for n in args.workers.split(",")] if args.workers else None)
     return 0
 
 
 def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
     from benchmarks.chat import coldstart
 
-    coldstart(timeout=args.timeout)
+    for workers in [int(n) for n in args.workers.split(",")] if args.workers else [None]:
+        coldstart(timeout=args.timeout, workers=workers)
     return 0
 
 
@@ -372,9 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     bconc.add_argument("--sessions", type=int, default=20)
     bconc.add_argument("--questions", type=int, default=5)
     bconc.add_argument("--timeout", type=float, default=120, help="seconds one answer may take before it counts as an error")
+    bconc.add_argument("--workers", default="", help="turn-worker settings to compare in one run, e.g. 0,2 (default: "
+                                                     "the configured ASSESS_TURN_WORKERS)")
     bconc.set_defaults(func=_cmd_bench_concurrency)
     bcold = bench.add_parser("coldstart", help="assess serve to HTTP 200 and to the first answer; server memory")
     bcold.add_argument("--timeout", type=float, default=120)
+    bcold.add_argument("--workers", default="", help="turn-worker settings to compare, e.g. 0,2")
     bcold.set_defaults(func=_cmd_bench_coldstart)
 
     bmem = bench.add_parser("memory", help="per-turn latency on a long thread vs a one-turn thread")

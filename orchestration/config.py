@@ -56,6 +56,16 @@ class Settings(BaseSettings):
 
     # Chat UI.
     auth_enabled: bool = False
+    turn_workers: int = Field(default=-1, ge=-1, le=32, description=(
+        "Processes that run the chat server's turns: -1 = one per core (up to 4) when there are at least two "
+        "cores, 0 = in the server's own threads (one core)."))
+
+    @property
+    def turn_worker_count(self) -> int:
+        if self.turn_workers >= 0:
+            return self.turn_workers
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return min(cores, 4) if cores >= 2 else 0
 
     @property
     def model_path(self) -> Path:

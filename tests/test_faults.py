@@ -56,8 +56,35 @@ def test_serve_refuses_to_start_with_one_line_per_problem(writable_warehouse: Pa
     assert lines[-1] == "assess serve: not started"
 
 
-def test_serve_is_the_server_process_and_a_signal_leaves_nothing_behind(demo_warehouse_dir: Path,
-                                                                      tmp_path: Path) -> None:
+def _tree(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            todo += [int(c) for t in Path(f"/proc/{p}/task").iterdir() for c in (t / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _gone(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if Path(f"/proc/{p}/stat").exists()
+                 and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        if not alive:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_serve_is_the_server_process_and_a_signal_leaves_nothing_behind(demo_warehouse_dir: Path, tmp_path: Path,
+                                                                      sig: signal.Signals) -> None:
+    """'assess serve' becomes Chainlit (no parent to outlive it); its only children are the turn workers (and
+    multiprocessing's resource tracker), and none of them survives the server: stopped with it, or leaving on
+    their own within seconds when it was killed."""
     import shutil
 
     import httpx
@@ -68,10 +95,11 @@ def test_serve_is_the_server_process_and_a_signal_leaves_nothing_behind(demo_war
     shutil.copytree(demo_warehouse_dir, data)
     port = free_port()
     proc = subprocess.Popen([ASSESS, "serve", "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "ASSESS_DATA_DIR": str(data)},
+                            stderr=subprocess.DEVNULL, env={**os.environ, "ASSESS_DATA_DIR": str(data),
+                                                            "ASSESS_TURN_WORKERS": "2"},
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
@@ -80,12 +108,15 @@ def test_serve_is_the_server_process_and_a_signal_leaves_nothing_behind(demo_war
                 time.sleep(0.5)
         else:
             pytest.fail("the server did not start")
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        assert children == []  # 'assess serve' became Chainlit: no child to outlive it
-        proc.send_signal(signal.SIGTERM)
+        tree = _tree(proc.pid)
+        commands = [Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode() for p in tree[1:]]
+        assert "chainlit" in Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode()
+        assert len(commands) >= 2 and all("multiprocessing" in c for c in commands), commands  # workers, tracker
+        proc.send_signal(sig)
         proc.wait(timeout=30)
         with pytest.raises(httpx.HTTPError):
             httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+        assert _gone(tree[1:], 15), "a turn worker outlived the server"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
