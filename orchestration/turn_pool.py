@@ -6,22 +6,27 @@ fork server that imported the heavy libraries once: no inherited threads or lock
 routes, index and graph once, and hands each turn to the next free worker. The worker runs the plain ``iter_turn`` and sends every ``TurnEvent`` and the final
 STATE back as it happens, so the chat still streams steps.
 
-A worker that dies mid-turn (killed, out of memory) costs only that turn: its asker gets an answer saying
-so, and a new worker takes its place.
+Each worker has its own pipe (nothing is shared between processes: a shared ``multiprocessing.Queue`` keeps
+a lock that a killed worker may hold forever, hanging every other worker). The pool sends a turn to an idle
+worker, keeps the others waiting in order, and reads every pipe in one thread. A worker that dies mid-turn
+(killed, out of memory) costs only that turn: its asker gets an answer saying so, and a new worker takes its
+place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import multiprocessing
 import os
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, cast
 
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
@@ -47,48 +52,58 @@ def warm_up() -> None:
         log.exception("warm-up failed")
 
 
-def _next_job(jobs: Any) -> Any:
-    """The next turn; ``None`` when told to stop or when the server is gone (killed: no one would read). The
-    server is the process that started the pool, not the parent (that is the fork server)."""
-    server = multiprocessing.parent_process()
-    while True:
-        try:
-            return jobs.get(timeout=1.0)
-        except queue.Empty:
-            if server is not None and not server.is_alive():
-                return None
-
-
-def _serve(slot: int, jobs: Any, events: Any) -> None:
-    """A worker: take a turn, stream its events back, repeat until told to stop or orphaned."""
+def _serve(conn: Connection) -> None:
+    """A worker: take a turn from the pipe, send its events back, repeat until told to stop (``None``) or
+    until the server is gone (its end of the pipe closed, or the process no longer alive)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     warm_up()
-    events.put((READY, slot, os.getpid()))
-    while (job := _next_job(jobs)) is not None:
+    conn.send((READY,))
+    server = multiprocessing.parent_process()  # the process that started the pool (the parent is the fork server)
+    while True:
+        try:
+            if not conn.poll(1.0):
+                if server is not None and not server.is_alive():
+                    return
+                continue
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
         job_id, prompt, thread_id, user_id = job
-        events.put((STARTED, job_id, slot))
         try:
             for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id):
-                events.put((job_id, item))
+                conn.send((job_id, item))
+        except (EOFError, OSError, BrokenPipeError):
+            return
         except BaseException:  # iter_turn answers every error itself; this is the last wall before the pipe
             log.exception("turn worker failed")
-        events.put((DONE, job_id, slot))
-    server = multiprocessing.parent_process()
-    if server is not None and not server.is_alive():  # nobody reads the pipe: exiting must not wait to flush it
-        events.cancel_join_thread()
+        try:
+            conn.send((DONE, job_id))
+        except (EOFError, OSError):
+            return
 
 
 @dataclass
 class _Job:
+    job_id: int
     deliver: Deliver
     prompt: str
     thread_id: str
     user_id: str
-    slot: int | None = None
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    job: _Job | None = None
+    ready: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class TurnPool:
-    """``workers`` turn processes behind one queue; ``submit`` streams a turn's items to ``deliver``."""
+    """``workers`` turn processes; ``submit`` streams a turn's items to ``deliver`` (``None`` ends the turn)."""
 
     def __init__(self, workers: int, ready_timeout: float = 180.0) -> None:
         # Workers fork from a fork server that has imported torch, sentence-transformers and the graph once (and
@@ -96,93 +111,105 @@ class TurnPool:
         # the libraries' pages; the model and indexes are loaded per worker, before any thread exists in it.
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(PRELOAD)
-        self._jobs: Any = self._ctx.Queue()
-        self._events: Any = self._ctx.Queue()
-        self._running: dict[int, _Job] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._procs: dict[int, BaseProcess] = {}
+        self._pending: deque[_Job] = deque()
+        self._workers: dict[int, _Worker] = {}
         self._closed = False
         for slot in range(workers):
             self._start(slot)
-        ready = 0
-        while ready < workers:  # the server answers HTTP only when every worker has loaded the model
-            message = self._events.get(timeout=ready_timeout)
-            ready += message[0] == READY
+        for worker in self._workers.values():  # HTTP is answered only when every worker has loaded the model
+            if not worker.conn.poll(ready_timeout):
+                raise RuntimeError(f"a turn worker did not start within {ready_timeout:g} s")
+            worker.conn.recv()
+            worker.ready = True
         self._reader = threading.Thread(target=self._read, name="turn-pool-reader", daemon=True)
         self._reader.start()
-        self._watch = threading.Thread(target=self._watchdog, name="turn-pool-watchdog", daemon=True)
-        self._watch.start()
 
     @property
     def pids(self) -> list[int]:
-        return [p.pid for p in self._procs.values() if p.pid is not None]
+        return [w.process.pid for w in self._workers.values() if w.process.pid is not None]
 
     def _start(self, slot: int) -> None:
-        process = self._ctx.Process(target=_serve, args=(slot, self._jobs, self._events),
-                                    name=f"turn-worker-{slot}", daemon=True)
+        ours, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(target=_serve, args=(theirs,), name=f"turn-worker-{slot}", daemon=True)
         process.start()
-        self._procs[slot] = process
+        theirs.close()  # only the worker holds its end: its death closes the pipe for the reader
+        self._workers[slot] = _Worker(process, ours)
 
     def submit(self, prompt: str, thread_id: str, user_id: str, deliver: Deliver) -> None:
-        job_id = next(self._ids)
         with self._lock:
-            self._running[job_id] = _Job(deliver, prompt, thread_id, user_id)
-        self._jobs.put((job_id, prompt, thread_id, user_id))
+            self._pending.append(_Job(next(self._ids), deliver, prompt, thread_id, user_id))
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand waiting turns to idle workers (called with ``_lock`` held)."""
+        for worker in self._workers.values():
+            if not self._pending:
+                return
+            if worker.ready and worker.job is None:
+                job = self._pending.popleft()
+                try:
+                    worker.conn.send((job.job_id, job.prompt, job.thread_id, job.user_id))
+                    worker.job = job
+                except (OSError, EOFError):  # the worker just died: the reader restarts it; the turn waits
+                    self._pending.appendleft(job)
 
     def _read(self) -> None:
         while not self._closed:
-            try:
-                message = self._events.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            except (EOFError, OSError):
-                return
-            kind = message[0]
-            if kind == READY:
-                continue
-            if kind in (STARTED, DONE):
-                with self._lock:
-                    job = self._running.get(message[1])
-                    if job is not None and kind == STARTED:
-                        job.slot = message[2]
-                    elif job is not None:
-                        del self._running[message[1]]
-                if job is not None and kind == DONE:
-                    job.deliver(None)
-                continue
             with self._lock:
-                job = self._running.get(kind)
-            if job is not None:
-                job.deliver(message[1])
-
-    def _watchdog(self) -> None:
-        """A dead worker: its turn ends with an answer that says so; a new worker takes the slot."""
-        while not self._closed:
-            for slot, process in list(self._procs.items()):
-                process.join(timeout=0.5 / max(1, len(self._procs)))
-                if self._closed or process.is_alive():
+                by_conn = {w.conn: slot for slot, w in self._workers.items()}
+            for ready in wait(list(by_conn), timeout=0.5):
+                conn = cast(Connection, ready)
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    self._replace(by_conn[conn])
                     continue
-                log.error("turn worker %s (pid %s) died with exit code %s; restarting it", slot, process.pid,
-                          process.exitcode)
-                with self._lock:
-                    lost = [(i, j) for i, j in self._running.items() if j.slot == slot]
-                    for job_id, _ in lost:
-                        del self._running[job_id]
-                for _, job in lost:
-                    job.deliver(_lost_turn(job))
-                    job.deliver(None)
-                self._start(slot)
+                self._handle(by_conn[conn], cast(tuple[Any, ...], message))
+
+    def _handle(self, slot: int, message: tuple[Any, ...]) -> None:
+        with self._lock:
+            worker = self._workers[slot]
+            job = worker.job
+            if message[0] == READY:
+                worker.ready = True
+            elif message[0] == DONE:
+                worker.job = None
+            if message[0] in (READY, DONE):
+                self._dispatch()
+        if job is None or message[0] == READY:
+            return
+        job.deliver(None if message[0] == DONE else message[1])
+
+    def _replace(self, slot: int) -> None:
+        """A worker died: its turn ends with an answer that says so; a new worker takes the slot."""
+        if self._closed:
+            return
+        with self._lock:
+            dead = self._workers[slot]
+            dead.process.join(timeout=5)
+            log.error("turn worker %s (pid %s) died with exit code %s; restarting it", slot, dead.process.pid,
+                      dead.process.exitcode)
+            dead.conn.close()
+            self._start(slot)
+        if dead.job is not None:
+            dead.job.deliver(_lost_turn(dead.job))
+            dead.job.deliver(None)
 
     def close(self) -> None:
         self._closed = True
-        for _ in self._procs:
-            self._jobs.put(None)
-        for process in self._procs.values():
-            process.join(timeout=10)
-            if process.is_alive():
-                process.kill()
-                process.join()
+        with self._lock:
+            workers = list(self._workers.values())
+        for worker in workers:
+            with contextlib.suppress(OSError, EOFError):  # a worker that already died needs no word
+                worker.conn.send(None)
+        for worker in workers:
+            worker.process.join(timeout=10)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
 
 
 def _lost_turn(job: _Job) -> AssessmentState:

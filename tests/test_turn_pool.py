@@ -1,4 +1,4 @@
-"""Turns in worker processes (``orchestration/turn_pool.py``): real spawned workers with the real model on the
+"""Turns in worker processes (``orchestration/turn_pool.py``): real workers with the real model on the
 demo warehouse. Their answers are the in-process answers, streamed step by step, concurrent turns are spread
 over the workers, and a worker killed mid-turn costs only that turn."""
 
@@ -79,8 +79,8 @@ def test_a_worker_killed_mid_turn_costs_only_that_turn(pool: TurnPool) -> None:
 
     def kill_on_first_step(item: TurnEvent | AssessmentState | None) -> None:
         if not killed and isinstance(item, TurnEvent):
-            job = next(j for j in pool._running.values() if j.deliver is kill_on_first_step)
-            pid = pool._procs[job.slot].pid if job.slot is not None else None
+            worker = next(w for w in pool._workers.values() if w.job and w.job.deliver is kill_on_first_step)
+            pid = worker.process.pid
             if pid:
                 killed.append(pid)
                 os.kill(pid, signal.SIGKILL)
@@ -95,7 +95,12 @@ def test_a_worker_killed_mid_turn_costs_only_that_turn(pool: TurnPool) -> None:
     while killed[0] in pool.pids and time.monotonic() < deadline:
         time.sleep(0.2)
     assert killed[0] not in pool.pids and len(pool.pids) == 2  # a new worker took the slot
-    after = Collected()
-    pool.submit(PROMPTS[1], "t-after", "alice", after)
-    assert after.done.wait(120)
-    assert after.final.final.answer and not after.final.final.partial
+    idle = next(p for p in pool.pids if p != killed[0])
+    os.kill(idle, signal.SIGKILL)  # an idle worker killed too: nothing it held may block the others
+    after = [Collected(), Collected()]
+    for i, sink in enumerate(after):
+        pool.submit(PROMPTS[1 + i], f"t-after-{i}", "alice", sink)
+    for sink in after:
+        assert sink.done.wait(120)
+        assert sink.final.final.answer and not sink.final.final.partial
+    assert idle not in pool.pids and len(pool.pids) == 2
