@@ -14,7 +14,7 @@ from orchestration.tools.scope import (
     describe_scope,
     scope_clause,
 )
-from orchestration.vocabulary.severity import SEVERITIES, rank_sql
+from orchestration.vocabulary.severity import RANK, SEVERITIES, rank_sql
 from orchestration.warehouse.store import Warehouse
 
 # How long each failing (device, rule) of the latest run has been open, computed in the engine in one grouping:
@@ -48,7 +48,6 @@ SAMPLE = """SELECT sel.asset_id, sel.rule_id, sel.severity, a.site, ru.title, se
 FROM sel JOIN results r ON r.assessment_id = ? AND r.asset_id = sel.asset_id AND r.rule_id = sel.rule_id
 JOIN assets a ON a.asset_id = sel.asset_id JOIN rules ru ON ru.rule_id = sel.rule_id
 ORDER BY sel.streak DESC, sel.asset_id, sel.rank DESC, sel.rule_id LIMIT {cap}"""
-RANKS = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}  # rank_sql's numbers
 
 
 def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter: str | None = None,
@@ -72,7 +71,7 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
     for severity, count, in_every_run in w.query(base + BY_SEVERITY.format(n=n), params).rows:
         breakdown[severity] += int(count)
         long_open += int(in_every_run or 0)
-    names = {rank: name for name, rank in RANKS.items()}
+    names = {number: name for name, number in RANK.items()}  # rank_sql's numbers back to levels
     persistent_rules = [{"rule_id": r[0], "title": r[1], "severity": names.get(int(r[2]), r[3]), "assets": int(r[4]),
                          "max_open_for_assessments": int(r[5])} for r in w.query(base + BY_RULE, params).rows]
     unresolved = [{"asset_id": asset, "rule_id": rule_id, "severity": severity, "site": site, "title": title,
