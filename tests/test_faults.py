@@ -56,15 +56,28 @@ def test_serve_refuses_to_start_with_one_line_per_problem(writable_warehouse: Pa
     assert lines[-1] == "assess serve: not started"
 
 
+def _children(pid: int) -> list[int]:
+    """Children of every thread of `pid`. A thread may end while we read (the server starts and ends short-lived
+    threads at any time): only that thread is skipped, not the whole process (which once hid every worker)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+    found = []
+    for task in tasks:
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
 def _tree(pid: int) -> list[int]:
     found, todo = [], [pid]
     while todo:
         p = todo.pop()
         found.append(p)
-        try:
-            todo += [int(c) for t in Path(f"/proc/{p}/task").iterdir() for c in (t / "children").read_text().split()]
-        except OSError:
-            continue
+        todo += _children(p)
     return found
 
 
