@@ -1,4 +1,4 @@
-"""The comparison and issue-tracking tools compute in the warehouse engine (set operations, window functions)
+"""The comparison, issue-tracking and SLIC tools compute in the warehouse engine (set operations, window functions)
 what they once computed in Python over every failing row: on the demo warehouse, for every kind of scope,
 severity and run pair, the answer is exactly the one the Python version gives (``tool_oracles``)."""
 
@@ -11,8 +11,9 @@ import pytest
 
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
+from orchestration.tools.slic_tool import slic_results_tool
 from orchestration.warehouse.store import get_warehouse
-from tests.tool_oracles import compare_in_python, track_in_python
+from tests.tool_oracles import compare_in_python, slic_in_python, track_in_python
 
 SCOPES: list[dict[str, Any] | None] = [
     None, {"sites": ["DataCenter-1"]}, {"sites": ["Branch-05", "HQ"]}, {"environment": "production", "device_type": "router"},
@@ -52,6 +53,18 @@ def test_issue_tracking_in_sql_equals_the_python_tracking(demo_warehouse: Path, 
         assert got == want, (tracking, window, priority, rule, lookback, scope)
 
 
+@pytest.mark.parametrize("scope", SCOPES[:-1] + [{"sites": ["Store-45", "Store-46"]}])
+def test_slic_results_in_sql_equal_the_python_grouping(demo_warehouse: Path, scope: dict[str, Any] | None) -> None:
+    w = get_warehouse()
+    for run in [*_runs(w), "latest"]:
+        got = slic_results_tool(w, run, scope=scope)
+        assert got == slic_in_python(w, run, scope=scope), (run, scope)
+        assert list(got["by_severity"]) == list(slic_in_python(w, run, scope=scope)["by_severity"])  # order too
+    if scope is None:  # the equality is over real groups: several signatures, PCI sites, more matches than the cap
+        assert len(got["by_signature"]) > 3 and any(s["pci_sites"] for s in got["by_signature"])
+        assert got["total_matches"] > len(got["results"]) == got["result_cap"]
+
+
 def test_the_demo_data_exercises_every_branch(demo_warehouse: Path) -> None:
     """The equality above means something only if the data has improved, worsened, new and recurring cases."""
     w = get_warehouse()
@@ -66,7 +79,8 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     """Thousands of sites at 10,000 devices: the tool sends the largest keys of each breakdown and how many there are,
     and the summary's table says how many more there are."""
     from orchestration.interpretation.findings import breakdown_table
-    from orchestration.tools.analysis_tool import BREAKDOWN_CAP, analyse
+    from orchestration.tools.analysis_tool import analyse
+    from orchestration.warehouse.run_summary import BREAKDOWN_CAP
 
     w = get_warehouse()
     result = analyse(w, "summary")

@@ -14,9 +14,9 @@ from typing import Any
 
 from orchestration.state import Intent
 from orchestration.tools.errors import ToolError
+from orchestration.warehouse.run_summary import SAMPLE_CAP as SAMPLE_CAP  # one cap for every tool's samples
 from orchestration.warehouse.store import Warehouse
 
-SAMPLE_CAP = 50
 DEVICE_TYPES = ("router", "switch", "firewall", "wireless_controller")  # the inventory's device types
 FLEET = "fleet"  # the managed network's collection (contracts/warehouse.yaml)
 

@@ -26,6 +26,7 @@ from orchestration.engines.rule_engine import Rule, evaluate_config, get_rules
 from orchestration.engines.secrets import mask_config, mask_evidence
 from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device, get_signatures
 from orchestration.warehouse import demo_network as demo
+from orchestration.warehouse import run_summary
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
@@ -191,11 +192,12 @@ def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int
                          counts.get(aid, 0), len(rules), FLEET, None) for aid, at in run_ids],
         "rules": [(r.id, r.title, r.category, r.technology, r.severity, ",".join(r.platforms), r.rationale,
                    "\n".join(r.default_fix), r.refs) for r in rules],
-        "configs": rows.configs,
-        "results": rows.results,
+        # rows of one run stored together: a turn reads one run, and DuckDB skips the row groups of the others
+        "configs": sorted(rows.configs, key=lambda r: (r[0], r[1])),
+        "results": sorted(rows.results, key=lambda r: (r[0], r[1], r[2])),
         "exceptions": [(e.exception_id, e.rule_id, ",".join(e.sites), e.device_type, e.reason, e.approved_by,
                         e.expires_on, e.source_document) for e in load_exceptions()],
-        "slic_results": rows.slic,
+        "slic_results": sorted(rows.slic, key=lambda r: (r[1], r[2], r[0])),
         "events": [(i + 1, *e) for i, e in enumerate(sorted(rows.events, key=lambda e: (e[1], e[0])))],
     }
     _write_database(path, tables)
@@ -213,6 +215,8 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]]) -> Non
                 con.execute(ddl)
             for table, rows in tables.items():
                 _load(con, table, rows, tmp)
+            for (assessment_id,) in con.execute("SELECT assessment_id FROM assessments").fetchall():
+                run_summary.write(con, assessment_id)
             con.execute("CHECKPOINT")
         finally:
             con.close()

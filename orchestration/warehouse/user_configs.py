@@ -21,6 +21,7 @@ from orchestration.engines.config_parser import looks_like_config
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
+from orchestration.warehouse import run_summary
 from orchestration.warehouse.build import FLEET, Rows, assess_device, load_exceptions
 from orchestration.warehouse.config_templates import DeviceSpec
 from orchestration.warehouse.store import WarehouseUnavailable
@@ -169,6 +170,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                         [assessment_id, now, label or f"Uploaded configs {now:%Y-%m-%d %H:%M}",
                          f"uploaded configurations ({len(assets)} devices)", len(assets), rule_count, collection,
                          owner])
+            run_summary.forget_runs_of(con, [a[0] for a in assets])  # their inventory rows change below
             for asset_id, platform, version, device_type, file_name in assets:
                 exists = con.execute("SELECT 1 FROM assets WHERE asset_id = ?", [asset_id]).fetchone()
                 if exists:
@@ -184,6 +186,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
             con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.results)
             if rows.slic:
                 con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
+            run_summary.write(con, assessment_id)
             con.execute("COMMIT")
     except WarehouseBusy as exc:
         raise WarehouseUnavailable(str(exc)) from None

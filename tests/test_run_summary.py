@@ -1,0 +1,95 @@
+"""Whole-run summaries written with each run: what the analysis tool reads back equals what its statements give
+when run now, for every run and severity; narrower questions, older files and changed inventories are computed
+from the results; an upload writes its own run's summary and drops the summaries its inventory change touches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from orchestration.tools.analysis_tool import analyse
+from orchestration.vocabulary.severity import SEVERITIES
+from orchestration.warehouse import run_summary
+from orchestration.warehouse.config_templates import DeviceSpec, render
+from orchestration.warehouse.demo_network import CONTROLS
+from orchestration.warehouse.store import close_warehouses, get_warehouse
+from orchestration.warehouse.user_configs import assess_files
+from orchestration.warehouse.versions import current_file
+
+
+def _live(w: Any, assessment_id: str, severity: str | None) -> dict[str, Any]:
+    base, params = run_summary.whole_run(assessment_id)
+    return {name: w.query(sql, p) for name, (sql, p) in run_summary.statements(base, params, severity).items()}
+
+
+@pytest.mark.parametrize("severity", [None, *SEVERITIES])
+def test_the_stored_summary_of_every_run_equals_the_statements_run_now(demo_warehouse: Path,
+                                                                       severity: str | None) -> None:
+    w = get_warehouse()
+    runs = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
+    assert len(runs) >= 4
+    for assessment_id in runs:
+        stored = run_summary.read(w, assessment_id, severity)
+        assert stored is not None, assessment_id
+        assert stored == _live(w, assessment_id, severity), (assessment_id, severity)
+    if severity in (None, "critical", "high"):  # the comparison is not between empty results
+        assert stored["sample"].rows and stored["breakdowns"].rows and stored["top_rules"].rows
+
+
+def test_the_tool_reads_the_summary_only_for_a_whole_run_question(demo_warehouse: Path) -> None:
+    w = get_warehouse()
+    assert analyse(w, "summary")["computed_from"] == "summary stored with the run"
+    assert analyse(w, "filtering", severity_filter="high")["computed_from"] == "summary stored with the run"
+    for narrower in ({"scope": {"sites": ["HQ"]}}, {"product_filter": "catalyst"}, {"focus_area": "snmp"},
+                     {"focus_area": "security"}, {"scope": {"environment": "production"}}):
+        assert analyse(w, "summary", **narrower)["computed_from"] == "results", narrower
+
+
+def _drop_summaries(warehouse: Path) -> None:
+    close_warehouses()
+    con = duckdb.connect(str(current_file(warehouse)))
+    con.execute("DROP TABLE run_summaries")
+    con.close()
+
+
+def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(writable_warehouse: Path) -> None:
+    w = get_warehouse()
+    stored = [analyse(w, "summary", severity_filter=s) for s in (None, "critical")]
+    _drop_summaries(writable_warehouse)
+    w = get_warehouse()
+    live = [analyse(w, "summary", severity_filter=s) for s in (None, "critical")]
+    assert [r.pop("computed_from") for r in stored] == ["summary stored with the run"] * 2
+    assert [r.pop("computed_from") for r in live] == ["results"] * 2
+    assert live == stored
+
+
+def _upload(collection: str, version: str, controls_on: bool) -> str:
+    spec = DeviceSpec("RTR-LAB-1", "Lab", "lab", "lab", "router", "wan", "f", "m", "ios-xe", "high", "10.9.9.9", 1)
+    config = render(spec, version, dict.fromkeys(CONTROLS, controls_on), "now").encode()
+    report = assess_files([("rtr-lab-1.cfg", config)], collection=collection, owner="alice")
+    assert report.assessment_id
+    close_warehouses()
+    return report.assessment_id
+
+
+def test_an_upload_stores_its_summary_and_drops_those_its_inventory_change_touches(writable_warehouse: Path) -> None:
+    first = _upload("lab-a", "17.6.1", False)
+    w = get_warehouse()
+    fleet_latest = analyse(w, "summary")
+    assert run_summary.read(w, first, None) == _live(w, first, None)
+    before = analyse(w, "summary", assessment_id=first, viewer="alice")
+    assert before["computed_from"] == "summary stored with the run"
+
+    second = _upload("lab-a", "17.9.4", True)  # the same device again: its OS version in the inventory changes
+    w = get_warehouse()
+    assert run_summary.read(w, first, None) is None  # its 'os' breakdown joins the changed inventory row
+    again = analyse(w, "summary", assessment_id=first, viewer="alice")
+    assert again["computed_from"] == "results"
+    version = w.query("SELECT os_version FROM assets WHERE asset_id = 'lab-a/RTR-LAB-1'").rows[0][0]
+    assert [b["key"] for b in again["breakdowns"]["os"]] == [f"ios-xe {version}"]  # the inventory as it is now
+    assert before["breakdowns"]["os"] != again["breakdowns"]["os"]  # a stored summary would have been stale
+    assert run_summary.read(w, second, None) == _live(w, second, None)
+    assert analyse(w, "summary") == fleet_latest  # the fleet's runs were not touched
