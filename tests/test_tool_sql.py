@@ -53,8 +53,14 @@ def test_issue_tracking_in_sql_equals_the_python_tracking(demo_warehouse: Path, 
         assert got == want, (tracking, window, priority, rule, lookback, scope)
 
 
+@pytest.mark.parametrize("group_here_max", [0, 500])  # grouped in the engine / fetched whole and grouped here
 @pytest.mark.parametrize("scope", SCOPES[:-1] + [{"sites": ["Store-45", "Store-46"]}])
-def test_slic_results_in_sql_equal_the_python_grouping(demo_warehouse: Path, scope: dict[str, Any] | None) -> None:
+def test_slic_results_grouped_either_way_equal_the_python_grouping(demo_warehouse: Path, scope: dict[str, Any] | None,
+                                                                   group_here_max: int,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestration.tools import slic_tool
+
+    monkeypatch.setattr(slic_tool, "GROUP_HERE_MAX", group_here_max)
     w = get_warehouse()
     for run in [*_runs(w), "latest"]:
         got = slic_results_tool(w, run, scope=scope)

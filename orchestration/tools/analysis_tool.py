@@ -12,7 +12,7 @@ from orchestration.engines.rule_engine import get_rules
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
 from orchestration.warehouse import run_summary
 from orchestration.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
-from orchestration.warehouse.store import QueryResult, Warehouse
+from orchestration.warehouse.store import QueryResult, Warehouse, query_all
 
 
 def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, product_filter: str | None,
@@ -67,7 +67,7 @@ def _results(w: Warehouse, assessment_id: str, base: str, params: list[Any], sev
     stored = run_summary.read(w, assessment_id, severity) if whole_run else None
     if stored is not None:
         return stored, "summary stored with the run"
-    return {name: w.query(sql, p) for name, (sql, p) in statements(base, params, severity).items()}, "results"
+    return query_all(w, statements(base, params, severity)), "results"
 
 
 def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severity_filter: str | None = None,

@@ -15,7 +15,7 @@ from orchestration.tools.scope import (
     resolve_assessment,
     scope_clause,
 )
-from orchestration.warehouse.store import Warehouse
+from orchestration.warehouse.store import Warehouse, query_all
 
 # The two runs' failing results and assessed devices in scope, compared by set operations in the engine: a
 # turn fetches the counts and capped samples, never the failing rows themselves (~100k per run at 10k devices).
@@ -108,7 +108,15 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     runs = RUNS.format(where=where, severity=sev_sql)
     params = [current.assessment_id, *sparams, *sev_params, previous.assessment_id, *sparams, *sev_params,
               current.assessment_id, *sparams, previous.assessment_id, *sparams]
-    assets = w.query(runs + ASSETS.format(cap=SAMPLE_CAP), params).rows
+    found = query_all(w, {
+        "assets": (runs + ASSETS.format(cap=SAMPLE_CAP), params),
+        "issues": (runs + ISSUES.format(cap=SAMPLE_CAP), params),
+        "trend_fails": (f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+                        f"WHERE r.status = 'fail' AND {where} {sev_sql} GROUP BY r.assessment_id", [*sparams, *sev_params]),
+        "trend_assets": (f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
+                         f"WHERE {where} GROUP BY c.assessment_id", sparams),
+    })
+    assets = found["assets"].rows
     by_kind: dict[str, list[tuple[Any, ...]]] = {}
     for row in assets:
         by_kind.setdefault(row[0], []).append(row)
@@ -119,14 +127,10 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         return int(by_kind[kind][0][4]) if kind in by_kind else 0
 
     issues: dict[str, list[dict[str, Any]]] = {"new": [], "resolved": [], "persistent": []}
-    for row in w.query(runs + ISSUES.format(cap=SAMPLE_CAP), params).rows:
+    for row in found["issues"].rows:
         issues[row[0]].append(_issue(row))
-    trend_fails = dict(w.query(
-        f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
-        f"WHERE r.status = 'fail' AND {where} {sev_sql} GROUP BY r.assessment_id", [*sparams, *sev_params]).rows)
-    trend_assets = dict(w.query(
-        f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
-        f"WHERE {where} GROUP BY c.assessment_id", sparams).rows)
+    trend_fails = dict(found["trend_fails"].rows)
+    trend_assets = dict(found["trend_assets"].rows)
     trend = []
     for run in assessment_runs(w, current.collection, viewer):
         if run.started_at > current.started_at:

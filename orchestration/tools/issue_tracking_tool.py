@@ -15,7 +15,7 @@ from orchestration.tools.scope import (
     scope_clause,
 )
 from orchestration.vocabulary.severity import RANK, SEVERITIES, rank_sql
-from orchestration.warehouse.store import Warehouse
+from orchestration.warehouse.store import Warehouse, query_all
 
 # How long each failing (device, rule) of the latest run has been open, computed in the engine in one grouping:
 # per run a 0/1 "failed in it", and the streak is 1 + (failed in the run before: 1 + (…)) counted back from the
@@ -66,19 +66,21 @@ def track(w: Warehouse, tracking_scope: str, assessment_scope: str, rule_filter:
     base = OPEN.format(runs=", ".join(f"(?, {i})" for i in range(1, n + 1)), where=where, priority=pri, rule=rule,
                        n=n, streak=_streak(n), rank=rank_sql("k.severity"), selected=selected)
     params = [*runs, *params, *pri_params, *rule_params]
+    found = query_all(w, {"by_severity": (base + BY_SEVERITY.format(n=n), params), "by_rule": (base + BY_RULE, params),
+                          "sample": (base + SAMPLE.format(cap=SAMPLE_CAP), [*params, runs[-1]])})
     breakdown: Counter[str] = Counter()
     long_open = 0
-    for severity, count, in_every_run in w.query(base + BY_SEVERITY.format(n=n), params).rows:
+    for severity, count, in_every_run in found["by_severity"].rows:
         breakdown[severity] += int(count)
         long_open += int(in_every_run or 0)
     names = {number: name for name, number in RANK.items()}  # rank_sql's numbers back to levels
     persistent_rules = [{"rule_id": r[0], "title": r[1], "severity": names.get(int(r[2]), r[3]), "assets": int(r[4]),
-                         "max_open_for_assessments": int(r[5])} for r in w.query(base + BY_RULE, params).rows]
+                         "max_open_for_assessments": int(r[5])} for r in found["by_rule"].rows]
     unresolved = [{"asset_id": asset, "rule_id": rule_id, "severity": severity, "site": site, "title": title,
                    "open_for_assessments": int(streak), "first_seen": runs[n - int(streak)], "recurring": bool(recurring),
                    "evidence": evidence}
                   for asset, rule_id, severity, site, title, streak, recurring, evidence
-                  in w.query(base + SAMPLE.format(cap=SAMPLE_CAP), [*params, runs[-1]]).rows]
+                  in found["sample"].rows]
     total = sum(breakdown.values())
     critical = breakdown.get("critical", 0)
     high = breakdown.get("high", 0)
