@@ -287,3 +287,22 @@ def coldstart(data_dir: Path | None = None, timeout: float = 120, workers: int |
            f"{figures['second_question_s']} s); RSS {figures['idle_rss_mb']} MB idle (PSS {figures['idle_pss_mb']} MB), "
            f"{figures['rss_after_mb']} MB after (PSS {figures['pss_after_mb']} MB)")
     return figures
+
+
+IMPORTS = {"chainlit": "import chainlit.cli, chainlit.server",
+           "the server's own modules": "import chat_app.rendering, chat_app.persistence, orchestration.runtime",
+           "sentence-transformers": "import sentence_transformers"}
+
+
+def import_floor(report: Callable[[str], None] = print) -> dict[str, float]:
+    """What a cold start cannot go below: the seconds a fresh interpreter needs to import what the server runs
+    (each in its own process, one after another, in the same run as the start itself)."""
+    seconds = {}
+    for label, statement in IMPORTS.items():
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", statement], check=True, capture_output=True,
+                       env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        seconds[label] = round(time.perf_counter() - started, 1)
+    report("import floor: " + ", ".join(f"{label} {s} s" for label, s in seconds.items())
+           + f"; together {sum(seconds.values()):.1f} s")
+    return seconds

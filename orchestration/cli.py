@@ -207,10 +207,11 @@ def _cmd_bench_concurrency(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
-    from benchmarks.chat import coldstart
+    from benchmarks.chat import coldstart, import_floor
 
     for workers in [int(n) for n in args.workers.split(",")] if args.workers else [None]:
         coldstart(timeout=args.timeout, workers=workers)
+    import_floor()
     return 0
 
 

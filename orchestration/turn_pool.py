@@ -28,14 +28,13 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
+from orchestration import fork_server
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
 
 log = logging.getLogger(__name__)
 Deliver = Callable[[TurnEvent | AssessmentState | None], object]  # None: the turn is over
 DONE, STARTED, READY = "done", "started", "ready"
-PRELOAD = ["sentence_transformers", "faiss", "duckdb", "orchestration.graph", "orchestration.runtime",
-           "orchestration.turn_pool", "knowledge_base.service"]
 
 
 def warm_up() -> None:
@@ -109,8 +108,8 @@ class TurnPool:
         # Workers fork from a fork server that has imported torch, sentence-transformers and the graph once (and
         # nothing else: not the chat server, not its threads): each starts in a fraction of a second and shares
         # the libraries' pages; the model and indexes are loaded per worker, before any thread exists in it.
+        fork_server.start()  # already running when the chat app started it early
         self._ctx = multiprocessing.get_context("forkserver")
-        self._ctx.set_forkserver_preload(PRELOAD)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: deque[_Job] = deque()

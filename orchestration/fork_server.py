@@ -1,0 +1,33 @@
+"""The turn workers' fork server: what it imports once for every worker, and its early start.
+
+Workers fork from a fork server (``turn_pool.py``). Its imports — torch, sentence-transformers, FAISS, the
+graph — take most of a cold start (8–10 s on the 2-core machine). Started as soon as Chainlit loads the app, it
+imports them on one core while the server imports Chainlit's and its own modules on the other; the pool then
+forks its workers from it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.forkserver
+
+PRELOAD = ["sentence_transformers", "faiss", "duckdb", "orchestration.graph", "orchestration.runtime",
+           "orchestration.turn_pool", "knowledge_base.service"]
+
+
+def start() -> None:
+    """Start the fork server (if it is not running) with its imports; returns at once, the imports go on."""
+    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+    multiprocessing.forkserver.ensure_running()
+
+
+def start_for_chainlit() -> None:
+    """Start the fork server when this process is the chat server of ``assess serve`` and will run turn workers."""
+    import os
+
+    if not os.environ.get("CHAINLIT_APP_ROOT"):  # set by 'assess serve' only: tests importing chat_app start nothing
+        return
+    from orchestration.config import get_settings
+
+    if get_settings().turn_worker_count > 0:
+        start()
