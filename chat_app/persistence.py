@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,9 @@ def masked_upload(path: Path) -> bytes:
     return mask_config(text).encode() if looks_like_config(text) else data
 
 
+LOGIN = ContextVar("a login's data-layer statements", default=False)
+
+
 def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
     """Threads, steps and elements in SQLite; element bodies (citations, charts, files) in ``storage``. A file
     the user attached is stored like the chat shows it, with device secrets masked (Chainlit persists a message's
@@ -79,6 +83,26 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
                 return
             await super().update_thread(thread_id, name=name, user_id=user_id, metadata=metadata, tags=tags)
             self.known_threads.add(thread_id)
+
+        async def get_user(self, identifier: str) -> Any:
+            token = LOGIN.set(True)
+            try:
+                return await super().get_user(identifier)
+            finally:
+                LOGIN.reset(token)
+
+        async def create_user(self, user: Any) -> Any:
+            """Chainlit calls this at every login: it reads the user, rewrites its metadata and reads it again. A
+            known user with the same metadata is not rewritten (a login is then read-only, and in WAL mode a
+            reader never waits for a writer); both go through the login connection (see below)."""
+            token = LOGIN.set(True)
+            try:
+                known = await super().get_user(user.identifier)
+                if known is not None and known.metadata == user.metadata:
+                    return known
+                return await super().create_user(user)
+            finally:
+                LOGIN.reset(token)
 
         async def delete_thread(self, thread_id: str) -> None:
             self.known_threads.discard(thread_id)
@@ -121,9 +145,15 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
     # One connection, writes queued in the event loop: SQLite takes one writer at a time anyway, and with the
     # default pool of up to 15 connections they contended for the file lock, each loser sleeping in SQLite's
     # busy handler (up to 100 ms a try) — a login behind the steps of 20 conversations waited seconds.
+    # Logins have a connection of their own: behind the one above they queued after every step of every running
+    # conversation (7–9 s at 20 sessions in `assess bench concurrency`).
     layer.engine = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
-    layer.async_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
-    event.listen(layer.engine.sync_engine, "connect", _tune)
+    logins = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
+    for engine in (layer.engine, logins):
+        event.listen(engine.sync_engine, "connect", _tune)
+    steps_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
+    login_session = async_sessionmaker(bind=logins, expire_on_commit=False, class_=AsyncSession)
+    layer.async_session = lambda: (login_session if LOGIN.get() else steps_session)()
     return layer
 
 

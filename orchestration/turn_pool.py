@@ -29,6 +29,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
 from orchestration import fork_server
+from orchestration.config import available_cores
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
 
@@ -51,10 +52,17 @@ def warm_up() -> None:
         log.exception("warm-up failed")
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, threads: int) -> None:
     """A worker: take a turn from the pipe, send its events back, repeat until told to stop (``None``) or
-    until the server is gone (its end of the pipe closed, or the process no longer alive)."""
+    until the server is gone (its end of the pipe closed, or the process no longer alive). ``threads``: the
+    model's and FAISS's share of the cores (one per worker when there is a worker per core: two workers each
+    encoding on two threads of a 2-core machine slow each other down)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import faiss
+    import torch
+
+    torch.set_num_threads(threads)
+    faiss.omp_set_num_threads(threads)
     warm_up()
     conn.send((READY,))
     server = multiprocessing.parent_process()  # the process that started the pool (the parent is the fork server)
@@ -109,6 +117,7 @@ class TurnPool:
         # nothing else: not the chat server, not its threads): each starts in a fraction of a second and shares
         # the libraries' pages; the model and indexes are loaded per worker, before any thread exists in it.
         fork_server.start()  # already running when the chat app started it early
+        self._threads = max(1, available_cores() // max(1, workers))
         self._ctx = multiprocessing.get_context("forkserver")
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -131,7 +140,8 @@ class TurnPool:
 
     def _start(self, slot: int) -> None:
         ours, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs,), name=f"turn-worker-{slot}", daemon=True)
+        process = self._ctx.Process(target=_serve, args=(theirs, self._threads), name=f"turn-worker-{slot}",
+                                    daemon=True)
         process.start()
         theirs.close()  # only the worker holds its end: its death closes the pipe for the reader
         self._workers[slot] = _Worker(process, ours)

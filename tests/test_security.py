@@ -154,3 +154,26 @@ def test_feedback_only_on_your_own_threads(tmp_path: Path) -> None:
         assert rows == [{"value": 1}]
 
     asyncio.run(scenario())
+
+
+def test_a_login_does_not_wait_for_the_conversations_writes(tmp_path: Path) -> None:
+    """The conversations' steps share one connection; a login has its own, and a known user's login writes nothing:
+    it completes while a conversation holds the steps' connection in an open write transaction."""
+    from chainlit.user import User
+    from sqlalchemy import text
+
+    async def scenario() -> None:
+        layer = make_data_layer(tmp_path / "chainlit.sqlite")
+        first = await layer.create_user(User(identifier="alice", metadata={"provider": "local"}))
+        async with layer.async_session() as busy:  # the steps' only connection, mid-write
+            await busy.begin()
+            await busy.execute(text("INSERT INTO threads (\"id\") VALUES ('th-busy')"))
+            again = await asyncio.wait_for(layer.create_user(User(identifier="alice", metadata={"provider": "local"})),
+                                           timeout=10)
+            assert again is not None and again.id == first.id
+            assert await asyncio.wait_for(layer.get_user("alice"), timeout=10) is not None
+            await busy.rollback()
+        changed = await layer.create_user(User(identifier="alice", metadata={"provider": "password"}))
+        assert changed is not None and changed.metadata == {"provider": "password"} and changed.id == first.id
+
+    asyncio.run(scenario())
