@@ -15,7 +15,7 @@ from orchestration.tools.scope import (
     resolve_assessment,
     scope_clause,
 )
-from orchestration.tools.slic_tool import RESULT_CAP
+from orchestration.tools.slic_tool import RESULT_CAP, _grouped_here
 from orchestration.vocabulary.severity import SEVERITIES, rank_sql
 from orchestration.warehouse.store import Warehouse
 
@@ -208,17 +208,9 @@ def slic_in_python(w: Warehouse, assessment_id: str = "latest", scope: dict[str,
         "FROM slic_results s JOIN assets a ON a.asset_id = s.asset_id LEFT JOIN sites st ON st.site = a.site "
         f"WHERE s.assessment_id = ? AND {where} ORDER BY {rank_sql('s.severity')} DESC, s.signature_id, s.asset_id",
         [run.assessment_id, *params]).dicts()
-    by_signature: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by_signature.setdefault(r["signature_id"], []).append(r)
+    # the Python grouping is the tool's own for small scopes (``_grouped_here``): the oracle is every row fetched
+    # and grouped by it, which the engine's grouping (large scopes) must equal
     return {
         "assessment_id": run.assessment_id, "collection": run.collection, "scope_applied": applied,
-        "total_matches": len(rows), "assets_affected": len({r["asset_id"] for r in rows}),
-        "by_signature": [{"signature_id": sid, "title": items[0]["title"], "severity": items[0]["severity"],
-                          "category": items[0]["category"], "assets": len({r["asset_id"] for r in items}),
-                          "pci_assets": len({r["asset_id"] for r in items if r.get("pci_scope")}),
-                          "pci_sites": sorted({r["site"] for r in items if r.get("pci_scope")})}
-                         for sid, items in sorted(by_signature.items(), key=lambda kv: -len(kv[1]))],
-        "by_severity": dict(Counter(r["severity"] for r in rows)),
-        "results": rows[:RESULT_CAP], "result_cap": RESULT_CAP, "row_count": len(rows),
+        **_grouped_here(rows), "results": rows[:RESULT_CAP], "result_cap": RESULT_CAP, "row_count": len(rows),
     }
