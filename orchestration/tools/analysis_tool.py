@@ -10,7 +10,7 @@ from typing import Any
 
 from orchestration.engines.rule_engine import get_rules
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
-from orchestration.warehouse import run_summary
+from orchestration.warehouse import run_summary, summary_rows
 from orchestration.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
 from orchestration.warehouse.store import QueryResult, Warehouse, query_all
 
@@ -63,10 +63,14 @@ def _breakdowns(result: QueryResult) -> tuple[dict[str, list[dict[str, Any]]], d
 def _results(w: Warehouse, assessment_id: str, base: str, params: list[Any], severity: str | None,
              whole_run: bool) -> tuple[dict[str, QueryResult], str]:
     """Each summary statement's result, and where it came from: for the whole run the summary written with the
-    run when it is stored, otherwise (or for a narrower question) the statements run now."""
+    run when it is stored, otherwise (or for a narrower question) the statements over the results now — grouped
+    in Python when the scope is small (``summary_rows``), by the engine otherwise."""
     stored = run_summary.read(w, assessment_id, severity) if whole_run else None
     if stored is not None:
         return stored, "summary stored with the run"
+    head = w.query(base + f"SELECT * FROM b LIMIT {summary_rows.IN_PROCESS_MAX + 1}", params).dicts()
+    if len(head) <= summary_rows.IN_PROCESS_MAX:  # a small scope: grouped here, faster than seven statements
+        return summary_rows.summarise(head, severity), "results"
     return query_all(w, statements(base, params, severity)), "results"
 
 
