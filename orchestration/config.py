@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     query_timeout_seconds: float = Field(default=20.0, gt=0, description="Any warehouse query running longer is "
                                                                           "stopped (DuckDB interrupt, Trino max run time).")
 
+    # Conversations (memory store): unset = the SQLite file memory.sqlite in the data directory.
+    database_url: str | None = Field(default=None, description=(
+        "sqlite:///path or postgresql://user:password@host:port/name (several replicas share one PostgreSQL)."))
+
     # Optional LLM (off by default).
     llm_provider: str | None = Field(default=None, description="e.g. 'openai' or 'ollama'; unset = no LLM.")
     llm_model: str | None = None

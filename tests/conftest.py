@@ -35,6 +35,7 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     """No test touches the real data directory."""
     data_dir = tmp_path / "data"
     data_dir.mkdir()
+    monkeypatch.delenv("ASSESS_DATABASE_URL", raising=False)  # tests choose their database themselves
     _use_data_dir(monkeypatch, data_dir)
     yield data_dir
     close_warehouses()
@@ -68,6 +69,27 @@ def writable_warehouse(demo_warehouse_dir: Path, isolated_data_dir: Path, monkey
     shutil.copytree(demo_warehouse_dir / "knowledge_index", isolated_data_dir / "knowledge_index")
     _use_data_dir(monkeypatch, isolated_data_dir)
     return target
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server for the tests: ``ASSESS_TEST_POSTGRES_URL``, else a throwaway cluster started now and
+    stopped at the end of the session."""
+    from tests.postgres import throwaway_cluster
+
+    if os.environ.get("ASSESS_TEST_POSTGRES_URL"):
+        yield os.environ["ASSESS_TEST_POSTGRES_URL"]
+        return
+    with throwaway_cluster(free_port()) as url:
+        yield url
+
+
+@pytest.fixture()
+def postgres_url(postgres_server: str) -> str:
+    """A new empty database on the test server (tests never share one)."""
+    from tests.postgres import fresh_database
+
+    return fresh_database(postgres_server)
 
 
 def free_port() -> int:

@@ -1,4 +1,5 @@
-"""The memory store under crashes and concurrency, its migrations, bounded context and trace export."""
+"""The memory store under crashes and concurrency, its migrations, bounded context and trace export; the store's
+own suite runs on both engines: the SQLite file (default) and PostgreSQL (``ASSESS_DATABASE_URL``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from orchestration.agents.context_pruner import fold
-from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore
+from orchestration.config import get_settings
+from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore, MemoryUnavailable
 from orchestration.runtime import handle_turn, load_conversation
 from orchestration.trace_export import TraceAccessError, thread_states, to_markdown
 from tests.conftest import ASSESS
@@ -19,14 +23,25 @@ from tests.conftest import ASSESS
 WORKER = [sys.executable, "-m", "tests.memory_worker"]
 
 
-def test_schema_is_versioned_by_migrations() -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def memory_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The store's engine for this test; for PostgreSQL a new database on the test server, in the environment so
+    that the worker processes a test starts use it too."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("ASSESS_DATABASE_URL", request.getfixturevalue("postgres_url"))
+        get_settings.cache_clear()
+    return str(request.param)
+
+
+def test_schema_is_versioned_by_migrations(memory_backend: str) -> None:
     store = MemoryStore()
+    assert store.db.dialect == memory_backend
     assert store.schema_version() == len(MIGRATIONS)
-    MemoryStore(store.path)  # re-opening applies nothing twice
+    MemoryStore(store.path, url=None if store.path else store.db.url)  # re-opening applies nothing twice
     assert store.schema_version() == len(MIGRATIONS)
 
 
-def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path) -> None:
+def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path, memory_backend: str) -> None:
     env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
     proc = subprocess.Popen([*WORKER, "crash-thread", "alice", "100000"], stdout=subprocess.PIPE, text=True, env=env)
     completed = 0
@@ -45,7 +60,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path) ->
     assert restarted.returncode == 0 and store.turn_count("crash-thread") == len(states) + 1
 
 
-def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path) -> None:
+def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, memory_backend: str) -> None:
     env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
     procs = [subprocess.Popen([*WORKER, f"thread-{i % 10}", f"user-{i}", "15"], stdout=subprocess.DEVNULL, env=env)
              for i in range(20)]
@@ -116,9 +131,7 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     assert MemoryStore().recall("no-such-key") is None
 
 
-def test_forget_drops_exactly_the_entries_of_a_prefix() -> None:
-    from orchestration.memory.store import MemoryStore
-
+def test_forget_drops_exactly_the_entries_of_a_prefix(memory_backend: str) -> None:
     store = MemoryStore()
     store.remember("tool:a", {"x": 1}, 300)
     store.remember("tool:b", {"x": 2}, 300)
@@ -126,3 +139,31 @@ def test_forget_drops_exactly_the_entries_of_a_prefix() -> None:
     assert store.forget("tool:") == 2
     assert store.recall("tool:a") is None and store.recall("tool:b") is None
     assert store.recall("other:c") == {"x": 3}
+
+
+def test_preferences_corrections_and_collections_replace_their_row(memory_backend: str) -> None:
+    store = MemoryStore()
+    store.set_preference("ann", "top_n", "3")
+    store.set_preference("ann", "top_n", "5")
+    store.add_correction("ann", "site", "Site-B", "Site-A")
+    store.add_correction("ann", "site", "Site-B", "Site-C")
+    store.set_thread_collection("t1", "lab-a")
+    store.set_thread_collection("t1", "fleet")
+    store.remember("tool:x", {"n": 1}, 300)
+    store.remember("tool:x", {"n": 2}, 300)
+    assert store.preferences("ann") == {"top_n": "5"}
+    assert store.corrections("ann") == [{"entity_type": "site", "wrong": "Site-B", "right": "Site-C"}]
+    assert store.thread_collection("t1") == "fleet" and store.recall("tool:x") == {"n": 2}
+    assert store.remove_preference("ann") == 1 and store.preferences("ann") == {}
+
+
+def test_a_postgresql_server_that_does_not_answer_is_named_without_its_password(monkeypatch: pytest.MonkeyPatch,
+                                                                                isolated_data_dir: Path) -> None:
+    from tests.conftest import free_port
+
+    monkeypatch.setenv("ASSESS_DATABASE_URL", f"postgresql://assess:s3cr3t-pw@127.0.0.1:{free_port()}/memory")
+    get_settings.cache_clear()
+    with pytest.raises(MemoryUnavailable) as refused:
+        MemoryStore()
+    assert "s3cr3t-pw" not in str(refused.value) and "127.0.0.1" in str(refused.value)
+    assert "ASSESS_DATABASE_URL" in str(refused.value)

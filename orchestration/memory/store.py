@@ -1,4 +1,6 @@
-"""The memory store: one SQLite file (WAL) through sqlite-utils, schema versioned by ordered migrations.
+"""The memory store: one database — the SQLite file in the data directory (WAL) by default, or PostgreSQL at
+``ASSESS_DATABASE_URL`` for several replicas — with its schema versioned by ordered migrations, the same list
+for both engines (their SQL is the subset both speak: ``ON CONFLICT`` upserts, ``RETURNING``).
 
 A turn is written in one transaction after it completes, so a crash mid-turn loses at most that turn;
 turn numbers are allocated inside that transaction, so concurrent writers never collide. What a new
@@ -9,17 +11,14 @@ the Context Pruner extends as turns leave the window.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from orchestration.config import get_settings
+from orchestration.memory.database import Connection, Database, DatabaseUnavailable, open_database
 
 WINDOW = 6
 
@@ -28,8 +27,8 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _m1_initial(db: sqlite_utils.Database) -> None:
-    db.executescript("""
+def _m1_initial(db: Connection) -> None:
+    db.script("""
     CREATE TABLE users (user_id TEXT PRIMARY KEY, created_at TEXT NOT NULL);
     CREATE TABLE threads (thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, title TEXT, created_at TEXT NOT NULL,
                           updated_at TEXT NOT NULL);
@@ -40,7 +39,7 @@ def _m1_initial(db: sqlite_utils.Database) -> None:
                         duration_ms REAL, PRIMARY KEY (thread_id, turn_number));
     CREATE TABLE preferences (user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL,
                               PRIMARY KEY (user_id, key));
-    CREATE TABLE corrections (user_id TEXT NOT NULL, entity_type TEXT NOT NULL, wrong TEXT NOT NULL, right TEXT NOT NULL,
+    CREATE TABLE corrections (user_id TEXT NOT NULL, entity_type TEXT NOT NULL, wrong TEXT NOT NULL, "right" TEXT NOT NULL,
                               created_at TEXT NOT NULL, PRIMARY KEY (user_id, entity_type, wrong));
     CREATE TABLE agent_memory (key TEXT PRIMARY KEY, thread_id TEXT, value TEXT NOT NULL, created_at TEXT NOT NULL,
                                expires_at TEXT NOT NULL);
@@ -49,25 +48,34 @@ def _m1_initial(db: sqlite_utils.Database) -> None:
     """)
 
 
-def _m2_name_readings(db: sqlite_utils.Database) -> None:
+def _m2_name_readings(db: Connection) -> None:
     """How each turn read the names it was given (a clarification reply refers to them), and the complete
     device list an answer enumerated ("fix those devices" refers to it)."""
-    db.executescript("""
+    db.script("""
     ALTER TABLE turns ADD COLUMN name_resolutions TEXT;
     ALTER TABLE turns ADD COLUMN answer_devices TEXT;
     """)
 
 
-def _m3_thread_collections(db: sqlite_utils.Database) -> None:
+def _m3_thread_collections(db: Connection) -> None:
     """Which collection of assessments a thread answers about (an upload switches it; "back to the fleet" too)."""
-    db.executescript("""
+    db.script("""
     CREATE TABLE thread_collections (thread_id TEXT PRIMARY KEY, collection TEXT NOT NULL, updated_at TEXT NOT NULL);
     """)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections]
 _lock = threading.Lock()
 _migrated: set[str] = set()
+
+
+def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
+    """INSERT of a whole row that replaces the row with the same ``keys`` (SQLite and PostgreSQL alike)."""
+    def q(names: tuple[str, ...]) -> str:  # quoted: "right" is a reserved word in PostgreSQL
+        return ", ".join(f'"{n}"' for n in names)
+
+    return (f"INSERT INTO {table} ({q((*keys, *values))}) VALUES ({', '.join('?' for _ in (*keys, *values))}) "
+            f"ON CONFLICT ({q(keys)}) DO UPDATE SET " + ", ".join(f'"{c}" = excluded."{c}"' for c in values))
 
 
 class MemoryUnavailable(RuntimeError):
@@ -75,49 +83,42 @@ class MemoryUnavailable(RuntimeError):
 
 
 class MemoryStore:
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or get_settings().memory_path
+    def __init__(self, path: Path | None = None, url: str | None = None) -> None:
+        """The store in the SQLite file ``path``, or at the database ``url``; by default ``ASSESS_DATABASE_URL``,
+        else ``memory.sqlite`` in the data directory."""
+        settings = get_settings()
+        if path is None and url is None:
+            url = settings.database_url
+        self.path = (path or settings.memory_path) if url is None else None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db: Database = open_database(url or f"sqlite:///{self.path}")
             with _lock:
-                if str(self.path) not in _migrated:
+                if self.db.url not in _migrated:
                     self._migrate()
-                    _migrated.add(str(self.path))
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise MemoryUnavailable(f"the conversation memory at {self.path} cannot be used ({str(exc)[:120]}); "
-                                    "move the file aside to start a fresh one") from None
+                    _migrated.add(self.db.url)
+        except Exception as exc:
+            failure = exc if isinstance(exc, DatabaseUnavailable) else getattr(self, "db", None) and self.db.unavailable(exc)
+            if not failure:
+                raise
+            raise MemoryUnavailable(f"the conversation memory at {failure.where} cannot be used ({failure.reason}); "
+                                    + failure.remedy) from None
 
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        con.execute("PRAGMA busy_timeout=60000")
-        for attempt in range(1, 41):
-            # switching a new file to WAL needs the database to itself; SQLite answers "locked" at once
-            # (no busy wait) while another process migrates it, so wait here instead
-            try:
-                con.execute("PRAGMA journal_mode=WAL")
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or attempt == 40:
-                    con.close()
-                    raise
-                time.sleep(0.05 * attempt)
-        con.execute("PRAGMA synchronous=NORMAL")
-        return con
+    def _connect(self) -> Connection:
+        return self.db.connect()
 
     def _migrate(self) -> None:
         con = self._connect()
         try:
-            con.execute("BEGIN IMMEDIATE")
+            con.begin_exclusive("migrations")
             con.execute("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
             done = {r[0] for r in con.execute("SELECT version FROM _migrations")}
-            db = sqlite_utils.Database(con)
             for version, migration in enumerate(MIGRATIONS, start=1):
                 if version not in done:
-                    migration(db)
+                    migration(con)
                     con.execute("INSERT INTO _migrations VALUES (?, ?)", (version, _now()))
             con.execute("COMMIT")
         except Exception:
-            con.execute("ROLLBACK")
+            con.rollback()
             raise
         finally:
             con.close()
@@ -134,10 +135,10 @@ class MemoryStore:
         """Store a completed turn atomically; returns its turn number."""
         con = self._connect()
         try:
-            con.execute("BEGIN IMMEDIATE")
             thread, user = record["thread_id"], record["user_id"]
-            con.execute("INSERT OR IGNORE INTO users VALUES (?, ?)", (user, _now()))
-            con.execute("INSERT OR IGNORE INTO threads VALUES (?, ?, ?, ?, ?)",
+            con.begin_exclusive(f"thread:{thread}")  # turn numbers are allocated in this transaction
+            con.execute("INSERT INTO users VALUES (?, ?) ON CONFLICT DO NOTHING", (user, _now()))
+            con.execute("INSERT INTO threads VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                         (thread, user, record["prompt"][:80], _now(), _now()))
             con.execute("UPDATE threads SET updated_at = ? WHERE thread_id = ?", (_now(), thread))
             number = con.execute("SELECT COALESCE(MAX(turn_number), 0) + 1 FROM turns WHERE thread_id = ?",
@@ -155,11 +156,12 @@ class MemoryStore:
                 left = dict(zip(names, old.fetchone(), strict=True))
                 prev = con.execute("SELECT summary FROM summaries WHERE thread_id = ?", (thread,)).fetchone()
                 summary = fold(prev[0] if prev else "", left)
-                con.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (thread, leaving, summary, _now()))
+                con.execute(_upsert("summaries", ("thread_id",), ("upto_turn", "summary", "updated_at")),
+                            (thread, leaving, summary, _now()))
             con.execute("COMMIT")
             return int(number)
         except Exception:
-            con.execute("ROLLBACK")
+            con.rollback()
             raise
         finally:
             con.close()
@@ -226,19 +228,20 @@ class MemoryStore:
     def _kv(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         con = self._connect()
         try:
-            return con.execute(sql, params).fetchall()
+            cur = con.execute(sql, params)
+            return list(cur.fetchall()) if cur.description else []  # an upsert returns no rows
         finally:
             con.close()
 
     def set_preference(self, user_id: str, key: str, value: str) -> None:
-        self._kv("INSERT OR REPLACE INTO preferences VALUES (?, ?, ?, ?)", (user_id, key, value, _now()))
+        self._kv(_upsert("preferences", ("user_id", "key"), ("value", "updated_at")), (user_id, key, value, _now()))
 
     def remove_preference(self, user_id: str, key: str | None = None) -> int:
         con = self._connect()
         try:
             if key:
-                return con.execute("DELETE FROM preferences WHERE user_id = ? AND key = ?", (user_id, key)).rowcount
-            return con.execute("DELETE FROM preferences WHERE user_id = ?", (user_id,)).rowcount
+                return int(con.execute("DELETE FROM preferences WHERE user_id = ? AND key = ?", (user_id, key)).rowcount)
+            return int(con.execute("DELETE FROM preferences WHERE user_id = ?", (user_id,)).rowcount)
         finally:
             con.close()
 
@@ -246,15 +249,15 @@ class MemoryStore:
         return dict(self._kv("SELECT key, value FROM preferences WHERE user_id = ?", (user_id,)))
 
     def add_correction(self, user_id: str, entity_type: str, wrong: str, right: str) -> None:
-        self._kv("INSERT OR REPLACE INTO corrections VALUES (?, ?, ?, ?, ?)", (user_id, entity_type, wrong, right, _now()))
+        self._kv(_upsert("corrections", ("user_id", "entity_type", "wrong"), ("right", "created_at")), (user_id, entity_type, wrong, right, _now()))
 
     def corrections(self, user_id: str) -> list[dict[str, str]]:
         return [dict(zip(("entity_type", "wrong", "right"), r, strict=True)) for r in self._kv(
-            "SELECT entity_type, wrong, right FROM corrections WHERE user_id = ?", (user_id,))]
+            "SELECT entity_type, wrong, \"right\" FROM corrections WHERE user_id = ?", (user_id,))]
 
     # --- the collection a thread answers about ---------------------------------------------------------
     def set_thread_collection(self, thread_id: str, collection: str) -> None:
-        self._kv("INSERT OR REPLACE INTO thread_collections VALUES (?, ?, ?)", (thread_id, collection, _now()))
+        self._kv(_upsert("thread_collections", ("thread_id",), ("collection", "updated_at")), (thread_id, collection, _now()))
 
     def thread_collection(self, thread_id: str) -> str | None:
         rows = self._kv("SELECT collection FROM thread_collections WHERE thread_id = ?", (thread_id,))
@@ -263,7 +266,7 @@ class MemoryStore:
     # --- agent memory (cached task outputs with freshness) ------------------------------------------
     def remember(self, key: str, value: Any, ttl_seconds: int, thread_id: str | None = None) -> None:
         expires = (datetime.now(UTC) + timedelta(seconds=ttl_seconds)).isoformat()
-        self._kv("INSERT OR REPLACE INTO agent_memory VALUES (?, ?, ?, ?, ?)",
+        self._kv(_upsert("agent_memory", ("key",), ("thread_id", "value", "created_at", "expires_at")),
                  (key, thread_id, json.dumps(value, default=str), _now(), expires))
 
     def recall(self, key: str) -> Any | None:
@@ -278,5 +281,8 @@ class MemoryStore:
         return len(rows)
 
     def integrity_check(self) -> str:
+        """SQLite's own check of the file; on a server database (which checks itself) that it answers."""
+        if self.db.dialect != "sqlite":
+            return "ok" if self._kv("SELECT 1", ())[0][0] == 1 else "no answer"
         return str(self._kv("PRAGMA integrity_check", ())[0][0])
 
