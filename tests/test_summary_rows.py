@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from orchestration.tools import analysis_tool
@@ -79,25 +80,10 @@ def test_the_tool_answers_the_same_whoever_groups(demo_warehouse: Path, monkeypa
     assert all(r["metrics"]["checks_failed"] for r in here)
 
 
-class _Engine:
-    """An in-memory DuckDB behind the warehouse's query interface."""
-
-    dialect = "duckdb"
-
-    def __init__(self) -> None:
-        import duckdb
-        self.con = duckdb.connect()
-
-    def query(self, sql: str, params: Any = ()) -> Any:
-        from orchestration.warehouse.store import QueryResult
-        cur = self.con.execute(sql, list(params))
-        return QueryResult([d[0] for d in cur.description or []], cur.fetchall())
-
-
 def test_nulls_and_ties_are_grouped_and_ordered_as_the_engine_does() -> None:
     """Missing inventory fields (no platform, no OS version, no site), unknown severities and equal counts: the
     demo network has none of them, a customer's upload may."""
-    e = _Engine()
+    e = run_summary._Connection(duckdb.connect())  # the writer's connection behind the query interface
     e.con.execute("""CREATE TABLE results (assessment_id VARCHAR, asset_id VARCHAR, rule_id VARCHAR, status VARCHAR,
                      severity VARCHAR, evidence VARCHAR, evidence_lines VARCHAR, exception_id VARCHAR)""")
     e.con.execute("""CREATE TABLE assets (asset_id VARCHAR, site VARCHAR, environment VARCHAR, device_type VARCHAR,
