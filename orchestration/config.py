@@ -89,6 +89,11 @@ class Settings(BaseSettings):
         return self.data_dir / "memory.sqlite"
 
     @property
+    def memory_url(self) -> str:
+        """The memory store's database: ``database_url``, else the SQLite file in the data directory."""
+        return self.database_url or f"sqlite:///{self.memory_path}"
+
+    @property
     def index_dir(self) -> Path:
         return self.data_dir / "knowledge_index"
 

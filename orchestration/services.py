@@ -49,8 +49,7 @@ class Services:
         return service.get_retriever(self.settings.index_dir)
 
     def memory(self) -> MemoryStore:
-        return MemoryStore(url=self.settings.database_url) if self.settings.database_url else MemoryStore(
-            self.settings.memory_path)
+        return MemoryStore(url=self.settings.memory_url)
 
 
 def build_services(settings: Settings | None = None) -> Services:

@@ -37,7 +37,7 @@ def test_schema_is_versioned_by_migrations(memory_backend: str) -> None:
     store = MemoryStore()
     assert store.db.dialect == memory_backend
     assert store.schema_version() == len(MIGRATIONS)
-    MemoryStore(store.path, url=None if store.path else store.db.url)  # re-opening applies nothing twice
+    MemoryStore(url=store.db.url)  # re-opening applies nothing twice
     assert store.schema_version() == len(MIGRATIONS)
 
 

@@ -82,26 +82,30 @@ class MemoryUnavailable(RuntimeError):
     """The conversation store cannot be opened (corrupt file, no permission); the message is for users."""
 
 
+def _unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
+    return MemoryUnavailable(f"the conversation memory at {failure.where} cannot be used ({failure.reason}); "
+                             + failure.remedy)
+
+
 class MemoryStore:
     def __init__(self, path: Path | None = None, url: str | None = None) -> None:
-        """The store in the SQLite file ``path``, or at the database ``url``; by default ``ASSESS_DATABASE_URL``,
-        else ``memory.sqlite`` in the data directory."""
-        settings = get_settings()
-        if path is None and url is None:
-            url = settings.database_url
-        self.path = (path or settings.memory_path) if url is None else None
+        """The store in the SQLite file ``path``, or at the database ``url``; by default the settings'
+        ``memory_url`` (``ASSESS_DATABASE_URL``, else ``memory.sqlite`` in the data directory)."""
         try:
-            self.db: Database = open_database(url or f"sqlite:///{self.path}")
+            self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url))
+        except DatabaseUnavailable as exc:
+            raise _unusable(exc) from None
+        self.path = self.db.path  # the SQLite file, None on a server
+        try:
             with _lock:
                 if self.db.url not in _migrated:
                     self._migrate()
                     _migrated.add(self.db.url)
         except Exception as exc:
-            failure = exc if isinstance(exc, DatabaseUnavailable) else getattr(self, "db", None) and self.db.unavailable(exc)
-            if not failure:
+            failure = self.db.unavailable(exc)
+            if failure is None:
                 raise
-            raise MemoryUnavailable(f"the conversation memory at {failure.where} cannot be used ({failure.reason}); "
-                                    + failure.remedy) from None
+            raise _unusable(failure) from None
 
     def _connect(self) -> Connection:
         return self.db.connect()

@@ -25,6 +25,7 @@ from orchestration.warehouse.store import QueryResult, Warehouse
 
 SAMPLE_CAP = 50  # failing results shown as examples, in every tool
 BREAKDOWN_CAP = 25  # keys kept per breakdown: at 10,000 devices there are thousands of sites
+TOP = 15  # top rules and top assets
 BREAKDOWNS = {
     "severity": "b.severity",
     "product_family": "b.product_family",
@@ -87,7 +88,7 @@ def statements(base: str, params: list[Any], severity: str | None) -> dict[str, 
                    COUNT(DISTINCT CASE WHEN b.criticality IN ('critical', 'high') THEN b.asset_id END) AS critical_assets,
                    COUNT(DISTINCT b.asset_id) AS failing_assets
             FROM b WHERE {fail} GROUP BY b.rule_id
-            ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT 15""",
+            ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT {TOP}""",
                       params + fparams),
         "rule_platforms": (base + f"""
             SELECT b.rule_id, b.platform, COUNT(DISTINCT b.asset_id) AS n FROM b WHERE {fail}
@@ -98,7 +99,7 @@ def statements(base: str, params: list[Any], severity: str | None) -> dict[str, 
                    SUM(CASE WHEN b.severity = 'critical' THEN 1 ELSE 0 END) AS critical,
                    SUM(CASE WHEN b.severity = 'high' THEN 1 ELSE 0 END) AS high
             FROM b WHERE {fail} GROUP BY b.asset_id
-            ORDER BY critical DESC, high DESC, failures DESC, b.asset_id LIMIT 15""", params + fparams),
+            ORDER BY critical DESC, high DESC, failures DESC, b.asset_id LIMIT {TOP}""", params + fparams),
         "sample": (base + f"""
             SELECT b.asset_id, b.site, b.criticality, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
             FROM b WHERE {fail}

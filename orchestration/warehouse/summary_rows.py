@@ -16,11 +16,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from orchestration.vocabulary.severity import HIGH_OR_ABOVE, rank
-from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP
+from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP
 from orchestration.warehouse.store import QueryResult
 
 IN_PROCESS_MAX = 3000  # results fetched whole and grouped here; above this the engine groups them
-TOP = 15  # top rules and top assets, as in the statements
 
 Row = dict[str, Any]
 
