@@ -45,7 +45,7 @@ if POOL is None:
     warm_up()
 
 
-ELEMENTS = LocalStorageClient(SETTINGS.data_dir / "elements", app_secret())
+ELEMENTS = LocalStorageClient(SETTINGS.elements_path, app_secret())
 add_route(chainlit_app, ELEMENTS)
 install_guards(chainlit_app)
 install_offline_page()
@@ -55,7 +55,7 @@ accept_empty_uploads()
 
 @cl.data_layer
 def data_layer():  # type: ignore[no-untyped-def]
-    return make_data_layer(SETTINGS.data_dir / "chainlit.sqlite", ELEMENTS)
+    return make_data_layer(SETTINGS.chat_history_url, ELEMENTS)
 
 
 if SETTINGS.auth_enabled:

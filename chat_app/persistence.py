@@ -1,9 +1,12 @@
-"""Chat history for the UI: Chainlit's SQLAlchemy data layer on a SQLite file in the data directory.
+"""Chat history for the UI: Chainlit's SQLAlchemy data layer on the product's database URL — a SQLite file in the
+data directory by default, or PostgreSQL (schema ``chainlit``) so that every replica sees every thread.
 
 Chainlit ships no SQLite DDL, so the schema is created here (the documented tables plus the columns
-Chainlit 2.12 writes, e.g. ``autoCollapse`` and ``modes``). The project's own memory store keeps the
-turns themselves; this file only holds what the Chainlit UI shows in its thread list and on resume. Element
-bodies go to a storage client (``chat_app/storage.py``) so that resumed threads show them as live.
+Chainlit 2.12 writes, e.g. ``autoCollapse`` and ``modes``); the same DDL serves PostgreSQL, where tags are text
+arrays and the tables sit in their own schema (the memory store has tables called ``users`` and ``threads`` too).
+The project's own memory store keeps the turns themselves; this file only holds what the Chainlit UI shows in
+its thread list and on resume. Element bodies go to a storage client (``chat_app/storage.py``) so that resumed
+threads show them as live.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any
 
 from chainlit.data.storage_clients.base import BaseStorageClient
 from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
 from chat_app.security import REQUEST_USER
+from orchestration.database import open_database
 from orchestration.engines.config_parser import looks_like_config
 from orchestration.engines.secrets import mask_config
 
@@ -41,15 +46,34 @@ CREATE TABLE IF NOT EXISTS feedbacks ("id" TEXT PRIMARY KEY, "forId" TEXT NOT NU
 """
 
 
-def ensure_schema(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path)
+PG_SCHEMA = "chainlit"
+
+
+def ensure_schema(url: str) -> URL:
+    """Create the tables if missing; the SQLAlchemy URL of the async driver to reach them."""
+    db = open_database(url)
+    if db.path is not None:
+        db.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(db.path)
+        try:
+            con.executescript(SCHEMA)
+            con.execute("PRAGMA journal_mode=WAL")
+        finally:
+            con.close()
+        return make_url(f"sqlite+aiosqlite:///{db.path}")
+    connection = db.connect()
     try:
-        con.executescript(SCHEMA)
-        con.execute("PRAGMA journal_mode=WAL")
+        connection.begin_exclusive("chainlit schema")  # replicas starting together create it once
+        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
+        connection.execute(f"SET LOCAL search_path TO {PG_SCHEMA}")
+        connection.script(SCHEMA.replace('"tags" TEXT', '"tags" TEXT[]'))
+        connection.execute("COMMIT")
+    except Exception as exc:
+        connection.rollback()
+        raise db.unavailable(exc) or exc from None
     finally:
-        con.close()
-    return path
+        connection.close()
+    return make_url(url).set(drivername="postgresql+psycopg")
 
 
 def masked_upload(path: Path) -> bytes:
@@ -65,8 +89,9 @@ def masked_upload(path: Path) -> bytes:
 LOGIN = ContextVar("a login's data-layer statements", default=False)
 
 
-def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
-    """Threads, steps and elements in SQLite; element bodies (citations, charts, files) in ``storage``. A file
+def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
+    """Threads, steps and elements in the database at ``url`` (``sqlite:///path`` or ``postgresql://…``); element
+    bodies (citations, charts, files) in ``storage``. A file
     the user attached is stored like the chat shows it, with device secrets masked (Chainlit persists a message's
     attachments itself, from the uploaded file)."""
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
@@ -140,8 +165,14 @@ def make_data_layer(path: Path, storage: BaseStorageClient | None = None):  # ty
             result: bool = await super().delete_feedback(feedback_id)
             return result
 
-    conninfo = f"sqlite+aiosqlite:///{ensure_schema(path)}"
-    layer = GuardedDataLayer(conninfo=conninfo, storage_provider=storage)
+    conninfo = ensure_schema(url)
+    layer = GuardedDataLayer(conninfo=conninfo.render_as_string(hide_password=False), storage_provider=storage)
+    if conninfo.get_backend_name() == "postgresql":
+        # a pool per process: PostgreSQL takes concurrent writers, so logins need no lane of their own
+        layer.engine = create_async_engine(conninfo, pool_size=5, max_overflow=10, pool_pre_ping=True,
+                                           connect_args={"options": f"-csearch_path={PG_SCHEMA}"})
+        layer.async_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
+        return layer
     # One connection, writes queued in the event loop: SQLite takes one writer at a time anyway, and with the
     # default pool of up to 15 connections they contended for the file lock, each loser sleeping in SQLite's
     # busy handler (up to 100 ms a try) — a login behind the steps of 20 conversations waited seconds.

@@ -257,7 +257,15 @@ def preflight() -> list[str]:
         except (ContractError, MemoryUnavailable, WarehouseUnavailable) as exc:
             problems.append(str(exc))
     index = settings.index_dir / "chunks.sqlite"
-    if index.exists():
+    if not settings.knowledge_url.startswith("sqlite"):
+        from knowledge_base.service import index_has_chunks
+        from orchestration.database import DatabaseUnavailable
+
+        try:
+            index_has_chunks()
+        except DatabaseUnavailable as exc:
+            problems.append(f"the knowledge base at {exc.where} cannot be used ({exc.reason}); {exc.remedy}")
+    elif index.exists():
         try:
             with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as con:
                 con.execute("SELECT COUNT(*) FROM chunks").fetchone()

@@ -54,9 +54,15 @@ class Settings(BaseSettings):
     query_timeout_seconds: float = Field(default=20.0, gt=0, description="Any warehouse query running longer is "
                                                                           "stopped (DuckDB interrupt, Trino max run time).")
 
-    # Conversations (memory store): unset = the SQLite file memory.sqlite in the data directory.
+    # Conversations (memory store), chat history (Chainlit data layer) and, on PostgreSQL, the knowledge base:
+    # unset = the SQLite files memory.sqlite, chainlit.sqlite and knowledge_index/chunks.sqlite in the data directory.
     database_url: str | None = Field(default=None, description=(
         "sqlite:///path or postgresql://user:password@host:port/name (several replicas share one PostgreSQL)."))
+    # What replicas share besides the database (docs/DEPLOY.md): unset = inside the data directory.
+    warehouse_file: Path | None = Field(default=None, description=(
+        "The DuckDB warehouse file (its versions sit beside it); default: warehouse.duckdb in the data directory."))
+    elements_dir: Path | None = Field(default=None, description=(
+        "Where chat elements (citations, charts, files) are kept; default: elements/ in the data directory."))
 
     # Optional LLM (off by default).
     llm_provider: str | None = Field(default=None, description="e.g. 'openai' or 'ollama'; unset = no LLM.")
@@ -82,7 +88,11 @@ class Settings(BaseSettings):
 
     @property
     def warehouse_path(self) -> Path:
-        return self.data_dir / "warehouse.duckdb"
+        return self.warehouse_file or self.data_dir / "warehouse.duckdb"
+
+    @property
+    def elements_path(self) -> Path:
+        return self.elements_dir or self.data_dir / "elements"
 
     @property
     def memory_path(self) -> Path:
@@ -92,6 +102,16 @@ class Settings(BaseSettings):
     def memory_url(self) -> str:
         """The memory store's database: ``database_url``, else the SQLite file in the data directory."""
         return self.database_url or f"sqlite:///{self.memory_path}"
+
+    @property
+    def chat_history_url(self) -> str:
+        """The Chainlit data layer's database: ``database_url`` (its own schema there), else chainlit.sqlite."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'chainlit.sqlite'}"
+
+    @property
+    def knowledge_url(self) -> str:
+        """The knowledge base's chunks and embeddings: ``database_url``, else chunks.sqlite in the index folder."""
+        return self.database_url or f"sqlite:///{self.index_dir / 'chunks.sqlite'}"
 
     @property
     def index_dir(self) -> Path:

@@ -92,6 +92,16 @@ def postgres_url(postgres_server: str) -> str:
     return fresh_database(postgres_server)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The product database's engine for this test (``ASSESS_DATABASE_URL``); for PostgreSQL a new database on the
+    test server, set in the environment so that the processes a test starts use it too."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("ASSESS_DATABASE_URL", request.getfixturevalue("postgres_url"))
+        get_settings.cache_clear()
+    return str(request.param)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

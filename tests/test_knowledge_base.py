@@ -14,6 +14,7 @@ from knowledge_base.evaluation import evaluate, load_questions
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.ingest import ingest_paths
 from knowledge_base.service import get_index, get_retriever
+from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
 from tests.conftest import ASSESS
 from tests.documents import write_docx, write_html, write_pdf
@@ -104,6 +105,27 @@ def test_documents_can_be_listed_and_removed_and_other_readers_reload(writable_w
     assert all(h.metadata["source"] != "temp-note.md" for h in get_retriever().search(f"{MARKER} NAT pools"))
     _, chunks, _ = other.snapshot()
     assert not any(c.source == "temp-note.md" for c in chunks.values())
+
+
+def test_a_document_added_on_one_replica_is_found_on_another(database_backend: str, tmp_path: Path) -> None:
+    """Two replicas share the chunks' database and keep their FAISS indexes in their own folders: an upload on one
+    is retrievable on the other at its next search (the corpus version changed), a removal too — no restart."""
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.retrieval import HybridRetriever
+
+    embedder = get_embedder()
+    replica_b = KnowledgeIndex(tmp_path / "replica-b", embedder.dimension, get_settings().knowledge_url)
+    assert replica_b.db.dialect == database_backend == get_index().db.dialect
+    search_b = HybridRetriever(replica_b, embedder)
+    question = f"{MARKER} which BGP communities mark blackhole routes?"
+    assert all(h.metadata["source"] != "bgp-blackhole.md" for h in search_b.search(question))
+    doc = tmp_path / "bgp-blackhole.md"
+    doc.write_text(f"# BGP\n\n{MARKER} routes tagged with community 65535:666 are blackholed at the edge.\n")
+    assert [f.status for f in ingest_paths([doc]).files] == ["added"]
+    assert search_b.search(question)[0].metadata["source"] == "bgp-blackhole.md"
+    assert (tmp_path / "replica-b" / "index.faiss").exists() is False  # B rebuilt in memory; A persisted its own
+    assert get_index().remove_source("bgp-blackhole.md") == 1
+    assert all(h.metadata["source"] != "bgp-blackhole.md" for h in search_b.search(question))
 
 
 def test_index_is_stored_without_pickle(demo_warehouse: Path) -> None:

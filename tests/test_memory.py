@@ -23,25 +23,15 @@ from tests.conftest import ASSESS
 WORKER = [sys.executable, "-m", "tests.memory_worker"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def memory_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The store's engine for this test; for PostgreSQL a new database on the test server, in the environment so
-    that the worker processes a test starts use it too."""
-    if request.param == "postgresql":
-        monkeypatch.setenv("ASSESS_DATABASE_URL", request.getfixturevalue("postgres_url"))
-        get_settings.cache_clear()
-    return str(request.param)
-
-
-def test_schema_is_versioned_by_migrations(memory_backend: str) -> None:
+def test_schema_is_versioned_by_migrations(database_backend: str) -> None:
     store = MemoryStore()
-    assert store.db.dialect == memory_backend
+    assert store.db.dialect == database_backend
     assert store.schema_version() == len(MIGRATIONS)
     MemoryStore(url=store.db.url)  # re-opening applies nothing twice
     assert store.schema_version() == len(MIGRATIONS)
 
 
-def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path, memory_backend: str) -> None:
+def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path, database_backend: str) -> None:
     env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
     proc = subprocess.Popen([*WORKER, "crash-thread", "alice", "100000"], stdout=subprocess.PIPE, text=True, env=env)
     completed = 0
@@ -60,7 +50,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path, me
     assert restarted.returncode == 0 and store.turn_count("crash-thread") == len(states) + 1
 
 
-def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, memory_backend: str) -> None:
+def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, database_backend: str) -> None:
     env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir)}
     procs = [subprocess.Popen([*WORKER, f"thread-{i % 10}", f"user-{i}", "15"], stdout=subprocess.DEVNULL, env=env)
              for i in range(20)]
@@ -131,7 +121,7 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     assert MemoryStore().recall("no-such-key") is None
 
 
-def test_forget_drops_exactly_the_entries_of_a_prefix(memory_backend: str) -> None:
+def test_forget_drops_exactly_the_entries_of_a_prefix(database_backend: str) -> None:
     store = MemoryStore()
     store.remember("tool:a", {"x": 1}, 300)
     store.remember("tool:b", {"x": 2}, 300)
@@ -141,7 +131,7 @@ def test_forget_drops_exactly_the_entries_of_a_prefix(memory_backend: str) -> No
     assert store.recall("other:c") == {"x": 3}
 
 
-def test_preferences_corrections_and_collections_replace_their_row(memory_backend: str) -> None:
+def test_preferences_corrections_and_collections_replace_their_row(database_backend: str) -> None:
     store = MemoryStore()
     store.set_preference("ann", "top_n", "3")
     store.set_preference("ann", "top_n", "5")

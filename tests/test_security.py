@@ -125,7 +125,7 @@ def test_feedback_only_on_your_own_threads(tmp_path: Path) -> None:
     from chainlit.user import User
 
     async def scenario() -> None:
-        layer = make_data_layer(tmp_path / "chainlit.sqlite")
+        layer = make_data_layer(f"sqlite:///{tmp_path / 'chainlit.sqlite'}")
         alice = await layer.create_user(User(identifier="alice"))
         await layer.update_thread("th-alice", name="alice's", user_id=alice.id)
         # an answer step of alice's thread (create_step needs a websocket session; the row is what it writes)
@@ -163,7 +163,7 @@ def test_a_login_does_not_wait_for_the_conversations_writes(tmp_path: Path) -> N
     from sqlalchemy import text
 
     async def scenario() -> None:
-        layer = make_data_layer(tmp_path / "chainlit.sqlite")
+        layer = make_data_layer(f"sqlite:///{tmp_path / 'chainlit.sqlite'}")
         first = await layer.create_user(User(identifier="alice", metadata={"provider": "local"}))
         async with layer.async_session() as busy:  # the steps' only connection, mid-write
             await busy.begin()

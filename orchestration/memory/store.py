@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestration.config import get_settings
-from orchestration.memory.database import Connection, Database, DatabaseUnavailable, open_database
+from orchestration.database import Connection, Database, DatabaseUnavailable, open_database
 
 WINDOW = 6
 

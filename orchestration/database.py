@@ -16,7 +16,8 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,6 +108,29 @@ class Database:
             return _Postgres(self.engine.raw_connection())
         except Exception as exc:
             raise self.unavailable(exc) or exc from None
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        con = self.connect()
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def writing(self, lock: str) -> Iterator[Connection]:
+        """One transaction, committed when the block ends and rolled back when it raises; writers that give the
+        same ``lock`` name wait for each other (on SQLite every writer does)."""
+        con = self.connect()
+        try:
+            con.begin_exclusive(lock)
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            con.rollback()
+            raise
+        finally:
+            con.close()
 
     def unavailable(self, exc: BaseException) -> DatabaseUnavailable | None:
         """``exc`` as "this database cannot be used" for users (a corrupt file, no permission, a server that does
