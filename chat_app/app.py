@@ -29,6 +29,7 @@ from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
 from orchestration.memory.store import MemoryStore
+from orchestration.nlu.meta_intent import is_file_handoff
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 from orchestration.turn_pool import TurnPool, warm_up
@@ -266,7 +267,8 @@ async def on_message(message: cl.Message) -> None:
         await send_export(thread_id, "json" if (export.group(1) or "").lower() == "json" else "md")
     elif is_command(message.content):
         await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
-    elif message.content.strip() or not files:
+    elif not files or (message.content.strip() and not is_file_handoff(message.content)):
+        # a message that only hands its files over ("Please add this document.") is answered by the upload results
         await run_turn(message.content, thread_id, user_id)
 
 

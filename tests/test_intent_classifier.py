@@ -45,6 +45,25 @@ def test_out_of_domain_and_vague_prompts_hit_the_gate(prompt: str) -> None:
     assert intent.clarification_question and "?" in intent.clarification_question
 
 
+@pytest.mark.parametrize("prompt", [
+    "Please add this document.", "Here is the file", "Here are my configs", "I've attached the updated standard",
+    "upload these files to the knowledge base, thanks", "Process the attached configurations",
+])
+def test_a_message_that_only_hands_over_files_is_not_answered_as_a_question(prompt: str) -> None:
+    """Without a file there is nothing to add: say so (the similarity router took these for a fleet summary)."""
+    intent = classify(prompt)
+    assert intent.intent_class == "unknown_or_needs_clarification" and intent.confidence == 0.0
+    assert intent.clarification_question is not None and "don't see a file" in intent.clarification_question
+
+
+@pytest.mark.parametrize("prompt", [
+    "Here is the file, which devices fail the SSH checks?",
+    "Please add this document and tell me our standard for NTP authentication",
+])
+def test_a_file_handoff_with_a_question_is_answered(prompt: str) -> None:
+    assert classify(prompt).clarification_question is None
+
+
 def test_gate_question_is_targeted_at_the_named_scope() -> None:
     intent = classify("Tell me about Store-48")
     assert "Store-48" in (intent.clarification_question or "")

@@ -17,7 +17,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
-from orchestration.nlu.meta_intent import detect_meta_intent, refers_back
+from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, refers_back
 from orchestration.nlu.router import RouteDecision
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Entity, Intent, StateUpdate
@@ -102,6 +102,10 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         return _gate(Intent(), f"Your message is {len(text):,} characters long; I accept up to "
                      f"{settings.max_prompt_chars:,}. Please send just the question (attach long documents "
                      "or configs as files instead).", 0.0)
+    if is_file_handoff(text):  # reached only without a file: the chat shows an upload's results instead of a turn
+        return _gate(Intent(), "I don't see a file with this message. Attach documents (PDF, Word, Markdown, HTML, "
+                     "text) or device configurations with the paperclip button: I add or assess each one and report "
+                     "it, then you can ask about them.", 0.0)
     meta = detect_meta_intent(text)
     router = services.router()
     text = router.spelling.normalize(text)

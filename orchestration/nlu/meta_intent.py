@@ -34,6 +34,26 @@ def refers_back(prompt: str) -> bool:
     return bool(DEICTIC.search(prompt))
 
 
+# A message that only hands a file over ("Please add this document.", "Here are my configs"): it asks nothing, so
+# routing it by similarity would answer a question nobody asked (it scored as a fleet summary).
+_FILE_NOUNS = r"(?:documents?|docs?|files?|pdfs?|polic(?:y|ies)|standards?|configs?|configurations?|notes?|runbooks?)"
+FILE_HANDOFF = re.compile(
+    r"^\s*(?:(?:please|pls|kindly|can you|could you|would you|now|ok(?:ay)?,?)\s+)*"
+    r"(?:(?:add|upload|ingest|import|load|index|store|save|process|take)\s+(?:in\s+)?|"
+    r"(?:here(?:'s| is| are| you go,?)|i(?:'ve| have)?\s*(?:just\s+)?(?:attached|uploaded|added|sent)|attached (?:is|are)|"
+    r"see (?:the )?attached)\s+)"
+    r"(?:(?:this|these|the|my|our|a|an|attached|new|updated|latest|following)\s+){0,3}" + _FILE_NOUNS +
+    r"(?:\s+(?:to|into|in|for)\s+(?:the\s+|your\s+)?(?:knowledge(?: base)?|kb|index|system|you))?"
+    r"(?:[\s,]+(?:please|thanks|thank you))?[\s.!]*$",
+    _I,
+)
+
+
+def is_file_handoff(prompt: str) -> bool:
+    """True when the message only hands over files ("Please add this document.") and asks no question."""
+    return bool(FILE_HANDOFF.match(prompt))
+
+
 _RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
     (
         "cancellation",
