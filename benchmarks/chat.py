@@ -213,10 +213,50 @@ def _figures(asked: list[Asked]) -> dict[str, Any]:
             "answer_max_s": round(max(answers), 3)}
 
 
-async def _sessions(url: str, n: int, questions: list[list[str]], timeout: float) -> list[Session]:
-    sessions = [Session(url) for _ in range(n)]
+async def _sessions(urls: list[str], n: int, questions: list[list[str]], timeout: float) -> list[Session]:
+    """``n`` sessions, dealt over the servers in turn (a load balancer's round robin)."""
+    sessions = [Session(urls[i % len(urls)]) for i in range(n)]
     await asyncio.gather(*(s.run(q, timeout, delay=0.05 * i) for i, (s, q) in enumerate(zip(sessions, questions, strict=True))))
     return sessions
+
+
+def burst(servers: list[Server], n: int, questions: int, timeout: float, label: str,
+          report: Callable[[str], None]) -> dict[str, Any]:
+    """``n`` sessions at once over ``servers``, each asking ``questions`` different prompts: latency figures, and
+    the servers' CPU (every process of every server) over the wall time."""
+    asks = prompts()
+    plan = [[asks[(i * questions + j + 2) % len(asks)] for j in range(questions)] for i in range(n)]
+    pids = [server.process.pid for server in servers]
+    cpu0, wall0, own0 = sum(map(cpu_seconds, pids)), time.perf_counter(), time.process_time()
+    done = asyncio.run(_sessions([server.url for server in servers], n, plan, timeout))
+    wall = time.perf_counter() - wall0
+    client_cores = (time.process_time() - own0) / wall  # the sessions share the machine with the server
+    cpu = sum(map(cpu_seconds, pids)) - cpu0
+    figures = _figures([a for s in done for a in s.asked])
+    for error in sorted({a.error for s in done for a in s.asked if a.error})[:3]:
+        report(f"  error: {error}")
+    logins = [s.login_s for s in done if s.login_s]
+    figures.update({"login_p95_s": round(p95(logins), 3) if logins else None, "wall_s": round(wall, 1),
+                    "client_cores_used": round(client_cores, 2), "messages_per_s": round(figures["questions"] / wall, 2),
+                    "server_cores_used": round(cpu / wall, 2), "server_cpu_s_per_question":
+                        round(cpu / max(1, figures["questions"]), 3),
+                    "rss_mb": round(sum(rss_mb(pid) for pid in pids)),
+                    "pss_mb": round(sum(rss_mb(pid, "Pss") for pid in pids))})
+    # a burst of n questions needs n x (CPU per question) on the machine's cores: no scheduling beats that
+    figures["burst_floor_s"] = round(n * figures["server_cpu_s_per_question"] / (os.cpu_count() or 1), 2)
+    report(f"{label:<12} {figures['questions']} questions, {figures['errors']} errors: first step p50 "
+           f"{figures['first_step_p50_s']} s, p95 {figures['first_step_p95_s']} s; answer p50 "
+           f"{figures['answer_p50_s']} s, p95 {figures['answer_p95_s']} s, max {figures['answer_max_s']} s; "
+           f"{figures['messages_per_s']} answers/s; server CPU {figures['server_cpu_s_per_question']} s per "
+           f"question, {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB (PSS {figures['pss_mb']} MB); "
+           f"login p95 {figures['login_p95_s']} s; the sessions' own process {figures['client_cores_used']} cores; "
+           f"floor for {n} questions at once on {os.cpu_count()} cores {figures['burst_floor_s']} s")
+    return figures
+
+
+def warm(server: Server, timeout: float) -> None:
+    """The first asks of a process load lazily: two questions before anything is measured."""
+    assert asyncio.run(_sessions([server.url], 1, [prompts()[:2]], timeout))[0].asked
 
 
 def concurrency(sessions: int = 20, questions: int = 5, data_dir: Path | None = None, timeout: float = 120,
@@ -232,40 +272,11 @@ def concurrency(sessions: int = 20, questions: int = 5, data_dir: Path | None = 
 
 def _concurrency(sessions: int, questions: int, data_dir: Path | None, timeout: float, workers: int | None,
                  report: Callable[[str], None]) -> dict[str, Any]:
-    asks = prompts()
     with serve(data_dir, {"ASSESS_TURN_WORKERS": str(workers)} if workers is not None else None) as server:
         report(f"server ready (HTTP 200) after {server.ready_s:.1f} s; RSS {rss_mb(server.process.pid):.0f} MB")
-        warm = asyncio.run(_sessions(server.url, 1, [asks[:2]], timeout))  # the first ask of a process loads lazily
-        assert warm[0].asked
-        results: dict[str, Any] = {}
-        for label, n in (("1 session", 1), (f"{sessions} sessions", sessions)):
-            plan = [[asks[(i * questions + j + 2) % len(asks)] for j in range(questions)] for i in range(n)]
-            cpu0, wall0, own0 = cpu_seconds(server.process.pid), time.perf_counter(), time.process_time()
-            done = asyncio.run(_sessions(server.url, n, plan, timeout))
-            wall = time.perf_counter() - wall0
-            client_cores = (time.process_time() - own0) / wall  # the sessions share the machine with the server
-            cpu = cpu_seconds(server.process.pid) - cpu0
-            figures = _figures([a for s in done for a in s.asked])
-            for error in sorted({a.error for s in done for a in s.asked if a.error})[:3]:
-                report(f"  error: {error}")
-            logins = [s.login_s for s in done if s.login_s]
-            figures.update({"login_p95_s": round(p95(logins), 3) if logins else None, "wall_s": round(wall, 1),
-                            "client_cores_used": round(client_cores, 2), "messages_per_s": round(figures["questions"] / wall, 2),
-                            "server_cores_used": round(cpu / wall, 2), "server_cpu_s_per_question":
-                                round(cpu / max(1, figures["questions"]), 3),
-                            "rss_mb": round(rss_mb(server.process.pid)),
-                            "pss_mb": round(rss_mb(server.process.pid, "Pss"))})
-            # a burst of n questions needs n x (CPU per question) on the machine's cores: no scheduling beats that
-            figures["burst_floor_s"] = round(n * figures["server_cpu_s_per_question"] / (os.cpu_count() or 1), 2)
-            results[label] = figures
-            report(f"{label:<12} {figures['questions']} questions, {figures['errors']} errors: first step p50 "
-                   f"{figures['first_step_p50_s']} s, p95 {figures['first_step_p95_s']} s; answer p50 "
-                   f"{figures['answer_p50_s']} s, p95 {figures['answer_p95_s']} s, max {figures['answer_max_s']} s; "
-                   f"{figures['messages_per_s']} answers/s; server CPU {figures['server_cpu_s_per_question']} s per "
-                   f"question, {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB (PSS {figures['pss_mb']} MB); login p95 {figures['login_p95_s']} s; the sessions' own process "
-                   f"{figures['client_cores_used']} cores; floor for {n} questions at once on {os.cpu_count()} cores "
-                   f"{figures['burst_floor_s']} s")
-    return results
+        warm(server, timeout)
+        return {label: burst([server], n, questions, timeout, label, report)
+                for label, n in (("1 session", 1), (f"{sessions} sessions", sessions))}
 
 
 def coldstart(data_dir: Path | None = None, timeout: float = 120, workers: int | None = None,
@@ -275,7 +286,7 @@ def coldstart(data_dir: Path | None = None, timeout: float = 120, workers: int |
     report(f"turn workers: {'configured' if workers is None else workers}")
     with serve(data_dir, {"ASSESS_TURN_WORKERS": str(workers)} if workers is not None else None) as server:
         idle_rss, idle_pss = rss_mb(server.process.pid), rss_mb(server.process.pid, "Pss")
-        session = asyncio.run(_sessions(server.url, 1, [[asks[0], asks[1]]], timeout))[0]
+        session = asyncio.run(_sessions([server.url], 1, [[asks[0], asks[1]]], timeout))[0]
         first, second = session.asked
         to_answer = time.perf_counter() - server.started
         figures = {"http_200_s": round(server.ready_s, 1), "first_answer_since_start_s": round(to_answer, 1),

@@ -168,8 +168,10 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
     conninfo = ensure_schema(url)
     layer = GuardedDataLayer(conninfo=conninfo.render_as_string(hide_password=False), storage_provider=storage)
     if conninfo.get_backend_name() == "postgresql":
-        # a pool per process: PostgreSQL takes concurrent writers, so logins need no lane of their own
-        layer.engine = create_async_engine(conninfo, pool_size=5, max_overflow=10, pool_pre_ping=True,
+        # A pool per process: PostgreSQL takes concurrent writers, so logins need no lane of their own. No
+        # pre-ping: it doubled the round trips of every step written (~20 per turn, on the event loop); a connection
+        # the server dropped fails its one statement (Chainlit logs it) and the pool is renewed.
+        layer.engine = create_async_engine(conninfo, pool_size=5, max_overflow=10, pool_recycle=3600,
                                            connect_args={"options": f"-csearch_path={PG_SCHEMA}"})
         layer.async_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
         return layer

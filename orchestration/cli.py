@@ -206,6 +206,13 @@ def _cmd_bench_concurrency(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_replicas(args: argparse.Namespace) -> int:
+    from benchmarks.replicas import replicas
+
+    replicas(sessions=args.sessions, questions=args.questions, timeout=args.timeout, database_url=args.database_url)
+    return 0
+
+
 def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
     from benchmarks.chat import coldstart, import_floor
 
@@ -386,6 +393,14 @@ def build_parser() -> argparse.ArgumentParser:
     bconc.add_argument("--workers", default="", help="turn-worker settings to compare in one run, e.g. 0,2 (default: "
                                                      "the configured ASSESS_TURN_WORKERS)")
     bconc.set_defaults(func=_cmd_bench_concurrency)
+    brep = bench.add_parser("replicas", help="N chat sessions against one replica, then over two replicas sharing "
+                                             "one PostgreSQL, warehouse and elements folder")
+    brep.add_argument("--sessions", type=int, default=20)
+    brep.add_argument("--questions", type=int, default=5)
+    brep.add_argument("--timeout", type=float, default=120)
+    brep.add_argument("--database-url", default=None, help="a PostgreSQL server to create the benchmark's databases "
+                                                           "on; default: a throwaway PostgreSQL 15 cluster")
+    brep.set_defaults(func=_cmd_bench_replicas)
     bcold = bench.add_parser("coldstart", help="assess serve to HTTP 200 and to the first answer; server memory")
     bcold.add_argument("--timeout", type=float, default=120)
     bcold.add_argument("--workers", default="", help="turn-worker settings to compare, e.g. 0,2")

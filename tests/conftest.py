@@ -75,7 +75,7 @@ def writable_warehouse(demo_warehouse_dir: Path, isolated_data_dir: Path, monkey
 def postgres_server() -> Iterator[str]:
     """A PostgreSQL server for the tests: ``ASSESS_TEST_POSTGRES_URL``, else a throwaway cluster started now and
     stopped at the end of the session."""
-    from tests.postgres import throwaway_cluster
+    from benchmarks.postgres import throwaway_cluster
 
     if os.environ.get("ASSESS_TEST_POSTGRES_URL"):
         yield os.environ["ASSESS_TEST_POSTGRES_URL"]
@@ -87,7 +87,7 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture()
 def postgres_url(postgres_server: str) -> str:
     """A new empty database on the test server (tests never share one)."""
-    from tests.postgres import fresh_database
+    from benchmarks.postgres import fresh_database
 
     return fresh_database(postgres_server)
 

@@ -1,7 +1,7 @@
-"""A throwaway PostgreSQL cluster for the tests: Debian's PostgreSQL 15 binaries, a temporary directory, a free
-port on 127.0.0.1, trust authentication for the one local user; stopped (immediate shutdown) and deleted after.
-``ASSESS_TEST_POSTGRES_URL`` points the tests at an existing server instead. As root the cluster runs as the
-``postgres`` system user (``initdb`` refuses root)."""
+"""A throwaway PostgreSQL cluster for the tests and ``assess bench replicas``: Debian's PostgreSQL 15 binaries, a
+temporary directory, a free port on 127.0.0.1, trust authentication for the one local user; stopped (immediate
+shutdown) and deleted after. ``ASSESS_TEST_POSTGRES_URL`` points the tests at an existing server instead. As root
+the cluster runs as the ``postgres`` system user (``initdb`` refuses root). The product itself never starts one."""
 
 from __future__ import annotations
 
