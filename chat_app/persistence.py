@@ -168,22 +168,22 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
     conninfo = ensure_schema(url)
     layer = GuardedDataLayer(conninfo=conninfo.render_as_string(hide_password=False), storage_provider=storage)
     if conninfo.get_backend_name() == "postgresql":
-        # A pool per process: PostgreSQL takes concurrent writers, so logins need no lane of their own. No
-        # pre-ping: it doubled the round trips of every step written (~20 per turn, on the event loop); a connection
-        # the server dropped fails its one statement (Chainlit logs it) and the pool is renewed.
-        layer.engine = create_async_engine(conninfo, pool_size=5, max_overflow=10, pool_recycle=3600,
-                                           connect_args={"options": f"-csearch_path={PG_SCHEMA}"})
-        layer.async_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
-        return layer
-    # One connection, writes queued in the event loop: SQLite takes one writer at a time anyway, and with the
-    # default pool of up to 15 connections they contended for the file lock, each loser sleeping in SQLite's
-    # busy handler (up to 100 ms a try) — a login behind the steps of 20 conversations waited seconds.
-    # Logins have a connection of their own: behind the one above they queued after every step of every running
-    # conversation (7–9 s at 20 sessions in `assess bench concurrency`).
-    layer.engine = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
-    logins = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
-    for engine in (layer.engine, logins):
-        event.listen(engine.sync_engine, "connect", _tune)
+        # A pool per process. No pre-ping: it doubled the round trips of every step written (~20 per turn, on the
+        # event loop); a connection the server dropped fails its one statement (Chainlit logs it) and the pool is
+        # renewed.
+        options = {"pool_recycle": 3600, "connect_args": {"options": f"-csearch_path={PG_SCHEMA}"}}
+        layer.engine = create_async_engine(conninfo, pool_size=5, max_overflow=10, **options)
+        logins = create_async_engine(conninfo, pool_size=2, max_overflow=2, **options)
+    else:
+        # One connection, writes queued in the event loop: SQLite takes one writer at a time anyway, and with the
+        # default pool of up to 15 connections they contended for the file lock, each loser sleeping in SQLite's
+        # busy handler (up to 100 ms a try) — a login behind the steps of 20 conversations waited seconds.
+        layer.engine = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
+        logins = create_async_engine(conninfo, pool_size=1, max_overflow=0, pool_timeout=60)
+        for engine in (layer.engine, logins):
+            event.listen(engine.sync_engine, "connect", _tune)
+    # Logins have connections of their own: behind the steps' pool they queued after every step of every running
+    # conversation (7–9 s at 20 sessions in `assess bench concurrency` on SQLite, 7–8 s on PostgreSQL).
     steps_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
     login_session = async_sessionmaker(bind=logins, expire_on_commit=False, class_=AsyncSession)
     layer.async_session = lambda: (login_session if LOGIN.get() else steps_session)()
