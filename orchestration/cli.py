@@ -206,6 +206,13 @@ def _cmd_bench_concurrency(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_queries(args: argparse.Namespace) -> int:
+    from benchmarks.queries import queries
+
+    queries()
+    return 0
+
+
 def _cmd_bench_replicas(args: argparse.Namespace) -> int:
     from benchmarks.replicas import replicas
 
@@ -393,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     bconc.add_argument("--workers", default="", help="turn-worker settings to compare in one run, e.g. 0,2 (default: "
                                                      "the configured ASSESS_TURN_WORKERS)")
     bconc.set_defaults(func=_cmd_bench_concurrency)
+    bench.add_parser("queries", help="SQL statements per turn of the evaluation prompts, and their Trino form "
+                                      "(sqlglot)").set_defaults(func=_cmd_bench_queries)
     brep = bench.add_parser("replicas", help="N chat sessions against one replica, then over two replicas sharing "
                                              "one PostgreSQL, warehouse and elements folder")
     brep.add_argument("--sessions", type=int, default=20)

@@ -226,6 +226,7 @@ class ToolCall(StateModel):
     error: str | None = None
     task_id: str | None = None
     cached: bool = False  # served from agent memory (same call on the same warehouse within its freshness)
+    queries: list[str] = Field(default_factory=list)  # the statements it ran, in the engine's dialect (values bound)
 
 
 class Mcp(StateModel):

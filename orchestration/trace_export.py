@@ -42,8 +42,12 @@ def to_markdown(thread_id: str, states: list[dict[str, Any]]) -> str:
                     for t in s["plan"]["tasks"]]
             out.append("")
         for c in s["mcp"]["tool_calls"]:
+            queries = c.get("queries") or []  # traces stored before the statements were recorded have none
             out.append(f"- Tool `{c['tool_name']}` → {c['status']}, {c['row_count']} rows, {c['duration_ms']} ms"
+                       + (", from agent memory" if c.get("cached") else f", {len(queries)} SQL statements")
                        + (f" — {c['error']}" if c.get("error") else ""))
+            if queries:
+                out += ["", "  ```sql", *(f"  {' '.join(q.split())};" for q in queries), "  ```", ""]
         final = s["final"]
         out += ["", "### Answer", "", final["answer"], ""]
         if final["partial"]:

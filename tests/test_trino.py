@@ -69,3 +69,15 @@ def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch
     (call,) = state.mcp.tool_calls
     assert call.status == "error" and "Trino" in (call.error or "")
     assert state.final.partial and state.final.missing_inputs
+
+
+def test_every_evaluation_turn_runs_on_trino_and_its_trace_lists_the_sql_trino_received(
+        trino_server: TrinoProtocolServer) -> None:
+    from benchmarks.queries import census
+
+    found = census()
+    assert found.errors == [] and found.untranslatable == {}
+    assert len(found.per_turn) >= 40 and max(found.per_turn) >= 5 and len(found.statements) >= 20
+    received = " ".join(trino_server.statements)
+    missing = [q for q in found.statements if q not in received and q.replace("'", "''") not in received]
+    assert missing == []

@@ -209,6 +209,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     else:
         summary = f"{choice.tool}({', '.join(f'{k}={v}' for k, v in choice.params.items() if v)}) → {call.status}"
     calls = (call, *inventory_calls)
+    statements = sum(len(c.queries) for c in calls)
+    summary += f"; {statements} SQL statement{'s' if statements != 1 else ''}" if statements else ""
     if call.status == "error":
         return TaskResult("failed", TaskOutputs(assessment_context=context), error=call.error, tool_calls=calls,
                           summary=summary)

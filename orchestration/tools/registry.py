@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 from orchestration.contracts import ContractSet, ToolContract
 from orchestration.state import ToolCall
 from orchestration.tools.errors import ToolError
-from orchestration.warehouse.store import Warehouse, WarehouseUnavailable
+from orchestration.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
 log = logging.getLogger(__name__)
@@ -72,12 +72,13 @@ class ToolRegistry:
     def call(self, name: str, params: Mapping[str, Any], task_id: str | None = None) -> ToolOutcome:
         """Validate and run one tool call; never raises for a user-facing problem."""
         started = time.perf_counter()
+        warehouse: RecordingWarehouse | None = None
 
         def record(status: Literal["ok", "empty", "error"], rows: int = 0, error: str | None = None,
                    used: Mapping[str, Any] | None = None) -> ToolCall:
             return ToolCall(tool_name=name, input=dict(used if used is not None else params), status=status,
                             row_count=rows, duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                            error=error, task_id=task_id)
+                            error=error, task_id=task_id, queries=list(warehouse.statements) if warehouse else [])
 
         if not isinstance(params, Mapping):  # e.g. None from a model's malformed tool call
             params = {}
@@ -96,7 +97,8 @@ class ToolRegistry:
         if implementation is None:
             return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
         try:
-            result = implementation(self._warehouse(), **full)
+            warehouse = RecordingWarehouse(self._warehouse())
+            result = implementation(warehouse, **full)
         except (ToolError, WarehouseUnavailable) as exc:
             return ToolOutcome(record("error", error=_short(str(exc)), used=full), None)
         except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed

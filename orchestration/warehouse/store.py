@@ -62,6 +62,20 @@ def transpile(sql: str, dialect: str) -> str:
     return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
 
 
+class RecordingWarehouse:
+    """A warehouse that lists every statement run through it, as the engine receives it (the trace shows a tool
+    call's SQL, so the cost of a turn on a remote engine can be read off it). Thread-safe: ``query_all`` runs a
+    tool's statements on several threads."""
+
+    def __init__(self, inner: Warehouse) -> None:
+        self.inner, self.dialect = inner, inner.dialect
+        self.statements: list[str] = []
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
+        self.statements.append(transpile(sql, self.dialect))  # list.append is atomic
+        return self.inner.query(sql, params)
+
+
 class DuckDBWarehouse:
     """Reads the published version of the warehouse (``versions.py``): before each query it looks whether a
     newer version was published and opens it for the queries that follow. A turn that runs across a publication
