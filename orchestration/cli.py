@@ -75,6 +75,14 @@ def _cmd_prefs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ddl(args: argparse.Namespace) -> int:
+    from orchestration.warehouse.schema import get_ontology
+
+    for statement in get_ontology().ddl(args.engine, args.table_format if args.engine == "trino" else None):
+        print(statement + ";")
+    return 0
+
+
 def _cmd_demo_build(args: argparse.Namespace) -> int:
     from orchestration.config import get_settings
     from orchestration.warehouse.build import build_demo_warehouse
@@ -324,6 +332,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("file")
     ev.add_argument("--json", action="store_true", help="print cases with checks and full STATE as JSON")
     ev.set_defaults(func=_cmd_eval)
+
+    ddl = sub.add_parser("ddl", help="CREATE TABLE statements of the warehouse tables (contracts/warehouse.yaml) for "
+                                     "an engine, e.g. Trino with Iceberg or Hive tables")
+    ddl.add_argument("--engine", default="trino", choices=["trino", "duckdb", "postgres", "sqlite"])
+    ddl.add_argument("--table-format", default="iceberg", choices=["iceberg", "hive", "none"],
+                     help="Trino only: Parquet tables in the Iceberg or Hive connector (none: no WITH clause)")
+    ddl.set_defaults(func=_cmd_ddl)
 
     demo = sub.add_parser("demo", help="demo data").add_subparsers(dest="demo_command", required=True)
     build = demo.add_parser("build", help="generate the demo network and its assessments into the warehouse")

@@ -14,6 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 
+TABLE_FORMATS = ("iceberg", "hive")
+# Every question reads one collection (assets, assessments) and one or two runs (results, SLIC matches).
+PARTITIONS = {"assets": "collection", "assessments": "collection", "results": "assessment_id", "configs": "assessment_id",
+              "slic_results": "assessment_id"}
+
 
 class ColumnSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -39,12 +44,22 @@ class Ontology(BaseModel):
     def columns(self, table: str) -> list[str]:
         return list(self.tables[table].columns)
 
-    def ddl(self, dialect: str = "duckdb") -> list[str]:
+    def ddl(self, dialect: str = "duckdb", table_format: str | None = None) -> list[str]:
+        """``CREATE TABLE`` for every table; on Trino with ``table_format`` (``iceberg`` or ``hive``) the tables are
+        Parquet, and on Iceberg partitioned as the tools filter them (``PARTITIONS``). Hive partitions must be the
+        last columns, which the collection column is not (columns are only ever appended), so Hive tables are left
+        unpartitioned."""
         out = []
         for name, table in self.tables.items():
             cols = ", ".join(f"{col} {spec.type}" for col, spec in table.columns.items())
             sql = f"CREATE TABLE {name} ({cols})"
-            out.append(sql if dialect == "duckdb" else sqlglot.transpile(sql, read="duckdb", write=dialect)[0])
+            sql = sql if dialect == "duckdb" else sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
+            if dialect == "trino" and table_format in TABLE_FORMATS:
+                props = ["format = 'PARQUET'"]
+                if table_format == "iceberg" and name in PARTITIONS:
+                    props.append(f"partitioning = ARRAY['{PARTITIONS[name]}']")
+                sql += f" WITH ({', '.join(props)})"
+            out.append(sql)
         return out
 
 
