@@ -13,7 +13,13 @@ from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.warehouse.sql_path import run_sql
-from orchestration.warehouse.store import DuckDBWarehouse, TrinoWarehouse, close_warehouses, get_warehouse
+from orchestration.warehouse.store import (
+    DuckDBWarehouse,
+    TrinoWarehouse,
+    WarehouseUnavailable,
+    close_warehouses,
+    get_warehouse,
+)
 from tests.conftest import free_port
 from tests.trino_protocol_server import TrinoProtocolServer
 
@@ -69,6 +75,17 @@ def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch
     (call,) = state.mcp.tool_calls
     assert call.status == "error" and "Trino" in (call.error or "")
     assert state.final.partial and state.final.missing_inputs
+
+
+def test_an_uploaded_config_is_refused_on_trino_not_written_where_nothing_reads_it(
+        trino_server: TrinoProtocolServer, demo_warehouse: Path) -> None:
+    from orchestration.warehouse.user_configs import assess_files
+    from orchestration.warehouse.versions import current_file
+
+    before = current_file(demo_warehouse)
+    with pytest.raises(WarehouseUnavailable, match="reads its assessments from trino"):
+        assess_files([("r1.cfg", b"hostname R1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\n")])
+    assert current_file(demo_warehouse) == before
 
 
 def test_every_evaluation_turn_runs_on_trino_and_its_trace_lists_the_sql_trino_received(

@@ -96,6 +96,10 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     identity is (collection, hostname); a hostname repeated in the batch stays a distinct device (the file
     name tells them apart) and is reported as a warning."""
     settings = get_settings()
+    if settings.warehouse_backend != "duckdb":  # written into a local file, the upload would never be read back
+        raise WarehouseUnavailable("uploaded configurations are assessed into the embedded warehouse, and this "
+                                   f"installation reads its assessments from {settings.warehouse_backend}: load them "
+                                   "through the lake's own pipeline (docs/DATA.md, Trino)")
     path = settings.warehouse_path
     if not path.exists():
         raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' first")
