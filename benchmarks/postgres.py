@@ -21,6 +21,16 @@ def _as_owner(args: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
 
 
+def stop_cluster(server_url: str) -> None:
+    """Stop the throwaway cluster serving ``server_url`` at once, as a crashed server would go (its folder stays
+    until ``throwaway_cluster`` ends)."""
+    subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", _DATA[server_url], "-m", "immediate", "-w", "stop"]),
+                   capture_output=True, timeout=60)
+
+
+_DATA: dict[str, str] = {}  # a running cluster's URL -> its data folder
+
+
 @contextmanager
 def throwaway_cluster(port: int) -> Iterator[str]:
     """A running cluster's URL (database ``postgres``, user ``assess``)."""
@@ -37,7 +47,9 @@ def throwaway_cluster(port: int) -> Iterator[str]:
         subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-t", "60",
                                   "-o", f"-h 127.0.0.1 -p {port} -k {root} -F -c max_connections=300", "start"]),
                        check=True, capture_output=True, timeout=120)
-        yield f"postgresql://assess@127.0.0.1:{port}/postgres"
+        url = f"postgresql://assess@127.0.0.1:{port}/postgres"
+        _DATA[url] = str(data)
+        yield url
     finally:
         subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
                        capture_output=True, timeout=60)

@@ -19,8 +19,9 @@ from typing import Any
 from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
 from orchestration.contracts import ContractError
+from orchestration.database import DatabaseUnavailable
 from orchestration.graph import get_graph
-from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable
+from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
 from orchestration.state import (
     AssessmentState,
     Conversation,
@@ -129,11 +130,19 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
         log.error("%s", exc)
         store, memory_problem = None, str(exc)
     if store is not None:
-        owner = store.thread_owner(thread_id)
+        try:
+            owner = store.thread_owner(thread_id)
+            conversation = load_conversation(store, thread_id, user_id) if owner in (None, user_id) else None
+        except DatabaseUnavailable as exc:  # e.g. the PostgreSQL server went away after the store was opened
+            if raise_errors:
+                raise
+            log.error("%s", exc)
+            store, memory_problem, owner, conversation = None, str(unusable(exc)), None, None
         if owner is not None and owner != user_id:
             yield _refusal(state, "This conversation belongs to another user; start a new conversation instead.")
             return
-        state = state.evolve(conversation=load_conversation(store, thread_id, user_id))
+        if conversation is not None:
+            state = state.evolve(conversation=conversation)
     values: Any = state
     try:
         for mode, chunk in get_graph().stream(state, stream_mode=["updates", "values"],
@@ -172,10 +181,14 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
     try:
         number = save_turn(store, final_state, started, time.perf_counter() - t0)
         final_state = final_state.evolve(conversation=final_state.conversation.evolve(turn_number=number))
-    except Exception:  # memory is best effort for the answer: the user still gets it, the failure is logged
+    except Exception as exc:  # memory is best effort for the answer: the user still gets it, the failure is logged
         if raise_errors:
             raise
         log.exception("could not store the turn")
+        if isinstance(exc, DatabaseUnavailable):  # a lost database is said, not hidden: follow-ups will not see it
+            final_state = final_state.evolve(final=final_state.final.evolve(
+                answer=final_state.final.answer + f"\n\n*Not saved to the conversation memory: {unusable(exc)}. "
+                                                  "A follow-up question will not know this answer.*"))
     yield final_state
 
 

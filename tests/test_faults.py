@@ -34,6 +34,31 @@ def test_a_corrupt_conversation_memory_still_answers_and_says_so(writable_wareho
     assert "conversation memory" in out.stderr and "cannot be used" in out.stderr
 
 
+def test_a_postgresql_server_lost_while_the_app_runs_costs_the_memory_not_the_answer(
+        writable_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database goes away after the store was opened (and migrated): the next turn is answered, says it has no
+    conversation memory and why (no password, no traceback), and the tool calls run without agent memory."""
+    from benchmarks.postgres import fresh_database, stop_cluster, throwaway_cluster
+    from orchestration.config import get_settings
+    from tests.conftest import free_port
+
+    with throwaway_cluster(free_port()) as server:
+        monkeypatch.setenv("ASSESS_DATABASE_URL", fresh_database(server).replace("assess@", "assess:s3cret-pw@"))
+        get_settings.cache_clear()
+        first = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost")
+        assert "Without conversation memory" not in first.final.answer
+        stop_cluster(server)
+        second = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost")
+        standard = handle_turn("How should I configure SNMPv3 according to our company standards?").final
+    assert "something went wrong" not in standard.answer and standard.partial
+    assert any("knowledge base at postgresql://assess:***@" in m for m in standard.missing_inputs), standard.missing_inputs
+    assert "Branch-05" in second.final.answer and "3 devices" in second.final.answer
+    assert "Without conversation memory: the conversation memory at postgresql://assess:***@127.0.0.1" in \
+        second.final.answer
+    assert "s3cret-pw" not in second.model_dump_json()
+    assert [c.status for c in second.mcp.tool_calls] == ["ok"] * len(second.mcp.tool_calls)
+
+
 def test_a_missing_model_or_contracts_folder_is_named(writable_warehouse: Path, tmp_path: Path) -> None:
     data = writable_warehouse.parent
     out = run("ask", "Summarize the latest assessment", data_dir=data, ASSESS_EMBEDDING_MODEL_PATH=str(tmp_path))

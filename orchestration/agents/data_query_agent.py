@@ -11,14 +11,17 @@ Every read is a tool call in ``mcp.tool_calls``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation.scope_statement import covered_scope
+from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.outputs import (
     AssessmentContext,
     ContextAssets,
@@ -159,17 +162,24 @@ def _memory_key(choice: ToolChoice, services: Services) -> str | None:
 
 def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> ToolOutcome:
     """Follow-ups often repeat the previous call ("explain the second finding"): serve it from agent memory."""
-    store = services.memory()
     key = _memory_key(choice, services)
-    hit = store.recall(key) if key else None
+    store: MemoryStore | None = None
+    hit = None
+    if key:
+        try:
+            store = services.memory()
+            hit = store.recall(key)
+        except (MemoryUnavailable, DatabaseUnavailable):  # agent memory is a cache: without it the tool runs
+            store = None
     if hit is not None:
         call = ToolCall(tool_name=choice.tool, input=hit["input"], status=hit["status"], row_count=hit["row_count"],
                         task_id=task.id, cached=True)
         return ToolOutcome(call, hit["result"])
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id)
-    if key and outcome.call.status != "error":
-        store.remember(key, {"input": outcome.call.input, "status": outcome.call.status,
-                             "row_count": outcome.call.row_count, "result": outcome.result}, TOOL_MEMORY_SECONDS)
+    if store is not None and key and outcome.call.status != "error":
+        with contextlib.suppress(DatabaseUnavailable):
+            store.remember(key, {"input": outcome.call.input, "status": outcome.call.status,
+                                 "row_count": outcome.call.row_count, "result": outcome.result}, TOOL_MEMORY_SECONDS)
     return outcome
 
 

@@ -8,6 +8,7 @@ is reported as such and no chunk is ever fabricated.
 
 from __future__ import annotations
 
+from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
 from orchestration.outputs import (
     EnterpriseContext,
@@ -62,6 +63,15 @@ def formulate_query(state: AssessmentState) -> RetrievalQuery:
 
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     query = formulate_query(state)
+    try:
+        return _retrieve(state, query, services)
+    except DatabaseUnavailable as exc:  # the shared knowledge base's server went away: the rest of the turn goes on
+        return TaskResult("failed", TaskOutputs(retrieval_query=query),
+                          error=f"the knowledge base at {exc.where} cannot be used ({exc.reason}); {exc.remedy}",
+                          summary="query formulated; the knowledge base cannot be reached")
+
+
+def _retrieve(state: AssessmentState, query: RetrievalQuery, services: Services) -> TaskResult:
     retriever = services.retriever()
     if retriever is None:
         return TaskResult("failed", TaskOutputs(retrieval_query=query),

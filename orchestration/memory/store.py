@@ -82,7 +82,8 @@ class MemoryUnavailable(RuntimeError):
     """The conversation store cannot be opened (corrupt file, no permission); the message is for users."""
 
 
-def _unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
+def unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
+    """A database failure as the conversation memory's problem, worded for users."""
     return MemoryUnavailable(f"the conversation memory at {failure.where} cannot be used ({failure.reason}); "
                              + failure.remedy)
 
@@ -94,7 +95,7 @@ class MemoryStore:
         try:
             self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url))
         except DatabaseUnavailable as exc:
-            raise _unusable(exc) from None
+            raise unusable(exc) from None
         self.path = self.db.path  # the SQLite file, None on a server
         try:
             with _lock:
@@ -105,7 +106,7 @@ class MemoryStore:
             failure = self.db.unavailable(exc)
             if failure is None:
                 raise
-            raise _unusable(failure) from None
+            raise unusable(failure) from None
 
     def _connect(self) -> Connection:
         return self.db.connect()
