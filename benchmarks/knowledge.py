@@ -101,8 +101,146 @@ def raw_encode_rate() -> float:
     return len(texts) / (time.perf_counter() - started)
 
 
-def run(sizes: list[int], report: Callable[[str], None] = print) -> None:
+def _synthetic_chunks(n: int, rng: np.random.Generator) -> list[Any]:
+    """``n`` chunks whose words follow the seed corpus's vocabulary with a Zipf-like frequency (a few words in
+    most chunks, most words in few), 60–120 words each, in 400 documents."""
+    from knowledge_base import service
+    from knowledge_base.ingest import expand
+    from knowledge_base.loaders import load_file
+    from knowledge_base.splitter import Chunk, split_documents
+    from knowledge_base.terms import tokenize
+
+    words = sorted({t for f in expand([service.SEED_CORPUS]) for c in split_documents(load_file(f, f.name))
+                    for t in tokenize(c.embed_text)})
+    weights = 1.0 / np.arange(1, len(words) + 1)
+    weights /= weights.sum()
+    rng.shuffle(words)
+    out = []
+    for i in range(n):
+        text = " ".join(rng.choice(words, size=int(rng.integers(60, 121)), p=weights))
+        source = f"synthetic-{i % 400:03d}.md"
+        out.append(Chunk(chunk_id=f"syn-{i}", content=text, embed_text=text, content_hash=f"h{i}",
+                         metadata={"source": source, "title": source, "topic": "", "domain": ""}))
+    return out
+
+
+def corpus_sweep(sizes: list[int], report: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Retrieval at growing corpus sizes, on the real index (SQLite chunks, FTS5 keywords, FAISS) with synthetic
+    chunks and clustered vectors, and the real model for the questions: per question the whole search, and apart
+    the query embedding (cache emptied first: cold asks), the keyword search and the vector search; beside it the
+    in-memory rank_bm25 this index used before, on the same chunks and questions (the same-run baseline)."""
+    from rank_bm25 import BM25Okapi
+
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.evaluation import load_questions
+    from knowledge_base.index import KnowledgeIndex
+    from knowledge_base.retrieval import CANDIDATES, HybridRetriever
+    from knowledge_base.terms import tokenize
+
+    embedder = get_embedder()
+    forget: Callable[[], None] = getattr(embedder, "forget", lambda: None)  # the model keeps recent questions
+    questions = [q["question"] for q in load_questions()]
+    embedder.embed(["warm up the model"])
+    rng = np.random.default_rng(11)
+    centers = rng.standard_normal((400, embedder.dimension)).astype(np.float32)
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    rows = []
+    report(f"\n{'chunks':>7} {'add/s':>7} {'first search ms':>16} {'total p50/p95 ms':>17} {'embed p50/p95':>14} "
+           f"{'keyword p50/p95':>16} {'vector p50/p95':>15} {'rank_bm25 p50/p95':>18} {'rank_bm25 build ms':>19}")
+    for n in sizes:
+        chunks = _synthetic_chunks(n, rng)
+        vectors = _clustered(rng, n, embedder.dimension, centers)
+        folder = Path(tempfile.mkdtemp(prefix="assess-kb-sweep-"))
+        index = KnowledgeIndex(folder, embedder.dimension)
+        started = time.perf_counter()
+        with index.batch():
+            for at in range(0, n, 500):
+                index.add(chunks[at:at + 500], vectors[at:at + 500])
+        add_rate = n / (time.perf_counter() - started)
+        reopened = HybridRetriever(KnowledgeIndex(folder, embedder.dimension), embedder)  # as a new process
+        forget()
+        started = time.perf_counter()
+        reopened.search(questions[0])
+        first_ms = (time.perf_counter() - started) * 1000
+        total, embed, keyword, vector = [], [], [], []
+        faiss_index, _, _ = reopened.index.snapshot()
+        for question in questions:
+            forget()
+            t0 = time.perf_counter()
+            qvec = embedder.embed([question])
+            t1 = time.perf_counter()
+            reopened.index.keyword_search(tokenize(question), CANDIDATES * 4)
+            t2 = time.perf_counter()
+            faiss_index.search(qvec, CANDIDATES)
+            t3 = time.perf_counter()
+            forget()
+            reopened.search(question)
+            t4 = time.perf_counter()
+            embed.append((t1 - t0) * 1000)
+            keyword.append((t2 - t1) * 1000)
+            vector.append((t3 - t2) * 1000)
+            total.append((t4 - t3) * 1000)
+        started = time.perf_counter()
+        bm25 = BM25Okapi([tokenize(c.embed_text) for c in chunks])
+        bm25_build = (time.perf_counter() - started) * 1000
+        baseline = []
+        for question in questions:
+            t0 = time.perf_counter()
+            np.argsort(-bm25.get_scores(tokenize(question)))[: CANDIDATES * 4]
+            baseline.append((time.perf_counter() - t0) * 1000)
+
+        def pair(xs: list[float]) -> str:
+            return f"{statistics.median(xs):.1f}/{float(np.percentile(xs, 95)):.1f}"
+
+        row = {"chunks": n, "add_per_s": round(add_rate), "first_search_ms": round(first_ms, 1),
+               "total_ms": pair(total), "embed_ms": pair(embed), "keyword_ms": pair(keyword), "vector_ms": pair(vector),
+               "rank_bm25_ms": pair(baseline), "rank_bm25_build_ms": round(bm25_build)}
+        rows.append(row)
+        report(f"{n:>7,} {add_rate:>7.0f} {first_ms:>16.1f} {pair(total):>17} {pair(embed):>14} {pair(keyword):>16} "
+               f"{pair(vector):>15} {pair(baseline):>18} {bm25_build:>19.0f}")
+    return rows
+
+
+def many_files_throughput(files: int, report: Callable[[str], None] = print) -> dict[str, float]:
+    """Ingest ``files`` documents (the seed corpus's, each made distinct by a variant line in every paragraph) in
+    one call, against the model alone encoding the same chunk texts in the same run."""
+    from knowledge_base import service
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.ingest import expand, ingest_paths
+    from knowledge_base.loaders import load_file
+    from knowledge_base.splitter import split_documents
+    from orchestration.config import using_data_dir
+
+    seeds = [f.read_text() for f in expand([service.SEED_CORPUS]) if f.suffix == ".md"]
+    folder = Path(tempfile.mkdtemp(prefix="assess-kb-files-"))
+    for i in range(files):
+        text = seeds[i % len(seeds)].replace("\n\n", f"\n\nVariant {i} of this note, kept by site team {i % 37}.\n\n")
+        (folder / f"note-{i:04d}.md").write_text(text)
+    texts = [c.embed_text for f in sorted(folder.iterdir()) for c in split_documents(load_file(f, f.name))]
+    with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))):
+        service.reset()
+        try:
+            get_embedder().embed(["warm up", "the first encode initialises torch's thread pool"])
+            result = ingest_paths([folder])
+        finally:
+            service.reset()
+    model = getattr(get_embedder(), "_model", None)
+    started = time.perf_counter()
+    if model is not None:
+        model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+    raw = len(texts) / (time.perf_counter() - started)
+    report(f"\n{files} files: {result.chunks_added} chunks in {result.seconds:.1f} s ({result.chunks_per_second:.1f} "
+           f"chunks/s); the model alone encodes the same {len(texts)} chunk texts at {raw:.1f} chunks/s in this run: "
+           f"{result.chunks_per_second / raw:.2f}x")
+    return {"chunks_per_second": round(result.chunks_per_second, 1), "raw_encode_chunks_per_second": round(raw, 1)}
+
+
+def run(sizes: list[int], report: Callable[[str], None] = print, corpus: list[int] | None = None,
+        files: int = 0) -> None:
     index_sizes(sizes, report=report)
+    corpus_sweep(corpus if corpus is not None else [100, 1000, 10000, 50000], report)
+    if files:
+        many_files_throughput(files, report)
     corpus_throughput(report)
 
 

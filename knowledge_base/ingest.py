@@ -16,9 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+
 from knowledge_base.loaders import IngestError, load_file
 from knowledge_base.service import SEED_CORPUS, get_index, index_has_chunks
-from knowledge_base.splitter import split_documents
+from knowledge_base.splitter import Chunk, split_documents
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -76,52 +78,88 @@ def owned_name(name: str, owner: str | None) -> str:
     return f"{owner}/{name}" if owner else name
 
 
-def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
-    """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
-    from knowledge_base.embeddings import get_embedder
+@dataclass
+class _Plan:
+    """What adding one file will do, decided before its chunks are embedded (files are embedded together)."""
 
-    name = owned_name(display_name or path.name, owner)
+    name: str
+    owner: str | None
+    version: int = 0
+    ingested_at: str = ""
+    fresh: list[Chunk] = field(default_factory=list)
+    duplicates: int = 0
+    replaced: bool = False
+    outcome: FileResult | None = None  # decided already (an error, nothing new): nothing to embed
+
+
+def _plan(path: Path, name: str, owner: str | None, hashes: dict[str, str]) -> _Plan:
+    """Load, split and compare ``path`` with the chunks in ``hashes`` (content hash -> source)."""
     index = get_index()
-    version, ingested_at = index.next_version(name), datetime.now(UTC).isoformat(timespec="seconds")
+    plan = _Plan(name, owner, index.next_version(name), datetime.now(UTC).isoformat(timespec="seconds"))
     try:
         docs = load_file(path, name)
         for doc in docs:  # who added which version when: citations name the version they quote
-            doc.metadata.update({"uploaded_by": owner or "", "version": str(version), "ingested_at": ingested_at})
+            doc.metadata.update({"uploaded_by": owner or "", "version": str(plan.version),
+                                 "ingested_at": plan.ingested_at})
         chunks = split_documents(docs)
     except IngestError as exc:
-        return FileResult(name, "error", message=str(exc))
+        plan.outcome = FileResult(name, "error", message=str(exc))
+        return plan
     except Exception as exc:  # splitting a hostile text (e.g. pathological markdown) must not end the batch
         log.exception("splitting %s failed", name)
-        return FileResult(name, "error", message=f"{name}: could not be split into chunks ({type(exc).__name__})")
+        plan.outcome = FileResult(name, "error", message=f"{name}: could not be split into chunks ({type(exc).__name__})")
+        return plan
     if not chunks:
-        return FileResult(name, "error", message=f"{name}: no text could be extracted")
+        plan.outcome = FileResult(name, "error", message=f"{name}: no text could be extracted")
+        return plan
     if len(chunks) > MAX_CHUNKS_PER_FILE:
-        return FileResult(name, "error", message=f"{name}: {len(chunks):,} chunks is over the {MAX_CHUNKS_PER_FILE:,} "
-                                                 "limit for one document; split it")
+        plan.outcome = FileResult(name, "error", message=f"{name}: {len(chunks):,} chunks is over the "
+                                                          f"{MAX_CHUNKS_PER_FILE:,} limit for one document; split it")
+        return plan
     # duplicates are judged against what this owner can see: another user's private copy is not a reason to skip
-    known = {h: s for h, s in index.known_hashes().items() if "/" not in s or (owner and s.startswith(f"{owner}/"))}
+    known = {h: s for h, s in hashes.items() if "/" not in s or (owner and s.startswith(f"{owner}/"))}
     mine = {h for h, src in known.items() if src == name}
-    new_hashes = {c.content_hash for c in chunks}
-    if new_hashes == mine:
-        return FileResult(name, "duplicate", duplicates=len(chunks), message=f"{name}: already in the knowledge base")
-    replaced = bool(mine)
+    if {c.content_hash for c in chunks} == mine:
+        plan.outcome = FileResult(name, "duplicate", duplicates=len(chunks), message=f"{name}: already in the knowledge base")
+        return plan
+    plan.replaced = bool(mine)
     elsewhere = {h: s for h, s in known.items() if s != name}
-    fresh = [c for c in chunks if c.content_hash not in elsewhere]
-    if replaced and not fresh:  # a "new version" that only repeats other documents would just delete this one
+    plan.fresh = [c for c in chunks if c.content_hash not in elsewhere]
+    plan.duplicates = len(chunks) - len(plan.fresh)
+    if plan.replaced and not plan.fresh:  # a "new version" that only repeats other documents would just delete this one
         others = sorted({elsewhere[c.content_hash] for c in chunks})
-        return FileResult(name, "error", duplicates=len(chunks),
-                          message=f"{name}: the new content is already in {', '.join(others[:3])}; the previous "
-                                  "version was kept")
-    if replaced:  # a new version of a document with the same name replaces the old one
+        plan.outcome = FileResult(name, "error", duplicates=len(chunks),
+                                  message=f"{name}: the new content is already in {', '.join(others[:3])}; the "
+                                          "previous version was kept")
+    return plan
+
+
+def _apply(plan: _Plan, vectors: np.ndarray) -> FileResult:
+    """Write a planned file's chunks (embedded as ``vectors``) and its version; the file's outcome."""
+    if plan.outcome is not None:
+        return plan.outcome
+    index, name, fresh, dupes = get_index(), plan.name, plan.fresh, plan.duplicates
+    if plan.replaced:  # a new version of a document with the same name replaces the old one
         index.remove_source(name)
-    dupes = len(chunks) - len(fresh)
     if fresh:
-        index.add(fresh, get_embedder().embed([c.embed_text for c in fresh]))
-        index.record_version(name, version, owner, ingested_at, len(fresh))
-    status: Literal["added", "replaced", "duplicate"] = "replaced" if replaced else ("added" if fresh else "duplicate")
+        index.add(fresh, vectors)
+        index.record_version(name, plan.version, plan.owner, plan.ingested_at, len(fresh))
+    status: Literal["added", "replaced", "duplicate"] = "replaced" if plan.replaced else ("added" if fresh else "duplicate")
     verb = {"added": "added", "replaced": "replaced the previous version with", "duplicate": "added no new"}[status]
     return FileResult(name, status, len(fresh), dupes,
                       f"{name}: {verb} {len(fresh)} chunks" + (f", {dupes} duplicate chunks skipped" if dupes else ""))
+
+
+def _embed(chunks: list[Chunk]) -> np.ndarray:
+    from knowledge_base.embeddings import get_embedder
+
+    return get_embedder().embed([c.embed_text for c in chunks]) if chunks else np.zeros((0, 0), dtype=np.float32)
+
+
+def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
+    """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
+    plan = _plan(path, owned_name(display_name or path.name, owner), owner, get_index().known_hashes())
+    return _apply(plan, _embed(plan.fresh) if plan.outcome is None else np.zeros((0, 0), dtype=np.float32))
 
 
 def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
@@ -129,21 +167,66 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
     files = expand(paths)
     report = IngestReport()
     started = time.perf_counter()
+    with get_index().batch():  # the FAISS file is written once, after the last file
+        _ingest_each(files, report, progress, names)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+EMBED_BATCH = 256  # chunks embedded together across files: the model's batches stay full (64 each)
+
+
+def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | None,
+                 names: dict[Path, str] | None) -> None:
+    """Plan each file against the chunks known so far (including the group's planned ones), embed a group's new
+    chunks in one call, then write each file of the group in order; one bad file never stops the rest."""
+    hashes = get_index().known_hashes()
+    group: list[_Plan] = []
+
+    def flush() -> None:
+        todo = [p for p in group if p.outcome is None]
+        try:
+            vectors = _embed([c for p in todo for c in p.fresh])
+        except Exception as exc:  # the model failed for this group: each of its files says so
+            log.exception("embedding failed")
+            for p in todo:
+                p.outcome = FileResult(p.name, "error", message=f"{p.name}: could not be embedded ({type(exc).__name__})")
+            vectors = np.zeros((0, 0), dtype=np.float32)
+        at = 0
+        for p in group:
+            rows = vectors[at:at + len(p.fresh)] if p.outcome is None else vectors[:0]
+            at += len(p.fresh) if p.outcome is None else 0
+            try:
+                report.files.append(_apply(p, rows))
+            except Exception as exc:  # the batch goes on; the file gets a one-line reason
+                log.exception("ingesting %s failed", p.name)
+                report.files.append(FileResult(p.name, "error", message=f"{p.name}: could not be ingested "
+                                                                         f"({type(exc).__name__})"))
+        group.clear()
+
     for i, path in enumerate(files, start=1):
         name = (names or {}).get(path, path.name)
         if progress:
             progress(name, i, len(files))
+        if any(p.name == name for p in group):  # its version number depends on the earlier file being written
+            flush()
         if not path.exists():
-            report.files.append(FileResult(name, "error", message=f"{name}: no such file"))
+            group.append(_Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: no such file")))
             continue
         try:
-            report.files.append(ingest_file(path, name))
-        except Exception as exc:  # the batch goes on; the file gets a one-line reason
+            plan = _plan(path, name, None, hashes)
+        except Exception as exc:
             log.exception("ingesting %s failed", name)
-            report.files.append(FileResult(name, "error", message=f"{name}: could not be ingested "
-                                                                 f"({type(exc).__name__})"))
-    report.seconds = time.perf_counter() - started
-    return report
+            plan = _Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: could not be ingested "
+                                                                                f"({type(exc).__name__})"))
+        group.append(plan)
+        if plan.outcome is None:  # later files of this call compare against this one as if it were written
+            if plan.replaced:
+                hashes = {h: s for h, s in hashes.items() if s != name}
+            hashes.update({c.content_hash: name for c in plan.fresh})
+        if sum(len(p.fresh) for p in group if p.outcome is None) >= EMBED_BATCH:
+            flush()
+    flush()
 
 
 def ensure_seed_index() -> int:

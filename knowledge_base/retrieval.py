@@ -1,4 +1,5 @@
-"""Hybrid retrieval: dense (FAISS over the bundled embeddings) and BM25 (rank_bm25), fused with
+"""Hybrid retrieval: dense (FAISS over the bundled embeddings) and keyword BM25 (the index's SQLite FTS5
+inverted index; on PostgreSQL rank_bm25 in memory), fused with
 reciprocal rank fusion, with metadata filters and a 0–1 ``relevance_score`` on every chunk.
 
 relevance_score = ½ · fused rank score (normalized to the best possible) + ½ · cosine similarity,
@@ -8,7 +9,6 @@ Chunks with no lexical overlap and cosine below ``MIN_COSINE`` are dropped rathe
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -19,19 +19,14 @@ from rank_bm25 import BM25Okapi
 
 from knowledge_base.embeddings import Embedder
 from knowledge_base.index import KnowledgeIndex, StoredChunk
+from knowledge_base.terms import tokenize
 
 RRF_K = 60
 CANDIDATES = 50
 MIN_COSINE = 0.25
 MAX_PER_SOURCE = 3  # keep room in the top k for a second document (a policy next to its procedure)
 Mode = Literal["hybrid", "dense", "bm25"]
-_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is", "it", "of", "on", "or", "our", "should", "the", "to", "we", "what", "when", "which", "why", "with", "my", "according"])
-
-
-def tokenize(text: str) -> list[str]:
-    return [t for t in re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", text.lower()) if t not in _STOP]
-
-
+__all__ = ["HybridRetriever", "RetrievedChunk", "tokenize"]
 @dataclass(frozen=True)
 class RetrievedChunk:
     content: str
@@ -49,17 +44,32 @@ class HybridRetriever:
         self._bm25_ids: list[int] = []
         self._bm25_version = -1
         self._owned = False  # the corpus holds a user's own upload (searches then widen their candidates)
+        self._owned_version = -1
         self.last_latency_ms = 0.0
 
-    def _lexical(self, chunks: dict[int, StoredChunk], version: int) -> tuple[BM25Okapi | None, list[int], bool]:
-        """BM25 over the corpus and whether it holds owned uploads, rebuilt only when the index version changes."""
+    def _owned_uploads(self, chunks: dict[int, StoredChunk], version: int) -> bool:
+        """Whether the corpus holds a user's own upload, looked at once per index version."""
+        with self._lock:
+            if self._owned_version != version:
+                self._owned, self._owned_version = any(c.uploaded_by for c in chunks.values()), version
+            return self._owned
+
+    def _keyword_scores(self, tokens: list[str], chunks: dict[int, StoredChunk], version: int) -> list[tuple[int, float]]:
+        """The best keyword matches, best first: from the index's inverted index (SQLite FTS5, persisted and
+        updated with every chunk), else BM25 built in memory once per index version (PostgreSQL)."""
+        found = self.index.keyword_search(tokens, CANDIDATES * 4)
+        if found is not None:
+            return [(cid, score) for cid, score in found if cid in chunks and score > 0]
         with self._lock:
             if self._bm25_version != version:
                 ids = sorted(chunks)
                 self._bm25 = BM25Okapi([tokenize(chunks[i].embed_text) for i in ids]) if ids else None
-                self._owned = any(c.uploaded_by for c in chunks.values())
                 self._bm25_ids, self._bm25_version = ids, version
-            return self._bm25, self._bm25_ids, self._owned
+            bm25, ids = self._bm25, self._bm25_ids
+        if bm25 is None:
+            return []
+        raw = bm25.get_scores(tokens)
+        return [(ids[j], float(raw[j])) for j in np.argsort(-raw)[: CANDIDATES * 4] if raw[j] > 0]
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
                topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
@@ -76,18 +86,15 @@ class HybridRetriever:
             return ((domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
                     and chunk.uploaded_by in (None, viewer))
 
-        bm25, bm25_ids, owned = self._lexical(chunks, version)
+        owned = self._owned_uploads(chunks, version)
         qvec = self.embedder.embed([query])[0]
         n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics or owned) else 1))
         scores, ids = faiss_index.search(qvec.reshape(1, -1).astype(np.float32), n)
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
         dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
         tokens = tokenize(query)
-        lexical: dict[int, float] = {}
-        if bm25 is not None and tokens:
-            raw = bm25.get_scores(tokens)
-            order = np.argsort(-raw)[: CANDIDATES * 4]
-            lexical = {bm25_ids[j]: float(raw[j]) for j in order if raw[j] > 0 and allowed(bm25_ids[j])}
+        lexical = {cid: score for cid, score in self._keyword_scores(tokens, chunks, version) if allowed(cid)} \
+            if tokens else {}
         lexical_rank = list(lexical)[:CANDIDATES]
         missing = [i for i in lexical_rank if i not in cosine]
         if missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score

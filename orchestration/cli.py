@@ -240,7 +240,8 @@ def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
 def _cmd_bench_kb(args: argparse.Namespace) -> int:
     from benchmarks.knowledge import run
 
-    run([int(s) for s in args.sizes.split(",")])
+    run([int(s) for s in args.sizes.split(",")] if args.sizes else [],
+        corpus=[int(s) for s in args.corpus.split(",")] if args.corpus else [], files=args.files)
     return 0
 
 
@@ -396,7 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     kev.set_defaults(func=_cmd_kb_eval)
 
     bkb = bench.add_parser("kb", help="flat vs HNSW index latency, ingestion throughput, retrieval quality")
-    bkb.add_argument("--sizes", default="1000,10000,50000,100000")
+    bkb.add_argument("--sizes", default="1000,10000,50000,100000", help="FAISS index sizes (flat vs HNSW); empty: skip")
+    bkb.add_argument("--corpus", default="100,1000,10000,50000", help="corpus sizes for the retrieval sweep; empty: skip")
+    bkb.add_argument("--files", type=int, default=0, help="also ingest this many generated documents in one call, "
+                                                           "beside the model's raw encode rate (e.g. 500)")
     bkb.set_defaults(func=_cmd_bench_kb)
 
     bturn = bench.add_parser("turns", help="turn latency: first streamed step and whole turn, per node")

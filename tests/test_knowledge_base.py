@@ -199,3 +199,111 @@ def test_a_question_is_encoded_once_though_router_and_retrieval_both_embed_it(mo
     assert np.allclose(second, third) and abs(float(np.linalg.norm(second)) - 1.0) < 1e-4
     embedder.embed([text, "another text"])  # batches (ingestion) go to the model as they are
     assert calls == [1, 2]
+
+
+def _consistent(index: KnowledgeIndex) -> set[int]:
+    """The chunk ids, after checking that the database, its keyword index and a FAISS index loaded anew agree."""
+    import sqlite3
+
+    with sqlite3.connect(index.db_path) as con:
+        ids = {r[0] for r in con.execute("SELECT id FROM chunks")}
+        terms = {r[0] for r in con.execute("SELECT rowid FROM chunk_terms")}
+        hashes = con.execute("SELECT COUNT(*) - COUNT(DISTINCT source || content_hash) FROM chunks").fetchone()[0]
+    fresh = KnowledgeIndex(index.directory, index.dimension)  # as the next process opens it
+    faiss_index, chunks, _ = fresh.snapshot()
+    stored = {int(faiss_index.id_map.at(i)) for i in range(faiss_index.ntotal)}
+    assert ids == terms == set(chunks) == stored and hashes == 0
+    return ids
+
+
+def test_keyword_index_and_faiss_follow_every_change_without_a_rebuild(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Additions and removals update the FTS5 keyword index in their transaction and the FAISS index in memory;
+    a batch writes the FAISS file once; an index from before the keyword table gets it filled when opened."""
+    import sqlite3
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(6):
+        (docs / f"note-{i}.md").write_text(f"# Note {i}\n\n{MARKER} router-{i} uses OSPF area {i} with MD5 keys.\n")
+    index = get_index()
+    builds, saves = 0, 0
+    build, save = KnowledgeIndex._build, KnowledgeIndex._save
+
+    def counting_build(self: KnowledgeIndex) -> object:
+        nonlocal builds
+        builds += 1
+        return build(self)
+
+    def counting_save(self: KnowledgeIndex) -> None:
+        nonlocal saves
+        saves += 1
+        save(self)
+
+    index.snapshot()  # loaded once, as a running server has it
+    monkeypatch.setattr(KnowledgeIndex, "_build", counting_build)
+    monkeypatch.setattr(KnowledgeIndex, "_save", counting_save)
+    assert [f.status for f in ingest_paths([docs]).files] == ["added"] * 6
+    assert (builds, saves) == (0, 1)  # six files: incremental in memory, one file write
+    assert index.keyword_search(["router-4"], 5)[0][0] in index.snapshot()[1]
+    assert get_retriever().search(f"{MARKER} router-4", k=1, mode="bm25")[0].metadata["source"] == "note-4.md"
+    assert index.remove_source("note-4.md") == 1 and builds == 0 and saves == 2
+    assert index.keyword_search(["router-4"], 5) == []
+    ids = _consistent(index)
+    with sqlite3.connect(index.db_path) as con:  # an index written before the keyword table existed
+        con.execute("DROP TABLE chunk_terms")
+    monkeypatch.undo()
+    assert _consistent(KnowledgeIndex(index.directory, index.dimension)) == ids
+
+
+def test_an_ingest_killed_halfway_leaves_a_consistent_index_and_a_rerun_adds_the_rest(
+        isolated_data_dir: Path, tmp_path: Path) -> None:
+    """500 files; SIGKILL while about half are in: the database, keyword index and FAISS agree (the stale FAISS
+    file is rebuilt by the next reader), and running the same ingest again adds exactly the missing files."""
+    import os
+    import signal
+    import sqlite3
+    import time
+
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for i in range(500):
+        (docs / f"runbook-{i:03d}.md").write_text(f"# Runbook {i}\n\nStep {i}: check interface Gi0/{i} counters "
+                                                  f"and BGP neighbour 10.0.{i // 250}.{i % 250}.\n")
+    env = {**os.environ, "ASSESS_DATA_DIR": str(isolated_data_dir), "HF_HUB_OFFLINE": "1"}
+    db = isolated_data_dir / "knowledge_index" / "chunks.sqlite"
+    proc = subprocess.Popen([ASSESS, "ingest", str(docs)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    count = 0
+    deadline = time.monotonic() + 300
+    while count < 250 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+                count = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        except sqlite3.Error:
+            count = 0
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert 250 <= count < 500, count
+    index = get_index()
+    assert 250 <= len(_consistent(index)) < 500
+    rerun = subprocess.run([ASSESS, "ingest", str(docs)], env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert len(_consistent(index)) == 500
+    sources = {d["source"] for d in index.sources()}
+    assert sources == {f"runbook-{i:03d}.md" for i in range(500)}
+
+
+def test_one_ingest_call_embeds_files_together_and_still_skips_what_an_earlier_file_added(tmp_path: Path) -> None:
+    """Files of one call are embedded together; a chunk an earlier file of the same call adds is a duplicate for a
+    later one, exactly as if they had been ingested one by one."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shared = f"{MARKER} all loopbacks are announced into OSPF area 0 with a /32 mask."
+    (docs / "a-first.md").write_text(f"# First\n\n{shared}\n")
+    (docs / "b-second.md").write_text(f"# First\n\n{shared}\n")
+    (docs / "c-third.md").write_text(f"# Third\n\n{MARKER} BFD runs on every core link with 300 ms timers.\n")
+    report = ingest_paths([docs])
+    assert [(f.name, f.status, f.chunks_added, f.duplicates) for f in report.files] == [
+        ("a-first.md", "added", 1, 0), ("b-second.md", "duplicate", 0, 1), ("c-third.md", "added", 1, 0)]
+    _consistent(get_index())
