@@ -54,10 +54,11 @@ class HybridRetriever:
                 self._owned, self._owned_version = any(c.uploaded_by for c in chunks.values()), version
             return self._owned
 
-    def _keyword_scores(self, tokens: list[str], chunks: dict[int, StoredChunk], version: int) -> list[tuple[int, float]]:
+    def _keyword_scores(self, tokens: list[str], chunks: dict[int, StoredChunk], version: int,
+                        viewer: str | None) -> list[tuple[int, float]]:
         """The best keyword matches, best first: from the index's inverted index (SQLite FTS5, persisted and
         updated with every chunk), else BM25 built in memory once per index version (PostgreSQL)."""
-        found = self.index.keyword_search(tokens, CANDIDATES * 4)
+        found = self.index.keyword_search(tokens, CANDIDATES * 4, viewer)
         if found is not None:
             return [(cid, score) for cid, score in found if cid in chunks and score > 0]
         with self._lock:
@@ -93,7 +94,8 @@ class HybridRetriever:
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
         dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
         tokens = tokenize(query)
-        lexical = {cid: score for cid, score in self._keyword_scores(tokens, chunks, version) if allowed(cid)} \
+        lexical = {cid: score for cid, score in self._keyword_scores(tokens, chunks, version, viewer)
+                   if allowed(cid)} \
             if tokens else {}
         lexical_rank = list(lexical)[:CANDIDATES]
         missing = [i for i in lexical_rank if i not in cosine]

@@ -207,7 +207,7 @@ def _consistent(index: KnowledgeIndex) -> set[int]:
 
     with sqlite3.connect(index.db_path) as con:
         ids = {r[0] for r in con.execute("SELECT id FROM chunks")}
-        terms = {r[0] for r in con.execute("SELECT rowid FROM chunk_terms")}
+        terms = {r[0] for r in con.execute("SELECT rowid FROM chunk_terms UNION ALL SELECT rowid FROM upload_terms")}
         hashes = con.execute("SELECT COUNT(*) - COUNT(DISTINCT source || content_hash) FROM chunks").fetchone()[0]
     fresh = KnowledgeIndex(index.directory, index.dimension)  # as the next process opens it
     faiss_index, chunks, _ = fresh.snapshot()
@@ -252,6 +252,7 @@ def test_keyword_index_and_faiss_follow_every_change_without_a_rebuild(tmp_path:
     ids = _consistent(index)
     with sqlite3.connect(index.db_path) as con:  # an index written before the keyword table existed
         con.execute("DROP TABLE chunk_terms")
+        con.execute("DROP TABLE upload_terms")
     monkeypatch.undo()
     assert _consistent(KnowledgeIndex(index.directory, index.dimension)) == ids
 
