@@ -194,7 +194,7 @@ class KnowledgeIndex:
 
     def version(self) -> int:
         with self.db.reading() as con:
-            return int(con.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+            return self._current(con)
 
     def has_chunks(self) -> bool:
         with self.db.reading() as con:

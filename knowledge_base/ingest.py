@@ -159,7 +159,7 @@ def _embed(chunks: list[Chunk]) -> np.ndarray:
 def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
     """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
     plan = _plan(path, owned_name(display_name or path.name, owner), owner, get_index().known_hashes())
-    return _apply(plan, _embed(plan.fresh) if plan.outcome is None else np.zeros((0, 0), dtype=np.float32))
+    return _apply(plan, _embed(plan.fresh))  # a plan with an outcome has nothing fresh to embed
 
 
 def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,

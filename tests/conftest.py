@@ -8,6 +8,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,6 +101,19 @@ def database_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
         monkeypatch.setenv("ASSESS_DATABASE_URL", request.getfixturevalue("postgres_url"))
         get_settings.cache_clear()
     return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, for a module of browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    with sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
 
 
 def free_port() -> int:

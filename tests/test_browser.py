@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from tests.browser import launch, login, open_chat, running_app, send, shot
+from tests.browser import login, open_chat, running_app, send, shot
 
 pytestmark = pytest.mark.browser
 
@@ -24,14 +23,6 @@ def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
     with running_app(data) as url:
         yield url, data
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as pw:
-        b = launch(pw)
-        yield b
-        b.close()
 
 
 def test_question_streams_steps_and_answer(app: tuple[str, Path], browser: Any) -> None:

@@ -8,24 +8,14 @@ from __future__ import annotations
 
 import secrets
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from tests.browser import launch, open_chat, running_app, send, shot
+from tests.browser import open_chat, running_app, send, shot
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as pw:
-        b = launch(pw)
-        yield b
-        b.close()
 
 
 def test_a_thread_started_on_one_replica_continues_on_the_other(demo_warehouse_dir: Path, tmp_path: Path,
