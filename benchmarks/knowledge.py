@@ -125,7 +125,7 @@ def _synthetic_chunks(n: int, rng: np.random.Generator) -> list[Any]:
 
 
 def corpus_sweep(sizes: list[int], report: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Retrieval at growing corpus sizes, on the real index (SQLite chunks, FTS5 keywords, FAISS) with synthetic
+    """Retrieval at growing corpus sizes, on the real index (SQLite chunks, keyword index, FAISS) with synthetic
     chunks and clustered vectors, and the real model for the questions: per question the whole search, and apart
     the query embedding (cache emptied first: cold asks), the keyword search and the vector search; beside it the
     in-memory rank_bm25 this index used before, on the same chunks and questions (the same-run baseline)."""

@@ -49,6 +49,23 @@ class SentenceTransformerEmbedder:
         self.dimension = int(dim or self._model.get_sentence_embedding_dimension() or 384)
         self._lock = threading.Lock()
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        probe = "Which SNMP community strings are allowed on the core routers?"
+        self._direct = bool(np.allclose(self._forward(probe), self._encode([probe]), atol=1e-5))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False,
+                                             convert_to_numpy=True), dtype=np.float32)
+
+    def _forward(self, text: str) -> np.ndarray:
+        """One question through the model's own modules (tokenizer, transformer, pooling) without ``encode``'s
+        batching around them: 12.3 instead of 13.8 ms per question here. Used only where it gave ``encode``'s
+        vector for a probe sentence when the model was loaded (``_direct``)."""
+        import torch
+
+        prepare = getattr(self._model, "preprocess", None) or self._model.tokenize
+        with torch.inference_mode():
+            vector = self._model.forward(prepare([text]))["sentence_embedding"].float().numpy()
+        return np.asarray(vector / np.linalg.norm(vector, axis=1, keepdims=True), dtype=np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -56,9 +73,7 @@ class SentenceTransformerEmbedder:
         if len(texts) == 1 and (hit := self._recall(texts[0])) is not None:
             return hit.reshape(1, -1).copy()  # callers may scale their copy in place
         with self._lock:  # the tokenizer is not thread-safe; Chainlit may call from several threads
-            vectors = np.asarray(self._model.encode(
-                texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
-            ), dtype=np.float32)
+            vectors = self._forward(texts[0]) if len(texts) == 1 and self._direct else self._encode(texts)
             if len(texts) == 1:
                 self._recent[texts[0]] = vectors[0].copy()
                 if len(self._recent) > QUERY_CACHE:

@@ -1,6 +1,6 @@
-"""Hybrid retrieval: dense (FAISS over the bundled embeddings) and keyword BM25 (the index's SQLite FTS5
-inverted index; on PostgreSQL rank_bm25 in memory), fused with
-reciprocal rank fusion, with metadata filters and a 0–1 ``relevance_score`` on every chunk.
+"""Hybrid retrieval: dense (FAISS over the bundled embeddings) and keyword BM25 (the index's inverted index,
+``keywords.KeywordIndex``), fused with reciprocal rank fusion, with metadata filters and a 0–1 ``relevance_score``
+on every chunk.
 
 relevance_score = ½ · fused rank score (normalized to the best possible) + ½ · cosine similarity,
 so a top-ranked chunk that is semantically far from the query still shows a modest score.
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 
 from knowledge_base.embeddings import Embedder
 from knowledge_base.index import KnowledgeIndex, StoredChunk
@@ -40,9 +39,6 @@ class HybridRetriever:
     def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
         self._lock = threading.Lock()
-        self._bm25: BM25Okapi | None = None
-        self._bm25_ids: list[int] = []
-        self._bm25_version = -1
         self._owned = False  # the corpus holds a user's own upload (searches then widen their candidates)
         self._owned_version = -1
         self.last_latency_ms = 0.0
@@ -53,24 +49,6 @@ class HybridRetriever:
             if self._owned_version != version:
                 self._owned, self._owned_version = any(c.uploaded_by for c in chunks.values()), version
             return self._owned
-
-    def _keyword_scores(self, tokens: list[str], chunks: dict[int, StoredChunk], version: int,
-                        viewer: str | None) -> list[tuple[int, float]]:
-        """The best keyword matches, best first: from the index's inverted index (SQLite FTS5, persisted and
-        updated with every chunk), else BM25 built in memory once per index version (PostgreSQL)."""
-        found = self.index.keyword_search(tokens, CANDIDATES * 4, viewer)
-        if found is not None:
-            return [(cid, score) for cid, score in found if cid in chunks and score > 0]
-        with self._lock:
-            if self._bm25_version != version:
-                ids = sorted(chunks)
-                self._bm25 = BM25Okapi([tokenize(chunks[i].embed_text) for i in ids]) if ids else None
-                self._bm25_ids, self._bm25_version = ids, version
-            bm25, ids = self._bm25, self._bm25_ids
-        if bm25 is None:
-            return []
-        raw = bm25.get_scores(tokens)
-        return [(ids[j], float(raw[j])) for j in np.argsort(-raw)[: CANDIDATES * 4] if raw[j] > 0]
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
                topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
@@ -94,9 +72,8 @@ class HybridRetriever:
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
         dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
         tokens = tokenize(query)
-        lexical = {cid: score for cid, score in self._keyword_scores(tokens, chunks, version, viewer)
-                   if allowed(cid)} \
-            if tokens else {}
+        lexical = {cid: score for cid, score in self.index.keyword_search(tokens, CANDIDATES * 4, viewer)
+                   if cid in chunks and allowed(cid)}
         lexical_rank = list(lexical)[:CANDIDATES]
         missing = [i for i in lexical_rank if i not in cosine]
         if missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
+import os
 
 PRELOAD = ["sentence_transformers", "faiss", "duckdb", "orchestration.graph", "orchestration.runtime",
            "orchestration.turn_pool", "knowledge_base.service"]
@@ -17,14 +18,13 @@ PRELOAD = ["sentence_transformers", "faiss", "duckdb", "orchestration.graph", "o
 
 def start() -> None:
     """Start the fork server (if it is not running) with its imports; returns at once, the imports go on."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # inherited by the fork server; why: knowledge_base/__init__.py
     multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
     multiprocessing.forkserver.ensure_running()
 
 
 def start_for_chainlit() -> None:
     """Start the fork server when this process is the chat server of ``assess serve`` and will run turn workers."""
-    import os
-
     if not os.environ.get("CHAINLIT_APP_ROOT"):  # set by 'assess serve' only: tests importing chat_app start nothing
         return
     from orchestration.config import get_settings
