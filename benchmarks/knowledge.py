@@ -163,7 +163,7 @@ def corpus_sweep(sizes: list[int], report: Callable[[str], None] = print) -> lis
         reopened.search(questions[0])
         first_ms = (time.perf_counter() - started) * 1000
         total, embed, keyword, vector = [], [], [], []
-        faiss_index, _, _ = reopened.index.snapshot()
+        faiss_index = reopened.index.snapshot().faiss
         for question in questions:
             forget()
             t0 = time.perf_counter()

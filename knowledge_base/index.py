@@ -2,10 +2,11 @@
 file in the index folder by default, or PostgreSQL (schema ``knowledge``) shared by every replica — and a FAISS
 index built from those vectors, held in memory and cached in ``index.faiss`` in the local index folder.
 
-The database is the source of truth and carries the corpus version, raised by every change; the FAISS file
-carries the database and version it was built from and is rebuilt whenever it is missing or stale, so reloading is
-always safe — also while another process (or another replica) ingests: a search first reads the version, and a
-replica that sees a newer one reloads before it answers.
+Keyword search (BM25) runs on ``keywords.KeywordIndex``, held, changed and cached (``keywords-*.npz``) beside the
+FAISS index. The database is the source of truth and carries the corpus version, raised by every change; the
+cached files carry the database and version they were built from and are rebuilt whenever one is missing or
+stale, so reloading is always safe — also while another process (or another replica) ingests: a search first
+reads the version, and a replica that sees a newer one reloads before it answers.
 Below ``HNSW_THRESHOLD`` chunks an exact inner-product index is used (exact, removable); above it,
 HNSW keeps queries under a millisecond (``assess bench kb`` measures both).
 """
@@ -17,7 +18,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,61 @@ def _keywords(base: Keywords, added: Sequence[StoredChunk] = (), removed: Sequen
             uploads.added([(c.row_id, c.embed_text, c.uploaded_by) for c in added if c.uploaded_by]))
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """The knowledge base at one corpus version: its FAISS and keyword indexes, and the chunks' rows read when a
+    search ranks them — opening a 10,000-chunk index reads no chunk text. Rows are read with the corpus version in
+    the same statement, so a row read after another writer changed the corpus is never taken for this version's."""
+
+    version: int
+    faiss: Any
+    keywords: Keywords
+    db: Database
+    known: dict[int, StoredChunk] = field(default_factory=dict)  # rows read so far (or written by this process)
+
+    @property
+    def size(self) -> int:
+        return int(self.faiss.ntotal)
+
+    @property
+    def has_uploads(self) -> bool:
+        return self.keywords[1].size > 0
+
+    def ids(self) -> set[int]:
+        return set(faiss.vector_to_array(self.faiss.id_map).tolist())
+
+    def uploaded_by(self, row_id: int) -> str | None:
+        """Who uploaded a chunk (only they retrieve it); None for a shared document's."""
+        return self.keywords[1].owner(row_id)
+
+    def keyword_search(self, terms: list[str], limit: int, viewer: str | None = None) -> list[tuple[int, float]]:
+        """Chunk ids and scores (higher is better) of the best ``limit`` chunks holding any of ``terms`` among the
+        shared documents and ``viewer``'s own uploads. Each index's BM25 is scaled by its best hit (so 1.0 is the
+        best match of each): the uploads' statistics come from a few documents and are not comparable with the
+        shared corpus's as they are."""
+        shared, uploads = self.keywords
+        rows = _scaled(shared.search(terms, limit))
+        if viewer:
+            rows += _scaled(uploads.search(terms, limit, owner=viewer))
+        return sorted(rows, key=lambda hit: -hit[1])[:limit]
+
+    def rows(self, row_ids: Sequence[int]) -> dict[int, StoredChunk] | None:
+        """The chunks with these ids (ids of removed chunks are left out), or None when the corpus is no longer at
+        this version (search the newer one)."""
+        wanted = [i for i in dict.fromkeys(row_ids) if i not in self.known]
+        if wanted:
+            marks = ", ".join("?" * len(wanted))
+            with self.db.reading() as con:
+                found = con.execute("SELECT m.value, c.id, c.chunk_id, c.source, c.content, c.embed_text, c.metadata "
+                                    f"FROM meta m LEFT JOIN chunks c ON c.id IN ({marks}) WHERE m.key = 'version'",
+                                    wanted).fetchall()
+            if not found or int(found[0][0]) != self.version:
+                return None
+            self.known.update({r[1]: StoredChunk(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]))
+                               for r in found if r[1] is not None})
+        return {i: self.known[i] for i in row_ids if i in self.known}
+
+
 class KnowledgeIndex:
     def __init__(self, directory: Path, dimension: int, url: str | None = None) -> None:
         """The index whose local files (FAISS cache) are in ``directory``; its chunks in the database at ``url``,
@@ -141,25 +197,13 @@ class KnowledgeIndex:
             if self.db.dialect == "sqlite":
                 for table in RETIRED:
                     con.execute(f"DROP TABLE IF EXISTS {table}")
-        self._faiss: Any = None
-        self._faiss_version = -1
-        self._chunks: dict[int, StoredChunk] = {}
-        self._keywords: Keywords = (KeywordIndex(), KeywordIndex())
+        self._corpus: Corpus | None = None  # in memory: the newest version this process has loaded or written
         self._batches = 0  # open ``batch()`` blocks: the files are written when the last one ends
         self._unsaved = False
 
     def keyword_search(self, terms: list[str], limit: int, viewer: str | None = None) -> list[tuple[int, float]]:
-        """Chunk ids and scores (higher is better) of the best ``limit`` chunks holding any of ``terms`` among the
-        shared documents and ``viewer``'s own uploads, at the current corpus version. Each index's BM25 is scaled
-        by its best hit (so 1.0 is the best match of each): the uploads' statistics come from a few documents and
-        are not comparable with the shared corpus's as they are."""
-        self.snapshot()
-        with self._lock:
-            shared, uploads = self._keywords
-        rows = _scaled(shared.search(terms, limit))
-        if viewer:
-            rows += _scaled(uploads.search(terms, limit, owner=viewer))
-        return sorted(rows, key=lambda hit: -hit[1])[:limit]
+        """``Corpus.keyword_search`` at the current corpus version."""
+        return self.snapshot().keyword_search(terms, limit, viewer)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -254,33 +298,33 @@ class KnowledgeIndex:
 
     def _update(self, before: int, added: Sequence[tuple[StoredChunk, np.ndarray]] = (),
                 removed: Sequence[int] = ()) -> None:
-        """Bring the FAISS and keyword indexes in memory to the version after a change that started from ``before``:
-        the change itself is applied when memory was at ``before`` (no other writer in between) and the FAISS kind
-        stays right; otherwise both are rebuilt from the database. The files are written now, or at the end of the
-        running batch."""
+        """Bring the corpus in memory to the version after a change that started from ``before``: the change itself
+        is applied to the FAISS and keyword indexes when memory was at ``before`` (no other writer in between) and
+        the FAISS kind stays right; otherwise both are rebuilt from the database. The files are written now, or at
+        the end of the running batch."""
         with self._lock:
-            index, chunks = self._faiss, dict(self._chunks)
-            fits = index is not None and self._faiss_version == before and \
-                _kind(len(chunks) + len(added) - len(removed)) == _kind(len(chunks))
-            if fits and removed:
+            corpus = self._corpus
+            fits = corpus is not None and corpus.version == before and \
+                _kind(corpus.size + len(added) - len(removed)) == _kind(corpus.size)
+            if corpus is not None and fits and removed:
                 try:
-                    index.remove_ids(np.array(removed, dtype=np.int64))
+                    corpus.faiss.remove_ids(np.array(removed, dtype=np.int64))
                 except RuntimeError:  # HNSW cannot remove: rebuild
                     fits = False
-            if fits:
-                for row_id in removed:
-                    chunks.pop(row_id, None)
+            if corpus is not None and fits:
                 if added:
-                    index.add_with_ids(np.vstack([v for _, v in added]).astype(np.float32),
-                                       np.array([c.row_id for c, _ in added], dtype=np.int64))
-                    chunks.update({c.row_id: c for c, _ in added})
-                keywords = _keywords(self._keywords, [c for c, _ in added], removed)
-                self._faiss, self._faiss_version, self._chunks, self._keywords = index, before + 1, chunks, keywords
+                    corpus.faiss.add_with_ids(np.vstack([v for _, v in added]).astype(np.float32),
+                                              np.array([c.row_id for c, _ in added], dtype=np.int64))
+                gone = set(removed)
+                known = {i: c for i, c in corpus.known.items() if i not in gone}
+                known.update({c.row_id: c for c, _ in added})
+                self._corpus = Corpus(before + 1, corpus.faiss, _keywords(corpus.keywords, [c for c, _ in added],
+                                                                          removed), self.db, known)
         if not fits:
             version = self.version()
-            index, chunks, keywords = self._build()
+            index, keywords = self._build()
             with self._lock:
-                self._faiss, self._faiss_version, self._chunks, self._keywords = index, version, chunks, keywords
+                self._corpus = Corpus(version, index, keywords, self.db)
         self._unsaved = True
         if self._batches == 0:
             self._save()
@@ -292,44 +336,46 @@ class KnowledgeIndex:
         """Write the FAISS and keyword indexes in memory to their files, each atomically; the stamp, written last,
         names what they were built from (a crash in between leaves them stale, and the next reader rebuilds)."""
         with self._lock:
-            index, version, keywords = self._faiss, self._faiss_version, self._keywords
+            corpus = self._corpus
+            assert corpus is not None  # saved only after an update, which leaves a corpus in memory
             tmp = self.faiss_path.with_suffix(f".tmp{os.getpid()}")
-            faiss.write_index(index, str(tmp))
+            faiss.write_index(corpus.faiss, str(tmp))
         os.replace(tmp, self.faiss_path)
-        for kept, path in zip(keywords, self._keyword_paths(), strict=True):
+        for kept, path in zip(corpus.keywords, self._keyword_paths(), strict=True):
             tmp = path.with_suffix(f".tmp{os.getpid()}")
             kept.save(tmp)
             os.replace(tmp, path)
-        (self.directory / "index.version").write_text(self._stamp(version))
+        (self.directory / "index.version").write_text(self._stamp(corpus.version))
         self._unsaved = False
 
-    def _build(self) -> tuple[Any, dict[int, StoredChunk], Keywords]:
+    def _build(self) -> tuple[Any, Keywords]:
+        """The FAISS and keyword indexes built from every chunk in the database."""
         with self.db.reading() as con:
-            rows = con.execute("SELECT id, chunk_id, source, content, embed_text, metadata, vector FROM chunks").fetchall()
-        chunks = {r[0]: StoredChunk(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows}
-        vectors = np.frombuffer(b"".join(bytes(r[6]) for r in rows), dtype=np.float32).reshape(len(rows), self.dimension) \
+            rows = con.execute("SELECT id, source, embed_text, metadata, vector FROM chunks").fetchall()
+        vectors = np.frombuffer(b"".join(bytes(r[4]) for r in rows), dtype=np.float32).reshape(len(rows), self.dimension) \
             if rows else np.zeros((0, self.dimension), dtype=np.float32)
-        keywords = _keywords((KeywordIndex(), KeywordIndex()), list(chunks.values()))
-        return build_faiss(vectors, np.array([r[0] for r in rows], dtype=np.int64), self.dimension), chunks, keywords
+        shared: list[tuple[int, str, str | None]] = []
+        uploads: list[tuple[int, str, str | None]] = []
+        for row_id, source, embed_text, metadata in (r[:4] for r in rows):
+            owner = uploader(source, json.loads(metadata))
+            (uploads if owner else shared).append((row_id, embed_text, owner))
+        keywords = (KeywordIndex().added(shared), KeywordIndex().added(uploads))
+        return build_faiss(vectors, np.array([r[0] for r in rows], dtype=np.int64), self.dimension), keywords
 
-    def snapshot(self) -> tuple[Any, dict[int, StoredChunk], int]:
-        """The FAISS index and chunks for the current version, (re)loaded when another writer changed them (the
-        keyword indexes with them)."""
+    def snapshot(self) -> Corpus:
+        """The corpus at the current version, (re)loaded when another writer changed it: from the cached files when
+        they were written for this version, else rebuilt from the database."""
         version = self.version()
         with self._lock:
-            if self._faiss is not None and self._faiss_version == version:
-                return self._faiss, self._chunks, version
+            if self._corpus is not None and self._corpus.version == version:
+                return self._corpus
         stamp = self.directory / "index.version"
         files = (self.faiss_path, *self._keyword_paths())
         if all(f.exists() for f in files) and stamp.exists() and stamp.read_text().strip() == self._stamp(version):
-            index = faiss.read_index(str(self.faiss_path))
             shared, uploads = (KeywordIndex.load(path) for path in self._keyword_paths())
-            keywords = (shared, uploads)
-            with self.db.reading() as con:
-                rows = con.execute("SELECT id, chunk_id, source, content, embed_text, metadata FROM chunks").fetchall()
-            chunks = {r[0]: StoredChunk(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows}
+            corpus = Corpus(version, faiss.read_index(str(self.faiss_path)), (shared, uploads), self.db)
         else:
-            index, chunks, keywords = self._build()
+            corpus = Corpus(version, *self._build(), self.db)
         with self._lock:
-            self._faiss, self._faiss_version, self._chunks, self._keywords = index, version, chunks, keywords
-        return index, chunks, version
+            self._corpus = corpus
+        return corpus

@@ -14,6 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,15 @@ class KeywordIndex:
     @property
     def size(self) -> int:
         return int(self.alive.sum())
+
+    @cached_property
+    def _owner_of(self) -> dict[int, str]:
+        return {i: o for i, o, live in zip(self.ids.tolist(), self.owners.tolist(), self.alive.tolist(), strict=True)
+                if live and o}
+
+    def owner(self, row_id: int) -> str | None:
+        """Who a chunk belongs to (the uploader), None for a shared one or one not in this index."""
+        return self._owner_of.get(row_id)
 
     def added(self, chunks: Sequence[tuple[int, str, str | None]]) -> KeywordIndex:
         """This index with ``(chunk id, text, uploader)`` chunks added (their terms cut by ``terms.tokenize``)."""

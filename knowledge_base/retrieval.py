@@ -9,7 +9,6 @@ Chunks with no lexical overlap and cosine below ``MIN_COSINE`` are dropped rathe
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from knowledge_base.embeddings import Embedder
-from knowledge_base.index import KnowledgeIndex, StoredChunk
+from knowledge_base.index import Corpus, KnowledgeIndex
 from knowledge_base.terms import tokenize
 
 RRF_K = 60
@@ -38,47 +37,56 @@ class RetrievedChunk:
 class HybridRetriever:
     def __init__(self, index: KnowledgeIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
-        self._lock = threading.Lock()
-        self._owned = False  # the corpus holds a user's own upload (searches then widen their candidates)
-        self._owned_version = -1
         self.last_latency_ms = 0.0
-
-    def _owned_uploads(self, chunks: dict[int, StoredChunk], version: int) -> bool:
-        """Whether the corpus holds a user's own upload, looked at once per index version."""
-        with self._lock:
-            if self._owned_version != version:
-                self._owned, self._owned_version = any(c.uploaded_by for c in chunks.values()), version
-            return self._owned
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
                topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
         """Top chunks for ``query``. Documents a user uploaded (``uploaded_by``) are found only for that
         user (``viewer``); shared documents (no uploader: the seed corpus, ``assess ingest``) for everyone."""
         started = time.perf_counter()
-        faiss_index, chunks, version = self.index.snapshot()
-        if not chunks or not query.strip():
+        corpus = self.index.snapshot()
+        if not corpus.size or not query.strip():
             return []
+        vector = self.embedder.embed([query])[0]
+        found = None
+        for _ in range(3):  # another writer changed the corpus while it was searched: search the new version
+            found = self._ranked(corpus, vector, tokenize(query), k, mode, domain, topics, viewer)
+            if found is not None:
+                break
+            corpus = self.index.snapshot()
+        self.last_latency_ms = (time.perf_counter() - started) * 1000
+        return found or []
 
-        def allowed(cid: int) -> bool:
-            chunk = chunks[cid]
-            meta = chunk.metadata
-            return ((domain is None or meta.get("domain") == domain) and (not topics or meta.get("topic") in topics)
-                    and chunk.uploaded_by in (None, viewer))
-
-        owned = self._owned_uploads(chunks, version)
-        qvec = self.embedder.embed([query])[0]
-        n = min(len(chunks), max(CANDIDATES, k) * (4 if (domain or topics or owned) else 1))
-        scores, ids = faiss_index.search(qvec.reshape(1, -1).astype(np.float32), n)
+    @staticmethod
+    def _ranked(corpus: Corpus, vector: np.ndarray, tokens: list[str], k: int, mode: Mode, domain: str | None,
+                topics: list[str] | None, viewer: str | None) -> list[RetrievedChunk] | None:
+        """The search on one corpus version; None when the corpus moved on before its chunks were read."""
+        filtered = bool(domain or topics)
+        n = min(corpus.size, max(CANDIDATES, k) * (4 if (filtered or corpus.has_uploads) else 1))
+        scores, ids = corpus.faiss.search(vector.reshape(1, -1).astype(np.float32), n)
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
-        dense_rank = [i for i in cosine if allowed(i)][:CANDIDATES]
-        tokens = tokenize(query)
-        lexical = {cid: score for cid, score in self.index.keyword_search(tokens, CANDIDATES * 4, viewer)
-                   if cid in chunks and allowed(cid)}
+        dense = [i for i in cosine if corpus.uploaded_by(i) in (None, viewer)]
+        hits = corpus.keyword_search(tokens, CANDIDATES * 4, viewer)  # shared chunks and the viewer's own only
+        if filtered:  # domain and topic are in the chunks' metadata: read every candidate first
+            rows = corpus.rows([*dense, *(cid for cid, _ in hits)])
+            if rows is None:
+                return None
+
+            def fits(cid: int) -> bool:
+                meta = rows[cid].metadata if cid in rows else {}
+                return cid in rows and (domain is None or meta.get("domain") == domain) and \
+                    (not topics or meta.get("topic") in topics)
+
+            dense, hits = [i for i in dense if fits(i)], [(cid, score) for cid, score in hits if fits(cid)]
+        dense_rank, lexical = dense[:CANDIDATES], dict(hits)
         lexical_rank = list(lexical)[:CANDIDATES]
+        chunks = corpus.rows([*dense_rank, *lexical_rank])
+        if chunks is None:
+            return None
         missing = [i for i in lexical_rank if i not in cosine]
         if missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score
-            vecs = np.vstack([faiss_index.reconstruct(int(i)) for i in missing])
-            cosine.update({i: float(v @ qvec) for i, v in zip(missing, vecs, strict=True)})
+            vecs = np.vstack([corpus.faiss.reconstruct(int(i)) for i in missing])
+            cosine.update({i: float(v @ vector) for i, v in zip(missing, vecs, strict=True)})
         if mode == "dense":
             ranked = dense_rank
         elif mode == "bm25":
@@ -96,15 +104,14 @@ class HybridRetriever:
         per_source: dict[str, int] = {}
         for rank, cid in enumerate(ranked):
             cos = cosine.get(cid, 0.0)
-            if cid not in lexical and cos < MIN_COSINE:
+            if cid not in chunks or (cid not in lexical and cos < MIN_COSINE):
                 continue
-            source = chunks[cid].source
-            if per_source.get(source, 0) >= MAX_PER_SOURCE:
+            chunk = chunks[cid]
+            if per_source.get(chunk.source, 0) >= MAX_PER_SOURCE:
                 continue
-            per_source[source] = per_source.get(source, 0) + 1
+            per_source[chunk.source] = per_source.get(chunk.source, 0) + 1
             fused_score = sum(1.0 / (RRF_K + pos[cid] + 1) for pos in positions if cid in pos)
             relevance = 0.5 * min(fused_score / best, 1.0) + 0.5 * min(max(cos, 0.0), 1.0)
-            chunk = chunks[cid]
             meta = {k: v for k, v in chunk.metadata.items() if k in (
                 "source", "title", "topic", "domain", "timestamp", "chunk_id", "page", "section", "document_id",
                 "effective_date", "expires", "version")}
@@ -113,5 +120,4 @@ class HybridRetriever:
             out.append(RetrievedChunk(chunk.content, meta))
             if len(out) == k:
                 break
-        self.last_latency_ms = (time.perf_counter() - started) * 1000
         return out

@@ -14,6 +14,7 @@ from knowledge_base.evaluation import evaluate, load_questions
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.ingest import ingest_paths
 from knowledge_base.service import get_index, get_retriever
+from knowledge_base.splitter import Chunk
 from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
 from tests.conftest import ASSESS
@@ -98,13 +99,13 @@ def test_documents_can_be_listed_and_removed_and_other_readers_reload(writable_w
     doc.write_text(f"# Note\n\n{MARKER} temporary note about NAT pools.\n")
     ingest_paths([doc])
     other = KnowledgeIndex(get_index().directory, get_index().dimension)  # as another process would open it
-    _, chunks, _ = other.snapshot()
-    assert any(c.source == "temp-note.md" for c in chunks.values())
+    corpus = other.snapshot()
+    assert any(c.source == "temp-note.md" for c in (corpus.rows(sorted(corpus.ids())) or {}).values())
     assert "temp-note.md" in {d["source"] for d in get_index().sources()}
     assert get_index().remove_source("temp-note.md") == 1
     assert all(h.metadata["source"] != "temp-note.md" for h in get_retriever().search(f"{MARKER} NAT pools"))
-    _, chunks, _ = other.snapshot()
-    assert not any(c.source == "temp-note.md" for c in chunks.values())
+    corpus = other.snapshot()
+    assert not any(c.source == "temp-note.md" for c in (corpus.rows(sorted(corpus.ids())) or {}).values())
 
 
 def test_a_document_added_on_one_replica_is_found_on_another(database_backend: str, tmp_path: Path) -> None:
@@ -212,10 +213,9 @@ def _consistent(index: KnowledgeIndex) -> set[int]:
         ids = {r[0] for r in con.execute("SELECT id FROM chunks")}
         hashes = con.execute("SELECT COUNT(*) - COUNT(DISTINCT source || content_hash) FROM chunks").fetchone()[0]
     fresh = KnowledgeIndex(index.directory, index.dimension)  # as the next process opens it
-    faiss_index, chunks, _ = fresh.snapshot()
-    stored = {int(faiss_index.id_map.at(i)) for i in range(faiss_index.ntotal)}
-    terms = [int(i) for keywords in fresh._keywords for i in keywords.ids[keywords.alive]]
-    assert ids == set(terms) == set(chunks) == stored and len(terms) == len(ids) and hashes == 0
+    corpus = fresh.snapshot()
+    terms = [int(i) for keywords in corpus.keywords for i in keywords.ids[keywords.alive]]
+    assert ids == set(terms) == corpus.ids() and len(terms) == len(ids) == corpus.size and hashes == 0
     return ids
 
 
@@ -246,7 +246,7 @@ def test_keyword_index_and_faiss_follow_every_change_without_a_rebuild(tmp_path:
     monkeypatch.setattr(KnowledgeIndex, "_save", counting_save)
     assert [f.status for f in ingest_paths([docs]).files] == ["added"] * 6
     assert (builds, saves) == (0, 1)  # six files: incremental in memory, one file write
-    assert index.keyword_search(["router-4"], 5)[0][0] in index.snapshot()[1]
+    assert index.keyword_search(["router-4"], 5)[0][0] in index.snapshot().ids()
     assert get_retriever().search(f"{MARKER} router-4", k=1, mode="bm25")[0].metadata["source"] == "note-4.md"
     assert index.remove_source("note-4.md") == 1 and builds == 0 and saves == 2
     assert index.keyword_search(["router-4"], 5) == []
@@ -308,3 +308,48 @@ def test_one_ingest_call_embeds_files_together_and_still_skips_what_an_earlier_f
     assert [(f.name, f.status, f.chunks_added, f.duplicates) for f in report.files] == [
         ("a-first.md", "added", 1, 0), ("b-second.md", "duplicate", 0, 1), ("c-third.md", "added", 1, 0)]
     _consistent(get_index())
+
+
+def _chunks(names: list[str]) -> list[Chunk]:
+    return [Chunk(chunk_id=f"{name}#0", content=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.",
+                  embed_text=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.", content_hash=f"hash-{name}",
+                  metadata={"source": f"{name}.md", "title": name, "topic": "", "domain": "security"})
+            for name in names]
+
+
+def test_opening_the_index_reads_no_chunk_text_and_a_search_reads_only_what_it_ranks(tmp_path: Path) -> None:
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.retrieval import CANDIDATES, HybridRetriever
+
+    embedder = get_embedder()
+    names = [f"router-{i}" for i in range(300)]
+    writer = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
+    writer.add(_chunks(names), embedder.embed([c.embed_text for c in _chunks(names)]))
+    reader = KnowledgeIndex(tmp_path / "kb", embedder.dimension)  # as the next process opens it: from the files
+    corpus = reader.snapshot()
+    assert corpus.size == 300 and corpus.known == {}
+    hits = HybridRetriever(reader, embedder).search(f"{MARKER} router-217 OSPF keys", k=3, mode="bm25")
+    assert hits[0].metadata["source"] == "router-217.md"
+    assert hits[0].content == f"{MARKER} router-217 keeps OSPF MD5 keys in the vault."
+    assert 0 < len(corpus.known) <= 2 * CANDIDATES  # the ranked candidates' rows, not the corpus
+    assert HybridRetriever(reader, embedder).search(f"{MARKER} router-5 OSPF", k=2, mode="bm25", domain="security")[0] \
+        .metadata["source"] == "router-5.md"
+    assert HybridRetriever(reader, embedder).search(f"{MARKER} router-5 OSPF", k=2, domain="compliance") == []
+
+
+def test_a_search_whose_corpus_changed_underneath_searches_the_new_version(tmp_path: Path) -> None:
+    """Rows are read with the corpus version in the same statement: rows of a newer version are never taken for
+    the version a search ranked with; the search runs again on the new one."""
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.retrieval import HybridRetriever
+
+    embedder = get_embedder()
+    mine = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
+    mine.add(_chunks(["edge-1"]), embedder.embed([c.embed_text for c in _chunks(["edge-1"])]))
+    stale = mine.snapshot()
+    other = KnowledgeIndex(tmp_path / "kb", embedder.dimension)  # another process writes in between
+    assert other.remove_source("edge-1.md") == 1
+    other.add(_chunks(["edge-2"]), embedder.embed([c.embed_text for c in _chunks(["edge-2"])]))
+    assert stale.rows(sorted(stale.ids())) is None
+    hits = HybridRetriever(mine, embedder).search(f"{MARKER} edge OSPF keys", k=3)
+    assert [h.metadata["source"] for h in hits] == ["edge-2.md"]
