@@ -49,8 +49,14 @@ class SentenceTransformerEmbedder:
         self.dimension = int(dim or self._model.get_sentence_embedding_dimension() or 384)
         self._lock = threading.Lock()
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._direct = self._forward_agrees()
+
+    def _forward_agrees(self) -> bool:
         probe = "Which SNMP community strings are allowed on the core routers?"
-        self._direct = bool(np.allclose(self._forward(probe), self._encode([probe]), atol=1e-5))
+        try:
+            return bool(np.allclose(self._forward(probe), self._encode([probe]), atol=1e-5))
+        except Exception:  # a model whose modules cannot be called this way: encode() it is
+            return False
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self._model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False,

@@ -353,3 +353,18 @@ def test_a_search_whose_corpus_changed_underneath_searches_the_new_version(tmp_p
     assert stale.rows(sorted(stale.ids())) is None
     hits = HybridRetriever(mine, embedder).search(f"{MARKER} edge OSPF keys", k=3)
     assert [h.metadata["source"] for h in hits] == ["edge-2.md"]
+
+
+def test_a_corpus_that_keeps_changing_is_said_not_answered_as_nothing_found(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from knowledge_base.embeddings import get_embedder
+    from knowledge_base.index import Corpus
+    from knowledge_base.retrieval import HybridRetriever
+    from orchestration.database import DatabaseUnavailable
+
+    embedder = get_embedder()
+    index = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
+    index.add(_chunks(["core-1"]), embedder.embed([c.embed_text for c in _chunks(["core-1"])]))
+    monkeypatch.setattr(Corpus, "rows", lambda self, ids: None)  # every read finds a newer version
+    with pytest.raises(DatabaseUnavailable, match="changed during each of 5 searches"):
+        HybridRetriever(index, embedder).search(f"{MARKER} core OSPF keys")
