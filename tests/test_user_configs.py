@@ -6,6 +6,8 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
@@ -99,6 +101,24 @@ def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehou
     con.close()
     again = assess_files(_lab_configs(4))  # the same hostnames in another batch: another collection
     assert again.collection != report.collection and again.assessed == 4
+
+
+def test_a_new_collection_name_already_taken_is_refused_not_merged(writable_warehouse: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two uploads that draw the same new collection name (a 32-bit suffix makes it rare, not impossible): the
+    second is refused with a reason, and the first collection keeps only its own devices."""
+    from orchestration.warehouse import user_configs
+    from orchestration.warehouse.store import WarehouseUnavailable
+
+    monkeypatch.setattr(user_configs, "collection_name", lambda files, now: "upload-lab-20261122-100000-0000")
+    first = assess_files(_lab_configs(2), owner="alice")
+    with pytest.raises(WarehouseUnavailable, match="took the collection name upload-lab-20261122-100000-0000"):
+        assess_files(_lab_configs(3), owner="bob")
+    close_warehouses()
+    con = connect_reader(current_file(writable_warehouse))
+    assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [first.collection]).fetchone() == (2,)
+    assert con.execute("SELECT COUNT(*) FROM assessments WHERE collection = ?", [first.collection]).fetchone() == (1,)
+    con.close()
 
 
 def test_concurrent_uploads_get_distinct_ids_and_all_land(writable_warehouse: Path) -> None:

@@ -82,11 +82,15 @@ def check_config_text(name: str, data: bytes) -> tuple[str | None, str]:
     return text, ""
 
 
+class CollectionTaken(RuntimeError):
+    """A new upload's collection name is already in the warehouse."""
+
+
 def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
-    """A new upload's collection: named after its first file and the time, with a random suffix so that two
-    uploads in the same second never share one."""
+    """A new upload's collection: named after its first file and the time, with a random suffix (32 bits) so that
+    two uploads in the same second do not pick the same one; ``_write`` refuses a name that is taken all the same."""
     stem = re.sub(r"[^a-z0-9]+", "-", Path(files[0][0]).stem.lower()).strip("-")[:24] if files else ""
-    return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
+    return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
 def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
@@ -104,6 +108,7 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     if not path.exists():
         raise WarehouseUnavailable(f"no assessment warehouse at {path}; run 'assess demo build' first")
     now = now or datetime.now().replace(microsecond=0)
+    new_collection = collection is None
     collection = collection or collection_name(files, now)
     if collection == FLEET:
         raise ValueError("uploads cannot be added to the fleet collection; name another collection")
@@ -159,17 +164,25 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     if not assets:
         report.assessment_id = None
         return report
-    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(rules))
+    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(rules), new_collection)
     return report
 
 
 def _write(path: Path, assessment_id: str, collection: str, owner: str | None, now: datetime, label: str | None,
-           site: str, assets: list[tuple[str, str, str, str, str]], rows: Rows, rule_count: int) -> None:
+           site: str, assets: list[tuple[str, str, str, str, str]], rows: Rows, rule_count: int,
+           new_collection: bool) -> None:
     """One transaction into a new published version of the warehouse (``versions.py``): turns that are reading
-    it meanwhile are not disturbed, and the CLI and a running server can both upload."""
+    it meanwhile are not disturbed, and the CLI and a running server can both upload. A new collection whose
+    name another upload took meanwhile is refused (checked under the writers' lock): its devices would otherwise
+    join that upload's collection, which may be another user's."""
     try:
         with new_version(path) as con:
             con.execute("BEGIN TRANSACTION")
+            if new_collection and con.execute("SELECT 1 FROM assessments WHERE collection = ? UNION ALL "
+                                              "SELECT 1 FROM assets WHERE collection = ? LIMIT 1",
+                                              [collection, collection]).fetchone():
+                raise CollectionTaken(f"another upload took the collection name {collection} at the same moment; "
+                                      "nothing was written — upload the files again")
             con.execute("INSERT INTO assessments VALUES (?, 'configuration_best_practice', ?, ?, ?, ?, ?, ?, ?)",
                         [assessment_id, now, label or f"Uploaded configs {now:%Y-%m-%d %H:%M}",
                          f"uploaded configurations ({len(assets)} devices)", len(assets), rule_count, collection,
@@ -192,7 +205,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                 con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
             run_summary.write(con, assessment_id)
             con.execute("COMMIT")
-    except WarehouseBusy as exc:
+    except (WarehouseBusy, CollectionTaken) as exc:
         raise WarehouseUnavailable(str(exc)) from None
     except (duckdb.Error, OSError) as exc:
         raise WarehouseUnavailable(f"the upload could not be written to the assessment warehouse "
