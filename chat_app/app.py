@@ -213,11 +213,12 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
 
 
 async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> None:
-    from knowledge_base.ingest import ingest_file
+    from knowledge_base.ingest import ingest_paths
     from orchestration.warehouse.user_configs import assess_files
 
     lines: list[str] = []
     configs: list[tuple[str, bytes]] = []
+    documents: dict[Path, str] = {}
     async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
         step.input = ", ".join(e.name for e in elements)
         for i, element in enumerate(elements, start=1):
@@ -230,11 +231,21 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
                 configs.append((upload.name, upload.path.read_bytes()))
                 upload.path.unlink(missing_ok=True)  # the raw file holds the device's secrets; only masked text is kept
             else:
-                try:
-                    result = await cl.make_async(ingest_file)(upload.path, upload.name, user_id)
-                    lines.append(f"- {'✗' if result.status == 'error' else '✓'} {result.message}")
-                except Exception as exc:  # one bad document never costs the rest of the message
-                    lines.append(f"- ✗ {upload.name}: could not be added ({type(exc).__name__})")
+                documents[upload.path] = upload.name
+        if documents:  # embedded together (one model call per 256 chunks), each file reported
+
+            async def show(name: str, i: int, n: int) -> None:
+                step.output = f"adding {i}/{n}: {name}"
+                await step.update()
+
+            def progress(name: str, i: int, n: int) -> None:  # called from the worker thread
+                cl.run_sync(show(name, i, n))
+
+            try:
+                added = await cl.make_async(ingest_paths)(list(documents), progress, documents, user_id)
+                lines += [f"- {'✗' if f.status == 'error' else '✓'} {f.message}" for f in added.files]
+            except Exception as exc:  # the index itself failed: every document of the message says so
+                lines += [f"- ✗ {name}: could not be added ({type(exc).__name__})" for name in documents.values()]
         if configs:
             try:
                 report = await cl.make_async(assess_files)(configs, owner=user_id)

@@ -158,17 +158,18 @@ def _embed(chunks: list[Chunk]) -> np.ndarray:
 
 def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
     """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
-    plan = _plan(path, owned_name(display_name or path.name, owner), owner, get_index().known_hashes())
-    return _apply(plan, _embed(plan.fresh))  # a plan with an outcome has nothing fresh to embed
+    return ingest_paths([path], names={path: display_name or path.name}, owner=owner).files[0]
 
 
 def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
-                 names: dict[Path, str] | None = None) -> IngestReport:
+                 names: dict[Path, str] | None = None, owner: str | None = None) -> IngestReport:
+    """Add files and folders, their new chunks embedded together. ``names``: the file names to store them under
+    (a chat upload's original name); ``owner``: the user who uploaded them (as in ``ingest_file``)."""
     files = expand(paths)
     report = IngestReport()
     started = time.perf_counter()
-    with get_index().batch():  # the FAISS file is written once, after the last file
-        _ingest_each(files, report, progress, names)
+    with get_index().batch():  # the FAISS and keyword files are written once, after the last file
+        _ingest_each(files, report, progress, names, owner)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -177,7 +178,7 @@ EMBED_BATCH = 256  # chunks embedded together across files: the model's batches 
 
 
 def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | None,
-                 names: dict[Path, str] | None) -> None:
+                 names: dict[Path, str] | None, owner: str | None) -> None:
     """Plan each file against the chunks known so far (including the group's planned ones), embed a group's new
     chunks in one call, then write each file of the group in order; one bad file never stops the rest."""
     hashes = get_index().known_hashes()
@@ -205,7 +206,7 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
         group.clear()
 
     for i, path in enumerate(files, start=1):
-        name = (names or {}).get(path, path.name)
+        name = owned_name((names or {}).get(path, path.name), owner)
         if progress:
             progress(name, i, len(files))
         if any(p.name == name for p in group):  # its version number depends on the earlier file being written
@@ -214,7 +215,7 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
             group.append(_Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: no such file")))
             continue
         try:
-            plan = _plan(path, name, None, hashes)
+            plan = _plan(path, name, owner, hashes)
         except Exception as exc:
             log.exception("ingesting %s failed", name)
             plan = _Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: could not be ingested "

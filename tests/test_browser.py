@@ -115,12 +115,14 @@ def test_upload_a_document_then_ask_about_it(app: tuple[str, Path], browser: Any
     doc = tmp_path / "quokka-wan-standard.md"
     doc.write_text("---\ntopic: approved_configurations\ndomain: configuration_best_practice\n---\n"
                    "# Quokka WAN Standard\n\nAll Quokka WAN links use BFD with 300 ms timers and a multiplier of 3.\n")
+    other = tmp_path / "quokka-lan-notes.md"  # two documents in one message: embedded together, each reported
+    other.write_text("# Quokka LAN notes\n\nAccess switches in the Quokka LAN send syslog to 10.9.9.9.\n")
     page = open_chat(browser, app[0])
-    page.set_input_files("#upload-button-input", str(doc))
+    page.set_input_files("#upload-button-input", [str(doc), str(other)])
     page.wait_for_timeout(2000)
     results = send(page, "What is our Quokka WAN standard for BFD timers?")
     text = " ".join(m.inner_text() for m in page.locator("[data-step-type='assistant_message']").all())
-    assert "quokka-wan-standard.md: added" in text
+    assert "quokka-wan-standard.md: added" in text and "quokka-lan-notes.md: added" in text
     assert "300 ms" in results.inner_text() and "quokka-wan-standard.md" in results.inner_text().lower()
     shot(page, "upload-and-ask")
     page.close()

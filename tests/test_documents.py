@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from chat_app.documents import is_command, run_command
 from knowledge_base.ingest import ingest_file
 
@@ -73,3 +75,29 @@ def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_ware
     assert result.status == "error" and "already in standard-snmpv3.md; the previous version was kept" in result.message
     assert [h["version"] for h in get_index().versions("lab-ntp.md")] == [1, 2]
     assert next(d for d in get_index().sources() if d["source"] == "lab-ntp.md")["version"] == "2"
+
+
+def test_documents_uploaded_together_are_embedded_together_under_their_names_for_their_uploader_only(
+        writable_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat message with several documents: one model call for their chunks, each stored as ``<user>/<name>``
+    under the name it was uploaded with (not the scratch file's), each reported, retrieved only by its uploader."""
+    from knowledge_base import ingest
+    from knowledge_base.service import get_retriever
+
+    scratch = []
+    for i, topic in enumerate(["Quokka NTP peers use key 7", "Quokka syslog goes to 10.9.9.9"]):
+        path = tmp_path / f"upload-{i:04d}.md"  # the chat keeps uploads under scratch names
+        path.write_text(f"# Note {i}\n\n{topic} in the lab.\n")
+        scratch.append(path)
+    calls: list[int] = []
+    embed = ingest._embed
+    monkeypatch.setattr(ingest, "_embed", lambda chunks: calls.append(len(chunks)) or embed(chunks))
+    seen: list[str] = []
+    report = ingest.ingest_paths(scratch, lambda name, i, n: seen.append(f"{i}/{n} {name}"),
+                                 {scratch[0]: "ntp.md", scratch[1]: "syslog.md"}, "alice")
+    assert [f.message for f in report.files] == ["alice/ntp.md: added 1 chunks", "alice/syslog.md: added 1 chunks"]
+    assert calls == [2] and seen == ["1/2 alice/ntp.md", "2/2 alice/syslog.md"]
+    hits = get_retriever().search("Quokka syslog server", viewer="alice")
+    assert hits[0].metadata["source"] == "alice/syslog.md"
+    assert all(not h.metadata["source"].startswith("alice/") for h in get_retriever().search("Quokka syslog server",
+                                                                                              viewer="bob"))
