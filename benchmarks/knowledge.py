@@ -7,7 +7,8 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,23 +58,54 @@ def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], 
     return rows
 
 
-def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]:
-    """Ingest the seed corpus into a throw-away index and time it and the labelled queries."""
+@contextmanager
+def _scratch_knowledge_base() -> Iterator[None]:
+    """A throw-away data directory, with the model loaded and warm: ingestion is timed on embedding, not start-up."""
     from knowledge_base import service
-    from knowledge_base.evaluation import evaluate, load_questions
-    from knowledge_base.ingest import ingest_paths
+    from knowledge_base.embeddings import get_embedder
     from orchestration.config import using_data_dir
 
     with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))):
         service.reset()
         try:
-            service.get_retriever()  # load the model first: throughput is measured on embedding, not on start-up
-            service.get_retriever().embedder.embed(["warm up", "the first encode initialises torch's thread pool"])
-            result = ingest_paths([service.SEED_CORPUS])
-            quality = evaluate(service.get_retriever(), load_questions())
+            get_embedder().embed(["warm up", "the first encode initialises torch's thread pool"])
+            yield
         finally:
             service.reset()
-    raw = raw_encode_rate()
+
+
+def _chunk_texts(folder: Path) -> list[str]:
+    """The texts ingestion embeds for the files under ``folder``."""
+    from knowledge_base.ingest import expand
+    from knowledge_base.loaders import load_file
+    from knowledge_base.splitter import split_documents
+
+    return [c.embed_text for f in expand([folder]) for c in split_documents(load_file(f, f.name))]
+
+
+def _encode_rate(texts: list[str]) -> float:
+    """Chunks per second of the model's ``encode`` alone on ``texts``, as ingestion calls it (the embedder's
+    ``_encode``, without its question cache): the ceiling ingestion is compared with."""
+    from knowledge_base.embeddings import get_embedder
+
+    encode = getattr(get_embedder(), "_encode", None)
+    if encode is None or not texts:
+        return float("nan")
+    started = time.perf_counter()
+    encode(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
+def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]:
+    """Ingest the seed corpus into a throw-away index and time it and the labelled queries."""
+    from knowledge_base import service
+    from knowledge_base.evaluation import evaluate, load_questions
+    from knowledge_base.ingest import ingest_paths
+
+    with _scratch_knowledge_base():
+        result = ingest_paths([service.SEED_CORPUS])
+        quality = evaluate(service.get_retriever(), load_questions())
+    raw = _encode_rate(_chunk_texts(service.SEED_CORPUS))
     report(f"\nseed corpus: {result.chunks_added} chunks from {len(result.files)} files in {result.seconds:.2f} s "
            f"({result.chunks_per_second:.1f} chunks/s); the model alone encodes the same chunks at {raw:.1f} chunks/s "
            f"in this run: ingestion runs at {result.chunks_per_second / raw:.2f}x the model's speed")
@@ -83,35 +115,14 @@ def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]
     return {"chunks_per_second": round(result.chunks_per_second, 1), "raw_encode_chunks_per_second": round(raw, 1)}
 
 
-def raw_encode_rate() -> float:
-    """Chunks per second of ``SentenceTransformer.encode`` alone on the seed corpus's chunk texts (the texts
-    ingestion embeds), batch size 64 as ingestion uses: the ceiling ingestion is compared with."""
-    from knowledge_base import service
-    from knowledge_base.embeddings import get_embedder
-    from knowledge_base.ingest import expand
-    from knowledge_base.loaders import load_file
-    from knowledge_base.splitter import split_documents
-
-    texts = [c.embed_text for f in expand([service.SEED_CORPUS]) for c in split_documents(load_file(f, f.name))]
-    model = getattr(get_embedder(), "_model", None)
-    if model is None or not texts:
-        return float("nan")
-    started = time.perf_counter()
-    model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
-    return len(texts) / (time.perf_counter() - started)
-
-
 def _synthetic_chunks(n: int, rng: np.random.Generator) -> list[Any]:
     """``n`` chunks whose words follow the seed corpus's vocabulary with a Zipf-like frequency (a few words in
     most chunks, most words in few), 60–120 words each, in 400 documents."""
     from knowledge_base import service
-    from knowledge_base.ingest import expand
-    from knowledge_base.loaders import load_file
-    from knowledge_base.splitter import Chunk, split_documents
+    from knowledge_base.splitter import Chunk
     from knowledge_base.terms import tokenize
 
-    words = sorted({t for f in expand([service.SEED_CORPUS]) for c in split_documents(load_file(f, f.name))
-                    for t in tokenize(c.embed_text)})
+    words = sorted({t for text in _chunk_texts(service.SEED_CORPUS) for t in tokenize(text)})
     weights = 1.0 / np.arange(1, len(words) + 1)
     weights /= weights.sum()
     rng.shuffle(words)
@@ -205,30 +216,17 @@ def many_files_throughput(files: int, report: Callable[[str], None] = print) -> 
     """Ingest ``files`` documents (the seed corpus's, each made distinct by a variant line in every paragraph) in
     one call, against the model alone encoding the same chunk texts in the same run."""
     from knowledge_base import service
-    from knowledge_base.embeddings import get_embedder
     from knowledge_base.ingest import expand, ingest_paths
-    from knowledge_base.loaders import load_file
-    from knowledge_base.splitter import split_documents
-    from orchestration.config import using_data_dir
 
     seeds = [f.read_text() for f in expand([service.SEED_CORPUS]) if f.suffix == ".md"]
     folder = Path(tempfile.mkdtemp(prefix="assess-kb-files-"))
     for i in range(files):
         text = seeds[i % len(seeds)].replace("\n\n", f"\n\nVariant {i} of this note, kept by site team {i % 37}.\n\n")
         (folder / f"note-{i:04d}.md").write_text(text)
-    texts = [c.embed_text for f in sorted(folder.iterdir()) for c in split_documents(load_file(f, f.name))]
-    with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))):
-        service.reset()
-        try:
-            get_embedder().embed(["warm up", "the first encode initialises torch's thread pool"])
-            result = ingest_paths([folder])
-        finally:
-            service.reset()
-    model = getattr(get_embedder(), "_model", None)
-    started = time.perf_counter()
-    if model is not None:
-        model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
-    raw = len(texts) / (time.perf_counter() - started)
+    texts = _chunk_texts(folder)
+    with _scratch_knowledge_base():
+        result = ingest_paths([folder])
+    raw = _encode_rate(texts)
     report(f"\n{files} files: {result.chunks_added} chunks in {result.seconds:.1f} s ({result.chunks_per_second:.1f} "
            f"chunks/s); the model alone encodes the same {len(texts)} chunk texts at {raw:.1f} chunks/s in this run: "
            f"{result.chunks_per_second / raw:.2f}x")

@@ -120,12 +120,13 @@ def _scaled(rows: list[tuple[int, float]]) -> list[tuple[int, float]]:
 Keywords = tuple[KeywordIndex, KeywordIndex]  # shared documents, users' uploads
 
 
-def _keywords(base: Keywords, added: Sequence[StoredChunk] = (), removed: Sequence[int] = ()) -> Keywords:
-    """The keyword indexes after a change. Shared documents and users' uploads are apart: BM25's statistics are per
-    index, so one user's upload never changes how anyone else's question ranks the shared documents."""
+def _keywords(base: Keywords, added: Sequence[tuple[int, str, str | None]] = (),
+              removed: Sequence[int] = ()) -> Keywords:
+    """The keyword indexes after a change (``added``: chunk id, text, uploader). Shared documents and users' uploads
+    are apart: BM25's statistics are per index, so one user's upload never changes how anyone else's question ranks
+    the shared documents."""
     shared, uploads = (k.removed(removed) if removed else k for k in base)
-    return (shared.added([(c.row_id, c.embed_text, None) for c in added if not c.uploaded_by]),
-            uploads.added([(c.row_id, c.embed_text, c.uploaded_by) for c in added if c.uploaded_by]))
+    return (shared.added([c for c in added if not c[2]]), uploads.added([c for c in added if c[2]]))
 
 
 @dataclass(frozen=True)
@@ -207,8 +208,8 @@ class KnowledgeIndex:
 
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Several additions and removals with one write of the FAISS file at the end (each is committed to the
-        database as it happens: a batch cut short leaves a stale file, which the next reader rebuilds)."""
+        """Several additions and removals with one write of the FAISS and keyword files at the end (each is committed
+        to the database as it happens: a batch cut short leaves stale files, which the next reader rebuilds)."""
         self._batches += 1
         try:
             yield
@@ -289,7 +290,7 @@ class KnowledgeIndex:
         return out
 
     def _stamp(self, version: int) -> str:
-        """What the FAISS file was built from: the database (without its password) and the corpus version."""
+        """What the cached files were built from: the database (without its password) and the corpus version."""
         return f"{self.db.where} {version}"
 
     @staticmethod
@@ -318,8 +319,9 @@ class KnowledgeIndex:
                 gone = set(removed)
                 known = {i: c for i, c in corpus.known.items() if i not in gone}
                 known.update({c.row_id: c for c, _ in added})
-                self._corpus = Corpus(before + 1, corpus.faiss, _keywords(corpus.keywords, [c for c, _ in added],
-                                                                          removed), self.db, known)
+                keywords = _keywords(corpus.keywords, [(c.row_id, c.embed_text, c.uploaded_by) for c, _ in added],
+                                     removed)
+                self._corpus = Corpus(before + 1, corpus.faiss, keywords, self.db, known)
         if not fits:
             version = self.version()
             index, keywords = self._build()
@@ -354,12 +356,8 @@ class KnowledgeIndex:
             rows = con.execute("SELECT id, source, embed_text, metadata, vector FROM chunks").fetchall()
         vectors = np.frombuffer(b"".join(bytes(r[4]) for r in rows), dtype=np.float32).reshape(len(rows), self.dimension) \
             if rows else np.zeros((0, self.dimension), dtype=np.float32)
-        shared: list[tuple[int, str, str | None]] = []
-        uploads: list[tuple[int, str, str | None]] = []
-        for row_id, source, embed_text, metadata in (r[:4] for r in rows):
-            owner = uploader(source, json.loads(metadata))
-            (uploads if owner else shared).append((row_id, embed_text, owner))
-        keywords = (KeywordIndex().added(shared), KeywordIndex().added(uploads))
+        keywords = _keywords((KeywordIndex(), KeywordIndex()),
+                             [(r[0], r[2], uploader(r[1], json.loads(r[3]))) for r in rows])
         return build_faiss(vectors, np.array([r[0] for r in rows], dtype=np.int64), self.dimension), keywords
 
     def snapshot(self) -> Corpus:

@@ -58,7 +58,6 @@ def _serve(conn: Connection, threads: int) -> None:
     model's and FAISS's share of the cores (one per worker when there is a worker per core: two workers each
     encoding on two threads of a 2-core machine slow each other down)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # why: knowledge_base/__init__.py
     import faiss
     import torch
 

@@ -310,11 +310,15 @@ def test_one_ingest_call_embeds_files_together_and_still_skips_what_an_earlier_f
     _consistent(get_index())
 
 
-def _chunks(names: list[str]) -> list[Chunk]:
-    return [Chunk(chunk_id=f"{name}#0", content=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.",
-                  embed_text=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.", content_hash=f"hash-{name}",
-                  metadata={"source": f"{name}.md", "title": name, "topic": "", "domain": "security"})
-            for name in names]
+def _add_notes(index: KnowledgeIndex, names: list[str]) -> None:
+    """One chunk per name, embedded by the real model, added to ``index``."""
+    from knowledge_base.embeddings import get_embedder
+
+    chunks = [Chunk(chunk_id=f"{name}#0", content=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.",
+                    embed_text=f"{MARKER} {name} keeps OSPF MD5 keys in the vault.", content_hash=f"hash-{name}",
+                    metadata={"source": f"{name}.md", "title": name, "topic": "", "domain": "security"})
+              for name in names]
+    index.add(chunks, get_embedder().embed([c.embed_text for c in chunks]))
 
 
 def test_opening_the_index_reads_no_chunk_text_and_a_search_reads_only_what_it_ranks(tmp_path: Path) -> None:
@@ -324,7 +328,7 @@ def test_opening_the_index_reads_no_chunk_text_and_a_search_reads_only_what_it_r
     embedder = get_embedder()
     names = [f"router-{i}" for i in range(300)]
     writer = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
-    writer.add(_chunks(names), embedder.embed([c.embed_text for c in _chunks(names)]))
+    _add_notes(writer, names)
     reader = KnowledgeIndex(tmp_path / "kb", embedder.dimension)  # as the next process opens it: from the files
     corpus = reader.snapshot()
     assert corpus.size == 300 and corpus.known == {}
@@ -345,11 +349,11 @@ def test_a_search_whose_corpus_changed_underneath_searches_the_new_version(tmp_p
 
     embedder = get_embedder()
     mine = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
-    mine.add(_chunks(["edge-1"]), embedder.embed([c.embed_text for c in _chunks(["edge-1"])]))
+    _add_notes(mine, ["edge-1"])
     stale = mine.snapshot()
     other = KnowledgeIndex(tmp_path / "kb", embedder.dimension)  # another process writes in between
     assert other.remove_source("edge-1.md") == 1
-    other.add(_chunks(["edge-2"]), embedder.embed([c.embed_text for c in _chunks(["edge-2"])]))
+    _add_notes(other, ["edge-2"])
     assert stale.rows(sorted(stale.ids())) is None
     hits = HybridRetriever(mine, embedder).search(f"{MARKER} edge OSPF keys", k=3)
     assert [h.metadata["source"] for h in hits] == ["edge-2.md"]
@@ -364,7 +368,7 @@ def test_a_corpus_that_keeps_changing_is_said_not_answered_as_nothing_found(tmp_
 
     embedder = get_embedder()
     index = KnowledgeIndex(tmp_path / "kb", embedder.dimension)
-    index.add(_chunks(["core-1"]), embedder.embed([c.embed_text for c in _chunks(["core-1"])]))
+    _add_notes(index, ["core-1"])
     monkeypatch.setattr(Corpus, "rows", lambda self, ids: None)  # every read finds a newer version
     with pytest.raises(DatabaseUnavailable, match="changed during each of 5 searches"):
         HybridRetriever(index, embedder).search(f"{MARKER} core OSPF keys")
