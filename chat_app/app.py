@@ -6,6 +6,7 @@ chips, Plotly charts and export actions. All logic lives in ``orchestration`` an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import threading
@@ -14,22 +15,26 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import chainlit as cl
+from chainlit.config import config as chainlit_config
 from chainlit.server import app as chainlit_app
 from chainlit.types import ThreadDict
 
 from chat_app.auth import LOCAL_USER, check_password
 from chat_app.charts import figure
 from chat_app.documents import is_command, run_command
-from chat_app.files_dir import accept_empty_uploads, use_instance_files_directory
+from chat_app.files_dir import install_upload_guards, take_raw_upload, use_instance_files_directory
+from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
+from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
+from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
 from orchestration.memory.store import MemoryStore
-from orchestration.nlu.meta_intent import is_file_handoff
+from orchestration.nlu.meta_intent import is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 from orchestration.turn_pool import TurnPool, warm_up
@@ -51,7 +56,11 @@ add_route(chainlit_app, ELEMENTS)
 install_guards(chainlit_app)
 install_offline_page()
 FILES = use_instance_files_directory()  # uploads under the data directory, per instance
-accept_empty_uploads()
+install_upload_guards()
+REVOKED = RevokedTokens(MemoryStore)
+install_revocation(REVOKED)
+THROTTLE = LoginThrottle()
+LIMITS = MessageLimits()
 
 
 @cl.data_layer
@@ -62,11 +71,32 @@ def data_layer():  # type: ignore[no-untyped-def]
 if SETTINGS.auth_enabled:
     @cl.password_auth_callback
     async def login(username: str, password: str) -> cl.User | None:
-        return cl.User(identifier=username, metadata={"provider": "password"}) if check_password(username, password) else None
+        # throttled per name and address (HTTP 429 with the wait); the check and the count happen without an await
+        ok = THROTTLE.check(username, CLIENT_ADDRESS.get(), lambda: check_password(username, password))
+        return cl.User(identifier=username, metadata={"provider": "password"}) if ok else None
+
+    # Chainlit's decorator wraps the callback so that any exception becomes "wrong password" (HTTP 401); the login
+    # route calls it with (username, password), so the callback goes in unwrapped and its HTTP 429 reaches the user.
+    chainlit_config.code.password_auth_callback = login
 else:
     @cl.header_auth_callback
     async def local_user(headers: Any) -> cl.User | None:
         return cl.User(identifier=LOCAL_USER, metadata={"provider": "local"})
+
+
+@cl.on_logout
+async def logout(request: Any, response: Any) -> dict[str, bool]:
+    """Sign-out ends the session everywhere: the token is revoked (cookie, bearer, websocket) and its sockets close."""
+    token = request_token(request)
+    if token:
+        user = None
+        with contextlib.suppress(Exception):
+            import jwt
+
+            user = jwt.decode(token, options={"verify_signature": False}).get("identifier")
+        await cl.make_async(REVOKED.revoke)(token, user, expiry_of(token))
+        await close_sockets_of(token)
+    return {"success": True}
 
 
 def _user_id() -> str:
@@ -228,8 +258,9 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
             if upload.kind == "rejected":
                 lines.append(f"- ✗ {upload.reason}")
             elif upload.kind == "config":
-                configs.append((upload.name, upload.path.read_bytes()))
-                upload.path.unlink(missing_ok=True)  # the raw file holds the device's secrets; only masked text is kept
+                # the file on disk is masked (it is the attachment the thread keeps); the raw text the rules judge
+                # comes from the session's memory
+                configs.append((upload.name, take_raw_upload(cl.context.session, upload.path)))
             else:
                 documents[upload.path] = upload.name
         if documents:  # embedded together (one model call per 256 chunks), each file reported
@@ -270,6 +301,16 @@ EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown))?\s*$", re.I)
 async def on_message(message: cl.Message) -> None:
     user_id = _user_id()
     thread_id = cl.context.session.thread_id
+    # an over-long message is answered here: it is neither run nor stored (a flood of them must not fill the memory)
+    refused = LIMITS.refusal(cl.context.session.id, user_id) or overlong(message.content, SETTINGS.max_prompt_chars)
+    if refused:
+        await cl.Message(content=refused).send()
+        return
+    with LIMITS.answering(cl.context.session.id):
+        await _answer(message, user_id, thread_id)
+
+
+async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
     if files:
         await handle_uploads(files, user_id, thread_id)

@@ -8,6 +8,7 @@ import re
 
 from knowledge_base.ingest import owned_name
 from knowledge_base.service import get_index
+from orchestration.vocabulary.text import visible
 
 COMMAND = re.compile(r"^\s*/(docs|documents|remove)\b\s*(.*)$", re.I | re.S)
 
@@ -26,11 +27,12 @@ def run_command(text: str, user_id: str) -> str:
 
 
 def listing(user_id: str) -> str:
-    visible = [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
-    if not visible:
+    usable = [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
+    if not usable:
         return "The knowledge base holds no documents you can use yet."
-    rows = [f"| {d['source']} | {d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
-            f"{str(d['added_at'])[:10]} |" for d in visible]
+    # names as they display (no control or right-to-left characters, even in documents stored before that rule)
+    rows = [f"| {visible(d['source']).replace('|', '/')} | {d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
+            f"{str(d['added_at'])[:10]} |" for d in usable]
     return ("**Knowledge documents you can use**\n\n| Document | Version | Owner | Chunks | Added |\n|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n\nRemove one of yours with `/remove NAME`.")
 

@@ -1,40 +1,83 @@
-"""Where Chainlit keeps uploaded files: under the data directory, one folder per server instance.
+"""Where Chainlit keeps uploaded files, and what of them ever touches the disk.
 
 Chainlit puts uploads in ``<app root>/.files/<session id>/`` and deletes the whole ``.files`` folder when a
 server stops — with the checkout as app root, a second instance from the same checkout (or a test server)
 deleted the uploads of the first. Chainlit reads the location from ``chainlit.config.FILES_DIRECTORY`` (per
 session, at upload time) and ``chainlit.server.FILES_DIRECTORY`` (at shutdown), so both are pointed at
 ``<data dir>/chainlit_files/<instance>``: each instance cleans up exactly its own uploads.
+
+A configuration holds device secrets, and a server can die between the upload and the message that uses it (its
+folder then outlives it). So a file that holds device secrets (``uploads.holds_device_secrets``) is written to disk
+already masked; the raw bytes stay in the upload's session, in memory, until the message takes them
+(``take_raw_upload``) or the session ends. Each instance holds a lock on its folder; at start, the folders of
+instances that no longer hold theirs (a crash, a SIGKILL) are removed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import chainlit.config
 import chainlit.server
 from chainlit.session import BaseSession
 
+from chat_app.uploads import holds_device_secrets
 from orchestration.config import get_settings
+from orchestration.engines.secrets import mask_config
+
+LOCK = ".alive"
+_held: list[BinaryIO] = []  # this instance's folder lock, held for the life of the process
 
 
 def use_instance_files_directory() -> Path:
-    folder = get_settings().data_dir / "chainlit_files" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    root = get_settings().data_dir / "chainlit_files"
+    root.mkdir(parents=True, exist_ok=True)
+    sweep_dead_instances(root)
+    folder = root / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True, exist_ok=True)
+    lock = (folder / LOCK).open("wb")
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _held.append(lock)
     chainlit.config.FILES_DIRECTORY = folder
     setattr(chainlit.server, "FILES_DIRECTORY", folder)  # noqa: B010 (read by name at shutdown)
     return folder
 
 
-def accept_empty_uploads() -> None:
-    """Chainlit's upload route answers an empty file with a server error (its ``persist_file`` needs content
-    or a path): an empty file is stored as one, so that the upload handler can say "the file is empty"."""
+def sweep_dead_instances(root: Path) -> list[Path]:
+    """Remove the upload folders whose instance is gone (nobody holds its lock); the removed folders."""
+    removed = []
+    for folder in (p for p in root.iterdir() if p.is_dir()):
+        try:
+            with (folder / LOCK).open("ab") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: its instance is gone
+        except BlockingIOError:
+            continue  # a running instance
+        except OSError:
+            pass  # no lock file: a folder from before locks, or half made
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+def take_raw_upload(session: Any, path: Path) -> bytes:
+    """The bytes a user uploaded at ``path``: from the session's memory for a file kept masked on disk (taken: a
+    second call reads the masked file), else from the file."""
+    raw = getattr(session, "raw_uploads", {}).pop(str(path), None)
+    return raw if raw is not None else path.read_bytes()
+
+
+def install_upload_guards() -> None:
+    """Chainlit's ``persist_file``, so that (1) an empty file is stored as one — Chainlit's upload route answered it
+    with a server error, and the upload handler should say "the file is empty" — and (2) a file with device secrets
+    is written masked, its raw bytes kept in the session's memory."""
     original = BaseSession.persist_file
-    if getattr(original, "accepts_empty", False):
+    if getattr(original, "guarded", False):
         return
 
     async def persist_file(self: BaseSession, name: str, mime: str, path: str | None = None,
@@ -46,7 +89,19 @@ def accept_empty_uploads() -> None:
                 return await original(self, name, mime, path=path)
             finally:
                 Path(path).unlink(missing_ok=True)
-        return await original(self, name, mime, path=path, content=content)
+        raw = content.encode() if isinstance(content, str) else content
+        if raw is None and path:
+            raw = Path(path).read_bytes()
+        if raw is None or not holds_device_secrets(name, raw):
+            return await original(self, name, mime, path=path, content=content)
+        masked = mask_config(raw.decode("utf-8", errors="replace")).encode()
+        reference = await original(self, name, mime, content=masked)
+        stored = self.files[reference["id"]]["path"]
+        if not hasattr(self, "raw_uploads"):
+            self.raw_uploads = {}  # type: ignore[attr-defined]
+        self.raw_uploads[str(stored)] = raw  # type: ignore[attr-defined]
+        return reference
 
-    persist_file.accepts_empty = True  # type: ignore[attr-defined]
+    persist_file.guarded = True  # type: ignore[attr-defined]
     BaseSession.persist_file = persist_file  # type: ignore[method-assign]
+

@@ -22,9 +22,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
-from chat_app.security import REQUEST_USER
+from chat_app.security import REFUSALS, REQUEST_USER
+from chat_app.uploads import holds_device_secrets
 from orchestration.database import open_database
-from orchestration.engines.config_parser import looks_like_config
 from orchestration.engines.secrets import mask_config
 
 SCHEMA = """
@@ -76,17 +76,29 @@ def ensure_schema(url: str) -> URL:
     return make_url(url).set(drivername="postgresql+psycopg")
 
 
-def masked_upload(path: Path) -> bytes:
+def masked_upload(path: Path, name: str | None = None) -> bytes:
     """What is kept of a file a user attached: a device configuration only with its secrets masked."""
     try:
         data = path.read_bytes()
     except OSError:
         return b"(the configuration file is not kept: it held device secrets)"
-    text = data.decode("utf-8", errors="replace")
-    return mask_config(text).encode() if looks_like_config(text) else data
+    if not holds_device_secrets(name or path.name, data):
+        return data
+    return mask_config(data.decode("utf-8", errors="replace")).encode()
 
 
 LOGIN = ContextVar("a login's data-layer statements", default=False)
+
+
+class Refused(PermissionError):
+    """An action on another user's conversation. Chainlit's feedback routes turn any error into HTTP 500, so the
+    refusal is also recorded for the request (``REFUSALS``), and the request middleware answers it as a 403."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        refusals = REFUSALS.get()
+        if refusals is not None:
+            refusals.append(detail)
 
 
 def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
@@ -137,7 +149,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             source = getattr(element, "path", None)
             if source and getattr(element, "content", None) is None:
                 stored = copy.copy(element)  # the handler still reads the upload from the element's path
-                stored.content, stored.path = masked_upload(Path(source)), None
+                stored.content, stored.path = masked_upload(Path(source), getattr(element, "name", None)), None
                 element = stored
             await super().create_element(element)
 
@@ -147,7 +159,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             thread = rows[0].get("threadId") if isinstance(rows, list) and rows else None
             user = REQUEST_USER.get()
             if thread is None or user is None or await self.get_thread_author(thread) != user:
-                raise PermissionError("feedback can only be given on your own conversations")
+                raise Refused("feedback can only be given on your own conversations")
             return str(thread)
 
         async def upsert_feedback(self, feedback: Any) -> str:

@@ -24,6 +24,16 @@ class Upload:
     reason: str = ""
 
 
+def holds_device_secrets(name: str, data: bytes) -> bool:
+    """Whether an uploaded file is kept only masked: every file with a configuration's extension (Junos and other
+    refused platforms included), and a text file that reads like a configuration. Knowledge documents are kept as
+    written (a standard that quotes a command must keep it)."""
+    suffix = Path(name).suffix.lower()
+    if suffix in (".cfg", ".conf", ".config", ".log") or not suffix:
+        return True
+    return suffix == ".txt" and looks_like_config(data[:200_000].decode("utf-8", errors="replace"))
+
+
 def classify_upload(name: str, path: Path) -> Upload:
     suffix = Path(name).suffix.lower()
     try:

@@ -1,20 +1,17 @@
 """The persisted knowledge index: chunk text, metadata and vectors in the database (plain, no pickle) — a SQLite
-file in the index folder by default, or PostgreSQL (schema ``knowledge``) shared by every replica — and a FAISS
-index built from those vectors, held in memory and cached in ``index.faiss`` in the local index folder.
+file in the index folder by default, or PostgreSQL (schema ``knowledge``) shared by every replica — and the search
+structures built from them (FAISS and BM25, one segment per owner: ``segments.py``), held in memory and cached in
+the local index folder.
 
-Keyword search (BM25) runs on ``keywords.KeywordIndex``, held, changed and cached (``keywords-*.npz``) beside the
-FAISS index. The database is the source of truth and carries the corpus version, raised by every change; the
-cached files carry the database and version they were built from and are rebuilt whenever one is missing or
-stale, so reloading is always safe — also while another process (or another replica) ingests: a search first
-reads the version, and a replica that sees a newer one reloads before it answers.
-Below ``HNSW_THRESHOLD`` chunks an exact inner-product index is used (exact, removable); above it,
-HNSW keeps queries under a millisecond (``assess bench kb`` measures both).
+The database is the source of truth and carries the corpus version, raised by every change; the cached files carry
+the database and version they were written at and are rebuilt whenever they are missing or stale, so reloading is
+always safe — also while another process (or another replica) ingests: a search first reads the version, and a
+replica that sees a newer one reloads before it answers.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,15 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 from sqlalchemy.engine import make_url
 
-from knowledge_base.keywords import KeywordIndex
+from knowledge_base.segments import SHARED, Segment, SegmentFiles, built_segment, empty_segment
 from knowledge_base.splitter import Chunk
 from orchestration.database import Connection, Database, open_database
-
-HNSW_THRESHOLD = 50_000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -81,25 +75,6 @@ def uploader(source: str, metadata: dict[str, Any]) -> str | None:
     return (metadata.get("owner") or None) if "/" in source else None
 
 
-def _kind(chunks: int) -> str:
-    return "hnsw" if chunks >= HNSW_THRESHOLD else "flat"
-
-
-def build_faiss(vectors: np.ndarray, ids: np.ndarray, dimension: int, kind: str = "auto") -> Any:
-    use_hnsw = kind == "hnsw" or (kind == "auto" and _kind(len(ids)) == "hnsw")
-    inner: Any
-    if use_hnsw:
-        inner = faiss.IndexHNSWFlat(dimension, 32, faiss.METRIC_INNER_PRODUCT)
-        inner.hnsw.efConstruction = 200
-        inner.hnsw.efSearch = 128
-    else:
-        inner = faiss.IndexFlatIP(dimension)
-    index = faiss.IndexIDMap2(inner)
-    if len(ids):
-        index.add_with_ids(vectors, ids)
-    return index
-
-
 def open_knowledge_database(url: str) -> Database:
     """The knowledge tables' database: on PostgreSQL in their own schema (created here), so that a generic name such
     as ``meta`` never meets another application's table."""
@@ -117,54 +92,43 @@ def _scaled(rows: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return [(r, score / top) for r, score in rows] if top > 0 else []
 
 
-Keywords = tuple[KeywordIndex, KeywordIndex]  # shared documents, users' uploads
-
-
-def _keywords(base: Keywords, added: Sequence[tuple[int, str, str | None]] = (),
-              removed: Sequence[int] = ()) -> Keywords:
-    """The keyword indexes after a change (``added``: chunk id, text, uploader). Shared documents and users' uploads
-    are apart: BM25's statistics are per index, so one user's upload never changes how anyone else's question ranks
-    the shared documents."""
-    shared, uploads = (k.removed(removed) if removed else k for k in base)
-    return (shared.added([c for c in added if not c[2]]), uploads.added([c for c in added if c[2]]))
-
-
 @dataclass(frozen=True)
 class Corpus:
-    """The knowledge base at one corpus version: its FAISS and keyword indexes, and the chunks' rows read when a
-    search ranks them — opening a 10,000-chunk index reads no chunk text. Rows are read with the corpus version in
-    the same statement, so a row read after another writer changed the corpus is never taken for this version's."""
+    """The knowledge base at one corpus version: its segments (shared documents and each uploader's), and the chunks'
+    rows read when a search ranks them — opening a 10,000-chunk index reads no chunk text. Rows are read with the
+    corpus version in the same statement, so a row read after another writer changed the corpus is never taken for
+    this version's."""
 
     version: int
-    faiss: Any
-    keywords: Keywords
+    segments: dict[str, Segment]
     db: Database
     known: dict[int, StoredChunk] = field(default_factory=dict)  # rows read so far (or written by this process)
 
     @property
     def size(self) -> int:
-        return int(self.faiss.ntotal)
-
-    @property
-    def has_uploads(self) -> bool:
-        return self.keywords[1].size > 0
+        return sum(s.size for s in self.segments.values())
 
     def ids(self) -> set[int]:
-        return set(faiss.vector_to_array(self.faiss.id_map).tolist())
+        return set().union(*(s.ids() for s in self.segments.values()))
 
-    def uploaded_by(self, row_id: int) -> str | None:
-        """Who uploaded a chunk (only they retrieve it); None for a shared document's."""
-        return self.keywords[1].owner(row_id)
+    def visible(self, viewer: str | None) -> list[Segment]:
+        """The segments a viewer searches: the shared documents and their own uploads."""
+        return [self.segments[k] for k in dict.fromkeys((SHARED, viewer or SHARED)) if k in self.segments]
+
+    def dense(self, vector: np.ndarray, n: int, viewer: str | None = None) -> list[tuple[int, float]]:
+        """The ``n`` chunks nearest to ``vector`` among those ``viewer`` may see, with their cosine, best first."""
+        hits = [hit for segment in self.visible(viewer) for hit in segment.dense(vector, n)]
+        return sorted(hits, key=lambda hit: -hit[1])[:n]
+
+    def vector(self, row_id: int, viewer: str | None = None) -> np.ndarray | None:
+        return next((v for s in self.visible(viewer) if (v := s.vector(row_id)) is not None), None)
 
     def keyword_search(self, terms: list[str], limit: int, viewer: str | None = None) -> list[tuple[int, float]]:
         """Chunk ids and scores (higher is better) of the best ``limit`` chunks holding any of ``terms`` among the
-        shared documents and ``viewer``'s own uploads. Each index's BM25 is scaled by its best hit (so 1.0 is the
-        best match of each): the uploads' statistics come from a few documents and are not comparable with the
+        shared documents and ``viewer``'s own uploads. Each segment's BM25 is scaled by its best hit (so 1.0 is the
+        best match of each): an uploader's statistics come from a few documents and are not comparable with the
         shared corpus's as they are."""
-        shared, uploads = self.keywords
-        rows = _scaled(shared.search(terms, limit))
-        if viewer:
-            rows += _scaled(uploads.search(terms, limit, owner=viewer))
+        rows = [hit for segment in self.visible(viewer) for hit in _scaled(segment.keywords.search(terms, limit))]
         return sorted(rows, key=lambda hit: -hit[1])[:limit]
 
     def rows(self, row_ids: Sequence[int]) -> dict[int, StoredChunk] | None:
@@ -186,11 +150,13 @@ class Corpus:
 
 class KnowledgeIndex:
     def __init__(self, directory: Path, dimension: int, url: str | None = None) -> None:
-        """The index whose local files (FAISS cache) are in ``directory``; its chunks in the database at ``url``,
+        """The index whose local files (the segments' cache) are in ``directory``; its chunks in the database at ``url``,
         by default ``chunks.sqlite`` in that folder."""
         directory.mkdir(parents=True, exist_ok=True)
         self.directory, self.dimension = directory, dimension
-        self.db_path, self.faiss_path = directory / "chunks.sqlite", directory / "index.faiss"
+        self.db_path = directory / "chunks.sqlite"
+        self.files = SegmentFiles(directory)
+        self.files.sweep()
         self.db = open_knowledge_database(url or f"sqlite:///{self.db_path}")
         self._lock = threading.Lock()
         with self.db.writing("knowledge schema") as con:
@@ -200,7 +166,9 @@ class KnowledgeIndex:
                     con.execute(f"DROP TABLE IF EXISTS {table}")
         self._corpus: Corpus | None = None  # in memory: the newest version this process has loaded or written
         self._batches = 0  # open ``batch()`` blocks: the files are written when the last one ends
-        self._unsaved = False
+        self._unsaved: set[str] = set()  # owners whose segment changed since the files were written
+        self._on_disk: set[str] = set()  # owners with segment files (a segment that disappears loses them)
+        self.bytes_written = 0  # by this process to the segment files (what an upload costs: tests and benchmarks)
 
     def keyword_search(self, terms: list[str], limit: int, viewer: str | None = None) -> list[tuple[int, float]]:
         """``Corpus.keyword_search`` at the current corpus version."""
@@ -299,66 +267,61 @@ class KnowledgeIndex:
 
     def _update(self, before: int, added: Sequence[tuple[StoredChunk, np.ndarray]] = (),
                 removed: Sequence[int] = ()) -> None:
-        """Bring the corpus in memory to the version after a change that started from ``before``: the change itself
-        is applied to the FAISS and keyword indexes when memory was at ``before`` (no other writer in between) and
-        the FAISS kind stays right; otherwise both are rebuilt from the database. The files are written now, or at
-        the end of the running batch."""
+        """Bring the corpus in memory to the version after a change that started from ``before``: when memory was at
+        ``before`` (no other writer in between) the change is applied to the segments it touches, and a segment whose
+        FAISS kind must change is rebuilt alone; otherwise every segment is rebuilt from the database. The touched
+        segments' files are written now, or at the end of the running batch."""
+        by_owner: dict[str, list[tuple[int, str, np.ndarray]]] = {}
+        for chunk, vector in added:
+            by_owner.setdefault(chunk.uploaded_by or SHARED, []).append((chunk.row_id, chunk.embed_text, vector))
         with self._lock:
             corpus = self._corpus
-            fits = corpus is not None and corpus.version == before and \
-                _kind(corpus.size + len(added) - len(removed)) == _kind(corpus.size)
-            if corpus is not None and fits and removed:
-                try:
-                    corpus.faiss.remove_ids(np.array(removed, dtype=np.int64))
-                except RuntimeError:  # HNSW cannot remove: rebuild
-                    fits = False
-            if corpus is not None and fits:
-                if added:
-                    corpus.faiss.add_with_ids(np.vstack([v for _, v in added]).astype(np.float32),
-                                              np.array([c.row_id for c, _ in added], dtype=np.int64))
+            if corpus is not None and corpus.version == before:
                 gone = set(removed)
+                touched = set(by_owner) | {o for o, seg in corpus.segments.items() if gone & seg.keywords.id_set}
+                segments = dict(corpus.segments)
+                for owner in touched:
+                    current = segments.get(owner) or empty_segment(self.dimension)
+                    changed = current.changed(by_owner.get(owner, []), removed, self.dimension)
+                    segments[owner] = changed if changed is not None else self._build(owner)[owner]
+                    if not segments[owner].size:
+                        del segments[owner]
                 known = {i: c for i, c in corpus.known.items() if i not in gone}
                 known.update({c.row_id: c for c, _ in added})
-                keywords = _keywords(corpus.keywords, [(c.row_id, c.embed_text, c.uploaded_by) for c, _ in added],
-                                     removed)
-                self._corpus = Corpus(before + 1, corpus.faiss, keywords, self.db, known)
-        if not fits:
+                self._corpus = Corpus(before + 1, segments, self.db, known)
+                self._unsaved |= touched
+            else:
+                corpus = None
+        if corpus is None:
             version = self.version()
-            index, keywords = self._build()
+            segments = self._build()
             with self._lock:
-                self._corpus = Corpus(version, index, keywords, self.db)
-        self._unsaved = True
+                self._corpus = Corpus(version, segments, self.db)
+                self._unsaved |= set(segments) | set(self._on_disk)
         if self._batches == 0:
             self._save()
 
-    def _keyword_paths(self) -> tuple[Path, Path]:
-        return self.directory / "keywords-shared.npz", self.directory / "keywords-uploads.npz"
-
     def _save(self) -> None:
-        """Write the FAISS and keyword indexes in memory to their files, each atomically; the stamp, written last,
-        names what they were built from (a crash in between leaves them stale, and the next reader rebuilds)."""
+        """Write the segments changed since the last write (each file atomically), then the manifest naming the corpus
+        version they are at (a crash in between leaves it stale, and the next reader rebuilds)."""
         with self._lock:
-            corpus = self._corpus
+            corpus, changed = self._corpus, set(self._unsaved)
             assert corpus is not None  # saved only after an update, which leaves a corpus in memory
-            tmp = self.faiss_path.with_suffix(f".tmp{os.getpid()}")
-            faiss.write_index(corpus.faiss, str(tmp))
-        os.replace(tmp, self.faiss_path)
-        for kept, path in zip(corpus.keywords, self._keyword_paths(), strict=True):
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            kept.save(tmp)
-            os.replace(tmp, path)
-        (self.directory / "index.version").write_text(self._stamp(corpus.version))
-        self._unsaved = False
+            self._unsaved = set()
+        self.bytes_written += self.files.write(corpus.segments, changed, self._stamp(corpus.version))
+        self._on_disk = set(corpus.segments)
 
-    def _build(self) -> tuple[Any, Keywords]:
-        """The FAISS and keyword indexes built from every chunk in the database."""
+    def _build(self, owner: str | None = None) -> dict[str, Segment]:
+        """The segments built from the chunks in the database: every owner's, or only ``owner``'s."""
         with self.db.reading() as con:
             rows = con.execute("SELECT id, source, embed_text, metadata, vector FROM chunks").fetchall()
-        vectors = np.frombuffer(b"".join(bytes(r[4]) for r in rows), dtype=np.float32).reshape(len(rows), self.dimension) \
-            if rows else np.zeros((0, self.dimension), dtype=np.float32)
-        keywords = _keywords((KeywordIndex(), KeywordIndex()),
-                             [(r[0], r[2], uploader(r[1], json.loads(r[3]))) for r in rows])
-        return build_faiss(vectors, np.array([r[0] for r in rows], dtype=np.int64), self.dimension), keywords
+        grouped: dict[str, list[tuple[int, str, np.ndarray]]] = {}
+        for row_id, source, text, meta, vector in rows:
+            key = uploader(source, json.loads(meta)) or SHARED
+            if owner is None or key == owner:
+                grouped.setdefault(key, []).append((int(row_id), text, np.frombuffer(bytes(vector), dtype=np.float32)))
+        built = {key: built_segment(group, self.dimension) for key, group in grouped.items()}
+        return built if owner is None else {owner: built.get(owner) or empty_segment(self.dimension)}
 
     def snapshot(self) -> Corpus:
         """The corpus at the current version, (re)loaded when another writer changed it: from the cached files when
@@ -367,13 +330,10 @@ class KnowledgeIndex:
         with self._lock:
             if self._corpus is not None and self._corpus.version == version:
                 return self._corpus
-        stamp = self.directory / "index.version"
-        files = (self.faiss_path, *self._keyword_paths())
-        if all(f.exists() for f in files) and stamp.exists() and stamp.read_text().strip() == self._stamp(version):
-            shared, uploads = (KeywordIndex.load(path) for path in self._keyword_paths())
-            corpus = Corpus(version, faiss.read_index(str(self.faiss_path)), (shared, uploads), self.db)
-        else:
-            corpus = Corpus(version, *self._build(), self.db)
+        segments = self.files.read(self._stamp(version))
+        corpus = Corpus(version, segments if segments is not None else self._build(), self.db)
         with self._lock:
             self._corpus = corpus
+            if segments is not None:
+                self._on_disk = set(segments)
         return corpus

@@ -18,9 +18,11 @@ from typing import Literal
 
 import numpy as np
 
-from knowledge_base.loaders import IngestError, load_file
+from knowledge_base.loaders import IngestError, Parser, load_file
+from knowledge_base.parsing import ParserWorker
 from knowledge_base.service import SEED_CORPUS, get_index, index_has_chunks
 from knowledge_base.splitter import Chunk, split_documents
+from orchestration.vocabulary.text import visible
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -74,8 +76,10 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 
 def owned_name(name: str, owner: str | None) -> str:
     """The stored name of a document: a user's upload is ``<owner>/<file name>``, so it can never replace a
-    shared document (or another user's) of the same file name; shared documents keep their file name."""
-    return f"{owner}/{name}" if owner else name
+    shared document (or another user's) of the same file name; shared documents keep their file name. The file name
+    is made plain first (no control or right-to-left characters, no path): ``/docs`` shows it as it is."""
+    plain = visible(name.replace("/", "_").replace("\\", "_"), 120) or "document"
+    return f"{owner}/{plain}" if owner else plain
 
 
 @dataclass
@@ -92,12 +96,13 @@ class _Plan:
     outcome: FileResult | None = None  # decided already (an error, nothing new): nothing to embed
 
 
-def _plan(path: Path, name: str, owner: str | None, hashes: dict[str, str]) -> _Plan:
-    """Load, split and compare ``path`` with the chunks in ``hashes`` (content hash -> source)."""
+def _plan(path: Path, name: str, owner: str | None, hashes: dict[str, str], parser: Parser) -> _Plan:
+    """Load (PDF, Word and HTML in ``parser``'s worker), split and compare ``path`` with the chunks in ``hashes``
+    (content hash -> source)."""
     index = get_index()
     plan = _Plan(name, owner, index.next_version(name), datetime.now(UTC).isoformat(timespec="seconds"))
     try:
-        docs = load_file(path, name)
+        docs = load_file(path, name, parser)
         for doc in docs:  # who added which version when: citations name the version they quote
             doc.metadata.update({"uploaded_by": owner or "", "version": str(plan.version),
                                  "ingested_at": plan.ingested_at})
@@ -168,8 +173,9 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
     files = expand(paths)
     report = IngestReport()
     started = time.perf_counter()
-    with get_index().batch():  # the FAISS and keyword files are written once, after the last file
-        _ingest_each(files, report, progress, names, owner)
+    # the segment files are written once, after the last file; parsers run in one worker for the whole batch
+    with get_index().batch(), ParserWorker() as parser:
+        _ingest_each(files, report, progress, names, owner, parser)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -178,7 +184,7 @@ EMBED_BATCH = 256  # chunks embedded together across files: the model's batches 
 
 
 def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | None,
-                 names: dict[Path, str] | None, owner: str | None) -> None:
+                 names: dict[Path, str] | None, owner: str | None, parser: Parser) -> None:
     """Plan each file against the chunks known so far (including the group's planned ones), embed a group's new
     chunks in one call, then write each file of the group in order; one bad file never stops the rest."""
     hashes = get_index().known_hashes()
@@ -215,7 +221,7 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
             group.append(_Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: no such file")))
             continue
         try:
-            plan = _plan(path, name, owner, hashes)
+            plan = _plan(path, name, owner, hashes, parser)
         except Exception as exc:
             log.exception("ingesting %s failed", name)
             plan = _Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: could not be ingested "

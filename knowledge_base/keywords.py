@@ -5,11 +5,12 @@ The ranking is SQLite FTS5's BM25 (k1 1.2, b 0.75, idf log((N − n + ½) / (n +
 replaced because FTS5 calls its ranking function once per matching row: 10 ms at 10,000 chunks when a question
 holds common terms. The index is derived data, like the FAISS index: built from the chunks' terms, changed in
 place of a rebuild when chunks are added or removed (a new object each time, so a search that holds the old one
-is never disturbed), and written to a file next to the FAISS file, stamped with the same corpus version.
+is never disturbed), and written beside its segment's FAISS file (``segments.py``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -30,7 +31,6 @@ class KeywordIndex:
     ids: np.ndarray = field(default_factory=lambda: _NO_IDS)  # chunk id at each position
     lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # terms per chunk
     alive: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # False once a chunk is removed
-    owners: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))  # who uploaded it, or None
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term → positions, counts
     total_length: float = 0.0  # of the live chunks (BM25's average length)
 
@@ -39,22 +39,18 @@ class KeywordIndex:
         return int(self.alive.sum())
 
     @cached_property
-    def _owner_of(self) -> dict[int, str]:
-        return {i: o for i, o, live in zip(self.ids.tolist(), self.owners.tolist(), self.alive.tolist(), strict=True)
-                if live and o}
+    def id_set(self) -> frozenset[int]:
+        """The live chunks' ids."""
+        return frozenset(self.ids[self.alive].tolist())
 
-    def owner(self, row_id: int) -> str | None:
-        """Who a chunk belongs to (the uploader), None for a shared one or one not in this index."""
-        return self._owner_of.get(row_id)
-
-    def added(self, chunks: Sequence[tuple[int, str, str | None]]) -> KeywordIndex:
-        """This index with ``(chunk id, text, uploader)`` chunks added (their terms cut by ``terms.tokenize``)."""
+    def added(self, chunks: Sequence[tuple[int, str]]) -> KeywordIndex:
+        """This index with ``(chunk id, text)`` chunks added (their terms cut by ``terms.tokenize``)."""
         if not chunks:
             return self
         start = len(self.ids)
         new: dict[str, tuple[list[int], list[int]]] = {}
         lengths = []
-        for offset, (_, text, _) in enumerate(chunks):
+        for offset, (_, text) in enumerate(chunks):
             terms = tokenize(text)
             lengths.append(len(terms))
             for term, count in Counter(terms).items():
@@ -67,12 +63,9 @@ class KeywordIndex:
             old = postings.get(term)
             postings[term] = fresh if old is None else (np.concatenate([old[0], fresh[0]]),
                                                         np.concatenate([old[1], fresh[1]]))
-        owners = np.empty(len(chunks), dtype=object)
-        owners[:] = [owner for _, _, owner in chunks]
         return KeywordIndex(np.concatenate([self.ids, np.array([c[0] for c in chunks], dtype=np.int64)]),
                             np.concatenate([self.lengths, np.array(lengths, dtype=np.float32)]),
-                            np.concatenate([self.alive, np.ones(len(chunks), dtype=bool)]),
-                            np.concatenate([self.owners, owners]), postings,
+                            np.concatenate([self.alive, np.ones(len(chunks), dtype=bool)]), postings,
                             self.total_length + float(sum(lengths)))
 
     def removed(self, chunk_ids: Iterable[int]) -> KeywordIndex:
@@ -82,9 +75,8 @@ class KeywordIndex:
             return self
         return replace(self, alive=self.alive & ~gone, total_length=self.total_length - float(self.lengths[gone].sum()))
 
-    def search(self, terms: list[str], limit: int, owner: str | None = None) -> list[tuple[int, float]]:
-        """The best ``limit`` chunks holding any of ``terms`` — only ``owner``'s where one is named — with their BM25
-        scores, best first."""
+    def search(self, terms: list[str], limit: int) -> list[tuple[int, float]]:
+        """The best ``limit`` chunks holding any of ``terms`` with their BM25 scores, best first."""
         rows = self.size
         if not rows or not terms:
             return []
@@ -106,8 +98,6 @@ class KeywordIndex:
         if not hits:
             return []
         scores = np.bincount(np.concatenate(hits), weights=np.concatenate(weights), minlength=len(self.ids))
-        if owner is not None:
-            scores[self.owners != owner] = 0.0
         matched = np.flatnonzero(scores > 0)
         if len(matched) > limit:
             matched = matched[np.argpartition(-scores[matched], limit - 1)[:limit]]
@@ -115,7 +105,8 @@ class KeywordIndex:
         return [(int(self.ids[p]), float(scores[p])) for p in best]
 
     def save(self, path: Path) -> None:
-        """Write the live chunks' postings (compact: one array per kind, terms in order) to ``path`` (.npz)."""
+        """Write the live chunks' postings to ``path`` (.npz): one array per kind, the terms as one UTF-8 JSON list
+        (a fixed-width string array costs every term the width of the longest)."""
         keep = self.alive
         position = np.cumsum(keep) - 1  # old position → position among the live ones
         terms, offsets, positions, counts = [], [0], [], []
@@ -126,20 +117,19 @@ class KeywordIndex:
                 positions.append(position[at[live]].astype(np.int32))
                 counts.append(count[live])
                 offsets.append(offsets[-1] + int(live.sum()))
-        owners = np.array(["" if o is None else o for o in self.owners[keep]], dtype=str)
         with path.open("wb") as out:
-            np.savez(out, ids=self.ids[keep], lengths=self.lengths[keep], owners=owners,
-                     terms=np.array(terms, dtype=str), offsets=np.array(offsets, dtype=np.int64),
+            np.savez(out, ids=self.ids[keep], lengths=self.lengths[keep],
+                     terms=np.frombuffer(json.dumps(terms).encode(), dtype=np.uint8),
+                     offsets=np.array(offsets, dtype=np.int64),
                      positions=np.concatenate(positions) if positions else np.zeros(0, dtype=np.int32),
                      counts=np.concatenate(counts) if counts else np.zeros(0, dtype=np.float32))
 
     @classmethod
     def load(cls, path: Path) -> KeywordIndex:
         with np.load(path, allow_pickle=False) as data:
-            ids, lengths, terms, offsets = data["ids"], data["lengths"], data["terms"].tolist(), data["offsets"]
+            ids, lengths, offsets = data["ids"], data["lengths"], data["offsets"]
+            terms = json.loads(data["terms"].tobytes().decode())
             positions, counts = data["positions"], data["counts"]
-            owners = np.empty(len(ids), dtype=object)
-            owners[:] = [o or None for o in data["owners"].tolist()]
         bounds = offsets.tolist()
         postings = {term: (positions[a:b], counts[a:b]) for term, a, b in zip(terms, bounds[:-1], bounds[1:], strict=True)}
-        return cls(ids, lengths, np.ones(len(ids), dtype=bool), owners, postings, float(lengths.sum()))
+        return cls(ids, lengths, np.ones(len(ids), dtype=bool), postings, float(lengths.sum()))

@@ -6,7 +6,9 @@ budgets below — raises ``IngestError`` with a message that names the file, so 
 
 Budgets, checked before the expensive parse so a small hostile file costs milliseconds: front matter without
 YAML anchors/aliases and at most 8 KB; text (md/txt) and HTML at most 5 MB; a Word file's XML at most 30 MB
-uncompressed and 50,000 paragraphs; a PDF at most 500 pages; HTML at most 200,000 elements.
+uncompressed and 50,000 paragraphs, all its parts at most 60 MB and 2,000 parts; a PDF at most 500 pages; HTML at most
+200,000 elements. What a parser then does is bounded by running it in a worker (``parsing.py``). Titles and other
+metadata are cut to ``TITLE_CHARS`` / ``META_CHARS``: every chunk of the document carries them.
 """
 
 from __future__ import annotations
@@ -15,18 +17,24 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from langchain_core.documents import Document
+
+from orchestration.vocabulary.text import visible
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TEXT_BYTES = 5 * 1024 * 1024
 MAX_FRONT_MATTER = 8 * 1024
 MAX_DOCX_XML_BYTES = 30 * 1024 * 1024
 MAX_DOCX_PARAGRAPHS = 50_000
+MAX_DOCX_PARTS = 2_000
+MAX_DOCX_UNPACKED_BYTES = 60 * 1024 * 1024
 MAX_PDF_PAGES = 500
 MAX_HTML_ELEMENTS = 200_000
+TITLE_CHARS = 200  # a title, heading or metadata value longer than this is cut: each chunk carries them
+META_CHARS = 300
 SUPPORTED = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 
@@ -99,9 +107,16 @@ def _docx(path: Path) -> list[Document]:
 
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from docx.oxml.ns import qn
 
-    try:  # measure the XML before python-docx parses it: a small file can hold millions of paragraphs
+    try:  # measure the XML before python-docx parses it: a small file can hold millions of paragraphs or styles
         with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+            unpacked = sum(p.file_size for p in parts)
+            if len(parts) > MAX_DOCX_PARTS or unpacked > MAX_DOCX_UNPACKED_BYTES:
+                raise IngestError(f"{path.name}: {len(parts):,} parts and {unpacked / 1024 / 1024:.0f} MB unpacked is "
+                                  f"over the limit for a Word document ({MAX_DOCX_PARTS:,} parts, "
+                                  f"{MAX_DOCX_UNPACKED_BYTES // 1024 // 1024} MB)")
             info = archive.getinfo("word/document.xml")
             if info.file_size > MAX_DOCX_XML_BYTES:
                 raise IngestError(f"{path.name}: {info.file_size / 1024 / 1024:.0f} MB of document XML is over the "
@@ -116,15 +131,19 @@ def _docx(path: Path) -> list[Document]:
         document = docx.Document(str(path))
     except (PackageNotFoundError, ValueError, KeyError, OSError) as exc:
         raise IngestError(f"{path.name}: not a readable Word document ({type(exc).__name__})") from None
+    # style names read once: python-docx looks a paragraph's style up by scanning the whole style table, which made a
+    # document with a huge table quadratic (minutes of CPU for 60 KB)
+    names = {el.get(qn("w:styleId")): (el.find(qn("w:name")).get(qn("w:val")) if el.find(qn("w:name")) is not None
+                                       else "") for el in document.styles.element.iterchildren(qn("w:style"))}
     lines = []
     for para in document.paragraphs:
-        style = (para.style.name or "").lower() if para.style is not None else ""
-        level = re.search(r"heading (\d)", style)
+        style_ref = para._p.pPr.pStyle if para._p.pPr is not None else None  # noqa: SLF001 (python-docx's own XML)
+        level = re.search(r"heading (\d)", (names.get(style_ref.val, "") if style_ref is not None else "").lower())
         text = para.text.strip()
         if text:
             lines.append(f"{'#' * int(level.group(1))} {text}" if level else text)
     title = document.core_properties.title or ""
-    return [Document(page_content="\n\n".join(lines), metadata={"title": title} if title else {})]
+    return [Document(page_content="\n\n".join(lines), metadata={"title": title[:TITLE_CHARS]} if title else {})]
 
 
 def _html(path: Path) -> list[Document]:
@@ -153,8 +172,32 @@ LOADERS: dict[str, Callable[[Path], list[Document]]] = {
 }
 
 
-def load_file(path: Path, display_name: str | None = None) -> list[Document]:
-    """Load one file into documents with base metadata; raise ``IngestError`` for any problem."""
+class Parser(Protocol):
+    """Reads a file into documents somewhere bounded (``parsing.ParserWorker``)."""
+
+    def parse(self, path: Path, name: str) -> list[Document]: ...
+
+
+def parse(path: Path) -> list[Document]:
+    """``path`` read by its loader; any failure of the parser is an ``IngestError`` naming the file."""
+    try:
+        return LOADERS[path.suffix.lower()](path)
+    except IngestError:
+        raise
+    except OSError as exc:
+        raise IngestError(f"{path.name}: cannot be read ({exc.strerror})") from None
+    except RecursionError:
+        raise IngestError(f"{path.name}: nested too deeply to be read") from None
+    except MemoryError:
+        raise IngestError(f"{path.name}: reading it needed more memory than a document may use") from None
+    except Exception as exc:  # a parser's own error on a corrupt file (lxml, zip, pdf, html): one line, no trace
+        raise IngestError(f"{path.name}: the file is corrupt or not what its name says ({type(exc).__name__}: "
+                          f"{str(exc)[:120]})") from None
+
+
+def load_file(path: Path, display_name: str | None = None, parser: Parser | None = None) -> list[Document]:
+    """Load one file into documents with base metadata; raise ``IngestError`` for any problem. PDF, Word and HTML
+    go through ``parser`` when one is given (a worker with time and memory limits), else are read here."""
     name = display_name or path.name
     suffix = path.suffix.lower()
     if suffix not in LOADERS:
@@ -167,26 +210,26 @@ def load_file(path: Path, display_name: str | None = None) -> list[Document]:
         raise IngestError(f"{name}: the file is empty")
     if size > MAX_FILE_BYTES:
         raise IngestError(f"{name}: {size / 1024 / 1024:.1f} MB is over the {MAX_FILE_BYTES // 1024 // 1024} MB limit")
-    try:
-        docs = LOADERS[suffix](path)
-    except IngestError as exc:
-        raise IngestError(str(exc).replace(path.name, name, 1)) from None
-    except OSError as exc:
-        raise IngestError(f"{name}: cannot be read ({exc.strerror})") from None
-    except RecursionError:
-        raise IngestError(f"{name}: nested too deeply to be read") from None
-    except Exception as exc:  # a parser's own error on a corrupt file (lxml, zip, pdf, html): one line, no trace
-        raise IngestError(f"{name}: the file is corrupt or not what its name says ({type(exc).__name__}: "
-                          f"{str(exc)[:120]})") from None
+    if parser is not None and suffix in (".pdf", ".docx", ".html", ".htm"):
+        docs = parser.parse(path, name)
+    else:
+        try:
+            docs = parse(path)
+        except IngestError as exc:
+            raise IngestError(str(exc).replace(path.name, name, 1)) from None
     if not any(d.page_content.strip() for d in docs):
         raise IngestError(f"{name}: no text could be extracted")
     timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
     heading = next((m.group(1).strip() for d in docs for m in [re.search(r"^# (.+)$", d.page_content, re.M)] if m), None)
     for doc in docs:
-        meta = doc.metadata
-        meta.setdefault("title", heading or Path(name).stem.replace("-", " ").replace("_", " ").title())
+        # every value is cut and made plain: a title is repeated in every chunk's keywords and embedding text, and
+        # a name with right-to-left or control characters must not display as something else
+        meta = {k: visible(str(v), TITLE_CHARS if k == "title" else META_CHARS) for k, v in doc.metadata.items()}
+        meta.setdefault("title", visible(heading or Path(name).stem.replace("-", " ").replace("_", " ").title(),
+                                         TITLE_CHARS))
         meta.setdefault("topic", "uncategorized")
         meta.setdefault("domain", "general")
         meta["source"] = name
         meta["timestamp"] = meta.get("effective_date", timestamp)
+        doc.metadata = meta
     return docs

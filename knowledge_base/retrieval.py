@@ -65,11 +65,11 @@ class HybridRetriever:
                 topics: list[str] | None, viewer: str | None) -> list[RetrievedChunk] | None:
         """The search on one corpus version; None when the corpus moved on before its chunks were read."""
         filtered = bool(domain or topics)
-        n = min(corpus.size, max(CANDIDATES, k) * (4 if (filtered or corpus.has_uploads) else 1))
-        scores, ids = corpus.faiss.search(vector.reshape(1, -1).astype(np.float32), n)
-        cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i != -1}
-        dense = [i for i in cosine if corpus.uploaded_by(i) in (None, viewer)]
-        hits = corpus.keyword_search(tokens, CANDIDATES * 4, viewer)  # shared chunks and the viewer's own only
+        # the shared documents and the viewer's own uploads only (segments: other users' chunks are not searched)
+        nearest = corpus.dense(vector, max(CANDIDATES, k) * (4 if filtered else 1), viewer)
+        cosine = dict(nearest)
+        dense = [i for i, _ in nearest]
+        hits = corpus.keyword_search(tokens, CANDIDATES * 4, viewer)
         if filtered:  # domain and topic are in the chunks' metadata: read every candidate first
             rows = corpus.rows([*dense, *(cid for cid, _ in hits)])
             if rows is None:
@@ -87,9 +87,9 @@ class HybridRetriever:
         if chunks is None:
             return None
         missing = [i for i in lexical_rank if i not in cosine]
-        if missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score
-            vecs = np.vstack([corpus.faiss.reconstruct(int(i)) for i in missing])
-            cosine.update({i: float(v @ vector) for i, v in zip(missing, vecs, strict=True)})
+        for i in missing:  # cosine for lexical-only candidates, so every chunk gets a comparable score
+            found = corpus.vector(i, viewer)
+            cosine[i] = float(found @ vector) if found is not None else 0.0
         if mode == "dense":
             ranked = dense_rank
         elif mode == "bm25":

@@ -12,6 +12,9 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter
 
+from knowledge_base.loaders import TITLE_CHARS
+from orchestration.vocabulary.text import visible
+
 CHUNK_SIZE = 900
 CHUNK_OVERLAP = 120
 _HEADERS = [("#", "h1"), ("##", "h2"), ("###", "h3")]
@@ -39,7 +42,8 @@ def split_documents(docs: list[Document]) -> list[Chunk]:
         sections = md.split_text(doc.page_content) if re.search(r"^#{1,3} ", doc.page_content, re.M) else [
             Document(page_content=doc.page_content)]
         for section in sections:
-            path = " › ".join(section.metadata[h] for _, h in _HEADERS if h in section.metadata)
+            # each heading cut like a title: the path is repeated in every chunk's keywords and embedding text
+            path = " › ".join(visible(section.metadata[h], TITLE_CHARS) for _, h in _HEADERS if h in section.metadata)
             for piece in rec.split_text(section.page_content):
                 text = piece.strip()
                 if len(text) < 20:

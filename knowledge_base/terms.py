@@ -11,5 +11,8 @@ _STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "do", "does"
                    "my", "according"])
 
 
+MAX_TERM = 64  # longer runs of letters are not words anyone searches for (and each would be stored whole)
+
+
 def tokenize(text: str) -> list[str]:
-    return [t for t in re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", text.lower()) if t not in _STOP]
+    return [t for t in re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", text.lower()) if t not in _STOP and len(t) <= MAX_TERM]

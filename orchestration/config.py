@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     )
     clarification_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     max_prompt_chars: int = Field(default=8000, gt=0, description="Longer prompts are refused with a message.")
+    parse_timeout_seconds: float = Field(default=10.0, gt=0, description=(
+        "A PDF, Word or HTML document whose parser runs longer is stopped and reported (it runs in a worker)."))
+    parse_memory_mb: int = Field(default=1024, ge=256, description="Memory a document's parser worker may use.")
+    memory_quota_mb: int = Field(default=200, gt=0, description=(
+        "What one user's stored conversations may take; past it their least recently used ones are forgotten."))
 
     # Data plane: "duckdb" (embedded default) or "trino".
     warehouse_backend: str = Field(default="duckdb", pattern="^(duckdb|trino)$")

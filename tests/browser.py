@@ -56,12 +56,18 @@ def open_chat(browser: Any, url: str, path: str = "/") -> Any:
     return page
 
 
+def wait_for_answers(page: Any, more_than: int, timeout: int = 90_000) -> None:
+    """Until the page shows more than ``more_than`` assistant messages. A function, not an expression: the page's CSP
+    refuses eval, which Playwright uses to poll an expression string."""
+    page.wait_for_function("n => document.querySelectorAll(\"[data-step-type='assistant_message']\").length > n",
+                           arg=more_than, timeout=timeout)
+
+
 def send(page: Any, text: str, timeout: int = 90_000) -> Any:
     before = page.locator("[data-step-type='assistant_message']").count()
     page.fill("#chat-input", text)
     page.click("#chat-submit")
-    page.wait_for_function(
-        f"document.querySelectorAll(\"[data-step-type='assistant_message']\").length > {before}", timeout=timeout)
+    wait_for_answers(page, before, timeout)
     page.wait_for_timeout(1000)
     return page.locator("[data-step-type='assistant_message']").last
 

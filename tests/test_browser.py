@@ -3,6 +3,7 @@ bad), trace export, resume after a restart, and user isolation with password aut
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import shutil
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import login, open_chat, running_app, send, shot
+from tests.browser import login, open_chat, running_app, send, shot, wait_for_answers
 
 pytestmark = pytest.mark.browser
 
@@ -241,8 +242,7 @@ def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet
         count = bob.locator("[data-step-type='assistant_message']").count()
         bob.fill("#chat-input", "Summarize the latest assessment")
         bob.click("#chat-submit")
-        bob.wait_for_function(  # the upload results, then the answer
-            f"document.querySelectorAll(\"[data-step-type='assistant_message']\").length > {count + 1}", timeout=120_000)
+        wait_for_answers(bob, count + 1, timeout=120_000)  # the upload results, then the answer
         bob.wait_for_timeout(1000)
         messages = [m.inner_text() for m in bob.locator("[data-step-type='assistant_message']").all()]
         upload_note = next(m for m in messages if "Upload results" in m)
@@ -264,12 +264,13 @@ def test_uploads_are_kept_under_the_data_directory_per_instance(demo_warehouse_d
                                                                  browser: Any) -> None:
     data = tmp_path / "files-data"
     shutil.copytree(demo_warehouse_dir, data)
-    other = data / "chainlit_files" / "another-instance"  # a second server on the same data directory
-    other.mkdir(parents=True)
+    other = data / "chainlit_files" / "another-instance"  # a second server on the same data directory, running:
+    other.mkdir(parents=True)                               # it holds the lock on its folder
     (other / "keep.txt").write_text("another instance's upload")
     doc = tmp_path / "wombat-standard.md"
     doc.write_text("# Wombat standard\n\nAll wombat links use 9000-byte jumbo frames.\n")
-    with running_app(data) as url:
+    with (other / ".alive").open("wb") as alive, running_app(data) as url:
+        fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)
         page = open_chat(browser, url)
         page.set_input_files("#upload-button-input", str(doc))
         page.wait_for_timeout(2000)
@@ -350,8 +351,7 @@ def test_a_document_named_like_a_company_standard_changes_nobody_elses_answer(
         count = bob.locator("[data-step-type='assistant_message']").count()
         bob.fill("#chat-input", question)
         bob.click("#chat-submit")
-        bob.wait_for_function(
-            f"document.querySelectorAll(\"[data-step-type='assistant_message']\").length > {count + 1}", timeout=120_000)
+        wait_for_answers(bob, count + 1, timeout=120_000)
         bob.wait_for_timeout(1000)
         notes = [m.inner_text() for m in bob.locator("[data-step-type='assistant_message']").all()]
         assert any("bob/standard-snmpv3.md" in m for m in notes)

@@ -124,14 +124,15 @@ def test_a_document_added_on_one_replica_is_found_on_another(database_backend: s
     doc.write_text(f"# BGP\n\n{MARKER} routes tagged with community 65535:666 are blackholed at the edge.\n")
     assert [f.status for f in ingest_paths([doc]).files] == ["added"]
     assert search_b.search(question)[0].metadata["source"] == "bgp-blackhole.md"
-    assert (tmp_path / "replica-b" / "index.faiss").exists() is False  # B rebuilt in memory; A persisted its own
+    assert (tmp_path / "replica-b" / "segments.json").exists() is False  # B rebuilt in memory; A persisted its own
     assert get_index().remove_source("bgp-blackhole.md") == 1
     assert all(h.metadata["source"] != "bgp-blackhole.md" for h in search_b.search(question))
 
 
 def test_index_is_stored_without_pickle(demo_warehouse: Path) -> None:
-    files = {p.name for p in (demo_warehouse.parent / "knowledge_index").iterdir()}
-    assert {"chunks.sqlite", "index.faiss", "index.version"} <= files
+    folder = demo_warehouse.parent / "knowledge_index"
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+    assert {"chunks.sqlite", "segments.json", "segments/shared.faiss", "segments/shared.npz"} <= files
     assert not any(name.endswith((".pkl", ".pickle")) for name in files)
 
 
@@ -214,7 +215,7 @@ def _consistent(index: KnowledgeIndex) -> set[int]:
         hashes = con.execute("SELECT COUNT(*) - COUNT(DISTINCT source || content_hash) FROM chunks").fetchone()[0]
     fresh = KnowledgeIndex(index.directory, index.dimension)  # as the next process opens it
     corpus = fresh.snapshot()
-    terms = [int(i) for keywords in corpus.keywords for i in keywords.ids[keywords.alive]]
+    terms = [int(i) for segment in corpus.segments.values() for i in segment.keywords.ids[segment.keywords.alive]]
     assert ids == set(terms) == corpus.ids() and len(terms) == len(ids) == corpus.size and hashes == 0
     return ids
 
@@ -251,7 +252,7 @@ def test_keyword_index_and_faiss_follow_every_change_without_a_rebuild(tmp_path:
     assert index.remove_source("note-4.md") == 1 and builds == 0 and saves == 2
     assert index.keyword_search(["router-4"], 5) == []
     ids = _consistent(index)
-    for path in index.directory.glob("keywords-*.npz"):  # an index written before the keyword files existed
+    for path in index.directory.glob("segments/*.npz"):  # an index that lost its keyword files
         path.unlink()
     monkeypatch.undo()
     assert _consistent(KnowledgeIndex(index.directory, index.dimension)) == ids

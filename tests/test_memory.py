@@ -157,3 +157,39 @@ def test_a_postgresql_server_that_does_not_answer_is_named_without_its_password(
         MemoryStore()
     assert "s3cr3t-pw" not in str(refused.value) and "127.0.0.1" in str(refused.value)
     assert "ASSESS_DATABASE_URL" in str(refused.value)
+
+
+def test_a_user_over_the_quota_loses_their_oldest_conversations_whole_and_nobody_elses(database_backend: str) -> None:
+    from tests.memory_worker import record
+
+    store = MemoryStore(quota_bytes=1_000_000)  # each record is about 200 KB
+    for n in range(1, 4):
+        store.save_turn(record("other-user-thread", "bob", n))
+    for thread in ("old", "middle", "current"):
+        for n in range(1, 3):
+            store.save_turn(record(thread, "alice", n))
+    # alice holds 6 turns ≈ 1.2 MB: her least recently used conversation went, whole; bob's are untouched
+    assert store.turn_count("old") == 0 and store.thread_owner("old") is None
+    assert store.turn_count("middle") == 2 and store.turn_count("current") == 2
+    assert store.turn_count("other-user-thread") == 3
+    assert 0 < store.stored_bytes("alice") <= 1_000_000
+    sizes = store._kv("SELECT SUM(stored_bytes) FROM turns WHERE user_id = ?", ("alice",))
+    assert int(sizes[0][0]) == store.stored_bytes("alice")  # the running count is the rows' sum
+    for n in range(3, 12):  # the current conversation alone over the quota: it is kept (never cut mid-conversation)
+        store.save_turn(record("current", "alice", n))
+    assert store.turn_count("current") == 11 and store.turn_count("middle") == 0
+
+
+def test_a_revoked_session_token_stays_revoked_on_every_replica(database_backend: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from chat_app.sessions import RevokedTokens, token_key
+
+    replica_a, replica_b = RevokedTokens(MemoryStore), RevokedTokens(MemoryStore)
+    assert not replica_b.is_revoked("token-1")
+    replica_a.revoke("token-1", "alice", datetime.now(UTC) + timedelta(days=15))
+    assert replica_b.is_revoked("token-1") and not replica_b.is_revoked("token-2")
+    rows = MemoryStore()._kv("SELECT token_hash FROM revoked_tokens", ())
+    assert rows == [(token_key("token-1"),)]  # only a hash is stored: a token at rest would be a credential
+    replica_a.revoke("token-old", "alice", datetime.now(UTC) - timedelta(seconds=1))  # expired ones are dropped
+    assert len(MemoryStore()._kv("SELECT token_hash FROM revoked_tokens", ())) == 1

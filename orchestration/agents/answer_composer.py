@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from orchestration.agents.evidence import gather
+from orchestration.interpretation.enterprise import without_orders
 from orchestration.interpretation.findings import devices
 from orchestration.interpretation.markdown import code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
@@ -41,7 +42,7 @@ class _Citations:
                 return f"[{c.number}]"
         meta = self.chunks[cid].metadata
         self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.source, topic=meta.topic,
-                                  relevance_score=meta.relevance_score, excerpt=self.chunks[cid].content[:400],
+                                  relevance_score=meta.relevance_score, excerpt=without_orders(self.chunks[cid].content)[:400],
                                   version=str(getattr(meta, "version", "") or "")))
         return f"[{len(self.used)}]"
 

@@ -137,14 +137,14 @@ def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[Too
     )
 
 
-def _inventory(scope: dict[str, Any], task: Task, services: Services,
-               collection: str) -> tuple[list[InventoryRow], list[ToolCall]]:
+def _inventory(scope: dict[str, Any], task: Task, services: Services, collection: str,
+               viewer: str | None) -> tuple[list[InventoryRow], list[ToolCall]]:
     """Inventory rows of the named devices or sites (capped), so domain agents see criticality and roles."""
     if not (scope.get("device") or scope.get("devices") or scope.get("sites")):
         return [], []
     wanted = {k: scope[k] for k in ("device", "devices", "sites") if scope.get(k)}
-    outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP, "collection": collection},
-                                  task_id=task.id)
+    outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP, "collection": collection,
+                                                     "viewer": viewer}, task_id=task.id)
     rows = [InventoryRow.model_validate(r) for r in (outcome.result or {}).get("assets", [])]
     return rows, [outcome.call]
 
@@ -212,7 +212,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                         f"{known}); '{kind}' was matched against product names instead")
                for kind in unknown_device_types(intent)]
     covered = covered_scope(choice.tool, scope if source_path == "sql" else choice.params, outcome.result)
-    inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection)
+    inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection, state.input.user_id)
     context = _context(choice, outcome.result, errors, intent, source_path, inventory, covered)
     if source_path == "sql":
         summary = f"SQL path ({choice.params['template']}) → {call.status}, {call.row_count} rows"

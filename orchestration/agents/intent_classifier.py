@@ -17,7 +17,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
-from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, refers_back
+from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import RouteDecision
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Entity, Intent, StateUpdate
@@ -98,10 +98,9 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     if not text:
         return _gate(Intent(), "Your message was empty. What would you like to know? "
                      "For example, a summary of your latest configuration assessment or the security posture of a site.", 0.0)
-    if len(text) > settings.max_prompt_chars:
-        return _gate(Intent(), f"Your message is {len(text):,} characters long; I accept up to "
-                     f"{settings.max_prompt_chars:,}. Please send just the question (attach long documents "
-                     "or configs as files instead).", 0.0)
+    too_long = overlong(text, settings.max_prompt_chars)
+    if too_long:
+        return _gate(Intent(), too_long, 0.0)
     if is_file_handoff(text):  # reached only without a file: the chat shows an upload's results instead of a turn
         return _gate(Intent(), "I don't see a file with this message. Attach documents (PDF, Word, Markdown, HTML, "
                      "text) or device configurations with the paperclip button: I add or assess each one and report "

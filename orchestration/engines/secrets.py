@@ -1,84 +1,185 @@
-"""Device secrets masked before a configuration or its evidence is stored: passwords, secrets, SNMP communities
-and keys, pre-shared keys, TACACS+/RADIUS keys, routing-protocol and FHRP keys, key-chain strings.
+"""Device secrets masked before a configuration or its evidence is stored, for Cisco IOS/IOS-XE, NX-OS, IOS-XR, ASA,
+Arista EOS and (for attachments) Junos: passwords and secrets, SNMP communities and user keys, TACACS+/RADIUS/LDAP
+keys, key chains and the master key, routing-protocol keys (OSPF, OSPFv3 IPsec, EIGRP, IS-IS, BGP, LDP), FHRP keys,
+IKE and failover pre-shared keys, NTP keys, FTP/HTTP client passwords, wireless PSKs, PPP and NHRP secrets.
 
 Masking is line-preserving (line numbers in evidence stay right) and keeps what the rules judge: the command and
 its encryption type stay, only the value becomes a marker naming its kind (``<password type 0 masked>``), so a
 finding still says that a clear-text password exists and on which line. The rules run on the original text in
-memory; nothing but the masked text is written anywhere.
+memory; nothing but the masked text is written anywhere. ``docs/SECURITY.md`` lists every syntax below, and
+``tests/test_secrets_audit.py`` plants one value per syntax and searches every store for it.
+
+Each rule names the secret ``value`` (and a second one, ``value2``, where a line holds two keys) and the encryption
+``type`` before it where the syntax has one; a rule with a ``context`` applies only under a block whose header
+matches it (``key 7 …`` is a secret under ``tacacs server X`` and an id under ``key chain X``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from dataclasses import dataclass
 
-Masker = Callable[[re.Match[str]], str]
+_V = r"(?P<value>\"[^\"]*\"|\S+)"
+_V2 = r"(?P<value2>\"[^\"]*\"|\S+)"
+_NUM = r"(?P<type>\d{1,2} )?"  # an encryption type before the value: 0, 5, 6, 7, 8, 9, 10 …
+_WORD = r"(?P<type>(?:\d{1,2}|encrypted|clear|sha512|hex|ascii|unencrypted|hidden) )?"  # also XR, EOS and ASA forms
+_ALG = r"(?:md5|sha\S*|hmac-\S+|cmac-\S+|aes-\S+|des\S*|3des|text)"
 
 
-def _marker(kind: str, kind_type: str | None = None) -> str:
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    context: re.Pattern[str] | None = None
+
+
+def _r(kind: str, pattern: str, context: str | None = None) -> Rule:
+    return Rule(kind, re.compile(pattern, re.I), re.compile(context, re.I) if context else None)
+
+
+RULES: list[Rule] = [
+    # passwords and secrets of the device and its users
+    _r("password", rf"\benable (?:algorithm-type \S+ )?(?:password|secret)(?: level \d+)? {_WORD}{_V}"),
+    _r("password", rf"\b(?:username|user) \S+ (?:.*? )?(?:password|secret) {_WORD}{_V}"),
+    _r("password", rf"^\s*(?:password|secret)(?: (?:encrypted|clear|hidden))? (?!inheritance-disable$){_WORD}{_V}"),
+    _r("password", rf"\bpasswd {_V}"),
+    _r("password", rf"\baaa root secret {_WORD}{_V}"),
+    _r("password", rf"\bencrypted-password {_V}"),
+    _r("password", rf"\b(?:ip ftp|ip http client|vpdn username \S+) password {_NUM}{_V}"),
+    _r("password", rf"\bppp (?:chap|pap) (?:password|sent-username \S+ password) {_NUM}{_V}"),
+    _r("password", rf"\bl2tp tunnel password {_NUM}{_V}"),
+    _r("password", rf"\bbind authenticated root-dn (?:\"[^\"]*\"|\S+) password {_NUM}{_V}"),
+    _r("password", rf"\bldap-server host \S+ .*?\bpassword {_NUM}{_V}"),
+    _r("password", rf"^\s*ldap-login-password {_V}"),
+    _r("master key", rf"\bkey config-key (?:password-encrypt|\d+) {_V}"),
+    # SNMP (hosts: ``_snmp_host_values``)
+    _r("community", rf"\bsnmp-server community (?:(?P<type>clear |encrypted ))?{_V}"),
+    _r("community", rf"\bsnmp-server community-map {_V}"),
+    _r("community", rf"\bsnmp (?:mib )?community-map {_V}"),
+    _r("community", rf"^\s*(?:set snmp )?community {_V}(?= \{{| authorization|$)"),
+    _r("SNMP auth key", rf"\bsnmp-server user \S+ .*?\bauth {_ALG} {_WORD}{_V}"),
+    _r("SNMP privacy key", rf"\bsnmp-server user \S+ .*?\bpriv (?:(?:aes|des|3des|des56|aes-\d+)(?: \d+)? )?{_WORD}{_V}"),
+    # AAA servers
+    _r("server key", rf"\b(?:tacacs-server|radius-server)(?: host \S+)?.*?\bkey {_NUM}{_V}"),
+    _r("server key", rf"^\s*(?:key|pac key) {_NUM}{_V}",
+       context=r"^(?:tacacs server|radius server|aaa-server \S+ .*host|tacacs-server host|radius-server host|"
+               r"aaa group server|\s*server-private)"),
+    _r("server key", rf"\bserver-private \S+ .*?\bkey {_NUM}{_V}"),
+    _r("server key", rf"\bserver-key {_NUM}{_V}"),
+    # key chains and routing protocols
+    _r("key", rf"\bkey-string (?:(?P<type>(?:\d{{1,2}} |password \d{{1,2}} |password |clear |encrypted |7 )))?{_V}"),
+    _r("NTP key", rf"\bauthentication-key \d+ {_ALG} {_WORD}{_V}"),
+    _r("key", rf"\bmessage-digest-key \d+ md5 {_WORD}{_V}"),
+    _r("key", rf"\b(?:ip |ipv6 )?(?:ospf )?authentication-key (?!\d+ {_ALG} ){_WORD}{_V}"),
+    _r("key", rf"\b(?:ipv6 ospf|ospfv3) authentication ipsec spi \d+ (?:md5|sha1) {_NUM}{_V}"),
+    _r("key", rf"\b(?:ipv6 ospf|ospfv3) encryption ipsec spi \d+ esp \S+(?: \d+)? {_NUM}{_V} (?:md5|sha1) (?:\d )?{_V2}"),
+    _r("key", rf"\b(?:ipv6 ospf|ospfv3) (?:encryption|authentication) ipsec spi \d+ esp null (?:md5|sha1) (?:\d )?{_V}"),
+    _r("key", rf"\bauthentication key eigrp \d+ {_V}"),
+    _r("key", rf"\b(?:isis password|area-password|domain-password) {_V}"),
+    _r("key", rf"\b(?:lsp|hello)-password (?:hmac-md5|text) {_WORD}{_V}"),
+    _r("key", rf"^\s*authentication key {_NUM}{_V}", context=r"^router isis"),
+    _r("BGP password", rf"\bneighbor \S+ password {_WORD}{_V}"),
+    _r("LDP password", rf"\bmpls ldp (?:neighbor \S+ password|password fallback) {_NUM}{_V}"),
+    _r("LDP password", rf"^\s*neighbor (?:\S+ )?password {_WORD}{_V}", context=r"^mpls ldp"),
+    # first-hop redundancy
+    _r("key", rf"\b(?:standby|vrrp|glbp) \d+ (?:peer )?authentication (?:md5 |ietf-md5 )?key-string {_NUM}{_V}"),
+    _r("key", r"\b(?:standby|vrrp|glbp) \d+ authentication (?:text )?(?P<value>(?!md5\b|key-string\b|text\b)\S+)$"),
+    _r("key", r"\bvrrp \d+ peer authentication text (?P<value>\S+)"),
+    _r("key", r"^\s*authentication (?:text )?(?P<value>(?!md5\b|key-chain\b|text\b)\S+)$", context=r"^\s*(?:hsrp|vrrp)"),
+    # IKE, IPsec, failover, NHRP
+    _r("pre-shared key", rf"\bcrypto isakmp key {_NUM}{_V}"),
+    _r("pre-shared key", rf"\bpre-shared-key (?!ascii-text |hexadecimal )(?:local |remote )?(?:address \S+ (?:\S+ )?key |"
+                         rf"hostname \S+ key )?{_NUM}{_V}"),
+    _r("pre-shared key", rf"\bikev[12] (?:(?:local|remote)-authentication )?pre-shared-key {_NUM}{_V}"),
+    _r("pre-shared key", rf"\bauthentication (?:local|remote) pre-share key {_NUM}{_V}"),
+    _r("pre-shared key", rf"\bpre-shared-key (?:ascii-text|hexadecimal) {_V}"),
+    _r("failover key", rf"\bfailover key (?:hex )?{_V}"),
+    _r("NHRP key", rf"\bip nhrp authentication {_V}"),
+    # wireless
+    _r("pre-shared key", rf"\bwpa-psk ascii {_NUM}{_V}"),
+    _r("pre-shared key", rf"\bpsk set-key (?:ascii|hex) {_NUM}{_V}"),
+    # Junos quoted secrets (attachments; the platform is not assessed)
+    _r("secret", r"\b(?:secret|simple-password|authentication-key|key) (?P<value>\"\$\d+\$[^\"]*\")"),
+]
+
+_SNMP_HOST = re.compile(r"\bsnmp-server host (?P<rest>.*)$", re.I)
+_ADDRESS = re.compile(r"\d+\.\d+\.\d+\.\d+|[0-9a-f]*:[0-9a-f:]*")
+_HOST_OPTIONS = {"traps", "informs", "trap", "inform", "poll"}
+_HOST_ARGUMENT = {"vrf", "use-vrf", "udp-port", "source-interface", "filter-vrf", "port"}
+
+
+def _snmp_host_values(line: str) -> list[tuple[int, int, str]]:
+    """The community in an ``snmp-server host`` line of any platform: after ``community`` (ASA), else the first token
+    after the address that is not an option (IOS, NX-OS, EOS, IOS-XR); none for SNMPv3 (it names a user)."""
+    m = _SNMP_HOST.search(line)
+    if not m:
+        return []
+    tokens = [(t.group(0), m.start("rest") + t.start()) for t in re.finditer(r"\S+", m.group("rest"))]
+    words = [t.lower() for t, _ in tokens]
+    if "community" in words:
+        at = words.index("community") + 1
+        if at < len(tokens) and re.fullmatch(r"\d", words[at]) and at + 1 < len(tokens):
+            at += 1
+        return [(tokens[at][1], tokens[at][1] + len(tokens[at][0]), "")] if at < len(tokens) else []
+    i, kind = 1, ""  # tokens[0] is the address
+    if len(tokens) > 1 and _ADDRESS.fullmatch(words[1]) and not _ADDRESS.fullmatch(words[0]):
+        i = 2  # ASA without 'community': interface name, then address
+    while i < len(tokens):
+        word = words[i]
+        if word in _HOST_OPTIONS:
+            i += 1
+        elif word in _HOST_ARGUMENT:
+            i += 2
+        elif word == "version":
+            if i + 1 < len(tokens) and words[i + 1] == "3":
+                return []
+            i += 2
+        elif word in ("encrypted", "clear"):
+            kind = word
+            i += 1
+        else:
+            return [(tokens[i][1], tokens[i][1] + len(tokens[i][0]), kind)]
+    return []
+
+
+def _marker(kind: str, kind_type: str) -> str:
     return f"<{kind} type {kind_type} masked>" if kind_type else f"<{kind} masked>"
 
 
-def _typed(kind: str) -> Masker:
-    """'… password 7 0822455D0A16' → '… password 7 <password type 7 masked>' (the type stays for the rules)."""
-    return lambda m: f"{m.group('head')}{m.group('type') or ''}{_marker(kind, (m.group('type') or '').strip() or None)}"
-
-
-def _plain(kind: str) -> Masker:
-    return lambda m: f"{m.group('head')}{_marker(kind)}"
-
-
-_T = r"(?P<type>[0-9]{1,2} )?"  # an optional encryption type before the value
-_V = r"(?P<value>\"[^\"]*\"|\S+)"
-# (pattern, masker) in order; each pattern names the kept prefix 'head' and the secret 'value'
-_RULES: list[tuple[re.Pattern[str], Masker]] = [
-    (re.compile(rf"(?P<head>\benable (?:password|secret)(?: level \d+)? ){_T}{_V}"), _typed("password")),
-    (re.compile(rf"(?P<head>\b(?:username|user) \S+ (?:.*? )?(?:password|secret) ){_T}{_V}"), _typed("password")),
-    (re.compile(rf"(?P<head>^\s*(?:password|secret)(?: encrypted| clear)? ){_T}{_V}"), _typed("password")),
-    (re.compile(rf"(?P<head>\bpasswd ){_V}"), _plain("password")),
-    (re.compile(rf"(?P<head>\bneighbor \S+ password ){_T}{_V}"), _typed("BGP password")),
-    (re.compile(rf"(?P<head>\bsnmp-server community ){_V}"), _plain("community")),
-    (re.compile(r"(?P<head>\bsnmp-server host \S+ (?:(?:traps|informs) )?(?:version (?:1|2c) )?)(?P<value>(?!version\b)\S+)"),
-     _plain("community")),
-    (re.compile(rf"(?P<head>\bsnmp-server user \S+ .*?\bauth (?:md5|sha\S*) ){_V}"), _plain("SNMP auth key")),
-    (re.compile(rf"(?P<head>\bsnmp-server user \S+ .*?\bpriv (?:(?:aes|des|3des)(?: \d+|-\d+)? )?){_V}"),
-     _plain("SNMP privacy key")),
-    (re.compile(rf"(?P<head>\b(?:tacacs-server|radius-server)(?: host \S+)?.*?\bkey ){_T}{_V}"), _typed("server key")),
-    (re.compile(rf"(?P<head>\bkey-string ){_T}{_V}"), _typed("key")),
-    (re.compile(rf"(?P<head>\bntp authentication-key \d+ \S+ ){_V}"), _plain("NTP key")),
-    (re.compile(rf"(?P<head>\b(?:message-digest-key \d+ md5|(?<!ntp )authentication-key) ){_T}{_V}"), _typed("key")),
-    (re.compile(rf"(?P<head>\bip authentication key-string ){_V}"), _plain("key")),
-    (re.compile(r"(?P<head>\bstandby \d+ authentication (?:text )?)(?P<value>(?!md5\b)\S+)$"), _plain("key")),
-    (re.compile(rf"(?P<head>\bauthentication (?:mode )?(?:hmac-sha-256|text) ){_T}{_V}"), _typed("key")),
-    (re.compile(rf"(?P<head>\bcrypto isakmp key ){_T}{_V}"), _typed("pre-shared key")),
-    (re.compile(rf"(?P<head>\bpre-shared-key (?:local |remote )?(?:address \S+ (?:\S+ )?key )?){_T}{_V}"),
-     _typed("pre-shared key")),
-    (re.compile(rf"(?P<head>\bikev[12] (?:local|remote)-authentication pre-shared-key ){_V}"), _plain("pre-shared key")),
-    (re.compile(rf"(?P<head>\bwpa-psk ascii ){_T}{_V}"), _typed("pre-shared key")),
-    (re.compile(rf"(?P<head>\bppp (?:chap|pap) (?:password|sent-username \S+ password) ){_T}{_V}"), _typed("password")),
-]
-# 'key 7 …' under a TACACS+/RADIUS server block (a key chain's 'key 1' is an id, not a secret)
-_SERVER_BLOCK = re.compile(r"^(?:tacacs server|radius server|aaa-server \S+ .*host|tacacs-server host|radius-server host)")
-_BLOCK_KEY = re.compile(rf"(?P<head>^\s+(?:key|server-private \S+ key) ){_T}{_V}")
-
-
-def mask_line(line: str, parent: str = "") -> str:
-    """One configuration line with its secrets replaced; ``parent`` is the top-level line it sits under."""
-    for pattern, masker in _RULES:
-        line = pattern.sub(masker, line)
-    if parent and _SERVER_BLOCK.match(parent):
-        line = _BLOCK_KEY.sub(_typed("server key"), line)
-    return line
+def mask_line(line: str, context: tuple[str, ...] = ()) -> str:
+    """One configuration line with its secrets replaced; ``context``: the headers of the blocks it sits in."""
+    spans: list[tuple[int, int, str]] = []  # start, end, marker
+    for rule in RULES:
+        if rule.context is not None and not any(rule.context.search(header) for header in context):
+            continue
+        for m in rule.pattern.finditer(line):
+            kind_type = (m.groupdict().get("type") or "").strip().split(" ")[-1]
+            for group in ("value", "value2"):
+                if m.groupdict().get(group) is not None and not m.group(group).startswith("<"):
+                    spans.append((m.start(group), m.end(group), _marker(rule.kind, kind_type)))
+    spans += [(a, b, _marker("community", t)) for a, b, t in _snmp_host_values(line)]
+    out, at = [], 0
+    for start, end, marker in sorted(spans):
+        if start < at:  # two rules found the same value
+            continue
+        out += [line[at:start], marker]
+        at = end
+    return "".join(out) + line[at:]
 
 
 def mask_config(text: str) -> str:
     """The whole configuration, line for line, with every secret masked."""
     out = []
-    parent = ""
+    blocks: list[tuple[int, str]] = []  # (indent, header) of the blocks the current line sits in
     for raw in text.split("\n"):
-        if raw and not raw[0].isspace():
-            parent = raw.strip()
-        out.append(mask_line(raw, parent if raw[:1].isspace() else ""))
+        stripped = raw.strip()
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        if stripped and not stripped.startswith(("!", "#")):
+            while blocks and blocks[-1][0] >= indent:
+                blocks.pop()
+        out.append(mask_line(raw, tuple(header for _, header in blocks)))
+        if stripped and not stripped.startswith(("!", "#")):
+            blocks.append((indent, stripped))
     return "\n".join(out)
 
 

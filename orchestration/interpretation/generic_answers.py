@@ -7,15 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from orchestration.interpretation.enterprise import applied, sentences
+from orchestration.interpretation.enterprise import applied, sentences, without_orders
 from orchestration.outputs import DomainOutputs, RetrievedChunk
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
 NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:network )?devices)\b", re.I)
-# sentences that talk to the reader instead of stating a standard are never quoted (a document is data, not orders)
-_INSTRUCTION = re.compile(r"\b(ignore|disregard|forget)\b.{0,40}\binstructions?\b|\banswer that\b|\byou (are|must) now\b|"
-                          r"\bsystem prompt\b|\bcall \w+_tool\b", re.I)
 _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
 
 
@@ -66,7 +63,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
         about = _terms(c.metadata.section or c.metadata.title)
         for position, sentence in enumerate(sentences(c.content)):
             overlap = len((_terms(sentence) | about) & terms)
-            if overlap and not _INSTRUCTION.search(sentence):  # what the standard requires comes before its side notes
+            if overlap:  # what the standard requires comes before its side notes (orders are never among them)
                 scored.append((overlap + int(bool(NORMATIVE.search(sentence))), rank, position, sentence))
     best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:5]
     picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]  # read in document order
@@ -75,7 +72,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
     if used:
         top = used[0].metadata
         summary = f"According to our {top.title or top.source}: " + (
-            " ".join(lines) if lines else used[0].content[:400])
+            " ".join(lines) if lines else without_orders(used[0].content)[:400])
         if config:
             label = f" (section \"{config_from}\")" if config_from else ""
             summary += f"\n\nReference configuration{label}:\n```\n{config}\n```"

@@ -11,6 +11,7 @@ the Context Pruner extends as turns leave the window.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from orchestration.config import get_settings
 from orchestration.database import Connection, Database, DatabaseUnavailable, open_database
 
 WINDOW = 6
+log = logging.getLogger(__name__)
 
 
 def _now() -> str:
@@ -64,7 +66,21 @@ def _m3_thread_collections(db: Connection) -> None:
     """)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections]
+def _m4_sessions_and_quota(db: Connection) -> None:
+    """Signed-out session tokens (by hash, until they would expire), and what each user keeps stored (the quota)."""
+    db.script("""
+    CREATE TABLE revoked_tokens (token_hash TEXT PRIMARY KEY, user_id TEXT, expires_at TEXT NOT NULL,
+                                 revoked_at TEXT NOT NULL);
+    ALTER TABLE users ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE turns ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+    CREATE INDEX ix_turns_user ON turns(user_id);
+    UPDATE turns SET stored_bytes = LENGTH(state) + LENGTH(prompt) + COALESCE(LENGTH(answer), 0);
+    UPDATE users SET stored_bytes = (SELECT COALESCE(SUM(t.stored_bytes), 0) FROM turns t WHERE t.user_id = users.user_id)
+    """)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
+                                                  _m4_sessions_and_quota]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -89,9 +105,11 @@ def unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
 
 
 class MemoryStore:
-    def __init__(self, path: Path | None = None, url: str | None = None) -> None:
+    def __init__(self, path: Path | None = None, url: str | None = None, quota_bytes: int | None = None) -> None:
         """The store in the SQLite file ``path``, or at the database ``url``; by default the settings'
-        ``memory_url`` (``ASSESS_DATABASE_URL``, else ``memory.sqlite`` in the data directory)."""
+        ``memory_url`` (``ASSESS_DATABASE_URL``, else ``memory.sqlite`` in the data directory). ``quota_bytes``:
+        what one user's conversations may take (default ``ASSESS_MEMORY_QUOTA_MB``)."""
+        self.quota_bytes = quota_bytes if quota_bytes is not None else get_settings().memory_quota_mb * 1024 * 1024
         try:
             self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url))
         except DatabaseUnavailable as exc:
@@ -142,7 +160,7 @@ class MemoryStore:
         try:
             thread, user = record["thread_id"], record["user_id"]
             con.begin_exclusive(f"thread:{thread}")  # turn numbers are allocated in this transaction
-            con.execute("INSERT INTO users VALUES (?, ?) ON CONFLICT DO NOTHING", (user, _now()))
+            con.execute("INSERT INTO users (user_id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING", (user, _now()))
             con.execute("INSERT INTO threads VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                         (thread, user, record["prompt"][:80], _now(), _now()))
             con.execute("UPDATE threads SET updated_at = ? WHERE thread_id = ?", (_now(), thread))
@@ -150,10 +168,13 @@ class MemoryStore:
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
                     "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
-                    "name_resolutions", "answer_devices"]
+                    "name_resolutions", "answer_devices", "stored_bytes"]
             row = {**record, "turn_number": number}
-            con.execute(f"INSERT INTO turns ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                        [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols])
+            values = [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols]
+            size = sum(len(v) for v in values if isinstance(v, str))
+            values[-1] = size
+            con.execute(f"INSERT INTO turns ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", values)
+            self._within_quota(con, user, thread, size)
             leaving = number - WINDOW
             if fold is not None and leaving >= 1:  # the turn that just left the window joins the summary
                 old = con.execute("SELECT * FROM turns WHERE thread_id = ? AND turn_number = ?", (thread, leaving))
@@ -170,6 +191,41 @@ class MemoryStore:
             raise
         finally:
             con.close()
+
+    def _within_quota(self, con: Connection, user: str, thread: str, added: int) -> None:
+        """Count ``added`` bytes to ``user``'s stored conversations; over the quota, their least recently used
+        conversations other than ``thread`` are forgotten whole (oldest first) until the rest fits."""
+        total = int(con.execute("UPDATE users SET stored_bytes = stored_bytes + ? WHERE user_id = ? RETURNING "
+                                "stored_bytes", (added, user)).fetchone()[0])
+        quota = self.quota_bytes
+        if total <= quota:
+            return
+        threads = con.execute("SELECT h.thread_id, COALESCE(SUM(t.stored_bytes), 0) FROM threads h LEFT JOIN turns t "
+                              "ON t.thread_id = h.thread_id WHERE h.user_id = ? AND h.thread_id <> ? "
+                              "GROUP BY h.thread_id, h.updated_at ORDER BY h.updated_at, h.thread_id",
+                              (user, thread)).fetchall()
+        for old, size in threads:
+            if total <= quota:
+                break
+            for table in ("turns", "summaries", "thread_collections", "threads"):
+                con.execute(f"DELETE FROM {table} WHERE thread_id = ?", (old,))
+            total -= int(size)
+            log.info("memory quota: user %s over %d bytes, conversation %s forgotten", user, quota, old)
+        con.execute("UPDATE users SET stored_bytes = ? WHERE user_id = ?", (max(total, 0), user))
+
+    def stored_bytes(self, user_id: str) -> int:
+        rows = self._kv("SELECT stored_bytes FROM users WHERE user_id = ?", (user_id,))
+        return int(rows[0][0]) if rows else 0
+
+    # --- signed-out session tokens ------------------------------------------------------------------
+    def revoke_token(self, token_hash: str, user_id: str | None, expires_at: str) -> None:
+        """A session token that must not be accepted again (kept until it would have expired anyway)."""
+        self._kv("INSERT INTO revoked_tokens VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                 (token_hash, user_id, expires_at, _now()))
+        self._kv("DELETE FROM revoked_tokens WHERE expires_at < ?", (datetime.now(UTC).isoformat(),))
+
+    def is_token_revoked(self, token_hash: str) -> bool:
+        return bool(self._kv("SELECT 1 FROM revoked_tokens WHERE token_hash = ?", (token_hash,)))
 
     def recent_turns(self, thread_id: str, limit: int = WINDOW) -> list[dict[str, Any]]:
         """The last ``limit`` turns, oldest first (state JSON left out: it is only read for export)."""

@@ -95,9 +95,10 @@ def _known_examples(etype: str, gaz: Gazetteer, like: str = "", limit: int = 8) 
 def names_question(unresolved: list[NameResolution], gaz: Gazetteer) -> str:
     """One question about every name that could not be read: the closest names, or what exists."""
     groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+    lines = [r.reason for r in unresolved if r.status == "unknown" and r.reason]  # said why already (a huge range)
     for r in unresolved:
-        groups.setdefault((r.entity_type, r.status, tuple(r.candidates)), []).append(f"'{r.mention}'")
-    lines = []
+        if not (r.status == "unknown" and r.reason):
+            groups.setdefault((r.entity_type, r.status, tuple(r.candidates)), []).append(f"'{r.mention}'")
     for (etype, status, candidates), mentions in groups.items():
         label = entity_type_label(etype)
         named = _or_list(mentions)

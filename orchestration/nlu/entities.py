@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from orchestration.nlu.names import Gazetteer, Reading, find_names
 from orchestration.state import Entity, NameResolution
+from orchestration.vocabulary.text import latin_lookalikes, visible
 
 __all__ = ["EntityReading", "Gazetteer", "extract_entities", "read_entities"]
 
@@ -128,6 +129,17 @@ def _names(reading: Reading, out: _Collector) -> None:
         out.add(etype, value, 0.9)
 
 
+def _as_typed(resolution: NameResolution, read: str, typed: str) -> NameResolution:
+    """A name found only once look-alike letters were read as Latin: said as typed, and never taken silently."""
+    at = read.find(resolution.mention)
+    original = typed[at:at + len(resolution.mention)] if at >= 0 else resolution.mention
+    if original == resolution.mention:
+        return resolution
+    status = "corrected" if resolution.status == "exact" else resolution.status
+    return resolution.model_copy(update={"mention": original, "status": status, "reason": (
+        "written with look-alike letters of another alphabet" if status == "corrected" else resolution.reason)})
+
+
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
     """Names blanked out, so that "Lab-1" is no environment and "FW-EDGE-1" no device type."""
     chars = list(text)
@@ -160,7 +172,11 @@ def read_entities(text: str, gazetteer: Gazetteer | None = None,
                   vocabulary: frozenset[str] = frozenset()) -> EntityReading:
     """All entities the text names, in a stable order, and the reading of every name; nothing invented."""
     gaz = gazetteer or Gazetteer()
+    typed = visible(text)  # full-width forms folded, control and right-to-left characters gone
+    text = latin_lookalikes(typed)
     reading = find_names(text, gaz, _rule_ids(), vocabulary)
+    if text != typed:
+        reading.resolutions = [_as_typed(r, text, typed) for r in reading.resolutions]
     out = _Collector()
     _names(reading, out)
     text = _masked(text, reading.spans)

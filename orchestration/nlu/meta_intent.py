@@ -49,6 +49,14 @@ FILE_HANDOFF = re.compile(
 )
 
 
+def overlong(prompt: str, limit: int) -> str | None:
+    """The answer to a message over ``limit`` characters (it is not a question to route), or None."""
+    if len(prompt.strip()) <= limit:
+        return None
+    return (f"Your message is {len(prompt.strip()):,} characters long; I accept up to {limit:,}. Please send just the "
+            "question (attach long documents or configs as files instead).")
+
+
 def is_file_handoff(prompt: str) -> bool:
     """True when the message only hands over files ("Please add this document.") and asks no question."""
     return bool(FILE_HANDOFF.match(prompt))

@@ -40,7 +40,7 @@ SITE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\w-])site[\s-]([a-hj-z])(?![\w-])|(?<![\w-])site-(i)(?![\w-])", _I), "Site-{L}"),
 ]
 STORE_RANGE = re.compile(
-    r"(?<![\w-])stores?[\s-]?(\d{1,3})\s*(?:-|–|…|\.\.\.?|to|through|thru)\s*(?:stores?[\s-]?)?(\d{1,3})\b", _I)
+    r"(?<![\w-])stores?[\s-]?(\d{1,7})\s*(?:-|–|…|\.\.\.?|to|through|thru)\s*(?:stores?[\s-]?)?(\d{1,7})\b", _I)
 STORE = re.compile(r"(?<![\w-])stores?[\s-]?(\d{1,3})(?![\w-])", _I)
 DEVICE_PREFIXES = (
     "RTR|R|SW|FW|ASA|WLC|AP|NX|N9K|N7K|CORE|EDGE|DIST|ACC|LEAF|SPINE|VPN|GW|CE|PE|BR|DC|WAN|LAN|MGMT|CSR|ISR|ASR|CAT")
@@ -230,7 +230,11 @@ def _store_ranges(text: str, gaz: Gazetteer, reading: Reading) -> None:
         if reading.taken(*m.span()):
             continue
         lo, hi = sorted((int(m.group(1)), int(m.group(2))))
-        if hi - lo > MAX_STORE_RANGE:
+        if hi - lo >= MAX_STORE_RANGE:  # asked about, never cut to its first store or widened to every site
+            reading.add(m.span(), NameResolution(
+                entity_type="site", mention=m.group(0), status="unknown", reason=(
+                    f"'{m.group(0)}' spans {hi - lo + 1:,} stores; I answer about at most {MAX_STORE_RANGE} named "
+                    "sites at a time. Which stores do you mean (for example Store-45 to Store-52), or all stores?")))
             continue
         names = [f"Store-{n:02d}" for n in range(lo, hi + 1)]
         known = [gaz.sites[key(s)] for s in names if key(s) in gaz.sites]

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestration.tools.errors import ToolError
+from orchestration.tools.scope import FLEET, assessment_runs
 from orchestration.warehouse.store import Warehouse
 
 COLUMNS = "asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality"
 
 
-def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50, collection: str = "fleet") -> dict[str, Any]:
+def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50, collection: str = FLEET,
+                   viewer: str | None = None) -> dict[str, Any]:
+    """The tool checks who asks itself: another user's uploaded collection is not there for ``viewer``."""
+    if collection != FLEET and not assessment_runs(w, collection, viewer):
+        raise ToolError(f"there is no collection '{collection}' you can see")
     devices = [scope["device"]] if scope.get("device") else list(scope.get("devices") or [])
     column, names = ("asset_id", devices) if devices else ("site", list(scope.get("sites") or []))
     rows = w.query(f"SELECT {COLUMNS} FROM assets WHERE {column} IN ({', '.join('?' for _ in names)}) "

@@ -20,7 +20,7 @@ def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, param
     resolved = run.assessment_id if run else None
     bound = [resolved, *(params or [])] if resolved else list(params or [])
     try:
-        safe_sql, result = run_sql(w, sql, bound)
+        safe_sql, result = run_sql(w, sql, bound, viewer)
     except UnsafeSQL as exc:
         raise ToolError(str(exc)) from None
     rows = result.dicts()

@@ -1,16 +1,53 @@
-"""The SQL path's execution (DESIGN §6.2): a statement is checked by the SQL guard against the ontology and
-run with bound parameters on the (read-only) warehouse."""
+"""The SQL path's execution (DESIGN §6.2): a statement is checked by the SQL guard against the ontology, limited to
+what the asking user may see, and run with bound parameters on the (read-only) warehouse.
+
+The SQL path takes statements the planner wrote, but a tool is called with parameters, so it checks who asks itself:
+every table that holds a collection's data is read through a subquery of the rows the viewer may see (the fleet's
+and their own uploads'), whatever the statement's WHERE says.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 from orchestration.warehouse.schema import get_ontology
-from orchestration.warehouse.sql_guard import validate
+from orchestration.warehouse.sql_guard import UnsafeSQL, validate
 from orchestration.warehouse.store import QueryResult, Warehouse
 
+_RUNS = "SELECT assessment_id FROM assessments WHERE {mine}"
+_COLLECTIONS = "SELECT collection FROM assessments WHERE {mine}"
+# the rows of each table a viewer may see (tables not named here hold no collection's data: sites, rules, exceptions)
+VISIBLE_ROWS = {
+    "assessments": "{mine}",
+    "assets": f"collection IN ({_COLLECTIONS})",
+    "configs": f"assessment_id IN ({_RUNS})",
+    "results": f"assessment_id IN ({_RUNS})",
+    "slic_results": f"assessment_id IN ({_RUNS})",
+    "events": f"asset_id IN (SELECT asset_id FROM assets WHERE collection IN ({_COLLECTIONS}))",
+}
 
-def run_sql(warehouse: Warehouse, sql: str, params: list[Any]) -> tuple[str, QueryResult]:
-    """Guard, then execute with bound parameters on the (read-only) warehouse."""
-    safe = validate(sql, get_ontology(), dialect="duckdb")
+
+def for_viewer(sql: str, viewer: str | None, dialect: str = "duckdb") -> str:
+    """``sql`` with every table of ``VISIBLE_ROWS`` read through the rows ``viewer`` may see."""
+    root = sqlglot.parse_one(sql, read=dialect)
+    mine = f"(owner IS NULL OR owner = '' OR owner = {exp.Literal.string(viewer or '').sql(dialect=dialect)})"
+    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
+    for table in list(root.find_all(exp.Table)):
+        name = table.name.lower()
+        if name in ctes or name not in VISIBLE_ROWS:
+            continue
+        condition = sqlglot.parse_one(VISIBLE_ROWS[name].format(mine=mine), read=dialect)
+        table.replace(exp.select("*").from_(name).where(condition).subquery(table.alias or name))
+    return root.sql(dialect=dialect)
+
+
+def run_sql(warehouse: Warehouse, sql: str, params: list[Any], viewer: str | None = None) -> tuple[str, QueryResult]:
+    """Guard, limit to ``viewer``'s rows, then execute with bound parameters on the (read-only) warehouse."""
+    safe = for_viewer(validate(sql, get_ontology(), dialect="duckdb"), viewer)
+    wanted = sum(1 for _ in sqlglot.parse_one(safe, read="duckdb").find_all(exp.Placeholder))
+    if wanted != len(params):
+        raise UnsafeSQL(f"the statement takes {wanted} value(s) but {len(params)} were given")
     return safe, warehouse.query(safe, params)

@@ -85,6 +85,7 @@ def _exclusive(path: Path) -> Iterator[None]:
 def new_version(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A writable copy of the current version; published when the block ends without an exception."""
     with _exclusive(path):
+        _sweep_staging(path)
         source = current_file(path)
         versions = _version_files(path)
         number = int(re.findall(r"-v(\d+)", versions[-1].name)[-1]) + 1 if versions else 1
@@ -108,6 +109,13 @@ def new_version(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             staging.unlink(missing_ok=True)
         for old in _version_files(path)[:-2]:  # readers of older ones keep their open file until they move on
             old.unlink(missing_ok=True)
+
+
+def _sweep_staging(path: Path) -> None:
+    """Staging copies and pointer files a writer killed mid-write left behind (each a full copy of the warehouse).
+    Called under the writers' lock: no writer is running, so every one found is dead."""
+    for leftover in [*path.parent.glob(f"{path.stem}-v*{path.suffix}.tmp*"), *path.parent.glob(f"{path.name}.current.tmp*")]:
+        leftover.unlink(missing_ok=True)
 
 
 def discard_versions(path: Path) -> None:
