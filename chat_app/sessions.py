@@ -144,7 +144,7 @@ def install_revocation(revoked: RevokedTokens) -> None:
         out never refuses the other."""
         token = original_create(data)
         claims = pyjwt.decode(token, options={"verify_signature": False})
-        return str(pyjwt.encode({**claims, "jti": secrets.token_urlsafe(12)}, get_jwt_secret(), algorithm="HS256"))
+        return str(pyjwt.encode({**claims, "jti": secrets.token_urlsafe(12)}, get_jwt_secret() or "", algorithm="HS256"))
 
     original_create = chainlit.auth.jwt.create_jwt
     decode_unless_revoked.checks_revocation = True  # type: ignore[attr-defined]
