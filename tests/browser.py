@@ -87,3 +87,16 @@ def login(browser: Any, url: str, user: str, password: str) -> Any:
     page.wait_for_selector("#chat-input", timeout=60_000)
     page.wait_for_timeout(1500)
     return page
+
+
+def scripted_session(page: Any) -> None:
+    """A session that touches every kind of content the page shows: a chart, a citation opened in the side panel,
+    an export, and a reload of the thread."""
+    send(page, "Show breakdown of configuration best practice deviations by severity, technology, and OS.")
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    send(page, "How should I configure SNMP v3 according to our company standards?")
+    page.locator("[data-step-type='assistant_message'] .element-link").first.click()
+    page.wait_for_timeout(1000)
+    send(page, "/export md")
+    page.reload()
+    page.wait_for_selector("#chat-input", timeout=60_000)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import login, open_chat, running_app, send, shot, wait_for_answers
+from tests.browser import login, open_chat, running_app, scripted_session, send, shot, wait_for_answers
 
 pytestmark = pytest.mark.browser
 
@@ -269,13 +269,14 @@ def test_uploads_are_kept_under_the_data_directory_per_instance(demo_warehouse_d
     (other / "keep.txt").write_text("another instance's upload")
     doc = tmp_path / "wombat-standard.md"
     doc.write_text("# Wombat standard\n\nAll wombat links use 9000-byte jumbo frames.\n")
-    with (other / ".alive").open("wb") as alive, running_app(data) as url:
-        fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    alive = (other / ".alive").open("wb")
+    fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with alive, running_app(data) as url:
         page = open_chat(browser, url)
         page.set_input_files("#upload-button-input", str(doc))
         page.wait_for_timeout(2000)
         send(page, "What MTU do wombat links use?")
-        stored = [p for p in (data / "chainlit_files").rglob("*") if p.is_file() and p.parent.parent.name != "another-instance"
+        stored = [p for p in (data / "chainlit_files").rglob("*") if p.is_file() and p.name != ".alive"
                   and "another-instance" not in p.parts]
         assert stored, "the upload was not stored under the data directory"
         page.close()
@@ -378,14 +379,7 @@ def test_a_whole_session_asks_nothing_of_the_internet(app: tuple[str, Path], bro
     page.goto(url)
     page.wait_for_selector("#chat-input", timeout=60_000)
     page.wait_for_timeout(1500)
-    send(page, "Show breakdown of configuration best practice deviations by severity, technology, and OS.")
-    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
-    send(page, "How should I configure SNMP v3 according to our company standards?")
-    page.locator("[data-step-type='assistant_message'] .element-link").first.click()
-    page.wait_for_timeout(1000)
-    send(page, "/export md")
-    page.reload()
-    page.wait_for_selector("#chat-input", timeout=60_000)
+    scripted_session(page)
     page.wait_for_timeout(3000)
     outside = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost")})
     assert hosts and outside == [], outside

@@ -114,7 +114,12 @@ def detect_platform(text: str) -> Platform:
 
 
 def looks_like_config(text: str) -> bool:
-    """At least three lines that start like device configuration commands."""
+    """At least three lines that start like device configuration commands, or the marks of an operating system
+    that is refused by name (a Junos file in braces has few IOS-like lines, and is a configuration all the same:
+    refused as "Juniper Junos", never as "not a configuration")."""
+    head = text[:20000]
+    if any(evidence.search(head) for _, evidence in _OTHER_PLATFORMS):
+        return True
     hits = 0
     for raw in text.splitlines()[:5000]:
         if _CONFIG_MARKERS.match(raw.strip()) and not raw.startswith((" ", "\t")):
