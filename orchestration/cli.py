@@ -40,6 +40,21 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval_frames(args: argparse.Namespace) -> int:
+    from orchestration import frame_eval
+    from orchestration.services import build_services
+
+    services = build_services()
+    try:
+        questions = frame_eval.load_corpus(Path(args.corpus) if args.corpus else services.settings.frames_corpus)
+    except (OSError, ValueError) as exc:
+        print(f"assess eval-frames: {exc}", file=sys.stderr)
+        return 2
+    scores = frame_eval.evaluate(questions, services, args.split)
+    print(frame_eval.render(scores, args.split, args.verbose))
+    return 0
+
+
 def _cmd_trace_export(args: argparse.Namespace) -> int:
     from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
 
@@ -333,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("file")
     ev.add_argument("--json", action="store_true", help="print cases with checks and full STATE as JSON")
     ev.set_defaults(func=_cmd_eval)
+
+    evf = sub.add_parser("eval-frames", help="question-frame accuracy per slot on the labelled corpus's held-out part")
+    evf.add_argument("--corpus", help="labelled questions (default: evals/question_frames.jsonl)")
+    evf.add_argument("--split", default="test", choices=("test", "train"))
+    evf.add_argument("--verbose", action="store_true", help="list every question read wrong")
+    evf.set_defaults(func=_cmd_eval_frames)
 
     ddl = sub.add_parser("ddl", help="CREATE TABLE statements of the warehouse tables (contracts/warehouse.yaml) for "
                                      "an engine, e.g. Trino with Iceberg or Hive tables")

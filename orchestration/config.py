@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     embedding_model_path: Path | None = Field(
         default=None, description="sentence-transformers model folder; default: the bundled all-MiniLM-L6-v2."
     )
+    frames_corpus: Path = Field(default=PROJECT_ROOT / "evals" / "question_frames.jsonl", description=(
+        "Labelled questions the question-frame reader is fitted on (its training part)."))
     clarification_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     max_prompt_chars: int = Field(default=8000, gt=0, description="Longer prompts are refused with a message.")
     parse_timeout_seconds: float = Field(default=10.0, gt=0, description=(

@@ -127,7 +127,7 @@ def route_after_classifier(state: AssessmentState) -> Literal["planner", "answer
     if state.intent.meta_intent in intent_classifier.CONVERSATIONAL or state.conversation.resolution in (
             "preference", "collection"):
         return "answer_composer"
-    if state.intent.intent_class == "unknown_or_needs_clarification":
+    if state.intent.intent_class == "unknown_or_needs_clarification" or intent_classifier.cannot_answer(state.intent):
         return "answer_composer"
     return "planner"
 

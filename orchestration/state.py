@@ -138,6 +138,75 @@ class Facets(StateModel):
     planner_conditions: list[str] = Field(default_factory=list)  # planner_rules.conditions that hold
 
 
+Ask = Literal["summary", "list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "policy",
+              "exception", "not_answerable"]
+Subject = Literal["devices", "findings", "rules", "sites", "exceptions", "signatures", "runs", "documents", "none"]
+Cannot = Literal["live_state", "licensing", "action", "off_topic"]
+
+
+class FrameFilters(StateModel):
+    """Every value of every filter the words name; several values of one filter are OR'ed, never cut to one."""
+
+    site: list[str] = Field(default_factory=list)
+    site_type: list[str] = Field(default_factory=list)  # store, branch, datacenter, campus, hq, lab
+    device_type: list[str] = Field(default_factory=list)
+    platform: list[str] = Field(default_factory=list)
+    os_version: list[str] = Field(default_factory=list)
+    environment: list[str] = Field(default_factory=list)
+    severity: list[str] = Field(default_factory=list)
+    role: list[str] = Field(default_factory=list)
+    topic: list[str] = Field(default_factory=list)  # rule technologies (snmp, telnet, aaa …)
+
+
+class FrameTime(StateModel):
+    """When: named runs, months (YYYY-MM), a start (``since``, YYYY-MM), the last N runs, a date bound
+    (``before``, YYYY-MM-DD, for expiries), or a relative word."""
+
+    runs: list[str] = Field(default_factory=list)
+    months: list[str] = Field(default_factory=list)
+    since: str | None = None
+    last_n: int | None = None
+    before: str | None = None
+    relative: Literal["previous", "this_month", "last_month"] | None = None
+
+
+class FrameTargets(StateModel):
+    """The named things the question is about, as typed or resolved (devices by the inventory)."""
+
+    device: list[str] = Field(default_factory=list)
+    rule: list[str] = Field(default_factory=list)
+    exception: list[str] = Field(default_factory=list)
+    cve: list[str] = Field(default_factory=list)
+    signature: list[str] = Field(default_factory=list)
+    document: list[str] = Field(default_factory=list)
+
+
+class QuestionFrame(StateModel):
+    """What the user wants back (DESIGN §4a), read once per turn by the Intent Classifier
+    (``orchestration/nlu/frame.py``): the ask and its subject from a reader fitted on a labelled corpus, the
+    filters, time, targets and limit from the words. ``cannot`` says why a ``not_answerable`` ask is one."""
+
+    ask: Ask = "summary"
+    subject: Subject = "findings"
+    cannot: Cannot | None = None
+    filters: FrameFilters = Field(default_factory=FrameFilters)
+    time: FrameTime = Field(default_factory=FrameTime)
+    targets: FrameTargets = Field(default_factory=FrameTargets)
+    limit: int | None = None
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)  # of the ask
+
+    def describe(self) -> str:
+        """One line for the trace: ``list devices · site=HQ · since 2026-08``."""
+        parts = [f"{self.ask} {self.subject}" + (f" ({self.cannot})" if self.cannot else "")]
+        for group in (self.filters, self.targets):
+            parts += [f"{k}={','.join(v)}" for k, v in group.model_dump().items() if v]
+        time = {k: v for k, v in self.time.model_dump().items() if v}
+        parts += [f"{k} {','.join(v) if isinstance(v, list) else v}" for k, v in time.items()]
+        if self.limit:
+            parts.append(f"limit {self.limit}")
+        return " · ".join(parts)
+
+
 class Intent(StateModel):
     """Written by the Intent Classifier."""
 
@@ -151,6 +220,7 @@ class Intent(StateModel):
     route_scores: dict[str, float] = Field(default_factory=dict)
     signals: list[str] = Field(default_factory=list)
     facets: Facets = Field(default_factory=Facets)
+    frame: QuestionFrame = Field(default_factory=QuestionFrame)
 
     def entity(self, entity_type: str) -> str | None:
         """The first value of an entity type, or None."""

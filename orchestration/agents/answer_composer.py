@@ -130,7 +130,33 @@ def _preference_answer(prefs: dict[str, str]) -> str:
             "\"forget my preferences\" to undo.")
 
 
+CANNOT = {
+    "live_state": ("I can't see live or operational state — reachability, CPU and memory, interface counters, "
+                   "neighbours, sessions, clients or traffic: I only have the devices' configurations, the assessment "
+                   "results, SLIC matches and logged events of each assessment run."),
+    "licensing": ("I don't have licensing or support-contract data: the warehouse holds configurations, "
+                  "assessment results, SLIC matches and events, not licences or contracts."),
+    "action": ("I can't act on the network or on other systems — no tickets, pushed changes, reboots, messages or "
+               "new scans: I read assessments and explain them."),
+    "off_topic": ("That is outside what I know: I answer questions about your network's configuration "
+                  "best-practice and security assessments and your company's network standards."),
+}
+CAN_INSTEAD = ("What I can do instead: show the findings, evidence and fix commands for a device or site (\"what does "
+               "{target} fail and how do I fix it?\"), list the devices a finding affects, or quote the standard "
+               "that applies.")
+
+
+def _cannot_answer(state: AssessmentState) -> Final:
+    frame = state.intent.frame
+    target = (frame.targets.device or frame.filters.site or ["HQ"])[0]
+    text = CANNOT.get(frame.cannot or "off_topic", CANNOT["off_topic"])
+    return Final(answer=f"{text}\n\n{CAN_INSTEAD.format(target=target)}", missing_inputs=[f"not answerable: "
+                 f"{frame.cannot or 'off_topic'}"], partial=True, risk_of_error="low")
+
+
 def compose(state: AssessmentState) -> Final:
+    from orchestration.agents.intent_classifier import cannot_answer
+
     intent = state.intent
     if intent.meta_intent == "acknowledgement":
         return Final(answer="You're welcome. Ask me anything else about your assessments, or export this "
@@ -141,6 +167,8 @@ def compose(state: AssessmentState) -> Final:
         return Final(answer=_collection_answer(state.conversation.collection))
     if intent.meta_intent == "cancellation":
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
+    if cannot_answer(intent):
+        return _cannot_answer(state)
     if intent.intent_class == "unknown_or_needs_clarification":
         return Final(answer=intent.clarification_question or "Could you tell me what you would like to know?")
     task = state.plan.domain_task()

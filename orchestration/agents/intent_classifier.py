@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import date
 from typing import Any
 
+from orchestration.engines.rule_engine import get_rules
+from orchestration.engines.slic_engine import get_signatures
 from orchestration.nlu.clarification import (
     clarification_question,
     followup_without_history_question,
@@ -17,10 +20,11 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
+from orchestration.nlu.frame import Catalogs, get_reader, read_frame
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import RouteDecision
 from orchestration.services import Services, build_services
-from orchestration.state import AssessmentState, Conversation, Entity, Intent, StateUpdate
+from orchestration.state import AssessmentState, Conversation, Entity, Intent, QuestionFrame, StateUpdate
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
 NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
@@ -87,9 +91,43 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
 
 
 def with_facets(intent: Intent, text: str, services: Services) -> Intent:
-    """The intent with the facets of the request it answers (``text``: the effective request)."""
+    """The intent with the facets and the question frame of the request it answers (``text``: the effective
+    request; a follow-up's entities carried from the conversation are filters of its frame as well)."""
     conditions = services.contracts.planner_rules.conditions
-    return intent.evolve(facets=read_facets(text, intent.domain_details.presentation_requirement, conditions))
+    unknown = [r.mention.upper() for r in intent.name_resolutions if r.entity_type == "device" and r.status == "unknown"]
+    frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if text.strip() else QuestionFrame()
+    return intent.evolve(facets=read_facets(text, intent.domain_details.presentation_requirement, conditions),
+                         frame=frame)
+
+
+CANNOT_CONFIDENCE = 0.6  # below it a not-answerable reading is not trusted: answering wrongly beats refusing wrongly
+
+
+def cannot_answer(intent: Intent) -> bool:
+    """Whether the question asks for what the product cannot see or do (live state, licences, actions,
+    other topics): then nothing runs and the answer says so. Conversational turns are never refused."""
+    frame = intent.frame
+    return (frame.ask == "not_answerable" and frame.confidence >= CANNOT_CONFIDENCE
+            and intent.meta_intent not in CONVERSATIONAL)
+
+
+@functools.cache
+def _catalogs() -> Catalogs:
+    return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()))
+
+
+def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
+             unknown_devices: list[str] | None = None) -> QuestionFrame:
+    """The question frame of one request; ``entities`` default to those its words name."""
+    router = services.router()
+    words = router.spelling.normalize(text)
+    if entities is None:
+        reading = read_entities(words, services.names(), router.spelling.known_words)
+        entities = reading.entities
+        unknown_devices = [r.mention.upper() for r in reading.resolutions
+                           if r.entity_type == "device" and r.status == "unknown"]
+    reader = get_reader(services.settings.frames_corpus, router.embedder)
+    return read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
 
 
 def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, services: Services) -> Intent:
@@ -248,4 +286,5 @@ def summarize(update: StateUpdate) -> str:
     ents = ", ".join(f"{e.type}={e.value}" for e in intent.entities) or "none"
     skill = intent.domain_details.skill or "-"
     return (f"{intent.intent_class} (skill {skill}, meta {intent.meta_intent}, confidence {intent.confidence:.2f}); "
-            f"entities: {ents}" + (f"; follow-up: {resolution}" if resolution != "none" else ""))
+            f"entities: {ents}; asks: {intent.frame.describe()}"
+            + (f"; follow-up: {resolution}" if resolution != "none" else ""))

@@ -72,14 +72,14 @@ class SemanticRouter:
         if unknown:
             raise ContractError(f"{routes_file}: field 'routes': unknown routes {sorted(unknown)}")
         self.route_names = list(routes)
-        self._embedder = embedder
+        self.embedder = embedder
         texts = [t for name in self.route_names for t in routes[name]]
         self._labels = np.array([i for i, name in enumerate(self.route_names) for _ in routes[name]])
         self._examples = embedder.embed(texts)
         self.spelling = SpellingNormalizer(w for t in texts for w in re.findall(r"[A-Za-z]+", t))
 
     def route(self, prompt: str) -> RouteDecision:
-        query = self._embedder.embed([prompt])[0]
+        query = self.embedder.embed([prompt])[0]
         sims = self._examples @ query
         scores = np.empty(len(self.route_names), dtype=np.float64)
         for i in range(len(self.route_names)):

@@ -1,0 +1,374 @@
+"""The question frame (DESIGN §4a): what the user wants back, read once per turn.
+
+Two halves, each measured on the held-out part of ``evals/question_frames.jsonl`` (``assess eval-frames``):
+
+- *ask*, *subject* and, for questions the product cannot answer, *why* (``cannot``) come from a reader fitted on
+  the corpus's training part: logistic regression over the bundled MiniLM sentence embedding joined with word
+  and character n-grams (the embedding carries meaning across phrasings, the n-grams the short cue words —
+  "how many", "vs", "why" — and the typos engineers make). Fitting takes about a second and happens once per
+  process; the corpus, not code, is what to extend when a kind of question is read wrong.
+- *filters*, *time*, *targets* and *limit* are read from the words: every value named, several values of one
+  filter kept together (OR'ed), names resolved against the inventory by ``nlu/entities.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal, cast, get_args
+
+import numpy as np
+
+from knowledge_base.embeddings import Embedder
+from orchestration.state import (
+    Ask,
+    Cannot,
+    Entity,
+    FrameFilters,
+    FrameTargets,
+    FrameTime,
+    QuestionFrame,
+    Subject,
+)
+
+ASKS: tuple[str, ...] = get_args(Ask)
+SUBJECTS: tuple[str, ...] = get_args(Subject)
+CANNOTS: tuple[str, ...] = get_args(Cannot)
+_I = re.IGNORECASE
+
+
+# --- the corpus -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LabelledQuestion:
+    id: str
+    split: str
+    question: str
+    frame: QuestionFrame
+
+
+def load_corpus(path: Path) -> list[LabelledQuestion]:
+    """The labelled questions (JSON lines: id, split train|test, question, frame with only its non-empty parts)."""
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            rows.append(LabelledQuestion(data["id"], data["split"], data["question"],
+                                         QuestionFrame.model_validate(data["frame"])))
+        except (ValueError, KeyError) as exc:
+            raise ValueError(f"{path}:{number}: {exc}") from None
+    return rows
+
+
+# --- the fitted half: ask, subject, cannot -----------------------------------------------------------------------
+class FrameReader:
+    """Ask, subject and ``cannot`` classifiers fitted on the training questions."""
+
+    def __init__(self, questions: Sequence[LabelledQuestion], embedder: Embedder) -> None:
+        from scipy.sparse import hstack
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        train = [q for q in questions if q.split == "train"]
+        if not train:
+            raise ValueError("the question-frame corpus has no training questions")
+        self._embedder = embedder
+        self._hstack = hstack
+        self._words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, token_pattern=r"(?u)\b\w+\b")
+        self._chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, min_df=2)
+        texts = [_plain(q.question) for q in train]
+        self._words.fit(texts)
+        self._chars.fit(texts)
+        features = self._features(texts)
+
+        def fitted(labels: list[str]) -> Any:
+            model = LogisticRegression(C=20.0, max_iter=4000)
+            return model.fit(features, labels)
+
+        self._ask = fitted([q.frame.ask for q in train])
+        self._subject = fitted([q.frame.subject for q in train])
+        self._cannot = fitted([q.frame.cannot or "-" for q in train])
+
+    def _features(self, texts: list[str]) -> Any:
+        dense = np.asarray(self._embedder.embed(texts), dtype=np.float64)
+        cues = np.array([[1.0 if cue.search(t) else 0.0 for cue in CUES] for t in texts])
+        return self._hstack([dense * 2.0, self._words.transform(texts), self._chars.transform(texts),
+                             cues * 1.5]).tocsr()
+
+    def vocabulary(self) -> set[str]:
+        """The words the reader was fitted on."""
+        return set(self._words.vocabulary_)
+
+    def read(self, text: str) -> tuple[Ask, Subject, Cannot | None, float]:
+        """The ask (with its probability), the subject and, for a ``not_answerable`` ask, why."""
+        features = self._features([_plain(text)])
+        ask_p = self._ask.predict_proba(features)[0]
+        ask = str(self._ask.classes_[int(np.argmax(ask_p))])
+        if ask == "not_answerable":
+            cannot_p = dict(zip(self._cannot.classes_, self._cannot.predict_proba(features)[0], strict=True))
+            cannot = max((c for c in CANNOTS if c in cannot_p), key=lambda c: cannot_p[c])
+            return "not_answerable", "none", cast(Cannot, cannot), float(ask_p.max())
+        subject_p = dict(zip(self._subject.classes_, self._subject.predict_proba(features)[0], strict=True))
+        subject = max((s for s in SUBJECTS if s in subject_p and s != "none"), key=lambda s: subject_p[s])
+        return cast(Ask, ask), cast(Subject, subject), None, float(ask_p.max())
+
+
+# Cue words of each kind of ask, as features beside the n-grams: what an engineer's grammar says about the
+# answer's form ("how many" a number, "vs" two sides, "why" an explanation). The reader weighs them; none decides.
+CUES = [re.compile(p, _I) for p in (
+    r"^how many\b|\bnumber of\b|\bcount\b|^# of\b|\bhow many\b",
+    r"\bpercent|%|\bshare of\b|\bfraction\b|\bpass rate\b|\bcompliance rate\b|\bratio\b",
+    r"^(?:is|are|does|do|did|has|have|was|were|any)\b|\by/n\b|\bor not\b",
+    r"\bvs\.?\b|\bversus\b|\bcompare|\bbetter or worse\b|\bbetween .+ and\b",
+    r"\btrend|\bover time\b|\bhistory\b|\bmonth over month\b|\bacross (?:all )?runs\b|\bper run\b|\beach of the last\b|"
+    r"\bmoved\b|\bsince (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    r"\bworst\b|\bbest\b|\btop \d+|\btop (?:three|five|ten)\b|\bmost\b|\brank|\briskiest\b|\bbottom \d+|\bbiggest\b",
+    r"^why\b|\bwhy (?:is|does|do|did|are)\b|\bwhat does \S+ (?:mean|check)\b|\bexplain\b|\bwhat triggered\b|"
+    r"\bwhat is the risk\b|\bevidence\b|\bwhat config line\b",
+    r"\bfix\b|\bremediat|\bclean up\b|\bcli\b|\bcommands?\b|\bpaste\b|\bturn off\b|\bconfig to\b|"
+    r"\bwhat do we do about\b|\bhow do (?:i|we) (?:disable|enable|get)\b",
+    r"\bstandards?\b|\bpolic(?:y|ies)\b|\bprocedure\b|\brunbook\b|\bbest practice\b|\brecommended\b|"
+    r"\baccording to\b|\bwho owns\b|\bescalate\b|\bchange window\b|\bapproval process\b|\bsite tiers\b",
+    r"\bexcept(?:ion|ed)s?\b|\bwaive(?:r|d|rs)?\b|\bexempt\w*|\bexcid\b",
+    r"\bcpu\b|\bmemory utili|\breachable\b|\bping\b|\buptime\b|\bis \S+ (?:up|down|online)\b|\bup\??$|"
+    r"\bright now\b|\bat the moment\b|\bcounters?\b|\bclients\b|\bsessions\b|\bconnections\b|\btraffic\b|"
+    r"\bbandwidth\b|\bpacket loss\b|\bneighbou?rs\b|\bmac address table\b|\binterfaces are down\b|\bonline\b",
+    r"\blicen[cs]e|\bsmartnet\b|\bsupport contract\b|\bcontracts? expire\b",
+    r"^(?:please )?(?:raise|open|create|send|email|push|apply|reboot|reload|schedule|run|disable|enable|page|backup|"
+    r"back up|deploy|configure)\b|\bfor me\b|\bticket\b|\bjira\b|\bservicenow\b|\bslack\b",
+    r"\bweather\b|\bjoke\b|\brecipe\b|\bcapital of\b|\bstock price\b|\bworld cup\b|\btranslate\b|"
+    r"\bpython\b|\bscript\b|\bansible\b|\bplaybook\b|\bcss\b|\bkubernetes\b|\bperformance review\b",
+    r"^(?:which|what) (?:devices|boxes|switches|routers|firewalls|fws|asas|hosts|assets)\b|\bwho is running\b|"
+    r"\blist\b|\bshow (?:me )?(?:the |all )?\w+",
+    r"\bsummar|\boverview\b|\bstatus\b|\bposture\b|\bhow(?:'s| is| are) \w+ (?:doing|looking)\b|\bbig picture\b|"
+    r"\brundown\b|\bin a nutshell\b|\breport\b|\bwhat did .+ (?:say|find)\b",
+    r"\bslic(?:id)?\b|\bcveid\b|\bsignatures?\b|\bknown (?:issues?|bugs?|vulnerabilit)|\bcve\b|\bbrute force\b",
+    r"\bdocuments?\b|\bknowledge base\b",
+    r"\bsites?\b|\bbranches\b|\bstores\b",
+    r"\brules?\b|\bchecks?\b|\bcatalog\b|\bareas?\b|\btechnolog|\bmost common\b|\bmisconfigs?\b",
+    r"\bassessments\b|\bruns\b",
+)]
+
+
+def _plain(text: str) -> str:
+    """Names carry no cue for the ask: device and rule ids become placeholders so the reader learns the words
+    around them ("why does X fail Y"), not the names of the corpus."""
+    for pattern, placeholder in _PLACEHOLDERS:
+        text = pattern.sub(placeholder, text)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+_PLACEHOLDERS = [(re.compile(r"\bSLIC-[\w-]+", _I), " slicid "), (re.compile(r"\bEXC-[\w-]+", _I), " excid "),
+                 (re.compile(r"\bCVE-[\w-]+", _I), " cveid "), (re.compile(r"\bASMT-[\w-]+", _I), " runid "),
+                 (re.compile(r"\b(?:rtr|sw|fw|nx|wlc)-[a-z0-9-]+\b", _I), " devicename "),
+                 (re.compile(r"\b[A-Z0-9]{2,}(?:-[A-Z0-9]{2,})+\b"), " ruleid ")]
+
+_readers: dict[tuple[str, int], FrameReader] = {}
+_lock = threading.Lock()
+
+
+def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
+    """The reader fitted on ``corpus`` with ``embedder`` (fitted once per process and embedder)."""
+    key = (str(corpus), id(embedder))
+    with _lock:
+        if key not in _readers:
+            _readers[key] = FrameReader(load_corpus(corpus), embedder)
+        return _readers[key]
+
+
+# --- the read half: filters, time, targets, limit ------------------------------------------------------------------
+_FILTER_ENTITIES = {"site": "site", "device_type": "device_type", "platform": "platform", "os_version": "os_version",
+                    "environment": "environment", "severity": "severity"}
+SITE_TYPES = [
+    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites)|\bthe store\b(?![- ]?\d)"),
+    ("branch", r"\bbranch(?:es)?\b(?![- ]?\d)"),
+    ("datacenter", r"\bdata ?cent(?:er|re)s?\b(?![- ]?\d)|\bdcs?\b(?![- ]?\d)"),
+    ("campus", r"\bcampus(?:es)?\b"),
+]
+SEVERITIES = [("critical", r"\bcrit(?:s|ical|icals)?\b"),
+              ("high", r"\bhigh(?=[- ]sev|[- ]severity| findings| issues| risk)"),
+              ("medium", r"\bmedium(?=[- ]sev|[- ]severity| findings| issues)"),
+              ("low", r"\blow(?=[- ]sev|[- ]severity| findings| issues)")]
+_ROLE = r"(core|edge|access|distribution|spine|leaf)"
+_ROLE_BEFORE = re.compile(rf"\b{_ROLE}(?=[- ](?:layer|switch|switches|routers?|devices|boxes|firewalls?)\b)", _I)
+_ROLE_PAIR = re.compile(rf"\b{_ROLE} (?:vs\.?|versus|and|or) {_ROLE}\b", _I)
+TOPICS = [
+    ("aaa", r"\baaa\b|tacacs|radius"),
+    ("snmp", r"\bsnmp|\bcommunit(?:y|ies)\b|\bv2c\b"),
+    ("ntp", r"\bntp\b"),
+    ("ssh", r"\bssh"),
+    ("telnet", r"\btel(?:net|ent)\b"),
+    ("tls", r"\btls\b|\bssl\b"),
+    ("bgp", r"\bbgp\b"),
+    ("ospf", r"\bospf"),
+    ("eigrp", r"\beigrp\b"),
+    ("logging", r"\blog(?:s|ging)?\b|\bsyslog"),
+    ("http", r"\bhttps?(?: server)?\b"),
+    ("banner", r"\bbanners?\b"),
+    ("spanning_tree", r"\bbpdu|spanning[- ]tree|\bstp\b"),
+    ("switching", r"\bdtp\b|\btrunks?\b|dhcp snooping|\bvtp\b"),
+    ("passwords", r"\bpasswords?\b|\btype 7\b|enable secret|clear ?text"),
+    ("services", r"small servers|\bfinger\b|\bbootp\b|smart install|tcp keepalive"),
+    ("interfaces", r"\burpf\b|proxy[- ]arp|\bredirects\b|directed[- ]broadcast|\bcdp\b"),
+    ("management", r"\bmgmt\b|management (?:open|access|plane)|firewall management"),
+    ("copp", r"\bcopp\b|control[- ]plane (?:policing|protection)"),
+    ("vty", r"\bvty\b|exec[- ]timeout|\bconsole\b|\bidle\b"),
+    ("fhrp", r"\bhsrp\b|\bvrrp\b|\bglbp\b|\bfhrp\b"),
+    ("routing", r"source[- ]rout"),
+]
+MONTHS = {m: i for i, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+    ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+    ("dec", "december")), start=1) for m in names}
+_MONTH = r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b"
+# "may" is a month only beside words of time ("in may", "may assessment"); elsewhere it is the verb
+_MONTH_VERB = re.compile(r"\bmay\b(?! (?:assessment|run|scan|results?)\b)", _I)
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+           "ten": 10, "twenty": 20, "fifty": 50}
+_N = r"(\d{1,3}|" + "|".join(NUMBERS) + r")"
+_LAST_N = re.compile(rf"\b(?:last|past|previous|over the last) {_N} (?:assessments?|runs?|scans?)\b|"
+                     rf"\b(?:for|in) {_N} (?:assessments|runs|scans)\b", _I)
+_LIMIT = re.compile(rf"\b(?:top|worst|bottom|best|first) {_N}\b|\b{_N} (?:worst|best|riskiest)\b|"
+                    rf"\blist {_N} (?:devices|issues|findings|sites|rules)\b", _I)
+_PREVIOUS = re.compile(
+    r"\bsince (?:the |my |our )?(?:last|previous|prior)\b|\blast time\b|\b(?:got|get|gotten|getting) (?:worse|better|"
+    r"fixed|resolved)\b|\bregress\w*|\bimproved\b|\bnew (?:critical |high )?(?:findings|issues)\b|\b(?:fixed|resolved) "
+    r"since\b|\bprevious (?:run|assessment|one|scan)\b|\b(?:vs\.?|versus|than|compared (?:with|to)) (?:the )?last "
+    r"(?:assessment|run|scan)\b|\bnow vs\b", _I)
+_QUARTER_END = {1: "03-31", 2: "06-30", 3: "09-30", 4: "12-31"}
+
+
+def _ordered(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS[word.lower()]
+
+
+def _month(name: str, today: date) -> str:
+    """YYYY-MM of a month name: this year's, or last year's when that month is still to come."""
+    month = MONTHS[name.lower()]
+    year = today.year if month <= today.month else today.year - 1
+    return f"{year}-{month:02d}"
+
+
+def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
+    runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
+    words = _MONTH_VERB.sub(" ", text)
+    since = None
+    m = re.search(rf"\bsince (?:the start of |early |late )?{_MONTH}", words, _I)
+    if m:
+        since = _month(m.group(1), today)
+        words = words[:m.start()] + words[m.end():]
+    months = _ordered(_month(m.group(1), today) for m in re.finditer(_MONTH, words, _I))
+    last = _LAST_N.search(text)
+    last_n = _number(next(g for g in last.groups() if g)) if last else None
+    before = None
+    q = re.search(r"\b(?:end of |before )?q([1-4]) (\d{4})\b", text, _I)
+    if q and re.search(r"expir|before|until|by ", text, _I):
+        before = f"{q.group(2)}-{_QUARTER_END[int(q.group(1))]}"
+    elif re.search(r"expir\w* (?:this year|by (?:the )?end of (?:the )?year)", text, _I):
+        before = f"{today.year}-12-31"
+    iso = re.search(r"\bbefore (\d{4}-\d{2}-\d{2})\b", text)
+    if iso:
+        before = iso.group(1)
+    relative: Literal["previous", "this_month", "last_month"] | None = None
+    if re.search(r"\bthis month\b", text, _I):
+        relative = "this_month"
+    elif re.search(r"\blast month\b", text, _I):
+        relative = "last_month"
+    elif _PREVIOUS.search(text) and not (months or runs or since or last_n):
+        relative = "previous"
+    return FrameTime(runs=runs, months=months, since=since, last_n=last_n, before=before, relative=relative)
+
+
+def _without_ids(text: str, rule_ids: Iterable[str]) -> str:
+    """The text without names that hold letters of topic words: hyphenated names with a digit (devices, runs,
+    signatures, exceptions) and rule ids ("SNMP-V3-PRIV" names a rule, not the SNMP topic)."""
+    rules = {r.upper() for r in rule_ids}
+    return _HYPHENATED.sub(lambda m: " " if any(c.isdigit() for c in m.group(0)) or m.group(0).upper() in rules
+                           else m.group(0), text)
+
+
+def read_filters(text: str, entities: Sequence[Entity], rule_ids: Iterable[str] = ()) -> FrameFilters:
+    values: dict[str, list[str]] = {}
+    for e in entities:
+        if e.type in _FILTER_ENTITIES and e.source != "unresolved":
+            values.setdefault(_FILTER_ENTITIES[e.type], []).append(e.value)
+    words = _without_ids(text, rule_ids)
+    if re.search(r"\bxe\b", words, _I) and "ios-xe" not in values.get("platform", []):
+        values.setdefault("platform", []).append("ios-xe")  # "xe and nxos": the short name engineers use
+    if "asa" in values.get("platform", []) and not re.search(r"\bfire ?wal?ls?\b|\bfws?\b", words, _I):
+        values["device_type"] = [t for t in values.get("device_type", []) if t != "firewall"]  # "ASAs" said it
+    for severity, pattern in SEVERITIES:
+        if re.search(pattern, words, _I) and severity not in values.get("severity", []):
+            values.setdefault("severity", []).append(severity)
+    site_types = [kind for kind, pattern in SITE_TYPES if re.search(pattern, words, _I)]
+    roles = [m.group(1).lower() for m in _ROLE_BEFORE.finditer(words)]
+    for m in _ROLE_PAIR.finditer(words):
+        if m.group(1).lower() in roles or m.group(2).lower() in roles:
+            roles += [m.group(1).lower(), m.group(2).lower()]
+    topics = [name for name, pattern in TOPICS if re.search(pattern, words, _I)]
+    return FrameFilters(**{k: _ordered(v) for k, v in values.items()}, site_type=site_types,
+                        role=_ordered(roles), topic=topics)
+
+
+_HYPHENATED = re.compile(r"[\w().]+(?:-[\w().]+)+")
+
+
+def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
+                 signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = ()) -> FrameTargets:
+    devices = [e.value for e in entities if e.type == "device" and e.source != "unresolved"]
+    rules = []
+    for rule in rule_ids:
+        flags = _I if "-" in rule else 0  # a one-word id (COPP, BANNER) counts only as written, not as the topic word
+        if re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", text, flags):
+            rules.append(rule)
+    named = {m.upper() for m in re.findall(r"\bSLIC-[A-Z]{2,3}-\d{3}\b", text, _I)}
+    plain = re.sub(r"[^a-z0-9 ]+", " ", text.lower())
+    for sid, title in signatures:
+        words = re.sub(r"[^a-z0-9 ]+", " ", title.lower()).split()
+        phrases = {" ".join(words[i:i + n]) for n in (3, 4, 5) for i in range(len(words) - n + 1)}
+        if sid in named or any(f" {p} " in f" {plain} " for p in phrases if not p.startswith(("ios", "asa", "nx"))):
+            named.add(sid)
+    return FrameTargets(
+        device=_ordered([*devices, *unknown_devices]),
+        rule=sorted(rules, key=lambda r: text.upper().find(r)),
+        exception=_ordered(m.upper() for m in re.findall(r"\bEXC-\d{4}-\d{3}\b", text, _I)),
+        cve=_ordered(m.upper() for m in re.findall(r"\bCVE-\d{4}-\d{4,}\b", text, _I)),
+        signature=sorted(named),
+    )
+
+
+def read_limit(text: str) -> int | None:
+    m = _LIMIT.search(text)
+    return _number(next(g for g in m.groups() if g)) if m else None
+
+
+@dataclass(frozen=True)
+class Catalogs:
+    """What the words are read against beside the inventory: rule ids and signature titles."""
+
+    rule_ids: tuple[str, ...]
+    signatures: tuple[tuple[str, str], ...]
+
+
+def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
+               today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
+    """The whole frame of one request."""
+    ask, subject, cannot, confidence = reader.read(text)
+    today = today or date.today()
+    return QuestionFrame(
+        ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3),
+        filters=read_filters(text, entities, catalogs.rule_ids),
+        time=read_time(text, entities, today),
+        targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices),
+        limit=read_limit(text),
+    )
