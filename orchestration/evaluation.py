@@ -137,7 +137,10 @@ def _optional_checks(expected: dict[str, Any], state: AssessmentState,
                               "actual": [f"{e.type}={e.value}" for e in intent.entities]}
     if "scope" in expected:  # what the answer says it covered (final.scope), field by field
         covered = state.final.scope.model_dump() if state.final.scope else {}
-        checks["scope"] = {"passed": bool(covered) and all(covered.get(k) == v for k, v in expected["scope"].items()),
+        def same(k: str, v: Any) -> bool:  # a filter of one value may be written as that value
+            return covered.get(k) == v or (isinstance(covered.get(k), list) and covered[k] == [v])
+
+        checks["scope"] = {"passed": bool(covered) and all(same(k, v) for k, v in expected["scope"].items()),
                            "expected": expected["scope"], "actual": covered}
     if "name_readings" in expected:  # how typed names were read: [{mention, status[, value]}]
         readings = [{"mention": r.mention, "status": r.status, "value": r.value} for r in intent.name_resolutions]

@@ -30,6 +30,7 @@ from orchestration.state import (
     FindingDigest,
     NameResolution,
     PastTurn,
+    QuestionFrame,
     TurnInput,
     utc_now,
 )
@@ -54,7 +55,8 @@ def _past(row: dict[str, Any]) -> PastTurn:
                     entities=[Entity.model_validate(e) for e in row["entities"]], findings=[FindingDigest.model_validate(f) for f in row["findings"] or []],
                     answer_excerpt=(row["answer"] or "")[:300],
                     name_resolutions=[NameResolution.model_validate(r) for r in row.get("name_resolutions") or []],
-                    answer_devices=list(row.get("answer_devices") or []))
+                    answer_devices=list(row.get("answer_devices") or []),
+                    frame=QuestionFrame.model_validate(row["frame"]) if row.get("frame") else None)
 
 
 def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
@@ -74,8 +76,13 @@ def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:
 
 
 def answer_devices(state: AssessmentState) -> list[str]:
-    """The devices an answer enumerated completely — the SQL path's rows, when the row cap did not cut them —
-    so that "fix those devices" can mean exactly them; empty for every other answer."""
+    """The devices an answer enumerated completely — a list or ranking of devices (``statistics.devices_listed``),
+    or the SQL path's rows when the row cap did not cut them — so that "fix those devices" or "what do those fail?"
+    mean exactly them; empty for every other answer."""
+    task = state.plan.domain_task()
+    listed = task.outputs.statistics.get("devices_listed") if task else None
+    if listed:  # in the order the answer showed them ("the first device on that list")
+        return [str(d) for d in listed]
     context = state.task_outputs("Data Query Agent").assessment_context
     report = context.report_data.get("sql_path") or {} if context else {}
     rows = report.get("rows") or []
@@ -105,6 +112,7 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "duration_ms": round(seconds * 1000, 1),
         "name_resolutions": [r.model_dump() for r in intent.name_resolutions],
         "answer_devices": answer_devices(state),
+        "frame": intent.frame.model_dump(),
     }, fold=fold)
 
 

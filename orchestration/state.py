@@ -193,17 +193,23 @@ class QuestionFrame(StateModel):
     time: FrameTime = Field(default_factory=FrameTime)
     targets: FrameTargets = Field(default_factory=FrameTargets)
     limit: int | None = None
+    checks: list[str] = Field(default_factory=list)  # the rules whose failures it counts (orchestration/nlu/checks.py)
+    direction: Literal["worse", "better"] | None = None  # "which devices got worse"
+    polarity: Literal["passes", "fails"] | None = None  # a yes/no asks whether checks pass ("compliant") or fail
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)  # of the ask
 
     def describe(self) -> str:
         """One line for the trace: ``list devices · site=HQ · since 2026-08``."""
         parts = [f"{self.ask} {self.subject}" + (f" ({self.cannot})" if self.cannot else "")]
         for group in (self.filters, self.targets):
-            parts += [f"{k}={','.join(v)}" for k, v in group.model_dump().items() if v]
+            parts += [f"{k}={','.join(v) if len(v) <= 5 else f'{len(v)} values'}"
+                      for k, v in group.model_dump().items() if v]
         time = {k: v for k, v in self.time.model_dump().items() if v}
         parts += [f"{k} {','.join(v) if isinstance(v, list) else v}" for k, v in time.items()]
         if self.limit:
             parts.append(f"limit {self.limit}")
+        if self.checks and self.checks != self.targets.rule:
+            parts.append("checks " + ",".join(self.checks))
         return " · ".join(parts)
 
 
@@ -359,6 +365,7 @@ class PastTurn(StateModel):
     answer_excerpt: str = ""
     name_resolutions: list[NameResolution] = Field(default_factory=list)
     answer_devices: list[str] = Field(default_factory=list)  # a complete device list the answer enumerated
+    frame: QuestionFrame | None = None  # what it asked: a follow-up keeps the filters it does not change
 
 
 class Conversation(StateModel):

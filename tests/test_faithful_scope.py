@@ -195,7 +195,7 @@ def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_wa
         call = state.mcp.tool_calls[0].input
         assert call["scope"]["environment"] == "production" and call["severity_filter"] == "high", call
         assert state.final.scope is not None and (state.final.scope.environment, state.final.scope.severity) == (
-            "production", "high")
+            ["production"], "high")
     assert second.intent.intent_class == "security_assessment" and third.mcp.tool_calls[0].input["scope"][
         "device_type"] == "firewall"
 
@@ -207,9 +207,9 @@ def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path) -> Non
     severity = chat("I meant high")
     assert site.final.scope is not None and severity.final.scope is not None
     assert (site.final.scope.sites, site.final.scope.environment, site.final.scope.severity) == (
-        ["Site-A"], "production", "critical")
+        ["Site-A"], ["production"], "critical")
     assert (severity.final.scope.sites, severity.final.scope.environment, severity.final.scope.severity) == (
-        ["Site-A"], "production", "high")
+        ["Site-A"], ["production"], "high")
 
 
 def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path) -> None:

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
 from orchestration.enforcement import TaskResult
-from orchestration.interpretation import findings, generic_answers, slic_insights
+from orchestration.interpretation import answer_forms, findings, generic_answers, slic_insights
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
+
+
+def _led(outputs: DomainOutputs, lead: str | None) -> DomainOutputs:
+    """The answer in the question's form first, the tool's summary after it."""
+    return outputs.evolve(summary=f"{lead}\n\n{outputs.summary}") if lead else outputs
 
 
 def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str) -> DomainOutputs | None:
@@ -31,13 +36,20 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
             return None
         # device-level reading only when the scope is exactly one device (not "the same 16 devices")
         device = (result.get("scope_applied") or {}).get("device")
-        return findings.from_analysis(result, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
+        outputs = findings.from_analysis(result, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
+        return _led(outputs, answer_forms.analysis_lead(result, intent.frame) if not device else None)
     if report.get("assessment_comparison_tool"):
-        return findings.from_comparison(report["assessment_comparison_tool"], chunks, limit, prefix)
+        result = report["assessment_comparison_tool"]
+        outputs = findings.from_comparison(result, chunks, limit, prefix)
+        lead, listed = answer_forms.comparison_lead(result, intent.frame)
+        if listed:
+            outputs = outputs.evolve(statistics={**outputs.statistics, "devices_listed": listed})
+        return _led(outputs, lead)
     if report.get("issue_tracking_tool"):
         return findings.from_tracking(report["issue_tracking_tool"], chunks, limit, prefix)
     if report.get("sql_path"):
-        return findings.from_sql(report["sql_path"], prefix)
+        formed = answer_forms.answer(report["sql_path"], intent.frame, chunks, prefix)
+        return formed if formed is not None else findings.from_sql(report["sql_path"], prefix)
     return None
 
 

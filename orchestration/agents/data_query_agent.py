@@ -33,9 +33,10 @@ from orchestration.outputs import (
 )
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
+from orchestration.tools.frame_sql import Condition, plan_frame
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
-from orchestration.tools.sql_plan import plan_sql
+from orchestration.tools.sql_plan import SqlPlan, plan_sql
 from orchestration.vocabulary.scope import AnswerScope
 from orchestration.warehouse.versions import version_stamp
 
@@ -43,6 +44,7 @@ SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")
 INVENTORY_CAP = 50
+FRAME_CONFIDENCE = 0.8  # below it the reader is unsure of the ask: the assessment tools' summary answers instead
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,20 @@ def select_tool(intent: Intent) -> ToolChoice:
             "priority": severity,
             "scope": scope,
         }
+        if intent.frame.time.last_n and tracking == "persistent":  # "open for three assessments or more"
+            params["lookback_assessments"] = intent.frame.time.last_n
+            bindings["lookback_assessments"] = "frame time last_n"
         if timeframe:
             bindings["assessment_scope"] = "entity timeframe"
         return ToolChoice("issue_tracking_tool", params, "open/unresolved/persistent issues", bindings)
 
-    if facets.change or timeframe == "since_last_assessment":
+    months = intent.frame.time.months
+    if not named_runs and len(months) >= 2 and intent.frame.ask in ("compare", "trend", "summary", "yes_no"):
+        named_runs = sorted(months, reverse=True)[:2]  # "October vs November": each month's run, newest current
+        assessment_id = named_runs[0]
+        bindings["current_assessment_id"] = bindings["previous_assessment_id"] = "frame time months"
+    if facets.change or timeframe == "since_last_assessment" or len(named_runs) > 1 or (
+            intent.frame.ask in ("compare", "trend") and intent.frame.time.relative == "previous"):
         params = {
             "current_assessment_id": assessment_id or "latest",
             # two named runs are compared with each other (the tool orders them by date)
@@ -183,11 +194,38 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
+def condition_of(intent: Intent) -> Condition:
+    """Which failed checks the question counts: its severities and its checks (read by the classifier)."""
+    frame = intent.frame
+    severities = tuple(frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"])
+    return Condition(severities, tuple(frame.checks))
+
+
+def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan | None:
+    """The SQL path's plan: the facet templates of inventory questions, else the frame's form (a list, a ranking,
+    a series, groups side by side, exceptions, one device's verdicts), else the topic listing. Change and tracking
+    questions stay with their tools, except a trend over a time range (the series)."""
+    facets = intent.facets
+    if facets.inventory_count or facets.listing_column:
+        return plan_sql(facets, scope, collection)
+    frame = intent.frame
+    timed = frame.time.months or frame.time.runs or frame.time.relative
+    # a date bound on exceptions, or one device's verdict on the rules named, is a form whatever the reader's doubt
+    structural = (frame.subject == "exceptions" and frame.time.before) or (
+        frame.ask in ("exception", "yes_no") and frame.targets.device and frame.checks)
+    if (frame.confidence >= FRAME_CONFIDENCE or structural) and not facets.tracking and (
+            not facets.change or frame.ask == "trend" or (frame.ask == "compare" and not timed)):
+        plan = plan_frame(frame, scope, condition_of(intent), collection)
+        if plan is not None:
+            return plan
+    return plan_sql(facets, scope, collection)
+
+
 def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
     expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
     uploads are the only ones a named assessment id may reach."""
-    plan = plan_sql(intent.facets, scope, collection) if intent.domain_details.skill in SQL_SKILLS else None
+    plan = _sql_plan(intent, scope, collection) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}
@@ -211,7 +249,13 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     errors += [ToolNote(tool=choice.tool, message=f"the inventory has no {kind.replace('_', ' ')}s (its device types: "
                         f"{known}); '{kind}' was matched against product names instead")
                for kind in unknown_device_types(intent)]
-    covered = covered_scope(choice.tool, scope if source_path == "sql" else choice.params, outcome.result)
+    if source_path == "sql":  # what the statement counted beside where: its severities and checks
+        condition = condition_of(intent)
+        counted = {**scope, "severity_filter": " or ".join(condition.severities) or None,
+                   "focus_area": ", ".join(condition.rules) or None}
+        covered = covered_scope(choice.tool, counted, outcome.result)
+    else:
+        covered = covered_scope(choice.tool, choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection, state.input.user_id)
     context = _context(choice, outcome.result, errors, intent, source_path, inventory, covered)
     if source_path == "sql":

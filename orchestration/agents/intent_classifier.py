@@ -3,6 +3,7 @@ the clarification gate. Contract: contracts/agents/intent_classifier.yaml."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from datetime import date
@@ -10,6 +11,7 @@ from typing import Any
 
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
+from orchestration.nlu.checks import checks_asked
 from orchestration.nlu.clarification import (
     clarification_question,
     followup_without_history_question,
@@ -22,7 +24,7 @@ from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
 from orchestration.nlu.frame import Catalogs, get_reader, read_frame
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.router import RouteDecision
+from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Entity, Intent, QuestionFrame, StateUpdate
 
@@ -100,6 +102,25 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
                          frame=frame)
 
 
+KEEPS_FILTERS = ("same_devices", "refinement", "carryover")  # follow-ups that keep the previous question's filters
+SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "environment")
+WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
+
+
+def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str) -> QuestionFrame:
+    """The frame of a follow-up with every filter of the previous question it does not change ("give me the
+    devices with weak snmp" → "which of those are in production?" still counts the SNMP checks; "show me the worst
+    stores" → "how does that compare with last month?" is still about the stores). A new request about the previous
+    scope ("what about security?") keeps where, not what."""
+    carried = SCOPE_FILTERS + (WHAT_FILTERS if kind != "carryover" else ())
+    if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
+        carried = tuple(k for k in carried if k != "site_type")
+    filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
+                                      if not getattr(frame.filters, k) and getattr(previous.filters, k)})
+    checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
+    return frame.evolve(filters=filters, checks=checks)
+
+
 CANNOT_CONFIDENCE = 0.6  # below it a not-answerable reading is not trusted: answering wrongly beats refusing wrongly
 
 
@@ -127,7 +148,36 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         unknown_devices = [r.mention.upper() for r in reading.resolutions
                            if r.entity_type == "device" and r.status == "unknown"]
     reader = get_reader(services.settings.frames_corpus, router.embedder)
-    return read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
+    frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
+    return frame.evolve(checks=checks_asked(words, frame.filters.topic, frame.targets.rule, get_rules()))
+
+
+DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")
+CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a question with a target runs
+CLEAR_ASK_NAMED = 0.6  # … when it names a device or rule and the checks it is about
+
+
+def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+    """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
+    about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
+    between the configuration and security views. None when the frame is not that clear."""
+    named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception)
+    targeted = named or bool(frame.filters.site or frame.filters.topic or frame.filters.device_type
+                             or frame.filters.site_type)
+    # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
+    floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule) else CLEAR_ASK
+    if frame.confidence < floor or not targeted:
+        return None
+    p = decision.skill_probabilities
+    if frame.ask == "policy":
+        skill = max(("cbp_generic", "sec_generic"), key=lambda s: p.get(s, 0.0))
+    elif frame.ask in DATA_ASKS:
+        skill = max(("cbp_assessment", "sec_assessment"), key=lambda s: p.get(s, 0.0))
+    else:
+        return None
+    return dataclasses.replace(decision, skill=skill, intent_class=SKILL_TO_CLASS[skill],
+                               signals=[*decision.signals, f"clear ask: {frame.ask} with a target"],
+                               confidence=max(decision.confidence, CLEAR_ASK))
 
 
 def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, services: Services) -> Intent:
@@ -160,6 +210,12 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         return _gate(base, followup_without_history_question(prompt), decision.confidence * 0.5)
     decision = _llm_second_opinion(text, decision, settings.clarification_threshold)
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
+    if not in_domain or decision.confidence < settings.clarification_threshold:
+        unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
+        clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision)
+        if clear is not None:  # a clear ask about a named target runs: no needless question
+            decision = clear
+            in_domain = True
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
@@ -269,6 +325,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
+    if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
+        intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind))
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt or updates["effective_prompt"],
         referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,

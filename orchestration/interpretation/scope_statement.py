@@ -14,6 +14,9 @@ from orchestration.state import Intent
 from orchestration.tools.scope import DEVICE_TYPES
 from orchestration.vocabulary.scope import AnswerScope
 
+SITE_KINDS = {"store": "every store", "branch": "every branch", "datacenter": "every data centre",
+              "campus": "every campus", "hq": "headquarters", "lab": "every lab"}
+
 LIST_LIMIT = 6
 
 
@@ -25,7 +28,8 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
     applied: dict[str, Any] = result.get("scope_applied") or (params.get("scope") if tool != "sql_path" else params) or {}
     base = {"collection": result.get("collection") or "fleet", "sites": list(applied.get("sites") or []),
             "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
-            **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")}}
+            "site_types": applied.get("site_type"),
+            **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version", "role")}}
     if tool == "assessment_analysis_tool":
         m = result["metrics"]
         return AnswerScope.model_validate({
@@ -43,7 +47,8 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **base, "assessment_id": result["latest_assessment_id"],
             "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
             "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
-    return AnswerScope.model_validate({**base, "assessment_id": result.get("assessment_id")})
+    return AnswerScope.model_validate({**base, "assessment_id": result.get("assessment_id"),
+                                       "severity": params.get("severity_filter"), "focus": params.get("focus_area")})
 
 
 def slic_scope(context: SlicContext | None) -> AnswerScope | None:
@@ -54,19 +59,19 @@ def slic_scope(context: SlicContext | None) -> AnswerScope | None:
     return AnswerScope.model_validate({
         "collection": context.collection, "assessment_id": context.assessment_id, "sites": list(applied.get("sites") or []),
         "devices": [applied["device"]] if applied.get("device") else list(applied.get("devices") or []),
-        **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version")},
+        "site_types": applied.get("site_type"),
+        **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version", "role")},
         "focus": "SLIC known-issue signatures"})
 
 
 def asked_scope(intent: Intent) -> AnswerScope:
     """The scope the question asked for (shown when no data came back to say what was covered)."""
-    def first(etype: str) -> str | None:
-        return next(iter(_asked(intent, etype)), None)
-
-    return AnswerScope(assessment_id=first("assessment_id") or "latest", sites=_asked(intent, "site"),
-                       devices=_asked(intent, "device"), environment=first("environment"),
-                       device_type=first("device_type"), platform=first("platform"), os_version=first("os_version"),
-                       severity=first("severity"))
+    return AnswerScope(assessment_id=next(iter(_asked(intent, "assessment_id")), None) or "latest",
+                       sites=_asked(intent, "site"), devices=_asked(intent, "device"),
+                       site_types=[] if _asked(intent, "site") else intent.frame.filters.site_type,
+                       environment=_asked(intent, "environment"), device_type=_asked(intent, "device_type"),
+                       platform=_asked(intent, "platform"), os_version=_asked(intent, "os_version"),
+                       role=intent.frame.filters.role, severity=next(iter(_asked(intent, "severity")), None))
 
 
 def _names(label: str, names: list[str]) -> str:
@@ -93,13 +98,16 @@ def scope_line(scope: AnswerScope) -> str:
         parts.append(_names("device", scope.devices))
     if scope.sites:
         parts.append(_names("site", scope.sites))
-    if not scope.sites and not scope.devices:
+    if scope.site_types and not scope.sites and not scope.devices:
+        parts.append(" or ".join(SITE_KINDS.get(k, k) for k in scope.site_types))
+    elif not scope.sites and not scope.devices:
         parts.append("all sites")
-    parts += [f"{k.replace('_', ' ')} {v}" for k, v in (("environment", scope.environment),
-                                                        ("device type", scope.device_type),
-                                                        ("platform", scope.platform),
-                                                        ("software version", scope.os_version),
-                                                        ("severity", scope.severity)) if v]
+    parts += [f"{label} {' or '.join(v)}" for label, v in (("environment", scope.environment),
+                                                          ("device type", scope.device_type),
+                                                          ("role", scope.role),
+                                                          ("platform", scope.platform),
+                                                          ("software version", scope.os_version)) if v]
+    parts += [f"severity {scope.severity}"] if scope.severity else []
     if scope.focus:
         parts.append(f"{scope.focus} checks" if "issues" not in scope.focus and "SLIC" not in scope.focus else scope.focus)
     if scope.assets is not None:
@@ -122,7 +130,12 @@ def name_notes(intent: Intent) -> list[str]:
 
 
 def _asked(intent: Intent, etype: str) -> list[str]:
-    return list(dict.fromkeys(e.value for e in intent.entities if e.type == etype and e.source != "unresolved"))
+    """What the question named for one entity type: its entities, and the frame's filter of that name."""
+    named = [e.value for e in intent.entities if e.type == etype and e.source != "unresolved"]
+    framed = getattr(intent.frame.filters, etype, []) if etype not in ("site", "severity") else []
+    if etype == "device_type":
+        framed = [t for t in framed if t in DEVICE_TYPES]
+    return list(dict.fromkeys([*named, *framed]))
 
 
 def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
@@ -133,17 +146,18 @@ def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
         if asked and {a.lower() for a in asked} != {n.lower() for n in names}:
             gaps.append(f"asked for {etype}s {', '.join(asked)}, the data covers "
                         f"{', '.join(names) if names else 'all ' + etype + 's'}")
-    for etype, value in (("environment", covered.environment), ("platform", covered.platform),
-                         ("os_version", covered.os_version), ("severity", covered.severity)):
+    for etype, values in (("environment", covered.environment), ("platform", covered.platform),
+                          ("os_version", covered.os_version), ("severity", [covered.severity] if covered.severity else [])):
         asked = _asked(intent, etype)
-        if asked and (value or "").lower() not in {a.lower() for a in asked}:
-            gaps.append(f"asked for {entity_type_label(etype)} {', '.join(asked)}, the data covers "
-                        f"{value or 'every ' + entity_type_label(etype)}")
+        if asked and {a.lower() for a in asked} != {v.lower() for v in values}:
+            gaps.append(f"asked for {entity_type_label(etype)} {' or '.join(asked)}, the data covers "
+                        f"{' or '.join(values) or 'every ' + entity_type_label(etype)}")
     asked_type = _asked(intent, "device_type")
-    if asked_type and covered.device_type not in asked_type:
+    if asked_type and set(asked_type) != set(covered.device_type):
         missing = [t for t in asked_type if t not in DEVICE_TYPES]
-        gaps.append(f"asked for {', '.join(t.replace('_', ' ') + 's' for t in asked_type)}, the data covers "
-                    f"{covered.device_type + 's' if covered.device_type else 'every device type'}"
+        covers = " or ".join(t.replace("_", " ") + "s" for t in covered.device_type)
+        gaps.append(f"asked for {' or '.join(t.replace('_', ' ') + 's' for t in asked_type)}, the data covers "
+                    f"{covers or 'every device type'}"
                     + (f" ({', '.join(missing)} is not a device type of the inventory)" if missing else ""))
     asked_id = _asked(intent, "assessment_id")
     covered_ids = [i for i in (covered.previous_assessment_id, covered.assessment_id) if i]

@@ -79,8 +79,16 @@ def _m4_sessions_and_quota(db: Connection) -> None:
     """)
 
 
+def _m5_turn_frames(db: Connection) -> None:
+    """Each turn's question frame: a follow-up keeps the filters (topic, checks, severity, kinds of site) it does not
+    change ("which of those are in production?" still means the weak-SNMP devices)."""
+    db.script("""
+    ALTER TABLE turns ADD COLUMN frame TEXT;
+    """)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
-                                                  _m4_sessions_and_quota]
+                                                  _m4_sessions_and_quota, _m5_turn_frames]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -168,7 +176,7 @@ class MemoryStore:
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
                     "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
-                    "name_resolutions", "answer_devices", "stored_bytes"]
+                    "name_resolutions", "answer_devices", "frame", "stored_bytes"]
             row = {**record, "turn_number": number}
             values = [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols]
             size = sum(len(v) for v in values if isinstance(v, str))
@@ -232,7 +240,7 @@ class MemoryStore:
         con = self._connect()
         try:
             cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
-                              "entities, answer, findings, name_resolutions, answer_devices FROM turns "
+                              "entities, answer, findings, name_resolutions, answer_devices, frame FROM turns "
                               "WHERE thread_id = ? ORDER BY turn_number DESC "
                               "LIMIT ?", (thread_id, limit))
             names = [d[0] for d in cur.description]
@@ -240,8 +248,8 @@ class MemoryStore:
         finally:
             con.close()
         for r in rows:
-            for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices"):
-                r[key] = json.loads(r[key]) if r[key] else ([] if key != "scope" else {})
+            for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices", "frame"):
+                r[key] = json.loads(r[key]) if r[key] else ([] if key not in ("scope", "frame") else {})
         return list(reversed(rows))
 
     def summary(self, thread_id: str) -> str:

@@ -21,7 +21,9 @@ _I = re.IGNORECASE
 TRACKING = re.compile(
     r"\bremain(?:s|ed|ing)? open\b|\bstill (?:open|failing|present|unresolved|there)\b|\bunresolved\b|\bpersist\w*|"
     r"\brecurring\b|\bkeeps? (?:failing|coming back)\b|\bopen (?:issues|findings|deviations|items)\b|"
-    r"\bnot (?:yet |been )?(?:fixed|resolved|remediated)\b|\boutstanding\b",
+    r"\bnot (?:yet |been )?(?:fixed|resolved|remediated)\b|\boutstanding\b|"
+    r"\b(?:open|failing|there|unresolved)\b[^.?!]{0,40}?\b(?:for|in|across) (?:the last )?(?:\d+|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|several|multiple)\w* (?:\w+ )?(?:assessments|runs|scans)\b",
     _I,
 )
 CHANGE = re.compile(
@@ -41,7 +43,8 @@ FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "
                "spanning", "interfaces", "services", "management")
 DEVICE_WORDS = re.compile(r"\b(assets?|devices?|hosts?|routers?|switches|firewalls?)\b", _I)
 CHANGE_WORDS = re.compile(r"\bnew\b|\bresolved\b|\bfixed\b|\bchang", _I)
-PERSISTENCE_WORDS = re.compile(r"persist|remain|still", _I)
+PERSISTENCE_WORDS = re.compile(r"persist|remain|still|(?:open|failing|there|unresolved)\b[^.?!]{0,40}?\b(?:for|in|"
+                               r"across) (?:the last )?\w+ (?:\w+ )?(?:assessments|runs|scans)", _I)
 # the SQL path's templates
 LISTING = re.compile(r"\b(which|what|list|show)\b.*\b(versions?|releases?|software|models?|hardware|platforms?|"
                      r"operating systems?|product famil\w+|ip addresses|roles?)\b", _I)
@@ -76,6 +79,11 @@ def _tracking(text: str) -> Literal["unresolved", "persistent", "recurring"] | N
 def topic_rules(text: str) -> list[str]:
     """Rules whose catalog topic the text names; the longest matching phrase wins ("ntp authentication" is
     NTP-AUTH, not NTP-SERVER), rules sharing that phrase are all returned (in catalog order)."""
+    return topic_phrase_rules(text)[0]
+
+
+def topic_phrase_rules(text: str) -> tuple[list[str], int]:
+    """``topic_rules`` and the length of the phrase that chose them."""
     best, rules = 0, []
     for rule in get_rules():
         length = max((len(m.group(0)) for t in rule.topics for m in [re.search(t, text, _I)] if m), default=0)
@@ -83,7 +91,7 @@ def topic_rules(text: str) -> list[str]:
             best, rules = length, [rule.id]
         elif length and length == best:
             rules.append(rule.id)
-    return rules
+    return rules, best
 
 
 def attribute_column(text: str, ontology: Ontology) -> str | None:

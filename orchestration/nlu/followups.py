@@ -28,6 +28,8 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
                   r"\b(?:those|these) (?:devices|assets|routers|switches|firewalls|hosts|sites|ones)\b|"
                   r"\b(?:check|scan|assess|audit|review|fix|show|list|harden|secure)\s+(?:them|those|these)\b|"
                   r"\b(?:about|for|on) (?:them|those|these)\b", _I)
+# "what do those fail?", "which of them are in production?": the devices the previous answer listed
+LISTED = re.compile(r"\b(?:those|these|them|they)\b", _I)
 BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)
 YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|that'?s (?:it|the one|right))\b", _I)
 BOTH = re.compile(r"^\s*(?:both|all(?: of them| \d+)?|each of them|every one)\b", _I)
@@ -36,6 +38,8 @@ ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "
             "5th": 5, "last": -1}
 ORDINAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:finding|issue|one|item|"
                          r"deviation|risk|result)\b|\b(?:finding|issue|item)\s+(?:number\s+)?#?(\d{1,2})\b", _I)
+DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:device|switch|router|"
+                            r"firewall|box|host|asset|node|wlc|one (?:on|in) (?:that|the) (?:list|table))\b", _I)
 PREF_TOP = re.compile(r"\b(?:always|by default|from now on)\b.*\btop[\s-]?(\d{1,2})\b|\btop[\s-]?(\d{1,2})\b.*\b(?:always|by "
                       r"default|from now on)\b", _I)
 PREF_SITE = re.compile(r"\bmy (?:default |home )?site is ([A-Za-z0-9-]+)", _I)
@@ -142,6 +146,18 @@ def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
     )
 
 
+def _device_reference(prompt: str, prev: PastTurn) -> str | None:
+    """The device of the previous answer's list that "the first device", "the third switch", "the last one on that
+    list" names; None when the previous answer listed no devices or the prompt names none of them this way."""
+    m = DEVICE_ORDINAL.search(prompt)
+    if m is None or not prev.answer_devices:
+        return None
+    index = ORDINALS.get(m.group(1).lower(), 0)
+    if index == -1:
+        return prev.answer_devices[-1]
+    return prev.answer_devices[index - 1] if 1 <= index <= len(prev.answer_devices) else None
+
+
 def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
     m = ORDINAL_REF.search(prompt)
     if m and prev.findings:
@@ -197,6 +213,14 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                 effective = re.sub(re.escape(c["wrong"]), c["right"], effective, flags=_I)
             return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                               "self_correction", effective, None, [prev.turn_number], corrections)
+    picked = _device_reference(prompt, prev)
+    if picked is not None:  # "drill into the first device on that list": that device, the previous request's filters
+        device = Entity(type="device", value=picked, confidence=0.9, source="conversation")
+        entities = [e for e in own.entities if e.type not in ("device", "site")] + [device]
+        asked = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, entities)
+        asked = asked.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
+                             domain_details=domain_details_for(asked.domain_details.skill, entities))
+        return Resolution(asked, "device_reference", "", None, [prev.turn_number])
     finding = _finding_reference(prompt, prev)
     if finding is not None:
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
@@ -205,7 +229,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "refinement", prev.prompt, None, [prev.turn_number])
-    if SAME.search(prompt):
+    if SAME.search(prompt) or (prev.answer_devices and LISTED.search(prompt)):
         # "the same devices": the previous scope with every filter, or the exact devices it listed
         listed = [Entity(type="device", value=a, confidence=0.9, source="conversation")
                   for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]

@@ -235,7 +235,8 @@ _N = r"(\d{1,3}|" + "|".join(NUMBERS) + r")"
 _LAST_N = re.compile(rf"\b(?:last|past|previous|over the last) {_N} (?:assessments?|runs?|scans?)\b|"
                      rf"\b(?:for|in) {_N} (?:assessments|runs|scans)\b", _I)
 _LIMIT = re.compile(rf"\b(?:top|worst|bottom|best|first) {_N}\b|\b{_N} (?:worst|best|riskiest)\b|"
-                    rf"\blist {_N} (?:devices|issues|findings|sites|rules)\b", _I)
+                    rf"\blist {_N} (?:devices|issues|findings|sites|rules)\b|"
+                    rf"\b(?:which|what|the|show(?: me)?|give me) (?!one\b){_N} (?:\w+ )?\w{{3,}}\b(?! ago)", _I)
 _PREVIOUS = re.compile(
     r"\bsince (?:the |my |our )?(?:last|previous|prior)\b|\blast time\b|\b(?:got|get|gotten|getting) (?:worse|better|"
     r"fixed|resolved)\b|\bregress\w*|\bimproved\b|\bnew (?:critical |high )?(?:findings|issues)\b|\b(?:fixed|resolved) "
@@ -347,6 +348,22 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
     )
 
 
+_WORSE = re.compile(r"\b(worse|worsen\w*|regress\w*|degrad\w*|deteriorat\w*|new (?:failures|issues|findings))\b", _I)
+_BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up)\b", _I)
+# "is it compliant / does it pass" asks whether checks pass; "is telnet enabled / open / exposed" whether they fail
+_PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|follows?|"
+                     r"adher\w*|conform\w*)\b", _I)
+
+
+def read_direction(text: str) -> Literal["worse", "better"] | None:
+    worse, better = bool(_WORSE.search(text)), bool(_BETTER.search(text))
+    return "worse" if worse and not better else "better" if better and not worse else None
+
+
+def read_polarity(text: str) -> Literal["passes", "fails"]:
+    return "passes" if _PASSES.search(text) else "fails"
+
+
 def read_limit(text: str) -> int | None:
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
@@ -371,4 +388,6 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         time=read_time(text, entities, today),
         targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices),
         limit=read_limit(text),
+        direction=read_direction(text),
+        polarity=read_polarity(text) if ask == "yes_no" else None,
     )

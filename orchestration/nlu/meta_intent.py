@@ -22,6 +22,7 @@ DEICTIC = re.compile(
     r"remediate|harden|secure|test|look (?:at|into)|show me|tell me about)\s+"
     rf"(?:it|them|(?:this|that|these|those)(?!\s+[a-z])|(?:this|that|these|those|the same) {_DEICTIC_NOUNS})\b"
     r"|\b(?:what|how) about (?:it|them|this|that|these|those)\b"
+    r"|\b(?:how|does|did|do|has|have) (?:that|this|it|they|those|these) (?:compare|look|stack up|trend|change)"
     r"|\b(?:is|are|was|were) (?:it|this|that|they|these|those)\s+(?:still\s+)?(?:compliant|secure|ok|okay|fine|"
     r"vulnerable|affected|safe|hardened|fixed|resolved|correct|exposed|at risk|failing|passing)\b"
     rf"|\b(?:this|that|these|those) {_DEICTIC_NOUNS}\b",

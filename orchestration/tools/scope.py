@@ -8,6 +8,7 @@ that an unknown site is an explicit error with suggestions, never an empty answe
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,6 +29,7 @@ class AssessmentRun:
     collection: str = FLEET
 
 
+MONTH = re.compile(r"\d{4}-\d{2}")
 VISIBLE = "(owner IS NULL OR owner = '' OR owner = ?)"  # the fleet is everyone's; an upload its owner's
 
 
@@ -47,6 +49,13 @@ def resolve_assessment(w: Warehouse, ref: str, relative_to: str | None = None, c
                        viewer: str | None = None) -> AssessmentRun:
     """'latest' or 'previous' (before ``relative_to``, else before the latest) inside ``collection``, or an
     explicit id of any collection ``viewer`` may see. Uploads never become the fleet's latest."""
+    if MONTH.fullmatch(ref):  # "2026-10": the month's last run of the collection ("the October assessment")
+        in_month = [r for r in assessment_runs(w, collection, viewer) if r.started_at.startswith(ref)]
+        if not in_month:
+            runs_known = assessment_runs(w, collection, viewer)[-6:]
+            raise ToolError(f"no assessment of {_collection_label(collection)} ran in {ref}. Known assessments: "
+                            + ", ".join(f"{r.assessment_id} ({r.started_at[:10]})" for r in runs_known))
+        return in_month[-1]
     if ref not in ("latest", "previous"):
         visible = _runs(w, VISIBLE, [viewer or ""])
         ids = [r.assessment_id for r in visible]
@@ -90,8 +99,19 @@ def _check_names(w: Warehouse, column: str, names: list[str], label: str) -> lis
     return out
 
 
+LIST_FILTERS = ("environment", "device_type", "platform", "os_version", "role")  # assets columns; values OR-ed
+
+
+def values_of(value: Any) -> list[str]:
+    """A scope filter's values: one (a string) or several (a list), OR-ed."""
+    if value is None or value == "":
+        return []
+    return [value] if isinstance(value, str) else [v for v in value if v]
+
+
 def scope_conditions(scope: dict[str, Any], alias: str = "a") -> tuple[list[str], list[Any]]:
-    """SQL conditions of a scope on the assets alias, and their bound parameters (names not checked)."""
+    """SQL conditions of a scope on the assets alias, and their bound parameters (names not checked). Several
+    values of one filter are OR-ed; site kinds ("the stores") are read from the sites table."""
     parts: list[str] = []
     params: list[Any] = []
     for key, column in (("sites", "site"), ("devices", "asset_id")):
@@ -99,10 +119,17 @@ def scope_conditions(scope: dict[str, Any], alias: str = "a") -> tuple[list[str]
         if names:
             parts.append(f"{alias}.{column} IN ({', '.join('?' for _ in names)})")
             params += names
-    for key in ("environment", "device_type", "platform", "os_version"):
-        if scope.get(key):
+    kinds = values_of(scope.get("site_type"))
+    if kinds:
+        parts.append(f"{alias}.site IN (SELECT site FROM sites WHERE site_type IN ({', '.join('?' for _ in kinds)}))")
+        params += kinds
+    for key in LIST_FILTERS:
+        wanted = values_of(scope.get(key))
+        if len(wanted) == 1:
             parts.append(f"{alias}.{key} = ?")
-            params.append(scope[key])
+        elif wanted:
+            parts.append(f"{alias}.{key} IN ({', '.join('?' for _ in wanted)})")
+        params += wanted
     return parts, params
 
 
@@ -120,27 +147,36 @@ def scope_clause(w: Warehouse, scope: dict[str, Any] | None, alias: str = "a") -
     return (" AND ".join(parts) or "1 = 1"), params, scope
 
 
+def _one_or_many(values: list[str]) -> str | list[str]:
+    return values[0] if len(values) == 1 else values
+
+
 def scope_for(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
-    """The tools' ``scope`` parameter from the intent's entities — the one place where entities become
-    filters — and which entity bound each key. Unresolved names never get here: the classifier asks first."""
+    """The tools' ``scope`` parameter from the intent's entities and the question frame's filters — the one place
+    where words become filters — and which reading bound each key. Several values of one filter stay several
+    ("store routers or switches"). Unresolved names never get here: the classifier asks first."""
     def values(etype: str) -> list[str]:
         return list(dict.fromkeys(e.value for e in intent.entities if e.type == etype and e.source != "unresolved"))
 
+    filters = intent.frame.filters
     scope: dict[str, Any] = {}
     bindings: dict[str, str] = {}
     sites, devices = values("site"), values("device")
     if sites:
         scope["sites"], bindings["scope.sites"] = sites, "entity site"
+    elif filters.site_type:  # "the stores", "our data centres": every site of those kinds
+        scope["site_type"], bindings["scope.site_type"] = _one_or_many(filters.site_type), "frame site type"
     if len(devices) == 1:
         scope["device"], bindings["scope.device"] = devices[0], "entity device"
     elif devices:
         scope["devices"], bindings["scope.devices"] = devices, "entity device (several)"
-    for etype in ("environment", "platform", "os_version"):
-        if values(etype):
-            scope[etype], bindings[f"scope.{etype}"] = values(etype)[0], f"entity {etype}"
-    device_type = next(iter(values("device_type")), None)
-    if device_type in DEVICE_TYPES:
-        scope["device_type"], bindings["scope.device_type"] = device_type, "entity device_type"
+    for key in ("environment", "platform", "os_version", "device_type", "role"):
+        found = list(dict.fromkeys([*values(key), *getattr(filters, key)]))
+        if key == "device_type":
+            found = [t for t in found if t in DEVICE_TYPES]
+        if found:
+            scope[key] = _one_or_many(found)
+            bindings[f"scope.{key}"] = "entity " + key if set(found) <= set(values(key)) else "frame filter " + key
     return scope, bindings
 
 
@@ -154,7 +190,7 @@ def unknown_device_types(intent: Intent) -> list[str]:
 def describe_scope(scope: dict[str, Any] | None) -> str:
     scope = scope or {}
     many = scope.get("devices") or []
-    bits = [", ".join(scope.get("sites") or [])] + [str(scope[k]) for k in ("device", "environment", "device_type",
-                                                                            "platform", "os_version") if scope.get(k)]
+    bits = [", ".join(scope.get("sites") or []), str(scope.get("device") or "")]
+    bits += [" or ".join(values_of(scope.get(k))) for k in ("site_type", *LIST_FILTERS) if scope.get(k)]
     bits += [f"{len(many)} named devices"] if many else []
     return " / ".join(b for b in bits if b) or "all devices"

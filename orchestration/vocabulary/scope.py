@@ -4,7 +4,9 @@ the Answer Composer states the covered scope and the Reflector compares the two.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Scope(BaseModel):
@@ -28,10 +30,20 @@ class AnswerScope(BaseModel):
     previous_assessment_id: str | None = None
     sites: list[str] = Field(default_factory=list)
     devices: list[str] = Field(default_factory=list)
-    environment: str | None = None
-    device_type: str | None = None
-    platform: str | None = None
-    os_version: str | None = None
+    site_types: list[str] = Field(default_factory=list)
+    environment: list[str] = Field(default_factory=list)  # several values of one filter are OR-ed
+    device_type: list[str] = Field(default_factory=list)
+    platform: list[str] = Field(default_factory=list)
+    os_version: list[str] = Field(default_factory=list)
+    role: list[str] = Field(default_factory=list)
     severity: str | None = None
     focus: str | None = None
     assets: int | None = None
+
+    @field_validator("site_types", "environment", "device_type", "platform", "os_version", "role", mode="before")
+    @classmethod
+    def _several(cls, value: Any) -> list[str]:
+        """A tool's scope holds one value (a string) or several (a list)."""
+        if value is None or value == "":
+            return []
+        return [value] if isinstance(value, str) else list(value)

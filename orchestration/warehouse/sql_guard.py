@@ -31,6 +31,7 @@ FORBIDDEN = tuple(
 ALLOWED_FUNCTIONS = frozenset({
     "count", "sum", "avg", "min", "max", "lower", "upper", "coalesce", "round", "length", "abs", "substring",
     "trim", "cast", "trycast", "case", "if", "nullif", "concat", "dpipe", "countif", "distinct", "greatest", "least",
+    "groupconcat",  # LISTAGG / STRING_AGG: a device's failing rules in one cell
 })
 
 
@@ -73,7 +74,7 @@ def validate(sql: str, ontology: Ontology, dialect: str = "duckdb", row_cap: int
     allowed_columns = set().union(*tables.values())
     cte_names = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
     aliases = {a.alias.lower() for a in root.find_all(exp.Alias) if a.alias}
-    table_aliases = set()
+    table_aliases = {s.alias.lower() for s in root.find_all(exp.Subquery) if s.alias}  # FROM (SELECT …) c
     for node in root.walk():
         if isinstance(node, FORBIDDEN):
             raise UnsafeSQL(f"{node.key.upper()} is not allowed")

@@ -1,0 +1,306 @@
+"""Answers in the form of the question (DESIGN §4a): the first line answers what was asked — the number, the
+complete list (a table with its count), the ranked devices, both sides of a comparison, the series over the runs,
+Yes/No with its evidence — from the rows of the frame's SQL plan (``orchestration/tools/frame_sql.py``).
+
+Every figure comes from the rows; figures computed here (pass rates, changes) are put in ``statistics`` so the
+Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat; the export has every row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.engines.rule_engine import get_rules
+from orchestration.interpretation.findings import _finding, _rules_catalog, devices, risks
+from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
+from orchestration.state import QuestionFrame
+from orchestration.warehouse.sql_guard import ROW_CAP
+
+SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
+RP = "assessment_context.report_data.sql_path.rows"
+
+
+def _cell(value: Any, limit: int = 80) -> str:
+    text = "—" if value is None or value == "" else str(value)
+    text = text.replace("|", "/").replace("\n", "; ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100 * part / whole, 1) if whole else 0.0
+
+
+def _total(rows: list[dict[str, Any]]) -> int:
+    return int(rows[0].get("total") or len(rows)) if rows else 0
+
+
+def _more(shown: int, total: int, noun: str) -> str:
+    if total <= shown:
+        return ""
+    return (f"\n\nShowing the first {shown} of {total} {noun}; the exported trace (JSON) holds every row the query "
+            f"returned (at most {ROW_CAP}).")
+
+
+def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], prefix: str,
+                   platforms: dict[str, str]) -> list[Finding]:
+    """One finding per failing rule of the rows, most devices first, with the fix for their platform."""
+    catalog = _rules_catalog()
+    rules = {r.id: r for r in get_rules()}
+    ordered = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    out = []
+    for i, (rule_id, assets) in enumerate(ordered, start=1):
+        if rule_id not in catalog:
+            continue
+        rule = dict(catalog[rule_id], failing_assets=len(assets))
+        platform = platforms.get(assets[0])
+        if platform and rule_id in rules:
+            rule["remediation"] = "\n".join(rules[rule_id].fix_for(platform))
+        out.append(_finding(prefix, i, rule, chunks, RP, "SQL path: frame rows", assets))
+    return out
+
+
+def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+                 prefix: str) -> DomainOutputs:
+    rows = report["rows"]
+    total = _total(rows)
+    what = report["description"].split(" in ")[0]
+    run = report.get("assessment_id") or "the latest assessment"
+    condition = what.startswith("devices failing")
+    if not rows:
+        first = (f"**None.** No device in scope fails {what.removeprefix('devices failing ')} in {run}."
+                 if condition else f"No device in this scope was assessed in {run}.")
+        return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
+    names = [r["asset_id"] for r in rows]
+    if frame.ask == "ranking":
+        top = rows[0]
+        first = (f"**{top['asset_id']}** ({top['site']}) has the most: {top['failed']} failed checks "
+                 f"({top['critical']} critical, {top['high']} high). The top {len(rows)} of {total} devices:")
+    elif frame.ask == "count":
+        listed = ", ".join(names[:20]) + (f" and {total - 20} more" if total > 20 else "")
+        first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}, {run}): {listed}."
+    elif frame.ask == "yes_no":
+        first = f"**Yes** — {devices(total)}: {', '.join(names[:10])}{' …' if total > 10 else ''} ({what}, {run})."
+    else:
+        first = f"**{total} {'device' if total == 1 else 'devices'}** — {what}, {run}:"
+    shown = rows[:SHOWN]
+    table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
+                   [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}", r["failed"],
+                     r["critical"], r["high"], r.get("failing_rules") or "none"] for i, r in enumerate(shown, 1)])
+    counts: dict[str, list[str]] = {}
+    for r in rows:
+        for rule in filter(None, (r.get("failing_rules") or "").split(", ")):
+            counts.setdefault(rule, []).append(r["asset_id"])
+    findings = _rule_findings(counts, chunks, prefix, {r["asset_id"]: r["platform"] for r in rows})
+    summary = f"{first}\n\n{table}{_more(len(shown), total, 'devices')}"
+    return DomainOutputs(summary=summary, findings=findings[:15], prioritized_risks=risks(findings, 5),
+                         statistics={"row_count": len(rows), "total": total,
+                                     "devices_listed": names if total == len(rows) else []})
+
+
+def _group_compare(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
+    rows = report["rows"]
+    label = report["description"].split(" in ")[0].removeprefix("per ")
+    run = report.get("assessment_id") or "the latest assessment"
+    for r in rows:
+        r["pass_rate"] = _pct(int(r["passed"]), int(r["checks"]))
+    if not rows:
+        return DomainOutputs(summary=f"No results in this scope in {run}.", statistics={"row_count": 0})
+    if frame.ask == "compare" and len(rows) >= 2:
+        a, b = rows[0], rows[1]
+        sides = " · ".join(f"**{r['group_key']}**: {r['failed']:,} failed of {r['checks']:,} "
+                           f"({r['pass_rate']}% pass), {r['critical']} critical, {devices(int(r['devices']))}"
+                           for r in rows)
+        worse = max(rows, key=lambda r: (100 - r["pass_rate"], r["failed"]))
+        first = f"{sides} ({run}). {worse['group_key']} is worse by pass rate."
+        missing = ""
+        if len(rows) == 1 or (a is b):
+            missing = " Only one side has results in this scope."
+        first += missing
+    elif frame.ask == "compare":
+        first = (f"Only **{rows[0]['group_key']}** has results in this scope in {run}: the other side of the "
+                 "comparison has no assessed devices.")
+    else:
+        top = rows[0]
+        shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)
+                 else f"Every {label} by failed checks")
+        first = (f"**{top['group_key']}** has the most failed checks: {top['failed']} ({top['pass_rate']}% pass, "
+                 f"{top['critical']} critical). {shown} ({run}):")
+    table = _table([label.capitalize(), "Devices", "Checks", "Failed", "Pass rate", "Critical", "Devices failing"],
+                   [[r["group_key"], r["devices"], r["checks"], r["failed"],
+                     f"{r['pass_rate']}%", r["critical"], r["devices_failing"]] for r in rows[:SHOWN]])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), label + 's')}",
+                         statistics={"row_count": len(rows), "rows": rows[:SHOWN]})
+
+
+def _run_series(report: dict[str, Any]) -> DomainOutputs:
+    rows = list(reversed(report["rows"]))  # the statement reads newest first (for "the last N"); shown oldest first
+    if not rows:
+        return DomainOutputs(summary="No assessment run falls in the time asked for.", statistics={"row_count": 0})
+    for r in rows:
+        r["pass_rate"] = _pct(int(r["passed"]), int(r["checks"]))
+        r["date"] = str(r["started_at"])[:10]
+    first, last = rows[0], rows[-1]
+    if len(rows) == 1:
+        head = (f"Only one run falls in the time asked for: {first['assessment_id']} ({first['date']}), "
+                f"{first['pass_rate']}% pass, {first['failed']} failed checks.")
+    else:
+        delta = round(last["pass_rate"] - first["pass_rate"], 1)
+        direction = "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
+        head = (f"**{direction.capitalize()}**: the pass rate went from {first['pass_rate']}% ({first['date']}) to "
+                f"{last['pass_rate']}% ({last['date']}), {delta:+.1f} points; failed checks {first['failed']:,} → "
+                f"{last['failed']:,} over {len(rows)} runs.")
+    table = _table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
+                   [[r["assessment_id"], r["date"], r["devices"], r["checks"], r["failed"],
+                     f"{r['pass_rate']}%", r["critical"], r["high"]] for r in rows])
+    deltas = [round(last["pass_rate"] - first["pass_rate"], 1)]
+    return DomainOutputs(summary=f"{head}\n\n{table}", statistics={"row_count": len(rows), "series": rows,
+                                                                    "deltas": deltas})
+
+
+def _exception_list(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
+    rows = report["rows"]
+    when = f" expiring by {frame.time.before}" if frame.time.before else ""
+    if not rows:
+        return DomainOutputs(summary=f"**None.** No approved exception{when} matches this question.",
+                             statistics={"row_count": 0})
+    n = len(rows)
+    ids = ", ".join(f"{r['exception_id']} ({r['rule_id']}, expires {str(r['expires_on'])[:10]})" for r in rows[:10])
+    first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
+    table = _table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
+                   [[r["exception_id"], f"{r['rule_id']} — {r['title']}", r["sites"], r["device_type"],
+                     str(r["expires_on"])[:10], r["devices_covered"], r["approved_by"], r["source_document"]]
+                    for r in rows[:SHOWN]])
+    reasons = "\n".join(f"- {r['exception_id']}: {_cell(r['reason'], 240)}" for r in rows[:10])
+    return DomainOutputs(summary=f"{first}\n\n{table}\n\nWhy each was approved:\n\n{reasons}",
+                         statistics={"row_count": n})
+
+
+def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+                  prefix: str) -> DomainOutputs:
+    rows = report["rows"]
+    run = report.get("assessment_id") or "the latest assessment"
+    if not rows:
+        return DomainOutputs(summary=f"None of the rules asked about apply to this device in {run}: it was not "
+                                     "judged on them.", statistics={"row_count": 0})
+    failing = [r for r in rows if r["status"] == "fail"]
+    excepted = [r for r in rows if r["status"] == "exception"]
+    device = rows[0]["asset_id"]
+    if frame.ask == "exception":
+        if excepted:
+            e = excepted[0]
+            first = (f"**Yes** — {e['rule_id']} on {device} is covered by approved exception {e['exception_id']} "
+                     f"(expires {str(e['expires_on'])[:10]}): nothing to fix until then.")
+        elif failing:
+            first = (f"**No** — {device} fails {', '.join(r['rule_id'] for r in failing)} and no approved exception "
+                     "covers it: it needs the fix below.")
+        else:
+            first = f"**No exception is needed** — {device} passes {', '.join(r['rule_id'] for r in rows)}."
+    else:
+        bad = failing + excepted
+        verdict = "fails" if bad else "passes"
+        subject = ", ".join(r["rule_id"] for r in (bad or rows))
+        yes = not bad if frame.polarity == "passes" else bool(bad)
+        first = f"**{'Yes' if yes else 'No'}** — {device} {verdict} {subject} in {run}."
+        if excepted:
+            first += " " + "; ".join(f"{r['rule_id']} is covered by approved exception {r['exception_id']} (expires "
+                                     f"{str(r['expires_on'])[:10]})" for r in excepted) + "."
+    table = _table(["Rule", "Check", "Verdict", "Severity", "Exception"],
+                   [[r["rule_id"], r["title"], r["status"], r["severity"],
+                     f"{r['exception_id']} (expires {str(r['expires_on'])[:10]})" if r["exception_id"] else "—"]
+                    for r in rows])
+    counts = {r["rule_id"]: [device] for r in failing}
+    findings = _rule_findings(counts, chunks, prefix, {})
+    rules = {r.id: r for r in get_rules()}
+    fixed = []
+    for f in findings:
+        row = next(r for r in failing if r["rule_id"] == f.rule_id)
+        fix = "\n".join(rules[f.rule_id].fix_for(row["platform"])) if f.rule_id in rules else f.recommendation
+        fixed.append(f.evolve(evidence=row.get("evidence") or None, evidence_device=device, recommendation=fix))
+    findings = fixed
+    return DomainOutputs(summary=f"{first}\n\n{table}", findings=findings, prioritized_risks=risks(findings, 5),
+                         statistics={"row_count": len(rows)})
+
+
+def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+           prefix: str) -> DomainOutputs | None:
+    """The answer of a frame template's rows, or None for other SQL-path templates."""
+    template = report.get("template")
+    if template == "device_list":
+        return _device_list(report, frame, chunks, prefix)
+    if template == "group_compare":
+        return _group_compare(report, frame)
+    if template == "run_series":
+        return _run_series(report)
+    if template == "exception_list":
+        return _exception_list(report, frame)
+    if template == "device_rules":
+        return _device_rules(report, frame, chunks, prefix)
+    return None
+
+
+def comparison_lead(result: dict[str, Any], frame: QuestionFrame) -> tuple[str, list[str]]:
+    """The first line of a comparison between two runs, in the question's form: the devices that changed (all of
+    them, as a table) when devices are asked, else the direction with its figures; and the devices it listed."""
+    m = result["metrics"]
+    prev, cur = result["previous_assessment_id"], result["current_assessment_id"]
+    changes = result["asset_level_changes"]
+    if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
+        wanted = {"worse": ["worsened"], "better": ["improved"]}.get(frame.direction or "", ["worsened", "improved"])
+        parts = []
+        listed: list[str] = []
+        for direction in wanted:
+            rows = changes[direction]
+            listed += [a["asset_id"] for a in rows] if len(rows) == m[f"{direction}_assets"] else []
+            n = m[f"{direction}_assets"]
+            verb = "got worse" if direction == "worsened" else "improved"
+            head = f"**{n} {'device' if n == 1 else 'devices'} {verb}** between {prev} and {cur} ({result['scope']})"
+            if not rows:
+                parts.append(head + ".")
+                continue
+            table = _table(["#", "Device", "Change in failed checks"],
+                           [[i, a["asset_id"], f"{a['issues_delta']:+d}"] for i, a in enumerate(rows, 1)])
+            cut = (f"\n\nThe comparison keeps the {len(rows)} largest changes of {n}; the export of the trace has "
+                   "the tool's full result." if n > len(rows) else "")
+            parts.append(f"{head}:\n\n{table}{cut}")
+        return "\n\n".join(parts), listed
+    word = {"improved": "Better", "worsened": "Worse", "unchanged": "Unchanged"}[m["direction"]]
+    return (f"**{word}**: {result['scope']} went from {m['previous_failures']:,} to {m['current_failures']:,} failed "
+            f"checks ({m['failures_delta']:+,}) between {prev} and {cur}."), []
+
+
+def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:
+    """The first line of an analysis result when the question asked for a number, a share, a yes/no or the top
+    rule, rather than a summary (None: the summary is the answer)."""
+    m = result["metrics"]
+    run, where = m["assessment_id"], m["scope"]
+    severity = m.get("severity_filter")
+    failures = m["matching_failures"] if severity else m["checks_failed"]
+    failing_devices = m["assets_with_matching_failures"] if severity else m["assets_with_failures"]
+    kind = f"{severity} " if severity else ""
+    if frame.ask == "count" and frame.subject in ("findings", "rules"):
+        return (f"**{failures:,}** failed {kind}checks on {devices(failing_devices)} ({where}, {run}, "
+                f"{m['assets_assessed']} devices assessed).")
+    if frame.ask == "count" and frame.subject == "devices":
+        at_risk = "" if severity else (f"; {m['assets_at_risk']} ({m['pct_assets_at_risk']}%) have a critical or "
+                                       "high-severity failure (at risk)")
+        return (f"**{failing_devices}** of {m['assets_assessed']} devices fail at least one {kind}check{at_risk} "
+                f"({where}, {run}).")
+    if frame.ask == "share":
+        pct = m["pct_assets_with_matching_failures"] if severity else _pct(m["assets_with_failures"], m["assets_assessed"])
+        return (f"**{pct}%** — {failing_devices} of {m['assets_assessed']} devices have at least one failed {kind}check "
+                f"({where}, {run}); the check pass rate is {m['pass_rate_pct']}%.")
+    if frame.ask == "yes_no" and frame.subject in ("findings", "devices", "rules"):
+        if failures:
+            return f"**Yes** — {failures:,} failed {kind}checks on {devices(failing_devices)} ({where}, {run})."
+        return f"**No** — no failed {kind}check in {where} ({run}, {m['assets_assessed']} devices assessed)."
+    if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result["top_rules"]:
+        top = result["top_rules"][0]
+        return (f"**{top['rule_id']}** ({top['title']}) fails on the most devices: {top['failing_assets']} "
+                f"({where}, {run}).")
+    return None

@@ -1,0 +1,46 @@
+"""Which checks a question counts (DESIGN §4a): the rules it names, else the rules of the topics it names —
+by technology, by the words of each rule's deviation ("telnet" → VTY lines that accept telnet) and by the catalog's
+topic phrases — narrowed to the rules its other words describe ("a default snmp community" is one SNMP rule,
+"weak snmp" every one). Read once by the Intent Classifier into ``QuestionFrame.checks``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from orchestration.engines.rule_engine import Rule
+from orchestration.nlu.facets import topic_phrase_rules
+from orchestration.nlu.frame import TOPICS
+
+# words that say a state or shape the question, not which check: "telnet enabled" is every telnet rule
+STATE_WORDS = frozenset(["enabled", "disabled", "enable", "disable", "configured", "config", "configuration", "set", "used", "use", "running", "run", "allowed", "allow", "open", "opened", "turned", "still", "any", "all", "the", "and", "with", "without", "for", "are", "is", "on", "off", "our", "devices", "device", "which", "what", "have", "has", "does", "problem", "problems", "issue", "issues", "weak", "missing", "show", "list", "give", "fail", "fails", "failing", "check", "checks", "rule", "rules", "compliant"])
+
+
+def _words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9]{3,}", text.lower()) if w not in STATE_WORDS}
+
+
+def narrowed(text: str, candidates: Sequence[Rule], patterns: Sequence[re.Pattern[str]]) -> list[str]:
+    """The candidate rules whose deviation and title share the most words with the question beyond the topic's
+    own words — all of them when no rule shares more than the others."""
+    topic_words = {w for p in patterns for m in [p.search(text)] if m for w in _words(m.group(0))}
+    asked = _words(text) - topic_words
+    scores = {r.id: len(asked & _words(f"{r.deviation} {r.title}")) for r in candidates}
+    best = max(scores.values(), default=0)
+    chosen = [rid for rid, s in scores.items() if s == best]
+    return chosen if best and len(chosen) < len(candidates) else [r.id for r in candidates]
+
+
+def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: Sequence[Rule]) -> list[str]:
+    """The rule ids whose failures the question counts; empty when it names no rule and no topic."""
+    if named:
+        return list(named)
+    if not topics:
+        return []
+    patterns = [re.compile(p, re.I) for name, p in TOPICS if name in topics]
+    precise, length = topic_phrase_rules(text)
+    said = max((len(m.group(0)) for p in patterns for m in [p.search(text)] if m), default=0)
+    if precise and length > said + 3:  # the catalog's phrase for one rule ("snmp v3")
+        return precise
+    candidates = [r for r in rules if r.technology in topics or any(p.search(f"{r.deviation} {r.title}") for p in patterns)]
+    return list(dict.fromkeys(narrowed(text, candidates, patterns) + precise))

@@ -1,0 +1,227 @@
+"""SQL-path plans from the question frame (DESIGN §4a, §6.2): the statements that answer a question in its own
+form when the assessment tools would only summarise — every device a condition selects (a list, a count, a
+ranking), the sites or groups side by side (a ranking, a comparison), the series over the runs asked (a trend),
+the approved exceptions and their expiry, and one device's verdicts on the rules asked about (yes/no).
+
+Each plan is one read-only SELECT over the ontology, run by the ``sql_path`` tool (guarded, viewer-scoped, values
+bound). The rows are complete up to the SQL path's row cap; ``total`` (a window count) says how many there are
+in all, so a capped list still states its true size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from orchestration.state import QuestionFrame
+from orchestration.tools.scope import FLEET, scope_conditions, values_of
+from orchestration.tools.sql_plan import SqlPlan
+
+FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules")
+RANKING_DEFAULT = 10
+# compared groups: the scope key whose several values name the sides, and its column
+GROUP_COLUMNS = ("sites", "site_type", "device_type", "platform", "os_version", "environment", "role")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Which failed checks count: severities and rules (a topic's rules, or named ones); empty = every check."""
+
+    severities: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+
+    def sql(self, alias: str = "r") -> tuple[str, list[Any]]:
+        parts: list[str] = []
+        params: list[Any] = []
+        if self.severities:
+            parts.append(f"{alias}.severity IN ({', '.join('?' for _ in self.severities)})")
+            params += list(self.severities)
+        if self.rules:
+            parts.append(f"{alias}.rule_id IN ({', '.join('?' for _ in self.rules)})")
+            params += list(self.rules)
+        return " AND ".join(parts) or "1 = 1", params
+
+    def __bool__(self) -> bool:
+        return bool(self.severities or self.rules)
+
+    def words(self) -> str:
+        bits = [" or ".join(self.severities)] if self.severities else []
+        bits += [", ".join(self.rules)] if self.rules else []
+        return " ".join(bits)
+
+
+def _where(scope: dict[str, Any]) -> tuple[str, list[Any]]:
+    parts, params = scope_conditions(scope)
+    return " AND ".join(parts) or "1 = 1", params
+
+
+def _checks_in_scope(scope: dict[str, Any], extra: str = "") -> tuple[str, list[Any]]:
+    """A CTE ``x`` of one run's results in scope (its assessment id the statement's first parameter), so the
+    conditions written after it bind in order."""
+    where, params = _where(scope)
+    return ("WITH x AS (SELECT a.asset_id, a.site, a.device_type, a.platform, a.os_version, a.environment, a.role, "
+            f"r.rule_id, r.status, r.severity{extra} FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+            f"WHERE r.assessment_id = ? AND {where}) "), params
+
+
+def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Condition) -> SqlPlan:
+    """Every device in scope with its failed checks (those the condition selects): with a condition only the
+    devices failing it (the list asked for), else every device assessed; a ranking keeps the top N."""
+    cte, params = _checks_in_scope(scope)
+    match, match_params = condition.sql("x")
+    failing = f"x.status = 'fail' AND {match}"
+    sql = (
+        cte + "SELECT x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment, "
+        f"COUNT(CASE WHEN {failing} THEN 1 END) AS failed, "
+        f"COUNT(CASE WHEN {failing} AND x.severity = 'critical' THEN 1 END) AS critical, "
+        f"COUNT(CASE WHEN {failing} AND x.severity = 'high' THEN 1 END) AS high, "
+        f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, COUNT(*) OVER () AS total "
+        "FROM x GROUP BY x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment "
+        + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")
+        + ("ORDER BY failed DESC, critical DESC, x.asset_id" if condition
+           else "ORDER BY critical DESC, high DESC, failed DESC, x.asset_id")
+        + (f" LIMIT {frame.limit or RANKING_DEFAULT}" if frame.ask == "ranking" else ""))
+    bound = [*params, *match_params * (5 if condition else 4)]
+    what = f"devices failing {condition.words()} checks" if condition else "devices assessed"
+    return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest")
+
+
+def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: int | None = None) -> SqlPlan:
+    """One row per group (site, kind of site, device type, platform, version …): devices, checks, failures and the
+    pass rate, side by side; ordered by failed checks (a ranking of groups)."""
+    cte, params = _checks_in_scope(scope, ", s.site_type") if key == "site_type" else _checks_in_scope(scope)
+    if key == "site_type":
+        cte = cte.replace("JOIN assets a ON a.asset_id = r.asset_id", "JOIN assets a ON a.asset_id = r.asset_id "
+                          "JOIN sites s ON s.site = a.site")
+    column = "x." + ("site" if key == "sites" else key)
+    match, match_params = condition.sql("x")
+    failing = f"x.status = 'fail' AND {match}"
+    sql = (
+        cte + f"SELECT {column} AS group_key, COUNT(DISTINCT x.asset_id) AS devices, "
+        f"COUNT(CASE WHEN {match} THEN 1 END) AS checks, COUNT(CASE WHEN {failing} THEN 1 END) AS failed, "
+        f"COUNT(CASE WHEN x.status = 'pass' AND {match} THEN 1 END) AS passed, "
+        f"COUNT(CASE WHEN {failing} AND x.severity = 'critical' THEN 1 END) AS critical, "
+        f"COUNT(DISTINCT CASE WHEN {failing} THEN x.asset_id END) AS devices_failing, COUNT(*) OVER () AS total "
+        f"FROM x GROUP BY {column} ORDER BY failed DESC, group_key"
+        + (f" LIMIT {limit}" if limit else ""))
+    bound = [*params, *match_params * 6]
+    label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
+             "device_type": "device type"}.get(key, key)
+    return SqlPlan("group_compare", sql, bound, f"per {label} in {{assessment_id}}", assessment_id="latest")
+
+
+def _month_bounds(month: str) -> tuple[str, str]:
+    year, m = (int(x) for x in month.split("-"))
+    end = date(year + (m == 12), m % 12 + 1, 1)
+    return f"{year:04d}-{m:02d}-01", end.isoformat()
+
+
+def run_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str) -> SqlPlan:
+    """One row per assessment run in the time asked (since a month, named months, the last N, else every run):
+    devices, checks, failures, pass rate — the series a trend question asks for."""
+    match, match_params = condition.sql()
+    where, params = _where(scope)
+    failing = f"r.status = 'fail' AND {match}"
+    time_parts: list[str] = []
+    time_params: list[Any] = []
+    if frame.time.since:
+        time_parts.append("m.started_at >= CAST(? AS TIMESTAMP)")
+        time_params.append(_month_bounds(frame.time.since)[0])
+    if frame.time.months and not frame.time.since:
+        spans = [_month_bounds(m) for m in frame.time.months]
+        time_parts.append("(" + " OR ".join("(m.started_at >= CAST(? AS TIMESTAMP) AND m.started_at < CAST(? AS "
+                                             "TIMESTAMP))" for _ in spans) + ")")
+        time_params += [x for span in spans for x in span]
+    if frame.time.runs:
+        time_parts.append(f"m.assessment_id IN ({', '.join('?' for _ in frame.time.runs)})")
+        time_params += frame.time.runs
+    sql = (
+        "SELECT m.assessment_id, m.started_at, COUNT(DISTINCT a.asset_id) AS devices, "
+        f"COUNT(CASE WHEN {match} THEN 1 END) AS checks, COUNT(CASE WHEN {failing} THEN 1 END) AS failed, "
+        f"COUNT(CASE WHEN r.status = 'pass' AND {match} THEN 1 END) AS passed, "
+        f"COUNT(CASE WHEN {failing} AND r.severity = 'critical' THEN 1 END) AS critical, "
+        f"COUNT(CASE WHEN {failing} AND r.severity = 'high' THEN 1 END) AS high, "
+        f"COUNT(DISTINCT CASE WHEN {failing} THEN a.asset_id END) AS devices_failing "
+        "FROM assessments m JOIN results r ON r.assessment_id = m.assessment_id "
+        "JOIN assets a ON a.asset_id = r.asset_id "
+        f"WHERE m.collection = ? AND {' AND '.join([where, *time_parts])} "
+        "GROUP BY m.assessment_id, m.started_at ORDER BY m.started_at DESC"
+        + (f" LIMIT {frame.time.last_n}" if frame.time.last_n else ""))
+    bound = [*match_params * 6, collection, *params, *time_params]
+    return SqlPlan("run_series", sql, bound, "failed checks per assessment run")
+
+
+def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
+    """The approved exceptions (expiring before a date when asked), with the devices each covers in the latest
+    run of the scope."""
+    where, params = _where(scope)
+    parts: list[str] = []
+    bound: list[Any] = [*params]
+    if frame.time.before:
+        parts.append("e.expires_on <= CAST(? AS DATE)")
+        bound.append(frame.time.before)
+    if frame.targets.exception:
+        parts.append(f"e.exception_id IN ({', '.join('?' for _ in frame.targets.exception)})")
+        bound += frame.targets.exception
+    if rules:
+        parts.append(f"e.rule_id IN ({', '.join('?' for _ in rules)})")
+        bound += list(rules)
+    sites = list(scope.get("sites") or [])
+    if sites:
+        parts.append("(" + " OR ".join("(',' || e.sites || ',') LIKE ?" for _ in sites) + ")")
+        bound += [f"%,{s},%" for s in sites]
+    sql = (
+        "SELECT e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, "
+        "e.reason, e.source_document, COUNT(DISTINCT c.asset_id) AS devices_covered, COUNT(*) OVER () AS total "
+        "FROM exceptions e JOIN rules ru ON ru.rule_id = e.rule_id LEFT JOIN ("
+        "SELECT r.asset_id, r.exception_id FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+        f"WHERE r.assessment_id = ? AND r.status = 'exception' AND {where}) c ON c.exception_id = e.exception_id "
+        + (f"WHERE {' AND '.join(parts)} " if parts else "")
+        + "GROUP BY e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, e.reason, "
+        "e.source_document ORDER BY e.expires_on, e.exception_id")
+    what = "approved exceptions" + (f" expiring by {frame.time.before}" if frame.time.before else "")
+    return SqlPlan("exception_list", sql, bound, what + " (devices covered in {assessment_id})", assessment_id="latest")
+
+
+def device_rules(scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
+    """The named device's verdict on each rule asked about: status, evidence, and the exception that covers it."""
+    where, params = _where(scope)
+    sql = (
+        "SELECT a.asset_id, a.platform, r.rule_id, ru.title, r.status, r.severity, r.evidence, r.exception_id, e.expires_on, "
+        "e.reason AS exception_reason FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+        "JOIN rules ru ON ru.rule_id = r.rule_id LEFT JOIN exceptions e ON e.exception_id = r.exception_id "
+        f"WHERE r.assessment_id = ? AND r.rule_id IN ({', '.join('?' for _ in rules)}) AND {where} "
+        "ORDER BY a.asset_id, r.rule_id")
+    return SqlPlan("device_rules", sql, [*rules, *params], "verdicts on " + ", ".join(rules) + " in {assessment_id}",
+                   assessment_id="latest")
+
+
+def compared_key(scope: dict[str, Any]) -> str | None:
+    """The filter whose several values are the sides of a comparison ("HQ vs Site-A", "9.3(8) vs 10.2(5)")."""
+    for key in GROUP_COLUMNS:
+        if len(values_of(scope.get(key))) >= 2:
+            return key
+    return None
+
+
+def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition,
+               collection: str = FLEET) -> SqlPlan | None:
+    """The frame's SQL plan when its ask needs one of the forms above, else None (the assessment tools answer)."""
+    ask, subject = frame.ask, frame.subject
+    device = scope.get("device")
+    if device and condition.rules and ask in ("yes_no", "exception"):
+        return device_rules(scope, condition.rules)
+    if subject == "exceptions" and not device and ask in ("list", "count", "exception", "yes_no", "summary"):
+        return exception_list(frame, scope, condition.rules)
+    if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
+                           or not (frame.time.relative or frame.time.months)):
+        return run_series(frame, scope, condition, collection)
+    key = compared_key(scope)
+    if ask == "compare" and key and not frame.time.months and not frame.time.relative and not frame.time.runs:
+        return group_compare(scope, key, condition)
+    if subject == "sites" and ask in ("ranking", "list", "compare", "count"):
+        return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None)
+    if subject == "devices" and not device and (ask in ("list", "ranking") or (ask in ("count", "yes_no") and condition)):
+        return device_list(frame, scope, condition)  # a bare count is the analysis' (failing and at-risk devices)
+    return None

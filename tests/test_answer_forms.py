@@ -1,0 +1,179 @@
+"""Answers in the form of the question (issue 29): the complete list, the number, the ranked device, both sides,
+the series, Yes/No with its exception, the devices that changed — each first line checked against figures and names
+computed here with SQL over the demo warehouse, never against the product's output. Prompts written for this file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orchestration.runtime import handle_turn
+from tests.test_answers import LATEST, PREVIOUS, sql
+from tests.test_faithful_scope import new_chat
+
+TELNET_RULES = ("SELECT rule_id FROM rules WHERE technology = 'telnet' OR LOWER(title || ' ' || rationale) LIKE "
+                "'%telnet%'")
+
+
+def first_line(answer: str) -> str:
+    """The line after the scope line: the answer itself."""
+    lines = [ln for ln in answer.splitlines() if ln.strip() and not ln.startswith("**Scope")]
+    return lines[0]
+
+
+def tool_of(state) -> tuple[str, str | None]:  # type: ignore[no-untyped-def]
+    call = state.mcp.tool_calls[0]
+    return call.tool_name, call.input.get("template")
+
+
+def test_a_device_list_names_every_device_the_condition_selects(demo_warehouse: Path) -> None:
+    state = handle_turn("which boxes at the stores still let people in over telnet?")
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND s.site_type = 'store'
+          AND (r.rule_id IN (SELECT rule_id FROM rules WHERE technology = 'telnet') OR r.rule_id = 'VTY-SSH-ONLY')""")}
+    assert tool_of(state) == ("sql_path", "device_list")
+    head = first_line(state.final.answer)
+    assert re.match(rf"\*\*{len(expected)} devices\*\*", head), head
+    listed = set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M))
+    assert listed == expected
+
+
+def test_a_count_of_devices_is_the_number_first(demo_warehouse: Path) -> None:
+    state = handle_turn("how many store firewalls have a critical failure?")
+    (n,), = sql(demo_warehouse, f"""
+        SELECT COUNT(DISTINCT r.asset_id) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'critical'
+          AND s.site_type = 'store' AND a.device_type = 'firewall'""")
+    assert first_line(state.final.answer).startswith(f"**{n}** device")
+
+
+def test_a_ranking_of_devices_names_the_worst_device(demo_warehouse: Path) -> None:
+    state = handle_turn("which device has the most critical findings right now?")
+    rows = sql(demo_warehouse, f"""
+        SELECT asset_id, COUNT(*) AS n FROM results WHERE assessment_id = {LATEST} AND status = 'fail'
+          AND severity = 'critical' GROUP BY asset_id ORDER BY n DESC""")
+    top = {a for a, n in rows if n == rows[0][1]}
+    head = first_line(state.final.answer)
+    named = re.match(r"\*\*([A-Z0-9-]+)\*\*", head)
+    assert named and named.group(1) in top and f"{rows[0][1]} failed checks" in head, head
+
+
+def test_a_trend_question_gets_the_series_over_the_runs_asked(demo_warehouse: Path) -> None:
+    state = handle_turn("how has the pass rate developed since September?")
+    runs = sql(demo_warehouse, """
+        SELECT m.assessment_id, COUNT(*) FILTER (WHERE r.status = 'pass'), COUNT(*) FROM assessments m
+        JOIN results r USING (assessment_id) WHERE m.collection = 'fleet' AND m.started_at >= DATE '2026-09-01'
+        GROUP BY m.assessment_id, m.started_at ORDER BY m.started_at""")
+    assert tool_of(state) == ("sql_path", "run_series")
+    rates = [round(100 * p / n, 1) for _, p, n in runs]
+    head = first_line(state.final.answer)
+    assert f"from {rates[0]}%" in head and f"to {rates[-1]}%" in head and f"over {len(runs)} runs" in head, head
+    for run_id, *_ in runs:
+        assert f"| {run_id} |" in state.final.answer
+
+
+def test_a_comparison_of_two_sites_shows_both_sides(demo_warehouse: Path) -> None:
+    state = handle_turn("HQ vs Site-B: who has more failed checks?")
+    figures = dict(sql(demo_warehouse, f"""
+        SELECT a.site, COUNT(*) FILTER (WHERE r.status = 'fail') FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.site IN ('HQ', 'Site-B') GROUP BY a.site"""))
+    head = first_line(state.final.answer)
+    for site, failed in figures.items():
+        assert f"**{site}**: {failed:,} failed" in head, head
+
+
+def test_exceptions_expiring_before_a_date_are_listed_by_id(demo_warehouse: Path) -> None:
+    state = handle_turn("which waivers run out before the end of Q1 2027?")
+    expected = [r[0] for r in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE expires_on <= "
+                                                  "DATE '2027-03-31' ORDER BY expires_on, exception_id")]
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{len(expected)} approved exception"), head
+    assert re.findall(r"EXC-\d{4}-\d{3}", head) == expected
+
+
+def test_is_it_covered_by_an_exception_is_answered_yes_or_no(demo_warehouse: Path) -> None:
+    (device, rule, exception), = sql(demo_warehouse, f"""
+        SELECT asset_id, rule_id, exception_id FROM results WHERE assessment_id = {LATEST} AND status = 'exception'
+          AND rule_id = 'ASA-TLS' ORDER BY asset_id LIMIT 1""")
+    state = handle_turn(f"the tls finding on {device} - do we have an exception for it or must it be fixed?")
+    head = first_line(state.final.answer)
+    assert head.startswith("**Yes**") and exception in head and rule in head, head
+
+
+def test_better_or_worse_between_two_named_months(demo_warehouse: Path) -> None:
+    (before, after), = sql(demo_warehouse, """
+        SELECT COUNT(*) FILTER (WHERE m.started_at < DATE '2026-10-01'), COUNT(*) FILTER (WHERE m.started_at >=
+        DATE '2026-10-01') FROM results r JOIN assets a USING (asset_id) JOIN assessments m USING (assessment_id)
+        WHERE a.site = 'Site-A' AND r.status = 'fail' AND m.started_at >= DATE '2026-09-01'
+          AND m.started_at < DATE '2026-11-01'""")
+    state = handle_turn("did Site-A improve from the September to the October assessment?")
+    assert tool_of(state)[0] == "assessment_comparison_tool"
+    word = "Better" if after < before else "Worse" if after > before else "Unchanged"
+    assert first_line(state.final.answer).startswith(f"**{word}**: Site-A went from {before} to {after} failed checks")
+
+
+def test_which_devices_got_worse_lists_them_all(demo_warehouse: Path) -> None:
+    rows = sql(demo_warehouse, f"""
+        WITH c AS (SELECT asset_id, COUNT(*) FILTER (WHERE status = 'fail') AS n FROM results
+                   WHERE assessment_id = {LATEST} GROUP BY asset_id),
+             p AS (SELECT asset_id, COUNT(*) FILTER (WHERE status = 'fail') AS n FROM results
+                   WHERE assessment_id = {PREVIOUS} GROUP BY asset_id)
+        SELECT c.asset_id FROM c JOIN p USING (asset_id) WHERE c.n > p.n""")
+    state = handle_turn("which switches and routers regressed since the previous scan?")
+    kinds = dict(sql(demo_warehouse, "SELECT asset_id, device_type FROM assets"))
+    expected = {a for (a,) in rows if kinds[a] in ("switch", "router")}
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{len(expected)} devices got worse**"), head
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+
+
+def test_those_means_the_devices_just_listed_and_keeps_the_topic(demo_warehouse: Path) -> None:
+    chat = new_chat()
+    chat("show me every device with a weak snmp setup")
+    state = chat("and which of those are in production?")
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN rules ru USING (rule_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND ru.technology = 'snmp'
+          AND a.environment = 'production'""")}
+    assert state.intent.frame.filters.topic == ["snmp"]
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+
+
+def test_the_first_device_on_that_list_is_the_first_row(demo_warehouse: Path) -> None:
+    chat = new_chat()
+    listing = chat("list the devices at Branch-02 that fail critical or high checks")
+    first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listing.final.answer, re.M)
+    assert first, listing.final.answer[:600]
+    state = chat("drill into the first device on that list")
+    assert [e.value for e in state.intent.entities if e.type == "device"] == [first.group(1)]
+    assert state.final.scope is not None and state.final.scope.devices == [first.group(1)]
+
+
+def test_several_values_of_one_filter_are_all_kept(demo_warehouse: Path) -> None:
+    state = handle_turn("store routers or switches with snmp problems")
+    scope = state.mcp.tool_calls[0].input["params"]
+    assert "router" in scope and "switch" in scope and "store" in scope
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        JOIN rules ru USING (rule_id) WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND ru.technology = 'snmp'
+          AND s.site_type = 'store' AND a.device_type IN ('router', 'switch')""")}
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+
+
+def test_issues_open_for_n_assessments_use_issue_tracking_over_n_runs(demo_warehouse: Path) -> None:
+    state = handle_turn("what has been failing at Branch-06 for 3 assessments or more?")
+    call = state.mcp.tool_calls[0]
+    assert call.tool_name == "issue_tracking_tool" and call.input["lookback_assessments"] == 3
+
+
+def test_a_clear_yes_no_about_a_named_device_runs_without_a_question(demo_warehouse: Path) -> None:
+    state = handle_turn("is SW-HQ-ACC-2 compliant with our snmp rules?")
+    fails = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT r.rule_id FROM results r JOIN rules ru USING (rule_id) WHERE r.assessment_id = {LATEST}
+          AND r.asset_id = 'SW-HQ-ACC-2' AND ru.technology = 'snmp' AND r.status = 'fail'""")}
+    assert state.intent.intent_class != "unknown_or_needs_clarification"
+    head = first_line(state.final.answer)
+    assert head.startswith("**No**" if fails else "**Yes**"), head
+    for rule in fails:
+        assert rule in head
