@@ -97,7 +97,8 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
     request; a follow-up's entities carried from the conversation are filters of its frame as well)."""
     conditions = services.contracts.planner_rules.conditions
     unknown = [r.mention.upper() for r in intent.name_resolutions if r.entity_type == "device" and r.status == "unknown"]
-    frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if text.strip() else QuestionFrame()
+    readable = text.strip() and not overlong(text, services.settings.max_prompt_chars)  # an overlong one was answered
+    frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if readable else QuestionFrame()
     return intent.evolve(facets=read_facets(text, intent.domain_details.presentation_requirement, conditions),
                          frame=frame)
 

@@ -321,7 +321,7 @@ def read_filters(text: str, entities: Sequence[Entity], rule_ids: Iterable[str] 
                         role=_ordered(roles), topic=topics)
 
 
-_HYPHENATED = re.compile(r"[\w().]+(?:-[\w().]+)+")
+_HYPHENATED = re.compile(r"(?<![\w().])(?>[\w().]+)(?:-[\w().]+)+")  # from a word's start, no backtracking
 
 
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
