@@ -106,6 +106,8 @@ def select_tool(intent: Intent) -> ToolChoice:
 
     if facets.exceptions:
         query_type, reason = "exceptions", "approved exceptions"
+    elif facets.technology_breakdown and intent.frame.subject == "rules":  # "which areas have the most deviations"
+        query_type, reason = "technology", "technology/category breakdown (the question ranks areas)"
     elif facets.asset_breakdown:
         query_type, reason = "assets", "per-asset / product family / OS / criticality breakdown"
     elif facets.technology_breakdown:

@@ -158,6 +158,13 @@ CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a quest
 CLEAR_ASK_NAMED = 0.6  # … when it names a device or rule and the checks it is about
 
 
+def self_contained(text: str, services: Services, entities: list[Entity]) -> bool:
+    """A whole question whose "it" points inside itself ("what's the worst problem in my network and how do I fix
+    it?"): the frame reads a clear data ask and the sentence is long enough to hold its own subject."""
+    frame = frame_of(text, services, entities)
+    return frame.ask in DATA_ASKS and frame.confidence >= 0.9 and len(re.findall(r"\w+", text)) >= 8
+
+
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
@@ -206,7 +213,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.evolve(route_scores=scores, signals=decision.signals)
     if meta == "followup_question" and not history_available and (
-            _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities))):
+            _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities)
+                                        and not self_contained(text, services, entities))):
         # nothing in this thread for "it", "those" or "the same" to refer to
         return _gate(base, followup_without_history_question(prompt), decision.confidence * 0.5)
     decision = _llm_second_opinion(text, decision, settings.clarification_threshold)

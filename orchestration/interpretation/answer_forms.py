@@ -227,6 +227,23 @@ def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[Ret
                          statistics={"row_count": len(rows)})
 
 
+def _signature_matches(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
+    rows = report["rows"]
+    when = report["description"].removeprefix("SLIC matches in ")
+    named = ", ".join(frame.targets.signature) or "any SLIC signature"
+    if not rows:
+        return DomainOutputs(summary=f"**No** — {named} matched no device in {when}.", statistics={"row_count": 0})
+    boxes = list(dict.fromkeys(r["asset_id"] for r in rows))
+    titles = "; ".join(dict.fromkeys(f"{r['signature_id']} ({r['title']})" for r in rows))
+    first = (f"**{'Yes' if frame.ask == 'yes_no' or frame.targets.signature else len(boxes)}** — {titles} matched on "
+             f"{devices(len(boxes))} in {when}: {', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
+    table = _table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
+                   [[r["signature_id"], r["asset_id"], r["site"], r["severity"], r["assessment_id"], r["evidence"]]
+                    for r in rows[:SHOWN]])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), 'matches')}",
+                         statistics={"row_count": len(rows), "devices_listed": boxes})
+
+
 def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
            prefix: str) -> DomainOutputs | None:
     """The answer of a frame template's rows, or None for other SQL-path templates."""
@@ -241,6 +258,8 @@ def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedC
         return _exception_list(report, frame)
     if template == "device_rules":
         return _device_rules(report, frame, chunks, prefix)
+    if template == "signature_matches":
+        return _signature_matches(report, frame)
     return None
 
 
@@ -299,6 +318,11 @@ def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:
         if failures:
             return f"**Yes** — {failures:,} failed {kind}checks on {devices(failing_devices)} ({where}, {run})."
         return f"**No** — no failed {kind}check in {where} ({run}, {m['assets_assessed']} devices assessed)."
+    areas = result["breakdowns"].get("technology") or []
+    if frame.ask == "ranking" and frame.subject == "rules" and result["query_type"] == "technology" and areas:
+        top = areas[0]
+        return (f"**{top['key']}** has the most failed checks: {top['failures']:,} on {devices(top['assets'])} "
+                f"({where}, {run}); then " + ", ".join(f"{a['key']} ({a['failures']:,})" for a in areas[1:4]) + ".")
     if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result["top_rules"]:
         top = result["top_rules"][0]
         return (f"**{top['rule_id']}** ({top['title']}) fails on the most devices: {top['failing_assets']} "

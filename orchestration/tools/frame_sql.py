@@ -18,7 +18,7 @@ from orchestration.state import QuestionFrame
 from orchestration.tools.scope import FLEET, scope_conditions, values_of
 from orchestration.tools.sql_plan import SqlPlan
 
-FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules")
+FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules", "signature_matches")
 RANKING_DEFAULT = 10
 # compared groups: the scope key whose several values name the sides, and its column
 GROUP_COLUMNS = ("sites", "site_type", "device_type", "platform", "os_version", "environment", "role")
@@ -197,6 +197,30 @@ def device_rules(scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
                    assessment_id="latest")
 
 
+def signature_matches(frame: QuestionFrame, scope: dict[str, Any], collection: str, months: list[str]) -> SqlPlan:
+    """The devices the named SLIC signatures (or any, when none is named) matched, in the runs of the months asked
+    ("this month") or else in the latest run."""
+    where, params = _where(scope)
+    sigs = frame.targets.signature
+    parts = [f"s.signature_id IN ({', '.join('?' for _ in sigs)})"] if sigs else []
+    bound: list[Any] = [collection, *params, *sigs]
+    if months:
+        spans = [_month_bounds(m) for m in months]
+        parts.append("(" + " OR ".join("(m.started_at >= CAST(? AS TIMESTAMP) AND m.started_at < CAST(? AS TIMESTAMP))"
+                                        for _ in spans) + ")")
+        bound += [x for span in spans for x in span]
+    else:
+        parts.append("m.started_at = (SELECT MAX(started_at) FROM assessments WHERE collection = ?)")
+        bound.append(collection)
+    sql = ("SELECT s.signature_id, s.title, s.kind, s.severity, s.asset_id, a.site, a.device_type, s.evidence, "
+           "m.assessment_id, m.started_at, COUNT(*) OVER () AS total FROM slic_results s "
+           "JOIN assessments m ON m.assessment_id = s.assessment_id JOIN assets a ON a.asset_id = s.asset_id "
+           f"WHERE m.collection = ? AND {where} AND {' AND '.join(parts)} "
+           "ORDER BY s.signature_id, m.started_at DESC, s.asset_id")
+    when = f"runs of {', '.join(months)}" if months else "the latest run"
+    return SqlPlan("signature_matches", sql, bound, f"SLIC matches in {when}")
+
+
 def compared_key(scope: dict[str, Any]) -> str | None:
     """The filter whose several values are the sides of a comparison ("HQ vs Site-A", "9.3(8) vs 10.2(5)")."""
     for key in GROUP_COLUMNS:
@@ -205,11 +229,19 @@ def compared_key(scope: dict[str, Any]) -> str | None:
     return None
 
 
-def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition,
-               collection: str = FLEET) -> SqlPlan | None:
+def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str = FLEET,
+               today: date | None = None) -> SqlPlan | None:
     """The frame's SQL plan when its ask needs one of the forms above, else None (the assessment tools answer)."""
     ask, subject = frame.ask, frame.subject
     device = scope.get("device")
+    if (subject == "signatures" or frame.targets.signature) and ask in ("list", "count", "yes_no", "summary"):
+        today = today or date.today()
+        months = list(frame.time.months)
+        if frame.time.relative == "this_month":
+            months = [f"{today:%Y-%m}"]
+        elif frame.time.relative == "last_month":
+            months = [f"{today.year - (today.month == 1):04d}-{(today.month - 2) % 12 + 1:02d}"]
+        return signature_matches(frame, scope, collection, months)
     if device and condition.rules and ask in ("yes_no", "exception"):
         return device_rules(scope, condition.rules)
     if subject == "exceptions" and not device and ask in ("list", "count", "exception", "yes_no", "summary"):
