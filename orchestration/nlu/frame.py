@@ -24,6 +24,7 @@ from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
+from knowledge_base.embedding_cache import embed_fixed
 from knowledge_base.embeddings import Embedder
 from orchestration.state import (
     Ask,
@@ -85,7 +86,7 @@ class FrameReader:
         texts = [_plain(q.question) for q in train]
         self._words.fit(texts)
         self._chars.fit(texts)
-        features = self._features(texts)
+        features = self._features(texts, fixed=True)
 
         def fitted(labels: list[str]) -> Any:
             model = LogisticRegression(C=20.0, max_iter=4000)
@@ -95,8 +96,9 @@ class FrameReader:
         self._subject = fitted([q.frame.subject for q in train])
         self._cannot = fitted([q.frame.cannot or "-" for q in train])
 
-    def _features(self, texts: list[str]) -> Any:
-        dense = np.asarray(self._embedder.embed(texts), dtype=np.float64)
+    def _features(self, texts: list[str], fixed: bool = False) -> Any:
+        """``fixed``: the training texts, the same in every process, whose embeddings the disk cache keeps."""
+        dense = np.asarray(embed_fixed(self._embedder, texts) if fixed else self._embedder.embed(texts), dtype=np.float64)
         cues = np.array([[1.0 if cue.search(t) else 0.0 for cue in CUES] for t in texts])
         return self._hstack([dense * 2.0, self._words.transform(texts), self._chars.transform(texts),
                              cues * 1.5]).tocsr()

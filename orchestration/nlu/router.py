@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from knowledge_base.embedding_cache import embed_fixed
 from knowledge_base.embeddings import Embedder, get_embedder
 from orchestration.contracts import ContractError
 from orchestration.nlu.spelling import SpellingNormalizer
@@ -75,7 +76,7 @@ class SemanticRouter:
         self.embedder = embedder
         texts = [t for name in self.route_names for t in routes[name]]
         self._labels = np.array([i for i, name in enumerate(self.route_names) for _ in routes[name]])
-        self._examples = embedder.embed(texts)
+        self._examples = embed_fixed(embedder, texts)  # the same examples in every process: kept on disk
         self.spelling = SpellingNormalizer(w for t in texts for w in re.findall(r"[A-Za-z]+", t))
 
     def route(self, prompt: str) -> RouteDecision:

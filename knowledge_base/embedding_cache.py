@@ -1,0 +1,52 @@
+"""Embeddings of fixed texts kept on disk between processes: the router's examples and the question-frame corpus are
+embedded by every process that starts (each turn worker, each CLI call) and change only when their files do.
+
+Keyed by the embedder's name and dimension and every text (SHA-256), so an edited corpus or another model never reads
+a stale file. The cache is a convenience: any problem reading or writing it means the texts are embedded as before.
+Where: ``ASSESS_CACHE_DIR``, else ``$XDG_CACHE_HOME/assessment-assistant``, else ``~/.cache/assessment-assistant``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from knowledge_base.embeddings import Embedder
+
+log = logging.getLogger(__name__)
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("ASSESS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "assessment-assistant"
+
+
+def embed_fixed(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed(texts)``, read from the cache when these texts were embedded by this model before."""
+    digest = hashlib.sha256(f"{embedder.name}\0{embedder.dimension}\0".encode())
+    for text in texts:
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    path = cache_dir() / f"embeddings-{digest.hexdigest()[:32]}.npy"
+    try:
+        cached = np.load(path, allow_pickle=False)
+        if cached.shape == (len(texts), embedder.dimension):
+            return np.asarray(cached)
+    except (OSError, ValueError):
+        pass
+    vectors = embedder.embed(texts)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as tmp:
+            np.save(tmp, np.asarray(vectors))
+        os.replace(tmp.name, path)  # whole files only: a concurrent reader never sees half of one
+    except OSError as exc:
+        log.info("embedding cache not written (%s); the texts are embedded again next time", exc)
+    return vectors
