@@ -177,3 +177,18 @@ def test_a_clear_yes_no_about_a_named_device_runs_without_a_question(demo_wareho
     assert head.startswith("**No**" if fails else "**Yes**"), head
     for rule in fails:
         assert rule in head
+
+
+def test_a_trend_over_a_single_run_runs_and_says_there_is_no_trend(demo_warehouse: Path) -> None:
+    (latest_month,), = sql(demo_warehouse, "SELECT STRFTIME(MAX(started_at), '%B') FROM assessments")
+    state = handle_turn(f"how has the pass rate moved since {latest_month}?")
+    assert state.intent.intent_class != "unknown_or_needs_clarification"
+    assert "**Not covered:** fewer than two runs" in state.final.answer
+
+
+def test_a_side_of_a_comparison_without_results_is_named(demo_warehouse: Path) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE site = 'Store-30' AND device_type = "
+                                "'wireless_controller'")
+    assert n == 0  # the premise: Store-30 has no wireless controller
+    state = handle_turn("compare the wireless controllers at HQ and Store-30")
+    assert "**Not covered:** no results for store-30" in state.final.answer

@@ -156,6 +156,7 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
 DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")
 CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a question with a target runs
 CLEAR_ASK_NAMED = 0.6  # … when it names a device or rule and the checks it is about
+CLEAR_ASK_FLEET = 0.95  # … when it names nothing (the whole network is the scope)
 
 
 def self_contained(text: str, services: Services, entities: list[Entity]) -> bool:
@@ -174,7 +175,9 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
                              or frame.filters.site_type)
     # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule) else CLEAR_ASK
-    if frame.confidence < floor or not targeted:
+    if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
+        floor = CLEAR_ASK_FLEET if frame.ask in ("trend", "compare", "ranking", "count", "share", "list") else 2.0
+    if frame.confidence < floor:
         return None
     p = decision.skill_probabilities
     if frame.ask == "policy":

@@ -17,6 +17,8 @@ from typing import Any
 from orchestration.interpretation.scope_statement import scope_gaps
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Final, StateUpdate
+from orchestration.tools.frame_sql import compared_key
+from orchestration.tools.scope import scope_for, values_of
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
 CITE = re.compile(r"\[(\d+)\]")
@@ -73,14 +75,42 @@ def check(state: AssessmentState, final: Final) -> tuple[list[str], list[str]]:
     return unverified, list(dict.fromkeys(bad))
 
 
+def frame_gaps(state: AssessmentState) -> list[str]:
+    """Where the data does not cover the question's form: a side of a comparison without results, a trend over
+    fewer than two runs, a list the row cap cut (the answer says so itself; recorded here for the trace)."""
+    context = state.task_outputs("Data Query Agent").assessment_context
+    report = (context.report_data.get("sql_path") or {}) if context else {}
+    frame = state.intent.frame
+    gaps = []
+    if report.get("template") == "group_compare" and frame.ask == "compare":
+        scope, _ = scope_for(state.intent)
+        key = compared_key(scope)
+        asked = {str(v).lower() for v in values_of(scope.get(key))} if key else set()
+        got = {str(r["group_key"]).lower() for r in report.get("rows") or []}
+        missing = sorted(asked - got)
+        if missing:
+            gaps.append(f"no results for {', '.join(missing)}: that side of the comparison is missing")
+    if report.get("template") == "run_series" and len(report.get("rows") or []) < 2:
+        gaps.append("fewer than two runs fall in the time asked for: there is no trend to show")
+    if report.get("row_cap_reached"):
+        gaps.append(f"the query's rows were cut at {report.get('row_count')}: the list is not complete")
+    return gaps
+
+
 def reflect(state: AssessmentState) -> tuple[Final, str]:
     final = state.final
     if not state.plan.tasks:
         return final, "finalize: no planned data to check"
+    uncovered = frame_gaps(state)
+    if uncovered:  # said in the answer, not an error in it: the answer stays, the gap is named
+        final = final.evolve(answer=final.answer + "\n\n**Not covered:** " + "; ".join(uncovered) + ".",
+                             partial=True, missing_inputs=final.missing_inputs + [f"frame: {g}" for g in uncovered])
     unverified, bad = check(state, final)
     gaps = scope_gaps(state.intent, final.scope) if final.scope is not None else []
     if not unverified and not bad and not gaps:
-        return final, "finalize: every number and citation traces back to task outputs; the scope is the one asked for"
+        covered = "; the question's form is covered" if not uncovered else f"; not covered: {'; '.join(uncovered)}"
+        return final, "finalize: every number and citation traces back to task outputs; the scope is the one asked for" \
+            + covered
     problems = [f"the scope differs from the question: {'; '.join(gaps)}"] if gaps else []
     if unverified:
         problems.append("numbers not found in the task outputs: " + ", ".join(unverified[:10]))

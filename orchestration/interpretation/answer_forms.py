@@ -148,7 +148,7 @@ def _run_series(report: dict[str, Any]) -> DomainOutputs:
     first, last = rows[0], rows[-1]
     if len(rows) == 1:
         head = (f"Only one run falls in the time asked for: {first['assessment_id']} ({first['date']}), "
-                f"{first['pass_rate']}% pass, {first['failed']} failed checks.")
+                f"{first['pass_rate']}% pass, {first['failed']:,} failed checks.")
     else:
         delta = round(last["pass_rate"] - first["pass_rate"], 1)
         direction = "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
