@@ -244,7 +244,10 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return signature_matches(frame, scope, collection, months)
     if device and condition.rules and ask in ("yes_no", "exception"):
         return device_rules(scope, condition.rules)
-    if subject == "exceptions" and not device and ask in ("list", "count", "exception", "yes_no", "summary"):
+    named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
+    # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
+    if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
+                                                                             "summary"):
         return exception_list(frame, scope, condition.rules)
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
