@@ -192,3 +192,14 @@ def test_a_side_of_a_comparison_without_results_is_named(demo_warehouse: Path) -
     assert n == 0  # the premise: Store-30 has no wireless controller
     state = handle_turn("compare the wireless controllers at HQ and Store-30")
     assert "**Not covered:** no results for store-30" in state.final.answer
+
+
+def test_sites_ranked_by_critical_findings(demo_warehouse: Path) -> None:
+    rows = sql(demo_warehouse, f"""
+        SELECT a.site, COUNT(*) AS n FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST}
+          AND r.status = 'fail' AND r.severity = 'critical' GROUP BY a.site ORDER BY n DESC""")
+    state = handle_turn("which sites have the most critical failures?")
+    head = first_line(state.final.answer)
+    top = {s for s, n in rows if n == rows[0][1]}
+    named = re.match(r"\*\*([\w-]+)\*\* has the most failed checks: (\d+)", head)
+    assert named and named.group(1) in top and int(named.group(2)) == rows[0][1], head

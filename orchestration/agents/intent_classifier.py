@@ -176,7 +176,7 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
     # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule) else CLEAR_ASK
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
-        floor = CLEAR_ASK_FLEET if frame.ask in ("trend", "compare", "ranking", "count", "share", "list") else 2.0
+        floor = CLEAR_ASK_FLEET if frame.ask in ("trend", "compare", "ranking", "count", "share") else 2.0
     if frame.confidence < floor:
         return None
     p = decision.skill_probabilities

@@ -105,7 +105,7 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
         f"COUNT(DISTINCT CASE WHEN {failing} THEN x.asset_id END) AS devices_failing, COUNT(*) OVER () AS total "
         f"FROM x GROUP BY {column} ORDER BY failed DESC, group_key"
         + (f" LIMIT {limit}" if limit else ""))
-    bound = [*params, *match_params * 6]
+    bound = [*params, *match_params * 5]  # the condition is written five times after the CTE
     label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
              "device_type": "device type"}.get(key, key)
     return SqlPlan("group_compare", sql, bound, f"per {label} in {{assessment_id}}", assessment_id="latest")
