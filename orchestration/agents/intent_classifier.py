@@ -155,7 +155,7 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
 
 DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")
 CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a question with a target runs
-CLEAR_ASK_NAMED = 0.6  # … when it names a device or rule and the checks it is about
+CLEAR_ASK_NAMED = 0.5  # … when it names a device or rule and the checks it is about (its data answers any ask)
 CLEAR_ASK_FLEET = 0.95  # … when it names nothing (the whole network is the scope)
 
 
