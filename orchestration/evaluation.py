@@ -1,10 +1,12 @@
 """``assess eval``: run evaluation cases and score them (DESIGN §12).
 
 Case format: that of ``shared/eval/upstream_cases.json`` (``eval_cases`` list, or a bare list).
-Checks per case: intent_class, confidence bounds, expected entities present, agents invoked,
-knowledge agent needed, tools called, expected outputs non-empty, chart hints, trend mode and the
-clarification question — and for every answer, that its Markdown renders as meant (markdown-it-py:
-fences closed, no citation marker in code, every marker listed under Sources). Every case carries its full final STATE so others can score it themselves.
+Checks per case, each only when the case states it: intent_class, confidence bounds, expected entities
+present, agents invoked, knowledge agent needed, tools called, expected outputs non-empty, chart hints,
+trend mode, the clarification question, and ``answer`` — whether the answer answers the question in its
+own form, against figures and names computed by SQL (``answer_checks.py``). For every answer, that its
+Markdown renders as meant (markdown-it-py: fences closed, no citation marker in code, every marker listed
+under Sources). Every case carries its full final STATE so others can score it themselves.
 
 Agents invoked: the expected agents must all run, in the expected relative order (an ordered
 subsequence of the plan's routing). Extra agents are allowed only when DESIGN §5 mandates them — e.g.
@@ -19,6 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from orchestration.answer_checks import Query, score_answer, warehouse_query
+from orchestration.config import get_settings
 from orchestration.contracts import get_contracts
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.outputs import TaskOutputs
@@ -60,7 +64,8 @@ def query_tools(state: AssessmentState) -> list[str]:
     return sorted({c.tool_name for c in state.mcp.tool_calls} - lookups)
 
 
-def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, dict[str, Any]]:
+def score_case(expected: dict[str, Any], state: AssessmentState,
+               query: Query | None = None) -> dict[str, dict[str, Any]]:
     intent = state.intent
     checks: dict[str, dict[str, Any]] = {}
 
@@ -86,7 +91,7 @@ def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, di
         if "clarification_question" in expected:
             wants = expected["clarification_question"] is not None
             check("clarification", wants == bool(intent.clarification_question), wants, intent.clarification_question)
-        return _optional_checks(expected, state, checks)
+        return _optional_checks(expected, state, checks, query)
     exp_agents = expected.get("agents_invoked", [])
     extras = sorted(set(agents) - set(exp_agents))
     allowed_extra = {"SLIC Agent"} if (intent.domain_details.skill or "").endswith("expert_insights") else set()
@@ -110,12 +115,13 @@ def score_case(expected: dict[str, Any], state: AssessmentState) -> dict[str, di
         wants_question = expected["clarification_question"] is not None
         has_question = bool(intent.clarification_question)
         check("clarification", wants_question == has_question, wants_question, intent.clarification_question)
-    return _optional_checks(expected, state, checks)
+    return _optional_checks(expected, state, checks, query)
 
 
-def _optional_checks(expected: dict[str, Any], state: AssessmentState,
-                     checks: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Checks a case states only when it cares: meta-intent, follow-up handling, tools, skill, routing."""
+def _optional_checks(expected: dict[str, Any], state: AssessmentState, checks: dict[str, dict[str, Any]],
+                     query: Query | None) -> dict[str, dict[str, Any]]:
+    """Checks a case states only when it cares: meta-intent, follow-up handling, tools, skill, routing, and
+    the answer itself (``orchestration/answer_checks.py``)."""
     intent = state.intent
     if expected.get("meta_intent"):
         checks["meta_intent"] = {"passed": intent.meta_intent == expected["meta_intent"],
@@ -152,6 +158,9 @@ def _optional_checks(expected: dict[str, Any], state: AssessmentState,
         tools = query_tools(state)
         checks["tools"] = {"passed": tools == sorted(set(expected["mcp_tools"])), "expected": expected["mcp_tools"],
                            "actual": tools}
+    if "answer" in expected:
+        checks["answer"] = score_answer(expected["answer"], state,
+                                        query or warehouse_query(get_settings().warehouse_path))
     return checks
 
 
@@ -212,6 +221,20 @@ def calibration(pairs: list[tuple[float, bool]], bins: int = 5) -> dict[str, flo
             "intent_accuracy": round(sum(ok for _, ok in pairs) / len(pairs), 3), "ece": round(ece, 3)}
 
 
+def _failure_details(report: dict[str, Any]) -> list[str]:
+    """Why each failed answer check failed (the other checks' table cells say enough)."""
+    out: list[str] = []
+    for r in report["cases"]:
+        turns = r.get("turns") or [r]
+        for i, t in enumerate(turns, start=1):
+            check = t["checks"].get("answer")
+            if check and not check["passed"]:
+                label = f"{r['id']}.{i}" if "turns" in r else r["id"]
+                out.append(f"  {label} {t['user_prompt']!r}: " + "; ".join(check["actual"]["failures"]))
+                out.append(f"      lead: {check['actual']['lead']}")
+    return ["", "answer checks that failed:", *out] if out else []
+
+
 def render_scorecard(report: dict[str, Any]) -> str:
     names = list(report["summary"]["checks"])
     short = {n: n[:6] for n in names}
@@ -228,6 +251,7 @@ def render_scorecard(report: dict[str, Any]) -> str:
                 lines.append(row(f"{r['id']}.{i}", t["checks"], all(c["passed"] for c in t["checks"].values())))
         else:
             lines.append(row(r["id"], r["checks"], r["passed"]))
+    lines += _failure_details(report)
     s = report["summary"]
     lines.append("")
     lines.append("totals: " + ", ".join(f"{n} {v['passed']}/{v['total']}" for n, v in s["checks"].items()))

@@ -131,6 +131,7 @@ class Facets(StateModel):
     focus_areas: list[str] = Field(default_factory=list)  # technologies named (aaa, snmp, ntp …)
     without_rules: list[str] = Field(default_factory=list)  # "devices without <topic>": the topic's rules
     inventory_count: bool = False  # "how many firewalls at HQ" (no issue words)
+    failing: bool = False  # about what fails ("which spines fail anything?"), not what the inventory holds
     listing_column: str | None = None  # "which versions run at …": the ontology column asked about
     chart_dimensions: list[str] = Field(default_factory=list)  # breakdowns asked for (severity, os …)
     export: bool = False
@@ -197,6 +198,7 @@ class QuestionFrame(StateModel):
     direction: Literal["worse", "better"] | None = None  # "which devices got worse"
     polarity: Literal["passes", "fails"] | None = None  # a yes/no asks whether checks pass ("compliant") or fail
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)  # of the ask
+    margin: float = Field(default=0.0, ge=0.0, le=1.0)  # the ask's lead over the runner-up ask
 
     def describe(self) -> str:
         """One line for the trace: ``list devices · site=HQ · since 2026-08``."""

@@ -106,3 +106,30 @@ def test_faithful_scope_cases_pass_every_check_markdown_included(demo_warehouse:
     report = assert_every_check(PROJECT_ROOT / "evals" / "faithful_scope.json")
     assert report["summary"]["checks"]["markdown"]["passed"] == report["summary"]["checks"]["markdown"]["total"] >= 26
     assert report["summary"]["checks"]["name_readings"]["total"] >= 10
+
+
+def test_answer_cases_pass_every_check_against_figures_computed_by_sql(demo_warehouse: Path) -> None:
+    from tests.conftest import PROJECT_ROOT
+
+    report = assert_every_check(PROJECT_ROOT / "evals" / "answers.json")
+    singles = [c for c in report["cases"] if "turns" not in c]
+    conversations = [c for c in report["cases"] if "turns" in c]
+    assert len(singles) >= 100 and len(conversations) >= 15
+    assert report["summary"]["checks"]["answer"]["total"] >= 120
+
+
+def test_an_answer_check_fails_when_the_answer_does_not_hold_what_sql_says(demo_warehouse: Path) -> None:
+    """The checks can fail: an answer naming too few devices, the wrong yes/no, a figure not in the lead."""
+    from orchestration.answer_checks import score_answer, warehouse_query
+    from orchestration.config import get_settings
+    from orchestration.state import AssessmentState, Final
+
+    query = warehouse_query(get_settings().warehouse_path)
+    firewalls = "SELECT asset_id FROM assets WHERE device_type = 'firewall' AND collection = 'fleet'"
+    (n,), = query("SELECT COUNT(*) FROM assets WHERE device_type = 'firewall' AND collection = 'fleet'")
+    state = AssessmentState(final=Final(answer=f"**Scope:** all\n\n**Yes** — {n - 1} firewalls: FW-HQ-1."))
+    result = score_answer([{"lead_count": firewalls}, {"lists": firewalls}, {"lead_yes": "SELECT FALSE"},
+                           {"no_tools": True}], state, query)
+    failures = result["actual"]["failures"]
+    assert not result["passed"] and [f.split(":")[0] for f in failures] == ["lead_count", "lists", "lead_yes"]
+    assert score_answer([{"lead_number": f"SELECT {n - 1}"}, {"lead_has": ["FW-HQ-1"]}], state, query)["passed"]

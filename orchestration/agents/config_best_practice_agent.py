@@ -28,6 +28,8 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     report = evidence.report_data
     intent = state.intent
     presentation = intent.domain_details.presentation_requirement
+    if intent.frame.ask == "list" and intent.frame.subject in ("findings", "rules") and "top_" not in presentation:
+        presentation = "top_100"  # "what do those fail?": every failing rule, not the top ones
     limit = findings.top_n(presentation, 5)
     chunks = evidence.chunks
     if report.get("assessment_analysis_tool"):

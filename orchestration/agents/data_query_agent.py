@@ -32,7 +32,7 @@ from orchestration.outputs import (
     ToolSelection,
 )
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
+from orchestration.state import AssessmentState, Intent, QuestionFrame, Task, ToolCall, utc_now
 from orchestration.tools.frame_sql import Condition, plan_frame
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
@@ -44,7 +44,8 @@ SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")
 INVENTORY_CAP = 50
-FRAME_CONFIDENCE = 0.8  # below it the reader is unsure of the ask: the assessment tools' summary answers instead
+FRAME_CONFIDENCE = 0.6  # below it the reader is unsure of the ask: the assessment tools' summary answers instead …
+FRAME_MARGIN = 0.4  # … unless the ask leads every other by this much (a list at 0.6 with a summary at 0.12 is a list)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def select_tool(intent: Intent) -> ToolChoice:
         "query_type": query_type,
         "assessment_id": assessment_id or "latest",
         "severity_filter": severity,
-        "product_filter": intent.entity("device_type"),
+        # the scope already carries every device type named (OR'ed); a product filter of the first would cut the rest
+        "product_filter": None if scope.get("device_type") else intent.entity("device_type"),
         "focus_area": focus_area,
         "scope": scope,
     }
@@ -200,7 +202,16 @@ def condition_of(intent: Intent) -> Condition:
     """Which failed checks the question counts: its severities and its checks (read by the classifier)."""
     frame = intent.frame
     severities = tuple(frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"])
-    return Condition(severities, tuple(frame.checks))
+    return Condition(severities, tuple(frame.checks), intent.facets.failing)
+
+
+def structural(frame: QuestionFrame) -> bool:
+    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs: a form
+    whatever the reader's doubt."""
+    several_runs = frame.time.since or (frame.time.last_n or 0) > 1 or len(frame.time.months) > 2
+    return bool((frame.subject == "exceptions" and frame.time.before) or (
+        frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
+        several_runs and frame.subject in ("findings", "runs") and frame.ask in ("trend", "count", "summary", "list")))
 
 
 def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan | None:
@@ -208,14 +219,13 @@ def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan
     a series, groups side by side, exceptions, one device's verdicts), else the topic listing. Change and tracking
     questions stay with their tools, except a trend over a time range (the series)."""
     facets = intent.facets
-    if facets.inventory_count or facets.listing_column:
-        return plan_sql(facets, scope, collection)
     frame = intent.frame
+    # "how many devices run software past end of maintenance" counts a signature's matches, not the inventory
+    if (facets.inventory_count or facets.listing_column) and not (frame.targets.signature or frame.checks):
+        return plan_sql(facets, scope, collection)
     timed = frame.time.months or frame.time.runs or frame.time.relative
-    # a date bound on exceptions, or one device's verdict on the rules named, is a form whatever the reader's doubt
-    structural = (frame.subject == "exceptions" and frame.time.before) or (
-        frame.ask in ("exception", "yes_no") and frame.targets.device and frame.checks)
-    if (frame.confidence >= FRAME_CONFIDENCE or structural) and not facets.tracking and (
+    sure = frame.confidence >= FRAME_CONFIDENCE or frame.margin >= FRAME_MARGIN or structural(frame)
+    if sure and not facets.tracking and (
             not facets.change or frame.ask == "trend" or (frame.ask == "compare" and not timed)):
         plan = plan_frame(frame, scope, condition_of(intent), collection)
         if plan is not None:

@@ -108,7 +108,10 @@ SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "
 WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
 
 
-def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str) -> QuestionFrame:
+PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", re.I)
+
+
+def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text: str = "") -> QuestionFrame:
     """The frame of a follow-up with every filter of the previous question it does not change ("give me the
     devices with weak snmp" → "which of those are in production?" still counts the SNMP checks; "show me the worst
     stores" → "how does that compare with last month?" is still about the stores). A new request about the previous
@@ -119,7 +122,10 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str) -> Qu
     filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
                                       if not getattr(frame.filters, k) and getattr(previous.filters, k)})
     checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
-    return frame.evolve(filters=filters, checks=checks)
+    frame = frame.evolve(filters=filters, checks=checks)
+    if kind == "same_devices" and PICKS_AMONG.search(text) and frame.subject != "devices":
+        frame = frame.evolve(ask="list", subject="devices")  # "which of those are in production?" picks devices
+    return frame
 
 
 CANNOT_CONFIDENCE = 0.6  # below it a not-answerable reading is not trusted: answering wrongly beats refusing wrongly
@@ -135,7 +141,8 @@ def cannot_answer(intent: Intent) -> bool:
 
 @functools.cache
 def _catalogs() -> Catalogs:
-    return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()))
+    return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()),
+                    tuple(f"{r.title} {r.deviation}" for r in get_rules()))
 
 
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
@@ -156,7 +163,10 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
 DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")
 CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a question with a target runs
 CLEAR_ASK_NAMED = 0.5  # … when it names a device or rule and the checks it is about (its data answers any ask)
-CLEAR_ASK_FLEET = 0.95  # … when it names nothing (the whole network is the scope)
+CLEAR_ASK_FLEET = 0.9  # … when it names nothing (the whole network is the scope)
+CLEAR_MARGIN = 0.45  # … or the ask leads the runner-up by this much
+CLEAR_ASK_POPULATION = 0.6  # … of a list/count/share of devices of a named kind over the standards' view
+POPULATION_ASKS = ("list", "count", "share", "ranking", "trend", "compare")  # asks about a population of devices
 
 
 def self_contained(text: str, services: Services, entities: list[Entity]) -> bool:
@@ -166,17 +176,52 @@ def self_contained(text: str, services: Services, entities: list[Entity]) -> boo
     return frame.ask in DATA_ASKS and frame.confidence >= 0.9 and len(re.findall(r"\w+", text)) >= 8
 
 
+def _filtered(frame: QuestionFrame) -> bool:
+    """The words name a part of the network or of the checks (any filter: site, kind of site, type, OS, version,
+    environment, role, severity, topic)."""
+    return any(frame.filters.model_dump().values())
+
+
+def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+    """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
+    ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
+    does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the SLIC findings, when it asks one device's verdict on the checks named ("is
+    the tls finding on FW-1 covered by an exception?"). The assessment skill of the same view answers."""
+    skill = decision.skill or ""
+    if skill.endswith("_generic"):
+        # devices of a named kind are a population the standards do not hold: a lower floor for them
+        part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
+        # "is the http server disabled on all routers?", "is SNMP-ACL on RTR-1 covered by an exception?": a verdict
+        verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.checks) \
+            and bool(part or frame.targets.device)
+        population = frame.ask in POPULATION_ASKS and frame.subject in ("devices", "sites", "runs") and _filtered(frame)
+        floor = CLEAR_ASK_POPULATION if verdict or (population and part and frame.subject == "devices") else CLEAR_ASK
+        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population):
+            return None
+    elif skill.endswith("_expert_insights"):
+        verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.targets.device and frame.checks) \
+            and not (frame.targets.signature or frame.subject == "signatures")
+        # "which asas are exposed to <a signature>?": the devices it matched, listed or counted
+        matches = bool(frame.targets.signature) and frame.ask in ("list", "count", "yes_no")
+        if not (verdict or matches):
+            return None
+    else:
+        return None
+    chosen = "sec_assessment" if skill.startswith("sec_") else "cbp_assessment"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, f"the data answers: {frame.ask} {frame.subject}"])
+
+
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
     between the configuration and security views. None when the frame is not that clear."""
-    named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception)
-    targeted = named or bool(frame.filters.site or frame.filters.topic or frame.filters.device_type
-                             or frame.filters.site_type)
+    named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception or frame.targets.signature)
+    targeted = named or _filtered(frame)
     # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
-    floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule) else CLEAR_ASK
+    floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
-        floor = CLEAR_ASK_FLEET if frame.ask in ("trend", "compare", "ranking", "count", "share") else 2.0
+        floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
     if frame.confidence < floor:
         return None
     p = decision.skill_probabilities
@@ -228,6 +273,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
+    elif (decision.skill or "").endswith(("_generic", "_expert_insights")):
+        decision = data_over_policy(frame_of(text, services, entities), decision) or decision
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
@@ -338,7 +385,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
-        intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind))
+        intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt))
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt or updates["effective_prompt"],
         referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,

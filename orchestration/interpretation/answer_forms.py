@@ -72,32 +72,52 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
     what = report["description"].split(" in ")[0]
     run = report.get("assessment_id") or "the latest assessment"
     condition = what.startswith("devices failing")
+    passes = frame.ask == "yes_no" and frame.polarity == "passes"
     if not rows:
         first = (f"**None.** No device in scope fails {what.removeprefix('devices failing ')} in {run}."
                  if condition else f"No device in this scope was assessed in {run}.")
+        if frame.ask == "yes_no" and condition:
+            first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
     names = [r["asset_id"] for r in rows]
     if frame.ask == "ranking":
         top = rows[0]
-        first = (f"**{top['asset_id']}** ({top['site']}) has the most: {top['failed']} failed checks "
-                 f"({top['critical']} critical, {top['high']} high). The top {len(rows)} of {total} devices:")
+        order = "failed checks" if condition else "critical, then high, then all failed checks"
+        first = (f"**{top['asset_id']}** ({top['site']}) comes first: {top['failed']} failed checks "
+                 f"({top['critical']} critical, {top['high']} high). The top {len(rows)} of {total} devices "
+                 f"by {order}:")
     elif frame.ask == "count":
         listed = ", ".join(names[:20]) + (f" and {total - 20} more" if total > 20 else "")
-        first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}, {run}): {listed}."
+        checks = sum(int(r["failed"]) for r in rows)  # "how many critical failures": devices, and failed checks
+        of = f", {checks:,} failed checks" if condition and total == len(rows) else ""
+        first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}{of}, {run}): {listed}."
+    elif frame.ask == "fix" and condition:
+        first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
     elif frame.ask == "yes_no":
-        first = f"**Yes** — {devices(total)}: {', '.join(names[:10])}{' …' if total > 10 else ''} ({what}, {run})."
+        first = (f"**{'No' if passes else 'Yes'}** — {devices(total)} {'fail' if total > 1 else 'fails'}: "
+                 f"{', '.join(names[:10])}{' …' if total > 10 else ''} ({what}, {run}).")
     else:
         first = f"**{total} {'device' if total == 1 else 'devices'}** — {what}, {run}:"
+    unassessed = [r["asset_id"] for r in rows if r.get("checks") == 0]
+    if unassessed and frame.ask != "ranking":  # the inventory's devices the run did not assess are listed, and said
+        first = (f"{first.rstrip(':.')}; {len(rows) - len(unassessed)} assessed in {run}, not assessed: "
+                 f"{', '.join(unassessed[:10])}{' …' if len(unassessed) > 10 else ''}.")
     shown = rows[:SHOWN]
     table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
-                   [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}", r["failed"],
-                     r["critical"], r["high"], r.get("failing_rules") or "none"] for i, r in enumerate(shown, 1)])
+                   [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
+                     *((r["failed"], r["critical"], r["high"], r.get("failing_rules") or "none")
+                       if r.get("checks") != 0 else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
     counts: dict[str, list[str]] = {}
     for r in rows:
         for rule in filter(None, (r.get("failing_rules") or "").split(", ")):
             counts.setdefault(rule, []).append(r["asset_id"])
     findings = _rule_findings(counts, chunks, prefix, {r["asset_id"]: r["platform"] for r in rows})
-    summary = f"{first}\n\n{table}{_more(len(shown), total, 'devices')}"
+    spread = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    failing = ("\n\n**What they fail:** " + ", ".join(f"{rule} ({devices(len(on))})" for rule, on in spread) + "."
+               if len(spread) > 1 else "")  # every rule, where the table's cells are cut
+    if frame.ask == "fix" and findings:
+        first += " To fix it, apply:\n\n" + _fixes(findings[:5])
+    summary = f"{first}\n\n{table}{_more(len(shown), total, 'devices')}{failing}"
     return DomainOutputs(summary=summary, findings=findings[:15], prioritized_risks=risks(findings, 5),
                          statistics={"row_count": len(rows), "total": total,
                                      "devices_listed": names if total == len(rows) else []})
@@ -223,8 +243,19 @@ def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[Ret
         fix = "\n".join(rules[f.rule_id].fix_for(row["platform"])) if f.rule_id in rules else f.recommendation
         fixed.append(f.evolve(evidence=row.get("evidence") or None, evidence_device=device, recommendation=fix))
     findings = fixed
+    if frame.ask == "fix":  # "how do I fix SNMP-DEFAULT-COMM on SW-1": the commands first
+        first = (f"**To fix {', '.join(f.rule_id for f in findings)} on {device}** ({run}), apply:\n\n"
+                 + _fixes(findings) if findings else
+                 f"**Nothing to fix** — {device} passes {', '.join(r['rule_id'] for r in rows)} in {run}.")
     return DomainOutputs(summary=f"{first}\n\n{table}", findings=findings, prioritized_risks=risks(findings, 5),
                          statistics={"row_count": len(rows)})
+
+
+def _fixes(findings: list[Finding]) -> str:
+    """Each rule's commands in a code block, under its rule id when there are several."""
+    blocks = [(f"{f.rule_id} — {f.title}:\n\n" if len(findings) > 1 else "") + f"```\n{f.recommendation}\n```"
+              for f in findings if f.recommendation]
+    return "\n\n".join(blocks)
 
 
 def _signature_matches(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
@@ -235,13 +266,23 @@ def _signature_matches(report: dict[str, Any], frame: QuestionFrame) -> DomainOu
         return DomainOutputs(summary=f"**No** — {named} matched no device in {when}.", statistics={"row_count": 0})
     boxes = list(dict.fromkeys(r["asset_id"] for r in rows))
     titles = "; ".join(dict.fromkeys(f"{r['signature_id']} ({r['title']})" for r in rows))
-    first = (f"**{'Yes' if frame.ask == 'yes_no' or frame.targets.signature else len(boxes)}** — {titles} matched on "
-             f"{devices(len(boxes))} in {when}: {', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
+    lead = devices(len(boxes)) if frame.ask in ("count", "list") else "Yes"  # "how many …": the number, "any …?": yes
+    first = (f"**{lead}** — {titles} matched on {devices(len(boxes))} in {when}: "
+             f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
     table = _table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
                    [[r["signature_id"], r["asset_id"], r["site"], r["severity"], r["assessment_id"], r["evidence"]]
                     for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), 'matches')}",
                          statistics={"row_count": len(rows), "devices_listed": boxes})
+
+
+def _inventory_share(report: dict[str, Any]) -> DomainOutputs:
+    (row,) = report["rows"]
+    part, population = int(row["part"]), int(row["population"])
+    pct = _pct(part, population)
+    first = (f"**{pct}%** — {part} of the {devices(population)} in scope are on {report['description']} "
+             "(current inventory)." if population else "No device of the inventory is in this scope.")
+    return DomainOutputs(summary=first, statistics={"row_count": 1, "part": part, "population": population})
 
 
 def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
@@ -260,6 +301,8 @@ def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedC
         return _device_rules(report, frame, chunks, prefix)
     if template == "signature_matches":
         return _signature_matches(report, frame)
+    if template == "inventory_share":
+        return _inventory_share(report)
     return None
 
 
@@ -315,9 +358,12 @@ def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:
         return (f"**{pct}%** — {failing_devices} of {m['assets_assessed']} devices have at least one failed {kind}check "
                 f"({where}, {run}); the check pass rate is {m['pass_rate_pct']}%.")
     if frame.ask == "yes_no" and frame.subject in ("findings", "devices", "rules"):
+        passes = frame.polarity == "passes"  # "is ntp authenticated at HQ?" asks whether the checks pass
         if failures:
-            return f"**Yes** — {failures:,} failed {kind}checks on {devices(failing_devices)} ({where}, {run})."
-        return f"**No** — no failed {kind}check in {where} ({run}, {m['assets_assessed']} devices assessed)."
+            return (f"**{'No' if passes else 'Yes'}** — {failures:,} failed {kind}checks on "
+                    f"{devices(failing_devices)} ({where}, {run}).")
+        return (f"**{'Yes' if passes else 'No'}** — no failed {kind}check in {where} ({run}, "
+                f"{m['assets_assessed']} devices assessed).")
     areas = result["breakdowns"].get("technology") or []
     if frame.ask == "ranking" and frame.subject == "rules" and result["query_type"] == "technology" and areas:
         top = areas[0]

@@ -307,7 +307,10 @@ def from_sql(report: dict[str, Any], prefix: str = "CFG") -> DomainOutputs:
     keys = [c for c in cols if c not in ("devices", "example_device")]
     parts = ", ".join(" on ".join(str(r[k]) for k in keys) + (f" ({devices(r['devices'])})" if "devices" in r else "")
                       for r in rows[:20])
-    summary = f"{report['description'][0].upper()}{report['description'][1:]}: {parts}."
+    more = f" and {len(rows) - 20} more" if len(rows) > 20 else ""
+    summary = f"{report['description'][0].upper()}{report['description'][1:]}: {parts}{more}."
+    if "devices" in cols:  # "how many firewalls do we have": the number first, then how they are spread
+        summary = f"**{devices(sum(int(r['devices']) for r in rows))}** — {report['description']}: {parts}{more}."
     return DomainOutputs(findings=[], summary=summary, statistics={"rows": rows[:50], "row_count": len(rows)},
                          prioritized_risks=[], chart_hints=[])
 

@@ -20,12 +20,13 @@ def _words(text: str) -> set[str]:
     return {w.rstrip("s") for w in re.findall(r"[a-z0-9]{3,}", text.lower()) if w not in STATE_WORDS}
 
 
-def narrowed(text: str, candidates: Sequence[Rule], patterns: Sequence[re.Pattern[str]]) -> list[str]:
-    """The candidate rules whose deviation and title share the most words with the question beyond the topic's
-    own words — all of them when no rule shares more than the others."""
-    topic_words = {w for p in patterns for m in [p.search(text)] if m for w in _words(m.group(0))}
-    asked = _words(text) - topic_words
-    scores = {r.id: len(asked & _words(f"{r.deviation} {r.title}")) for r in candidates}
+def narrowed(text: str, candidates: Sequence[Rule]) -> list[str]:
+    """The candidate rules whose deviation and title share the most of the question's telling words — words some
+    candidates have and others not ("smart install" among the services, "default" among the SNMP rules) — all of
+    them when no word tells them apart ("weak snmp", "telnet enabled")."""
+    texts = {r.id: _words(f"{r.deviation} {r.title}") for r in candidates}
+    telling = {w for w in _words(text) if 0 < sum(w in t for t in texts.values()) < len(texts)}
+    scores = {rid: len(telling & t) for rid, t in texts.items()}
     best = max(scores.values(), default=0)
     chosen = [rid for rid, s in scores.items() if s == best]
     return chosen if best and len(chosen) < len(candidates) else [r.id for r in candidates]
@@ -43,4 +44,4 @@ def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: 
     if precise and length > said + 3:  # the catalog's phrase for one rule ("snmp v3")
         return precise
     candidates = [r for r in rules if r.technology in topics or any(p.search(f"{r.deviation} {r.title}") for p in patterns)]
-    return list(dict.fromkeys(narrowed(text, candidates, patterns) + precise))
+    return list(dict.fromkeys(narrowed(text, candidates) + precise))

@@ -54,6 +54,8 @@ COUNT = re.compile(r"\bhow many\b.*\b(devices|routers|switches|firewalls|wireles
 ISSUE_WORDS = re.compile(r"\b(fail\w*|deviations?|issues?|violations?|findings?|checks?|compliance|critical|severity|"
                          r"signatures?|slic|vulnerab\w*|cves?|advisor\w*|risk\w*|assess\w*|audit\w*|complian\w*|"
                          r"pass\w*|secur\w*)\b", _I)
+# the question is about what fails ("which spine switches fail anything?"), not about the inventory
+FAILING = re.compile(r"\b(fail\w*|deviations?|issues?|violations?|findings?|problems?|non[- ]?complian\w*)\b", _I)
 # breakdown dimensions a question asks to see (key, pattern); the chart titles live with the charts
 DIMENSIONS: list[tuple[str, str]] = [
     ("severity", r"\bseverit"),
@@ -127,6 +129,7 @@ def read_facets(text: str, presentation: str = "narrative",
         focus_areas=[f for f in FOCUS_AREAS if re.search(rf"\b{f}", text, _I)],
         without_rules=topic_rules(text) if WITHOUT.search(text) else [],
         inventory_count=bool(COUNT.search(text)) and not issue_words,
+        failing=bool(FAILING.search(text)),
         listing_column=attribute_column(text, get_ontology()) if listing else None,
         chart_dimensions=wanted_dimensions(text, presentation),
         export=any(w in text.lower() for w in EXPORT_WORDS),

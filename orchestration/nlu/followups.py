@@ -29,6 +29,7 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
                   r"\b(?:check|scan|assess|audit|review|fix|show|list|harden|secure)\s+(?:them|those|these)\b|"
                   r"\b(?:about|for|on) (?:them|those|these)\b", _I)
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
+IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
 LISTED = re.compile(r"\b(?:those|these|them|they)\b", _I)
 BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)
 YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|that'?s (?:it|the one|right))\b", _I)
@@ -38,6 +39,9 @@ ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "
             "5th": 5, "last": -1}
 ORDINAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:finding|issue|one|item|"
                          r"deviation|risk|result)\b|\b(?:finding|issue|item)\s+(?:number\s+)?#?(\d{1,2})\b", _I)
+DEVICES_ASKED = re.compile(r"\b(?:which|what|list|show|name)\b[^?]*?\b(?:devices|boxes|routers|switches|firewalls)\b",
+                           _I)
+NAMED_ONE = re.compile(r"\bthe ([a-z][a-z0-9]{2,}) (?:one|finding|issue|deviation|problem)\b", _I)
 DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:device|switch|router|"
                             r"firewall|box|host|asset|node|wlc|one (?:on|in) (?:that|the) (?:list|table))\b", _I)
 PREF_TOP = re.compile(r"\b(?:always|by default|from now on)\b.*\btop[\s-]?(\d{1,2})\b|\btop[\s-]?(\d{1,2})\b.*\b(?:always|by "
@@ -171,13 +175,20 @@ def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
             value = str(getattr(f, key) or "")
             if value and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", prompt, _I):
                 return f
+    m = NAMED_ONE.search(prompt)  # "the telnet one": the one finding whose rule or title holds that word
+    if m and prev.findings:
+        word = m.group(1).lower()
+        named = [f for f in prev.findings if word in f"{f.rule_id} {f.title}".lower()]
+        if len(named) == 1:
+            return named[0]
     return None
 
 
 REPLY_FILLER = frozenset(["i", "meant", "mean", "yes", "yeah", "yep", "one", "option", "that", "it", "is", "was", "the",
                           "first", "second", "third", "fourth", "fifth", "please", "sorry", "no", "use", "take", "both",
                           "all", "of", "them", "each", "every"])
-LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same for|same with|and for|also for)\b", _I)
+LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same for|same with|and for|also for|"
+                  r"and(?= the\b| at\b| in\b| on\b| for\b))\b", _I)  # "and the switches?" = the last question for them
 FILLER = frozenset(["and", "also", "the", "a", "at", "for", "in", "on", "of", "with", "site", "sites", "devices", "device", "please", "then", "now", "too"])
 
 
@@ -194,7 +205,27 @@ def _only_scope(prompt: str, own: Intent) -> bool:
     return bool(LEAD.search(prompt)) and len(words) <= 1
 
 
+def _named_before(prompt: str, own: Intent, history: list[PastTurn]) -> Resolution | None:
+    """"is FW-1 reachable?" (no data for it) → "ok - then what does it fail?": "it" is the device the turn before
+    named, though that turn ran nothing."""
+    last = history[-1] if history else None
+    if last is None or last.intent_class not in (None, "unknown_or_needs_clarification") or not IT.search(prompt) \
+            or own.intent_class == "unknown_or_needs_clarification" \
+            or any(e.type in ("device", "site") for e in own.entities):
+        return None
+    named = [e.evolve(source="conversation") for e in last.entities if e.type in ("device", "site")]
+    if not named:
+        return None
+    entities = own.entities + named
+    intent = own.evolve(entities=entities, meta_intent="followup_question",
+                        domain_details=domain_details_for(own.domain_details.skill, entities))
+    return Resolution(intent, "carryover", "", None, [last.turn_number])
+
+
 def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer | None = None) -> Resolution:
+    before = _named_before(prompt, own, conversation.history)
+    if before is not None:
+        return before
     prev = _previous(conversation.history)
     if prev is None or own.meta_intent in ("acknowledgement", "cancellation"):
         return Resolution(own)
@@ -222,6 +253,10 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                              domain_details=domain_details_for(asked.domain_details.skill, entities))
         return Resolution(asked, "device_reference", "", None, [prev.turn_number])
     finding = _finding_reference(prompt, prev)
+    if finding is not None and DEVICES_ASKED.search(prompt):
+        # "which devices fail the first one?": the devices failing that rule, in the previous scope
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
+                          "finding_reference", f"which devices fail {finding.rule_id}", None, [prev.turn_number])
     if finding is not None:
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
                           "finding_reference", prev.prompt, finding, [prev.turn_number])

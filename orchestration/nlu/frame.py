@@ -107,18 +107,21 @@ class FrameReader:
         """The words the reader was fitted on."""
         return set(self._words.vocabulary_)
 
-    def read(self, text: str) -> tuple[Ask, Subject, Cannot | None, float]:
-        """The ask (with its probability), the subject and, for a ``not_answerable`` ask, why."""
+    def read(self, text: str) -> tuple[Ask, Subject, Cannot | None, float, float]:
+        """The ask (with its probability and its lead over the runner-up), the subject and, for a
+        ``not_answerable`` ask, why."""
         features = self._features([_plain(text)])
         ask_p = self._ask.predict_proba(features)[0]
         ask = str(self._ask.classes_[int(np.argmax(ask_p))])
+        first, second = np.sort(ask_p)[::-1][:2] if len(ask_p) > 1 else (ask_p.max(), 0.0)
+        margin = float(first - second)
         if ask == "not_answerable":
             cannot_p = dict(zip(self._cannot.classes_, self._cannot.predict_proba(features)[0], strict=True))
             cannot = max((c for c in CANNOTS if c in cannot_p), key=lambda c: cannot_p[c])
-            return "not_answerable", "none", cast(Cannot, cannot), float(ask_p.max())
+            return "not_answerable", "none", cast(Cannot, cannot), float(first), margin
         subject_p = dict(zip(self._subject.classes_, self._subject.predict_proba(features)[0], strict=True))
         subject = max((s for s in SUBJECTS if s in subject_p and s != "none"), key=lambda s: subject_p[s])
-        return cast(Ask, ask), cast(Subject, subject), None, float(ask_p.max())
+        return cast(Ask, ask), cast(Subject, subject), None, float(first), margin
 
 
 # Cue words of each kind of ask, as features beside the n-grams: what an engineer's grammar says about the
@@ -188,13 +191,15 @@ def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
 _FILTER_ENTITIES = {"site": "site", "device_type": "device_type", "platform": "platform", "os_version": "os_version",
                     "environment": "environment", "severity": "severity"}
 SITE_TYPES = [
-    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites)|\bthe store\b(?![- ]?\d)"),
+    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites?|network|locations?|with)|"
+              r"\b(?:the|which|what|every|each|any|worst|best) store\b(?![- ]?\d)"),
     ("branch", r"\bbranch(?:es)?\b(?![- ]?\d)"),
     ("datacenter", r"\bdata ?cent(?:er|re)s?\b(?![- ]?\d)|\bdcs?\b(?![- ]?\d)"),
     ("campus", r"\bcampus(?:es)?\b"),
 ]
 SEVERITIES = [("critical", r"\bcrit(?:s|ical|icals)?\b"),
-              ("high", r"\bhigh(?=[- ]sev|[- ]severity| findings| issues| risk)"),
+              ("high", r"\bhigh(?=[- ]sev|[- ]severity| findings| issues| risk| (?:or|and) crit)|\banything high\b|"
+                       r"\bcrit(?:ical)?s? (?:or|and) high\b"),
               ("medium", r"\bmedium(?=[- ]sev|[- ]severity| findings| issues)"),
               ("low", r"\blow(?=[- ]sev|[- ]severity| findings| issues)")]
 _ROLE = r"(core|edge|access|distribution|spine|leaf)"
@@ -244,6 +249,9 @@ _PREVIOUS = re.compile(
     r"fixed|resolved)\b|\bregress\w*|\bimproved\b|\bnew (?:critical |high )?(?:findings|issues)\b|\b(?:fixed|resolved) "
     r"since\b|\bprevious (?:run|assessment|one|scan)\b|\b(?:vs\.?|versus|than|compared (?:with|to)) (?:the )?last "
     r"(?:assessment|run|scan)\b|\bnow vs\b", _I)
+# the whole history, not the last change: "getting better over time" is the series of every run
+_OVER_TIME = re.compile(r"\bover time\b|\bover the (?:months|runs|assessments)\b|\b(?:run by run|historically)\b|"
+                        r"\b(?:all|every) (?:the )?(?:runs|assessments)\b", _I)
 _QUARTER_END = {1: "03-31", 2: "06-30", 3: "09-30", 4: "12-31"}
 
 
@@ -287,7 +295,7 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
         relative = "this_month"
     elif re.search(r"\blast month\b", text, _I):
         relative = "last_month"
-    elif _PREVIOUS.search(text) and not (months or runs or since or last_n):
+    elif _PREVIOUS.search(text) and not (months or runs or since or last_n or _OVER_TIME.search(text)):
         relative = "previous"
     return FrameTime(runs=runs, months=months, since=since, last_n=last_n, before=before, relative=relative)
 
@@ -326,8 +334,19 @@ def read_filters(text: str, entities: Sequence[Entity], rule_ids: Iterable[str] 
 _HYPHENATED = re.compile(r"(?<![\w().])(?>[\w().]+)(?:-[\w().]+)+")  # from a word's start, no backtracking
 
 
+_TITLE_STOP = frozenset(["a", "an", "the", "of", "to", "on", "in", "for", "and", "or", "is", "are", "by", "with", "any",
+                         "ios", "xe", "nx", "os", "asa", "release", "enabled", "configured", "device", "devices"])
+
+
+def _title_words(text: str) -> set[str]:
+    """A title's (or question's) content words, plurals folded: "failures" is "failure"."""
+    words = re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split()
+    return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words if w not in _TITLE_STOP}
+
+
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
-                 signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = ()) -> FrameTargets:
+                 signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = (),
+                 rule_titles: Sequence[str] = ()) -> FrameTargets:
     devices = [e.value for e in entities if e.type == "device" and e.source != "unresolved"]
     rules = []
     for rule in rule_ids:
@@ -335,11 +354,15 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
         if re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", text, flags):
             rules.append(rule)
     named = {m.upper() for m in re.findall(r"\bSLIC-[A-Z]{2,3}-\d{3}\b", text, _I)}
-    plain = re.sub(r"[^a-z0-9 ]+", " ", text.lower())
+    said = _title_words(text)
+    checks = [_title_words(t) for t in rule_titles]
     for sid, title in signatures:
-        words = re.sub(r"[^a-z0-9 ]+", " ", title.lower()).split()
-        phrases = {" ".join(words[i:i + n]) for n in (3, 4, 5) for i in range(len(words) - n + 1)}
-        if sid in named or any(f" {p} " in f" {plain} " for p in phrases if not p.startswith(("ios", "asa", "nx"))):
+        words = _title_words(title)
+        shared = said & words
+        # most of a signature's title in any order ("web services path traversal", "past end of maintenance"),
+        # unless those words are a configuration check's own ("smart install" is the rule, not SLIC-CFG-001)
+        telling = len(shared) >= 3 or (len(shared) >= 2 and len(shared) >= 0.6 * len(words))
+        if telling and not any(shared <= rule for rule in checks):
             named.add(sid)
     return FrameTargets(
         device=_ordered([*devices, *unknown_devices]),
@@ -354,7 +377,8 @@ _WORSE = re.compile(r"\b(worse|worsen\w*|regress\w*|degrad\w*|deteriorat\w*|new 
 _BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up)\b", _I)
 # "is it compliant / does it pass" asks whether checks pass; "is telnet enabled / open / exposed" whether they fail
 _PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|follows?|"
-                     r"adher\w*|conform\w*)\b", _I)
+                     r"adher\w*|conform\w*|disabled|turned off|switched off|removed|enforced|authenticated|"
+                     r"encrypted|restricted|protected|clean)\b", _I)
 
 
 def read_direction(text: str) -> Literal["worse", "better"] | None:
@@ -377,18 +401,20 @@ class Catalogs:
 
     rule_ids: tuple[str, ...]
     signatures: tuple[tuple[str, str], ...]
+    rule_titles: tuple[str, ...] = ()
 
 
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
                today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
     """The whole frame of one request."""
-    ask, subject, cannot, confidence = reader.read(text)
+    ask, subject, cannot, confidence, margin = reader.read(text)
     today = today or date.today()
     return QuestionFrame(
-        ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3),
+        ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),
         time=read_time(text, entities, today),
-        targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices),
+        targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
+                             catalogs.rule_titles),
         limit=read_limit(text),
         direction=read_direction(text),
         polarity=read_polarity(text) if ask == "yes_no" else None,

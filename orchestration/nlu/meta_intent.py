@@ -73,8 +73,8 @@ _RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
         re.compile(
             r"^\s*(?:thanks?(?: you)?(?: very much| a lot| so much)?|thx|ty|cheers|great|perfect|awesome|cool|nice|"
             r"got it|understood|makes sense|noted|ok(?:ay)?|helpful|that helps|much appreciated|appreciated)"
-            + _END + r"(?:.{0,40})$",
-            _I,
+            + _END + r"(?![^?]*\?)(?!.*\b(?:what|which|how|why|where|when|who|show|list|give|tell|then)\b)(?:.{0,40})$",
+            _I,  # "ok - then what does it fail?" is a question after an acknowledgement: a question
         ),
     ),
     (

@@ -73,7 +73,7 @@ SITE_FAMILY = re.compile(r"(?<![\w-])(?:at|in|of|for|on)\s+(?:the|that|this)\s+(
                          r"last|this|today|compared|versus|vs)\b))", _I)
 FAMILY_LIMIT = 12
 LOCATIVE = re.compile(r"(?<![\w-])(?:at|in|site)\s+(?:the\s+)?([A-Z][a-z]{3,}[A-Za-z]*)(?![\w-])")
-LOCATIVE_STOP = frozenset(["detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here"])
+LOCATIVE_STOP = frozenset(["detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here", "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december", "sept"])
 
 
 def key(name: str) -> str:

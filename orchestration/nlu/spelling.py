@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-DOMAIN_WORDS = ["summarize", "summarise", "summary", "latest", "recent", "previous", "prior", "assessment", "assessments", "audit", "configuration", "config", "deviation", "deviations", "violations", "compliance", "compliant", "security", "secure", "insecure", "hardened", "hardening", "firewall", "firewalls", "router", "routers", "switch", "switches", "controller", "controllers", "wireless", "critical", "severity", "medium", "percentage", "breakdown", "technology", "platform", "family", "families", "product", "products", "remediation", "recommend", "recommended", "corrective", "actions", "unresolved", "persistent", "remaining", "changed", "change", "improved", "worsened", "posture", "exposure", "vulnerable", "vulnerability", "vulnerabilities", "signature", "signatures", "policy", "policies", "standard", "standards", "exception", "exceptions", "escalate", "escalation", "production", "staging", "datacenter", "branch", "headquarters", "authentication", "authorization", "accounting", "logging", "management", "telnet", "encryption", "password"]
+DOMAIN_WORDS = ["summarize", "summarise", "summary", "latest", "recent", "previous", "prior", "assessment", "assessments", "audit", "configuration", "config", "deviation", "deviations", "violations", "compliance", "compliant", "security", "secure", "insecure", "hardened", "hardening", "firewall", "firewalls", "router", "routers", "switch", "switches", "controller", "controllers", "wireless", "critical", "severity", "medium", "percentage", "breakdown", "technology", "platform", "family", "families", "product", "products", "remediation", "recommend", "recommended", "corrective", "actions", "unresolved", "persistent", "remaining", "changed", "change", "improved", "worsened", "posture", "exposure", "vulnerable", "vulnerability", "vulnerabilities", "signature", "signatures", "policy", "policies", "standard", "standards", "exception", "exceptions", "escalate", "escalation", "production", "staging", "datacenter", "datacenters", "branch", "branches", "stores", "headquarters", "authentication", "authorization", "accounting", "logging", "management", "telnet", "encryption", "password"]
+_ENDINGS = ("s", "es", "d", "ed", "ing", "ly")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")
 
 
@@ -29,8 +30,8 @@ class SpellingNormalizer:
     @lru_cache(maxsize=4096)  # noqa: B019 - one normalizer per process; words repeat across prompts
     def correct_word(self, word: str) -> str:
         lower = word.lower()
-        if lower in self._known:
-            return word
+        if lower in self._known or any(lower.endswith(end) and lower[:-len(end)] in self._known for end in _ENDINGS):
+            return word  # an inflected known word is no typo: "datacenters", "disabled"
         match = difflib.get_close_matches(lower, self.vocabulary, n=1, cutoff=0.84)
         return match[0] if match else word
 

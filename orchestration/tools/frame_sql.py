@@ -18,7 +18,10 @@ from orchestration.state import QuestionFrame
 from orchestration.tools.scope import FLEET, scope_conditions, values_of
 from orchestration.tools.sql_plan import SqlPlan
 
-FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules", "signature_matches")
+FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules", "signature_matches",
+                   "inventory_share")
+# the part of a population a share asks about: the most specific filter named ("switches on 17.9.4": the version)
+SHARE_PARTS = ("os_version", "platform", "role", "environment", "device_type", "site_type", "sites")
 RANKING_DEFAULT = 10
 # compared groups: the scope key whose several values name the sides, and its column
 GROUP_COLUMNS = ("sites", "site_type", "device_type", "platform", "os_version", "environment", "role")
@@ -30,6 +33,7 @@ class Condition:
 
     severities: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
+    failing: bool = False  # any failed check counts ("which spine switches fail anything?")
 
     def sql(self, alias: str = "r") -> tuple[str, list[Any]]:
         parts: list[str] = []
@@ -43,12 +47,17 @@ class Condition:
         return " AND ".join(parts) or "1 = 1", params
 
     def __bool__(self) -> bool:
+        return bool(self.severities or self.rules or self.failing)
+
+    @property
+    def narrow(self) -> bool:
+        """Some checks, not every one: severities or rules."""
         return bool(self.severities or self.rules)
 
     def words(self) -> str:
         bits = [" or ".join(self.severities)] if self.severities else []
         bits += [", ".join(self.rules)] if self.rules else []
-        return " ".join(bits)
+        return " ".join(bits) or "any"
 
 
 def _where(scope: dict[str, Any]) -> tuple[str, list[Any]]:
@@ -65,10 +74,18 @@ def _checks_in_scope(scope: dict[str, Any], extra: str = "") -> tuple[str, list[
             f"WHERE r.assessment_id = ? AND {where}) "), params
 
 
-def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Condition) -> SqlPlan:
+def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str = FLEET) -> SqlPlan:
     """Every device in scope with its failed checks (those the condition selects): with a condition only the
-    devices failing it (the list asked for), else every device assessed; a ranking keeps the top N."""
-    cte, params = _checks_in_scope(scope)
+    devices failing it (the list asked for), else every device of the inventory in scope — those the run did not
+    assess included, with no checks (``checks`` = 0); a ranking keeps the top N."""
+    if condition:
+        cte, params = _checks_in_scope(scope)
+    else:  # "which asas are on 9.8(4)?" is asked of the inventory, not of one run's results
+        where, scope_params = _where(scope)
+        cte = ("WITH x AS (SELECT a.asset_id, a.site, a.device_type, a.platform, a.os_version, a.environment, a.role, "
+               "r.rule_id, r.status, r.severity FROM assets a LEFT JOIN results r ON r.asset_id = a.asset_id "
+               f"AND r.assessment_id = ? WHERE a.collection = ? AND {where}) ")
+        params = [collection, *scope_params]
     match, match_params = condition.sql("x")
     failing = f"x.status = 'fail' AND {match}"
     sql = (
@@ -76,15 +93,33 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
         f"COUNT(CASE WHEN {failing} THEN 1 END) AS failed, "
         f"COUNT(CASE WHEN {failing} AND x.severity = 'critical' THEN 1 END) AS critical, "
         f"COUNT(CASE WHEN {failing} AND x.severity = 'high' THEN 1 END) AS high, "
-        f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, COUNT(*) OVER () AS total "
+        f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, "
+        "COUNT(x.rule_id) AS checks, COUNT(*) OVER () AS total "
         "FROM x GROUP BY x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment "
         + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")
         + ("ORDER BY failed DESC, critical DESC, x.asset_id" if condition
            else "ORDER BY critical DESC, high DESC, failed DESC, x.asset_id")
         + (f" LIMIT {frame.limit or RANKING_DEFAULT}" if frame.ask == "ranking" else ""))
     bound = [*params, *match_params * (5 if condition else 4)]
-    what = f"devices failing {condition.words()} checks" if condition else "devices assessed"
+    what = f"devices failing {condition.words()} checks" if condition else "devices of the inventory"
     return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest")
+
+
+def inventory_share(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan | None:
+    """"What % of switches are on 17.9.4": the devices of the inventory with the most specific filter named, of
+    those with the others. None when the scope names fewer than one filter (no part to take a share of)."""
+    part = next((k for k in SHARE_PARTS if scope.get(k)), None)
+    if part is None:
+        return None
+    population = {k: v for k, v in scope.items() if k != part}
+    num, num_params = _where({part: scope[part]})
+    where, params = _where(population)
+    sql = (f"SELECT COUNT(CASE WHEN {num} THEN 1 END) AS part, COUNT(*) AS population FROM assets a "
+           f"WHERE a.collection = ? AND {where}")
+    label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
+             "device_type": "device type"}.get(part, part)
+    said = " or ".join(values_of(scope[part]))
+    return SqlPlan("inventory_share", sql, [*num_params, collection, *params], f"{label} {said}")
 
 
 def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: int | None = None) -> SqlPlan:
@@ -242,8 +277,10 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         elif frame.time.relative == "last_month":
             months = [f"{today.year - (today.month == 1):04d}-{(today.month - 2) % 12 + 1:02d}"]
         return signature_matches(frame, scope, collection, months)
-    if device and condition.rules and ask in ("yes_no", "exception"):
+    if device and condition.rules and ask in ("yes_no", "exception", "fix"):
         return device_rules(scope, condition.rules)
+    if ask == "fix" and condition.rules:  # "remediation for smart install?": the devices failing it, and the fix
+        return device_list(frame, scope, condition, collection)
     named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
     # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
@@ -252,11 +289,19 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)
+    several_runs = frame.time.since or (frame.time.last_n or 0) > 1 or len(frame.time.months) > 2
+    if several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
+        return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
     key = compared_key(scope)
     if ask == "compare" and key and not frame.time.months and not frame.time.relative and not frame.time.runs:
         return group_compare(scope, key, condition)
     if subject == "sites" and ask in ("ranking", "list", "compare", "count"):
         return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None)
-    if subject == "devices" and not device and (ask in ("list", "ranking") or (ask in ("count", "yes_no") and condition)):
-        return device_list(frame, scope, condition)  # a bare count is the analysis' (failing and at-risk devices)
+    if ask == "share" and subject == "devices" and not condition and not device:  # a share of the inventory, not of failures
+        plan = inventory_share(scope, collection)
+        if plan is not None:
+            return plan
+    if subject == "devices" and not device and (ask in ("list", "ranking") or (ask in ("count", "yes_no")
+                                                                               and condition.narrow)):
+        return device_list(frame, scope, condition, collection)  # a bare count is the analysis' (failing and at-risk devices)
     return None

@@ -25,7 +25,8 @@ from orchestration.warehouse.store import QueryResult, Warehouse
 
 SAMPLE_CAP = 50  # failing results shown as examples, in every tool
 BREAKDOWN_CAP = 25  # keys kept per breakdown: at 10,000 devices there are thousands of sites
-TOP = 15  # top rules and top assets
+TOP = 15  # top assets
+TOP_RULES = 100  # failing rules: every one of a catalog ("what do those fail?" is answered in full)
 BREAKDOWNS = {
     "severity": "b.severity",
     "product_family": "b.product_family",
@@ -88,7 +89,7 @@ def statements(base: str, params: list[Any], severity: str | None) -> dict[str, 
                    COUNT(DISTINCT CASE WHEN b.criticality IN ('critical', 'high') THEN b.asset_id END) AS critical_assets,
                    COUNT(DISTINCT b.asset_id) AS failing_assets
             FROM b WHERE {fail} GROUP BY b.rule_id
-            ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT {TOP}""",
+            ORDER BY failing_assets DESC, MAX({rank_sql('b.severity')}) DESC, b.rule_id LIMIT {TOP_RULES}""",
                       params + fparams),
         "rule_platforms": (base + f"""
             SELECT b.rule_id, b.platform, COUNT(DISTINCT b.asset_id) AS n FROM b WHERE {fail}

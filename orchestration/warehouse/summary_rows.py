@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from orchestration.vocabulary.severity import HIGH_OR_ABOVE, rank
-from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP
+from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP, TOP_RULES
 from orchestration.warehouse.store import QueryResult
 
 IN_PROCESS_MAX = 3000  # results fetched whole and grouped here; above this the engine groups them
@@ -96,7 +96,7 @@ def _top_rules(failing: list[Row]) -> QueryResult:
                      _distinct_assets(r for r in items if r["criticality"] in ("critical", "high")),
                      _distinct_assets(items), max(rank(r["severity"]) for r in items)))
     rows.sort(key=lambda r: (-r[9], -r[10], _last_if_null(r[0])))
-    return QueryResult(columns, [r[:10] for r in rows[:TOP]])
+    return QueryResult(columns, [r[:10] for r in rows[:TOP_RULES]])
 
 
 def _rule_platforms(failing: list[Row]) -> QueryResult:

@@ -1,0 +1,131 @@
+"""Answer-level checks of ``assess eval`` (issue 29): does the answer answer the question, in its own form?
+
+A case's ``expected.answer`` is a list of checks. Every expected figure and name comes from a SQL query run here
+against the warehouse when the case is scored — never from the product's output — so a case stays true when the
+demo data changes. ``{LATEST}`` and ``{PREVIOUS}`` in a query stand for the fleet's latest and previous assessment.
+
+The *lead* is the answer's first line after the scope line: the line that must answer the question.
+
+| check | passes when |
+|---|---|
+| ``lead_count: SQL`` | the number of rows the query returns is a figure of the lead (none: the lead says none) |
+| ``lead_number: SQL`` | the query's single value is a figure of the lead (integers as written, ratios to 0.1) |
+| ``lead_names: SQL`` | every value of the query's first column is named in the lead |
+| ``lead_any: SQL`` | at least one value is named in the lead (a ranking's ties) |
+| ``lists: SQL`` | every value is named somewhere in the answer (the complete list) |
+| ``absent: SQL`` | no value is named anywhere in the answer (what the scope leaves out) |
+| ``lead_yes: SQL`` | the lead starts with **Yes** when the query's value is true, with **No** otherwise |
+| ``lead_has`` / ``has`` / ``lacks``: [text] | the lead / the answer contains / lacks each text (any case) |
+| ``no_tools: true`` | no tool ran (a question the product has no data for, answered by saying so) |
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from orchestration.state import AssessmentState
+
+Query = Callable[[str], list[tuple[Any, ...]]]
+
+MACROS = {
+    "LATEST": "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at DESC LIMIT 1)",
+    "PREVIOUS": ("(SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                 "ORDER BY started_at DESC LIMIT 1 OFFSET 1)"),
+}
+CHECKS = ("lead_count", "lead_number", "lead_names", "lead_any", "lists", "absent", "lead_yes", "lead_has", "has",
+          "lacks", "no_tools")
+_NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?")
+
+
+def warehouse_query(path: Path) -> Query:
+    """Read-only queries on the DuckDB warehouse the product answers from (its current version)."""
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    def run(sql: str) -> list[tuple[Any, ...]]:
+        con = connect_reader(current_file(path))
+        try:
+            return con.execute(sql.format(**MACROS)).fetchall()
+        finally:
+            con.close()
+    return run
+
+
+def lead_of(answer: str) -> str:
+    lines = [ln for ln in answer.splitlines() if ln.strip() and not ln.startswith("**Scope")]
+    return lines[0] if lines else ""
+
+
+def named(name: str, text: str) -> bool:
+    """``name`` appears as a whole name (SW-HQ-ACC-1 is not named by SW-HQ-ACC-10)."""
+    return re.search(rf"(?<![\w-]){re.escape(str(name))}(?![\w-])", text, re.I) is not None
+
+
+def figures(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def _figure(value: Any) -> set[str]:
+    """How a value may be written in an answer: an integer as is, a ratio to one decimal (89.0 also as 89)."""
+    if isinstance(value, bool):
+        return {str(int(value))}
+    number = float(value)
+    if isinstance(value, int):
+        return {str(value)}
+    forms = {f"{number:.1f}"}
+    return forms | {str(int(number))} if number.is_integer() else forms
+
+
+def score_answer(spec: list[dict[str, Any]], state: AssessmentState, query: Query) -> dict[str, Any]:
+    """Every check of ``spec``; ``passed`` only when all pass. Each failure says what was expected and seen."""
+    answer = state.final.answer
+    lead = lead_of(answer)
+    failures: list[str] = []
+    for check in spec:
+        (kind, arg), = check.items()
+        if kind not in CHECKS:
+            raise ValueError(f"unknown answer check {kind!r}; known: {', '.join(CHECKS)}")
+        failure = _one(kind, arg, answer, lead, state, query)
+        if failure:
+            failures.append(f"{kind}: {failure}")
+    return {"passed": not failures, "expected": spec, "actual": {"lead": lead[:300], "failures": failures}}
+
+
+def _one(kind: str, arg: Any, answer: str, lead: str, state: AssessmentState, query: Query) -> str | None:
+    if kind == "no_tools":
+        return f"tools ran: {[c.tool_name for c in state.mcp.tool_calls]}" if state.mcp.tool_calls else None
+    if kind in ("lead_has", "has", "lacks"):
+        text = lead if kind == "lead_has" else answer
+        texts = [arg] if isinstance(arg, str) else arg
+        if kind == "lacks":
+            found = [t for t in texts if t.lower() in text.lower()]
+            return f"contains {found}" if found else None
+        missing = [t for t in texts if t.lower() not in text.lower()]
+        return f"missing {missing}" if missing else None
+    rows = query(arg)
+    values = [r[0] for r in rows]
+    if kind == "lead_count":
+        none = not rows and re.match(r"\W*(none|no |nothing)", lead, re.I)  # "**None.** No device …" is a zero
+        return None if none or str(len(rows)) in figures(lead) else f"{len(rows)} not a figure of the lead"
+    if kind in ("lead_number", "lead_yes"):
+        if len(rows) != 1 or len(rows[0]) != 1:
+            raise ValueError(f"{kind} needs a query of one value, got {len(rows)} rows: {arg}")
+        if kind == "lead_yes":
+            want = "**Yes" if rows[0][0] else "**No"
+            return None if lead.startswith(want) else f"lead should start with {want}"
+        return None if _figure(values[0]) & figures(lead) else f"{values[0]} not a figure of the lead"
+    if not values and kind == "lead_any":
+        return "the query returned nothing: the case checks nothing"
+    if kind == "lead_names":
+        missing = [v for v in values if not named(v, lead)]
+        return f"not in the lead: {missing}" if missing else None
+    if kind == "lead_any":
+        return None if any(named(v, lead) for v in values) else f"none of {values[:10]} in the lead"
+    if kind == "lists":
+        missing = [v for v in values if not named(v, answer)]
+        return f"{len(missing)} of {len(values)} not named: {missing[:10]}" if missing else None
+    present = [v for v in values if named(v, answer)]  # absent
+    return f"named though out of scope: {present[:10]}" if present else None
