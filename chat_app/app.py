@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import re
 import threading
@@ -33,6 +34,7 @@ from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, ex
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
+from orchestration.csv_export import answer_tables
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.meta_intent import is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
@@ -210,11 +212,21 @@ def _chunk_content(state: AssessmentState, chunk_id: str) -> str:
     return chunk.content if chunk else ""
 
 
-def _export_actions(thread_id: str) -> list[cl.Action]:
-    return [cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "json"},
-                      label="Export trace (JSON)", icon="download"),
-            cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "md"},
-                      label="Export report (Markdown)", icon="file-text")]
+def _export_actions(thread_id: str, state: AssessmentState | None = None) -> list[cl.Action]:
+    actions = [cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "json"},
+                         label="Export trace (JSON)", icon="download"),
+               cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "md"},
+                         label="Export report (Markdown)", icon="file-text")]
+    if state is not None and answer_tables(state.model_dump(mode="json"), 0):
+        # the answer is found again by its text: a button under an earlier answer exports that answer's tables
+        actions.append(cl.Action(name="export_csv", payload={"thread_id": thread_id, "answer": answer_key(state)},
+                                 label="Tables (CSV)", icon="table"))
+    return actions
+
+
+def answer_key(state: AssessmentState | dict[str, Any]) -> str:
+    answer = state.final.answer if isinstance(state, AssessmentState) else state["final"]["answer"]
+    return hashlib.sha256(answer.encode()).hexdigest()[:16]
 
 
 async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
@@ -238,7 +250,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
     answer = await made(cl.Message, content=final_state.final.answer + final_notes(final_state),
-                        elements=_elements(final_state), actions=_export_actions(thread_id))
+                        elements=_elements(final_state), actions=_export_actions(thread_id, final_state))
     await answer.send()
 
 
@@ -294,7 +306,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
     await cl.Message(content="**Upload results**\n\n" + "\n".join(lines)).send()
 
 
-EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown))?\s*$", re.I)
+EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown|csv))?\s*$", re.I)
 
 
 @cl.on_message
@@ -316,7 +328,8 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
         await handle_uploads(files, user_id, thread_id)
     export = EXPORT_COMMAND.match(message.content)
     if export:
-        await send_export(thread_id, "json" if (export.group(1) or "").lower() == "json" else "md")
+        fmt = (export.group(1) or "md").lower()
+        await send_export(thread_id, "markdown" if fmt == "markdown" else fmt)
     elif is_command(message.content):
         await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
     elif not files or (message.content.strip() and not is_file_handoff(message.content)):
@@ -327,6 +340,35 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
 @cl.action_callback("export_trace")
 async def export_trace(action: cl.Action) -> None:
     await send_export(str(action.payload.get("thread_id")), "md" if action.payload.get("format") == "md" else "json")
+
+
+@cl.action_callback("export_csv")
+async def export_csv(action: cl.Action) -> None:
+    from orchestration.trace_export import TraceAccessError, thread_states
+
+    thread_id = str(action.payload.get("thread_id"))
+    try:
+        states = await cl.make_async(thread_states)(thread_id, _user_id())
+    except TraceAccessError as exc:
+        await cl.Message(content=f"Export refused: {exc}.").send()
+        return
+    await send_tables(thread_id, states, str(action.payload.get("answer") or "") or None)
+
+
+async def send_tables(thread_id: str, states: list[dict[str, Any]], key: str | None) -> None:
+    """Every table of one answer as CSV files: the answer the button was under (``key``), else the latest answer
+    that has tables (``/export csv``)."""
+    numbered = list(enumerate(states, start=1))
+    chosen = [(n, s) for n, s in numbered if answer_key(s) == key] if key else \
+        [(n, s) for n, s in reversed(numbered) if answer_tables(s, n)][:1]
+    tables = answer_tables(chosen[0][1], chosen[0][0]) if chosen else []
+    if not tables:
+        await cl.Message(content="No answer of this conversation has a table to export yet.").send()
+        return
+    files = [cl.File(name=t.name, content=t.text().encode(), mime="text/csv", display="inline") for t in tables]
+    await cl.Message(content=f"Exported {len(tables)} table(s) of answer {chosen[0][0]} as CSV: "
+                             + ", ".join(f"{t.name} ({len(t.rows)} rows)" for t in tables) + ".",
+                     elements=files).send()
 
 
 async def send_export(thread_id: str, fmt: str) -> None:
@@ -342,6 +384,10 @@ async def send_export(thread_id: str, fmt: str) -> None:
     if not states:
         await cl.Message(content="This conversation has no answers to export yet.").send()
         return
+    if fmt == "csv":
+        await send_tables(thread_id, states, None)
+        return
+    fmt = "md" if fmt == "markdown" else fmt
     text = to_json(thread_id, states) if fmt == "json" else to_markdown(thread_id, states)
     name = f"trace-{thread_id[:8]}.{fmt}"
     await cl.Message(content=f"Exported {len(states)} turn(s) of this conversation as {fmt.upper()}.",

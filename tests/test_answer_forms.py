@@ -203,3 +203,25 @@ def test_sites_ranked_by_critical_findings(demo_warehouse: Path) -> None:
     top = {s for s, n in rows if n == rows[0][1]}
     named = re.match(r"\*\*([\w-]+)\*\* has the most failed checks: (\d+)", head)
     assert named and named.group(1) in top and int(named.group(2)) == rows[0][1], head
+
+
+def test_every_table_of_an_answer_downloads_as_csv_with_the_complete_query_rows(demo_warehouse: Path) -> None:
+    import csv
+    import io
+    import uuid
+
+    from orchestration.csv_export import CsvTable, answer_tables
+    from orchestration.trace_export import thread_states
+
+    thread = f"csv-{uuid.uuid4().hex[:8]}"
+    handle_turn("which switches are still on 16.12.4?", thread_id=thread, user_id="alice")
+    expected = sorted(r[0] for r in sql(demo_warehouse, """
+        SELECT asset_id FROM assets WHERE device_type = 'switch' AND os_version = '16.12.4' AND collection = 'fleet'"""))
+    (state,) = thread_states(thread, "alice")
+    tables = {t.name: t for t in answer_tables(state, 1)}
+    shown = list(csv.reader(io.StringIO(tables["turn1-table1.csv"].text())))
+    assert shown[0][:2] == ["#", "Device"] and sorted(r[1] for r in shown[1:]) == expected
+    rows = list(csv.DictReader(io.StringIO(tables["turn1-query-rows.csv"].text())))
+    assert sorted(r["asset_id"] for r in rows) == expected and all(r["os_version"] == "16.12.4" for r in rows)
+    risky = CsvTable("x.csv", ["cell"], [["=HYPERLINK(1)"], ["-0.8"], ["-cmd"], ["@x"], ["plain"]]).text()
+    assert risky.splitlines()[1:] == ["'=HYPERLINK(1)", "-0.8", "'-cmd", "'@x", "plain"]

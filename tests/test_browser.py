@@ -416,6 +416,8 @@ def test_a_resumed_thread_shows_charts_chips_and_files_as_live_and_exports(app: 
     assert "chunk" in page.locator("#side-view-content").inner_text()
     exported = send(page, "/export json").inner_text()
     assert "Exported" in exported and "JSON" in exported
+    tables = send(page, "/export csv").inner_text()  # the tables of the latest answer that has any, as CSV files
+    assert "as CSV" in tables and re.search(r"turn\d+-table1\.csv", tables), tables
     for theme in ("light", "dark"):
         page.evaluate("t => localStorage.setItem('vite-ui-theme', t)", theme)
         page.reload()
