@@ -156,8 +156,15 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         unknown_devices = [r.mention.upper() for r in reading.resolutions
                            if r.entity_type == "device" and r.status == "unknown"]
     reader = get_reader(services.settings.frames_corpus, router.embedder)
-    frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
-    return frame.evolve(checks=checks_asked(words, frame.filters.topic, frame.targets.rule, get_rules()))
+    # a turn reads the same words up to three times (the router's doubt, the standards' view, the facets)
+    key = (words, tuple((e.type, e.value, e.source) for e in entities), tuple(unknown_devices or ()),
+           today or date.today())  # "this month" is read against the day
+    frame: QuestionFrame | None = reader.frames.get(key)
+    if frame is None:
+        frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
+        frame = frame.evolve(checks=checks_asked(words, frame.filters.topic, frame.targets.rule, get_rules()))
+        reader.frames.put(key, frame)
+    return frame
 
 
 DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")

@@ -68,6 +68,23 @@ def load_corpus(path: Path) -> list[LabelledQuestion]:
 
 
 # --- the fitted half: ask, subject, cannot -----------------------------------------------------------------------
+class Recent:
+    """A small map of the latest entries (the oldest half dropped when full); safe to share between threads."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size, self._items, self._lock = size, dict[Any, Any](), threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        return self._items.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            if len(self._items) >= self.size:
+                for old in list(self._items)[: self.size // 2]:
+                    del self._items[old]
+            self._items[key] = value
+
+
 class FrameReader:
     """Ask, subject and ``cannot`` classifiers fitted on the training questions."""
 
@@ -76,6 +93,8 @@ class FrameReader:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
 
+        self._memo = Recent(512)
+        self.frames = Recent()  # whole frames of recent requests, kept by their reader (``intent_classifier.frame_of``)
         train = [q for q in questions if q.split == "train"]
         if not train:
             raise ValueError("the question-frame corpus has no training questions")
@@ -109,8 +128,17 @@ class FrameReader:
 
     def read(self, text: str) -> tuple[Ask, Subject, Cannot | None, float, float]:
         """The ask (with its probability and its lead over the runner-up), the subject and, for a
-        ``not_answerable`` ask, why."""
-        features = self._features([_plain(text)])
+        ``not_answerable`` ask, why. Kept per text: a turn reads its words up to three times (the router's doubt,
+        the standards' view, the facets), and the fitted reader gives the same answer each time."""
+        plain = _plain(text)
+        read = self._memo.get(plain)
+        if read is None:
+            read = self._read(plain)
+            self._memo.put(plain, read)
+        return cast(tuple[Ask, Subject, Cannot | None, float, float], read)
+
+    def _read(self, plain: str) -> tuple[Ask, Subject, Cannot | None, float, float]:
+        features = self._features([plain])
         ask_p = self._ask.predict_proba(features)[0]
         ask = str(self._ask.classes_[int(np.argmax(ask_p))])
         first, second = np.sort(ask_p)[::-1][:2] if len(ask_p) > 1 else (ask_p.max(), 0.0)
