@@ -14,6 +14,7 @@ from typing import Any, Literal
 from orchestration.agents.evidence import gather
 from orchestration.interpretation.enterprise import without_orders
 from orchestration.interpretation.findings import devices
+from orchestration.interpretation.generic_answers import CITE_MARK
 from orchestration.interpretation.markdown import code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
 from orchestration.outputs import Finding, RetrievedChunk
@@ -180,7 +181,9 @@ def compose(state: AssessmentState) -> Final:
     scope = _covered(state)
     summary = out.summary or "No summary was produced."
     generic = out.enterprise_context_applied
-    if generic:
+    if CITE_MARK.search(summary):  # each document cited where its words stand
+        summary = CITE_MARK.sub(lambda m: cites.cite(m.group(1)), summary).replace(" \n", "\n")
+    elif generic:
         summary = place_markers(summary, " ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in generic))))
     header = _header(state, scope)
     parts = [*(f"{h}\n" for h in header), summary]

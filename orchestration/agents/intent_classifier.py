@@ -229,6 +229,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
+        if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
+            floor = CLEAR_ASK
     if frame.confidence < floor:
         return None
     p = decision.skill_probabilities

@@ -1,19 +1,27 @@
 """Answers to how-to and why questions (skills *_generic) from the organization's standards, plus the
-rule catalog's rationale where a rule is about the same thing. Extractive: the answer quotes what the
-retrieved chunks say and names them; no chunk → industry practice from the catalog, stated as such."""
+rule catalog's rationale where a rule is about the same thing. Extractive and attributed (issue 29): whole
+sentences of the one document that answers best, cited where they stand (``⟦chunk id⟧`` placeholders the Answer
+Composer numbers); a second document that also answers is shown apart with its own citation, and amounts they
+disagree on ("14 vs 30 days") are named; when no retrieved sentence speaks to the question's own words, "not found
+in the knowledge base" — then industry practice from the catalog, stated as such."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from orchestration.interpretation.enterprise import applied, sentences, without_orders
+from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
 NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:network )?devices)\b", re.I)
 _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
+
+
+# words that name kinds of devices: a passage that shares only these with the question does not answer it
+_GENERIC = frozenset(["router", "routers", "switch", "switches", "firewall", "firewalls", "device", "devices", "network",
+                      "networks", "cisco", "edge", "core", "access", "branch", "store", "site", "sites"])
 
 
 def _terms(text: str) -> set[str]:
@@ -26,9 +34,10 @@ def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
     terms = _terms(prompt)
     scored = []
     for r in get_rules():
-        overlap = len(terms & (_terms(r.title) | {r.technology}))
-        if overlap:
-            scored.append((overlap, r))
+        shared = terms & (_terms(r.title) | {r.technology})
+        # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
+        if len(shared) >= 2 or r.technology in shared:
+            scored.append((len(shared), r))
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0] if scored else 0
     return [{"rule_id": r.id, "title": r.title, "severity": r.severity, "rationale": r.rationale,
@@ -46,45 +55,112 @@ def _heading(chunk: RetrievedChunk) -> str:
     return "" if tail in ("", chunk.metadata.title) else tail
 
 
+CITE = "⟦{}⟧"  # a chunk's citation placeholder: the Answer Composer numbers it ([n]) where it stands
+CITE_MARK = re.compile(r"⟦([^⟧]+)⟧")
+_AMOUNT = re.compile(r"\b(\d+)[\s-]*(day|hour|minute|second|week|month|character|year)s?\b", re.I)
+
+
+def _about(chunk: RetrievedChunk) -> set[str]:
+    return _terms(chunk.metadata.section or chunk.metadata.title)
+
+
+def _scored(chunk: RetrievedChunk, terms: set[str]) -> list[tuple[int, int, str]]:
+    """(score, position, sentence) of each quotable sentence that shares words with the question. The section path
+    says what a chunk is about even where its sentences word it differently ("SNMP version 3" under "SNMPv3 …"); what
+    the standard requires scores above its side notes (orders are never among them)."""
+    about = _about(chunk)
+    out = []
+    for position, sentence in enumerate(sentences(chunk.content)):
+        overlap = len((_terms(sentence) | about) & terms)
+        if overlap:
+            out.append((overlap + int(bool(NORMATIVE.search(sentence))), position, sentence))
+    return out
+
+
+def _quote(scored: list[tuple[int, int, int, str]], n: int) -> list[str]:
+    """The ``n`` best whole sentences, read in document order (rank of their chunk, then position)."""
+    best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:n]
+    picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]
+    return [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
+
+
+def _amounts(text: str) -> dict[str, set[int]]:
+    found: dict[str, set[int]] = {}
+    for number, unit in _AMOUNT.findall(text):
+        found.setdefault(unit.lower(), set()).add(int(number))
+    return found
+
+
+def _disagreement(first: str, second: str) -> str:
+    """'14 days' in one document where the other says '30 days' about the same question: the unit and both
+    amounts, else ''."""
+    a, b = _amounts(first), _amounts(second)
+    for unit in sorted(set(a) & set(b)):
+        if a[unit] != b[unit]:
+            return (f"{' or '.join(str(n) for n in sorted(a[unit]))} vs {' or '.join(str(n) for n in sorted(b[unit]))} "
+                    f"{unit}s")
+    return ""
+
+
 def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutputs:
+    """Whole sentences of the one document that answers best, cited where they stand; a second document that also
+    answers is shown apart and cited, with its disagreement named; nothing that answers: "not found"."""
     rules = _catalog_rules(prompt)
     terms = _terms(prompt)
+    topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     used = chunks[:3]
-    config, config_from = "", ""
-    scored: list[tuple[int, int, int, str]] = []
-    for rank, c in enumerate(used):
-        blocks = _CODE.findall(c.content)
-        heading = _heading(c)
-        # a code block under the heading the question names (a platform) beats the first one found
-        if blocks and (not config or (heading and _terms(heading) & terms and not _terms(config_from) & terms)):
-            config, config_from = blocks[0].strip(), heading
-        # the section path says what a chunk is about even where its sentences word it differently
-        # ("SNMP version 3" under "SNMPv3 …"), so the better-ranked chunk's requirement leads
-        about = _terms(c.metadata.section or c.metadata.title)
-        for position, sentence in enumerate(sentences(c.content)):
-            overlap = len((_terms(sentence) | about) & terms)
-            if overlap:  # what the standard requires comes before its side notes (orders are never among them)
-                scored.append((overlap + int(bool(NORMATIVE.search(sentence))), rank, position, sentence))
-    best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:5]
-    picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]  # read in document order
-    lines = [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
-    applied_ctx = [applied(c) for c in used]
-    if used:
-        top = used[0].metadata
-        summary = f"According to our {top.title or top.source}: " + (
-            " ".join(lines) if lines else without_orders(used[0].content)[:400])
+    scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
+              for rank, c in enumerate(used)]
+    answering = [(max(s for s, _, _ in sc), -rank, c) for rank, c, sc in scored if sc]
+    quoted: list[RetrievedChunk] = []
+    if answering:
+        top_score, _, best = max(answering, key=lambda x: (x[0], x[1]))
+        source = best.metadata.source
+        own = [(s, rank, p, text) for rank, c, sc in scored if c.metadata.source == source for s, p, text in sc]
+        quoted = [c for _, c, sc in scored if c.metadata.source == source and sc]
+        lines = _quote(own, 5)
+        summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + " " + CITE.format(
+            best.metadata.chunk_id)
+        config, config_from = _configuration([c for _, c, _ in scored if c.metadata.source == source], terms)
         if config:
             label = f" (section \"{config_from}\")" if config_from else ""
             summary += f"\n\nReference configuration{label}:\n```\n{config}\n```"
+        others = [(max(s for s, _, _ in sc), -rank, c, sc) for rank, c, sc in scored
+                  if sc and c.metadata.source != source]
+        if others:
+            score, _, other, osc = max(others, key=lambda x: (x[0], x[1]))
+            if score >= max(2, top_score - 1):  # it answers too: shown apart, each document cited for its own words
+                said = " ".join(_quote([(s, 0, p, t) for s, p, t in osc], 2))
+                title = other.metadata.title or other.metadata.source
+                # what each says in its best sentence for the question (side notes keep their own amounts)
+                differ = _disagreement(min(own, key=lambda x: (-x[0], x[1], x[2]))[3],
+                                       min(osc, key=lambda x: (-x[0], x[1]))[2])
+                summary += (f"\n\n**The documents disagree** ({differ}): our {title} says: " if differ
+                            else f"\n\nOur {title} also says: ") + said + " " + CITE.format(other.metadata.chunk_id)
+                quoted.append(other)
         assumptions: list[str] = []
     else:
-        summary = "No enterprise standard in the knowledge base covers this question. Industry practice (CIS benchmarks):"
-        assumptions = ["No enterprise context was retrieved; the answer is generic industry practice from the rule catalog."]
+        summary = ("**Not found in the knowledge base**: no document you can use speaks to this question."
+                   + (" Industry practice (CIS benchmarks):" if rules else ""))
+        assumptions = ["No enterprise document answered; any guidance below is generic industry practice from the "
+                       "rule catalog."] if rules else ["No enterprise document answered."]
     if rules:
         why = " ".join(f"{r['rule_id']} checks that {_lower_first(r['title'])}: {r['rationale']}" for r in rules[:2])
         summary += f"\n\nWhy the assessment checks this: {why}"
-        if not used:
+        if not answering:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
     return DomainOutputs(summary=summary, findings=[], assumptions=assumptions,
-                         statistics={"chunks_used": len(used), "rules_referenced": [r["rule_id"] for r in rules]},
-                         enterprise_context_applied=applied_ctx, prioritized_risks=[], chart_hints=[])
+                         statistics={"chunks_used": len(quoted), "rules_referenced": [r["rule_id"] for r in rules]},
+                         enterprise_context_applied=[applied(c) for c in quoted], prioritized_risks=[], chart_hints=[])
+
+
+def _configuration(chunks: list[RetrievedChunk], terms: set[str]) -> tuple[str, str]:
+    """The first code block of the document's chunks — one under a heading the question names (a platform) beats
+    it — and that heading."""
+    config, config_from = "", ""
+    for c in chunks:
+        blocks = _CODE.findall(c.content)
+        heading = _heading(c)
+        if blocks and (not config or (heading and _terms(heading) & terms and not _terms(config_from) & terms)):
+            config, config_from = blocks[0].strip(), heading
+    return config, config_from

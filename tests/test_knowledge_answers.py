@@ -1,0 +1,33 @@
+"""Knowledge answers that quote, not splice (issue 29): whole sentences of one document cited where they stand, a second
+document shown apart with the amounts they disagree on, and "not found" when nothing retrieved answers. Prompts and
+documents written for this file."""
+
+from __future__ import annotations
+
+from orchestration.interpretation.generic_answers import answer
+from orchestration.outputs import ChunkMetadata, RetrievedChunk
+
+
+def _chunk(cid: str, source: str, title: str, content: str) -> RetrievedChunk:
+    return RetrievedChunk(content=content, metadata=ChunkMetadata(chunk_id=cid, source=source, title=title))
+
+
+def test_a_knowledge_answer_quotes_one_document_and_shows_a_second_that_disagrees_apart() -> None:
+    """Whole sentences of the best document, cited where they stand; another document that answers as well is shown
+    apart with its own citation, and the amounts they disagree on are named. Nothing answers: not found."""
+    standard = _chunk("a#1", "standard-patching.md", "Patch Management Standard",
+                      "Critical vulnerabilities on network devices must be remediated within 14 days. "
+                      "High ones within 30 days.\n\nLab devices are out of scope.")
+    runbook = _chunk("b#1", "runbook-ops.md", "Operations Runbook",
+                     "Critical vulnerabilities on network devices are remediated within 30 days of the advisory.")
+    other = _chunk("c#1", "standard-ntp.md", "NTP Standard", "Every device uses two NTP servers with authentication.")
+    out = answer("within how many days must critical vulnerabilities be remediated?", [standard, runbook, other],
+                 "cbp_generic")
+    first, second = out.summary.split("\n\n")[:2]
+    assert first.startswith("According to our Patch Management Standard: Critical vulnerabilities on network devices "
+                            "must be remediated within 14 days.") and first.endswith("⟦a#1⟧")
+    assert "Operations Runbook" not in first and "NTP" not in out.summary
+    assert second.startswith("**The documents disagree** (14 vs 30 days)") and second.endswith("⟦b#1⟧")
+    assert [e.source for e in out.enterprise_context_applied] == ["standard-patching.md", "runbook-ops.md"]
+    missing = answer("what is our standard for ipv6 router advertisement guard?", [other], "cbp_generic")
+    assert missing.summary.startswith("**Not found in the knowledge base**") and not missing.enterprise_context_applied
