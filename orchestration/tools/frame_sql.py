@@ -281,6 +281,8 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return device_rules(scope, condition.rules)
     if ask == "fix" and condition.rules:  # "remediation for smart install?": the devices failing it, and the fix
         return device_list(frame, scope, condition, collection)
+    if ask == "count" and condition.rules and not device:  # "how many of them fail ntp auth?": the rules asked,
+        return device_list(frame, scope, condition, collection)  # not their topic; devices and failed checks both
     named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
     # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
