@@ -34,7 +34,7 @@ from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, ex
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
-from orchestration.csv_export import answer_tables
+from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.meta_intent import is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
@@ -217,7 +217,8 @@ def _export_actions(thread_id: str, state: AssessmentState | None = None) -> lis
                          label="Export trace (JSON)", icon="download"),
                cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "md"},
                          label="Export report (Markdown)", icon="file-text")]
-    if state is not None and answer_tables(state.model_dump(mode="json"), 0):
+    sql_rows = sum(c.row_count for c in state.mcp.tool_calls if c.tool_name == "sql_path") if state else 0
+    if state is not None and has_tables(state.final.answer, sql_rows):
         # the answer is found again by its text: a button under an earlier answer exports that answer's tables
         actions.append(cl.Action(name="export_csv", payload={"thread_id": thread_id, "answer": answer_key(state)},
                                  label="Tables (CSV)", icon="table"))

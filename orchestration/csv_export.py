@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+from orchestration.interpretation.markdown import tables as markdown_tables
+
 _FORMULA = re.compile(r"^(?:[=+@]|-(?![\d.]))")
 
 
@@ -38,31 +38,6 @@ def _safe(cell: Any) -> str:
     return "'" + text if _FORMULA.match(text) else text
 
 
-def _cells(line: str) -> list[str]:
-    inner = line.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [re.sub(r"\*\*|`", "", c).replace("\\|", "|").strip() for c in _CELL_SPLIT.split(inner)]
-
-
-def markdown_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
-    """Each pipe table of a Markdown text: its header and body rows (bold and code marks removed)."""
-    lines = text.splitlines()
-    tables = []
-    i = 0
-    while i < len(lines) - 1:
-        if lines[i].lstrip().startswith("|") and _SEPARATOR.match(lines[i + 1].strip()):
-            header, body = _cells(lines[i]), []
-            i += 2
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                body.append(_cells(lines[i]))
-                i += 1
-            tables.append((header, body))
-        else:
-            i += 1
-    return tables
-
-
 def _query_rows(state: dict[str, Any]) -> tuple[list[str], list[list[Any]]] | None:
     for task in state.get("plan", {}).get("tasks", []):
         context = (task.get("outputs") or {}).get("assessment_context") or {}
@@ -71,6 +46,11 @@ def _query_rows(state: dict[str, Any]) -> tuple[list[str], list[list[Any]]] | No
             columns = list(result.get("columns") or result["rows"][0].keys())
             return columns, [[row.get(c) for c in columns] for row in result["rows"]]
     return None
+
+
+def has_tables(answer: str, sql_rows: int) -> bool:
+    """Whether an answer has anything to export as CSV: a table in its text, or rows of its SQL-path query."""
+    return sql_rows > 0 or "|" in answer and bool(markdown_tables(answer))
 
 
 def answer_tables(state: dict[str, Any], turn: int) -> list[CsvTable]:

@@ -170,6 +170,11 @@ class FrameTime(StateModel):
     before: str | None = None
     relative: Literal["previous", "this_month", "last_month"] | None = None
 
+    @property
+    def several_runs(self) -> bool:
+        """A range over runs: since a month, the last N (N > 1) or three months or more."""
+        return bool(self.since or (self.last_n or 0) > 1 or len(self.months) > 2)
+
 
 class FrameTargets(StateModel):
     """The named things the question is about, as typed or resolved (devices by the inventory)."""

@@ -182,7 +182,7 @@ def compose(state: AssessmentState) -> Final:
     summary = out.summary or "No summary was produced."
     generic = out.enterprise_context_applied
     if CITE_MARK.search(summary):  # each document cited where its words stand
-        summary = CITE_MARK.sub(lambda m: cites.cite(m.group(1)), summary).replace(" \n", "\n")
+        summary = CITE_MARK.sub(lambda m: (" " + mark) if (mark := cites.cite(m.group(1))) else "", summary)
     elif generic:
         summary = place_markers(summary, " ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in generic))))
     header = _header(state, scope)

@@ -208,10 +208,10 @@ def condition_of(intent: Intent) -> Condition:
 def structural(frame: QuestionFrame) -> bool:
     """A date bound on exceptions, one device's verdict on the rules named, figures over several runs: a form
     whatever the reader's doubt."""
-    several_runs = frame.time.since or (frame.time.last_n or 0) > 1 or len(frame.time.months) > 2
     return bool((frame.subject == "exceptions" and frame.time.before) or (
         frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
-        several_runs and frame.subject in ("findings", "runs") and frame.ask in ("trend", "count", "summary", "list")))
+        frame.time.several_runs and frame.subject in ("findings", "runs")
+        and frame.ask in ("trend", "count", "summary", "list")))
 
 
 def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan | None:

@@ -21,8 +21,8 @@ from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
-from orchestration.nlu.followups import Resolution, name_reply, preference_statement, resolve
-from orchestration.nlu.frame import Catalogs, get_reader, read_frame
+from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, preference_statement, resolve
+from orchestration.nlu.frame import Catalogs, get_reader, read_frame, title_words
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
@@ -108,9 +108,6 @@ SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "
 WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
 
 
-PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", re.I)
-
-
 def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text: str = "") -> QuestionFrame:
     """The frame of a follow-up with every filter of the previous question it does not change ("give me the
     devices with weak snmp" → "which of those are in production?" still counts the SNMP checks; "show me the worst
@@ -142,7 +139,7 @@ def cannot_answer(intent: Intent) -> bool:
 @functools.cache
 def _catalogs() -> Catalogs:
     return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()),
-                    tuple(f"{r.title} {r.deviation}" for r in get_rules()))
+                    tuple(title_words(f"{r.title} {r.deviation}") for r in get_rules()))
 
 
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
@@ -192,8 +189,9 @@ def _filtered(frame: QuestionFrame) -> bool:
 def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
     ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
-    does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the SLIC findings, when it asks one device's verdict on the checks named ("is
-    the tls finding on FW-1 covered by an exception?"). The assessment skill of the same view answers."""
+    does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the
+    SLIC findings, when it asks one device's verdict on the checks named ("is the tls finding on FW-1 covered by an
+    exception?") or lists a signature's matches. The assessment skill of the same view answers."""
     skill = decision.skill or ""
     if skill.endswith("_generic"):
         # devices of a named kind are a population the standards do not hold: a lower floor for them

@@ -55,8 +55,8 @@ def _heading(chunk: RetrievedChunk) -> str:
     return "" if tail in ("", chunk.metadata.title) else tail
 
 
-CITE = "⟦{}⟧"  # a chunk's citation placeholder: the Answer Composer numbers it ([n]) where it stands
-CITE_MARK = re.compile(r"⟦([^⟧]+)⟧")
+CITE = " ⟦{}⟧"  # a chunk's citation placeholder: the Answer Composer numbers it ([n]) where it stands
+CITE_MARK = re.compile(r" ?⟦([^⟧]+)⟧")
 _AMOUNT = re.compile(r"\b(\d+)[\s-]*(day|hour|minute|second|week|month|character|year)s?\b", re.I)
 
 
@@ -119,7 +119,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
         own = [(s, rank, p, text) for rank, c, sc in scored if c.metadata.source == source for s, p, text in sc]
         quoted = [c for _, c, sc in scored if c.metadata.source == source and sc]
         lines = _quote(own, 5)
-        summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + " " + CITE.format(
+        summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + CITE.format(
             best.metadata.chunk_id)
         config, config_from = _configuration([c for _, c, _ in scored if c.metadata.source == source], terms)
         if config:
@@ -136,7 +136,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
                 differ = _disagreement(min(own, key=lambda x: (-x[0], x[1], x[2]))[3],
                                        min(osc, key=lambda x: (-x[0], x[1]))[2])
                 summary += (f"\n\n**The documents disagree** ({differ}): our {title} says: " if differ
-                            else f"\n\nOur {title} also says: ") + said + " " + CITE.format(other.metadata.chunk_id)
+                            else f"\n\nOur {title} also says: ") + said + CITE.format(other.metadata.chunk_id)
                 quoted.append(other)
         assumptions: list[str] = []
     else:

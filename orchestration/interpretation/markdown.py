@@ -22,6 +22,31 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
+def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Each table of a Markdown text as the parser reads it: its header cells and body rows (bold and code marks
+    removed from the cell text)."""
+    out: list[tuple[list[str], list[list[str]]]] = []
+    row: list[str] = []
+    in_cell = False
+    for t in _parser().parse(text):
+        if t.type == "table_open":
+            out.append(([], []))
+        elif t.type == "tr_open":
+            row = []
+        elif t.type in ("th_open", "td_open"):
+            in_cell = True
+        elif t.type == "inline" and in_cell:
+            row.append(re.sub(r"\*\*|`", "", t.content).strip())
+            in_cell = False
+        elif t.type in ("th_close", "td_close") and in_cell:  # an empty cell has no inline token
+            row.append("")
+            in_cell = False
+        elif t.type == "tr_close":
+            header, body = out[-1]
+            (body.append(row) if header else header.extend(row))
+    return out
+
+
 def code_block(text: str, indent: int = 0) -> str:
     """A fenced block, indented to sit inside a list item; the fence is longer than any backtick run inside."""
     fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)

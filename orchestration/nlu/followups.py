@@ -29,6 +29,7 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
                   r"\b(?:check|scan|assess|audit|review|fix|show|list|harden|secure)\s+(?:them|those|these)\b|"
                   r"\b(?:about|for|on) (?:them|those|these)\b", _I)
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
+PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", _I)  # among those listed
 IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
 LISTED = re.compile(r"\b(?:those|these|them|they)\b", _I)
 BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)

@@ -366,15 +366,15 @@ _TITLE_STOP = frozenset(["a", "an", "the", "of", "to", "on", "in", "for", "and",
                          "ios", "xe", "nx", "os", "asa", "release", "enabled", "configured", "device", "devices"])
 
 
-def _title_words(text: str) -> set[str]:
+def title_words(text: str) -> frozenset[str]:
     """A title's (or question's) content words, plurals folded: "failures" is "failure"."""
     words = re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split()
-    return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words if w not in _TITLE_STOP}
+    return frozenset(w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words if w not in _TITLE_STOP)
 
 
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
                  signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = (),
-                 rule_titles: Sequence[str] = ()) -> FrameTargets:
+                 rule_words: Sequence[frozenset[str]] = ()) -> FrameTargets:
     devices = [e.value for e in entities if e.type == "device" and e.source != "unresolved"]
     rules = []
     for rule in rule_ids:
@@ -382,15 +382,14 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
         if re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", text, flags):
             rules.append(rule)
     named = {m.upper() for m in re.findall(r"\bSLIC-[A-Z]{2,3}-\d{3}\b", text, _I)}
-    said = _title_words(text)
-    checks = [_title_words(t) for t in rule_titles]
+    said = title_words(text)
     for sid, title in signatures:
-        words = _title_words(title)
+        words = title_words(title)
         shared = said & words
         # most of a signature's title in any order ("web services path traversal", "past end of maintenance"),
         # unless those words are a configuration check's own ("smart install" is the rule, not SLIC-CFG-001)
         telling = len(shared) >= 3 or (len(shared) >= 2 and len(shared) >= 0.6 * len(words))
-        if telling and not any(shared <= rule for rule in checks):
+        if telling and not any(shared <= rule for rule in rule_words):
             named.add(sid)
     return FrameTargets(
         device=_ordered([*devices, *unknown_devices]),
@@ -429,7 +428,7 @@ class Catalogs:
 
     rule_ids: tuple[str, ...]
     signatures: tuple[tuple[str, str], ...]
-    rule_titles: tuple[str, ...] = ()
+    rule_words: tuple[frozenset[str], ...] = ()  # each rule's title and deviation words (``title_words``)
 
 
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
@@ -442,7 +441,7 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         filters=read_filters(text, entities, catalogs.rule_ids),
         time=read_time(text, entities, today),
         targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
-                             catalogs.rule_titles),
+                             catalogs.rule_words),
         limit=read_limit(text),
         direction=read_direction(text),
         polarity=read_polarity(text) if ask == "yes_no" else None,

@@ -279,10 +279,10 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return signature_matches(frame, scope, collection, months)
     if device and condition.rules and ask in ("yes_no", "exception", "fix"):
         return device_rules(scope, condition.rules)
-    if ask == "fix" and condition.rules:  # "remediation for smart install?": the devices failing it, and the fix
+    if ask in ("fix", "count") and condition.rules and not device:
+        # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?":
+        # devices and failed checks of the rules asked, not of their topic
         return device_list(frame, scope, condition, collection)
-    if ask == "count" and condition.rules and not device:  # "how many of them fail ntp auth?": the rules asked,
-        return device_list(frame, scope, condition, collection)  # not their topic; devices and failed checks both
     named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
     # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
@@ -291,8 +291,7 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)
-    several_runs = frame.time.since or (frame.time.last_n or 0) > 1 or len(frame.time.months) > 2
-    if several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
+    if frame.time.several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
         return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
     key = compared_key(scope)
     if ask == "compare" and key and not frame.time.months and not frame.time.relative and not frame.time.runs:
