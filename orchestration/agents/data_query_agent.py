@@ -220,8 +220,11 @@ def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan
     questions stay with their tools, except a trend over a time range (the series)."""
     facets = intent.facets
     frame = intent.frame
-    # "how many devices run software past end of maintenance" counts a signature's matches, not the inventory
-    if (facets.inventory_count or facets.listing_column) and not (frame.targets.signature or frame.checks):
+    # "how many devices run software past end of maintenance" counts a signature's matches, "how many store firewalls
+    # still have telnet open" a check's failures: neither is a count of the inventory
+    if frame.targets.signature or frame.checks:
+        facets = facets.evolve(inventory_count=False, listing_column=None)
+    elif facets.inventory_count or facets.listing_column:
         return plan_sql(facets, scope, collection)
     timed = frame.time.months or frame.time.runs or frame.time.relative
     sure = frame.confidence >= FRAME_CONFIDENCE or frame.margin >= FRAME_MARGIN or structural(frame)

@@ -225,6 +225,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
     targeted = named or _filtered(frame)
     # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
+    if frame.subject == "exceptions" and targeted:  # "which exceptions cover DataCenter-2": the exception list answers
+        floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents

@@ -402,10 +402,12 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
 
 _WORSE = re.compile(r"\b(worse|worsen\w*|regress\w*|degrad\w*|deteriorat\w*|new (?:failures|issues|findings))\b", _I)
 _BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up)\b", _I)
-# "is it compliant / does it pass" asks whether checks pass; "is telnet enabled / open / exposed" whether they fail
+# "is it compliant / does it pass / is aaa on everywhere" asks whether checks pass; "is telnet enabled / open /
+# exposed (anywhere)" whether they fail
 _PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|follows?|"
                      r"adher\w*|conform\w*|disabled|turned off|switched off|removed|enforced|authenticated|"
-                     r"encrypted|restricted|protected|clean)\b", _I)
+                     r"encrypted|restricted|protected|clean|everywhere|all (?:[\w-]+ ){0,2}(?:devices|routers|switches|"
+                     r"firewalls|boxes|sites)|every (?:device|router|switch|firewall|box|site))\b", _I)
 
 
 def read_direction(text: str) -> Literal["worse", "better"] | None:

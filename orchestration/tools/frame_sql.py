@@ -279,9 +279,9 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return signature_matches(frame, scope, collection, months)
     if device and condition.rules and ask in ("yes_no", "exception", "fix"):
         return device_rules(scope, condition.rules)
-    if ask in ("fix", "count") and condition.rules and not device:
-        # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?":
-        # devices and failed checks of the rules asked, not of their topic
+    if ask in ("fix", "count", "yes_no") and condition.rules and not device:
+        # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?",
+        # "is aaa new-model on everywhere at the branches?": the rules asked, not their topic
         return device_list(frame, scope, condition, collection)
     named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
     # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
