@@ -53,8 +53,8 @@ def test_held_out_frames_are_read_with_the_measured_accuracy() -> None:
     """The floor is what the held-out split measures today (docs/ARCHITECTURE.md has the figures and the
     target of 95 % per slot); a change that reads frames worse fails here."""
     scores = evaluate(load_corpus(CORPUS), build_services(), "test", CORPUS_DATE)
-    floors = {"ask": 0.82, "subject": 0.87, "cannot": 0.95, "filters": 0.95, "time": 0.97, "targets": 0.97,
-              "limit": 0.97}
+    floors = {"ask": 0.92, "subject": 0.91, "cannot": 0.95, "filters": 0.97, "time": 0.98, "targets": 0.98,
+              "limit": 0.98}
     below = {slot: round(s.accuracy, 3) for slot, s in scores.items() if s.accuracy < floors[slot]}
     assert below == {}
 
@@ -85,6 +85,41 @@ def test_every_value_of_a_filter_is_kept_and_names_resolve() -> None:
     assert sorted(frame.filters.site) == ["DataCenter-1", "DataCenter-2"]
     assert frame.filters.role == ["core"] and frame.targets.rule == ["SNMP-V3-PRIV"]
     assert frame.filters.topic == []  # the rule id names a rule, not the SNMP topic
+
+
+@pytest.mark.usefixtures("demo_warehouse")
+def test_plain_english_words_are_not_corrected_into_domain_words() -> None:
+    """"three" is not "tree" (spanning-tree), "at least" is not "at last", an "unremediated" finding is not a
+    "remediate" one; typos of domain words are still corrected."""
+    spelling = build_services().router().spelling
+    kept = "the three worst stores where at least one route is unremediated and checks cover the branches"
+    assert spelling.normalize(kept) == kept
+    assert spelling.normalize("complaince of the firewals") == "compliance of the firewalls"
+    frame = frame_of("pass rate over the last three assessments", build_services(), today=TODAY)
+    assert frame.time.last_n == 3
+
+
+@pytest.mark.usefixtures("demo_warehouse")
+def test_the_checks_a_question_counts() -> None:
+    """A rule's own phrase picks it ("urpf" is one interface rule), a topic's own name picks the whole topic
+    ("aaa problems" are every AAA rule's), words that tell rules apart pick those ("aaa new-model")."""
+    def checks(text: str) -> list[str]:
+        return frame_of(text, build_services(), today=TODAY).checks
+
+    assert checks("edge routers where urpf is switched off") == ["IF-URPF-EDGE"]
+    assert checks("is aaa new-model configured at every store") == ["AAA-NEW-MODEL"]
+    assert {"AAA-NEW-MODEL", "AAA-ACCOUNTING", "AAA-METHOD-NONE"} <= set(checks("aaa problems at the branches"))
+    assert checks("firewalls with telnet open") == ["ASA-TELNET"]
+
+
+@pytest.mark.usefixtures("demo_warehouse")
+def test_roles_named_by_their_device_word_and_series_of_three_months() -> None:
+    frame = frame_of("do the spines have copp", build_services(), today=TODAY)
+    assert frame.filters.role == ["spine"] and frame.filters.topic == ["copp"]
+    frame = frame_of("evidence of NX-SPINE-1 failing COPP", build_services(), today=TODAY)
+    assert frame.targets.rule == ["COPP"] and frame.filters.topic == []  # COPP as written is the rule
+    frame = frame_of("hq: august vs september vs october", build_services(), today=TODAY)
+    assert frame.ask == "trend" and len(frame.time.months) == 3
 
 
 def test_time_words() -> None:

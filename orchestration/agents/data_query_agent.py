@@ -60,7 +60,9 @@ def select_tool(intent: Intent) -> ToolChoice:
     """Which tool and which parameters, from the request's facets and the extracted entities."""
     scope, bindings = scope_for(intent)
     facets = intent.facets
-    severity = intent.entity("severity")
+    # the frame reads "crits" and "findings are critical" too; the tools take one severity
+    severities = intent.frame.filters.severity
+    severity = intent.entity("severity") or (severities[0] if len(severities) == 1 else None)
     named_runs = [e.value for e in intent.entities if e.type == "assessment_id" and e.source != "unresolved"]
     assessment_id = named_runs[0] if named_runs else None
     timeframe = intent.entity("timeframe")

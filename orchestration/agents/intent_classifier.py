@@ -193,9 +193,9 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
     SLIC findings, when it asks one device's verdict on the checks named ("is the tls finding on FW-1 covered by an
     exception?") or lists a signature's matches. The assessment skill of the same view answers."""
     skill = decision.skill or ""
+    # devices of a named kind are a population the standards do not hold: a lower floor for them
+    part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
     if skill.endswith("_generic"):
-        # devices of a named kind are a population the standards do not hold: a lower floor for them
-        part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
         # "is the http server disabled on all routers?", "is SNMP-ACL on RTR-1 covered by an exception?": a verdict
         verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.checks) \
             and bool(part or frame.targets.device)
@@ -204,11 +204,16 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population):
             return None
     elif skill.endswith("_expert_insights"):
-        verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.targets.device and frame.checks) \
+        # "does every switch have dhcp snooping?": the verdict of the checks named on a device or a part of the
+        # network
+        verdict = frame.ask in ("yes_no", "exception", "fix") and bool((frame.targets.device or part) and frame.checks) \
             and not (frame.targets.signature or frame.subject == "signatures")
         # "which asas are exposed to <a signature>?": the devices it matched, listed or counted
         matches = bool(frame.targets.signature) and frame.ask in ("list", "count", "yes_no")
-        if not (verdict or matches):
+        # "which exceptions cover DataCenter-2?": the approved exceptions are data, not an expert's reading
+        exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count", "exception") \
+            and frame.confidence >= CLEAR_ASK_POPULATION
+        if not (verdict or matches or exceptions):
             return None
     else:
         return None

@@ -6,6 +6,7 @@ topic phrases — narrowed to the rules its other words describe ("a default snm
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from orchestration.engines.rule_engine import Rule
@@ -20,13 +21,24 @@ def _words(text: str) -> set[str]:
     return {w.rstrip("s") for w in re.findall(r"[a-z0-9]{3,}", text.lower()) if w not in STATE_WORDS}
 
 
-def narrowed(text: str, candidates: Sequence[Rule]) -> list[str]:
+def narrowed(text: str, candidates: Sequence[Rule], topics: Sequence[str] = ()) -> list[str]:
     """The candidate rules whose deviation and title share the most of the question's telling words — words some
     candidates have and others not ("smart install" among the services, "default" among the SNMP rules) — all of
-    them when no word tells them apart ("weak snmp", "telnet enabled")."""
-    texts = {r.id: _words(f"{r.deviation} {r.title}") for r in candidates}
-    telling = {w for w in _words(text) if 0 < sum(w in t for t in texts.values()) < len(texts)}
-    scores = {rid: len(telling & t) for rid, t in texts.items()}
+    them when no word tells them apart ("weak snmp", "telnet enabled"). A topic's own name tells nothing: "aaa
+    problems" are every AAA rule's, though only some titles say "AAA"."""
+    # a rule's own topic phrase too: "urpf" names one interface rule though its title says "unicast RPF" (a phrase
+    # several rules share, like "aaa|tacacs|radius", names their topic, not one of them)
+    shared = Counter(t for r in candidates for t in set(r.topics))
+    texts = {r.id: _words(" ".join([r.deviation, r.title,
+                                    *(re.sub(r"\\[a-zA-Z]", " ", t) for t in r.topics if shared[t] == 1)]))
+             for r in candidates}
+    said = _words(text) - {t.rstrip("s") for t in topics}
+
+    def has(words: set[str], word: str) -> bool:  # "auth" is said of "authenticated", "snoop" of "snooping"
+        return word in words or (len(word) >= 4 and any(w.startswith(word) for w in words))
+
+    telling = {w for w in said if 0 < sum(has(t, w) for t in texts.values()) < len(texts)}
+    scores = {rid: sum(has(t, w) for w in telling) for rid, t in texts.items()}
     best = max(scores.values(), default=0)
     chosen = [rid for rid, s in scores.items() if s == best]
     return chosen if best and len(chosen) < len(candidates) else [r.id for r in candidates]
@@ -44,4 +56,7 @@ def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: 
     if precise and length > said + 3:  # the catalog's phrase for one rule ("snmp v3")
         return precise
     candidates = [r for r in rules if r.technology in topics or any(p.search(f"{r.deviation} {r.title}") for p in patterns)]
-    return list(dict.fromkeys(narrowed(text, candidates) + precise))
+    chosen = narrowed(text, candidates, topics)
+    if len(chosen) < len(candidates):  # the words told the rules apart ("aaa new-model" is not the login rule)
+        return chosen
+    return list(dict.fromkeys(chosen + precise))

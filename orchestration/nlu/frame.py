@@ -174,7 +174,8 @@ CUES = [re.compile(p, _I) for p in (
     r"\bbandwidth\b|\bpacket loss\b|\bneighbou?rs\b|\bmac address table\b|\binterfaces are down\b|\bonline\b",
     r"\blicen[cs]e|\bsmartnet\b|\bsupport contract\b|\bcontracts? expire\b",
     r"^(?:please )?(?:raise|open|create|send|email|push|apply|reboot|reload|schedule|run|disable|enable|page|backup|"
-    r"back up|deploy|configure)\b|\bfor me\b|\bticket\b|\bjira\b|\bservicenow\b|\bslack\b",
+    r"back up|deploy|configure|upgrade|downgrade|patch|install|shut|bounce|restart|replace|change|add|delete|"
+    r"roll ?back|save|notify)\b|\bfor me\b|\bticket\b|\bjira\b|\bservicenow\b|\bslack\b",
     r"\bweather\b|\bjoke\b|\brecipe\b|\bcapital of\b|\bstock price\b|\bworld cup\b|\btranslate\b|"
     r"\bpython\b|\bscript\b|\bansible\b|\bplaybook\b|\bcss\b|\bkubernetes\b|\bperformance review\b",
     r"^(?:which|what) (?:devices|boxes|switches|routers|firewalls|fws|asas|hosts|assets)\b|\bwho is running\b|"
@@ -219,7 +220,7 @@ def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
 _FILTER_ENTITIES = {"site": "site", "device_type": "device_type", "platform": "platform", "os_version": "os_version",
                     "environment": "environment", "severity": "severity"}
 SITE_TYPES = [
-    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites?|network|locations?|with)|"
+    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites?|network|locations?|with|compliance|posture|findings|results|trend)|"
               r"\b(?:the|which|what|every|each|any|worst|best) store\b(?![- ]?\d)"),
     ("branch", r"\bbranch(?:es)?\b(?![- ]?\d)"),
     ("datacenter", r"\bdata ?cent(?:er|re)s?\b(?![- ]?\d)|\bdcs?\b(?![- ]?\d)"),
@@ -232,6 +233,7 @@ SEVERITIES = [("critical", r"\bcrit(?:s|ical|icals)?\b"),
               ("low", r"\blow(?=[- ]sev|[- ]severity| findings| issues)")]
 _ROLE = r"(core|edge|access|distribution|spine|leaf)"
 _ROLE_BEFORE = re.compile(rf"\b{_ROLE}(?=[- ](?:layer|switch|switches|routers?|devices|boxes|firewalls?)\b)", _I)
+_ROLE_NOUN = re.compile(r"\b(spine)s\b|\b(lea)(?:fs|ves)\b", _I)  # "the spines", "leaves": the role word is the device
 _ROLE_PAIR = re.compile(rf"\b{_ROLE} (?:vs\.?|versus|and|or) {_ROLE}\b", _I)
 TOPICS = [
     ("aaa", r"\baaa\b|tacacs|radius"),
@@ -279,7 +281,7 @@ _PREVIOUS = re.compile(
     r"(?:assessment|run|scan)\b|\bnow vs\b", _I)
 # the whole history, not the last change: "getting better over time" is the series of every run
 _OVER_TIME = re.compile(r"\bover time\b|\bover the (?:months|runs|assessments)\b|\b(?:run by run|historically)\b|"
-                        r"\b(?:all|every) (?:the )?(?:runs|assessments)\b", _I)
+                        r"\b(?:month|run) (?:over|by) (?:month|run)\b|\b(?:all|every) (?:the )?(?:runs|assessments)\b", _I)
 _QUARTER_END = {1: "03-31", 2: "06-30", 3: "09-30", 4: "12-31"}
 
 
@@ -330,8 +332,11 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
 
 def _without_ids(text: str, rule_ids: Iterable[str]) -> str:
     """The text without names that hold letters of topic words: hyphenated names with a digit (devices, runs,
-    signatures, exceptions) and rule ids ("SNMP-V3-PRIV" names a rule, not the SNMP topic)."""
+    signatures, exceptions) and rule ids ("SNMP-V3-PRIV" and "COPP" name a rule, not the SNMP or CoPP topic)."""
     rules = {r.upper() for r in rule_ids}
+    words = [r for r in rules if "-" not in r]  # one-word ids name the rule only as written: "COPP", not "copp"
+    if words:
+        text = re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", " ", text)
     return _HYPHENATED.sub(lambda m: " " if any(c.isdigit() for c in m.group(0)) or m.group(0).upper() in rules
                            else m.group(0), text)
 
@@ -351,6 +356,7 @@ def read_filters(text: str, entities: Sequence[Entity], rule_ids: Iterable[str] 
             values.setdefault("severity", []).append(severity)
     site_types = [kind for kind, pattern in SITE_TYPES if re.search(pattern, words, _I)]
     roles = [m.group(1).lower() for m in _ROLE_BEFORE.finditer(words)]
+    roles += ["spine" if m.group(1) else "leaf" for m in _ROLE_NOUN.finditer(words)]
     for m in _ROLE_PAIR.finditer(words):
         if m.group(1).lower() in roles or m.group(2).lower() in roles:
             roles += [m.group(1).lower(), m.group(2).lower()]
@@ -438,10 +444,13 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     """The whole frame of one request."""
     ask, subject, cannot, confidence, margin = reader.read(text)
     today = today or date.today()
+    time = read_time(text, entities, today)
+    if ask == "compare" and len(time.months) + len(time.runs) > 2:
+        ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
     return QuestionFrame(
         ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),
-        time=read_time(text, entities, today),
+        time=time,
         targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
                              catalogs.rule_words),
         limit=read_limit(text),

@@ -13,13 +13,21 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 DOMAIN_WORDS = ["summarize", "summarise", "summary", "latest", "recent", "previous", "prior", "assessment", "assessments", "audit", "configuration", "config", "deviation", "deviations", "violations", "compliance", "compliant", "security", "secure", "insecure", "hardened", "hardening", "firewall", "firewalls", "router", "routers", "switch", "switches", "controller", "controllers", "wireless", "critical", "severity", "medium", "percentage", "breakdown", "technology", "platform", "family", "families", "product", "products", "remediation", "recommend", "recommended", "corrective", "actions", "unresolved", "persistent", "remaining", "changed", "change", "improved", "worsened", "posture", "exposure", "vulnerable", "vulnerability", "vulnerabilities", "signature", "signatures", "policy", "policies", "standard", "standards", "exception", "exceptions", "escalate", "escalation", "production", "staging", "datacenter", "datacenters", "branch", "branches", "stores", "headquarters", "authentication", "authorization", "accounting", "logging", "management", "telnet", "encryption", "password"]
+# Plain English words a domain word is one letter away from: "three" is not "tree", "where" not "were", "at least"
+# not "at last", a "route" not a "router"
+COMMON_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "fifty",
+                "hundred", "first", "second", "third", "where", "there", "cover", "least", "route", "slack", "never",
+                "every", "other", "after", "about", "which", "while", "still", "since", "until", "again", "later",
+                "january", "february", "march", "april", "june", "july", "august", "september", "october",
+                "november", "december"]
 _ENDINGS = ("s", "es", "d", "ed", "ing", "ly")
+_PREFIXES = ("un", "non", "re")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")
 
 
 class SpellingNormalizer:
     def __init__(self, vocabulary: Iterable[str]) -> None:
-        self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS))
+        self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS) | set(COMMON_WORDS))
         self._known = frozenset(self.vocabulary)
 
     @property
@@ -30,10 +38,20 @@ class SpellingNormalizer:
     @lru_cache(maxsize=4096)  # noqa: B019 - one normalizer per process; words repeat across prompts
     def correct_word(self, word: str) -> str:
         lower = word.lower()
-        if lower in self._known or any(lower.endswith(end) and lower[:-len(end)] in self._known for end in _ENDINGS):
-            return word  # an inflected known word is no typo: "datacenters", "disabled"
-        match = difflib.get_close_matches(lower, self.vocabulary, n=1, cutoff=0.84)
-        return match[0] if match else word
+        if self._inflected(lower):
+            return word
+        # two letters swapped is the commonest typo ("shuold"), and the one difflib's ratio scores lowest
+        swapped = (lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1))
+        match = next((w for w in swapped if w in self._known), None)
+        close = match or next(iter(difflib.get_close_matches(lower, self.vocabulary, n=1, cutoff=0.84)), None)
+        return close or word
+
+    def _inflected(self, word: str) -> bool:
+        """A known word, inflected or not, is no typo: "datacenters", "disabled", "check" beside "checks",
+        "approves" beside "approved", "unremediated" beside "remediate"."""
+        stems = {word} | {word[:-len(end)] for end in _ENDINGS if word.endswith(end)}
+        stems |= {stem[len(pre):] for stem in stems for pre in _PREFIXES if stem.startswith(pre)}
+        return any(stem in self._known or any(stem + end in self._known for end in _ENDINGS) for stem in stems)
 
     def normalize(self, text: str) -> str:
         return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)
