@@ -36,7 +36,7 @@ from chat_app.uploads import classify_upload
 from orchestration.config import app_secret, get_settings
 from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import MemoryStore
-from orchestration.nlu.meta_intent import is_file_handoff, overlong
+from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Plan
 from orchestration.turn_pool import TurnPool, warm_up
@@ -255,11 +255,13 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     await answer.send()
 
 
-async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> None:
+async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> str | None:
+    """Each file added or assessed, one results message for all; the collection the configurations went to."""
     from knowledge_base.ingest import ingest_paths
     from orchestration.warehouse.user_configs import assess_files
 
     lines: list[str] = []
+    collection: str | None = None
     configs: list[tuple[str, bytes]] = []
     documents: dict[Path, str] = {}
     async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
@@ -296,6 +298,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
                 lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
                 lines += [f"- ⚠ {w}" for w in report.warnings]
                 if report.assessment_id and report.collection:
+                    collection = report.collection
                     await cl.make_async(MemoryStore().set_thread_collection)(thread_id, report.collection)
                     lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s) "
                                  f"in your collection `{report.collection}`. This conversation now answers about it "
@@ -305,6 +308,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> N
                 lines.append(f"- ✗ the configurations could not be assessed: {exc}")
         step.output = "\n".join(lines)
     await cl.Message(content="**Upload results**\n\n" + "\n".join(lines)).send()
+    return collection
 
 
 EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown|csv))?\s*$", re.I)
@@ -325,8 +329,9 @@ async def on_message(message: cl.Message) -> None:
 
 async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
     files = [e for e in (message.elements or []) if getattr(e, "path", None)]
-    if files:
-        await handle_uploads(files, user_id, thread_id)
+    prompt = message.content
+    if files and await handle_uploads(files, user_id, thread_id):
+        prompt = about_upload(prompt)  # "assess these": the configurations just assessed, not an earlier answer
     export = EXPORT_COMMAND.match(message.content)
     if export:
         fmt = (export.group(1) or "md").lower()
@@ -335,7 +340,7 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
         await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
     elif not files or (message.content.strip() and not is_file_handoff(message.content)):
         # a message that only hands its files over ("Please add this document.") is answered by the upload results
-        await run_turn(message.content, thread_id, user_id)
+        await run_turn(prompt, thread_id, user_id)
 
 
 @cl.action_callback("export_trace")

@@ -22,8 +22,8 @@ FLEET_QUESTIONS = [
 ]
 
 
-def _upload(owner: str) -> str:
-    spec = DeviceSpec("RTR-HQ-EDGE-1", "HQ", "hq", "production", "router", "wan", "f", "m", "ios-xe", "high",
+def _upload(owner: str, hostname: str = "RTR-HQ-EDGE-1") -> str:
+    spec = DeviceSpec(hostname, "HQ", "hq", "production", "router", "wan", "f", "m", "ios-xe", "high",
                       "10.1.1.1", 1)  # the same hostname as a fleet device: still not the fleet's
     report = assess_files([("rtr.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())],
                           owner=owner)
@@ -128,3 +128,38 @@ def test_an_uploaded_document_is_its_owners_and_never_replaces_a_shared_one(writ
 
     assert "mallory/standard-snmpv3.md" in retrieved("mallory")  # the uploader finds it, named as theirs
     assert "mallory/standard-snmpv3.md" not in retrieved("bob")
+
+
+def test_naming_an_uploaded_device_answers_from_its_upload_and_a_fleet_device_switches_back(
+        writable_warehouse: Path) -> None:
+    from orchestration.warehouse.store import get_warehouse
+
+    uploaded = _upload("bob", hostname="RTR-LABX-9")
+    collection = _collection_of(uploaded)
+    turn = handle_turn("what does RTR-LABX-9 fail?", thread_id="t-bob-dev", user_id="bob")
+    assert turn.conversation.new_collection == collection
+    assert turn.final.answer.startswith(f"**Scope:** collection {collection} · assessment {uploaded}")
+    failed = get_warehouse().query("SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail'",
+                                   [uploaded]).rows[0][0]
+    assert f"has {failed} failed check" in turn.final.answer
+    back = handle_turn("and RTR-BR05-1?", thread_id="t-bob-dev", user_id="bob")
+    assert back.conversation.new_collection == "fleet" and back.final.answer.startswith("**Scope:** assessment ASMT-")
+    theirs = handle_turn("what does RTR-LABX-9 fail?", thread_id="t-alice-dev", user_id="alice")
+    assert theirs.conversation.collection == "fleet" and collection not in theirs.final.answer
+
+
+def test_files_sent_with_assess_these_are_answered_with_their_assessment(writable_warehouse: Path) -> None:
+    """The chat sets the thread's collection to the upload's and makes the message's references to the files
+    explicit (``about_upload``): "assess these" is the upload's assessment, not an earlier answer's devices."""
+    from orchestration.memory.store import MemoryStore
+    from orchestration.nlu.meta_intent import about_upload
+
+    assert about_upload("which of these have telnet on?") == \
+        "which of the devices of the latest assessment have telnet on?"
+    assert about_upload("summarize HQ") == "summarize HQ"
+    uploaded = _upload("bob", hostname="RTR-LABX-8")
+    handle_turn("Summarize the latest assessment", thread_id="t-bob-files", user_id="bob")  # an earlier answer
+    MemoryStore().set_thread_collection("t-bob-files", _collection_of(uploaded))
+    turn = handle_turn(about_upload("assess these"), thread_id="t-bob-files", user_id="bob")
+    assert turn.final.answer.startswith(f"**Scope:** collection {_collection_of(uploaded)} · assessment {uploaded}")
+    assert "1 device" in turn.final.answer.split("\n")[0]

@@ -23,6 +23,7 @@ from orchestration.nlu.entities import Gazetteer, extract_entities, read_entitie
 from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, preference_statement, resolve
 from orchestration.nlu.frame import Catalogs, get_reader, read_frame, title_words
+from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
@@ -132,8 +133,10 @@ def cannot_answer(intent: Intent) -> bool:
     """Whether the question asks for what the product cannot see or do (live state, licences, actions,
     other topics): then nothing runs and the answer says so. Conversational turns are never refused."""
     frame = intent.frame
+    # "what about that one?" with nothing before it: the question of what it points at comes first
+    pointless = intent.meta_intent == "followup_question" and intent.intent_class == "unknown_or_needs_clarification"
     return (frame.ask == "not_answerable" and frame.confidence >= CANNOT_CONFIDENCE
-            and intent.meta_intent not in CONVERSATIONAL)
+            and intent.meta_intent not in CONVERSATIONAL and not pointless)
 
 
 @functools.cache
@@ -200,8 +203,11 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.checks) \
             and bool(part or frame.targets.device)
         population = frame.ask in POPULATION_ASKS and frame.subject in ("devices", "sites", "runs") and _filtered(frame)
-        floor = CLEAR_ASK_POPULATION if verdict or (population and part and frame.subject == "devices") else CLEAR_ASK
-        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population):
+        # "what does D2_IOSXE fail?": the standards hold no device; its failures are the data's
+        device = bool(frame.targets.device) and frame.ask in ("list", "count", "explain", "summary")
+        floor = CLEAR_ASK_POPULATION if verdict or device or (population and part and frame.subject == "devices") \
+            else CLEAR_ASK
+        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population or device):
             return None
     elif skill.endswith("_expert_insights"):
         # "does every switch have dhcp snooping?": the verdict of the checks named on a device or a part of the
@@ -382,7 +388,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                         + (f" Yours are {', '.join(f'**{c}**' for c in collections[:6])} (newest first)." if collections else
                            " You have no uploaded collections yet.")
                         + " Which one do you mean? Or say \"back to the fleet\".")
-            intent = with_facets(_gate(Intent(), question, 0.0), prompt, services)
+            # the switch is the request: its words ("use the … configs") are no question to read a frame from
+            intent = with_facets(_gate(Intent(), question, 0.0), prompt, services).evolve(frame=QuestionFrame())
             return {"intent": intent, "conversation": conv.evolve(**updates)}
         updates.update(collection=switch.collection, new_collection=switch.collection)
         if is_only_a_switch(switch):
@@ -398,6 +405,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
+    moved = _collection_of_named_devices(intent, conv.collection if switch is None else switch.collection, services)
+    if moved:  # "what does D2_IOSXE fail?": the device is in one of the user's uploads, answered there
+        updates.update(collection=moved, new_collection=moved)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
         intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt))
     updates.update(
@@ -409,6 +419,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         previous_intent=previous.intent_class if previous else None,
     )
     return {"intent": intent, "conversation": conv.evolve(**updates)}
+
+
+def _collection_of_named_devices(intent: Intent, current: str | None, services: Services) -> str | None:
+    """The collection this turn's named devices are all in, when it is not the thread's: naming an uploaded device
+    switches the thread to its upload, naming a fleet device in an upload's thread switches back."""
+    named = [e.value for e in intent.entities if e.type == "device" and e.source == "inventory"]
+    found = collections_of(named, services.settings) if named else set()
+    return next(iter(found)) if len(found) == 1 and found != {current or "fleet"} else None
 
 
 def summarize(update: StateUpdate) -> str:

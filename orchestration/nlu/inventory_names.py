@@ -1,6 +1,7 @@
 """The inventory's names for entity extraction (DESIGN §4): the fleet's sites, hostnames, assessment ids,
 platforms and software versions, reloaded when the warehouse file changes — plus the assessment ids of the
-asking user's own uploads (never another user's: a clarification question may list known names)."""
+asking user's own uploads and the devices of the uploads they may see (never another user's: a clarification
+question may list known names)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ def _fleet(settings: Settings) -> Gazetteer:
     return gaz
 
 
+_VISIBLE = ("SELECT collection FROM assessments WHERE collection <> 'fleet' "
+            "AND (owner IS NULL OR owner = '' OR owner = ?)")  # a viewer's own uploads and those shared with everyone
+
+
 def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = None) -> Gazetteer:
     """Names of the configured warehouse as ``viewer`` may see them; empty if there is none."""
     settings = settings or get_settings()
@@ -43,11 +48,29 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
         fleet = _fleet(settings)
         if not viewer:
             return fleet
-        own = [r[0] for r in get_warehouse(settings).query(
+        w = get_warehouse(settings)
+        own = [r[0] for r in w.query(
             "SELECT assessment_id FROM assessments WHERE collection <> 'fleet' AND owner = ?", [viewer]).rows]
+        # the devices of the uploads the viewer may see, by id ("lab-east/D2_IOSXE") and by hostname ("D2_IOSXE")
+        uploaded = [str(r[0]) for r in w.query(
+            f"SELECT DISTINCT asset_id FROM assets WHERE collection IN ({_VISIBLE})", [viewer]).rows]
     except WarehouseUnavailable:
         return Gazetteer()
-    return fleet.with_assessments(own) if own else fleet
+    gaz = fleet.with_assessments(own) if own else fleet
+    return gaz.with_devices([(d, d) for d in uploaded] + [(d.rsplit("/", 1)[-1], d) for d in uploaded])
+
+
+def collections_of(devices: list[str], settings: Settings | None = None) -> set[str]:
+    """The collections the devices are in (an upload's devices are named "<collection>/<hostname>")."""
+    settings = settings or get_settings()
+    if not devices:
+        return set()
+    try:
+        rows = get_warehouse(settings).query(
+            f"SELECT DISTINCT collection FROM assets WHERE asset_id IN ({', '.join('?' for _ in devices)})", devices).rows
+    except WarehouseUnavailable:
+        return set()
+    return {str(r[0]) for r in rows}
 
 
 def visible_collections(settings: Settings | None = None, viewer: str | None = None) -> list[str]:

@@ -35,6 +35,19 @@ def refers_back(prompt: str) -> bool:
     return bool(DEICTIC.search(prompt))
 
 
+# What points at the configuration files of the same message: "assess these", "what do these configs fail?"
+_UPLOAD_REFERENCE = re.compile(
+    r"\b(?:(?:these|those|them|they)(?: (?:files|configs|configurations|devices|boxes|routers|switches|firewalls))?|"
+    r"(?:this|that) (?:file|config|configuration|device|box|router|switch|firewall))\b", _I)
+
+
+def about_upload(text: str) -> str:
+    """A message sent with configuration files, its references to them made explicit: the thread now answers about
+    the upload's collection, and the files are the devices of its latest assessment ("assess these" → "assess the
+    devices of the latest assessment", "which of these have telnet on?")."""
+    return _UPLOAD_REFERENCE.sub("the devices of the latest assessment", text)
+
+
 # A message that only hands a file over ("Please add this document.", "Here are my configs"): it asks nothing, so
 # routing it by similarity would answer a question nobody asked (it scored as a fleet summary).
 _FILE_NOUNS = r"(?:documents?|docs?|files?|pdfs?|polic(?:y|ies)|standards?|configs?|configurations?|notes?|runbooks?)"

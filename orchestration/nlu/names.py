@@ -117,6 +117,12 @@ class Gazetteer:
         merged = {**self.assessments, **{key(a): a for a in assessments}}
         return Gazetteer(self.sites, self.devices, merged, self.platforms, self.os_versions, self.aliases)
 
+    def with_devices(self, names: Iterable[tuple[str, str]]) -> Gazetteer:
+        """The same names plus more devices as (name, device id) — an upload's hostnames; a name the table holds
+        already keeps its device (the fleet's RTR-1 is not an upload's RTR-1)."""
+        merged = {**{key(name): device for name, device in names}, **self.devices}
+        return Gazetteer(self.sites, merged, self.assessments, self.platforms, self.os_versions, self.aliases)
+
     def pool(self, etype: str) -> dict[str, str]:
         return {"site": self.sites, "device": self.devices, "assessment_id": self.assessments,
                 "platform": self.platforms, "os_version": self.os_versions}.get(etype, {})
