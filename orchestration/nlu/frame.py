@@ -220,7 +220,8 @@ def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
 _FILTER_ENTITIES = {"site": "site", "device_type": "device_type", "platform": "platform", "os_version": "os_version",
                     "environment": "environment", "severity": "severity"}
 SITE_TYPES = [
-    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites?|network|locations?|with|compliance|posture|findings|results|trend)|"
+    ("store", r"\bstores\b|\bstore (?=routers?|switch|firewalls?|fws?|devices|boxes|sites?|network|locations?|with|"
+              r"compliance|posture|findings|results|trend)|"
               r"\b(?:the|which|what|every|each|any|worst|best) store\b(?![- ]?\d)"),
     ("branch", r"\bbranch(?:es)?\b(?![- ]?\d)"),
     ("datacenter", r"\bdata ?cent(?:er|re)s?\b(?![- ]?\d)|\bdcs?\b(?![- ]?\d)"),

@@ -35,8 +35,8 @@ def _fleet(settings: Settings) -> Gazetteer:
     return gaz
 
 
-_VISIBLE = ("SELECT collection FROM assessments WHERE collection <> 'fleet' "
-            "AND (owner IS NULL OR owner = '' OR owner = ?)")  # a viewer's own uploads and those shared with everyone
+# the upload collections a viewer may see: their own and those shared with everyone
+_VISIBLE = "collection <> 'fleet' AND (owner IS NULL OR owner = '' OR owner = ?)"
 
 
 def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = None) -> Gazetteer:
@@ -53,7 +53,8 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
             "SELECT assessment_id FROM assessments WHERE collection <> 'fleet' AND owner = ?", [viewer]).rows]
         # the devices of the uploads the viewer may see, by id ("lab-east/D2_IOSXE") and by hostname ("D2_IOSXE")
         uploaded = [str(r[0]) for r in w.query(
-            f"SELECT DISTINCT asset_id FROM assets WHERE collection IN ({_VISIBLE})", [viewer]).rows]
+            f"SELECT DISTINCT asset_id FROM assets WHERE collection IN (SELECT collection FROM assessments WHERE "
+            f"{_VISIBLE})", [viewer]).rows]
     except WarehouseUnavailable:
         return Gazetteer()
     gaz = fleet.with_assessments(own) if own else fleet
@@ -80,8 +81,8 @@ def visible_collections(settings: Settings | None = None, viewer: str | None = N
         return []
     try:
         rows = get_warehouse(settings).query(
-            "SELECT collection, MAX(started_at) FROM assessments WHERE collection <> 'fleet' "
-            "AND (owner IS NULL OR owner = '' OR owner = ?) GROUP BY collection ORDER BY 2 DESC", [viewer or ""]).rows
+            f"SELECT collection, MAX(started_at) FROM assessments WHERE {_VISIBLE} GROUP BY collection ORDER BY 2 DESC",
+            [viewer or ""]).rows
     except WarehouseUnavailable:
         return []
     return [str(r[0]) for r in rows]
