@@ -39,6 +39,15 @@ def test_a_device_list_names_every_device_the_condition_selects(demo_warehouse: 
     assert listed == expected
 
 
+def test_no_device_failing_a_check_the_scope_is_never_judged_on_is_not_a_pass(demo_warehouse: Path) -> None:
+    """CoPP is judged on IOS-XE routers only: "None fail" of the leaf switches would read as a pass."""
+    judged = sql(demo_warehouse, f"""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.rule_id = 'COPP' AND a.device_type = 'switch'""")[0][0]
+    assert judged == 0
+    head = first_line(handle_turn("do any of the leaf switches fail copp").final.answer)
+    assert head.startswith("**Not judged.** COPP applies to ios-xe routers only"), head
+
+
 def test_a_count_of_devices_is_the_number_first(demo_warehouse: Path) -> None:
     state = handle_turn("how many store firewalls have a critical failure?")
     (n,), = sql(demo_warehouse, f"""

@@ -65,6 +65,17 @@ def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], p
     return out
 
 
+def _not_judged(frame: QuestionFrame) -> str:
+    """The checks asked that the catalog never applies to the device types or platforms the question names
+    ("COPP applies to ios-xe routers only"), as one sentence; empty when every check applies."""
+    types, platforms = set(frame.filters.device_type), set(frame.filters.platform)
+    rules = [r for r in get_rules() if r.id in (frame.checks or frame.targets.rule)]
+    out = [f"{r.id} applies to {'/'.join(r.platforms)} {'/'.join(f'{t}s' for t in r.device_types) or 'devices'} only"
+           for r in rules if (types and r.device_types and not types & set(r.device_types))
+           or (platforms and not platforms & set(r.platforms))]
+    return "; ".join(out) if out and len(out) == len(rules) else ""
+
+
 def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
                  prefix: str) -> DomainOutputs:
     rows = report["rows"]
@@ -78,6 +89,9 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
                  if condition else f"No device in this scope was assessed in {run}.")
         if frame.ask == "yes_no" and condition:
             first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
+        unjudged = _not_judged(frame)
+        if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
+            first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
     names = [r["asset_id"] for r in rows]
     if frame.ask == "ranking":
