@@ -171,7 +171,7 @@ class StepRenderer:
                 self.open[task.id] = step
             return
         label = NODE_LABELS.get(event.node, event.node)
-        if isinstance(plan, Plan) and event.node != "planner" and plan.tasks:
+        if isinstance(plan, Plan) and event.task_ids and plan.tasks:  # a task agent finished its task
             task = plan.tasks[0]
             opened = self.open.get(task.id)
             step = opened or await made(cl.Step, name=label, type="tool", parent_id=self.root.id)

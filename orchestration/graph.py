@@ -1,14 +1,18 @@
 """The LangGraph wiring of a turn — the one place where nodes and edges are declared.
 
     context_pruner ──▶ intent_classifier ──(gate / acknowledgement / preference)──▶ answer_composer ──▶ reflector ──▶ END
-            │
-            ▼
-         planner ──▶ dispatch ──▶ [ready tasks in parallel] ──▶ dispatch ──▶ … ──▶ answer_composer
+            │                                                                             ▲              │
+            ▼                                                                             │       (replan, once)
+         planner ──▶ dispatch ──▶ [ready tasks in parallel] ──▶ dispatch ──▶ … ───────────┘              │
+                        ▲                                                                                │
+                        └────────────────────────────────────────────────────────────────────────────────┘
 
 ``dispatch`` is the Planner's execute half: after every superstep it marks the tasks whose
 dependencies are finished ``in_progress`` and fans out to their agents (LangGraph runs the nodes a
 conditional edge returns in parallel). Every node goes through the contract wrapper, which
-enforces the node's ``writes`` (and validates task outputs) and appends the trace. ``build_graph`` gets
+enforces the node's ``writes`` (and validates task outputs) and appends the trace. When the Reflector finds
+the answer not in the question's form, it leaves the Data Query task and its consumers pending again (plan
+iteration 2) and the turn goes back to ``dispatch`` once. ``build_graph`` gets
 the ``Services`` of the composition root and hands them to every node.
 """
 
@@ -142,6 +146,11 @@ def route_after_dispatch(contracts: ContractSet) -> Callable[[AssessmentState], 
     return route
 
 
+def route_after_reflector(state: AssessmentState) -> str:
+    """The Reflector's replan left tasks pending: they run again; otherwise the turn ends."""
+    return "dispatch" if any(t.status == "pending" for t in state.plan.tasks) else END
+
+
 def build_graph(services: Services | None = None) -> Any:
     """Compile the turn graph over ``services`` (default: those of the current settings)."""
     services = services or build_services()
@@ -163,7 +172,7 @@ def build_graph(services: Services | None = None) -> Any:
     graph.add_edge("planner", "dispatch")
     graph.add_conditional_edges("dispatch", route_after_dispatch(services.contracts), [*TASK_AGENTS, "answer_composer"])
     graph.add_edge("answer_composer", "reflector")
-    graph.add_edge("reflector", END)
+    graph.add_conditional_edges("reflector", route_after_reflector, ["dispatch", END])
     return graph.compile()
 
 

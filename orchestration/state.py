@@ -262,10 +262,16 @@ class Task(StateModel):
     started_at: str | None = None
     finished_at: str | None = None
     error: str | None = None
+    # set by the Reflector's replan: the second run must answer in the question's form (the frame's template)
+    directive: Literal["question_form"] | None = None
+
+
+MAX_PLAN_ITERATIONS = 2  # the Planner's plan and at most one replan by the Reflector
 
 
 class Plan(StateModel):
-    """Written by the Planner; each task's status/outputs by the task's owner (merged by id)."""
+    """Written by the Planner (iteration 1) and the Reflector's replan (iteration 2); each task's status/outputs
+    by the task's owner (merged by id)."""
 
     tasks: list[Task] = Field(default_factory=list)
     routing: list[str] = Field(default_factory=list)

@@ -234,3 +234,99 @@ def test_every_table_of_an_answer_downloads_as_csv_with_the_complete_query_rows(
     assert sorted(r["asset_id"] for r in rows) == expected and all(r["os_version"] == "16.12.4" for r in rows)
     risky = CsvTable("x.csv", ["cell"], [["=HYPERLINK(1)"], ["-0.8"], ["-cmd"], ["@x"], ["plain"]]).text()
     assert risky.splitlines()[1:] == ["'=HYPERLINK(1)", "-0.8", "'-cmd", "'@x", "plain"]
+
+
+def _doubting_reader(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The reader doubts every ask, as it does on questions in words its corpus lacks: the first run answers with
+    the assessment tools' summary, whatever the question."""
+    from orchestration.tools import question_plan
+    monkeypatch.setattr(question_plan, "sure_of_form", lambda frame: False)
+
+
+def test_a_device_list_missing_from_the_answer_is_replanned_once_in_its_form(demo_warehouse: Path,
+                                                                             monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    _doubting_reader(monkeypatch)
+    state = handle_turn("which routers fail ntp auth")
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.device_type = 'router'""")}
+    assert len(expected) > 3
+    order = state.trace.node_run_order
+    assert order.count("data_query_agent") == 2 and order.count("reflector") == 2 and order[-1] == "reflector"
+    assert [(c.tool_name, c.input.get("template")) for c in state.mcp.tool_calls] == [
+        ("assessment_analysis_tool", None), ("sql_path", "device_list")]
+    assert state.plan.iteration == 2 and state.plan.task_for("Data Query Agent").directive == "question_form"  # type: ignore[union-attr]
+    replan = next(d.summary for d in state.trace.state_deltas if d.node == "reflector")
+    assert replan.startswith("replan: the answer lacks the devices asked for, listed"), replan
+    assert re.match(rf"\*\*{len(expected)} devices\*\*", first_line(state.final.answer))
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+    assert "Not covered" not in state.final.answer
+
+
+def test_a_series_missing_from_the_answer_is_replanned_into_the_runs_asked(demo_warehouse: Path,
+                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    _doubting_reader(monkeypatch)
+    state = handle_turn("failed checks at site-b over the last 3 runs")
+    runs = sql(demo_warehouse, """
+        SELECT r.assessment_id, COUNT(*) FILTER (WHERE r.status = 'fail') FROM results r JOIN assets a USING (asset_id)
+        WHERE a.site = 'Site-B' AND r.assessment_id IN (SELECT assessment_id FROM assessments ORDER BY started_at DESC
+                                                        LIMIT 3)
+        GROUP BY 1 ORDER BY 1""")
+    assert len(runs) == 3
+    assert state.plan.iteration == 2 and [c.input.get("template") for c in state.mcp.tool_calls if c.tool_name == "sql_path"] \
+        == ["run_series"]
+    rows = re.findall(r"^\| (ASMT-[\d-]+) \| [\d-]+ \| \d+ \| \d+ \| (\d+) \|", state.final.answer, re.M)
+    assert [(run, int(failed)) for run, failed in rows] == [(run, failed) for run, failed in runs]
+
+
+def test_an_answer_already_in_its_form_is_not_replanned(demo_warehouse: Path) -> None:
+    state = handle_turn("which firewalls at the stores fail telnet checks")
+    assert state.plan.iteration == 1 and state.trace.node_run_order.count("reflector") == 1
+    assert tool_of(state) == ("sql_path", "device_list")
+
+
+def test_the_replan_is_bounded_and_what_stays_missing_is_said(demo_warehouse: Path,
+                                                              monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A form the second run still does not deliver: one replan, then the answer says what it does not cover."""
+    from orchestration.agents import reflector
+    monkeypatch.setattr(reflector, "missing_form", lambda state: "the devices asked for, listed")
+    state = handle_turn("how are the branches doing")
+    assert state.plan.iteration == 2 and state.trace.node_run_order.count("reflector") == 2
+    assert "**Not covered:** the devices asked for, listed: the data answered with a summary instead" \
+        in state.final.answer
+    assert state.final.partial
+
+
+def _rules_by_failing_devices(path: Path, site: str) -> list[tuple[str, int]]:
+    return sql(path, f"""SELECT r.rule_id, COUNT(DISTINCT r.asset_id) AS n FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = ? GROUP BY 1 ORDER BY 2 DESC, 1""", [site])
+
+
+def test_a_ranking_whose_top_is_tied_says_no_single_rule_leads(demo_warehouse: Path) -> None:
+    ranked = _rules_by_failing_devices(demo_warehouse, "Branch-07")
+    tied = {rule for rule, n in ranked if n == ranked[0][1]}
+    assert len(tied) > 1  # the demo site this test is about has a tie at the top
+    head = first_line(handle_turn("whats the most common failure at branch 7").final.answer)
+    assert head.startswith(f"No single rule leads: {len(tied)} rules fail on {ranked[0][1]} devices each"), head
+    assert set(re.findall(r"\*\*([A-Z0-9-]+)\*\*", head)) == tied
+
+
+def test_a_top_n_ranking_lists_n_rules_and_the_ties_at_its_cut(demo_warehouse: Path) -> None:
+    ranked = _rules_by_failing_devices(demo_warehouse, "Branch-07")
+    head = first_line(handle_turn("top 3 failing rules at branch 7?").final.answer)
+    listed = re.findall(r"\d\. \*\*([A-Z0-9-]+)\*\* \([^)]*\) — (\d+) devices?", head)
+    assert len(listed) == 3 and all(int(n) == dict(ranked)[rule] for rule, n in listed), head
+    assert sorted(int(n) for _, n in listed) == sorted((n for _, n in ranked), reverse=True)[:3][::-1]
+    cut = int(listed[-1][1])
+    beyond = {rule for rule, n in ranked if n == cut} - {rule for rule, _ in listed}
+    assert beyond and all(rule in head.split("ties with the last")[1] for rule in beyond), head
+
+
+def test_a_device_ranking_with_a_tie_at_the_top_names_every_tied_device(demo_warehouse: Path) -> None:
+    counts = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = 'Branch-07' GROUP BY 1 ORDER BY 2 DESC""")
+    tied = {d for d, n in counts if n == counts[0][1]}
+    assert len(tied) > 1
+    head = first_line(handle_turn("which box at branch-07 has the most failed checks").final.answer)
+    assert head.startswith("No single device leads") and f"tie at {counts[0][1]} failed checks each" in head, head
+    assert set(re.findall(r"\*\*([A-Z0-9-]+)\*\*", head)) == tied

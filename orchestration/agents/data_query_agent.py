@@ -32,20 +32,16 @@ from orchestration.outputs import (
     ToolSelection,
 )
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Intent, QuestionFrame, Task, ToolCall, utc_now
-from orchestration.tools.frame_sql import Condition, plan_frame
+from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
+from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan_for
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
-from orchestration.tools.sql_plan import SqlPlan, plan_sql
 from orchestration.vocabulary.scope import AnswerScope
 from orchestration.warehouse.versions import version_stamp
 
 SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
-SQL_SKILLS = ("cbp_assessment", "sec_assessment")
 INVENTORY_CAP = 50
-FRAME_CONFIDENCE = 0.6  # below it the reader is unsure of the ask: the assessment tools' summary answers instead …
-FRAME_MARGIN = 0.4  # … unless the ask leads every other by this much (a list at 0.6 with a summary at 0.12 is a list)
 
 
 @dataclass(frozen=True)
@@ -200,49 +196,12 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
-def condition_of(intent: Intent) -> Condition:
-    """Which failed checks the question counts: its severities and its checks (read by the classifier)."""
-    frame = intent.frame
-    severities = tuple(frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"])
-    return Condition(severities, tuple(frame.checks), intent.facets.failing)
-
-
-def structural(frame: QuestionFrame) -> bool:
-    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs: a form
-    whatever the reader's doubt."""
-    return bool((frame.subject == "exceptions" and frame.time.before) or (
-        frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
-        frame.time.several_runs and frame.subject in ("findings", "runs")
-        and frame.ask in ("trend", "count", "summary", "list")))
-
-
-def _sql_plan(intent: Intent, scope: dict[str, Any], collection: str) -> SqlPlan | None:
-    """The SQL path's plan: the facet templates of inventory questions, else the frame's form (a list, a ranking,
-    a series, groups side by side, exceptions, one device's verdicts), else the topic listing. Change and tracking
-    questions stay with their tools, except a trend over a time range (the series)."""
-    facets = intent.facets
-    frame = intent.frame
-    # "how many devices run software past end of maintenance" counts a signature's matches, "how many store firewalls
-    # still have telnet open" a check's failures: neither is a count of the inventory
-    if frame.targets.signature or frame.checks:
-        facets = facets.evolve(inventory_count=False, listing_column=None)
-    elif facets.inventory_count or facets.listing_column:
-        return plan_sql(facets, scope, collection)
-    timed = frame.time.months or frame.time.runs or frame.time.relative
-    sure = frame.confidence >= FRAME_CONFIDENCE or frame.margin >= FRAME_MARGIN or structural(frame)
-    if sure and not facets.tracking and (
-            not facets.change or frame.ask == "trend" or (frame.ask == "compare" and not timed)):
-        plan = plan_frame(frame, scope, condition_of(intent), collection)
-        if plan is not None:
-            return plan
-    return plan_sql(facets, scope, collection)
-
-
-def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str) -> tuple[ToolChoice, str]:
+def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
+            form_required: bool = False) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
     expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
-    uploads are the only ones a named assessment id may reach."""
-    plan = _sql_plan(intent, scope, collection) if intent.domain_details.skill in SQL_SKILLS else None
+    uploads are the only ones a named assessment id may reach; ``form_required``: the Reflector's replan."""
+    plan = sql_plan_for(intent, scope, collection, form_required) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}
@@ -255,7 +214,8 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str)
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     intent = state.intent
     scope, _ = scope_for(intent)
-    choice, source_path = _choose(intent, scope, state.input.user_id, state.conversation.collection)
+    choice, source_path = _choose(intent, scope, state.input.user_id, state.conversation.collection,
+                                  task.directive == "question_form")
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id) if source_path == "sql" \
         else _call_with_memory(choice, task, services)
     call = outcome.call
@@ -282,6 +242,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     calls = (call, *inventory_calls)
     statements = sum(len(c.queries) for c in calls)
     summary += f"; {statements} SQL statement{'s' if statements != 1 else ''}" if statements else ""
+    if task.directive == "question_form":
+        summary = "rerun in the question's form (the Reflector's replan): " + summary
     if call.status == "error":
         return TaskResult("failed", TaskOutputs(assessment_context=context), error=call.error, tool_calls=calls,
                           summary=summary)

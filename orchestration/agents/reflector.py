@@ -6,6 +6,13 @@ citation marker [n] must name a citation whose chunk the Knowledge Agent retriev
 covered (``final.scope``) must be the scope the resolved intent asked for. On failure the
 answer is qualified (partial, high risk, the unverified items listed) and the decision is recorded in
 the trace. Turns without a plan (gate, acknowledgements) are finalized as they are.
+
+It also checks the answer against the question's frame (DESIGN §4a). When the reader doubted the ask, the
+Data Query Agent answered with an assessment tool's summary; if the frame's own plan would deliver the part the
+question asked for (the devices listed, the series over the runs, both sides side by side), the Reflector
+replans once: the Data Query task and the tasks that consume it run again with the directive to answer in the
+question's form (``Plan.iteration`` 2, bounded by ``MAX_PLAN_ITERATIONS``), then the answer is composed and
+checked again. What is still not covered is said in the answer.
 """
 
 from __future__ import annotations
@@ -15,14 +22,23 @@ import re
 from typing import Any
 
 from orchestration.interpretation.scope_statement import scope_gaps
+from orchestration.outputs import TaskOutputs
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Final, StateUpdate
+from orchestration.state import MAX_PLAN_ITERATIONS, AssessmentState, Final, Plan, StateUpdate
 from orchestration.tools.frame_sql import compared_key
+from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
 from orchestration.tools.scope import scope_for, values_of
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
 CITE = re.compile(r"\[(\d+)\]")
 ORDINAL_MAX = 25  # list positions, ranks and table row numbers
+# the parts of a question's form only the frame's own SQL plan delivers, by its template
+FORM_PARTS = {
+    "device_list": "the devices asked for, listed",
+    "run_series": "the series over the runs asked for",
+    "group_compare": "the groups asked for, side by side",
+}
+REPLAN = "reflector replan: "
 
 
 def _norm(token: str) -> str:
@@ -94,7 +110,47 @@ def frame_gaps(state: AssessmentState) -> list[str]:
         gaps.append("fewer than two runs fall in the time asked for: there is no trend to show")
     if report.get("row_cap_reached"):
         gaps.append(f"the query's rows were cut at {report.get('row_count')}: the list is not complete")
+    lacking = missing_form(state)  # still missing after the one replan
+    if lacking:
+        gaps.append(f"{lacking}: the data answered with a summary instead")
     return gaps
+
+
+def missing_form(state: AssessmentState) -> str | None:
+    """The part of the question's form the first answer lacks and a run in the frame's form would give, or None.
+    Only when the data came from somewhere else than that plan (an assessment tool, another SQL template)."""
+    intent = state.intent
+    task = state.plan.task_for("Data Query Agent")
+    context = task.outputs.assessment_context if task is not None and task.status == "completed" else None
+    if intent.domain_details.skill not in SQL_SKILLS or context is None or not context.report_data:
+        return None
+    answered = (context.report_data.get("sql_path") or {}).get("template") or next(iter(context.report_data))
+    scope, _ = scope_for(intent)
+    plan = sql_plan_for(intent, scope, state.conversation.collection, form_required=True)
+    if plan is None or plan.template == answered or plan.template not in FORM_PARTS:
+        return None
+    if plan.template == "device_list" and intent.frame.ask not in ("list", "ranking"):
+        return None  # a count or yes/no over devices is the analysis' own form
+    return FORM_PARTS[plan.template]
+
+
+def replan(state: AssessmentState) -> tuple[Plan, str] | None:
+    """The plan of the second run (the Data Query task with the form directive, and every task that consumes
+    it, pending again), or None when the answer covers the form or the one replan was used."""
+    data = state.plan.task_for("Data Query Agent")
+    if state.plan.iteration >= MAX_PLAN_ITERATIONS or data is None:
+        return None
+    missing = missing_form(state)
+    if missing is None:
+        return None
+    rerun = {data.id}
+    for task in state.plan.tasks:  # dependents in plan order (the Planner orders providers first)
+        if rerun & set(task.depends_on):
+            rerun.add(task.id)
+    tasks = [t.evolve(status="pending", outputs=TaskOutputs(), started_at=None, finished_at=None, error=None,
+                      directive="question_form" if t.id == data.id else None) if t.id in rerun else t
+             for t in state.plan.tasks]
+    return Plan(tasks=tasks, routing=state.plan.routing, iteration=state.plan.iteration + 1), missing
 
 
 def reflect(state: AssessmentState) -> tuple[Final, str]:
@@ -125,11 +181,20 @@ def reflect(state: AssessmentState) -> tuple[Final, str]:
 
 
 def run(state: AssessmentState, services: Services) -> StateUpdate:
+    second = replan(state)
+    if second is not None:  # the draft is not the answer: the tasks run again and the composer writes a new one
+        plan, missing = second
+        rerun = ", ".join(f"{t.id} {t.owner}" for t in plan.tasks if t.status == "pending")
+        note = (f"{REPLAN}the answer lacks {missing}; {rerun} run again in the question's form "
+                f"(iteration {plan.iteration} of {MAX_PLAN_ITERATIONS})")
+        return {"plan": plan, "final": state.final.evolve(missing_inputs=[*state.final.missing_inputs, note])}
     final, _ = reflect(state)
     return {"final": final}
 
 
 def summarize(update: StateUpdate) -> str:
     final: Final = update["final"]
+    if "plan" in update:
+        return next(m for m in final.missing_inputs if m.startswith(REPLAN)).removeprefix("reflector ")
     problems = [m.removeprefix("reflector: ") for m in final.missing_inputs if m.startswith("reflector: ")]
     return ("qualify: " + "; ".join(problems)) if problems else "finalize: numbers and citations trace back to the data"

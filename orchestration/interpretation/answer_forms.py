@@ -40,6 +40,38 @@ def _total(rows: list[dict[str, Any]]) -> int:
     return int(rows[0].get("total") or len(rows)) if rows else 0
 
 
+def _names(ids: list[str], shown: int = 8) -> str:
+    """Ids in bold, the first ``shown`` of them, and how many more."""
+    bold = ", ".join(f"**{i}**" for i in ids[:shown])
+    return bold + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def rule_ranking(rules: list[dict[str, Any]], limit: int | None, where: str) -> str:
+    """The rules ranked by failing devices, in the question's size (the top one, or the top N), saying where a tie
+    makes the order or the cut arbitrary (the tool orders a tie by severity, then rule id)."""
+    n = max(limit or 1, 1)
+    shown = rules[:n]
+    if n == 1:
+        top = shown[0]
+        tied = [r["rule_id"] for r in rules if r["failing_assets"] == top["failing_assets"]]
+        if len(tied) == 1:
+            return f"**{top['rule_id']}** ({top['title']}) fails on the most devices: {top['failing_assets']} ({where})."
+        return (f"No single rule leads: {len(tied)} rules fail on {devices(top['failing_assets'])} each ({where}): "
+                f"{_names(tied)}.")
+    items = "; ".join(f"{i}. **{r['rule_id']}** ({r['title']}) — {devices(r['failing_assets'])}"
+                      for i, r in enumerate(shown, 1))
+    head = f"**Top {len(shown)} rules** by failing devices ({where}): {items}."
+    if len(shown) < n:
+        head += f" Only {len(shown)} {'rule fails' if len(shown) == 1 else 'rules fail'} in this scope."
+    last = shown[-1]["failing_assets"]
+    beyond = [r["rule_id"] for r in rules[n:] if r["failing_assets"] == last]
+    if beyond:
+        head += (f" {len(beyond)} more {'rule ties' if len(beyond) == 1 else 'rules tie'} with the last at "
+                 f"{devices(last)}: {', '.join(beyond[:8])}{' …' if len(beyond) > 8 else ''} (a tie is ordered by "
+                 "severity, then rule id).")
+    return head
+
+
 def _more(shown: int, total: int, noun: str) -> str:
     if total <= shown:
         return ""
@@ -97,9 +129,19 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
     if frame.ask == "ranking":
         top = rows[0]
         order = "failed checks" if condition else "critical, then high, then all failed checks"
-        first = (f"**{top['asset_id']}** ({top['site']}) comes first: {top['failed']} failed checks "
-                 f"({top['critical']} critical, {top['high']} high). The top {len(rows)} of {total} devices "
-                 f"by {order}:")
+
+        def rank_key(r: dict[str, Any]) -> tuple[int, ...]:
+            return (int(r["failed"]),) if condition else (int(r["critical"]), int(r["high"]), int(r["failed"]))
+
+        tied = [r["asset_id"] for r in rows[1:] if rank_key(r) == rank_key(top)]
+        figures = f"{top['failed']} failed checks ({top['critical']} critical, {top['high']} high)"
+        if tied:  # equal on every figure the order uses: which one is "first" is the tie-break, not the data
+            equal = f"{top['failed']} failed checks" if condition else figures
+            first = (f"No single device leads: **{top['asset_id']}** ({top['site']}) and {_names(tied)} tie at "
+                     f"{equal} each.")
+        else:
+            first = f"**{top['asset_id']}** ({top['site']}) comes first: {figures}."
+        first += f" The top {len(rows)} of {total} devices by {order}:"
     elif frame.ask == "count":
         listed = ", ".join(names[:20]) + (f" and {total - 20} more" if total > 20 else "")
         checks = sum(int(r["failed"]) for r in rows)  # "how many critical failures": devices, and failed checks
@@ -381,10 +423,13 @@ def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:
     areas = result["breakdowns"].get("technology") or []
     if frame.ask == "ranking" and frame.subject == "rules" and result["query_type"] == "technology" and areas:
         top = areas[0]
+        tied = [a for a in areas if a["failures"] == top["failures"]]
+        rest = ", ".join(f"{a['key']} ({a['failures']:,})" for a in areas[len(tied):len(tied) + 3])
+        if len(tied) > 1:
+            return (f"No single area leads: {_names([a['key'] for a in tied])} tie at {top['failures']:,} failed checks "
+                    f"each ({where}, {run})" + (f"; then {rest}." if rest else "."))
         return (f"**{top['key']}** has the most failed checks: {top['failures']:,} on {devices(top['assets'])} "
-                f"({where}, {run}); then " + ", ".join(f"{a['key']} ({a['failures']:,})" for a in areas[1:4]) + ".")
+                f"({where}, {run})" + (f"; then {rest}." if rest else "."))
     if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result["top_rules"]:
-        top = result["top_rules"][0]
-        return (f"**{top['rule_id']}** ({top['title']}) fails on the most devices: {top['failing_assets']} "
-                f"({where}, {run}).")
+        return rule_ranking(result["top_rules"], frame.limit, f"{where}, {run}")
     return None

@@ -38,7 +38,8 @@ ASSET_BREAKDOWN = re.compile(
     r"\bcriticality\b|\b(?:which|worst|top \d+) (?:devices|assets|routers|switches|firewalls|hosts)\b|\bmost (?:affected|deviations)\b",
     _I,
 )
-TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|feature|rule)\b|\bmost common\b|\bcategor\w*|"
+# "most common failures" ranks rules (EVAL-004: "findings ranked by frequency"), "most common areas" the topics
+TECH_BREAKDOWN = re.compile(r"\btechnolog\w*|\b(?:by|per) (?:category|area|feature|rule)\b|\bcategor\w*|"
                             r"\b(?:which|what) (?:areas?|features?|topics?)\b", _I)
 FOCUS_AREAS = ("aaa", "snmp", "ntp", "ssh", "logging", "bgp", "ospf", "eigrp", "vty", "telnet", "http", "banner",
                "spanning", "interfaces", "services", "management")

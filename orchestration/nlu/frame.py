@@ -178,7 +178,8 @@ CUES = [re.compile(p, _I) for p in (
     r"roll ?back|save|notify)\b|\bfor me\b|\bticket\b|\bjira\b|\bservicenow\b|\bslack\b",
     r"\bweather\b|\bjoke\b|\brecipe\b|\bcapital of\b|\bstock price\b|\bworld cup\b|\btranslate\b|"
     r"\bpython\b|\bscript\b|\bansible\b|\bplaybook\b|\bcss\b|\bkubernetes\b|\bperformance review\b",
-    r"^(?:which|what) (?:devices|boxes|switches|routers|firewalls|fws|asas|hosts|assets)\b|\bwho is running\b|"
+    r"^(?:which|what) (?:\w+ )?(?:devices?|box(?:es)?|switch(?:es)?|routers?|firewalls?|fws?|asas?|hosts?|assets?)\b|"
+    r"\bwho is running\b|"
     r"\blist\b|\bshow (?:me )?(?:the |all )?\w+",
     r"\bsummar|\boverview\b|\bstatus\b|\bposture\b|\bhow(?:'s| is| are) \w+ (?:doing|looking)\b|\bbig picture\b|"
     r"\brundown\b|\bin a nutshell\b|\breport\b|\bwhat did .+ (?:say|find)\b",

@@ -1,0 +1,66 @@
+"""Which SQL plan answers a question: the facet templates of inventory questions, the frame's form (a list, a
+ranking, a series, groups side by side, exceptions, one device's verdicts) or the topic listing.
+
+Shared by the Data Query Agent, which runs the plan, and the Reflector, which asks whether a second run in the
+question's form would answer what the first one did not (DESIGN §4a: the bounded replan).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.state import Intent, QuestionFrame
+from orchestration.tools.frame_sql import Condition, plan_frame
+from orchestration.tools.sql_plan import SqlPlan, plan_sql
+
+SQL_SKILLS = ("cbp_assessment", "sec_assessment")  # the skills whose data questions the SQL path may answer
+FRAME_CONFIDENCE = 0.6  # below it the reader is unsure of the ask: the assessment tools' summary answers instead …
+FRAME_MARGIN = 0.4  # … unless the ask leads every other by this much (a list at 0.6 with a summary at 0.12 is a list)
+
+
+def condition_of(intent: Intent) -> Condition:
+    """Which failed checks the question counts: its severities and its checks (read by the classifier)."""
+    frame = intent.frame
+    severities = tuple(frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"])
+    return Condition(severities, tuple(frame.checks), intent.facets.failing)
+
+
+def structural(frame: QuestionFrame) -> bool:
+    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs: a form
+    whatever the reader's doubt."""
+    return bool((frame.subject == "exceptions" and frame.time.before) or (
+        frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
+        frame.time.several_runs and frame.subject in ("findings", "runs")
+        and frame.ask in ("trend", "count", "summary", "list")))
+
+
+def sure_of_form(frame: QuestionFrame) -> bool:
+    """The reader is sure enough of the ask to answer in its form on the first run."""
+    return frame.confidence >= FRAME_CONFIDENCE or frame.margin >= FRAME_MARGIN or structural(frame)
+
+
+def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: bool) -> SqlPlan | None:
+    """The plan in the frame's form when the question is the frame's (not a change or tracking question, except
+    a trend), else None. ``sure``: answer in the form even though the reader doubts the ask (the replan)."""
+    facets, frame = intent.facets, intent.frame
+    timed = frame.time.months or frame.time.runs or frame.time.relative
+    if sure and not facets.tracking and (
+            not facets.change or frame.ask == "trend" or (frame.ask == "compare" and not timed)):
+        return plan_frame(frame, scope, condition_of(intent), collection)
+    return None
+
+
+def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, form_required: bool = False) -> SqlPlan | None:
+    """The SQL path's plan: the facet templates of inventory questions, else the frame's form, else the topic
+    listing. Change and tracking questions stay with their tools, except a trend over a time range (the series).
+    ``form_required``: the Reflector found the first answer not in the question's form."""
+    facets = intent.facets
+    frame = intent.frame
+    # "how many devices run software past end of maintenance" counts a signature's matches, "how many store firewalls
+    # still have telnet open" a check's failures: neither is a count of the inventory
+    if frame.targets.signature or frame.checks:
+        facets = facets.evolve(inventory_count=False, listing_column=None)
+    elif facets.inventory_count or facets.listing_column:
+        return plan_sql(facets, scope, collection)
+    plan = frame_plan(intent.evolve(facets=facets), scope, collection, form_required or sure_of_form(frame))
+    return plan if plan is not None else plan_sql(facets, scope, collection)
