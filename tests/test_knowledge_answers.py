@@ -31,3 +31,15 @@ def test_a_knowledge_answer_quotes_one_document_and_shows_a_second_that_disagree
     assert [e.source for e in out.enterprise_context_applied] == ["standard-patching.md", "runbook-ops.md"]
     missing = answer("what is our standard for ipv6 router advertisement guard?", [other], "cbp_generic")
     assert missing.summary.startswith("**Not found in the knowledge base**") and not missing.enterprise_context_applied
+
+
+def test_a_value_kept_in_a_table_is_quoted_with_its_column_headings() -> None:
+    """A deadline in a Markdown table is read row by row, each cell with its heading; plurals are folded, so
+    "deadline" and "criticals" find "Remediation deadlines" and "Critical"."""
+    policy = _chunk("p#1", "policy-patching.md", "Patching Policy",
+                    "## Remediation deadlines\n\n| Severity | Exposed | Internal |\n|---|---|---|\n"
+                    "| **Critical** | 5 days | 21 days |\n| High | 20 days | 45 days |\n\nLab devices are exempt.")
+    out = answer("what's our patching deadline for criticals", [policy], "cbp_generic")
+    assert out.summary.startswith("According to our Patching Policy: Critical — Exposed: 5 days; Internal: 21 days.")
+    assert "High — Exposed: 20 days; Internal: 45 days." in out.summary
+    assert "|" not in out.summary.split("⟦")[0]

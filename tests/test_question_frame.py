@@ -12,7 +12,14 @@ import pytest
 from orchestration.agents.intent_classifier import frame_of
 from orchestration.config import PROJECT_ROOT
 from orchestration.frame_eval import CORPUS_DATE, evaluate
-from orchestration.nlu.frame import FrameReader, LabelledQuestion, load_corpus, read_limit, read_time
+from orchestration.nlu.frame import (
+    FrameReader,
+    LabelledQuestion,
+    everyday_words,
+    load_corpus,
+    read_limit,
+    read_time,
+)
 from orchestration.runtime import handle_turn
 from orchestration.services import build_services
 from orchestration.state import QuestionFrame
@@ -53,7 +60,7 @@ def test_held_out_frames_are_read_with_the_measured_accuracy() -> None:
     """The floor is what the held-out split measures today (docs/ARCHITECTURE.md has the figures and the
     target of 95 % per slot); a change that reads frames worse fails here."""
     scores = evaluate(load_corpus(CORPUS), build_services(), "test", CORPUS_DATE)
-    floors = {"ask": 0.92, "subject": 0.90, "cannot": 0.95, "filters": 0.97, "time": 0.98, "targets": 0.98,
+    floors = {"ask": 0.94, "subject": 0.93, "cannot": 0.97, "filters": 0.97, "time": 0.98, "targets": 0.98,
               "limit": 0.98}
     below = {slot: round(s.accuracy, 3) for slot, s in scores.items() if s.accuracy < floors[slot]}
     assert below == {}
@@ -147,6 +154,8 @@ def test_limits() -> None:
     ("what's the memory usage on rtr-br05-1 right now", "live or operational state"),
     ("open an incident in servicenow for fw-st50-1", "can't act"),
     ("what's a good pizza place near the office", "only help|outside what I know"),  # the router's gate or the frame's
+    ("summarise the headlines from this morning", "outside what I know"),  # read as a summary by the grammar alone
+    ("any good films this weekend?", "outside what I know"),
 ])
 def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str) -> None:
     state = handle_turn(prompt, thread_id=f"t-cannot-{abs(hash(prompt))}")
@@ -156,8 +165,36 @@ def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str) 
 
 
 @pytest.mark.usefixtures("demo_warehouse")
+def test_a_question_in_words_the_product_and_its_documents_lack_is_off_topic() -> None:
+    """No word of it is in the corpus of answered questions, the catalog or the operations words; a word the shared
+    documents hold ("breakglass", in the credentials policy) keeps a question answerable."""
+    from orchestration.agents.intent_classifier import _catalogs, _documents_hold
+    from orchestration.nlu.frame import get_reader
+
+    services = build_services()
+    reader = get_reader(services.settings.frames_corpus, services.router().embedder)
+    assert everyday_words("how is the cricket going", reader, _catalogs()) == ["cricket"]
+    assert everyday_words("how are we doing?", reader, _catalogs()) == []  # no content word: not off-topic
+    assert everyday_words("how is the snmp going at the warehouse", reader, _catalogs()) == []
+    assert _documents_hold(services, ["breakglass"]) and not _documents_hold(services, ["cricket"])
+    assert "breakglass" in everyday_words("where is the breakglass kept", reader, _catalogs())
+    frame = frame_of("where is the breakglass kept", services, today=TODAY)
+    assert frame.cannot != "off_topic", frame.describe()
+    assert frame_of("how is the cricket going", services, today=TODAY).cannot == "off_topic"
+
+
+@pytest.mark.usefixtures("demo_warehouse")
 def test_the_frame_is_in_state_and_the_trace() -> None:
     state = handle_turn("how many firewalls are at HQ?", thread_id="t-frame-trace")
     assert state.intent.frame.ask == "count" and state.intent.frame.filters.site == ["HQ"]
     summary = next(d.summary for d in state.trace.state_deltas if d.node == "intent_classifier")
     assert "asks: count devices · site=HQ" in summary
+
+
+@pytest.mark.usefixtures("demo_warehouse")
+def test_a_clear_policy_lookup_the_router_sent_to_the_data_is_answered_from_the_documents() -> None:
+    """"How long do we have to fix a high finding?" is the vulnerability policy's deadline, not the high findings."""
+    state = handle_turn("how quickly must high findings be remediated", thread_id="t-policy-over-data")
+    assert state.intent.frame.ask == "policy" and state.intent.domain_details.skill == "cbp_generic"
+    assert "the documents answer: policy lookup" in state.intent.signals  # the router had chosen the data
+    assert state.mcp.tool_calls == [] and state.final.citations

@@ -22,7 +22,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
 from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, preference_statement, resolve
-from orchestration.nlu.frame import Catalogs, get_reader, read_frame, title_words
+from orchestration.nlu.frame import Catalogs, everyday_words, get_reader, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
@@ -163,8 +163,24 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
     if frame is None:
         frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
         frame = frame.evolve(checks=checks_asked(words, frame.filters.topic, frame.targets.rule, get_rules()))
+        if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
+                (everyday := everyday_words(words, reader, _catalogs())) and not _documents_hold(services, everyday):
+            # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
+            # only its grammar to go by (a summary)
+            frame = frame.evolve(ask="not_answerable", subject="none", cannot="off_topic",
+                                 confidence=max(frame.confidence, CANNOT_CONFIDENCE))
         reader.frames.put(key, frame)
     return frame
+
+
+UNSPECIFIC_ENTITIES = ("timeframe", "assessment_type")  # "today", "assessment": they name no part of the network
+
+
+def _documents_hold(services: Services, words: list[str]) -> bool:
+    """Whether any of ``words`` occurs in the shared knowledge base (a question about what an organisation's own
+    documents cover is not off-topic, whatever the corpus lacks)."""
+    retriever = services.retriever()
+    return retriever is not None and bool(retriever.index.keyword_search(words, 1, None))
 
 
 DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", "explain", "fix", "exception")
@@ -226,6 +242,21 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
     chosen = "sec_assessment" if skill.startswith("sec_") else "cbp_assessment"
     return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
                                signals=[*decision.signals, f"the data answers: {frame.ask} {frame.subject}"])
+
+
+def policy_over_data(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+    """The router chose the assessment data, the frame reads a clear lookup in the documents ("how long do we have
+    to fix a high finding?" is the remediation deadline of the vulnerability policy, not the high findings): the
+    standards' skill of the same view answers. A named device keeps the data (its findings are what is asked). Not
+    the SLIC view: "what do the SLIC findings mean given our policies?" reads as policy too, and is the expert's."""
+    if not (decision.skill or "").endswith("_assessment") or frame.targets.device:
+        return None
+    if frame.ask != "policy" or frame.subject != "documents" or (
+            frame.confidence < CLEAR_ASK and frame.margin < CLEAR_MARGIN):
+        return None
+    chosen = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, "the documents answer: policy lookup"])
 
 
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
@@ -293,8 +324,9 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
-    elif (decision.skill or "").endswith(("_generic", "_expert_insights")):
-        decision = data_over_policy(frame_of(text, services, entities), decision) or decision
+    else:
+        frame = frame_of(text, services, entities)
+        decision = data_over_policy(frame, decision) or policy_over_data(frame, decision) or decision
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
@@ -304,6 +336,7 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     return base.evolve(
         intent_class=decision.intent_class,
         entities=entities,
+        signals=decision.signals,  # with the frame's overrides of the router ("the data answers: …")
         confidence=round(decision.confidence, 3),
         domain_details=domain_details_for(decision.skill, entities),
         clarification_question=None,

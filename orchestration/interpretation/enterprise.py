@@ -49,10 +49,33 @@ def sentences(content: str) -> list[str]:
     return [s for s in _sentences(content) if not is_order(s)]
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip().strip("*").strip() for c in line.strip().strip("|").split("|")]
+
+
+def table_rows(block: str) -> list[str]:
+    """The rows of a Markdown table as sentences, each cell with its column's heading: "| High | 30 days | 60 days |"
+    under "| Severity | Internet-facing or PCI scope | Internal |" reads "High — Internet-facing or PCI scope: 30
+    days; Internal: 60 days". A deadline or a value kept in a table is quotable like a sentence."""
+    lines = [ln for ln in block.strip().split("\n") if ln.strip().startswith("|")]
+    if len(lines) < 3 or not re.fullmatch(r"[\s|:-]+", lines[1]):
+        return []
+    head = _cells(lines[0])
+    rows = []
+    for line in lines[2:]:
+        cells = _cells(line)
+        if len(cells) != len(head) or not cells[0]:
+            continue
+        rest = "; ".join(f"{h}: {c}" if h else c for h, c in zip(head[1:], cells[1:], strict=True) if c)
+        rows.append(f"{cells[0]} — {rest}" if rest else cells[0])
+    return rows
+
+
 def _sentences(content: str) -> list[str]:
     content = re.sub(r"```.*?```", " ", content, flags=re.S)
     out: list[str] = []
     for block in re.split(r"\n\s*\n", content):
+        out += table_rows(block)
         lines = [ln.strip() for ln in block.split("\n") if ln.strip() and not ln.strip().startswith(("#", "|", "---"))]
         items: list[str] = []
         for ln in lines:

@@ -24,8 +24,13 @@ _GENERIC = frozenset(["router", "routers", "switch", "switches", "firewall", "fi
                       "networks", "cisco", "edge", "core", "access", "branch", "store", "site", "sites"])
 
 
+def _fold(word: str) -> str:
+    """A plural read as its singular ("deadlines" is "deadline", "criticals" "critical"; "class" and "aaa" stay)."""
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
 def _terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
@@ -107,7 +112,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
     answers is shown apart and cited, with its disagreement named; nothing that answers: "not found"."""
     rules = _catalog_rules(prompt)
     terms = _terms(prompt)
-    topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
+    topic = terms - {_fold(w) for w in _GENERIC} or terms  # what the question is about, beyond the kind of device
     used = chunks[:3]
     scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
               for rank, c in enumerate(used)]

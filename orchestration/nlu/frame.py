@@ -26,6 +26,7 @@ import numpy as np
 
 from knowledge_base.embedding_cache import embed_fixed
 from knowledge_base.embeddings import Embedder
+from orchestration.nlu.spelling import DOMAIN_WORDS
 from orchestration.state import (
     Ask,
     Cannot,
@@ -111,6 +112,9 @@ class FrameReader:
             model = LogisticRegression(C=20.0, max_iter=4000)
             return model.fit(features, labels)
 
+        # the words of the training questions the product answers: with the operations words, its lexicon
+        answered = {w for q in train if q.frame.ask != "not_answerable" for w in _content_words(q.question)}
+        self.lexicon = frozenset(answered | _content_words(" ".join(DOMAIN_WORDS) + " " + OPS_WORDS))
         self._ask = fitted([q.frame.ask for q in train])
         self._subject = fitted([q.frame.subject for q in train])
         self._cannot = fitted([q.frame.cannot or "-" for q in train])
@@ -206,6 +210,38 @@ _PLACEHOLDERS = [(re.compile(r"\bSLIC-[\w-]+", _I), " slicid "), (re.compile(r"\
 
 _readers: dict[tuple[str, int], FrameReader] = {}
 _lock = threading.Lock()
+
+
+# Network-operations words beside the corpus and the catalog: what engineers ask about that no check names
+OPS_WORDS = ("freeze outage maintenance window incident ticket rollback backup vendor support tac rma circuit isp "
+             "carrier wan lan vpn wifi ssid dns dhcp subnet vlan uplink downlink link links port ports cable rack "
+             "datacenter campus office stack chassis module supply firmware image upgrade patch release eol eos "
+             "lifecycle inventory asset owner contact escalation approval cab audit auditor pci sox hipaa nist cis "
+             "iso gdpr segmentation zone dmz perimeter internet edge core access distribution spine leaf fabric "
+             "tunnel ipsec certificate cert key keys crypto cipher tls ssl protocol management mgmt oob console")
+# Question words that name no subject: a question made only of these is not off-topic, whatever else it lacks
+GENERIC_WORDS = frozenset([
+    "write", "help", "tell", "give", "show", "recommend", "summarize", "summarise", "doing", "good", "best", "time",
+    "name", "need", "want", "please", "thanks", "today", "tomorrow", "tonight", "let", "make", "know", "explain",
+    "draft", "compose", "create", "get", "way", "around", "near", "pls", "whats", "hows", "things", "stuff",
+    "everything", "anything", "overall", "going", "look", "looking", "status", "state"])
+
+
+def _content_words(text: str) -> set[str]:
+    """Lower-cased words of three letters or more that are neither English stop words nor question words."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return {w for w in re.findall(r"[a-z][a-z0-9]{2,}", _plain(text))
+            if w not in ENGLISH_STOP_WORDS and w not in GENERIC_WORDS}
+
+
+def everyday_words(text: str, reader: FrameReader, catalogs: Catalogs) -> list[str]:
+    """The content words of a question none of which the product knows (not in its corpus of answered questions,
+    the check catalog or the network-operations words): "summarize the news today" → [news]. Empty when any word
+    is known or there is no content word at all ("how are we doing?")."""
+    words = _content_words(text)
+    known = reader.lexicon.union(*catalogs.rule_words) if catalogs.rule_words else reader.lexicon
+    return sorted(words) if words and not words & known else []
 
 
 def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
