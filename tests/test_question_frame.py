@@ -190,11 +190,3 @@ def test_the_frame_is_in_state_and_the_trace() -> None:
     summary = next(d.summary for d in state.trace.state_deltas if d.node == "intent_classifier")
     assert "asks: count devices · site=HQ" in summary
 
-
-@pytest.mark.usefixtures("demo_warehouse")
-def test_a_clear_policy_lookup_the_router_sent_to_the_data_is_answered_from_the_documents() -> None:
-    """"How long do we have to fix a high finding?" is the vulnerability policy's deadline, not the high findings."""
-    state = handle_turn("how quickly must high findings be remediated", thread_id="t-policy-over-data")
-    assert state.intent.frame.ask == "policy" and state.intent.domain_details.skill == "cbp_generic"
-    assert "the documents answer: policy lookup" in state.intent.signals  # the router had chosen the data
-    assert state.mcp.tool_calls == [] and state.final.citations

@@ -244,21 +244,6 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
                                signals=[*decision.signals, f"the data answers: {frame.ask} {frame.subject}"])
 
 
-def policy_over_data(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
-    """The router chose the assessment data, the frame reads a clear lookup in the documents ("how long do we have
-    to fix a high finding?" is the remediation deadline of the vulnerability policy, not the high findings): the
-    standards' skill of the same view answers. A named device keeps the data (its findings are what is asked). Not
-    the SLIC view: "what do the SLIC findings mean given our policies?" reads as policy too, and is the expert's."""
-    if not (decision.skill or "").endswith("_assessment") or frame.targets.device:
-        return None
-    if frame.ask != "policy" or frame.subject != "documents" or (
-            frame.confidence < CLEAR_ASK and frame.margin < CLEAR_MARGIN):
-        return None
-    chosen = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
-    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
-                               signals=[*decision.signals, "the documents answer: policy lookup"])
-
-
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
@@ -324,9 +309,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
-    else:
-        frame = frame_of(text, services, entities)
-        decision = data_over_policy(frame, decision) or policy_over_data(frame, decision) or decision
+    elif (decision.skill or "").endswith(("_generic", "_expert_insights")):
+        decision = data_over_policy(frame_of(text, services, entities), decision) or decision
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
