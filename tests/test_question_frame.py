@@ -123,6 +123,10 @@ def test_the_checks_a_question_counts() -> None:
 def test_roles_named_by_their_device_word_and_series_of_three_months() -> None:
     frame = frame_of("do the spines have copp", build_services(), today=TODAY)
     assert frame.filters.role == ["spine"] and frame.filters.topic == ["copp"]
+    # shortened as engineers write them: the inventory's role names
+    assert frame_of("which dist switches at hq lack aaa", build_services(), today=TODAY).filters.role == ["distribution"]
+    assert frame_of("agg or acc switches with telnet", build_services(), today=TODAY).filters.role == [
+        "access", "distribution"]
     frame = frame_of("evidence of NX-SPINE-1 failing COPP", build_services(), today=TODAY)
     assert frame.targets.rule == ["COPP"] and frame.filters.topic == []  # COPP as written is the rule
     frame = frame_of("hq: august vs september vs october", build_services(), today=TODAY)

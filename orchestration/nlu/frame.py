@@ -269,7 +269,10 @@ SEVERITIES = [("critical", r"\bcrit(?:s|ical|icals)?\b"),
                        r"\bcrit(?:ical)?s? (?:or|and) high\b"),
               ("medium", r"\bmedium(?=[- ]sev|[- ]severity| findings| issues)"),
               ("low", r"\blow(?=[- ]sev|[- ]severity| findings| issues)")]
-_ROLE = r"(core|edge|access|distribution|spine|leaf)"
+_ROLE = r"(core|edge|access|acc|distribution|dist|distro|aggregation|agg|spine|leaf)"
+# how engineers shorten a role, as the inventory names it ("dist switches", "agg layer", "acc switches")
+_ROLE_SHORT = {"acc": "access", "dist": "distribution", "distro": "distribution", "aggregation": "distribution",
+               "agg": "distribution"}
 _ROLE_BEFORE = re.compile(rf"\b{_ROLE}(?=[- ](?:layer|switch|switches|routers?|devices|boxes|firewalls?)\b)", _I)
 _ROLE_NOUN = re.compile(r"\b(spine)s\b|\b(lea)(?:fs|ves)\b", _I)  # "the spines", "leaves": the role word is the device
 _ROLE_PAIR = re.compile(rf"\b{_ROLE} (?:vs\.?|versus|and|or) {_ROLE}\b", _I)
@@ -393,11 +396,14 @@ def read_filters(text: str, entities: Sequence[Entity], rule_ids: Iterable[str] 
         if re.search(pattern, words, _I) and severity not in values.get("severity", []):
             values.setdefault("severity", []).append(severity)
     site_types = [kind for kind, pattern in SITE_TYPES if re.search(pattern, words, _I)]
-    roles = [m.group(1).lower() for m in _ROLE_BEFORE.finditer(words)]
+    def role(word: str) -> str:
+        return _ROLE_SHORT.get(word.lower(), word.lower())
+
+    roles = [role(m.group(1)) for m in _ROLE_BEFORE.finditer(words)]
     roles += ["spine" if m.group(1) else "leaf" for m in _ROLE_NOUN.finditer(words)]
     for m in _ROLE_PAIR.finditer(words):
-        if m.group(1).lower() in roles or m.group(2).lower() in roles:
-            roles += [m.group(1).lower(), m.group(2).lower()]
+        if role(m.group(1)) in roles or role(m.group(2)) in roles:
+            roles += [role(m.group(1)), role(m.group(2))]
     topics = [name for name, pattern in TOPICS if re.search(pattern, words, _I)]
     return FrameFilters(**{k: _ordered(v) for k, v in values.items()}, site_type=site_types,
                         role=_ordered(roles), topic=topics)
