@@ -194,3 +194,16 @@ def test_the_frame_is_in_state_and_the_trace() -> None:
     summary = next(d.summary for d in state.trace.state_deltas if d.node == "intent_classifier")
     assert "asks: count devices · site=HQ" in summary
 
+
+
+@pytest.mark.usefixtures("demo_warehouse")
+def test_a_policy_lookup_without_slic_words_is_answered_from_the_documents() -> None:
+    """The router hears "escalation" as the SLIC expert's view; the words name no SLIC result and the frame reads a
+    lookup in the documents: the procedure answers, not the fleet's signature matches. With SLIC words the expert
+    answers (EVAL-002's kind)."""
+    state = handle_turn("where is the escalation process written down", thread_id="t-docs-over-insights")
+    assert state.intent.domain_details.skill == "cbp_generic", state.intent.signals
+    assert "the documents answer: a policy lookup without SLIC words" in state.intent.signals
+    assert state.mcp.tool_calls == [] and any("escalation" in c.source for c in state.final.citations)
+    slic = handle_turn("what do the slic hits at DataCenter-2 mean under our policies", thread_id="t-slic-policy")
+    assert slic.intent.domain_details.skill.endswith("expert_insights")  # type: ignore[union-attr]

@@ -244,6 +244,21 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
                                signals=[*decision.signals, f"the data answers: {frame.ask} {frame.subject}"])
 
 
+def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+    """The router chose the SLIC expert's view for a question whose words name no SLIC result, signature or known
+    issue, and the frame reads a clear lookup in the documents ("is the escalation procedure documented?": the
+    procedure, not the fleet's 216 signature matches): the standards' skill of the same view answers. With SLIC words
+    ("what do the SLIC findings mean given our policies?") the expert answers, as designed."""
+    if not (decision.skill or "").endswith("_expert_insights") or "slic" in decision.signals:
+        return None
+    if frame.ask != "policy" or frame.subject != "documents" or frame.confidence < CLEAR_ASK or (
+            frame.targets.device or frame.targets.signature or _filtered(frame)):
+        return None
+    chosen = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, "the documents answer: a policy lookup without SLIC words"])
+
+
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
@@ -310,7 +325,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
             decision = clear
             in_domain = True
     elif (decision.skill or "").endswith(("_generic", "_expert_insights")):
-        decision = data_over_policy(frame_of(text, services, entities), decision) or decision
+        frame = frame_of(text, services, entities)
+        decision = data_over_policy(frame, decision) or documents_over_insights(frame, decision) or decision
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)

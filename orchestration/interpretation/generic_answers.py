@@ -86,7 +86,12 @@ def _quote(scored: list[tuple[int, int, int, str]], n: int) -> list[str]:
     """The ``n`` best whole sentences, read in document order (rank of their chunk, then position)."""
     best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:n]
     picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]
-    return [s if s.endswith((".", ":", ")")) else s + "." for s in dict.fromkeys(picked)]
+    quoted = []
+    for s in dict.fromkeys(picked):
+        cut = s.rstrip(";, ")  # a list item ends in ";" or "," where the list goes on: the quote ends it itself
+        ended = cut.endswith((".", ":")) or (cut.endswith(")") and cut == s)
+        quoted.append(cut if ended else cut + ".")
+    return quoted
 
 
 def _amounts(text: str) -> dict[str, set[int]]:
