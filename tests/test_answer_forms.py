@@ -330,3 +330,20 @@ def test_a_device_ranking_with_a_tie_at_the_top_names_every_tied_device(demo_war
     head = first_line(handle_turn("which box at branch-07 has the most failed checks").final.answer)
     assert head.startswith("No single device leads") and f"tie at {counts[0][1]} failed checks each" in head, head
     assert set(re.findall(r"\*\*([A-Z0-9-]+)\*\*", head)) == tied
+
+
+def test_a_comparison_that_names_checks_compares_only_those_checks(demo_warehouse: Path) -> None:
+    """"did telnet get better at the stores?" is the telnet checks of the two runs, not every failure; in the security
+    view too (its agent writes the devices that changed: a contract gap that answered "something went wrong")."""
+    counts = dict(sql(demo_warehouse, f"""
+        SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id IN ({LATEST}, {PREVIOUS}) AND a.site = 'HQ' AND r.status = 'fail'
+          AND r.rule_id IN (SELECT rule_id FROM rules WHERE technology = 'snmp') GROUP BY 1"""))
+    latest, previous = (sql(demo_warehouse, q)[0][0] for q in (LATEST, PREVIOUS))
+    state = handle_turn("hq snmp - better or worse than the previous run?")
+    call = state.mcp.tool_calls[0]
+    assert call.tool_name == "assessment_comparison_tool" and call.input["rules"]
+    word = "Better" if counts[latest] < counts[previous] else "Worse" if counts[latest] > counts[previous] else "Unchanged"
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{word}**: HQ went from {counts[previous]} to {counts[latest]} failed SNMP-"), head
+    assert "SNMP-" in state.final.answer.splitlines()[0]  # the scope line names the checks compared

@@ -97,6 +97,9 @@ def select_tool(intent: Intent) -> ToolChoice:
             "severity_filter": severity,
             "scope": scope,
         }
+        if intent.frame.checks:  # the checks the question names are the ones compared
+            params["rules"] = list(intent.frame.checks)
+            bindings["rules"] = "frame checks"
         if assessment_id:
             bindings["current_assessment_id"] = "entity assessment_id"
         if len(named_runs) > 1:

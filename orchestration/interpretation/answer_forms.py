@@ -388,8 +388,10 @@ def comparison_lead(result: dict[str, Any], frame: QuestionFrame) -> tuple[str, 
             parts.append(f"{head}:\n\n{table}{cut}")
         return "\n\n".join(parts), listed
     word = {"improved": "Better", "worsened": "Worse", "unchanged": "Unchanged"}[m["direction"]]
+    rules = result.get("rules_compared") or []
+    kind = f"{', '.join(rules)} " if rules else ""  # the checks asked, when the question named some
     return (f"**{word}**: {result['scope']} went from {m['previous_failures']:,} to {m['current_failures']:,} failed "
-            f"checks ({m['failures_delta']:+,}) between {prev} and {cur}."), []
+            f"{kind}checks ({m['failures_delta']:+,}) between {prev} and {cur}."), []
 
 
 def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:

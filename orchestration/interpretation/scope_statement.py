@@ -41,7 +41,7 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **base, "assessment_id": result["current_assessment_id"],
             "assessment_date": str(result.get("current_assessment_date") or "")[:10] or None,
             "previous_assessment_id": result["previous_assessment_id"], "severity": params.get("severity_filter"),
-            "assets": result["metrics"]["current_assets"]})
+            "focus": ", ".join(result.get("rules_compared") or []) or None, "assets": result["metrics"]["current_assets"]})
     if tool == "issue_tracking_tool":
         return AnswerScope.model_validate({
             **base, "assessment_id": result["latest_assessment_id"],

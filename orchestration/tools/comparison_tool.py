@@ -95,7 +95,7 @@ def _change(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: str, comparison_focus: str,
             severity_filter: str | None = None, scope: dict[str, Any] | None = None, collection: str = FLEET,
-            viewer: str | None = None) -> dict[str, Any]:
+            viewer: str | None = None, rules: list[str] | None = None) -> dict[str, Any]:
     current = resolve_assessment(w, current_assessment_id, collection=collection, viewer=viewer)
     previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id,
                                   collection=current.collection, viewer=viewer)
@@ -105,6 +105,9 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         raise ToolError(f"{previous.assessment_id} and {current.assessment_id} are the same assessment run")
     where, sparams, scope = scope_clause(w, scope)
     sev_sql, sev_params = ("AND r.severity = ?", [severity_filter]) if severity_filter else ("", [])
+    if rules:  # "did telnet get better at the stores": the checks the question names, not every failure
+        sev_sql += f" AND r.rule_id IN ({', '.join('?' * len(rules))})"
+        sev_params = [*sev_params, *rules]
     runs = RUNS.format(where=where, severity=sev_sql)
     params = [current.assessment_id, *sparams, *sev_params, previous.assessment_id, *sparams, *sev_params,
               current.assessment_id, *sparams, previous.assessment_id, *sparams]
@@ -143,7 +146,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     return {
         "comparison_focus": comparison_focus, "collection": current.collection,
         "current_assessment_id": current.assessment_id, "previous_assessment_id": previous.assessment_id,
-        "scope": describe_scope(scope), "scope_applied": scope,
+        "scope": describe_scope(scope), "scope_applied": scope, "rules_compared": list(rules or []),
         "current_assessment_date": current.started_at, "previous_assessment_date": previous.started_at,
         "metrics": {"previous_failures": prev_total, "current_failures": cur_total, "failures_delta": delta,
                     "previous_assets": prev_assets, "current_assets": cur_assets,
