@@ -39,6 +39,20 @@ def test_comparison_in_sql_equals_the_python_comparison(demo_warehouse: Path, sc
 
 
 @pytest.mark.parametrize("scope", SCOPES[:-1])
+def test_a_comparison_of_named_checks_in_sql_equals_the_python_comparison(demo_warehouse: Path,
+                                                                          scope: dict[str, Any] | None) -> None:
+    """The checks a question names ("did telnet and snmp get better?"): the engine's IN filter against a filter
+    applied here to every failing row."""
+    w = get_warehouse()
+    rules = ["NTP-AUTH", "SNMP-V3-PRIV", "VTY-SSH-ONLY", "ASA-TELNET"]
+    got = compare(w, "latest", "previous", "assets", scope=scope, rules=rules)
+    assert got == compare_in_python(w, "latest", "previous", "assets", scope=scope, rules=rules)
+    assert got["rules_compared"] == rules
+    everything = compare(w, "latest", "previous", "assets", scope=scope)
+    assert got["metrics"]["current_failures"] < everything["metrics"]["current_failures"]
+
+
+@pytest.mark.parametrize("scope", SCOPES[:-1])
 @pytest.mark.parametrize(("tracking", "window", "priority", "rule"), [
     ("all", "latest", None, None), ("persistent", "since_prior", "critical", None), ("recurring", "latest", None, None),
     ("persistent", "latest", None, "ntp-auth"), ("all", "since_prior", "high", None)])

@@ -34,7 +34,7 @@ def _issue(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def compare_in_python(w: Warehouse, current_assessment_id: str, previous_assessment_id: str, comparison_focus: str,
             severity_filter: str | None = None, scope: dict[str, Any] | None = None, collection: str = FLEET,
-            viewer: str | None = None) -> dict[str, Any]:
+            viewer: str | None = None, rules: list[str] | None = None) -> dict[str, Any]:
     current = resolve_assessment(w, current_assessment_id, collection=collection, viewer=viewer)
     previous = resolve_assessment(w, previous_assessment_id, relative_to=current.assessment_id,
                                   collection=current.collection, viewer=viewer)
@@ -46,8 +46,11 @@ def compare_in_python(w: Warehouse, current_assessment_id: str, previous_assessm
     sev_sql, sev_params = ("AND r.severity = ?", [severity_filter]) if severity_filter else ("", [])
     fails_sql = COMPARE_FAILS.format(where=where, severity=sev_sql)
 
+    def asked(rule_id: str) -> bool:  # the checks compared: every one, or those named (filtered here, not in SQL)
+        return not rules or rule_id in rules
+
     def fails(run_id: str) -> dict[tuple[str, str], tuple[Any, ...]]:
-        return {(r[0], r[1]): r for r in w.query(fails_sql, [run_id, *sparams, *sev_params]).rows}
+        return {(r[0], r[1]): r for r in w.query(fails_sql, [run_id, *sparams, *sev_params]).rows if asked(r[1])}
 
     def assessed(run_id: str) -> set[str]:
         return {r[0] for r in w.query(COMPARE_ASSESSED.format(where=where), [run_id, *sparams]).rows}
@@ -74,9 +77,12 @@ def compare_in_python(w: Warehouse, current_assessment_id: str, previous_assessm
     improved = [change(a) for a in by_delta if per_asset[a][1] < per_asset[a][0]]
     worsened = [change(a) for a in reversed(by_delta) if per_asset[a][1] > per_asset[a][0]]
 
-    trend_fails = dict(w.query(
-        f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
-        f"WHERE r.status = 'fail' AND {where} {sev_sql} GROUP BY r.assessment_id", [*sparams, *sev_params]).rows)
+    trend_fails: dict[str, int] = {}
+    for run_id, rule_id in w.query(
+            f"SELECT r.assessment_id, r.rule_id FROM results r JOIN assets a ON a.asset_id = r.asset_id "
+            f"WHERE r.status = 'fail' AND {where} {sev_sql}", [*sparams, *sev_params]).rows:
+        if asked(rule_id):
+            trend_fails[run_id] = trend_fails.get(run_id, 0) + 1
     trend_assets = dict(w.query(
         f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
         f"WHERE {where} GROUP BY c.assessment_id", sparams).rows)
@@ -92,7 +98,7 @@ def compare_in_python(w: Warehouse, current_assessment_id: str, previous_assessm
     return {
         "comparison_focus": comparison_focus, "collection": current.collection,
         "current_assessment_id": current.assessment_id, "previous_assessment_id": previous.assessment_id,
-        "scope": describe_scope(scope), "scope_applied": scope,
+        "scope": describe_scope(scope), "scope_applied": scope, "rules_compared": list(rules or []),
         "current_assessment_date": current.started_at, "previous_assessment_date": previous.started_at,
         "metrics": {"previous_failures": len(prev), "current_failures": len(cur), "failures_delta": delta,
                     "previous_assets": len(prev_assets), "current_assets": len(cur_assets),
