@@ -347,3 +347,16 @@ def test_a_comparison_that_names_checks_compares_only_those_checks(demo_warehous
     head = first_line(state.final.answer)
     assert head.startswith(f"**{word}**: HQ went from {counts[previous]} to {counts[latest]} failed SNMP-"), head
     assert "SNMP-" in state.final.answer.splitlines()[0]  # the scope line names the checks compared
+
+
+def test_a_yes_no_against_an_earlier_run_is_the_comparison_with_yes_or_no_first(demo_warehouse: Path) -> None:
+    """"is hq more compliant than last time?" compares the two runs (it was a yes/no on the latest run alone)."""
+    counts = dict(sql(demo_warehouse, f"""SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id IN ({LATEST}, {PREVIOUS}) AND a.site = 'HQ' AND r.status = 'fail' GROUP BY 1"""))
+    latest, previous = (sql(demo_warehouse, q)[0][0] for q in (LATEST, PREVIOUS))
+    state = handle_turn("is HQ any more secure than the last time we ran it?")
+    assert state.mcp.tool_calls[0].tool_name == "assessment_comparison_tool"
+    better = counts[latest] < counts[previous]
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{'Yes' if better else 'No'}** — {'better' if better else 'worse'}: HQ went from "
+                           f"{counts[previous]} to {counts[latest]} failed checks"), head

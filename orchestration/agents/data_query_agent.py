@@ -87,7 +87,10 @@ def select_tool(intent: Intent) -> ToolChoice:
         named_runs = sorted(months, reverse=True)[:2]  # "October vs November": each month's run, newest current
         assessment_id = named_runs[0]
         bindings["current_assessment_id"] = bindings["previous_assessment_id"] = "frame time months"
-    if facets.change or timeframe == "since_last_assessment" or len(named_runs) > 1 or (
+    # "is hq more compliant than last time?": a yes/no on a direction against an earlier run is the comparison's
+    than_before = intent.frame.ask == "yes_no" and bool(intent.frame.direction) and \
+        intent.frame.time.relative in ("previous", "last_month")
+    if facets.change or timeframe == "since_last_assessment" or len(named_runs) > 1 or than_before or (
             intent.frame.ask in ("compare", "trend") and intent.frame.time.relative == "previous"):
         params = {
             "current_assessment_id": assessment_id or "latest",

@@ -388,9 +388,13 @@ def comparison_lead(result: dict[str, Any], frame: QuestionFrame) -> tuple[str, 
             parts.append(f"{head}:\n\n{table}{cut}")
         return "\n\n".join(parts), listed
     word = {"improved": "Better", "worsened": "Worse", "unchanged": "Unchanged"}[m["direction"]]
+    lead = f"**{word}**"
+    if frame.ask == "yes_no" and frame.direction:  # "is hq more compliant than last time?": Yes/No, then the figures
+        asked = "improved" if frame.direction == "better" else "worsened"
+        lead = f"**{'Yes' if m['direction'] == asked else 'No'}** — {word.lower()}"
     rules = result.get("rules_compared") or []
     kind = f"{', '.join(rules)} " if rules else ""  # the checks asked, when the question named some
-    return (f"**{word}**: {result['scope']} went from {m['previous_failures']:,} to {m['current_failures']:,} failed "
+    return (f"{lead}: {result['scope']} went from {m['previous_failures']:,} to {m['current_failures']:,} failed "
             f"{kind}checks ({m['failures_delta']:+,}) between {prev} and {cur}."), []
 
 

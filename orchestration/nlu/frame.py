@@ -450,8 +450,10 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
     )
 
 
-_WORSE = re.compile(r"\b(worse|worsen\w*|regress\w*|degrad\w*|deteriorat\w*|new (?:failures|issues|findings))\b", _I)
-_BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up)\b", _I)
+_WORSE = re.compile(r"\b(worse|worsen\w*|regress\w*|degrad\w*|deteriorat\w*|new (?:failures|issues|findings)|"
+                    r"less (?:secure|compliant|hardened)|more (?:exposed|vulnerable|findings|failures|issues))\b", _I)
+_BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up|more (?:secure|compliant|hardened)|"
+                     r"(?:fewer|less) (?:exposed|findings|failures|issues))\b", _I)
 # "is it compliant / does it pass / is aaa on everywhere" asks whether checks pass; "is telnet enabled / open /
 # exposed (anywhere)" whether they fail
 _PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|follows?|"
