@@ -91,9 +91,10 @@ def check(state: AssessmentState, final: Final) -> tuple[list[str], list[str]]:
     return unverified, list(dict.fromkeys(bad))
 
 
-def frame_gaps(state: AssessmentState) -> list[str]:
+def frame_gaps(state: AssessmentState, lacking: str | None) -> list[str]:
     """Where the data does not cover the question's form: a side of a comparison without results, a trend over
-    fewer than two runs, a list the row cap cut (the answer says so itself; recorded here for the trace)."""
+    fewer than two runs, a list the row cap cut (the answer says so itself; recorded here for the trace), and
+    ``lacking``, the form part still missing after the one replan."""
     context = state.task_outputs("Data Query Agent").assessment_context
     report = (context.report_data.get("sql_path") or {}) if context else {}
     frame = state.intent.frame
@@ -110,7 +111,6 @@ def frame_gaps(state: AssessmentState) -> list[str]:
         gaps.append("fewer than two runs fall in the time asked for: there is no trend to show")
     if report.get("row_cap_reached"):
         gaps.append(f"the query's rows were cut at {report.get('row_count')}: the list is not complete")
-    lacking = missing_form(state)  # still missing after the one replan
     if lacking:
         gaps.append(f"{lacking}: the data answered with a summary instead")
     return gaps
@@ -134,14 +134,11 @@ def missing_form(state: AssessmentState) -> str | None:
     return FORM_PARTS[plan.template]
 
 
-def replan(state: AssessmentState) -> tuple[Plan, str] | None:
+def replan(state: AssessmentState, missing: str | None) -> Plan | None:
     """The plan of the second run (the Data Query task with the form directive, and every task that consumes
-    it, pending again), or None when the answer covers the form or the one replan was used."""
+    it, pending again), or None when the answer covers the form (``missing`` is None) or the one replan was used."""
     data = state.plan.task_for("Data Query Agent")
-    if state.plan.iteration >= MAX_PLAN_ITERATIONS or data is None:
-        return None
-    missing = missing_form(state)
-    if missing is None:
+    if state.plan.iteration >= MAX_PLAN_ITERATIONS or data is None or missing is None:
         return None
     rerun = {data.id}
     for task in state.plan.tasks:  # dependents in plan order (the Planner orders providers first)
@@ -150,14 +147,16 @@ def replan(state: AssessmentState) -> tuple[Plan, str] | None:
     tasks = [t.evolve(status="pending", outputs=TaskOutputs(), started_at=None, finished_at=None, error=None,
                       directive="question_form" if t.id == data.id else None) if t.id in rerun else t
              for t in state.plan.tasks]
-    return Plan(tasks=tasks, routing=state.plan.routing, iteration=state.plan.iteration + 1), missing
+    return Plan(tasks=tasks, routing=state.plan.routing, iteration=state.plan.iteration + 1)
 
 
-def reflect(state: AssessmentState) -> tuple[Final, str]:
+def reflect(state: AssessmentState, lacking: str | None = None) -> tuple[Final, str]:
+    """The answer checked (numbers, citations, scope) and qualified where it fails; ``lacking`` is the form part
+    the data still does not give (said under Not covered)."""
     final = state.final
     if not state.plan.tasks:
         return final, "finalize: no planned data to check"
-    uncovered = frame_gaps(state)
+    uncovered = frame_gaps(state, lacking)
     if uncovered:  # said in the answer, not an error in it: the answer stays, the gap is named
         final = final.evolve(answer=final.answer + "\n\n**Not covered:** " + "; ".join(uncovered) + ".",
                              partial=True, missing_inputs=final.missing_inputs + [f"frame: {g}" for g in uncovered])
@@ -181,14 +180,14 @@ def reflect(state: AssessmentState) -> tuple[Final, str]:
 
 
 def run(state: AssessmentState, services: Services) -> StateUpdate:
-    second = replan(state)
-    if second is not None:  # the draft is not the answer: the tasks run again and the composer writes a new one
-        plan, missing = second
+    missing = missing_form(state)  # once per check: it plans the frame's SQL, which is not free
+    plan = replan(state, missing)
+    if plan is not None:  # the draft is not the answer: the tasks run again and the composer writes a new one
         rerun = ", ".join(f"{t.id} {t.owner}" for t in plan.tasks if t.status == "pending")
         note = (f"{REPLAN}the answer lacks {missing}; {rerun} run again in the question's form "
                 f"(iteration {plan.iteration} of {MAX_PLAN_ITERATIONS})")
         return {"plan": plan, "final": state.final.evolve(missing_inputs=[*state.final.missing_inputs, note])}
-    final, _ = reflect(state)
+    final, _ = reflect(state, missing)
     return {"final": final}
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
+from orchestration.vocabulary.text import singular
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
@@ -20,17 +21,12 @@ _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "
 
 
 # words that name kinds of devices: a passage that shares only these with the question does not answer it
-_GENERIC = frozenset(["router", "routers", "switch", "switches", "firewall", "firewalls", "device", "devices", "network",
-                      "networks", "cisco", "edge", "core", "access", "branch", "store", "site", "sites"])
-
-
-def _fold(word: str) -> str:
-    """A plural read as its singular ("deadlines" is "deadline", "criticals" "critical"; "class" and "aaa" stay)."""
-    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+_GENERIC = frozenset(singular(w) for w in ["router", "switch", "switches", "firewall", "device", "network", "cisco",
+                                           "edge", "core", "access", "branch", "store", "site"])
 
 
 def _terms(text: str) -> set[str]:
-    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return {singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
@@ -117,7 +113,7 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
     answers is shown apart and cited, with its disagreement named; nothing that answers: "not found"."""
     rules = _catalog_rules(prompt)
     terms = _terms(prompt)
-    topic = terms - {_fold(w) for w in _GENERIC} or terms  # what the question is about, beyond the kind of device
+    topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     used = chunks[:3]
     scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
               for rank, c in enumerate(used)]

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
@@ -37,6 +38,7 @@ from orchestration.state import (
     QuestionFrame,
     Subject,
 )
+from orchestration.vocabulary.text import singular
 
 ASKS: tuple[str, ...] = get_args(Ask)
 SUBJECTS: tuple[str, ...] = get_args(Subject)
@@ -229,6 +231,7 @@ GENERIC_WORDS = frozenset([
 
 def _content_words(text: str) -> set[str]:
     """Lower-cased words of three letters or more that are neither English stop words nor question words."""
+    # imported here, as the reader's sklearn imports are: the chat page never pays for them
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return {w for w in re.findall(r"[a-z][a-z0-9]{2,}", _plain(text))
@@ -240,8 +243,8 @@ def everyday_words(text: str, reader: FrameReader, catalogs: Catalogs) -> list[s
     the check catalog or the network-operations words): "summarize the news today" → [news]. Empty when any word
     is known or there is no content word at all ("how are we doing?")."""
     words = _content_words(text)
-    known = reader.lexicon.union(*catalogs.rule_words) if catalogs.rule_words else reader.lexicon
-    return sorted(words) if words and not words & known else []
+    known = words & reader.lexicon or words & catalogs.all_rule_words
+    return sorted(words) if words and not known else []
 
 
 def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
@@ -419,7 +422,7 @@ _TITLE_STOP = frozenset(["a", "an", "the", "of", "to", "on", "in", "for", "and",
 def title_words(text: str) -> frozenset[str]:
     """A title's (or question's) content words, plurals folded: "failures" is "failure"."""
     words = re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split()
-    return frozenset(w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words if w not in _TITLE_STOP)
+    return frozenset(singular(w) for w in words if w not in _TITLE_STOP)
 
 
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
@@ -483,6 +486,10 @@ class Catalogs:
     rule_ids: tuple[str, ...]
     signatures: tuple[tuple[str, str], ...]
     rule_words: tuple[frozenset[str], ...] = ()  # each rule's title and deviation words (``title_words``)
+
+    @cached_property
+    def all_rule_words(self) -> frozenset[str]:
+        return frozenset().union(*self.rule_words)
 
 
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,

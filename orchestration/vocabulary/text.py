@@ -40,3 +40,10 @@ def latin_lookalikes(text: str) -> str:
         return mapped if mapped != word and re.search(r"[A-Za-z0-9]", word) else word
 
     return _MIXED.sub(read, text)
+
+
+def singular(word: str) -> str:
+    """A lower-case plural read as its singular, so that a question and a text match whichever they use
+    ("deadlines" is "deadline", "criticals" "critical"); short words and "-ss", "-us", "-is" endings stay
+    ("aaa", "class", "status", "analysis")."""
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
