@@ -360,3 +360,17 @@ def test_a_yes_no_against_an_earlier_run_is_the_comparison_with_yes_or_no_first(
     head = first_line(state.final.answer)
     assert head.startswith(f"**{'Yes' if better else 'No'}** — {'better' if better else 'worse'}: HQ went from "
                            f"{counts[previous]} to {counts[latest]} failed checks"), head
+
+
+def test_a_yes_for_one_device_names_the_checks_of_the_topic_it_is_never_judged_on(demo_warehouse: Path) -> None:
+    """"ok on ntp?" of a device its platform judges on one NTP check only: the Yes covers that check, and the
+    other check is said to be not judged there (a bare Yes would read as a pass of both)."""
+    rows = sql(demo_warehouse, f"""SELECT a.asset_id, a.platform FROM assets a
+        WHERE EXISTS (SELECT 1 FROM results r WHERE r.asset_id = a.asset_id AND r.assessment_id = {LATEST}
+                      AND r.rule_id = 'NTP-SERVER' AND r.status = 'pass')
+          AND NOT EXISTS (SELECT 1 FROM results r WHERE r.asset_id = a.asset_id AND r.assessment_id = {LATEST}
+                          AND r.rule_id = 'NTP-AUTH') ORDER BY 1 LIMIT 1""")
+    device, platform = rows[0]
+    head = first_line(handle_turn(f"is {device.lower()} ok on ntp").final.answer)
+    assert head.startswith(f"**Yes** — {device} passes NTP-SERVER"), head
+    assert f"NTP-AUTH is not judged on {device} ({platform})" in head, head

@@ -286,6 +286,11 @@ def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[Ret
         if excepted:
             first += " " + "; ".join(f"{r['rule_id']} is covered by approved exception {r['exception_id']} (expires "
                                      f"{str(r['expires_on'])[:10]})" for r in excepted) + "."
+    unjudged = [c for c in frame.checks if c not in {r["rule_id"] for r in rows}]
+    if unjudged:  # a check of the topic that does not apply to this platform: the verdict above does not cover it
+        first += (f" {', '.join(unjudged)} {'is' if len(unjudged) == 1 else 'are'} not judged on {device} "
+                  f"({rows[0]['platform']}): {'that check does' if len(unjudged) == 1 else 'those checks do'} not "
+                  "apply to its platform.")
     table = _table(["Rule", "Check", "Verdict", "Severity", "Exception"],
                    [[r["rule_id"], r["title"], r["status"], r["severity"],
                      f"{r['exception_id']} (expires {str(r['expires_on'])[:10]})" if r["exception_id"] else "—"]

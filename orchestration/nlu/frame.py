@@ -173,7 +173,9 @@ CUES = [re.compile(p, _I) for p in (
     r"\bfix\b|\bremediat|\bclean up\b|\bcli\b|\bcommands?\b|\bpaste\b|\bturn off\b|\bconfig to\b|"
     r"\bwhat do we do about\b|\bhow do (?:i|we) (?:disable|enable|get)\b",
     r"\bstandards?\b|\bpolic(?:y|ies)\b|\bprocedure\b|\brunbook\b|\bbest practice\b|\brecommended\b|"
-    r"\baccording to\b|\bwho owns\b|\bescalate\b|\bchange window\b|\bapproval process\b|\bsite tiers\b",
+    r"\baccording to\b|\bwho owns\b|\bescalate\b|\bchange window\b|\bapproval process\b|\bsite tiers\b|"
+    r"\bguides?\b|\bhow (?:to|do (?:i|we|you)|should (?:i|we)) (?:configure|set up|setup)\b|\bdo we (?:use|put|set)\b|"
+    r"\bsupposed to\b|\bmandat|\brequire[ds]?\b|\bsign[- ]?off\b|\bapprov(?:e|es|al)\b",
     r"\bexcept(?:ion|ed)s?\b|\bwaive(?:r|d|rs)?\b|\bexempt\w*|\bexcid\b",
     r"\bcpu\b|\bmemory utili|\breachable\b|\bping\b|\buptime\b|\bis \S+ (?:up|down|online)\b|\bup\??$|"
     r"\bright now\b|\bat the moment\b|\bcounters?\b|\bclients\b|\bsessions\b|\bconnections\b|\btraffic\b|"
@@ -186,7 +188,7 @@ CUES = [re.compile(p, _I) for p in (
     r"\bpython\b|\bscript\b|\bansible\b|\bplaybook\b|\bcss\b|\bkubernetes\b|\bperformance review\b",
     r"^(?:which|what) (?:\w+ )?(?:devices?|box(?:es)?|switch(?:es)?|routers?|firewalls?|fws?|asas?|hosts?|assets?)\b|"
     r"\bwho is running\b|"
-    r"\blist\b|\bshow (?:me )?(?:the |all )?\w+",
+    r"\blist\b|\bshow (?:me )?(?:the |all )?\w+|\binventory\b|\bwhat(?:'s| is) (?:in|at|deployed)\b",
     r"\bsummar|\boverview\b|\bstatus\b|\bposture\b|\bhow(?:'s| is| are) \w+ (?:doing|looking)\b|\bbig picture\b|"
     r"\brundown\b|\bin a nutshell\b|\breport\b|\bwhat did .+ (?:say|find)\b",
     r"\bslic(?:id)?\b|\bcveid\b|\bsignatures?\b|\bknown (?:issues?|bugs?|vulnerabilit)|\bcve\b|\bbrute force\b",
