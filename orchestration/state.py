@@ -201,7 +201,8 @@ class QuestionFrame(StateModel):
     limit: int | None = None
     checks: list[str] = Field(default_factory=list)  # the rules whose failures it counts (orchestration/nlu/checks.py)
     direction: Literal["worse", "better"] | None = None  # "which devices got worse"
-    polarity: Literal["passes", "fails"] | None = None  # a yes/no asks whether checks pass ("compliant") or fail
+    # a yes/no asks whether checks pass ("compliant") or fail; a list or count "passes" asks for what fails nothing
+    polarity: Literal["passes", "fails"] | None = None
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)  # of the ask
     margin: float = Field(default=0.0, ge=0.0, le=1.0)  # the ask's lead over the runner-up ask
 

@@ -374,3 +374,58 @@ def test_a_yes_for_one_device_names_the_checks_of_the_topic_it_is_never_judged_o
     head = first_line(handle_turn(f"is {device.lower()} ok on ntp").final.answer)
     assert head.startswith(f"**Yes** — {device} passes NTP-SERVER"), head
     assert f"NTP-AUTH is not judged on {device} ({platform})" in head, head
+
+
+def test_sites_without_failures_are_the_sites_listed(demo_warehouse: Path) -> None:
+    """"with no high findings" asks for the sites that fail none of those checks, not for the ranking of all."""
+    expected = [r[0] for r in sql(demo_warehouse, f"""SELECT a.site FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.severity = 'high' GROUP BY 1
+        HAVING COUNT(CASE WHEN r.status = 'fail' THEN 1 END) = 0 ORDER BY 1""")]
+    head = first_line(handle_turn("list every site with no high findings").final.answer)
+    assert expected == []  # every demo site fails a high check: the answer says so, it does not rank the sites
+    assert head.startswith("**None.** Every site judged on high checks fails at least one of them"), head
+    critical = [r[0] for r in sql(demo_warehouse, f"""SELECT a.site FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.severity = 'critical' GROUP BY 1
+        HAVING COUNT(CASE WHEN r.status = 'fail' THEN 1 END) = 0 ORDER BY 1""")]
+    assert critical  # and some site fails no critical check
+    head = first_line(handle_turn("which sites are without critical findings?").final.answer)
+    assert head.startswith(f"**{len(critical)} site"), head
+    assert re.findall(r"\*\*([\w-]+)\*\*", head.split(":", 1)[1]) == critical, head
+
+
+def test_devices_clean_on_a_topic_are_those_judged_on_it_that_fail_none(demo_warehouse: Path) -> None:
+    state = handle_turn("which branch switches have no failed ssh checks")
+    rules = tuple(state.intent.frame.checks)
+    assert rules and all("SSH" in r for r in rules)
+    expected = {r[0] for r in sql(demo_warehouse, f"""SELECT a.asset_id FROM results r JOIN assets a USING (asset_id)
+        JOIN sites s ON s.site = a.site WHERE r.assessment_id = {LATEST} AND s.site_type = 'branch'
+          AND a.device_type = 'switch' AND r.rule_id IN ({', '.join("'" + r + "'" for r in rules)}) GROUP BY 1
+        HAVING COUNT(CASE WHEN r.status = 'fail' THEN 1 END) = 0""")}
+    assert first_line(state.final.answer).startswith(f"**{len(expected)} devices** — devices failing no ")
+    listed = set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M))
+    assert listed == expected
+
+
+def test_whether_devices_of_a_kind_exist_is_yes_with_them_or_no(demo_warehouse: Path) -> None:
+    expected = [r[0] for r in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE platform = 'asa' AND "
+                                                  "os_version = '9.16(4)' ORDER BY 1")]
+    head = first_line(handle_turn("do we still have asas on 9.16(4)?").final.answer)
+    assert head.startswith(f"**Yes** — {len(expected)} device"), head
+    assert all(name in head for name in expected), head
+    (none,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE site = 'Branch-03' AND "
+                                   "device_type = 'wireless_controller'")
+    assert none == 0
+    head = first_line(handle_turn("is there a wireless controller at branch 3").final.answer)
+    assert head.startswith("**No** — No device of the inventory is in this scope"), head
+
+
+def test_a_count_over_two_values_of_one_filter_gives_each_side(demo_warehouse: Path) -> None:
+    """"production vs lab" with no time named is two groups, not two runs: the count of each and their sum."""
+    per = dict(sql(demo_warehouse, f"""SELECT a.environment, COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'high'
+          AND a.environment IN ('production', 'lab') GROUP BY 1"""))
+    head = first_line(handle_turn("how many high findings in production vs lab").final.answer)
+    total = sum(per.values())
+    assert head.startswith(f"**{total:,}** failed checks"), head
+    for env, n in per.items():
+        assert f"**{env}** {n:,}" in head, head

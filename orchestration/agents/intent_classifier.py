@@ -269,6 +269,10 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
     if frame.subject == "exceptions" and targeted:  # "which exceptions cover DataCenter-2": the exception list answers
         floor = min(floor, CLEAR_ASK_POPULATION)
+    if _filtered(frame) and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites")):
+        # a data ask about a part of the network and the checks asked ("which stores are clean on telnet") or its
+        # devices ("is there a wireless controller at branch 3"): either view's data answers it the same
+        floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents

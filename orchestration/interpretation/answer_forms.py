@@ -114,13 +114,17 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
     total = _total(rows)
     what = report["description"].split(" in ")[0]
     run = report.get("assessment_id") or "the latest assessment"
-    condition = what.startswith("devices failing")
+    clean = what.startswith("devices failing no ")  # the devices that fail none of the checks asked
+    condition = what.startswith("devices failing") and not clean
     passes = frame.ask == "yes_no" and frame.polarity == "passes"
     if not rows:
         first = (f"**None.** No device in scope fails {what.removeprefix('devices failing ')} in {run}."
-                 if condition else f"No device in this scope was assessed in {run}.")
+                 if condition else f"**None.** Every device in scope judged on those checks fails at least one "
+                 f"({run})." if clean else "No device of the inventory is in this scope.")
         if frame.ask == "yes_no" and condition:
             first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
+        elif frame.ask == "yes_no":  # "is there a firewall at branch-04?"
+            first = f"**No** — {first}"
         unjudged = _not_judged(frame)
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
@@ -149,6 +153,8 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
         first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}{of}, {run}): {listed}."
     elif frame.ask == "fix" and condition:
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
+    elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which
+        first = f"**Yes** — {devices(total)} in this scope: {', '.join(names[:10])}{' …' if total > 10 else ''}."
     elif frame.ask == "yes_no":
         first = (f"**{'No' if passes else 'Yes'}** — {devices(total)} {'fail' if total > 1 else 'fails'}: "
                  f"{', '.join(names[:10])}{' …' if total > 10 else ''} ({what}, {run}).")
@@ -159,10 +165,15 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
         first = (f"{first.rstrip(':.')}; {len(rows) - len(unassessed)} assessed in {run}, not assessed: "
                  f"{', '.join(unassessed[:10])}{' …' if len(unassessed) > 10 else ''}.")
     shown = rows[:SHOWN]
-    table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
-                   [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
-                     *((r["failed"], r["critical"], r["high"], r.get("failing_rules") or "none")
-                       if r.get("checks") != 0 else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
+    if clean:  # their failure counts are zero by definition: the checks each was judged on say more
+        table = _table(["#", "Device", "Site", "Type", "Software", "Checks judged in the run"],
+                       [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
+                         r["checks"]] for i, r in enumerate(shown, 1)])
+    else:
+        table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
+                       [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
+                         *((r["failed"], r["critical"], r["high"], r.get("failing_rules") or "none")
+                           if r.get("checks") != 0 else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
     counts: dict[str, list[str]] = {}
     for r in rows:
         for rule in filter(None, (r.get("failing_rules") or "").split(", ")):
@@ -185,6 +196,10 @@ def _group_compare(report: dict[str, Any], frame: QuestionFrame) -> DomainOutput
     run = report.get("assessment_id") or "the latest assessment"
     for r in rows:
         r["pass_rate"] = _pct(int(r["passed"]), int(r["checks"]))
+    if not rows and " without failed " in label:
+        noun, _, checks = label.partition(" without failed ")
+        return DomainOutputs(summary=f"**None.** Every {noun} judged on {checks} fails at least one of them ({run}).",
+                             statistics={"row_count": 0})
     if not rows:
         return DomainOutputs(summary=f"No results in this scope in {run}.", statistics={"row_count": 0})
     if frame.ask == "compare" and len(rows) >= 2:
@@ -201,6 +216,15 @@ def _group_compare(report: dict[str, Any], frame: QuestionFrame) -> DomainOutput
     elif frame.ask == "compare":
         first = (f"Only **{rows[0]['group_key']}** has results in this scope in {run}: the other side of the "
                  "comparison has no assessed devices.")
+    elif " without failed " in label:  # "the sites with no critical findings"
+        noun, _, checks = label.partition(" without failed ")
+        first = (f"**{_total(rows)} {noun}{'' if _total(rows) == 1 else 's'}** fail no {checks.removesuffix(' checks')} "
+                 f"check ({run}): {_names([str(r['group_key']) for r in rows], 20)}.")
+        label = noun
+    elif frame.ask == "count":  # "how many critical findings in prod vs staging": each side, and the sum
+        failed = sum(int(r["failed"]) for r in rows)
+        sides = " · ".join(f"**{r['group_key']}** {int(r['failed']):,}" for r in rows)
+        first = f"**{failed:,}** failed checks in this scope ({run}): {sides}."
     else:
         top = rows[0]
         shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)

@@ -476,6 +476,21 @@ def read_polarity(text: str) -> Literal["passes", "fails"]:
     return "passes" if _PASSES.search(text) else "fails"
 
 
+# what fails nothing, in a list or a count: "sites with no critical findings", "switches without telnet issues",
+# "devices that are fully compliant", "which stores are clean". "No" before a feature is the opposite: "devices that
+# have no ntp authentication" lack it, they fail
+_FAULTS = r"(?:findings?|issues?|failures?|failed|failing|fails|problems?|deviations?|violations?|misconfig\w*|errors?)"
+_CLEAN = re.compile(rf"\b(?:with|having|has|have|had|show(?:s|ing)?) (?:no|zero) (?:[\w-]+ ){{0,3}}?{_FAULTS}\b|"
+                    rf"\bwithout (?:any )?(?:[\w-]+ ){{0,3}}?{_FAULTS}\b|\bfree (?:of|from)\b|"
+                    r"\b(?:fully|100 ?%) compliant\b|\bare (?:clean|compliant)\b|\bpass(?:es|ing)? (?:all|every)\b|"
+                    rf"\bnothing (?:failing|failed)\b|\bno (?:failed|failing) (?:checks?|findings?)\b", _I)
+
+
+def read_list_polarity(text: str) -> Literal["passes"] | None:
+    """"passes" when a list or count asks for what fails nothing, else None (the failing ones are asked for)."""
+    return "passes" if _CLEAN.search(text) else None
+
+
 def read_limit(text: str) -> int | None:
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
@@ -510,5 +525,6 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
                              catalogs.rule_words),
         limit=read_limit(text),
         direction=read_direction(text),
-        polarity=read_polarity(text) if ask == "yes_no" else None,
+        polarity=read_polarity(text) if ask == "yes_no" else read_list_polarity(text) if ask in ("list", "count")
+        else None,
     )

@@ -77,8 +77,11 @@ def _checks_in_scope(scope: dict[str, Any], extra: str = "") -> tuple[str, list[
 def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str = FLEET) -> SqlPlan:
     """Every device in scope with its failed checks (those the condition selects): with a condition only the
     devices failing it (the list asked for), else every device of the inventory in scope — those the run did not
-    assess included, with no checks (``checks`` = 0); a ranking keeps the top N."""
-    if condition:
+    assess included, with no checks (``checks`` = 0); a ranking keeps the top N. A question about the devices
+    *without* failures (``clean``: "which switches have no critical findings") keeps those judged on the checks
+    the condition selects that fail none of them."""
+    clean = wants_clean(frame)
+    if condition or clean:
         cte, params = _checks_in_scope(scope)
     else:  # "which asas are on 9.8(4)?" is asked of the inventory, not of one run's results
         where, scope_params = _where(scope)
@@ -96,12 +99,14 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
         f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, "
         "COUNT(x.rule_id) AS checks, COUNT(*) OVER () AS total "
         "FROM x GROUP BY x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment "
-        + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")
-        + ("ORDER BY failed DESC, critical DESC, x.asset_id" if condition
+        + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) = 0 AND COUNT(CASE WHEN {match} THEN 1 END) > 0 "
+           if clean else f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")
+        + ("ORDER BY x.asset_id" if clean else "ORDER BY failed DESC, critical DESC, x.asset_id" if condition
            else "ORDER BY critical DESC, high DESC, failed DESC, x.asset_id")
         + (f" LIMIT {frame.limit or RANKING_DEFAULT}" if frame.ask == "ranking" else ""))
-    bound = [*params, *match_params * (5 if condition else 4)]
-    what = f"devices failing {condition.words()} checks" if condition else "devices of the inventory"
+    bound = [*params, *match_params * (6 if clean else 5 if condition else 4)]
+    what = (f"devices failing no {condition.words() if condition.narrow else ''} check".replace("  ", " ") if clean
+            else f"devices failing {condition.words()} checks" if condition else "devices of the inventory")
     return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest")
 
 
@@ -122,9 +127,11 @@ def inventory_share(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan |
     return SqlPlan("inventory_share", sql, [*num_params, collection, *params], f"{label} {said}")
 
 
-def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: int | None = None) -> SqlPlan:
+def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: int | None = None,
+                  clean: bool = False) -> SqlPlan:
     """One row per group (site, kind of site, device type, platform, version …): devices, checks, failures and the
-    pass rate, side by side; ordered by failed checks (a ranking of groups)."""
+    pass rate, side by side; ordered by failed checks (a ranking of groups). ``clean``: only the groups with no
+    failed check of the condition ("the sites with no critical findings")."""
     cte, params = _checks_in_scope(scope, ", s.site_type") if key == "site_type" else _checks_in_scope(scope)
     if key == "site_type":
         cte = cte.replace("JOIN assets a ON a.asset_id = r.asset_id", "JOIN assets a ON a.asset_id = r.asset_id "
@@ -138,12 +145,24 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
         f"COUNT(CASE WHEN x.status = 'pass' AND {match} THEN 1 END) AS passed, "
         f"COUNT(CASE WHEN {failing} AND x.severity = 'critical' THEN 1 END) AS critical, "
         f"COUNT(DISTINCT CASE WHEN {failing} THEN x.asset_id END) AS devices_failing, COUNT(*) OVER () AS total "
-        f"FROM x GROUP BY {column} ORDER BY failed DESC, group_key"
+        f"FROM x GROUP BY {column} "
+        + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) = 0 AND COUNT(CASE WHEN {match} THEN 1 END) > 0 "
+           if clean else "")  # judged on the checks asked, and failing none of them
+        + "ORDER BY failed DESC, group_key"
         + (f" LIMIT {limit}" if limit else ""))
-    bound = [*params, *match_params * 5]  # the condition is written five times after the CTE
+    # the condition is written five times after the CTE (seven with the HAVING of ``clean``)
+    bound = [*params, *match_params * (7 if clean else 5)]
     label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
              "device_type": "device type"}.get(key, key)
-    return SqlPlan("group_compare", sql, bound, f"per {label} in {{assessment_id}}", assessment_id="latest")
+    clean_words = f" without failed {condition.words()} checks" if clean else ""
+    return SqlPlan("group_compare", sql, bound, f"per {label}{clean_words} in {{assessment_id}}",
+                   assessment_id="latest")
+
+
+def wants_clean(frame: QuestionFrame) -> bool:
+    """A list or count of what fails nothing ("sites with no critical findings", "devices without telnet
+    failures"): the frame's polarity on a question that is not a yes/no."""
+    return frame.ask in ("list", "count") and frame.polarity == "passes"
 
 
 def _month_bounds(month: str) -> tuple[str, str]:
@@ -294,15 +313,20 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if frame.time.several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
         return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
     key = compared_key(scope)
-    if ask == "compare" and key and not frame.time.months and not frame.time.relative and not frame.time.runs:
+    untimed = not frame.time.months and not frame.time.relative and not frame.time.runs
+    if key and untimed and (ask == "compare" or (ask == "count" and subject == "findings")):
+        # "how many critical findings in prod vs staging": the count of each side, side by side
         return group_compare(scope, key, condition)
     if subject == "sites" and ask in ("ranking", "list", "compare", "count"):
-        return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None)
+        return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None,
+                             clean=wants_clean(frame))
     if ask == "share" and subject == "devices" and not condition and not device:  # a share of the inventory, not of failures
         plan = inventory_share(scope, collection)
         if plan is not None:
             return plan
     if subject == "devices" and not device and (ask in ("list", "ranking") or (ask in ("count", "yes_no")
-                                                                               and condition.narrow)):
+                                                                               and condition.narrow)
+                                                or (ask == "yes_no" and not condition) or wants_clean(frame)):
+        # "any store firewalls on 9.8(4)?" asks whether such devices exist: the inventory's devices in scope
         return device_list(frame, scope, condition, collection)  # a bare count is the analysis' (failing and at-risk devices)
     return None

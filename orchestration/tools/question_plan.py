@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.state import Intent, QuestionFrame
-from orchestration.tools.frame_sql import Condition, plan_frame
+from orchestration.tools.frame_sql import Condition, compared_key, plan_frame
 from orchestration.tools.sql_plan import SqlPlan, plan_sql
 
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")  # the skills whose data questions the SQL path may answer
@@ -44,8 +44,9 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     a trend), else None. ``sure``: answer in the form even though the reader doubts the ask (the replan)."""
     facets, frame = intent.facets, intent.frame
     timed = frame.time.months or frame.time.runs or frame.time.relative
-    if sure and not facets.tracking and (
-            not facets.change or frame.ask == "trend" or (frame.ask == "compare" and not timed)):
+    # "prod vs staging" with no time named compares two groups, not two runs: the change words do not make it one
+    sides = not timed and (frame.ask == "compare" or (frame.ask == "count" and compared_key(scope) is not None))
+    if sure and not facets.tracking and (not facets.change or frame.ask == "trend" or sides):
         return plan_frame(frame, scope, condition_of(intent), collection)
     return None
 
