@@ -429,3 +429,40 @@ def test_a_count_over_two_values_of_one_filter_gives_each_side(demo_warehouse: P
     assert head.startswith(f"**{total:,}** failed checks"), head
     for env, n in per.items():
         assert f"**{env}** {n:,}" in head, head
+
+
+def _exceptions_of(path: Path, site_type: str, device_type: str | None = None) -> list[str]:
+    return [r[0] for r in sql(path, """SELECT e.exception_id FROM exceptions e WHERE EXISTS (SELECT 1 FROM sites s
+        WHERE s.site_type = ? AND (',' || e.sites || ',') LIKE '%,' || s.site || ',%')
+        AND (? IS NULL OR e.device_type IN (?, 'any')) ORDER BY e.expires_on, e.exception_id""",
+        [site_type, device_type, device_type])]
+
+
+def test_exceptions_of_a_kind_of_site_and_device_type_are_only_theirs(demo_warehouse: Path) -> None:
+    expected = _exceptions_of(demo_warehouse, "store")
+    head = first_line(handle_turn("which exceptions cover the stores").final.answer)
+    assert re.findall(r"EXC-\d{4}-\d{3}", head) == expected, head
+    expected = _exceptions_of(demo_warehouse, "datacenter", "switch")
+    assert expected and len(expected) < len(_exceptions_of(demo_warehouse, "datacenter"))
+    head = first_line(handle_turn("exceptions for datacenter switches?").final.answer)
+    assert re.findall(r"EXC-\d{4}-\d{3}", head) == expected, head
+
+
+def test_checks_that_got_worse_over_a_time_range_are_each_check_with_its_devices_then_and_now(
+        demo_warehouse: Path) -> None:
+    runs = [r[0] for r in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                              "AND started_at >= TIMESTAMP '2026-10-01' ORDER BY started_at")]
+    first, last = runs[0], runs[-1]
+    expected = {rule: (before, after) for rule, before, after in sql(demo_warehouse, """
+        SELECT r.rule_id, COUNT(DISTINCT CASE WHEN r.assessment_id = ? AND r.status = 'fail' THEN r.asset_id END),
+               COUNT(DISTINCT CASE WHEN r.assessment_id = ? AND r.status = 'fail' THEN r.asset_id END)
+        FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id IN (?, ?) AND s.site_type = 'branch' GROUP BY 1""", [first, last, first, last])
+        if after > before}
+    state = handle_turn("which checks got worse at the branches since october?")
+    assert tool_of(state) == ("sql_path", "rule_changes")
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{len(expected)} checks** that got worse, {first} "), head
+    shown = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(
+        r"^\| ([A-Z0-9-]+) \| [^|]+ \| \w+ \| (\d+) \| (\d+) \| \+\d+ \|$", state.final.answer, re.M)}
+    assert shown == expected

@@ -221,9 +221,13 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         population = frame.ask in POPULATION_ASKS and frame.subject in ("devices", "sites", "runs") and _filtered(frame)
         # "what does D2_IOSXE fail?": the standards hold no device; its failures are the data's
         device = bool(frame.targets.device) and frame.ask in ("list", "count", "explain", "summary")
-        floor = CLEAR_ASK_POPULATION if verdict or device or (population and part and frame.subject == "devices") \
-            else CLEAR_ASK
-        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population or device):
+        # "which exceptions are about snmp and when do they expire": the register's rows, ids and expiry dates are
+        # the warehouse's; a document that also describes them is not the list
+        exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count") and _filtered(frame)
+        floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or (
+            population and part and frame.subject == "devices") else CLEAR_ASK
+        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population or device
+                                                                                or exceptions):
             return None
     elif skill.endswith("_expert_insights"):
         # "does every switch have dhcp snooping?": the verdict of the checks named on a device or a part of the

@@ -37,6 +37,7 @@ FORM_PARTS = {
     "device_list": "the devices asked for, listed",
     "run_series": "the series over the runs asked for",
     "group_compare": "the groups asked for, side by side",
+    "exception_list": "the approved exceptions asked for, listed",
 }
 REPLAN = "reflector replan: "
 

@@ -370,6 +370,26 @@ def _inventory_share(report: dict[str, Any]) -> DomainOutputs:
     return DomainOutputs(summary=first, statistics={"row_count": 1, "part": part, "population": population})
 
 
+def _rule_changes(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
+    rows = report["rows"]
+    said = report["description"].split(", by ")[0]  # "checks that got worse"
+    if not rows:
+        return DomainOutputs(summary=f"**None.** No {said.removeprefix('checks ')} check: the failing devices per "
+                                     "check are the same in the first and the last run of the time asked (or "
+                                     "fewer than two runs fall in it).", statistics={"row_count": 0})
+    top = rows[0]
+    total = _total(rows)
+    span = f"{top['first_run']} ({str(top['first_date'])[:10]}) → {top['last_run']} ({str(top['last_date'])[:10]})"
+    items = ", ".join(f"**{r['rule_id']}** ({r['before_devices']} → {r['after_devices']} devices)" for r in rows[:8])
+    first = (f"**{total} {'check' if total == 1 else 'checks'}** {said.removeprefix('checks ')}, {span}: {items}"
+             f"{f' and {total - 8} more' if total > 8 else ''}.")
+    table = _table(["Rule", "Check", "Severity", "Failing devices before", "Failing devices after", "Change"],
+                   [[r["rule_id"], r["title"], r["severity"], r["before_devices"], r["after_devices"],
+                     f"{int(r['change']):+d}"] for r in rows[:SHOWN]])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'checks')}",
+                         statistics={"row_count": len(rows), "total": total})
+
+
 def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
            prefix: str) -> DomainOutputs | None:
     """The answer of a frame template's rows, or None for other SQL-path templates."""
@@ -388,6 +408,8 @@ def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedC
         return _signature_matches(report, frame)
     if template == "inventory_share":
         return _inventory_share(report)
+    if template == "rule_changes":
+        return _rule_changes(report, frame)
     return None
 
 

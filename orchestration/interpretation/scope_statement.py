@@ -47,8 +47,10 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             **base, "assessment_id": result["latest_assessment_id"],
             "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
             "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
+    rows = result.get("rows") or []
     runs = [result["assessment_id"]] if result.get("assessment_id") else sorted(
-        {str(r["assessment_id"]) for r in result.get("rows") or [] if r.get("assessment_id")})
+        {str(r["assessment_id"]) for r in rows if r.get("assessment_id")}
+        | {str(r[k]) for r in rows[:1] for k in ("first_run", "last_run") if r.get(k)})  # a change per check
     return AnswerScope.model_validate({  # a series or matches over several runs: the first → the last
         **base, "assessment_id": runs[-1] if runs else None, "previous_assessment_id": runs[0] if len(runs) > 1 else None,
         "severity": params.get("severity_filter"), "focus": params.get("focus_area")})

@@ -509,10 +509,17 @@ class Catalogs:
         return frozenset().union(*self.rule_words)
 
 
+# a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
+_CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
+
+
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
                today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
     """The whole frame of one request."""
     ask, subject, cannot, confidence, margin = reader.read(text)
+    direction = read_direction(text)
+    if direction and subject in ("findings", "devices") and _CHECKS_HEAD.search(text.strip()):
+        subject = "rules"  # the checks that changed are asked for, whatever the reader's doubt between the nouns
     today = today or date.today()
     time = read_time(text, entities, today)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:
@@ -524,7 +531,7 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
                              catalogs.rule_words),
         limit=read_limit(text),
-        direction=read_direction(text),
+        direction=direction,
         polarity=read_polarity(text) if ask == "yes_no" else read_list_polarity(text) if ask in ("list", "count")
         else None,
     )

@@ -19,7 +19,7 @@ from orchestration.tools.scope import FLEET, scope_conditions, values_of
 from orchestration.tools.sql_plan import SqlPlan
 
 FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules", "signature_matches",
-                   "inventory_share")
+                   "inventory_share", "rule_changes")
 # the part of a population a share asks about: the most specific filter named ("switches on 17.9.4": the version)
 SHARE_PARTS = ("os_version", "platform", "role", "environment", "device_type", "site_type", "sites")
 RANKING_DEFAULT = 10
@@ -177,19 +177,7 @@ def run_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     match, match_params = condition.sql()
     where, params = _where(scope)
     failing = f"r.status = 'fail' AND {match}"
-    time_parts: list[str] = []
-    time_params: list[Any] = []
-    if frame.time.since:
-        time_parts.append("m.started_at >= CAST(? AS TIMESTAMP)")
-        time_params.append(_month_bounds(frame.time.since)[0])
-    if frame.time.months and not frame.time.since:
-        spans = [_month_bounds(m) for m in frame.time.months]
-        time_parts.append("(" + " OR ".join("(m.started_at >= CAST(? AS TIMESTAMP) AND m.started_at < CAST(? AS "
-                                             "TIMESTAMP))" for _ in spans) + ")")
-        time_params += [x for span in spans for x in span]
-    if frame.time.runs:
-        time_parts.append(f"m.assessment_id IN ({', '.join('?' for _ in frame.time.runs)})")
-        time_params += frame.time.runs
+    time_parts, time_params = _time_of_runs(frame)
     sql = (
         "SELECT m.assessment_id, m.started_at, COUNT(DISTINCT a.asset_id) AS devices, "
         f"COUNT(CASE WHEN {match} THEN 1 END) AS checks, COUNT(CASE WHEN {failing} THEN 1 END) AS failed, "
@@ -204,6 +192,59 @@ def run_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         + (f" LIMIT {frame.time.last_n}" if frame.time.last_n else ""))
     bound = [*match_params * 6, collection, *params, *time_params]
     return SqlPlan("run_series", sql, bound, "failed checks per assessment run")
+
+
+def _time_of_runs(frame: QuestionFrame) -> tuple[list[str], list[Any]]:
+    """Conditions on the runs ``m`` the frame's time names (since a month, named months, named runs); none = all."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if frame.time.since:
+        parts.append("m.started_at >= CAST(? AS TIMESTAMP)")
+        params.append(_month_bounds(frame.time.since)[0])
+    if frame.time.months and not frame.time.since:
+        spans = [_month_bounds(m) for m in frame.time.months]
+        parts.append("(" + " OR ".join("(m.started_at >= CAST(? AS TIMESTAMP) AND m.started_at < CAST(? AS "
+                                        "TIMESTAMP))" for _ in spans) + ")")
+        params += [x for span in spans for x in span]
+    if frame.time.runs:
+        parts.append(f"m.assessment_id IN ({', '.join('?' for _ in frame.time.runs)})")
+        params += frame.time.runs
+    return parts, params
+
+
+def rule_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str) -> SqlPlan:
+    """Per rule, the devices failing it in the first and in the last run of the time asked (the latest two runs
+    when no time is named, or the last N): the checks that got worse or better ("which checks got worse at the
+    stores since october"), only those the direction asks for, largest change first."""
+    where, params = _where(scope)
+    match, match_params = condition.sql()
+    time_parts, time_params = _time_of_runs(frame)
+    last_n = frame.time.last_n or (2 if not time_parts else None)
+    runs = ("SELECT m.assessment_id, m.started_at FROM assessments m WHERE m.collection = ?"
+            + "".join(f" AND {p}" for p in time_parts) + " ORDER BY m.started_at DESC"
+            + (f" LIMIT {last_n}" if last_n else ""))
+    change = "after_devices - before_devices"
+    keep = {"worse": f"{change} > 0", "better": f"{change} < 0"}.get(frame.direction or "", f"{change} <> 0")
+    sql = (
+        f"WITH m AS ({runs}), ends AS (SELECT MIN(started_at) AS first_at, MAX(started_at) AS last_at FROM m), "
+        "pair AS (SELECT (SELECT assessment_id FROM m, ends WHERE m.started_at = ends.first_at) AS first_run, "
+        "(SELECT assessment_id FROM m, ends WHERE m.started_at = ends.last_at) AS last_run, "
+        "CAST(ends.first_at AS DATE) AS first_date, CAST(ends.last_at AS DATE) AS last_date FROM ends), "
+        "per_rule AS (SELECT r.rule_id, p.first_run, p.last_run, p.first_date, p.last_date, "
+        "COUNT(DISTINCT CASE WHEN r.assessment_id = p.first_run AND r.status = 'fail' THEN r.asset_id END) "
+        "AS before_devices, "
+        "COUNT(DISTINCT CASE WHEN r.assessment_id = p.last_run AND r.status = 'fail' THEN r.asset_id END) "
+        "AS after_devices "
+        "FROM results r JOIN assets a ON a.asset_id = r.asset_id CROSS JOIN pair p "
+        f"WHERE p.first_run <> p.last_run AND r.assessment_id IN (p.first_run, p.last_run) AND {where} AND {match} "
+        "GROUP BY r.rule_id, p.first_run, p.last_run, p.first_date, p.last_date) "
+        "SELECT x.rule_id, x.first_run, x.last_run, x.first_date, x.last_date, x.before_devices, x.after_devices, "
+        f"ru.title, ru.severity, {change} AS change, COUNT(*) OVER () AS total "
+        f"FROM per_rule x JOIN rules ru ON ru.rule_id = x.rule_id WHERE {keep} "
+        f"ORDER BY ABS({change}) DESC, x.rule_id")
+    bound = [collection, *time_params, *params, *match_params]
+    said = {"worse": "that got worse", "better": "that got better"}.get(frame.direction or "", "that changed")
+    return SqlPlan("rule_changes", sql, bound, f"checks {said}, by failing devices")
 
 
 def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
@@ -225,6 +266,15 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
     if sites:
         parts.append("(" + " OR ".join("(',' || e.sites || ',') LIKE ?" for _ in sites) + ")")
         bound += [f"%,{s},%" for s in sites]
+    kinds = values_of(scope.get("site_type"))
+    if kinds:  # "the exceptions for the datacenters": those naming a site of that kind
+        parts.append("EXISTS (SELECT 1 FROM sites st WHERE st.site_type IN (" + ", ".join("?" for _ in kinds) + ") "
+                     "AND (',' || e.sites || ',') LIKE '%,' || st.site || ',%')")
+        bound += kinds
+    types = values_of(scope.get("device_type"))
+    if types:  # an exception for every device type ('any') covers the type asked
+        parts.append("e.device_type IN (" + ", ".join("?" for _ in types) + ", 'any')")
+        bound += types
     sql = (
         "SELECT e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, "
         "e.reason, e.source_document, COUNT(DISTINCT c.asset_id) AS devices_covered, COUNT(*) OVER () AS total "
@@ -307,6 +357,11 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
                                                                              "summary"):
         return exception_list(frame, scope, condition.rules)
+    if subject == "rules" and not device and (frame.direction or ask in ("trend", "compare")) and (
+            frame.direction or frame.time.since or frame.time.months or frame.time.runs or frame.time.last_n
+            or frame.time.relative):
+        # "which checks got worse at the stores since october": per check, its failing devices then and now
+        return rule_changes(frame, scope, condition, collection)
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)

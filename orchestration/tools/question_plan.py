@@ -46,7 +46,9 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     timed = frame.time.months or frame.time.runs or frame.time.relative
     # "prod vs staging" with no time named compares two groups, not two runs: the change words do not make it one
     sides = not timed and (frame.ask == "compare" or (frame.ask == "count" and compared_key(scope) is not None))
-    if sure and not facets.tracking and (not facets.change or frame.ask == "trend" or sides):
+    # "which checks got worse since october": the change per check is a frame plan, not the comparison tool's totals
+    per_check = frame.subject == "rules" and frame.direction is not None
+    if sure and not facets.tracking and (not facets.change or frame.ask == "trend" or sides or per_check):
         return plan_frame(frame, scope, condition_of(intent), collection)
     return None
 
