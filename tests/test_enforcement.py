@@ -18,6 +18,7 @@ from orchestration.services import build_services
 from orchestration.state import AssessmentState, Final, Intent, Plan, Task, ToolCall
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolRegistry
+from orchestration.tools.results import RESULT_MODELS
 from orchestration.warehouse.store import get_warehouse
 
 QUERY = {"formulated_query": "snmp", "query_metadata": {"intent_class": "cbp_generic", "skill": "cbp_generic",
@@ -161,6 +162,26 @@ def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: 
     outcome = build_services().tools.call(tool, params)
     assert outcome.call.status == "ok", outcome.call.error
     assert outcome.result is not None and set(outcome.result) <= set(get_contracts().tools[tool].returns)
+    RESULT_MODELS[tool].model_validate(outcome.result)  # what the agents get reads back through the typed model
+
+
+def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> None:
+    contracts = get_contracts().tools
+    assert set(RESULT_MODELS) == set(contracts)
+    for name, model in RESULT_MODELS.items():
+        fields = model.model_fields
+        assert set(fields) == set(contracts[name].returns), name
+        assert {f for f, info in fields.items() if info.is_required()} == contracts[name].required_returns(), name
+
+
+def test_a_tool_returning_a_value_of_the_wrong_type_fails_the_call(demo_warehouse: Any) -> None:
+    def sloppy(w: Any, **params: Any) -> dict[str, Any]:
+        return {**BUILTIN_TOOLS["inventory_tool"](w, **params), "row_count": "many"}
+
+    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": sloppy}, get_warehouse)
+    outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
+    assert outcome.call.status == "error" and outcome.result is None
+    assert "wrong type at row_count" in (outcome.call.error or "")
 
 
 def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path) -> None:

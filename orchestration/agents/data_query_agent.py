@@ -35,6 +35,7 @@ from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan_for
 from orchestration.tools.registry import ToolOutcome
+from orchestration.tools.results import InventoryResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
 from orchestration.vocabulary.scope import AnswerScope
 from orchestration.warehouse.versions import version_stamp
@@ -164,7 +165,7 @@ def _inventory(scope: dict[str, Any], task: Task, services: Services, collection
     wanted = {k: scope[k] for k in ("device", "devices", "sites") if scope.get(k)}
     outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP, "collection": collection,
                                                      "viewer": viewer}, task_id=task.id)
-    rows = [InventoryRow.model_validate(r) for r in (outcome.result or {}).get("assets", [])]
+    rows = InventoryResult.model_validate(outcome.result).assets if outcome.result is not None else []
     return rows, [outcome.call]
 
 

@@ -10,6 +10,7 @@ from orchestration.enforcement import TaskResult
 from orchestration.outputs import SlicContext, TaskOutputs
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
+from orchestration.tools.results import SlicResult
 from orchestration.tools.scope import scope_for
 
 
@@ -24,12 +25,12 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         context = SlicContext(scope=scope, errors=[error])
         return TaskResult("failed", TaskOutputs(slic_context=context), error=error, tool_calls=(outcome.call,),
                           summary="SLIC store unavailable")
-    result = outcome.result
+    result = SlicResult.model_validate(outcome.result)
     context = SlicContext(
-        assessment_id=result["assessment_id"], collection=result["collection"], scope=result["scope_applied"], total_matches=result["total_matches"],
-        assets_affected=result["assets_affected"], by_signature=result["by_signature"],
-        by_severity=result["by_severity"], results=result["results"], result_cap=result["result_cap"],
-        errors=[] if result["total_matches"] else ["no SLIC signature matched in this scope"])
+        assessment_id=result.assessment_id, collection=result.collection, scope=result.scope_applied,
+        total_matches=result.total_matches, assets_affected=result.assets_affected, by_signature=result.by_signature,
+        by_severity=result.by_severity, results=result.results, result_cap=result.result_cap,
+        errors=[] if result.total_matches else ["no SLIC signature matched in this scope"])
     return TaskResult("completed", TaskOutputs(slic_context=context), tool_calls=(outcome.call,),
                       summary=f"{context.total_matches} SLIC matches on {context.assets_affected} assets in "
                               f"{context.assessment_id}")

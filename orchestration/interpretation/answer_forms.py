@@ -14,6 +14,7 @@ from orchestration.engines.rule_engine import get_rules
 from orchestration.interpretation.findings import _finding, _rules_catalog, devices, risks
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
+from orchestration.tools.results import ComparisonResult
 from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
@@ -413,40 +414,40 @@ def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedC
     return None
 
 
-def comparison_lead(result: dict[str, Any], frame: QuestionFrame) -> tuple[str, list[str]]:
+def comparison_lead(report: dict[str, Any], frame: QuestionFrame) -> tuple[str, list[str]]:
     """The first line of a comparison between two runs, in the question's form: the devices that changed (all of
     them, as a table) when devices are asked, else the direction with its figures; and the devices it listed."""
-    m = result["metrics"]
-    prev, cur = result["previous_assessment_id"], result["current_assessment_id"]
-    changes = result["asset_level_changes"]
+    result = ComparisonResult.model_validate(report)
+    m = result.metrics
+    prev, cur = result.previous_assessment_id, result.current_assessment_id
     if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
+        moved = {"worsened": (result.asset_level_changes.worsened, m.worsened_assets, "got worse"),
+                 "improved": (result.asset_level_changes.improved, m.improved_assets, "improved")}
         wanted = {"worse": ["worsened"], "better": ["improved"]}.get(frame.direction or "", ["worsened", "improved"])
         parts = []
         listed: list[str] = []
         for direction in wanted:
-            rows = changes[direction]
-            listed += [a["asset_id"] for a in rows] if len(rows) == m[f"{direction}_assets"] else []
-            n = m[f"{direction}_assets"]
-            verb = "got worse" if direction == "worsened" else "improved"
-            head = f"**{n} {'device' if n == 1 else 'devices'} {verb}** between {prev} and {cur} ({result['scope']})"
+            rows, n, verb = moved[direction]
+            listed += [a.asset_id for a in rows] if len(rows) == n else []
+            head = f"**{n} {'device' if n == 1 else 'devices'} {verb}** between {prev} and {cur} ({result.scope})"
             if not rows:
                 parts.append(head + ".")
                 continue
             table = _table(["#", "Device", "Change in failed checks"],
-                           [[i, a["asset_id"], f"{a['issues_delta']:+d}"] for i, a in enumerate(rows, 1)])
+                           [[i, a.asset_id, f"{a.issues_delta:+d}"] for i, a in enumerate(rows, 1)])
             cut = (f"\n\nThe comparison keeps the {len(rows)} largest changes of {n}; the export of the trace has "
                    "the tool's full result." if n > len(rows) else "")
             parts.append(f"{head}:\n\n{table}{cut}")
         return "\n\n".join(parts), listed
-    word = {"improved": "Better", "worsened": "Worse", "unchanged": "Unchanged"}[m["direction"]]
+    word = {"improved": "Better", "worsened": "Worse", "unchanged": "Unchanged"}[m.direction]
     lead = f"**{word}**"
     if frame.ask == "yes_no" and frame.direction:  # "is hq more compliant than last time?": Yes/No, then the figures
         asked = "improved" if frame.direction == "better" else "worsened"
-        lead = f"**{'Yes' if m['direction'] == asked else 'No'}** — {word.lower()}"
-    rules = result.get("rules_compared") or []
+        lead = f"**{'Yes' if m.direction == asked else 'No'}** — {word.lower()}"
+    rules = result.rules_compared
     kind = f"{', '.join(rules)} " if rules else ""  # the checks asked, when the question named some
-    return (f"{lead}: {result['scope']} went from {m['previous_failures']:,} to {m['current_failures']:,} failed "
-            f"{kind}checks ({m['failures_delta']:+,}) between {prev} and {cur}."), []
+    return (f"{lead}: {result.scope} went from {m.previous_failures:,} to {m.current_failures:,} failed "
+            f"{kind}checks ({m.failures_delta:+,}) between {prev} and {cur}."), []
 
 
 def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:

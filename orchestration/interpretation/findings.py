@@ -23,6 +23,7 @@ from orchestration.outputs import (
     RetrievedChunk,
 )
 from orchestration.state import FindingDigest
+from orchestration.tools.results import ChangedIssue, ComparisonResult, IssueTrackingResult
 from orchestration.vocabulary import severity
 
 RP = "assessment_context.report_data"
@@ -198,90 +199,97 @@ def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | Non
     return " ".join(p for p in parts if p)
 
 
-def from_comparison(result: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
+def from_comparison(report: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
                     prefix: str = "CFG") -> DomainOutputs:
-    m = result["metrics"]
+    result = ComparisonResult.model_validate(report)
+    m = result.metrics
+    changes, detail = result.asset_level_changes, result.detailed_findings
     src = f"{RP}.assessment_comparison_tool"
-    prov = (f"assessment_comparison_tool: {result['previous_assessment_id']} → {result['current_assessment_id']}, "
-            f"{result['row_count']} failing results compared")
+    prov = (f"assessment_comparison_tool: {result.previous_assessment_id} → {result.current_assessment_id}, "
+            f"{result.row_count} failing results compared")
     catalog = _rules_catalog()
     findings: list[Finding] = []
-    deltas: tuple[tuple[DeltaStatus, str], ...] = (("new", "new_issues"), ("persistent", "persistent_issues"))
-    for delta, key in deltas:
-        grouped: dict[str, list[dict[str, Any]]] = {}
-        for issue in result["detailed_findings"][key]:
-            grouped.setdefault(issue["rule_id"], []).append(issue)
-        ranked = sorted(grouped.items(), key=lambda kv: (-severity.rank(kv[1][0]["severity"]), -len(kv[1])))
+    deltas: tuple[tuple[DeltaStatus, str, list[ChangedIssue]], ...] = (
+        ("new", "new_issues", detail.new_issues), ("persistent", "persistent_issues", detail.persistent_issues))
+    for delta, key, changed in deltas:
+        grouped: dict[str, list[ChangedIssue]] = {}
+        for issue in changed:
+            grouped.setdefault(issue.rule_id, []).append(issue)
+        ranked = sorted(grouped.items(), key=lambda kv: (-severity.rank(kv[1][0].severity), -len(kv[1])))
         for rule_id, issues in ranked[: limit if delta == "new" else max(3, limit // 2)]:
-            rule = {**catalog.get(rule_id, {"rule_id": rule_id, "title": issues[0]["title"]}),
-                    "severity": issues[0]["severity"], "failing_assets": len(issues)}
+            rule = {**catalog.get(rule_id, {"rule_id": rule_id, "title": issues[0].title}),
+                    "severity": issues[0].severity, "failing_assets": len(issues)}
             f = _finding(prefix, len(findings) + 1, rule, chunks, f"{src}.detailed_findings.{key}", prov,
-                         [i["asset_id"] for i in issues], delta)
+                         [i.asset_id for i in issues], delta)
             f.impact += " (counted in the capped sample of the comparison)"
             findings.append(f)
-    trend = [AssetTrend(asset_id=a["asset_id"], direction=direction, issues_delta=a["issues_delta"])
-             for direction in ("worsened", "improved")
-             for a in result["asset_level_changes"][direction][:limit]]
-    resolved = result["detailed_findings"]["resolved_issues"]
+    trend = [*(AssetTrend(asset_id=a.asset_id, direction="worsened", issues_delta=a.issues_delta)
+               for a in changes.worsened[:limit]),
+             *(AssetTrend(asset_id=a.asset_id, direction="improved", issues_delta=a.issues_delta)
+               for a in changes.improved[:limit])]
     resolved_rules: dict[str, int] = {}
-    for r in resolved:
-        resolved_rules[r["rule_id"]] = resolved_rules.get(r["rule_id"], 0) + 1
+    for r in detail.resolved_issues:
+        resolved_rules[r.rule_id] = resolved_rules.get(r.rule_id, 0) + 1
     resolved_text = ", ".join(f"{rid} ({n})" for rid, n in sorted(resolved_rules.items(), key=lambda kv: -kv[1])[:5])
-    worst = ", ".join(f"{a['asset_id']} ({a['issues_delta']:+d})" for a in result["asset_level_changes"]["worsened"][:3])
-    best = ", ".join(f"{a['asset_id']} ({a['issues_delta']:+d})" for a in result["asset_level_changes"]["improved"][:3])
-    if m["previous_failures"] == 0 and m["current_failures"] == 0:
-        summary = (f"No failed checks in {result['previous_assessment_id']} or {result['current_assessment_id']} for "
-                   f"{result['scope']} ({m['current_assets']} devices): nothing improved or got worse.")
+    worst = ", ".join(f"{a.asset_id} ({a.issues_delta:+d})" for a in changes.worsened[:3])
+    best = ", ".join(f"{a.asset_id} ({a.issues_delta:+d})" for a in changes.improved[:3])
+    series = [t.model_dump() for t in result.trend_analysis]
+    if m.previous_failures == 0 and m.current_failures == 0:
+        summary = (f"No failed checks in {result.previous_assessment_id} or {result.current_assessment_id} for "
+                   f"{result.scope} ({m.current_assets} devices): nothing improved or got worse.")
         return DomainOutputs(findings=[], summary=summary, asset_trend=[], prioritized_risks=[],
-                             chart_hints=[trend_chart(result["trend_analysis"], src)],
-                             statistics={"metrics": m, "trend_analysis": result["trend_analysis"]}, assumptions=[])
-    summary = (f"Since {result['previous_assessment_id']}, failed checks went from {m['previous_failures']:,} to "
-               f"{m['current_failures']:,} ({m['failures_delta']:+,}; {m['direction']}) in {result['current_assessment_id']} "
-               f"for {result['scope']}. {m['new_issues']} new issues appeared, {m['resolved_issues']} were resolved and "
-               f"{m['persistent_issues']:,} persist. {m['worsened_assets']} devices got worse"
-               + (f" (most: {worst})" if worst else "") + f" and {m['improved_assets']} improved"
+                             chart_hints=[trend_chart(series, src)],
+                             statistics={"metrics": m.model_dump(), "trend_analysis": series}, assumptions=[])
+    summary = (f"Since {result.previous_assessment_id}, failed checks went from {m.previous_failures:,} to "
+               f"{m.current_failures:,} ({m.failures_delta:+,}; {m.direction}) in {result.current_assessment_id} "
+               f"for {result.scope}. {m.new_issues} new issues appeared, {m.resolved_issues} were resolved and "
+               f"{m.persistent_issues:,} persist. {m.worsened_assets} devices got worse"
+               + (f" (most: {worst})" if worst else "") + f" and {m.improved_assets} improved"
                + (f" (most: {best})" if best else "") + "."
-               + (f" {m['new_assets']} devices are new and {m['removed_assets']} were removed." if m["new_assets"] or
-                  m["removed_assets"] else "")
+               + (f" {m.new_assets} devices are new and {m.removed_assets} were removed." if m.new_assets or
+                  m.removed_assets else "")
                + (f" Resolved: {resolved_text}." if resolved_text else ""))
     return DomainOutputs(
         findings=findings, summary=summary, asset_trend=trend,
         prioritized_risks=risks([f for f in findings if f.delta_status == "new"] or findings, 5),
-        chart_hints=[trend_chart(result["trend_analysis"], src)],
-        statistics={"metrics": m, "trend_analysis": result["trend_analysis"], "resolved_by_rule": resolved_rules},
+        chart_hints=[trend_chart(series, src)],
+        statistics={"metrics": m.model_dump(), "trend_analysis": series, "resolved_by_rule": resolved_rules},
         assumptions=["New and resolved issues are counted on devices assessed in both runs; devices added or "
                      "removed between the runs are listed separately."])
 
 
-def from_tracking(result: dict[str, Any], chunks: list[RetrievedChunk], limit: int, prefix: str = "CFG") -> DomainOutputs:
+def from_tracking(report: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
+                  prefix: str = "CFG") -> DomainOutputs:
+    result = IssueTrackingResult.model_validate(report)
     src = f"{RP}.issue_tracking_tool"
-    runs = result["assessments_considered"]
-    prov = f"issue_tracking_tool over {len(runs)} assessments up to {result['latest_assessment_id']}"
+    runs = result.assessments_considered
+    prov = f"issue_tracking_tool over {len(runs)} assessments up to {result.latest_assessment_id}"
     catalog = _rules_catalog()
     findings = []
-    for i, rule in enumerate(result["most_persistent_rules"][:limit], start=1):
-        issues = [u for u in result["unresolved_issues"] if u["rule_id"] == rule["rule_id"]]
-        full = {**catalog.get(rule["rule_id"], {}), "rule_id": rule["rule_id"], "severity": rule["severity"],
-                "failing_assets": rule["assets"]}
-        delta: DeltaStatus = "persistent" if rule["max_open_for_assessments"] >= 2 else "new"
+    for i, rule in enumerate(result.most_persistent_rules[:limit], start=1):
+        issues = [u for u in result.unresolved_issues if u.rule_id == rule.rule_id]
+        full = {**catalog.get(rule.rule_id, {}), "rule_id": rule.rule_id, "severity": rule.severity,
+                "failing_assets": rule.assets}
+        delta: DeltaStatus = "persistent" if rule.max_open_for_assessments >= 2 else "new"
         f = _finding(prefix, i, full, chunks, f"{src}.most_persistent_rules[{i - 1}]", prov,
-                     [u["asset_id"] for u in issues], delta)
-        f.impact += f" Open for up to {rule['max_open_for_assessments']} consecutive assessments."
+                     [u.asset_id for u in issues], delta)
+        f.impact += f" Open for up to {rule.max_open_for_assessments} consecutive assessments."
         if issues:
-            f.evidence, f.evidence_device = issues[0]["evidence"], issues[0]["asset_id"]
+            f.evidence, f.evidence_device = issues[0].evidence, issues[0].asset_id
         findings.append(f)
-    sev = result["severity_breakdown"]
+    sev = result.severity_breakdown
+    risk = result.risk_assessment
     counts = ", ".join(f"{n} {k}" for k, n in sev.items() if n)
-    top = "; ".join(f"{r['rule_id']} on {r['assets']} devices (open up to {r['max_open_for_assessments']} runs)"
-                    for r in result["most_persistent_rules"][:3])
-    summary = (f"{result['total_unresolved']} issues ({counts or 'none'}) are still open in "
-               f"{result['latest_assessment_id']} for {result['scope']}"
-               + (" and were already open in the prior assessment" if result["assessment_scope"] == "since_prior" else "")
-               + f". Risk: {result['risk_assessment']['level']} — {'; '.join(result['risk_assessment']['reasons'])}."
+    top = "; ".join(f"{r.rule_id} on {r.assets} devices (open up to {r.max_open_for_assessments} runs)"
+                    for r in result.most_persistent_rules[:3])
+    summary = (f"{result.total_unresolved} issues ({counts or 'none'}) are still open in "
+               f"{result.latest_assessment_id} for {result.scope}"
+               + (" and were already open in the prior assessment" if result.assessment_scope == "since_prior" else "")
+               + f". Risk: {risk.level} — {'; '.join(risk.reasons)}."
                + (f" Most persistent: {top}." if top else ""))
     return DomainOutputs(findings=findings, summary=summary, prioritized_risks=risks(findings, 5),
-                         statistics={"total_unresolved": result["total_unresolved"], "severity_breakdown": sev,
-                                     "risk_assessment": result["risk_assessment"]}, chart_hints=[],
+                         statistics={"total_unresolved": result.total_unresolved, "severity_breakdown": sev,
+                                     "risk_assessment": risk.model_dump()}, chart_hints=[],
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 

@@ -1,8 +1,10 @@
 """The allowlisted tool registry (DESIGN §6.2): every warehouse read an agent makes is a call here.
 
 Only tools with a contract in ``contracts/tools/`` can be called; parameters are validated against the
-contract's JSON Schema before the implementation runs, and the result against the contract's ``returns``
-(a field the contract does not declare, or a required one missing, is an error, not a silent extra).
+contract's JSON Schema before the implementation runs, and the result against its typed model
+(``orchestration.tools.results``: the contract's ``returns`` with their types; a field the contract does not
+declare, a required one missing or a value of the wrong type is an error, not a silent extra). An extension's
+tool without a model is checked against ``returns`` by name.
 Every call, failed or not, becomes a ``ToolCall`` record for ``mcp.tool_calls``. Implementations take the
 warehouse as their first argument; the composition root (``orchestration.services``) builds the registry
 with the built-in implementations and the warehouse it was configured with.
@@ -17,10 +19,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from orchestration.contracts import ContractSet, ToolContract
 from orchestration.state import ToolCall
 from orchestration.tools.errors import ToolError
+from orchestration.tools.results import RESULT_MODELS
 from orchestration.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
@@ -105,10 +109,18 @@ class ToolRegistry:
             log.exception("tool %s failed", name)
             return ToolOutcome(record("error", error=f"internal error in {name}: {type(exc).__name__}", used=full), None)
         extra, missing = undeclared_fields(contract, result)
-        if extra or missing:
-            log.error("tool %s broke its contract: undeclared %s, missing %s", name, extra, missing)
+        model = RESULT_MODELS.get(name)
+        wrong = ""
+        if model is not None and not (extra or missing):
+            try:  # the values' types too; what the agents read is the validated form
+                result = model.model_validate(result).model_dump(exclude_unset=True)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                wrong = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        if extra or missing or wrong:
+            log.error("tool %s broke its contract: undeclared %s, missing %s, %s", name, extra, missing, wrong)
+            detail = f"wrong type at {wrong}" if wrong else f"undeclared {extra}, missing {missing}"
             return ToolOutcome(record("error", error=f"internal error in {name}: result does not match "
-                                      f"contracts/tools/{name}.yaml returns (undeclared {extra}, missing {missing})",
-                                      used=full), None)
+                                      f"contracts/tools/{name}.yaml returns ({detail})", used=full), None)
         rows = row_count(result)
         return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result)
