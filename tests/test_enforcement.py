@@ -126,14 +126,19 @@ def test_agent_exception_fails_its_task_instead_of_the_turn() -> None:
     assert task.status == "failed" and "disk on fire" in (task.error or "")
 
 
-def test_a_tool_returning_a_field_its_contract_does_not_declare_fails_the_call(demo_warehouse: Any) -> None:
-    def leaky(w: Any, **params: Any) -> dict[str, Any]:
-        return {**BUILTIN_TOOLS["inventory_tool"](w, **params), "enable_secret": "cisco"}
+@pytest.mark.parametrize(("changed", "error"), [
+    ({"enable_secret": "cisco"}, "undeclared ['enable_secret']"),  # a field its contract does not declare
+    ({"row_count": "many"}, "wrong type at row_count"),  # a declared field of the wrong type (the typed model)
+])
+def test_a_tool_result_its_contract_does_not_describe_fails_the_call(demo_warehouse: Any, changed: dict[str, Any],
+                                                                     error: str) -> None:
+    def broken(w: Any, **params: Any) -> dict[str, Any]:
+        return {**BUILTIN_TOOLS["inventory_tool"](w, **params), **changed}
 
-    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": leaky}, get_warehouse)
+    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": broken}, get_warehouse)
     outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
     assert outcome.call.status == "error" and outcome.result is None
-    assert "undeclared ['enable_secret']" in (outcome.call.error or "")
+    assert error in (outcome.call.error or "")
 
 
 def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any) -> None:
@@ -173,15 +178,6 @@ def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> Non
         assert set(fields) == set(contracts[name].returns), name
         assert {f for f, info in fields.items() if info.is_required()} == contracts[name].required_returns(), name
 
-
-def test_a_tool_returning_a_value_of_the_wrong_type_fails_the_call(demo_warehouse: Any) -> None:
-    def sloppy(w: Any, **params: Any) -> dict[str, Any]:
-        return {**BUILTIN_TOOLS["inventory_tool"](w, **params), "row_count": "many"}
-
-    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": sloppy}, get_warehouse)
-    outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
-    assert outcome.call.status == "error" and outcome.result is None
-    assert "wrong type at row_count" in (outcome.call.error or "")
 
 
 def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path) -> None:
