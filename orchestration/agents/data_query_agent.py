@@ -165,7 +165,7 @@ def _inventory(scope: dict[str, Any], task: Task, services: Services, collection
     wanted = {k: scope[k] for k in ("device", "devices", "sites") if scope.get(k)}
     outcome = services.tools.call("inventory_tool", {"scope": wanted, "limit": INVENTORY_CAP, "collection": collection,
                                                      "viewer": viewer}, task_id=task.id)
-    rows = InventoryResult.model_validate(outcome.result).assets if outcome.result is not None else []
+    rows = outcome.typed.assets if isinstance(outcome.typed, InventoryResult) else []  # validated by the registry
     return rows, [outcome.call]
 
 

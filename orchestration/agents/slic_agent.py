@@ -25,7 +25,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         context = SlicContext(scope=scope, errors=[error])
         return TaskResult("failed", TaskOutputs(slic_context=context), error=error, tool_calls=(outcome.call,),
                           summary="SLIC store unavailable")
-    result = SlicResult.model_validate(outcome.result)
+    result = outcome.typed
+    assert isinstance(result, SlicResult)  # the registry validated it with the tool's model
     context = SlicContext(
         assessment_id=result.assessment_id, collection=result.collection, scope=result.scope_applied,
         total_matches=result.total_matches, assets_affected=result.assets_affected, by_signature=result.by_signature,

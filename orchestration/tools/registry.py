@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from orchestration.contracts import ContractSet, ToolContract
 from orchestration.state import ToolCall
 from orchestration.tools.errors import ToolError
-from orchestration.tools.results import RESULT_MODELS
+from orchestration.tools.results import RESULT_MODELS, ToolResult
 from orchestration.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 class ToolOutcome:
     call: ToolCall
     result: dict[str, Any] | None
+    typed: ToolResult | None = None  # the result as its tool's model validated it (None for a tool without one)
 
 
 def _with_defaults(schema: dict[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
@@ -111,9 +112,11 @@ class ToolRegistry:
         extra, missing = undeclared_fields(contract, result)
         model = RESULT_MODELS.get(name)
         wrong = ""
+        typed: ToolResult | None = None
         if model is not None and not (extra or missing):
             try:  # the values' types too; what the agents read is the validated form
-                result = model.model_validate(result).model_dump(exclude_unset=True)
+                typed = model.model_validate(result)
+                result = typed.model_dump(exclude_unset=True)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 wrong = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
@@ -123,4 +126,4 @@ class ToolRegistry:
             return ToolOutcome(record("error", error=f"internal error in {name}: result does not match "
                                       f"contracts/tools/{name}.yaml returns ({detail})", used=full), None)
         rows = row_count(result)
-        return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result)
+        return ToolOutcome(record("ok" if rows else "empty", rows=rows, used=full), result, typed)
