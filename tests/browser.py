@@ -19,8 +19,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+# One turn worker per test server: still the worker pool of production (a process of its own that answers the turns),
+# but one warm-up of the model instead of two on this 2-core machine, which also runs Chromium and pytest. The
+# pool's concurrency is tested with two workers in tests/test_turn_pool.py and tests/test_faults.py.
+TEST_SERVER_WORKERS = "1"
+
+
 @contextmanager
 def running_app(data_dir: Path, **env: str) -> Iterator[str]:
+    env = {"ASSESS_TURN_WORKERS": TEST_SERVER_WORKERS, **env}
     port = free_port()
     log = (TEST_OUTPUT / f"app-{port}.log")
     TEST_OUTPUT.mkdir(exist_ok=True)

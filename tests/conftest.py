@@ -103,6 +103,20 @@ def database_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     return str(request.param)
 
 
+@pytest.fixture(scope="session")
+def auth_app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One app server with password auth (alice, bob) on a copy of the demo data, shared by the browser tests of
+    isolation and of hostile uploads (a server start is about half a minute of this machine's two cores). Each test
+    logs in afresh — a new browser context, a new thread — and asserts only on what its own users did there; tests
+    that lock a user out (login throttling) keep servers of their own."""
+    from tests.browser import running_app
+
+    data = tmp_path_factory.mktemp("auth-data")
+    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
+    with running_app(data, ASSESS_AUTH_ENABLED="true", ASSESS_USERS="alice:wonderland,bob:builder") as url:
+        yield url, data
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's Chromium, headless, for a module of browser tests."""

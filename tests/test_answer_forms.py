@@ -159,6 +159,22 @@ def test_the_first_device_on_that_list_is_the_first_row(demo_warehouse: Path) ->
     assert state.final.scope is not None and state.final.scope.devices == [first.group(1)]
 
 
+def test_the_first_one_after_a_device_list_is_its_first_device_with_what_that_was(demo_warehouse: Path) -> None:
+    chat = new_chat()
+    listing = chat("which firewalls at the stores still allow telnet")
+    rows = re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", listing.final.answer, re.M)
+    assert len(rows) > 2, listing.final.answer[:600]
+    state = chat("how do i fix that on the first one")
+    assert state.final.scope is not None and state.final.scope.devices == [rows[0]]
+    (failing,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = {LATEST} AND "
+                                      "asset_id = ? AND status = 'fail' AND rule_id = 'ASA-TELNET'", [rows[0]])
+    assert failing == 1 and state.intent.frame.checks == ["ASA-TELNET"]  # "that" is the telnet check listed
+    assert "ASA-TELNET" in first_line(state.final.answer) and "ASA-MGMT-ANY" not in state.final.answer
+    # after drilling into one, "the second device on that list" is still the list's second row
+    state = chat("drill into the second device on that list")
+    assert state.final.scope is not None and state.final.scope.devices == [rows[1]]
+
+
 def test_several_values_of_one_filter_are_all_kept(demo_warehouse: Path) -> None:
     state = handle_turn("store routers or switches with snmp problems")
     scope = state.mcp.tool_calls[0].input["params"]
@@ -416,7 +432,22 @@ def test_whether_devices_of_a_kind_exist_is_yes_with_them_or_no(demo_warehouse: 
                                    "device_type = 'wireless_controller'")
     assert none == 0
     head = first_line(handle_turn("is there a wireless controller at branch 3").final.answer)
-    assert head.startswith("**No** — No device of the inventory is in this scope"), head
+    assert head.startswith("**No** — the inventory has no wireless controllers at Branch-03"), head
+    held = sql(demo_warehouse, "SELECT role, device_type, COUNT(*) FROM assets WHERE site = 'Branch-03' GROUP BY ALL")
+    assert all(f"{n} {role} {kind}" in head for role, kind, n in held), (head, held)  # what the site does hold
+
+
+def test_a_scope_that_holds_no_device_says_so_instead_of_none_fails(demo_warehouse: Path) -> None:
+    (cores,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE site = 'HQ' AND device_type = 'switch' "
+                                    "AND role = 'core'")
+    assert cores == 0  # the demo's HQ has access and distribution switches only
+    roles = sql(demo_warehouse, "SELECT role, COUNT(*) FROM assets WHERE site = 'HQ' AND device_type = 'switch' "
+                                "GROUP BY 1")
+    for prompt in ("aaa accounting on hq core switches", "which core switches at hq fail ssh?"):
+        head = first_line(handle_turn(prompt).final.answer)
+        assert head.startswith("**No device matches** — the inventory has no core switches at HQ"), (prompt, head)
+        assert all(f"{n} {role} switch" in head for role, n in roles), head
+        assert "No device in scope fails" not in head and "could not complete" not in head
 
 
 def test_a_count_over_two_values_of_one_filter_gives_each_side(demo_warehouse: Path) -> None:
@@ -466,3 +497,31 @@ def test_checks_that_got_worse_over_a_time_range_are_each_check_with_its_devices
     shown = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(
         r"^\| ([A-Z0-9-]+) \| [^|]+ \| \w+ \| (\d+) \| (\d+) \| \+\d+ \|$", state.final.answer, re.M)}
     assert shown == expected
+
+
+def test_what_devices_fail_most_ranks_the_checks_they_fail(demo_warehouse: Path) -> None:
+    ranked = sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(DISTINCT r.asset_id) FROM results r JOIN assets a
+        USING (asset_id) WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = 'Branch-07'
+        GROUP BY 1 ORDER BY 2 DESC""")
+    state = handle_turn("what do the devices at branch 7 fail the most?")
+    assert (state.intent.frame.ask, state.intent.frame.subject) == ("ranking", "rules")
+    head = first_line(state.final.answer)
+    top = {rule for rule, n in ranked if n == ranked[0][1]}
+    assert set(re.findall(r"\*\*([A-Z0-9-]+)\*\*", head)) == top, head
+
+
+def test_the_security_view_is_a_paragraph_of_its_own_after_a_table(demo_warehouse: Path) -> None:
+    answer = handle_turn("which store firewalls have telnet enabled").final.answer
+    rows = [ln for ln in answer.splitlines() if ln.startswith("| ")]
+    assert rows and all(ln.rstrip().endswith("|") for ln in rows), rows  # no sentence glued to a table row
+    assert "\n\nSecurity view — " in answer
+
+
+def test_how_are_we_doing_is_the_latest_summary_not_a_refusal(demo_warehouse: Path) -> None:
+    (performed, failed), = sql(demo_warehouse, f"SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'fail') FROM results "
+                                               f"WHERE assessment_id = {LATEST}")
+    state = handle_turn("so how are we doing?")
+    assert state.intent.intent_class != "unknown_or_needs_clarification", state.final.answer[:200]
+    assert f"{performed:,} checks performed, {failed:,} failed" in state.final.answer
+    # a greeting about the assistant itself is not a question about the network
+    assert handle_turn("how are you doing?").intent.intent_class == "unknown_or_needs_clarification"

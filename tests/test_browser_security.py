@@ -4,9 +4,8 @@ user, runs nothing and downloads as text; the chat page runs under its CSP witho
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sqlite3
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,7 +13,7 @@ from typing import Any, TypeVar
 import pytest
 
 from chat_app.storage import LocalStorageClient
-from tests.browser import login, running_app, scripted_session, send
+from tests.browser import login, scripted_session, send
 
 pytestmark = pytest.mark.browser
 T = TypeVar("T")
@@ -24,12 +23,9 @@ WATCH_CSP = ("window.__csp = []; document.addEventListener('securitypolicyviolat
              "e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
 
 
-@pytest.fixture(scope="module")
-def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data = tmp_path_factory.mktemp("browser-security")
-    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
-    with running_app(data, ASSESS_AUTH_ENABLED="true", ASSESS_USERS="alice:wonderland,bob:builder") as url:
-        yield url, data
+@pytest.fixture()
+def app(auth_app: tuple[str, Path]) -> tuple[str, Path]:
+    return auth_app  # the session's shared server with password auth (tests/conftest.py)
 
 
 def _run(coroutine: Coroutine[Any, Any, T]) -> T:

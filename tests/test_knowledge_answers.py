@@ -4,8 +4,12 @@ documents written for this file."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from orchestration.interpretation.generic_answers import answer
 from orchestration.outputs import ChunkMetadata, RetrievedChunk
+from orchestration.runtime import handle_turn
 
 
 def _chunk(cid: str, source: str, title: str, content: str) -> RetrievedChunk:
@@ -43,3 +47,19 @@ def test_a_value_kept_in_a_table_is_quoted_with_its_column_headings() -> None:
     assert out.summary.startswith("According to our Patching Policy: Critical — Exposed: 5 days; Internal: 21 days.")
     assert "High — Exposed: 20 days; Internal: 45 days." in out.summary
     assert "|" not in out.summary.split("⟦")[0]
+
+
+def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse: Path) -> None:
+    """No bundled document describes how an exception is requested (only approved exceptions themselves): the
+    answer says so instead of quoting an exception record. A question of time about remediation quotes the
+    deadline table of the policy (its amounts checked against the document's own text)."""
+    corpus = Path(__file__).resolve().parents[1] / "knowledge_base" / "corpus"
+    assert not any(re.search(r"\brequest\w* (?:an |a )?exception", p.read_text(), re.I) for p in corpus.glob("*.md"))
+    state = handle_turn("what's the process for requesting an exception to a finding?")
+    assert state.final.answer.startswith("**Not found in the knowledge base**"), state.final.answer[:300]
+    state = handle_turn("how long do we have to fix a critical finding")
+    row = re.search(r"^\| Critical \| ([^|]+) \| ([^|]+) \|", (corpus / "policy-vulnerability-management.md")
+                    .read_text(), re.M)
+    assert row
+    assert f"Critical — Internet-facing or PCI scope: {row.group(1).strip()}; Internal: {row.group(2).strip()}" \
+        in state.final.answer.split("\n")[0], state.final.answer[:400]

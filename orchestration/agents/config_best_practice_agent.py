@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
 from orchestration.enforcement import TaskResult
-from orchestration.interpretation import answer_forms, findings, generic_answers, slic_insights
+from orchestration.interpretation import answer_forms, empty_scope, findings, generic_answers, slic_insights
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
@@ -32,6 +32,9 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
         presentation = "top_100"  # "what do those fail?": every failing rule, not the top ones
     limit = findings.top_n(presentation, 5)
     chunks = evidence.chunks
+    nothing_there = empty_scope.no_device_outputs(intent.frame, evidence.assessment_context)
+    if nothing_there is not None:  # "aaa accounting on hq core switches": HQ has none
+        return nothing_there
     if report.get("assessment_analysis_tool"):
         result = report["assessment_analysis_tool"]
         if result["metrics"]["checks_performed"] == 0:

@@ -104,7 +104,10 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
                          frame=frame)
 
 
-KEEPS_FILTERS = ("same_devices", "refinement", "carryover")  # follow-ups that keep the previous question's filters
+KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters
+# "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
+THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
+                  r"(?! (?:one|device|switch|router|firewall|box|list|table)\b)", re.I)
 SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "environment")
 WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
 
@@ -115,6 +118,8 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
     stores" → "how does that compare with last month?" is still about the stores). A new request about the previous
     scope ("what about security?") keeps where, not what."""
     carried = SCOPE_FILTERS + (WHAT_FILTERS if kind != "carryover" else ())
+    if kind == "device_reference":  # "how do I fix that on the first one": the device named, what "that" was
+        carried = WHAT_FILTERS if THAT.search(text) else ()
     if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
         carried = tuple(k for k in carried if k != "site_type")
     filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
@@ -187,6 +192,7 @@ DATA_ASKS = ("list", "count", "share", "yes_no", "compare", "trend", "ranking", 
 CLEAR_ASK = 0.85  # the frame reader's confidence in the ask above which a question with a target runs
 CLEAR_ASK_NAMED = 0.5  # … when it names a device or rule and the checks it is about (its data answers any ask)
 CLEAR_ASK_FLEET = 0.9  # … when it names nothing (the whole network is the scope)
+OURS = re.compile(r"\b(?:we|our|us)\b", re.I)  # the organisation's own network, when nothing else is named
 CLEAR_MARGIN = 0.45  # … or the ask leads the runner-up by this much
 CLEAR_ASK_POPULATION = 0.6  # … of a list/count/share of devices of a named kind over the standards' view
 POPULATION_ASKS = ("list", "count", "share", "ranking", "trend", "compare")  # asks about a population of devices
@@ -263,7 +269,29 @@ def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> Ro
                                signals=[*decision.signals, "the documents answer: a policy lookup without SLIC words"])
 
 
-def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+# words that only the documents answer: a deadline, a process, what a policy requires ("best practice" and
+# "recommended" are not among them: "best practice deviations" and "recommended actions" are the data's)
+DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|"
+                            r"supposed to|mandat\w*|required|how (?:long|soon|quickly)|how much time|by when|"
+                            r"time limit)\b", re.I)
+
+
+def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str) -> RouteDecision | None:
+    """The router chose the assessment data for a clear lookup in the documents that names no device or place and
+    says what it looks up ("how long do we have to fix a critical finding": the remediation deadline of our policy,
+    not today's critical findings): the standards' skill of the same view answers."""
+    skill = decision.skill or ""
+    part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
+    if not skill.endswith("_assessment") or frame.ask != "policy" or frame.subject != "documents" \
+            or frame.confidence < CLEAR_ASK or part or frame.targets.device or frame.time.runs or frame.time.months \
+            or not DOCUMENT_WORDS.search(text):
+        return None
+    chosen = "sec_generic" if skill.startswith("sec_") else "cbp_generic"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, "the documents answer: a policy lookup about no device"])
+
+
+def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
     between the configuration and security views. None when the frame is not that clear."""
@@ -279,6 +307,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
         floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
+        if frame.ask == "summary" and OURS.search(text):  # "how are we doing?": our network, its latest summary
+            floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
             floor = CLEAR_ASK
     if frame.confidence < floor:
@@ -286,7 +316,7 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision) -> RouteDecis
     p = decision.skill_probabilities
     if frame.ask == "policy":
         skill = max(("cbp_generic", "sec_generic"), key=lambda s: p.get(s, 0.0))
-    elif frame.ask in DATA_ASKS:
+    elif frame.ask in DATA_ASKS or frame.ask == "summary":
         skill = max(("cbp_assessment", "sec_assessment"), key=lambda s: p.get(s, 0.0))
     else:
         return None
@@ -328,13 +358,14 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
-        clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision)
+        clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text)
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
-    elif (decision.skill or "").endswith(("_generic", "_expert_insights")):
+    elif (decision.skill or "").endswith(("_generic", "_expert_insights", "_assessment")):
         frame = frame_of(text, services, entities)
-        decision = data_over_policy(frame, decision) or documents_over_insights(frame, decision) or decision
+        decision = (data_over_policy(frame, decision) or documents_over_insights(frame, decision)
+                    or documents_over_data(frame, decision, text) or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)

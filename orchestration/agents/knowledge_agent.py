@@ -8,6 +8,8 @@ is reported as such and no chunk is ever fabricated.
 
 from __future__ import annotations
 
+import re
+
 from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
 from orchestration.outputs import (
@@ -19,8 +21,12 @@ from orchestration.outputs import (
 )
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
+from orchestration.vocabulary.text import HOW_LONG
 
 TOP_K = 5
+# a question of time about remediation is about the deadlines, a word it does not use ("how long" and "deadline"
+# share nothing for the keyword index)
+_REMEDIATION = re.compile(r"\b(?:fix\w*|remediat\w*|patch\w*|clos\w*|resolv\w*|findings?|deviations?|issues?)\b", re.I)
 TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results
 SKILL_CUES = {
     "cbp_assessment": "configuration standard approved exceptions",
@@ -49,6 +55,8 @@ def formulate_query(state: AssessmentState) -> RetrievalQuery:
                 terms.append(entity.value)
         if conv.history and conv.effective_prompt:
             augmented_from.append(f"turn {conv.history[-1].turn_number}: previous request")
+    if HOW_LONG.search(state.prompt) and _REMEDIATION.search(state.prompt):
+        terms.append("remediation deadlines")
     if not skill.endswith("_generic"):
         terms.append(SKILL_CUES.get(skill, ""))
     return RetrievalQuery(

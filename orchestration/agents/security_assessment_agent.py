@@ -59,7 +59,7 @@ def _security_view(outputs: DomainOutputs) -> DomainOutputs:
             f"{name[0].upper() + name[1:]}: "
             + ", ".join(f"{rid} ({devices(max(n, len(named)))})" for rid, (n, named) in list(rules.items())[:4]) + "."
             for name, rules in groups.items())
-        summary = f"{summary} Security view — {detail}"
+        summary = f"{summary}\n\nSecurity view — {detail}" if "\n" in summary else f"{summary} Security view — {detail}"
     return outputs.evolve(findings=categorized, summary=summary, exposure_assumptions=list(EXPOSURE_ASSUMPTIONS),
                           assumptions=[*outputs.assumptions, NO_VULN_DATA])
 

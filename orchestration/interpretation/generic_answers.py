@@ -12,7 +12,7 @@ from typing import Any
 
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
-from orchestration.vocabulary.text import singular
+from orchestration.vocabulary.text import HOW_LONG, singular
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
@@ -20,13 +20,22 @@ NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:net
 _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
 
 
-# words that name kinds of devices: a passage that shares only these with the question does not answer it
+# words that name kinds of devices or of results: a passage that shares only these with the question does not
+# answer it
 _GENERIC = frozenset(singular(w) for w in ["router", "switch", "switches", "firewall", "device", "network", "cisco",
-                                           "edge", "core", "access", "branch", "store", "site"])
+                                           "edge", "core", "access", "branch", "store", "site", "finding",
+                                           "issue", "deviation", "problem"])
+
+
+# how a question asks for a document, not what it is about ("where is the escalation process written down")
+_ASKING = frozenset(["where", "written", "down", "documented", "document", "find", "kept", "described", "describe",
+                     "say", "says", "tell", "there", "have", "any"])
+_SAME = {"process": "procedure", "processe": "procedure", "workflow": "procedure"}  # one word for one thing
 
 
 def _terms(text: str) -> set[str]:
-    return {singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
+    words = (singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP and w not in _ASKING)
+    return {_SAME.get(w, w) for w in words}
 
 
 def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
@@ -74,7 +83,9 @@ def _scored(chunk: RetrievedChunk, terms: set[str]) -> list[tuple[int, int, str]
     for position, sentence in enumerate(sentences(chunk.content)):
         overlap = len((_terms(sentence) | about) & terms)
         if overlap:
-            out.append((overlap + int(bool(NORMATIVE.search(sentence))), position, sentence))
+            # a question of time ("how long …", a "deadline" in its terms) is answered by a sentence with an amount
+            timed = "deadline" in terms and bool(_AMOUNT.search(sentence))
+            out.append((overlap + int(bool(NORMATIVE.search(sentence))) + int(timed), position, sentence))
     return out
 
 
@@ -112,11 +123,16 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
     """Whole sentences of the one document that answers best, cited where they stand; a second document that also
     answers is shown apart and cited, with its disagreement named; nothing that answers: "not found"."""
     rules = _catalog_rules(prompt)
-    terms = _terms(prompt)
+    terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     used = chunks[:3]
+    # a question of three or more words of its own ("our process for requesting an exception") is answered by a
+    # passage that shares two of them, not by one that only names the same thing ("Approved Exception EXC-…")
+    needed = 2 if len(topic) >= 3 else 1
     scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
               for rank, c in enumerate(used)]
+    scored = [(rank, c, sc if any(len((_terms(x[2]) | _about(c)) & topic) >= needed for x in sc) else [])
+              for rank, c, sc in scored]
     answering = [(max(s for s, _, _ in sc), -rank, c) for rank, c, sc in scored if sc]
     quoted: list[RetrievedChunk] = []
     if answering:

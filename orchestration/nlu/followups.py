@@ -45,6 +45,8 @@ DEVICES_ASKED = re.compile(r"\b(?:which|what|list|show|name)\b[^?]*?\b(?:devices
 NAMED_ONE = re.compile(r"\bthe ([a-z][a-z0-9]{2,}) (?:one|finding|issue|deviation|problem)\b", _I)
 DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:device|switch|router|"
                             r"firewall|box|host|asset|node|wlc|one (?:on|in) (?:that|the) (?:list|table))\b", _I)
+# "the first one" after a list of devices is a device of it (after findings, a finding: ``ORDINAL_REF``)
+BARE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) one\b(?! (?:on|in) )", _I)
 PREF_TOP = re.compile(r"\b(?:always|by default|from now on)\b.*\btop[\s-]?(\d{1,2})\b|\btop[\s-]?(\d{1,2})\b.*\b(?:always|by "
                       r"default|from now on)\b", _I)
 PREF_SITE = re.compile(r"\bmy (?:default |home )?site is ([A-Za-z0-9-]+)", _I)
@@ -151,16 +153,28 @@ def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
     )
 
 
-def _device_reference(prompt: str, prev: PastTurn) -> str | None:
-    """The device of the previous answer's list that "the first device", "the third switch", "the last one on that
-    list" names; None when the previous answer listed no devices or the prompt names none of them this way."""
+def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
+    """The device of the latest list of devices that "the first device", "the third switch", "the last one on that
+    list" names — the previous answer's, or the list before it when the previous answer was about one of them
+    ("drill into the second device on that list" after the first was drilled into); None when no answer listed
+    devices or the prompt names none of them this way."""
+    answered = [t for t in history if t.intent_class and t.intent_class != "unknown_or_needs_clarification" and t.skill]
+    if not answered:
+        return None
+    prev = answered[-1]
     m = DEVICE_ORDINAL.search(prompt)
-    if m is None or not prev.answer_devices:
+    if m is None and prev.frame is not None and prev.frame.subject == "devices":
+        m = BARE_ORDINAL.search(prompt)
+    if m is None:
         return None
     index = ORDINALS.get(m.group(1).lower(), 0)
-    if index == -1:
-        return prev.answer_devices[-1]
-    return prev.answer_devices[index - 1] if 1 <= index <= len(prev.answer_devices) else None
+    lists = [t.answer_devices for t in reversed(answered[-3:]) if t.answer_devices]
+    for listed in [x for x in lists if len(x) > 1] + lists:  # a list of several before a drill into one
+        if index == -1:
+            return listed[-1]
+        if 1 <= index <= len(listed):
+            return listed[index - 1]
+    return None
 
 
 def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
@@ -245,7 +259,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                 effective = re.sub(re.escape(c["wrong"]), c["right"], effective, flags=_I)
             return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                               "self_correction", effective, None, [prev.turn_number], corrections)
-    picked = _device_reference(prompt, prev)
+    picked = _device_reference(prompt, conversation.history)
     if picked is not None:  # "drill into the first device on that list": that device, the previous request's filters
         device = Entity(type="device", value=picked, confidence=0.9, source="conversation")
         entities = [e for e in own.entities if e.type not in ("device", "site")] + [device]

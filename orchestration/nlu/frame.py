@@ -179,7 +179,8 @@ CUES = [re.compile(p, _I) for p in (
     r"\bexcept(?:ion|ed)s?\b|\bwaive(?:r|d|rs)?\b|\bexempt\w*|\bexcid\b",
     r"\bcpu\b|\bmemory utili|\breachable\b|\bping\b|\buptime\b|\bis \S+ (?:up|down|online)\b|\bup\??$|"
     r"\bright now\b|\bat the moment\b|\bcounters?\b|\bclients\b|\bsessions\b|\bconnections\b|\btraffic\b|"
-    r"\bbandwidth\b|\bpacket loss\b|\bneighbou?rs\b|\bmac address table\b|\binterfaces are down\b|\bonline\b",
+    r"\bbandwidth\b|\bpacket loss\b|\bneighbou?rs\b|\bmac address table\b|\binterfaces are down\b|\bonline\b|"
+    r"\bpower suppl|\bpsus?\b|\bfans?\b|\btemperature\b|\boptics?\b",
     r"\blicen[cs]e|\bsmartnet\b|\bsupport contract\b|\bcontracts? expire\b",
     r"^(?:please )?(?:raise|open|create|send|email|push|apply|reboot|reload|schedule|run|disable|enable|page|backup|"
     r"back up|deploy|configure|upgrade|downgrade|patch|install|shut|bounce|restart|replace|change|add|delete|"
@@ -511,6 +512,8 @@ class Catalogs:
 
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
+# "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
+_WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |all )?\S.* fail(?:ing)?\b", _I)
 
 
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
@@ -520,6 +523,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     direction = read_direction(text)
     if direction and subject in ("findings", "devices") and _CHECKS_HEAD.search(text.strip()):
         subject = "rules"  # the checks that changed are asked for, whatever the reader's doubt between the nouns
+    if subject == "devices" and ask in ("ranking", "list") and _WHAT_THEY_FAIL.search(text.strip()):
+        subject = "rules" if ask == "ranking" else "findings"
     today = today or date.today()
     time = read_time(text, entities, today)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:

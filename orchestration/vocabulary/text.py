@@ -47,3 +47,14 @@ def singular(word: str) -> str:
     ("deadlines" is "deadline", "criticals" "critical"); short words and "-ss", "-us", "-is" endings stay
     ("aaa", "class", "status", "analysis")."""
     return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
+def plural(noun: str, n: int = 2) -> str:
+    """An English noun for ``n`` things ("1 switch", "8 switches", "2 routers")."""
+    if n == 1:
+        return noun
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh", "z")) else "s")
+
+
+# "how long do we have to fix a critical finding": a question of time, answered by an amount of time (a deadline)
+HOW_LONG = re.compile(r"\b(?:how long|how much time|how soon|how quickly|by when|time limit|how many days)\b", re.I)

@@ -1,0 +1,68 @@
+"""Say plainly when the scope a question names holds no device at all ("aaa accounting on hq core switches":
+HQ has no core switches), instead of "no device fails" or "the assessment holds no results".
+
+Read from the inventory rows the Data Query Agent fetched for the named sites or devices: the question's
+type, role, platform, version and environment filters are applied to them here. Nothing is said when the
+inventory was not fetched for a named place or was cut at its row limit (the absence would not be proven).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from orchestration.outputs import AssessmentContext, DomainOutputs, InventoryRow
+from orchestration.state import QuestionFrame
+from orchestration.vocabulary.text import plural
+
+FILTERS = ("device_type", "role", "platform", "os_version", "environment")
+
+
+def _matches(row: InventoryRow, frame: QuestionFrame) -> bool:
+    """Whether the row is in the scope asked; a version matches by its start ("17.9" is 17.9.4), so that a looser
+    reading can only keep a device in scope, never claim that none is."""
+    def ok(field: str) -> bool:
+        wanted, value = getattr(frame.filters, field), getattr(row, field) or ""
+        return not wanted or any(value == w or (field == "os_version" and value.startswith(w)) for w in wanted)
+    return all(ok(f) for f in FILTERS)
+
+
+def _kind(role: str | None, device_type: str | None, n: int) -> str:
+    noun = plural((device_type or "device").replace("_", " "), n)
+    return f"{n} {role + ' ' if role and role != device_type else ''}{noun}"
+
+
+def _asked(frame: QuestionFrame) -> str:
+    f = frame.filters
+    words = [*f.environment, *f.role, *(p for p in f.platform), *(f"on {v}" for v in f.os_version)]
+    types = " or ".join(plural(t.replace("_", " ")) for t in f.device_type) or "devices"
+    on = [w for w in words if w.startswith("on ")]
+    return " ".join([*(w for w in words if not w.startswith("on ")), types, *on])
+
+
+def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -> DomainOutputs | None:
+    """The answer when no device of the inventory is in the scope asked, with what the named places do hold;
+    None when some device is, or when the inventory cannot prove it."""
+    if context is None or not any(getattr(frame.filters, f) for f in FILTERS):
+        return None
+    inventory = context.assets.inventory
+    fetched = (context.report_data.get("inventory_tool") or {})
+    if not inventory or len(inventory) >= int(fetched.get("limit") or 50) or frame.targets.device:
+        return None
+    sites = sorted({r.site for r in inventory if r.site})
+    if frame.filters.site and set(frame.filters.site) != set(sites):
+        return None  # the inventory fetched is not the place asked about
+    if any(_matches(r, frame) for r in inventory):
+        return None
+    same_type = [r for r in inventory if not frame.filters.device_type or r.device_type in frame.filters.device_type]
+    held = Counter((r.role, r.device_type) for r in (same_type or inventory))
+    ordered = sorted(held.items(), key=lambda kv: (-kv[1], kv[0][1] or "", kv[0][0] or ""))
+    there = ", ".join(_kind(role, kind, n) for (role, kind), n in ordered)
+    place = " and ".join(sites)
+    # "is there a core switch at HQ?" asks whether such devices exist: its answer is No
+    exists = frame.ask == "yes_no" and frame.subject == "devices"
+    summary = (f"**No** — the inventory has no {_asked(frame)} at {place}. {place} has {there}." if exists else
+               f"**No device matches** — the inventory has no {_asked(frame)} at {place}, so there is nothing to "
+               f"judge. {place} has {there}.")
+    return DomainOutputs(summary=summary, statistics={"devices_in_scope": 0},
+                         assumptions=["Read from the inventory of the site(s) named; the question's type, role, "
+                                      "platform, version and environment applied to it."])
