@@ -63,3 +63,14 @@ def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse
     assert row
     assert f"Critical — Internet-facing or PCI scope: {row.group(1).strip()}; Internal: {row.group(2).strip()}" \
         in state.final.answer.split("\n")[0], state.final.answer[:400]
+    # the router hears "findings" as the SLIC view here; the words ask the policy, not the fleet's matches
+    state = handle_turn("how soon do we need to close medium findings?")
+    medium = re.search(r"^\| Medium \| ([^|]+) \|", (corpus / "policy-vulnerability-management.md").read_text(), re.M)
+    assert medium and state.mcp.tool_calls == []
+    assert f"Medium — Internet-facing or PCI scope: {medium.group(1).strip()}" in state.final.answer
+    # who owns a part of the network is the overview's, whatever part it names (a list item quoted whole)
+    owner = re.search(r"^- \*\*Stores\*\*:.*?Owned by ([^;.]+)", (corpus / "org-network-overview.md").read_text(),
+                      re.M | re.S)
+    state = handle_turn("who owns the store firewalls?")
+    assert owner and state.mcp.tool_calls == [] and f"Owned by {' '.join(owner.group(1).split())}" in state.final.answer, \
+        state.final.answer[:500]

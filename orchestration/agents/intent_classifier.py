@@ -271,18 +271,28 @@ def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> Ro
 
 # words that only the documents answer: a deadline, a process, what a policy requires ("best practice" and
 # "recommended" are not among them: "best practice deviations" and "recommended actions" are the data's)
-DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|"
+DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|owns|"
                             r"supposed to|mandat\w*|required|how (?:long|soon|quickly)|how much time|by when|"
                             r"time limit)\b", re.I)
 
 
+# who is responsible for a part of the network is the documents' (the ownership of sites and devices), whatever
+# part it names
+OWNERSHIP = re.compile(r"\bwho (?:owns|is responsible for|manages|looks after|runs)\b|\bwhich team\b|\bowner of\b",
+                       re.I)
+
+
 def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str) -> RouteDecision | None:
-    """The router chose the assessment data for a clear lookup in the documents that names no device or place and
-    says what it looks up ("how long do we have to fix a critical finding": the remediation deadline of our policy,
-    not today's critical findings): the standards' skill of the same view answers."""
+    """The router chose the assessment data (or the SLIC view, with no SLIC word) for a clear lookup in the documents
+    that names no device or place and says what it looks up ("how long do we have to fix a critical finding": the
+    remediation deadline of our policy, not today's critical findings): the standards' skill of the same view
+    answers."""
     skill = decision.skill or ""
     part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
-    if not skill.endswith("_assessment") or frame.ask != "policy" or frame.subject != "documents" \
+    data_view = skill.endswith("_assessment") or (skill.endswith("_expert_insights") and "slic" not in decision.signals)
+    if OWNERSHIP.search(text):
+        part = False  # "who owns the store firewalls": the stores' owner, not their findings
+    if not data_view or frame.ask != "policy" or frame.subject != "documents" \
             or frame.confidence < CLEAR_ASK or part or frame.targets.device or frame.time.runs or frame.time.months \
             or not DOCUMENT_WORDS.search(text):
         return None

@@ -71,20 +71,27 @@ def table_rows(block: str) -> list[str]:
     return rows
 
 
+LIST_ITEM = 320  # characters up to which a list item is quoted whole
+
+
 def _sentences(content: str) -> list[str]:
     content = re.sub(r"```.*?```", " ", content, flags=re.S)
     out: list[str] = []
     for block in re.split(r"\n\s*\n", content):
         out += table_rows(block)
         lines = [ln.strip() for ln in block.split("\n") if ln.strip() and not ln.strip().startswith(("#", "|", "---"))]
-        items: list[str] = []
+        items: list[tuple[str, bool]] = []  # (text, is a list item)
         for ln in lines:
-            if ln.startswith(("- ", "* ")) or re.match(r"\d+\. ", ln) or not items:
-                items.append(ln.lstrip("-* ").strip())
+            bullet = ln.startswith(("- ", "* ")) or bool(re.match(r"\d+\. ", ln))
+            if bullet or not items:
+                items.append((re.sub(r"^(?:[-*]|\d+\.)\s+", "", ln).strip(), bullet))  # the marker, not the bold of "- **HQ**:"
             else:
-                items[-1] += " " + ln
-        for item in items:
-            out += [x.strip() for x in SENTENCE.split(item) if len(x.strip()) > 3]
+                items[-1] = (items[-1][0] + " " + ln, items[-1][1])
+        for item, bullet in items:
+            if bullet and len(item) <= LIST_ITEM:  # a short list item is one statement: "**Stores**: … Owned by Retail IT"
+                out.append(item)
+            else:
+                out += [x.strip() for x in SENTENCE.split(item) if len(x.strip()) > 3]
     return out
 
 

@@ -29,8 +29,9 @@ _GENERIC = frozenset(singular(w) for w in ["router", "switch", "switches", "fire
 
 # how a question asks for a document, not what it is about ("where is the escalation process written down")
 _ASKING = frozenset(["where", "written", "down", "documented", "document", "find", "kept", "described", "describe",
-                     "say", "says", "tell", "there", "have", "any"])
-_SAME = {"process": "procedure", "processe": "procedure", "workflow": "procedure"}  # one word for one thing
+                     "say", "says", "tell", "there", "have", "any", "who", "team"])
+_SAME = {"process": "procedure", "processe": "procedure", "workflow": "procedure",  # one word for one thing
+         "owns": "own", "owned": "own", "owner": "own", "ownership": "own", "responsible": "own"}
 
 
 def _terms(text: str) -> set[str]:
@@ -90,8 +91,10 @@ def _scored(chunk: RetrievedChunk, terms: set[str]) -> list[tuple[int, int, str]
 
 
 def _quote(scored: list[tuple[int, int, int, str]], n: int) -> list[str]:
-    """The ``n`` best whole sentences, read in document order (rank of their chunk, then position)."""
-    best = sorted(scored, key=lambda x: (-x[0], x[1], x[2]))[:n]
+    """The ``n`` best whole sentences, read in document order (rank of their chunk, then position); a sentence two
+    points below the best one is left out (it shares a word with the question, not its subject)."""
+    top = max((x[0] for x in scored), default=0)
+    best = sorted((x for x in scored if x[0] >= top - 1), key=lambda x: (-x[0], x[1], x[2]))[:n]
     picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]
     quoted = []
     for s in dict.fromkeys(picked):
@@ -125,14 +128,23 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutpu
     rules = _catalog_rules(prompt)
     terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
-    used = chunks[:3]
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a
     # passage that shares two of them, not by one that only names the same thing ("Approved Exception EXC-…")
     needed = 2 if len(topic) >= 3 else 1
-    scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
-              for rank, c in enumerate(used)]
-    scored = [(rank, c, sc if any(len((_terms(x[2]) | _about(c)) & topic) >= needed for x in sc) else [])
-              for rank, c, sc in scored]
+
+    def answering_in(used: list[RetrievedChunk], own_words: bool = False) \
+            -> list[tuple[int, RetrievedChunk, list[tuple[int, int, str]]]]:
+        scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
+                  for rank, c in enumerate(used)]
+        return [(rank, c, sc if any(len(_terms(x[2]) & topic if own_words else (_terms(x[2]) | _about(c)) & topic)
+                                    >= needed for x in sc) else [])
+                for rank, c, sc in scored]
+
+    # the three best passages; the next two only when none of those answers, and then by a sentence's own words (the
+    # owner of the stores is in the fourth passage for "who owns the store firewalls", after three of an exception)
+    scored = answering_in(chunks[:3])
+    if not any(sc for _, _, sc in scored):
+        scored = answering_in(chunks[:5], own_words=True)
     answering = [(max(s for s, _, _ in sc), -rank, c) for rank, c, sc in scored if sc]
     quoted: list[RetrievedChunk] = []
     if answering:
