@@ -525,3 +525,37 @@ def test_how_are_we_doing_is_the_latest_summary_not_a_refusal(demo_warehouse: Pa
     assert f"{performed:,} checks performed, {failed:,} failed" in state.final.answer
     # a greeting about the assistant itself is not a question about the network
     assert handle_turn("how are you doing?").intent.intent_class == "unknown_or_needs_clarification"
+
+
+def test_which_ones_after_a_count_lists_the_devices_counted(demo_warehouse: Path) -> None:
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.rule_id = 'L2-BPDUGUARD'
+          AND s.site_type = 'store' AND a.device_type = 'switch'""")}
+    chat = new_chat()
+    count = chat("how many store switches are failing bpdu guard?")
+    assert first_line(count.final.answer).startswith(f"**{len(expected)}** devices"), count.final.answer[:300]
+    state = chat("which ones?")  # was refused as "outside what I know"
+    assert state.intent.frame.ask == "list" and state.intent.frame.checks == ["L2-BPDUGUARD"]
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+
+
+def test_whether_a_devices_failures_are_covered_names_each_covered_and_each_not(demo_warehouse: Path) -> None:
+    rows = sql(demo_warehouse, f"SELECT rule_id, status, exception_id FROM results WHERE assessment_id = {LATEST} "
+                               "AND asset_id = 'FW-ST48-1' AND status <> 'pass' ORDER BY rule_id")
+    covered = [(rule, exc) for rule, status, exc in rows if status == "exception"]
+    failing = [rule for rule, status, _ in rows if status == "fail"]
+    assert covered and failing  # the demo's store firewall under the legacy-POS exception fails other checks too
+    chat = new_chat()
+    chat("what's failing on fw-st48-1?")
+    head = first_line(chat("is any of that covered by an exception?").final.answer)
+    assert head.startswith("**Partly** — on FW-ST48-1"), head
+    assert all(f"{rule} is covered by approved exception {exc}" in head for rule, exc in covered), head
+    assert f"{', '.join(failing)} fail" in head, head
+    (clean,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = {LATEST} AND asset_id = "
+                                    "'FW-HQ-1' AND status <> 'pass'")
+    assert clean == 0
+    chat = new_chat()
+    chat("whats failing on fw-hq-1")
+    head = first_line(chat("and is any of that covered by an exception").final.answer)
+    assert head.startswith("**No exception is needed** — FW-HQ-1 fails no check"), head

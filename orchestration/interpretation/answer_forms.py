@@ -14,6 +14,7 @@ from orchestration.engines.rule_engine import get_rules
 from orchestration.interpretation.findings import _finding, _rules_catalog, devices, risks
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
+from orchestration.tools.frame_sql import NOT_PASSED
 from orchestration.tools.results import ComparisonResult
 from orchestration.warehouse.sql_guard import ROW_CAP
 
@@ -286,17 +287,30 @@ def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[Ret
                   prefix: str) -> DomainOutputs:
     rows = report["rows"]
     run = report.get("assessment_id") or "the latest assessment"
+    every = NOT_PASSED in report["description"]  # no rule named: the device's checks it does not pass
     if not rows:
+        if every:
+            device = report["description"].split(f"{NOT_PASSED} of ")[1].split(" in ")[0]
+            return DomainOutputs(summary=f"**No exception is needed** — {device} fails no check in {run}.",
+                                 statistics={"row_count": 0})
         return DomainOutputs(summary=f"None of the rules asked about apply to this device in {run}: it was not "
                                      "judged on them.", statistics={"row_count": 0})
     failing = [r for r in rows if r["status"] == "fail"]
     excepted = [r for r in rows if r["status"] == "exception"]
     device = rows[0]["asset_id"]
     if frame.ask == "exception":
-        if excepted:
+        covered = "; ".join(f"{e['rule_id']} is covered by approved exception {e['exception_id']} (expires "
+                            f"{str(e['expires_on'])[:10]})" for e in excepted)
+        if excepted and failing:  # some of what it fails is covered, the rest is not
+            one = len(failing) == 1
+            first = (f"**Partly** — on {device}, {covered}; {', '.join(r['rule_id'] for r in failing)} "
+                     f"{'fails' if one else 'fail'} and no approved exception covers {'it' if one else 'them'}: "
+                     f"{'it needs' if one else 'they need'} the fixes below.")
+        elif excepted:
             e = excepted[0]
             first = (f"**Yes** — {e['rule_id']} on {device} is covered by approved exception {e['exception_id']} "
-                     f"(expires {str(e['expires_on'])[:10]}): nothing to fix until then.")
+                     f"(expires {str(e['expires_on'])[:10]}): nothing to fix until then.") if len(excepted) == 1 else (
+                f"**Yes** — on {device}, {covered}: nothing to fix until then.")
         elif failing:
             first = (f"**No** — {device} fails {', '.join(r['rule_id'] for r in failing)} and no approved exception "
                      "covers it: it needs the fix below.")

@@ -279,7 +279,8 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "refinement", prev.prompt, None, [prev.turn_number])
-    if SAME.search(prompt) or (prev.answer_devices and LISTED.search(prompt)):
+    if SAME.search(prompt) or (prev.answer_devices and LISTED.search(prompt)) or PICKS_AMONG.search(prompt):
+        # "which ones?" after "how many store switches fail bpdu guard": the devices counted, listed
         # "the same devices": the previous scope with every filter, or the exact devices it listed
         listed = [Entity(type="device", value=a, confidence=0.9, source="conversation")
                   for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]

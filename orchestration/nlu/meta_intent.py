@@ -25,7 +25,8 @@ DEICTIC = re.compile(
     r"|\b(?:how|does|did|do|has|have) (?:that|this|it|they|those|these) (?:compare|look|stack up|trend|change)"
     r"|\b(?:is|are|was|were) (?:it|this|that|they|these|those)\s+(?:still\s+)?(?:compliant|secure|ok|okay|fine|"
     r"vulnerable|affected|safe|hardened|fixed|resolved|correct|exposed|at risk|failing|passing)\b"
-    rf"|\b(?:this|that|these|those) {_DEICTIC_NOUNS}\b",
+    rf"|\b(?:this|that|these|those) {_DEICTIC_NOUNS}\b"
+    r"|\b(?:any|all|some|none|each|either|both) of (?:it|that|this|them|those|these)\b",  # "is any of that covered"
     _I,
 )
 

@@ -288,16 +288,22 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
     return SqlPlan("exception_list", sql, bound, what + " (devices covered in {assessment_id})", assessment_id="latest")
 
 
+NOT_PASSED = "every check it does not pass"  # device_rules with no rule named: what it fails or has excepted
+
+
 def device_rules(scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
-    """The named device's verdict on each rule asked about: status, evidence, and the exception that covers it."""
+    """The named device's verdict on each rule asked about: status, evidence, and the exception that covers it. With
+    no rule named ("is any of that covered by an exception?" about a device), every check it does not pass."""
     where, params = _where(scope)
+    which = f"r.rule_id IN ({', '.join('?' for _ in rules)})" if rules else "r.status <> 'pass'"
     sql = (
         "SELECT a.asset_id, a.platform, r.rule_id, ru.title, r.status, r.severity, r.evidence, r.exception_id, e.expires_on, "
         "e.reason AS exception_reason FROM results r JOIN assets a ON a.asset_id = r.asset_id "
         "JOIN rules ru ON ru.rule_id = r.rule_id LEFT JOIN exceptions e ON e.exception_id = r.exception_id "
-        f"WHERE r.assessment_id = ? AND r.rule_id IN ({', '.join('?' for _ in rules)}) AND {where} "
+        f"WHERE r.assessment_id = ? AND {which} AND {where} "
         "ORDER BY a.asset_id, r.rule_id")
-    return SqlPlan("device_rules", sql, [*rules, *params], "verdicts on " + ", ".join(rules) + " in {assessment_id}",
+    return SqlPlan("device_rules", sql, [*rules, *params],
+                   "verdicts on " + (", ".join(rules) or f"{NOT_PASSED} of {scope['device']}") + " in {assessment_id}",
                    assessment_id="latest")
 
 
@@ -348,6 +354,8 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return signature_matches(frame, scope, collection, months)
     if device and condition.rules and ask in ("yes_no", "exception", "fix"):
         return device_rules(scope, condition.rules)
+    if device and ask == "exception":  # "is any of that covered by an exception?": each check it does not pass
+        return device_rules(scope, ())
     if ask in ("fix", "count", "yes_no") and condition.rules and not device:
         # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?",
         # "is aaa new-model on everywhere at the branches?": the rules asked, not their topic
