@@ -24,10 +24,10 @@ from orchestration.state import AssessmentState, Task
 from orchestration.vocabulary.text import HOW_LONG
 
 TOP_K = 5
+TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results
 # a question of time about remediation is about the deadlines, a word it does not use ("how long" and "deadline"
 # share nothing for the keyword index)
 _REMEDIATION = re.compile(r"\b(?:fix\w*|remediat\w*|patch\w*|clos\w*|resolv\w*|findings?|deviations?|issues?)\b", re.I)
-TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results
 SKILL_CUES = {
     "cbp_assessment": "configuration standard approved exceptions",
     "cbp_expert_insights": "policy approved exceptions escalation procedure",

@@ -12,6 +12,7 @@ from collections import Counter
 
 from orchestration.outputs import AssessmentContext, DomainOutputs, InventoryRow
 from orchestration.state import QuestionFrame
+from orchestration.tools.inventory_tool import INVENTORY_LIMIT
 from orchestration.vocabulary.text import plural
 
 FILTERS = ("device_type", "role", "platform", "os_version", "environment")
@@ -33,10 +34,8 @@ def _kind(role: str | None, device_type: str | None, n: int) -> str:
 
 def _asked(frame: QuestionFrame) -> str:
     f = frame.filters
-    words = [*f.environment, *f.role, *(p for p in f.platform), *(f"on {v}" for v in f.os_version)]
     types = " or ".join(plural(t.replace("_", " ")) for t in f.device_type) or "devices"
-    on = [w for w in words if w.startswith("on ")]
-    return " ".join([*(w for w in words if not w.startswith("on ")), types, *on])
+    return " ".join([*f.environment, *f.role, *f.platform, types, *(f"on {v}" for v in f.os_version)])
 
 
 def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -> DomainOutputs | None:
@@ -45,8 +44,8 @@ def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -
     if context is None or not any(getattr(frame.filters, f) for f in FILTERS):
         return None
     inventory = context.assets.inventory
-    fetched = (context.report_data.get("inventory_tool") or {})
-    if not inventory or len(inventory) >= int(fetched.get("limit") or 50) or frame.targets.device:
+    fetched = context.report_data.get("inventory_tool") or {}
+    if not inventory or len(inventory) >= int(fetched.get("limit") or INVENTORY_LIMIT) or frame.targets.device:
         return None
     sites = sorted({r.site for r in inventory if r.site})
     if frame.filters.site and set(frame.filters.site) != set(sites):

@@ -81,9 +81,13 @@ def preference_statement(prompt: str) -> dict[str, str] | None:
     return prefs or None
 
 
+def _answered(turn: PastTurn) -> bool:
+    """A turn that ran (not a clarification question): what follow-ups refer back to."""
+    return bool(turn.intent_class and turn.intent_class != "unknown_or_needs_clarification" and turn.skill)
+
+
 def _previous(history: list[PastTurn]) -> PastTurn | None:
-    return next((t for t in reversed(history) if t.intent_class and t.intent_class != "unknown_or_needs_clarification"
-                 and t.skill), None)
+    return next((t for t in reversed(history) if _answered(t)), None)
 
 
 def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] | None = None) -> list[Entity]:
@@ -158,7 +162,7 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     list" names — the previous answer's, or the list before it when the previous answer was about one of them
     ("drill into the second device on that list" after the first was drilled into); None when no answer listed
     devices or the prompt names none of them this way."""
-    answered = [t for t in history if t.intent_class and t.intent_class != "unknown_or_needs_clarification" and t.skill]
+    answered = [t for t in history if _answered(t)]
     if not answered:
         return None
     prev = answered[-1]

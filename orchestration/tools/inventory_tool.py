@@ -9,10 +9,11 @@ from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import FLEET, assessment_runs
 from orchestration.warehouse.store import Warehouse
 
+INVENTORY_LIMIT = 50  # rows per call unless the caller asks for another limit
 COLUMNS = "asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality"
 
 
-def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = 50, collection: str = FLEET,
+def inventory_tool(w: Warehouse, scope: dict[str, Any], limit: int = INVENTORY_LIMIT, collection: str = FLEET,
                    viewer: str | None = None) -> dict[str, Any]:
     """The tool checks who asks itself: another user's uploaded collection is not there for ``viewer``."""
     if collection != FLEET and not assessment_runs(w, collection, viewer):
