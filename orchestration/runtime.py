@@ -34,6 +34,7 @@ from orchestration.state import (
     TurnInput,
     utc_now,
 )
+from orchestration.tools.results import SqlPathResult, result_of
 
 log = logging.getLogger(__name__)
 RECURSION_LIMIT = 60
@@ -84,11 +85,10 @@ def answer_devices(state: AssessmentState) -> list[str]:
     if listed:  # in the order the answer showed them ("the first device on that list")
         return [str(d) for d in listed]
     context = state.task_outputs("Data Query Agent").assessment_context
-    report = context.report_data.get("sql_path") or {} if context else {}
-    rows = report.get("rows") or []
-    if not rows or "asset_id" not in rows[0] or report.get("row_cap_reached"):
+    report = result_of(context.report_data, SqlPathResult) if context else None
+    if report is None or "asset_id" not in report.columns or report.row_cap_reached:
         return []
-    return sorted({str(r["asset_id"]) for r in rows})
+    return sorted({str(r["asset_id"]) for r in report.rows})  # every template with devices names them asset_id
 
 
 def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds: float) -> int:

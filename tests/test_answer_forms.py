@@ -48,13 +48,30 @@ def test_no_device_failing_a_check_the_scope_is_never_judged_on_is_not_a_pass(de
     assert head.startswith("**Not judged.** COPP applies to ios-xe routers only"), head
 
 
-def test_a_count_of_devices_is_the_number_first(demo_warehouse: Path) -> None:
+def test_a_count_of_devices_is_the_number_first_out_of_those_assessed(demo_warehouse: Path) -> None:
     state = handle_turn("how many store firewalls have a critical failure?")
-    (n,), = sql(demo_warehouse, f"""
-        SELECT COUNT(DISTINCT r.asset_id) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
-        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'critical'
-          AND s.site_type = 'store' AND a.device_type = 'firewall'""")
-    assert first_line(state.final.answer).startswith(f"**{n}** device")
+    (n, of), = sql(demo_warehouse, f"""
+        SELECT COUNT(DISTINCT CASE WHEN r.status = 'fail' AND r.severity = 'critical' THEN r.asset_id END),
+               COUNT(DISTINCT r.asset_id)
+        FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND s.site_type = 'store' AND a.device_type = 'firewall'""")
+    assert 0 < n < of
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{n}** of the {of} devices assessed in this scope fail critical checks"), head
+
+
+def test_a_ranking_that_holds_every_failing_device_says_how_many_fail_none(demo_warehouse: Path) -> None:
+    """"Top 2 of 2" hid that the other NX-OS devices fail nothing: the ranking says all that fail, and of how many."""
+    state = handle_turn("which nexus boxes are failing the most checks")
+    rows = sql(demo_warehouse, f"""
+        SELECT r.asset_id, COUNT(*) FILTER (WHERE r.status = 'fail') FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.platform = 'nx-os' GROUP BY r.asset_id""")
+    failing = sorted((n, a) for a, n in rows if n)
+    assert 1 < len(failing) < len(rows)  # the demo has both kinds: the sentence is exercised
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{failing[-1][1]}**"), head
+    assert (f"All {len(failing)} devices failing any checks" in head and
+            f"the other {len(rows) - len(failing)} of the {len(rows)} assessed in this scope fail none" in head), head
 
 
 def test_a_ranking_of_devices_names_the_worst_device(demo_warehouse: Path) -> None:
@@ -443,11 +460,15 @@ def test_a_scope_that_holds_no_device_says_so_instead_of_none_fails(demo_warehou
     assert cores == 0  # the demo's HQ has access and distribution switches only
     roles = sql(demo_warehouse, "SELECT role, COUNT(*) FROM assets WHERE site = 'HQ' AND device_type = 'switch' "
                                 "GROUP BY 1")
+    named_core = [a for (a,) in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE site = 'HQ' AND "
+                                                     "device_type = 'switch' AND asset_id LIKE '%-CORE-%' ORDER BY 1")]
+    assert named_core  # the HQ's collapsed core is named CORE and has the distribution role
     for prompt in ("aaa accounting on hq core switches", "which core switches at hq fail ssh?"):
         head = first_line(handle_turn(prompt).final.answer)
         assert head.startswith("**No device matches** — the inventory has no core switches at HQ"), (prompt, head)
         assert all(f"{n} {role} switch" in head for role, n in roles), head
         assert "No device in scope fails" not in head and "could not complete" not in head
+        assert f"({', '.join(named_core)} are named core but have the distribution role" in head, head
 
 
 def test_a_count_over_two_values_of_one_filter_gives_each_side(demo_warehouse: Path) -> None:
@@ -534,7 +555,7 @@ def test_which_ones_after_a_count_lists_the_devices_counted(demo_warehouse: Path
           AND s.site_type = 'store' AND a.device_type = 'switch'""")}
     chat = new_chat()
     count = chat("how many store switches are failing bpdu guard?")
-    assert first_line(count.final.answer).startswith(f"**{len(expected)}** devices"), count.final.answer[:300]
+    assert first_line(count.final.answer).startswith(f"**{len(expected)}** "), count.final.answer[:300]
     state = chat("which ones?")  # was refused as "outside what I know"
     assert state.intent.frame.ask == "list" and state.intent.frame.checks == ["L2-BPDUGUARD"]
     assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
@@ -559,3 +580,20 @@ def test_whether_a_devices_failures_are_covered_names_each_covered_and_each_not(
     chat("whats failing on fw-hq-1")
     head = first_line(chat("and is any of that covered by an exception").final.answer)
     assert head.startswith("**No exception is needed** — FW-HQ-1 fails no check"), head
+
+
+def test_a_request_for_fixes_that_names_nothing_gives_the_fixes_of_the_answer_before(demo_warehouse: Path) -> None:
+    """"what remediation would you suggest?" after a site's critical findings: that site's critical fixes, not the
+    fleet's; a fix request that names its own subject is not carried over."""
+    import uuid
+
+    thread = f"fix-{uuid.uuid4().hex[:8]}"
+    handle_turn("list the critical problems at branch-03", thread_id=thread)
+    state = handle_turn("ok, and what corrective steps would you suggest?", thread_id=thread)
+    expected = {r for (r,) in sql(demo_warehouse, f"""SELECT DISTINCT r.rule_id FROM results r JOIN assets a
+        USING (asset_id) WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'critical'
+          AND a.site = 'Branch-03'""")}
+    assert expected and {f.rule_id for f in state.plan.domain_task().outputs.findings} == expected  # type: ignore[union-attr]
+    assert "site Branch-03" in state.final.answer.splitlines()[0] and "severity critical" in state.final.answer
+    fresh = handle_turn("how do i fix telnet?", thread_id=thread)
+    assert "Branch-03" not in fresh.final.answer.splitlines()[0]

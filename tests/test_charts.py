@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from chat_app.charts import SEVERITY_COLORS, figure
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
+from orchestration.tools.rows import BreakdownRow
 
-SEVERITY_ROWS = [{"key": "medium", "failures": 40, "assets": 20}, {"key": "critical", "failures": 3, "assets": 2},
-                 {"key": "low", "failures": 12, "assets": 9}, {"key": "high", "failures": 8, "assets": 5}]
+SEVERITY_ROWS = [BreakdownRow(key="medium", failures=40, assets=20), BreakdownRow(key="critical", failures=3, assets=2),
+                 BreakdownRow(key="low", failures=12, assets=9), BreakdownRow(key="high", failures=8, assets=5)]
 
 
 def test_severity_charts_use_one_palette_in_severity_order() -> None:
@@ -34,5 +35,5 @@ def test_per_device_figures_get_their_own_axis_and_backgrounds_are_transparent()
 
 
 def test_a_single_category_gets_no_chart() -> None:
-    one = {"product_family": [{"key": "Catalyst 9300", "failures": 30, "assets": 10}]}
+    one = {"product_family": [BreakdownRow(key="Catalyst 9300", failures=30, assets=10)]}
     assert breakdown_charts(one, ["product_family"], "src") == []

@@ -54,7 +54,9 @@ def test_the_uploader_reaches_the_upload_by_id_and_nobody_else_does(writable_war
     ("assessment_comparison_tool", {"previous_assessment_id": "previous", "comparison_focus": "overall"}),
     ("slic_results_tool", {}),
     ("sql_path", {"template": "devices_failing_topic", "description": "x",
-                  "sql": "SELECT r.asset_id FROM results r WHERE r.assessment_id = ?"}),
+                  "sql": "SELECT a.asset_id, a.site, a.device_type, r.rule_id, ru.title, r.evidence FROM results r "
+                         "JOIN assets a ON a.asset_id = r.asset_id JOIN rules ru ON ru.rule_id = r.rule_id "
+                         "WHERE r.assessment_id = ?"}),
 ])
 def test_no_tool_reaches_another_users_upload(writable_warehouse: Path, tool: str, params: dict) -> None:  # type: ignore[type-arg]
     uploaded = _upload("bob")

@@ -18,7 +18,8 @@ from orchestration.services import build_services
 from orchestration.state import AssessmentState, Final, Intent, Plan, Task, ToolCall
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolRegistry
-from orchestration.tools.results import RESULT_MODELS
+from orchestration.tools.results import RESULT_MODELS, SqlPathResult
+from orchestration.tools.rows import SQL_ROWS
 from orchestration.warehouse.store import get_warehouse
 
 QUERY = {"formulated_query": "snmp", "query_metadata": {"intent_class": "cbp_generic", "skill": "cbp_generic",
@@ -159,8 +160,10 @@ def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any) -> 
     ("issue_tracking_tool", {"tracking_scope": "persistent", "assessment_scope": "since_prior"}),
     ("slic_results_tool", {"scope": {"sites": ["DataCenter-1"]}}),
     ("inventory_tool", {"scope": {"device": "FW-HQ-1"}}),
-    ("sql_path", {"template": "inventory_count", "description": "devices per site",
-                  "sql": "SELECT a.site, COUNT(*) AS devices FROM assets a GROUP BY a.site"}),
+    ("sql_path", {"template": "inventory_count", "description": "devices per site and type",
+                  "sql": "SELECT a.site, a.device_type, COUNT(*) AS devices FROM assets a GROUP BY a.site, a.device_type"}),
+    ("sql_path", {"template": "attribute_listing", "description": "OS versions",  # its column is the attribute's
+                  "sql": "SELECT a.os_version, COUNT(*) AS devices FROM assets a GROUP BY a.os_version"}),
 ])
 def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: Any, tool: str,
                                                                  params: dict[str, Any]) -> None:
@@ -168,6 +171,32 @@ def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: 
     assert outcome.call.status == "ok", outcome.call.error
     assert outcome.result is not None and set(outcome.result) <= set(get_contracts().tools[tool].returns)
     RESULT_MODELS[tool].model_validate(outcome.result)  # what the agents get reads back through the typed model
+
+
+@pytest.mark.parametrize(("sql", "error"), [
+    ("SELECT a.site, COUNT(*) AS devices FROM assets a GROUP BY a.site", "rows[0] does not fit the inventory_count template "
+     "(device_type: Field required)"),  # a column the template's rows have dropped
+    ("SELECT a.site, a.device_type, COUNT(*) AS devices, MIN(a.asset_id) AS example FROM assets a "
+     "GROUP BY a.site, a.device_type", "(example: Extra inputs are not permitted)"),  # one they never had
+    ("SELECT a.site, a.device_type, MIN(a.asset_id) AS devices FROM assets a GROUP BY a.site, a.device_type",
+     "(devices: Input should be a valid integer"),  # a count that is not a number
+])
+def test_sql_rows_that_drifted_from_their_template_fail_the_call(demo_warehouse: Any, sql: str, error: str) -> None:
+    """The answer forms read each template's rows through its row model: a statement whose columns drifted is the
+    tool's defect, caught at the call (recorded as failed), not a KeyError in an answer."""
+    outcome = build_services().tools.call("sql_path", {"template": "inventory_count", "description": "per site",
+                                                       "sql": sql})
+    assert outcome.call.status == "error" and outcome.result is None
+    assert error in (outcome.call.error or ""), outcome.call.error
+
+
+def test_every_sql_template_has_a_row_model_but_the_attribute_listing() -> None:
+    templates = get_contracts().tools["sql_path"].parameters["properties"]["template"]["enum"]
+    assert set(SQL_ROWS) == set(templates) - {"attribute_listing"}
+    typed = SqlPathResult(template="device_rules", description="", sql="", params=[], assessment_id=None,
+                       collection="fleet", columns=[], rows=[], row_count=0, row_cap_reached=False)
+    with pytest.raises(TypeError):  # a reader of another template's rows fails at once
+        typed.rows_as(SQL_ROWS["device_list"])
 
 
 def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> None:

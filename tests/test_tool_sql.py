@@ -100,6 +100,7 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     and the summary's table says how many more there are."""
     from orchestration.interpretation.findings import breakdown_table
     from orchestration.tools.analysis_tool import analyse
+    from orchestration.tools.results import AnalysisResult
     from orchestration.warehouse.run_summary import BREAKDOWN_CAP
 
     w = get_warehouse()
@@ -110,4 +111,5 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     assert len(sites) > BREAKDOWN_CAP  # the demo has more sites than the cap: the cap is exercised
     assert result["breakdown_keys"]["site"] == len(sites)
     assert [(r["key"], r["failures"]) for r in result["breakdowns"]["site"]] == [tuple(s) for s in sites[:BREAKDOWN_CAP]]
-    assert f"… and {len(sites) - 8} more" in breakdown_table("site", result["breakdowns"]["site"], len(sites))
+    typed = AnalysisResult.model_validate(result).breakdowns["site"]
+    assert f"… and {len(sites) - 8} more" in breakdown_table("site", typed, len(sites))

@@ -16,6 +16,13 @@ from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
+from orchestration.tools.results import (
+    AnalysisResult,
+    ComparisonResult,
+    IssueTrackingResult,
+    SqlPathResult,
+    result_of,
+)
 
 
 def _led(outputs: DomainOutputs, lead: str | None) -> DomainOutputs:
@@ -35,26 +42,28 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     nothing_there = empty_scope.no_device_outputs(intent.frame, evidence.assessment_context)
     if nothing_there is not None:  # "aaa accounting on hq core switches": HQ has none
         return nothing_there
-    if report.get("assessment_analysis_tool"):
-        result = report["assessment_analysis_tool"]
-        if result["metrics"]["checks_performed"] == 0:
+    analysis = result_of(report, AnalysisResult)
+    if analysis is not None:
+        if analysis.metrics.checks_performed == 0:
             return None
         # device-level reading only when the scope is exactly one device (not "the same 16 devices")
-        device = (result.get("scope_applied") or {}).get("device")
-        outputs = findings.from_analysis(result, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
-        return _led(outputs, answer_forms.analysis_lead(result, intent.frame) if not device else None)
-    if report.get("assessment_comparison_tool"):
-        result = report["assessment_comparison_tool"]
-        outputs = findings.from_comparison(result, chunks, limit, prefix)
-        lead, listed = answer_forms.comparison_lead(result, intent.frame)
+        device = analysis.scope_applied.get("device")
+        outputs = findings.from_analysis(analysis, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
+        return _led(outputs, answer_forms.analysis_lead(analysis, intent.frame) if not device else None)
+    comparison = result_of(report, ComparisonResult)
+    if comparison is not None:
+        outputs = findings.from_comparison(comparison, chunks, limit, prefix)
+        lead, listed = answer_forms.comparison_lead(comparison, intent.frame)
         if listed:
             outputs = outputs.evolve(statistics={**outputs.statistics, "devices_listed": listed})
         return _led(outputs, lead)
-    if report.get("issue_tracking_tool"):
-        return findings.from_tracking(report["issue_tracking_tool"], chunks, limit, prefix)
-    if report.get("sql_path"):
-        formed = answer_forms.answer(report["sql_path"], intent.frame, chunks, prefix)
-        return formed if formed is not None else findings.from_sql(report["sql_path"], prefix)
+    tracking = result_of(report, IssueTrackingResult)
+    if tracking is not None:
+        return findings.from_tracking(tracking, chunks, limit, prefix)
+    rows = result_of(report, SqlPathResult)
+    if rows is not None:
+        formed = answer_forms.answer(rows, intent.frame, chunks, prefix)
+        return formed if formed is not None else findings.from_sql(rows, prefix)
     return None
 
 

@@ -323,6 +323,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
             floor = CLEAR_ASK
     if frame.confidence < floor:
         return None
+    if frame.ask == "summary" and "vague_ask" in decision.signals:
+        return None  # "tell me about Store-48" names a place and no view of it: the gate asks which one
     p = decision.skill_probabilities
     if frame.ask == "policy":
         skill = max(("cbp_generic", "sec_generic"), key=lambda s: p.get(s, 0.0))
@@ -483,6 +485,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
     own = _classify(prompt, antecedent, gaz, services)
+    own = own.evolve(frame=frame_of(prompt, services, own.entities))  # what it asks, before reading it against history
     resolution = _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)

@@ -27,6 +27,8 @@ from orchestration.services import Services
 from orchestration.state import MAX_PLAN_ITERATIONS, AssessmentState, Final, Plan, StateUpdate
 from orchestration.tools.frame_sql import compared_key
 from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
+from orchestration.tools.results import SqlPathResult, result_of
+from orchestration.tools.rows import GroupRow
 from orchestration.tools.scope import scope_for, values_of
 
 NUMBER = re.compile(r"(?<![\w.\-/:#$])[-+]?\d[\d,]*(?:\.\d+)?(?!\.\d|[\w\-/:])")
@@ -97,21 +99,21 @@ def frame_gaps(state: AssessmentState, lacking: str | None) -> list[str]:
     fewer than two runs, a list the row cap cut (the answer says so itself; recorded here for the trace), and
     ``lacking``, the form part still missing after the one replan."""
     context = state.task_outputs("Data Query Agent").assessment_context
-    report = (context.report_data.get("sql_path") or {}) if context else {}
+    report = result_of(context.report_data, SqlPathResult) if context else None
     frame = state.intent.frame
     gaps = []
-    if report.get("template") == "group_compare" and frame.ask == "compare":
+    if report is not None and report.template == "group_compare" and frame.ask == "compare":
         scope, _ = scope_for(state.intent)
         key = compared_key(scope)
         asked = {str(v).lower() for v in values_of(scope.get(key))} if key else set()
-        got = {str(r["group_key"]).lower() for r in report.get("rows") or []}
+        got = {str(r.group_key).lower() for r in report.rows_as(GroupRow)}
         missing = sorted(asked - got)
         if missing:
             gaps.append(f"no results for {', '.join(missing)}: that side of the comparison is missing")
-    if report.get("template") == "run_series" and len(report.get("rows") or []) < 2:
+    if report is not None and report.template == "run_series" and len(report.rows) < 2:
         gaps.append("fewer than two runs fall in the time asked for: there is no trend to show")
-    if report.get("row_cap_reached"):
-        gaps.append(f"the query's rows were cut at {report.get('row_count')}: the list is not complete")
+    if report is not None and report.row_cap_reached:
+        gaps.append(f"the query's rows were cut at {report.row_count}: the list is not complete")
     if lacking:
         gaps.append(f"{lacking}: the data answered with a summary instead")
     return gaps

@@ -11,11 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.engines.rule_engine import get_rules
-from orchestration.interpretation.findings import _finding, _rules_catalog, devices, risks
+from orchestration.interpretation.findings import _finding, devices, risks, rule_facts
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
 from orchestration.tools.frame_sql import NOT_PASSED
-from orchestration.tools.results import ComparisonResult
+from orchestration.tools.results import AnalysisResult, ComparisonResult, SqlPathResult
+from orchestration.tools.rows import (
+    DeviceRow,
+    DeviceRuleRow,
+    ExceptionRow,
+    GroupRow,
+    RuleChangeRow,
+    RunRow,
+    ShareRow,
+    SignatureMatchRow,
+    TopRule,
+    day,
+)
 from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
@@ -38,8 +50,9 @@ def _pct(part: int, whole: int) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
 
 
-def _total(rows: list[dict[str, Any]]) -> int:
-    return int(rows[0].get("total") or len(rows)) if rows else 0
+def _total(rows: list[DeviceRow] | list[GroupRow] | list[RuleChangeRow] | list[SignatureMatchRow]) -> int:
+    """How many rows the statement has in all (its window count), past a LIMIT or the row cap."""
+    return rows[0].total or len(rows) if rows else 0
 
 
 def _names(ids: list[str], shown: int = 8) -> str:
@@ -48,25 +61,25 @@ def _names(ids: list[str], shown: int = 8) -> str:
     return bold + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
-def rule_ranking(rules: list[dict[str, Any]], limit: int | None, where: str) -> str:
+def rule_ranking(rules: list[TopRule], limit: int | None, where: str) -> str:
     """The rules ranked by failing devices, in the question's size (the top one, or the top N), saying where a tie
     makes the order or the cut arbitrary (the tool orders a tie by severity, then rule id)."""
     n = max(limit or 1, 1)
     shown = rules[:n]
     if n == 1:
         top = shown[0]
-        tied = [r["rule_id"] for r in rules if r["failing_assets"] == top["failing_assets"]]
+        tied = [r.rule_id for r in rules if r.failing_assets == top.failing_assets]
         if len(tied) == 1:
-            return f"**{top['rule_id']}** ({top['title']}) fails on the most devices: {top['failing_assets']} ({where})."
-        return (f"No single rule leads: {len(tied)} rules fail on {devices(top['failing_assets'])} each ({where}): "
+            return f"**{top.rule_id}** ({top.title}) fails on the most devices: {top.failing_assets} ({where})."
+        return (f"No single rule leads: {len(tied)} rules fail on {devices(top.failing_assets)} each ({where}): "
                 f"{_names(tied)}.")
-    items = "; ".join(f"{i}. **{r['rule_id']}** ({r['title']}) — {devices(r['failing_assets'])}"
+    items = "; ".join(f"{i}. **{r.rule_id}** ({r.title}) — {devices(r.failing_assets)}"
                       for i, r in enumerate(shown, 1))
     head = f"**Top {len(shown)} rules** by failing devices ({where}): {items}."
     if len(shown) < n:
         head += f" Only {len(shown)} {'rule fails' if len(shown) == 1 else 'rules fail'} in this scope."
-    last = shown[-1]["failing_assets"]
-    beyond = [r["rule_id"] for r in rules[n:] if r["failing_assets"] == last]
+    last = shown[-1].failing_assets
+    beyond = [r.rule_id for r in rules[n:] if r.failing_assets == last]
     if beyond:
         head += (f" {len(beyond)} more {'rule ties' if len(beyond) == 1 else 'rules tie'} with the last at "
                  f"{devices(last)}: {', '.join(beyond[:8])}{' …' if len(beyond) > 8 else ''} (a tie is ordered by "
@@ -84,17 +97,15 @@ def _more(shown: int, total: int, noun: str) -> str:
 def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], prefix: str,
                    platforms: dict[str, str]) -> list[Finding]:
     """One finding per failing rule of the rows, most devices first, with the fix for their platform."""
-    catalog = _rules_catalog()
     rules = {r.id: r for r in get_rules()}
     ordered = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     out = []
     for i, (rule_id, assets) in enumerate(ordered, start=1):
-        if rule_id not in catalog:
+        if rule_id not in rules:
             continue
-        rule = dict(catalog[rule_id], failing_assets=len(assets))
         platform = platforms.get(assets[0])
-        if platform and rule_id in rules:
-            rule["remediation"] = "\n".join(rules[rule_id].fix_for(platform))
+        fix = {"remediation": "\n".join(rules[rule_id].fix_for(platform))} if platform else {}
+        rule = rule_facts(rule_id, failing_assets=len(assets), **fix)
         out.append(_finding(prefix, i, rule, chunks, RP, "SQL path: frame rows", assets))
     return out
 
@@ -110,12 +121,12 @@ def _not_judged(frame: QuestionFrame) -> str:
     return "; ".join(out) if out and len(out) == len(rules) else ""
 
 
-def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
                  prefix: str) -> DomainOutputs:
-    rows = report["rows"]
+    rows = result.rows_as(DeviceRow)
     total = _total(rows)
-    what = report["description"].split(" in ")[0]
-    run = report.get("assessment_id") or "the latest assessment"
+    what = result.description.split(" in ")[0]
+    run = result.assessment_id or "the latest assessment"
     clean = what.startswith("devices failing no ")  # the devices that fail none of the checks asked
     condition = what.startswith("devices failing") and not clean
     passes = frame.ask == "yes_no" and frame.polarity == "passes"
@@ -131,28 +142,41 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
-    names = [r["asset_id"] for r in rows]
+    names = [r.asset_id for r in rows]
+    # "the nx-os boxes failing the most checks": 2 fail any, and the 15 others fail none — said, not hidden
+    assessed = rows[0].assessed
+    others = assessed - total if condition else 0
+    rest = (f" (the other {others} of the {assessed} assessed in this scope fail "
+            f"{'none' if what == 'devices failing any checks' else 'none of them'})" if others > 0 else "")
     if frame.ask == "ranking":
         top = rows[0]
         order = "failed checks" if condition else "critical, then high, then all failed checks"
 
-        def rank_key(r: dict[str, Any]) -> tuple[int, ...]:
-            return (int(r["failed"]),) if condition else (int(r["critical"]), int(r["high"]), int(r["failed"]))
+        def rank_key(r: DeviceRow) -> tuple[int, ...]:
+            return (r.failed,) if condition else (r.critical, r.high, r.failed)
 
-        tied = [r["asset_id"] for r in rows[1:] if rank_key(r) == rank_key(top)]
-        figures = f"{top['failed']} failed checks ({top['critical']} critical, {top['high']} high)"
+        tied = [r.asset_id for r in rows[1:] if rank_key(r) == rank_key(top)]
+        figures = f"{top.failed} failed checks ({top.critical} critical, {top.high} high)"
         if tied:  # equal on every figure the order uses: which one is "first" is the tie-break, not the data
-            equal = f"{top['failed']} failed checks" if condition else figures
-            first = (f"No single device leads: **{top['asset_id']}** ({top['site']}) and {_names(tied)} tie at "
+            equal = f"{top.failed} failed checks" if condition else figures
+            first = (f"No single device leads: **{top.asset_id}** ({top.site}) and {_names(tied)} tie at "
                      f"{equal} each.")
         else:
-            first = f"**{top['asset_id']}** ({top['site']}) comes first: {figures}."
-        first += f" The top {len(rows)} of {total} devices by {order}:"
+            first = f"**{top.asset_id}** ({top.site}) comes first: {figures}."
+        if condition and len(rows) == total:  # every device that fails is ranked: "top 2 of 2" says too little
+            failing = what.removeprefix("devices failing ")
+            first += (f" {'The only device' if total == 1 else f'All {total} devices'} failing {failing}, by "
+                      f"{order}{rest}:")
+        else:
+            first += f" The top {len(rows)} of {total} devices by {order}{rest}:"
     elif frame.ask == "count":
         listed = ", ".join(names[:20]) + (f" and {total - 20} more" if total > 20 else "")
-        checks = sum(int(r["failed"]) for r in rows)  # "how many critical failures": devices, and failed checks
+        checks = sum(r.failed for r in rows)  # "how many critical failures": devices, and failed checks
         of = f", {checks:,} failed checks" if condition and total == len(rows) else ""
         first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}{of}, {run}): {listed}."
+        if others > 0:  # "how many store firewalls fail telnet": out of how many
+            first = (f"**{total}** of the {assessed} devices assessed in this scope {'fails' if total == 1 else 'fail'} "
+                     f"{what.removeprefix('devices failing ')} ({run}{of}): {listed}.")
     elif frame.ask == "fix" and condition:
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
     elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which
@@ -161,26 +185,25 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
         first = (f"**{'No' if passes else 'Yes'}** — {devices(total)} {'fail' if total > 1 else 'fails'}: "
                  f"{', '.join(names[:10])}{' …' if total > 10 else ''} ({what}, {run}).")
     else:
-        first = f"**{total} {'device' if total == 1 else 'devices'}** — {what}, {run}:"
-    unassessed = [r["asset_id"] for r in rows if r.get("checks") == 0]
+        first = f"**{total} {'device' if total == 1 else 'devices'}** — {what}, {run}{rest}:"
+    unassessed = [r.asset_id for r in rows if not r.was_assessed]
     if unassessed and frame.ask != "ranking":  # the inventory's devices the run did not assess are listed, and said
         first = (f"{first.rstrip(':.')}; {len(rows) - len(unassessed)} assessed in {run}, not assessed: "
                  f"{', '.join(unassessed[:10])}{' …' if len(unassessed) > 10 else ''}.")
     shown = rows[:SHOWN]
     if clean:  # their failure counts are zero by definition: the checks each was judged on say more
         table = _table(["#", "Device", "Site", "Type", "Software", "Checks judged in the run"],
-                       [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
-                         r["checks"]] for i, r in enumerate(shown, 1)])
+                       [[i, r.asset_id, r.site, r.device_type, r.software, r.checks] for i, r in enumerate(shown, 1)])
     else:
         table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
-                       [[i, r["asset_id"], r["site"], r["device_type"], f"{r['platform']} {r['os_version']}",
-                         *((r["failed"], r["critical"], r["high"], r.get("failing_rules") or "none")
-                           if r.get("checks") != 0 else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
+                       [[i, r.asset_id, r.site, r.device_type, r.software,
+                         *((r.failed, r.critical, r.high, r.failing_rules or "none")
+                           if r.was_assessed else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
     counts: dict[str, list[str]] = {}
     for r in rows:
-        for rule in filter(None, (r.get("failing_rules") or "").split(", ")):
-            counts.setdefault(rule, []).append(r["asset_id"])
-    findings = _rule_findings(counts, chunks, prefix, {r["asset_id"]: r["platform"] for r in rows})
+        for rule in r.rule_ids:
+            counts.setdefault(rule, []).append(r.asset_id)
+    findings = _rule_findings(counts, chunks, prefix, {r.asset_id: r.platform or "" for r in rows})
     spread = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     failing = ("\n\n**What they fail:** " + ", ".join(f"{rule} ({devices(len(on))})" for rule, on in spread) + "."
                if len(spread) > 1 else "")  # every rule, where the table's cells are cut
@@ -192,12 +215,10 @@ def _device_list(report: dict[str, Any], frame: QuestionFrame, chunks: list[Retr
                                      "devices_listed": names if total == len(rows) else []})
 
 
-def _group_compare(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
-    rows = report["rows"]
-    label = report["description"].split(" in ")[0].removeprefix("per ")
-    run = report.get("assessment_id") or "the latest assessment"
-    for r in rows:
-        r["pass_rate"] = _pct(int(r["passed"]), int(r["checks"]))
+def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    rows = result.rows_as(GroupRow)
+    label = result.description.split(" in ")[0].removeprefix("per ")
+    run = result.assessment_id or "the latest assessment"
     if not rows and " without failed " in label:
         noun, _, checks = label.partition(" without failed ")
         return DomainOutputs(summary=f"**None.** Every {noun} judged on {checks} fails at least one of them ({run}).",
@@ -206,147 +227,141 @@ def _group_compare(report: dict[str, Any], frame: QuestionFrame) -> DomainOutput
         return DomainOutputs(summary=f"No results in this scope in {run}.", statistics={"row_count": 0})
     if frame.ask == "compare" and len(rows) >= 2:
         a, b = rows[0], rows[1]
-        sides = " · ".join(f"**{r['group_key']}**: {r['failed']:,} failed of {r['checks']:,} "
-                           f"({r['pass_rate']}% pass), {r['critical']} critical, {devices(int(r['devices']))}"
+        sides = " · ".join(f"**{r.group_key}**: {r.failed:,} failed of {r.checks:,} "
+                           f"({r.pass_rate}% pass), {r.critical} critical, {devices(r.devices)}"
                            for r in rows)
-        worse = max(rows, key=lambda r: (100 - r["pass_rate"], r["failed"]))
-        first = f"{sides} ({run}). {worse['group_key']} is worse by pass rate."
+        worse = max(rows, key=lambda r: (100 - r.pass_rate, r.failed))
+        first = f"{sides} ({run}). {worse.group_key} is worse by pass rate."
         missing = ""
         if len(rows) == 1 or (a is b):
             missing = " Only one side has results in this scope."
         first += missing
     elif frame.ask == "compare":
-        first = (f"Only **{rows[0]['group_key']}** has results in this scope in {run}: the other side of the "
+        first = (f"Only **{rows[0].group_key}** has results in this scope in {run}: the other side of the "
                  "comparison has no assessed devices.")
     elif " without failed " in label:  # "the sites with no critical findings"
         noun, _, checks = label.partition(" without failed ")
         first = (f"**{_total(rows)} {noun}{'' if _total(rows) == 1 else 's'}** fail no {checks.removesuffix(' checks')} "
-                 f"check ({run}): {_names([str(r['group_key']) for r in rows], 20)}.")
+                 f"check ({run}): {_names([str(r.group_key) for r in rows], 20)}.")
         label = noun
     elif frame.ask == "count":  # "how many critical findings in prod vs staging": each side, and the sum
-        failed = sum(int(r["failed"]) for r in rows)
-        sides = " · ".join(f"**{r['group_key']}** {int(r['failed']):,}" for r in rows)
+        failed = sum(r.failed for r in rows)
+        sides = " · ".join(f"**{r.group_key}** {r.failed:,}" for r in rows)
         first = f"**{failed:,}** failed checks in this scope ({run}): {sides}."
     else:
         top = rows[0]
         shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)
                  else f"Every {label} by failed checks")
-        first = (f"**{top['group_key']}** has the most failed checks: {top['failed']} ({top['pass_rate']}% pass, "
-                 f"{top['critical']} critical). {shown} ({run}):")
+        first = (f"**{top.group_key}** has the most failed checks: {top.failed} ({top.pass_rate}% pass, "
+                 f"{top.critical} critical). {shown} ({run}):")
     table = _table([label.capitalize(), "Devices", "Checks", "Failed", "Pass rate", "Critical", "Devices failing"],
-                   [[r["group_key"], r["devices"], r["checks"], r["failed"],
-                     f"{r['pass_rate']}%", r["critical"], r["devices_failing"]] for r in rows[:SHOWN]])
+                   [[r.group_key, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.devices_failing]
+                    for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), label + 's')}",
-                         statistics={"row_count": len(rows), "rows": rows[:SHOWN]})
+                         statistics={"row_count": len(rows), "rows": [r.model_dump() for r in rows[:SHOWN]]})
 
 
-def _run_series(report: dict[str, Any]) -> DomainOutputs:
-    rows = list(reversed(report["rows"]))  # the statement reads newest first (for "the last N"); shown oldest first
+def _run_series(result: SqlPathResult) -> DomainOutputs:
+    rows = list(reversed(result.rows_as(RunRow)))  # read newest first (for "the last N"); shown oldest first
     if not rows:
         return DomainOutputs(summary="No assessment run falls in the time asked for.", statistics={"row_count": 0})
-    for r in rows:
-        r["pass_rate"] = _pct(int(r["passed"]), int(r["checks"]))
-        r["date"] = str(r["started_at"])[:10]
     first, last = rows[0], rows[-1]
+    delta = round(last.pass_rate - first.pass_rate, 1)
     if len(rows) == 1:
-        head = (f"Only one run falls in the time asked for: {first['assessment_id']} ({first['date']}), "
-                f"{first['pass_rate']}% pass, {first['failed']:,} failed checks.")
+        head = (f"Only one run falls in the time asked for: {first.assessment_id} ({first.run_date}), "
+                f"{first.pass_rate}% pass, {first.failed:,} failed checks.")
     else:
-        delta = round(last["pass_rate"] - first["pass_rate"], 1)
         direction = "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
-        head = (f"**{direction.capitalize()}**: the pass rate went from {first['pass_rate']}% ({first['date']}) to "
-                f"{last['pass_rate']}% ({last['date']}), {delta:+.1f} points; failed checks {first['failed']:,} → "
-                f"{last['failed']:,} over {len(rows)} runs.")
+        head = (f"**{direction.capitalize()}**: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
+                f"{last.pass_rate}% ({last.run_date}), {delta:+.1f} points; failed checks {first.failed:,} → "
+                f"{last.failed:,} over {len(rows)} runs.")
     table = _table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
-                   [[r["assessment_id"], r["date"], r["devices"], r["checks"], r["failed"],
-                     f"{r['pass_rate']}%", r["critical"], r["high"]] for r in rows])
-    deltas = [round(last["pass_rate"] - first["pass_rate"], 1)]
-    return DomainOutputs(summary=f"{head}\n\n{table}", statistics={"row_count": len(rows), "series": rows,
-                                                                    "deltas": deltas})
+                   [[r.assessment_id, r.run_date, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.high]
+                    for r in rows])
+    return DomainOutputs(summary=f"{head}\n\n{table}", statistics={
+        "row_count": len(rows), "series": [r.model_dump() for r in rows], "deltas": [delta]})
 
 
-def _exception_list(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
-    rows = report["rows"]
+def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    rows = result.rows_as(ExceptionRow)
     when = f" expiring by {frame.time.before}" if frame.time.before else ""
     if not rows:
         return DomainOutputs(summary=f"**None.** No approved exception{when} matches this question.",
                              statistics={"row_count": 0})
     n = len(rows)
-    ids = ", ".join(f"{r['exception_id']} ({r['rule_id']}, expires {str(r['expires_on'])[:10]})" for r in rows[:10])
+    ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
     table = _table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
-                   [[r["exception_id"], f"{r['rule_id']} — {r['title']}", r["sites"], r["device_type"],
-                     str(r["expires_on"])[:10], r["devices_covered"], r["approved_by"], r["source_document"]]
-                    for r in rows[:SHOWN]])
-    reasons = "\n".join(f"- {r['exception_id']}: {_cell(r['reason'], 240)}" for r in rows[:10])
+                   [[r.exception_id, f"{r.rule_id} — {r.title}", r.sites, r.device_type, day(r.expires_on),
+                     r.devices_covered, r.approved_by, r.source_document] for r in rows[:SHOWN]])
+    reasons = "\n".join(f"- {r.exception_id}: {_cell(r.reason, 240)}" for r in rows[:10])
     return DomainOutputs(summary=f"{first}\n\n{table}\n\nWhy each was approved:\n\n{reasons}",
                          statistics={"row_count": n})
 
 
-def _device_rules(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
                   prefix: str) -> DomainOutputs:
-    rows = report["rows"]
-    run = report.get("assessment_id") or "the latest assessment"
-    every = NOT_PASSED in report["description"]  # no rule named: the device's checks it does not pass
+    rows = result.rows_as(DeviceRuleRow)
+    run = result.assessment_id or "the latest assessment"
+    every = NOT_PASSED in result.description  # no rule named: the device's checks it does not pass
     if not rows:
         if every:
-            device = report["description"].split(f"{NOT_PASSED} of ")[1].split(" in ")[0]
+            device = result.description.split(f"{NOT_PASSED} of ")[1].split(" in ")[0]
             return DomainOutputs(summary=f"**No exception is needed** — {device} fails no check in {run}.",
                                  statistics={"row_count": 0})
         return DomainOutputs(summary=f"None of the rules asked about apply to this device in {run}: it was not "
                                      "judged on them.", statistics={"row_count": 0})
-    failing = [r for r in rows if r["status"] == "fail"]
-    excepted = [r for r in rows if r["status"] == "exception"]
-    device = rows[0]["asset_id"]
+    failing = [r for r in rows if r.status == "fail"]
+    excepted = [r for r in rows if r.status == "exception"]
+    device = rows[0].asset_id
     if frame.ask == "exception":
-        covered = "; ".join(f"{e['rule_id']} is covered by approved exception {e['exception_id']} (expires "
-                            f"{str(e['expires_on'])[:10]})" for e in excepted)
+        covered = "; ".join(f"{e.rule_id} is covered by approved exception {e.exception_id} (expires "
+                            f"{day(e.expires_on)})" for e in excepted)
         if excepted and failing:  # some of what it fails is covered, the rest is not
             one = len(failing) == 1
-            first = (f"**Partly** — on {device}, {covered}; {', '.join(r['rule_id'] for r in failing)} "
+            first = (f"**Partly** — on {device}, {covered}; {', '.join(r.rule_id for r in failing)} "
                      f"{'fails' if one else 'fail'} and no approved exception covers {'it' if one else 'them'}: "
                      f"{'it needs' if one else 'they need'} the fixes below.")
         elif excepted:
             e = excepted[0]
-            first = (f"**Yes** — {e['rule_id']} on {device} is covered by approved exception {e['exception_id']} "
-                     f"(expires {str(e['expires_on'])[:10]}): nothing to fix until then.") if len(excepted) == 1 else (
+            first = (f"**Yes** — {e.rule_id} on {device} is covered by approved exception {e.exception_id} "
+                     f"(expires {day(e.expires_on)}): nothing to fix until then.") if len(excepted) == 1 else (
                 f"**Yes** — on {device}, {covered}: nothing to fix until then.")
         elif failing:
-            first = (f"**No** — {device} fails {', '.join(r['rule_id'] for r in failing)} and no approved exception "
+            first = (f"**No** — {device} fails {', '.join(r.rule_id for r in failing)} and no approved exception "
                      "covers it: it needs the fix below.")
         else:
-            first = f"**No exception is needed** — {device} passes {', '.join(r['rule_id'] for r in rows)}."
+            first = f"**No exception is needed** — {device} passes {', '.join(r.rule_id for r in rows)}."
     else:
         bad = failing + excepted
         verdict = "fails" if bad else "passes"
-        subject = ", ".join(r["rule_id"] for r in (bad or rows))
+        subject = ", ".join(r.rule_id for r in (bad or rows))
         yes = not bad if frame.polarity == "passes" else bool(bad)
         first = f"**{'Yes' if yes else 'No'}** — {device} {verdict} {subject} in {run}."
         if excepted:
-            first += " " + "; ".join(f"{r['rule_id']} is covered by approved exception {r['exception_id']} (expires "
-                                     f"{str(r['expires_on'])[:10]})" for r in excepted) + "."
-    unjudged = [c for c in frame.checks if c not in {r["rule_id"] for r in rows}]
+            first += " " + "; ".join(f"{r.rule_id} is covered by approved exception {r.exception_id} (expires "
+                                     f"{day(r.expires_on)})" for r in excepted) + "."
+    unjudged = [c for c in frame.checks if c not in {r.rule_id for r in rows}]
     if unjudged:  # a check of the topic that does not apply to this platform: the verdict above does not cover it
         first += (f" {', '.join(unjudged)} {'is' if len(unjudged) == 1 else 'are'} not judged on {device} "
-                  f"({rows[0]['platform']}): {'that check does' if len(unjudged) == 1 else 'those checks do'} not "
+                  f"({rows[0].platform}): {'that check does' if len(unjudged) == 1 else 'those checks do'} not "
                   "apply to its platform.")
     table = _table(["Rule", "Check", "Verdict", "Severity", "Exception"],
-                   [[r["rule_id"], r["title"], r["status"], r["severity"],
-                     f"{r['exception_id']} (expires {str(r['expires_on'])[:10]})" if r["exception_id"] else "—"]
-                    for r in rows])
-    counts = {r["rule_id"]: [device] for r in failing}
+                   [[r.rule_id, r.title, r.status, r.severity,
+                     f"{r.exception_id} (expires {day(r.expires_on)})" if r.exception_id else "—"] for r in rows])
+    counts = {r.rule_id: [device] for r in failing}
     findings = _rule_findings(counts, chunks, prefix, {})
     rules = {r.id: r for r in get_rules()}
     fixed = []
     for f in findings:
-        row = next(r for r in failing if r["rule_id"] == f.rule_id)
-        fix = "\n".join(rules[f.rule_id].fix_for(row["platform"])) if f.rule_id in rules else f.recommendation
-        fixed.append(f.evolve(evidence=row.get("evidence") or None, evidence_device=device, recommendation=fix))
+        row = next(r for r in failing if r.rule_id == f.rule_id)
+        fix = "\n".join(rules[f.rule_id].fix_for(row.platform or "")) if f.rule_id in rules else f.recommendation
+        fixed.append(f.evolve(evidence=row.evidence or None, evidence_device=device, recommendation=fix))
     findings = fixed
     if frame.ask == "fix":  # "how do I fix SNMP-DEFAULT-COMM on SW-1": the commands first
         first = (f"**To fix {', '.join(f.rule_id for f in findings)} on {device}** ({run}), apply:\n\n"
                  + _fixes(findings) if findings else
-                 f"**Nothing to fix** — {device} passes {', '.join(r['rule_id'] for r in rows)} in {run}.")
+                 f"**Nothing to fix** — {device} passes {', '.join(r.rule_id for r in rows)} in {run}.")
     return DomainOutputs(summary=f"{first}\n\n{table}", findings=findings, prioritized_risks=risks(findings, 5),
                          statistics={"row_count": len(rows)})
 
@@ -358,80 +373,78 @@ def _fixes(findings: list[Finding]) -> str:
     return "\n\n".join(blocks)
 
 
-def _signature_matches(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
-    rows = report["rows"]
-    when = report["description"].removeprefix("SLIC matches in ")
+def _signature_matches(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    rows = result.rows_as(SignatureMatchRow)
+    when = result.description.removeprefix("SLIC matches in ")
     named = ", ".join(frame.targets.signature) or "any SLIC signature"
     if not rows:
         return DomainOutputs(summary=f"**No** — {named} matched no device in {when}.", statistics={"row_count": 0})
-    boxes = list(dict.fromkeys(r["asset_id"] for r in rows))
-    titles = "; ".join(dict.fromkeys(f"{r['signature_id']} ({r['title']})" for r in rows))
+    boxes = list(dict.fromkeys(r.asset_id for r in rows))
+    titles = "; ".join(dict.fromkeys(f"{r.signature_id} ({r.title})" for r in rows))
     lead = devices(len(boxes)) if frame.ask in ("count", "list") else "Yes"  # "how many …": the number, "any …?": yes
     first = (f"**{lead}** — {titles} matched on {devices(len(boxes))} in {when}: "
              f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
     table = _table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
-                   [[r["signature_id"], r["asset_id"], r["site"], r["severity"], r["assessment_id"], r["evidence"]]
-                    for r in rows[:SHOWN]])
+                   [[r.signature_id, r.asset_id, r.site, r.severity, r.assessment_id, r.evidence] for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), 'matches')}",
                          statistics={"row_count": len(rows), "devices_listed": boxes})
 
 
-def _inventory_share(report: dict[str, Any]) -> DomainOutputs:
-    (row,) = report["rows"]
-    part, population = int(row["part"]), int(row["population"])
+def _inventory_share(result: SqlPathResult) -> DomainOutputs:
+    (row,) = result.rows_as(ShareRow)
+    part, population = row.part, row.population
     pct = _pct(part, population)
-    first = (f"**{pct}%** — {part} of the {devices(population)} in scope are on {report['description']} "
+    first = (f"**{pct}%** — {part} of the {devices(population)} in scope are on {result.description} "
              "(current inventory)." if population else "No device of the inventory is in this scope.")
     return DomainOutputs(summary=first, statistics={"row_count": 1, "part": part, "population": population})
 
 
-def _rule_changes(report: dict[str, Any], frame: QuestionFrame) -> DomainOutputs:
-    rows = report["rows"]
-    said = report["description"].split(", by ")[0]  # "checks that got worse"
+def _rule_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    rows = result.rows_as(RuleChangeRow)
+    said = result.description.split(", by ")[0]  # "checks that got worse"
     if not rows:
         return DomainOutputs(summary=f"**None.** No {said.removeprefix('checks ')} check: the failing devices per "
                                      "check are the same in the first and the last run of the time asked (or "
                                      "fewer than two runs fall in it).", statistics={"row_count": 0})
     top = rows[0]
     total = _total(rows)
-    span = f"{top['first_run']} ({str(top['first_date'])[:10]}) → {top['last_run']} ({str(top['last_date'])[:10]})"
-    items = ", ".join(f"**{r['rule_id']}** ({r['before_devices']} → {r['after_devices']} devices)" for r in rows[:8])
+    span = f"{top.first_run} ({day(top.first_date)}) → {top.last_run} ({day(top.last_date)})"
+    items = ", ".join(f"**{r.rule_id}** ({r.before_devices} → {r.after_devices} devices)" for r in rows[:8])
     first = (f"**{total} {'check' if total == 1 else 'checks'}** {said.removeprefix('checks ')}, {span}: {items}"
              f"{f' and {total - 8} more' if total > 8 else ''}.")
     table = _table(["Rule", "Check", "Severity", "Failing devices before", "Failing devices after", "Change"],
-                   [[r["rule_id"], r["title"], r["severity"], r["before_devices"], r["after_devices"],
-                     f"{int(r['change']):+d}"] for r in rows[:SHOWN]])
+                   [[r.rule_id, r.title, r.severity, r.before_devices, r.after_devices, f"{r.change:+d}"]
+                    for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'checks')}",
                          statistics={"row_count": len(rows), "total": total})
 
 
-def answer(report: dict[str, Any], frame: QuestionFrame, chunks: list[RetrievedChunk],
+def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
            prefix: str) -> DomainOutputs | None:
     """The answer of a frame template's rows, or None for other SQL-path templates."""
-    template = report.get("template")
+    template = result.template
     if template == "device_list":
-        return _device_list(report, frame, chunks, prefix)
+        return _device_list(result, frame, chunks, prefix)
     if template == "group_compare":
-        return _group_compare(report, frame)
+        return _group_compare(result, frame)
     if template == "run_series":
-        return _run_series(report)
+        return _run_series(result)
     if template == "exception_list":
-        return _exception_list(report, frame)
+        return _exception_list(result, frame)
     if template == "device_rules":
-        return _device_rules(report, frame, chunks, prefix)
+        return _device_rules(result, frame, chunks, prefix)
     if template == "signature_matches":
-        return _signature_matches(report, frame)
+        return _signature_matches(result, frame)
     if template == "inventory_share":
-        return _inventory_share(report)
+        return _inventory_share(result)
     if template == "rule_changes":
-        return _rule_changes(report, frame)
+        return _rule_changes(result, frame)
     return None
 
 
-def comparison_lead(report: dict[str, Any], frame: QuestionFrame) -> tuple[str, list[str]]:
+def comparison_lead(result: ComparisonResult, frame: QuestionFrame) -> tuple[str, list[str]]:
     """The first line of a comparison between two runs, in the question's form: the devices that changed (all of
     them, as a table) when devices are asked, else the direction with its figures; and the devices it listed."""
-    result = ComparisonResult.model_validate(report)
     m = result.metrics
     prev, cur = result.previous_assessment_id, result.current_assessment_id
     if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
@@ -464,44 +477,44 @@ def comparison_lead(report: dict[str, Any], frame: QuestionFrame) -> tuple[str, 
             f"{kind}checks ({m.failures_delta:+,}) between {prev} and {cur}."), []
 
 
-def analysis_lead(result: dict[str, Any], frame: QuestionFrame) -> str | None:
+def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
     """The first line of an analysis result when the question asked for a number, a share, a yes/no or the top
     rule, rather than a summary (None: the summary is the answer)."""
-    m = result["metrics"]
-    run, where = m["assessment_id"], m["scope"]
-    severity = m.get("severity_filter")
-    failures = m["matching_failures"] if severity else m["checks_failed"]
-    failing_devices = m["assets_with_matching_failures"] if severity else m["assets_with_failures"]
+    m = result.metrics
+    run, where = m.assessment_id, m.scope
+    severity = m.severity_filter
+    failures = m.matching_failures or 0 if severity else m.checks_failed
+    failing_devices = m.assets_with_matching_failures or 0 if severity else m.assets_with_failures
     kind = f"{severity} " if severity else ""
     if frame.ask == "count" and frame.subject in ("findings", "rules"):
         return (f"**{failures:,}** failed {kind}checks on {devices(failing_devices)} ({where}, {run}, "
-                f"{m['assets_assessed']} devices assessed).")
+                f"{m.assets_assessed} devices assessed).")
     if frame.ask == "count" and frame.subject == "devices":
-        at_risk = "" if severity else (f"; {m['assets_at_risk']} ({m['pct_assets_at_risk']}%) have a critical or "
+        at_risk = "" if severity else (f"; {m.assets_at_risk} ({m.pct_assets_at_risk}%) have a critical or "
                                        "high-severity failure (at risk)")
-        return (f"**{failing_devices}** of {m['assets_assessed']} devices fail at least one {kind}check{at_risk} "
+        return (f"**{failing_devices}** of {m.assets_assessed} devices fail at least one {kind}check{at_risk} "
                 f"({where}, {run}).")
     if frame.ask == "share":
-        pct = m["pct_assets_with_matching_failures"] if severity else _pct(m["assets_with_failures"], m["assets_assessed"])
-        return (f"**{pct}%** — {failing_devices} of {m['assets_assessed']} devices have at least one failed {kind}check "
-                f"({where}, {run}); the check pass rate is {m['pass_rate_pct']}%.")
+        pct = m.pct_assets_with_matching_failures if severity else _pct(m.assets_with_failures, m.assets_assessed)
+        return (f"**{pct}%** — {failing_devices} of {m.assets_assessed} devices have at least one failed {kind}check "
+                f"({where}, {run}); the check pass rate is {m.pass_rate_pct}%.")
     if frame.ask == "yes_no" and frame.subject in ("findings", "devices", "rules"):
         passes = frame.polarity == "passes"  # "is ntp authenticated at HQ?" asks whether the checks pass
         if failures:
             return (f"**{'No' if passes else 'Yes'}** — {failures:,} failed {kind}checks on "
                     f"{devices(failing_devices)} ({where}, {run}).")
         return (f"**{'Yes' if passes else 'No'}** — no failed {kind}check in {where} ({run}, "
-                f"{m['assets_assessed']} devices assessed).")
-    areas = result["breakdowns"].get("technology") or []
-    if frame.ask == "ranking" and frame.subject == "rules" and result["query_type"] == "technology" and areas:
+                f"{m.assets_assessed} devices assessed).")
+    areas = result.breakdowns.get("technology") or []
+    if frame.ask == "ranking" and frame.subject == "rules" and result.query_type == "technology" and areas:
         top = areas[0]
-        tied = [a for a in areas if a["failures"] == top["failures"]]
-        rest = ", ".join(f"{a['key']} ({a['failures']:,})" for a in areas[len(tied):len(tied) + 3])
+        tied = [a for a in areas if a.failures == top.failures]
+        rest = ", ".join(f"{a.key} ({a.failures:,})" for a in areas[len(tied):len(tied) + 3])
         if len(tied) > 1:
-            return (f"No single area leads: {_names([a['key'] for a in tied])} tie at {top['failures']:,} failed checks "
+            return (f"No single area leads: {_names([str(a.key) for a in tied])} tie at {top.failures:,} failed checks "
                     f"each ({where}, {run})" + (f"; then {rest}." if rest else "."))
-        return (f"**{top['key']}** has the most failed checks: {top['failures']:,} on {devices(top['assets'])} "
+        return (f"**{top.key}** has the most failed checks: {top.failures:,} on {devices(top.assets)} "
                 f"({where}, {run})" + (f"; then {rest}." if rest else "."))
-    if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result["top_rules"]:
-        return rule_ranking(result["top_rules"], frame.limit, f"{where}, {run}")
+    if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result.top_rules:
+        return rule_ranking(result.top_rules, frame.limit, f"{where}, {run}")
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.outputs import ChartHint, ChartSeries
+from orchestration.tools.rows import BreakdownRow
 
 AXIS_TITLES = {
     "severity": "severity",
@@ -18,7 +19,7 @@ AXIS_TITLES = {
 }
 
 
-def breakdown_charts(breakdowns: dict[str, list[dict[str, Any]]], dims: list[str], source: str,
+def breakdown_charts(breakdowns: dict[str, list[BreakdownRow]], dims: list[str], source: str,
                      qualifier: str = "") -> list[ChartHint]:
     charts = []
     for dim in dims:
@@ -29,9 +30,9 @@ def breakdown_charts(breakdowns: dict[str, list[dict[str, Any]]], dims: list[str
         charts.append(ChartHint(
             chart_type="pie" if dim == "severity" and len(rows) <= 5 and not qualifier else "bar",
             title=f"Failed checks{qualifier} by {AXIS_TITLES[dim]}",
-            labels=[str(r["key"]) for r in rows],
-            series=[ChartSeries(name="Failed checks", data=[r["failures"] for r in rows]),
-                    ChartSeries(name="Devices affected", data=[r["assets"] for r in rows])],
+            labels=[str(r.key) for r in rows],
+            series=[ChartSeries(name="Failed checks", data=[r.failures for r in rows]),
+                    ChartSeries(name="Devices affected", data=[r.assets for r in rows])],
             source_path=f"{source}.breakdowns.{dim}",
         ))
     return charts

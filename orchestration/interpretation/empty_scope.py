@@ -13,6 +13,7 @@ from collections import Counter
 from orchestration.outputs import AssessmentContext, DomainOutputs, InventoryRow
 from orchestration.state import QuestionFrame
 from orchestration.tools.inventory_tool import INVENTORY_LIMIT
+from orchestration.tools.results import InventoryResult, result_of
 from orchestration.vocabulary.text import plural
 
 FILTERS = ("device_type", "role", "platform", "os_version", "environment")
@@ -38,14 +39,28 @@ def _asked(frame: QuestionFrame) -> str:
     return " ".join([*f.environment, *f.role, *f.platform, types, *(f"on {v}" for v in f.os_version)])
 
 
+def _named_like(frame: QuestionFrame, rows: list[InventoryRow]) -> str:
+    """Devices whose name carries a role asked about but whose inventory role is another ("SW-HQ-CORE-1" is a
+    distribution switch): said, so that the engineer who knows the box by its name sees why it is not counted."""
+    named = [(r, role) for r in rows for role in frame.filters.role
+             if role.upper() in r.asset_id.upper().split("-") and r.role != role]
+    if not named:
+        return ""
+    ids = ", ".join(r.asset_id for r, _ in named[:6]) + (" …" if len(named) > 6 else "")
+    roles = sorted({r.role or "unknown" for r, _ in named})
+    return (f" ({ids} {'is' if len(named) == 1 else 'are'} named {named[0][1]} but {'has' if len(named) == 1 else 'have'} "
+            f"the {' or '.join(roles)} role in the inventory; ask about {' or '.join(roles)} switches to include "
+            f"{'it' if len(named) == 1 else 'them'}.)")
+
+
 def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -> DomainOutputs | None:
     """The answer when no device of the inventory is in the scope asked, with what the named places do hold;
     None when some device is, or when the inventory cannot prove it."""
     if context is None or not any(getattr(frame.filters, f) for f in FILTERS):
         return None
     inventory = context.assets.inventory
-    fetched = context.report_data.get("inventory_tool") or {}
-    if not inventory or len(inventory) >= int(fetched.get("limit") or INVENTORY_LIMIT) or frame.targets.device:
+    fetched = result_of(context.report_data, InventoryResult)
+    if not inventory or len(inventory) >= (fetched.limit if fetched else INVENTORY_LIMIT) or frame.targets.device:
         return None
     sites = sorted({r.site for r in inventory if r.site})
     if frame.filters.site and set(frame.filters.site) != set(sites):
@@ -61,7 +76,7 @@ def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -
     exists = frame.ask == "yes_no" and frame.subject == "devices"
     summary = (f"**No** — the inventory has no {_asked(frame)} at {place}. {place} has {there}." if exists else
                f"**No device matches** — the inventory has no {_asked(frame)} at {place}, so there is nothing to "
-               f"judge. {place} has {there}.")
+               f"judge. {place} has {there}.") + _named_like(frame, same_type or inventory)
     return DomainOutputs(summary=summary, statistics={"devices_in_scope": 0},
                          assumptions=["Read from the inventory of the site(s) named; the question's type, role, "
                                       "platform, version and environment applied to it."])

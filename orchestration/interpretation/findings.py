@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from orchestration.engines.rule_engine import Rule, get_rules
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
 from orchestration.outputs import (
@@ -23,7 +24,14 @@ from orchestration.outputs import (
     RetrievedChunk,
 )
 from orchestration.state import FindingDigest
-from orchestration.tools.results import ChangedIssue, ComparisonResult, IssueTrackingResult
+from orchestration.tools.results import (
+    AnalysisResult,
+    ChangedIssue,
+    ComparisonResult,
+    IssueTrackingResult,
+    SqlPathResult,
+)
+from orchestration.tools.rows import BreakdownRow, TopicFailureRow, TopRule
 from orchestration.vocabulary import severity
 
 RP = "assessment_context.report_data"
@@ -45,21 +53,20 @@ def _remediation(text: str | None) -> str:
     return "\n".join(lines)
 
 
-def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[RetrievedChunk], ref: str,
+def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], ref: str,
              provenance: str, assets: list[str], delta: DeltaStatus | None = None) -> Finding:
-    enterprise = context_for_rule(chunks, rule["rule_id"], rule.get("technology"))
-    refs = [r for r in (rule.get("refs") or "").split(";") if r.strip()]
-    n_assets = rule.get("failing_assets", len(assets))
-    crit = rule.get("critical_assets")
-    impact = (rule.get("rationale") or rule.get("title", "")).rstrip(".") + "."
+    enterprise = context_for_rule(chunks, rule.rule_id, rule.technology)
+    refs = [r for r in (rule.refs or "").split(";") if r.strip()]
+    n_assets, crit = rule.failing_assets, rule.critical_assets
+    impact = (rule.rationale or rule.title or "").rstrip(".") + "."
     impact += f" Affects {n_assets} device{'s' if n_assets != 1 else ''}"
     impact += f" ({crit} of them critical or high criticality)." if crit else "."
     return Finding(
-        id=f"{prefix}-{i:03d}", rule_id=rule["rule_id"], title=deviation_title(rule),
-        control=rule.get("title", rule["rule_id"]),
-        severity=rule.get("severity", "medium"), confidence=0.95,
+        id=f"{prefix}-{i:03d}", rule_id=rule.rule_id, title=deviation_title(rule.rule_id, rule.title),
+        control=rule.title or rule.rule_id,
+        severity=rule.severity or "medium", confidence=0.95,
         evidence_refs=[ref], impact=impact,
-        recommendation=_remediation(rule.get("remediation")),
+        recommendation=_remediation(rule.remediation),
         assumptions=[] if enterprise else [NO_CONTEXT_ASSUMPTION],
         data_gaps=[], enterprise_context_applied=enterprise,
         entities_referenced=assets[:10], applied_standards=[r.strip() for r in refs] + [
@@ -69,27 +76,33 @@ def _finding(prefix: str, i: int, rule: dict[str, Any], chunks: list[RetrievedCh
 
 
 @lru_cache(maxsize=1)
-def _rules_catalog() -> dict[str, dict[str, Any]]:
-    from orchestration.engines.rule_engine import get_rules
-
-    return {r.id: {"rule_id": r.id, "title": r.title, "deviation": r.deviation, "severity": r.severity,
-                   "technology": r.technology,
-                   "category": r.category, "rationale": r.rationale, "remediation": "\n".join(r.default_fix),
-                   "refs": r.refs} for r in get_rules()}
+def _catalog() -> dict[str, Rule]:
+    return {r.id: r for r in get_rules()}
 
 
-def deviation_title(rule: dict[str, Any]) -> str:
+def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRule:
+    """A rule's words and default fix from the rule catalog, with the figures given (``failing_assets``,
+    ``severity`` …); a rule the catalog does not know (e.g. from a remote lake) keeps its id and ``title``."""
+    r = _catalog().get(rule_id)
+    known = TopRule(rule_id=rule_id, title=r.title if r else title, severity=r.severity if r else None,
+                    category=r.category if r else None, technology=r.technology if r else None,
+                    remediation="\n".join(r.default_fix) if r else None, rationale=r.rationale if r else None,
+                    refs=r.refs if r else None, critical_assets=0, failing_assets=0)
+    return TopRule.model_validate({**known.model_dump(exclude_unset=True), **figures})
+
+
+def deviation_title(rule_id: str, title: str | None = None) -> str:
     """What a failing device does wrong ("HTTP server enabled"), from the rule catalog; a rule the catalog
     does not know (e.g. from a remote lake) is titled with its control, marked as not met."""
-    known = _rules_catalog().get(rule["rule_id"], {})
-    if rule.get("deviation") or known.get("deviation"):
-        return str(rule.get("deviation") or known["deviation"])
-    return f"Not met: {rule.get('title') or rule['rule_id']}"
+    known = _catalog().get(rule_id)
+    if known is not None and known.deviation:
+        return known.deviation
+    return f"Not met: {title or rule_id}"
 
 
-def severity_counts(rows: list[dict[str, Any]]) -> str:
+def severity_counts(rows: list[BreakdownRow]) -> str:
     """"2 critical, 5 high, 11 medium" in severity order, every severity present (none left out)."""
-    counts = {r["key"]: int(r["failures"]) for r in rows}
+    counts = {str(r.key): r.failures for r in rows}
     return ", ".join(f"{counts[k]} {k}" for k in sorted(counts, key=lambda k: -severity.rank(k)) if counts[k])
 
 
@@ -108,35 +121,33 @@ def risks(findings: list[Finding], limit: int, first_line: bool = True) -> list[
             for i, f in enumerate(ranked[:limit])]
 
 
-def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, chunks: list[RetrievedChunk],
+def from_analysis(result: AnalysisResult, dims: list[str], presentation: str, chunks: list[RetrievedChunk],
                   device: str | None, prefix: str = "CFG") -> DomainOutputs:
-    m = result["metrics"]
+    m = result.metrics
     src = f"{RP}.assessment_analysis_tool"
-    prov = f"assessment_analysis_tool({result['query_type']}) on {m['assessment_id']}, {m['checks_performed']} checks"
+    prov = f"assessment_analysis_tool({result.query_type}) on {m.assessment_id}, {m.checks_performed} checks"
     limit = top_n(presentation, 10)
     if device:
-        catalog = _rules_catalog()
-        rows = result["results_sample"]
         findings = []
-        for i, row in enumerate(rows, start=1):
-            rule = {**catalog.get(row["rule_id"], {}), "rule_id": row["rule_id"], "severity": row["severity"],
-                    "failing_assets": 1}
-            f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row["asset_id"]])
-            f.evidence, f.evidence_device = row["evidence"], row["asset_id"]
-            f.impact = (rule.get("rationale") or row["title"]).rstrip(".") + "."
+        for i, row in enumerate(result.results_sample, start=1):
+            rule = rule_facts(row.rule_id, row.title, severity=row.severity, failing_assets=1)
+            f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row.asset_id])
+            f.evidence, f.evidence_device = row.evidence, row.asset_id
+            f.impact = (rule.rationale or row.title or "").rstrip(".") + "."
             findings.append(f)
     else:
         findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [])
-                    for i, rule in enumerate(result["top_rules"][:limit], start=1)]
+                    for i, rule in enumerate(result.top_rules[:limit], start=1)]
         for f in findings:  # name a few affected devices from the sample, with their evidence lines
-            sample = [r for r in result["results_sample"] if r["rule_id"] == f.rule_id]
-            f.entities_referenced = [r["asset_id"] for r in sample][:10]
+            sample = [r for r in result.results_sample if r.rule_id == f.rule_id]
+            f.entities_referenced = [r.asset_id for r in sample][:10]
             if sample:
-                f.evidence, f.evidence_device = sample[0]["evidence"], sample[0]["asset_id"]
-    qualifier = f" ({m['severity_filter']})" if m.get("severity_filter") else ""
-    charts = breakdown_charts(result["breakdowns"], dims, src, qualifier)
-    stats = {"metrics": m, "breakdowns": {d: result["breakdowns"].get(d, []) for d in dims or ["severity"]},
-             "severity": result["breakdowns"].get("severity", [])}
+                f.evidence, f.evidence_device = sample[0].evidence, sample[0].asset_id
+    qualifier = f" ({m.severity_filter})" if m.severity_filter else ""
+    charts = breakdown_charts(result.breakdowns, dims, src, qualifier)
+    dumped = {d: [r.model_dump() for r in rows] for d, rows in result.breakdowns.items()}
+    stats = {"metrics": m.model_dump(exclude_none=True),
+             "breakdowns": {d: dumped.get(d, []) for d in dims or ["severity"]}, "severity": dumped.get("severity", [])}
     return DomainOutputs(findings=findings, summary=_analysis_summary(result, dims, device, findings),
                          prioritized_risks=risks(findings, min(limit, 10)), chart_hints=charts, statistics=stats,
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
@@ -145,69 +156,67 @@ def from_analysis(result: dict[str, Any], dims: list[str], presentation: str, ch
 BREAKDOWN_ROWS = 8
 
 
-def breakdown_table(dim: str, rows: list[dict[str, Any]], keys: int | None = None) -> str:
+def breakdown_table(dim: str, rows: list[BreakdownRow], keys: int | None = None) -> str:
     """A breakdown as a compact table (severity: every level, most severe first; others: the largest rows).
     ``keys``: how many rows the breakdown has in full, when the tool sent only the largest."""
     if not rows:
         return ""
     if dim == "severity":  # every severity, in severity order: none may be left out
-        rows = sorted(rows, key=lambda r: -severity.rank(r["key"]))
+        rows = sorted(rows, key=lambda r: -severity.rank(str(r.key)))
     label = "OS" if dim == "os" else dim.replace("_", " ").capitalize()
     shown = rows if dim == "severity" else rows[:BREAKDOWN_ROWS]
     lines = [f"| {label} | Failed checks | Devices |", "|---|---:|---:|"]
-    lines += [f"| {r['key']} | {int(r['failures']):,} | {int(r['assets']):,} |" for r in shown]
+    lines += [f"| {r.key} | {r.failures:,} | {r.assets:,} |" for r in shown]
     more = max(keys or 0, len(rows)) - len(shown)
     if more > 0:
         lines.append(f"| … and {more:,} more (see the chart) | | |")
     return "\n".join(lines)
 
 
-def _analysis_summary(result: dict[str, Any], dims: list[str], device: str | None, findings: list[Finding]) -> str:
-    m = result["metrics"]
-    date = m["assessment_date"][:10]
-    if m["checks_performed"] == 0:
-        return f"No checks match this scope ({m['scope']}) in assessment {m['assessment_id']} ({date})."
+def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | None, findings: list[Finding]) -> str:
+    m = result.metrics
+    date = m.assessment_date[:10]
+    if m.checks_performed == 0:
+        return f"No checks match this scope ({m.scope}) in assessment {m.assessment_id} ({date})."
     parts = []
     if device:
-        crit = severity_counts(result["breakdowns"]["severity"])
-        what = f"{m['matching_failures']} {m['severity_filter']} deviation(s)" if m.get("severity_filter") else \
-            f"{m['checks_failed']} failed check(s)" + (f" ({crit})" if crit else "")
-        focus = result.get("focus_area")
-        out_of = (f"out of the {m['checks_performed']} checks on {focus}" if focus and focus != "security" else
-                  f"out of its {m['checks_performed']} {'security ' if focus == 'security' else ''}checks")
-        parts.append(f"{device} has {what} in assessment {m['assessment_id']} ({date}), {out_of}"
-                     + (f" ({m['checks_in_scope']} checks on this device in all)" if m.get("checks_in_scope", 0)
-                        > m["checks_performed"] else "") + ".")
+        crit = severity_counts(result.breakdowns.get("severity") or [])
+        what = f"{m.matching_failures} {m.severity_filter} deviation(s)" if m.severity_filter else \
+            f"{m.checks_failed} failed check(s)" + (f" ({crit})" if crit else "")
+        focus = result.focus_area
+        out_of = (f"out of the {m.checks_performed} checks on {focus}" if focus and focus != "security" else
+                  f"out of its {m.checks_performed} {'security ' if focus == 'security' else ''}checks")
+        parts.append(f"{device} has {what} in assessment {m.assessment_id} ({date}), {out_of}"
+                     + (f" ({m.checks_in_scope} checks on this device in all)" if (m.checks_in_scope or 0)
+                        > m.checks_performed else "") + ".")
         if findings:
             parts.append("The fixes below are the configuration commands from the rule catalog, in priority order.")
     else:
-        parts.append(f"Assessment {m['assessment_id']} ({date}) covered {m['assets_assessed']} devices ({m['scope']}): "
-                     f"{m['checks_performed']:,} checks performed, {m['checks_failed']:,} failed, "
-                     f"{m['checks_passed']:,} passed ({m['pass_rate_pct']}% pass rate); "
-                     f"{m['exceptions_applied']} failed check(s) are covered by approved exceptions.")
-        if m.get("severity_filter"):
-            parts.append(f"{m['assets_with_matching_failures']} of {m['assets_assessed']} devices "
-                         f"({m['pct_assets_with_matching_failures']}%) have {m['severity_filter']} deviations "
-                         f"({m['matching_failures']} failed {m['severity_filter']} checks).")
+        parts.append(f"Assessment {m.assessment_id} ({date}) covered {m.assets_assessed} devices ({m.scope}): "
+                     f"{m.checks_performed:,} checks performed, {m.checks_failed:,} failed, "
+                     f"{m.checks_passed:,} passed ({m.pass_rate_pct}% pass rate); "
+                     f"{m.exceptions_applied} failed check(s) are covered by approved exceptions.")
+        if m.severity_filter:
+            parts.append(f"{m.assets_with_matching_failures} of {m.assets_assessed} devices "
+                         f"({m.pct_assets_with_matching_failures}%) have {m.severity_filter} deviations "
+                         f"({m.matching_failures} failed {m.severity_filter} checks).")
         else:
-            parts.append(f"{m['assets_at_risk']} devices ({m['pct_assets_at_risk']}%) have at least one critical or "
+            parts.append(f"{m.assets_at_risk} devices ({m.pct_assets_at_risk}%) have at least one critical or "
                          f"high-severity failure.")
-        keys = result.get("breakdown_keys") or {}
-        tables = [breakdown_table(dim, result["breakdowns"].get(dim) or [], keys.get(dim)) for dim in dims]
+        keys = result.breakdown_keys
+        tables = [breakdown_table(dim, result.breakdowns.get(dim) or [], keys.get(dim)) for dim in dims]
         # the lead stays two sentences; breakdowns are tables, and the deviations are the findings table below
         return " ".join(p for p in parts if p) + "".join(f"\n\n{t}" for t in tables if t)
     return " ".join(p for p in parts if p)
 
 
-def from_comparison(report: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
+def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limit: int,
                     prefix: str = "CFG") -> DomainOutputs:
-    result = ComparisonResult.model_validate(report)
     m = result.metrics
     changes, detail = result.asset_level_changes, result.detailed_findings
     src = f"{RP}.assessment_comparison_tool"
     prov = (f"assessment_comparison_tool: {result.previous_assessment_id} → {result.current_assessment_id}, "
             f"{result.row_count} failing results compared")
-    catalog = _rules_catalog()
     findings: list[Finding] = []
     deltas: tuple[tuple[DeltaStatus, str, list[ChangedIssue]], ...] = (
         ("new", "new_issues", detail.new_issues), ("persistent", "persistent_issues", detail.persistent_issues))
@@ -217,8 +226,7 @@ def from_comparison(report: dict[str, Any], chunks: list[RetrievedChunk], limit:
             grouped.setdefault(issue.rule_id, []).append(issue)
         ranked = sorted(grouped.items(), key=lambda kv: (-severity.rank(kv[1][0].severity), -len(kv[1])))
         for rule_id, issues in ranked[: limit if delta == "new" else max(3, limit // 2)]:
-            rule = {**catalog.get(rule_id, {"rule_id": rule_id, "title": issues[0].title}),
-                    "severity": issues[0].severity, "failing_assets": len(issues)}
+            rule = rule_facts(rule_id, issues[0].title, severity=issues[0].severity, failing_assets=len(issues))
             f = _finding(prefix, len(findings) + 1, rule, chunks, f"{src}.detailed_findings.{key}", prov,
                          [i.asset_id for i in issues], delta)
             f.impact += " (counted in the capped sample of the comparison)"
@@ -258,18 +266,15 @@ def from_comparison(report: dict[str, Any], chunks: list[RetrievedChunk], limit:
                      "removed between the runs are listed separately."])
 
 
-def from_tracking(report: dict[str, Any], chunks: list[RetrievedChunk], limit: int,
+def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], limit: int,
                   prefix: str = "CFG") -> DomainOutputs:
-    result = IssueTrackingResult.model_validate(report)
     src = f"{RP}.issue_tracking_tool"
     runs = result.assessments_considered
     prov = f"issue_tracking_tool over {len(runs)} assessments up to {result.latest_assessment_id}"
-    catalog = _rules_catalog()
     findings = []
     for i, rule in enumerate(result.most_persistent_rules[:limit], start=1):
         issues = [u for u in result.unresolved_issues if u.rule_id == rule.rule_id]
-        full = {**catalog.get(rule.rule_id, {}), "rule_id": rule.rule_id, "severity": rule.severity,
-                "failing_assets": rule.assets}
+        full = rule_facts(rule.rule_id, rule.title, severity=rule.severity, failing_assets=rule.assets)
         delta: DeltaStatus = "persistent" if rule.max_open_for_assessments >= 2 else "new"
         f = _finding(prefix, i, full, chunks, f"{src}.most_persistent_rules[{i - 1}]", prov,
                      [u.asset_id for u in issues], delta)
@@ -293,32 +298,33 @@ def from_tracking(report: dict[str, Any], chunks: list[RetrievedChunk], limit: i
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
-def from_sql(report: dict[str, Any], prefix: str = "CFG") -> DomainOutputs:
-    rows = report["rows"]
+def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
+    """The rows of the SQL path's own templates (a topic's failing devices; inventory counts and listings)."""
+    rows, cols, description = result.rows, result.columns, result.description
     if not rows:
-        return DomainOutputs(findings=[], summary=f"No rows matched ({report['description']}).", statistics=report,
+        return DomainOutputs(findings=[], summary=f"No rows matched ({description}).", statistics=result.model_dump(),
                              prioritized_risks=[], chart_hints=[])
-    cols = report["columns"]
-    if "rule_id" in cols:
-        by_rule: dict[str, list[dict[str, Any]]] = {}
-        for r in rows:
-            by_rule.setdefault(r["rule_id"], []).append(r)
-        catalog = _rules_catalog()
-        findings = [_finding(prefix, i, {**catalog[rid], "failing_assets": len(items)}, [],
-                             f"{RP}.sql_path.rows", f"SQL path: {report['description']}", [x["asset_id"] for x in items])
+    if result.template == "devices_failing_topic":
+        failing = result.rows_as(TopicFailureRow)
+        by_rule: dict[str, list[TopicFailureRow]] = {}
+        for r in failing:
+            by_rule.setdefault(r.rule_id, []).append(r)
+        findings = [_finding(prefix, i, rule_facts(rid, items[0].title, failing_assets=len(items)), [],
+                             f"{RP}.sql_path.rows", f"SQL path: {description}", [x.asset_id for x in items])
                     for i, (rid, items) in enumerate(by_rule.items(), start=1)]
-        listed = ", ".join(f"{r['asset_id']} ({r['site']})" for r in rows[:15])
+        listed = ", ".join(f"{r.asset_id} ({r.site})" for r in failing[:15])
         more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""
-        summary = f"{len(rows)} devices match ({report['description']}): {listed}{more}."
+        summary = f"{len(rows)} devices match ({description}): {listed}{more}."
         return DomainOutputs(findings=findings, summary=summary, statistics={"row_count": len(rows)},
                              prioritized_risks=risks(findings, 5), chart_hints=[])
+    # inventory counts and attribute listings: the listing's first column is the attribute asked about
     keys = [c for c in cols if c not in ("devices", "example_device")]
     parts = ", ".join(" on ".join(str(r[k]) for k in keys) + (f" ({devices(r['devices'])})" if "devices" in r else "")
                       for r in rows[:20])
     more = f" and {len(rows) - 20} more" if len(rows) > 20 else ""
-    summary = f"{report['description'][0].upper()}{report['description'][1:]}: {parts}{more}."
+    summary = f"{description[0].upper()}{description[1:]}: {parts}{more}."
     if "devices" in cols:  # "how many firewalls do we have": the number first, then how they are spread
-        summary = f"**{devices(sum(int(r['devices']) for r in rows))}** — {report['description']}: {parts}{more}."
+        summary = f"**{devices(sum(int(r['devices']) for r in rows))}** — {description}: {parts}{more}."
     return DomainOutputs(findings=[], summary=summary, statistics={"rows": rows[:50], "row_count": len(rows)},
                          prioritized_risks=[], chart_hints=[])
 

@@ -11,6 +11,8 @@ from typing import Any
 from orchestration.nlu.names import entity_type_label
 from orchestration.outputs import SlicContext
 from orchestration.state import Intent
+from orchestration.tools.results import AnalysisResult, ComparisonResult, IssueTrackingResult
+from orchestration.tools.rows import day
 from orchestration.tools.scope import DEVICE_TYPES
 from orchestration.vocabulary.scope import AnswerScope
 
@@ -31,22 +33,25 @@ def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | No
             "site_types": applied.get("site_type"),
             **{k: applied.get(k) for k in ("environment", "device_type", "platform", "os_version", "role")}}
     if tool == "assessment_analysis_tool":
-        m = result["metrics"]
+        m = AnalysisResult.model_validate(result).metrics
         return AnswerScope.model_validate({
             **base, "device_type": base["device_type"] or params.get("product_filter"),
-            "assessment_id": m["assessment_id"], "assessment_date": str(m["assessment_date"])[:10],
-            "severity": params.get("severity_filter"), "focus": params.get("focus_area"), "assets": m["assets_assessed"]})
+            "assessment_id": m.assessment_id, "assessment_date": day(m.assessment_date),
+            "severity": params.get("severity_filter"), "focus": params.get("focus_area"), "assets": m.assets_assessed})
     if tool == "assessment_comparison_tool":
+        compared = ComparisonResult.model_validate(result)
         return AnswerScope.model_validate({
-            **base, "assessment_id": result["current_assessment_id"],
-            "assessment_date": str(result.get("current_assessment_date") or "")[:10] or None,
-            "previous_assessment_id": result["previous_assessment_id"], "severity": params.get("severity_filter"),
-            "focus": ", ".join(result.get("rules_compared") or []) or None, "assets": result["metrics"]["current_assets"]})
+            **base, "assessment_id": compared.current_assessment_id,
+            "assessment_date": day(compared.current_assessment_date) or None,
+            "previous_assessment_id": compared.previous_assessment_id, "severity": params.get("severity_filter"),
+            "focus": ", ".join(compared.rules_compared) or None, "assets": compared.metrics.current_assets})
     if tool == "issue_tracking_tool":
+        tracked = IssueTrackingResult.model_validate(result)
         return AnswerScope.model_validate({
-            **base, "assessment_id": result["latest_assessment_id"],
-            "assessment_date": str(result.get("latest_assessment_date") or "")[:10] or None,
-            "severity": params.get("priority"), "focus": f"{result['tracking_scope']} issues"})
+            **base, "assessment_id": tracked.latest_assessment_id,
+            "assessment_date": day(tracked.latest_assessment_date) or None,
+            "severity": params.get("priority"), "focus": f"{tracked.tracking_scope} issues"})
+    # SQL rows (any template: the runs they name) and the other tools' results
     rows = result.get("rows") or []
     runs = [result["assessment_id"]] if result.get("assessment_id") else sorted(
         {str(r["assessment_id"]) for r in rows if r.get("assessment_id")}

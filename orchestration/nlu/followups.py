@@ -157,6 +157,14 @@ def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
     )
 
 
+def _bare_fix(own: Intent) -> bool:
+    """A request for fixes that names nothing to fix — no place, device, rule or topic ("what corrective actions
+    are recommended?"): said after an answer with findings, it asks for the fixes of that answer's scope."""
+    frame = own.frame
+    return (frame.ask == "fix" and not any(e.type in SCOPE_TYPES for e in own.entities) and not frame.checks
+            and not frame.targets.rule and not frame.targets.device and not frame.filters.topic)
+
+
 def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     """The device of the latest list of devices that "the first device", "the third switch", "the last one on that
     list" names — the previous answer's, or the list before it when the previous answer was about one of them
@@ -294,6 +302,13 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                                            domain_details=domain_details_for(intent.domain_details.skill, base))
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
+    carried = _carried(prev, own.entities)
+    if _bare_fix(own) and prev.findings and carried:
+        # "what corrective actions are recommended?" after Branch-03's critical findings: the fixes of that scope
+        entities = own.entities + carried
+        intent = own.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
+                            domain_details=domain_details_for(own.domain_details.skill, entities))
+        return Resolution(intent, "carryover", "", None, [prev.turn_number])
     followup = own.meta_intent == "followup_question" or (has_scope and len(re.findall(r"\w+", prompt)) <= 6)
     if not followup:
         return Resolution(own)
@@ -302,7 +317,6 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
-    carried = _carried(prev, own.entities)
     if carried:  # "what about security?" — this request, the previous scope
         entities = own.entities + carried
         intent = own.evolve(entities=entities, meta_intent="followup_question",

@@ -97,7 +97,8 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
         f"COUNT(CASE WHEN {failing} AND x.severity = 'critical' THEN 1 END) AS critical, "
         f"COUNT(CASE WHEN {failing} AND x.severity = 'high' THEN 1 END) AS high, "
         f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, "
-        "COUNT(x.rule_id) AS checks, COUNT(*) OVER () AS total "
+        "COUNT(x.rule_id) AS checks, COUNT(*) OVER () AS total, "
+        "(SELECT COUNT(DISTINCT j.asset_id) FROM x AS j WHERE j.rule_id IS NOT NULL) AS assessed "
         "FROM x GROUP BY x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment "
         + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) = 0 AND COUNT(CASE WHEN {match} THEN 1 END) > 0 "
            if clean else f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")

@@ -119,10 +119,11 @@ class ToolRegistry:
                 result = typed.model_dump(exclude_unset=True)
             except ValidationError as exc:
                 first = exc.errors()[0]
-                wrong = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+                where = ".".join(str(p) for p in first["loc"])  # none: the model's own check (a row's template)
+                wrong = f"wrong type at {where}: {first['msg']}" if where else first["msg"].removeprefix("Value error, ")
         if extra or missing or wrong:
             log.error("tool %s broke its contract: undeclared %s, missing %s, %s", name, extra, missing, wrong)
-            detail = f"wrong type at {wrong}" if wrong else f"undeclared {extra}, missing {missing}"
+            detail = wrong or f"undeclared {extra}, missing {missing}"
             return ToolOutcome(record("error", error=f"internal error in {name}: result does not match "
                                       f"contracts/tools/{name}.yaml returns ({detail})", used=full), None)
         rows = row_count(result)

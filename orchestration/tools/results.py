@@ -10,19 +10,32 @@ time.
 STATE keeps a result's JSON form (``AssessmentContext.report_data``: tool name → the validated result dumped):
 the exported trace and the turns kept in memory stay plain JSON that any later version can read.
 
-Rows whose columns are the statement's own (the SQL path's templates, the analysis tool's breakdowns and samples)
-stay mappings: their columns are listed in the result (``columns``) and vary with the template.
+Rows are typed too (``orchestration/tools/rows.py``): the analysis tool's breakdowns, top rules, top devices and
+sample are lists of row models; the SQL path's rows stay JSON objects keyed by ``columns`` in the result (that is
+what the guard returned) and are validated against their template's row model here, so ``SqlPathResult.typed_rows()``
+gives them typed (``rows_as(DeviceRow)``). Only ``attribute_listing`` rows, whose first column is the attribute asked about, stay mappings.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from orchestration.outputs import InventoryRow, SignatureTotal, SlicMatch
+from orchestration.tools.rows import (
+    SQL_ROWS,
+    AppliedException,
+    BreakdownRow,
+    RowModel,
+    SampleRow,
+    TopAsset,
+    TopRule,
+)
 
 Row = dict[str, Any]
+R = TypeVar("R", bound=RowModel)
 
 
 class ToolResult(BaseModel):
@@ -36,10 +49,8 @@ class _Part(BaseModel):
 
 
 # --- assessment_analysis_tool -----------------------------------------------------------------------------------
-class AnalysisMetrics(BaseModel):
+class AnalysisMetrics(_Part):
     """The run's totals in scope (more figures when a severity or focus narrows the checks counted)."""
-
-    model_config = ConfigDict(extra="allow")
 
     assessment_id: str
     assessment_date: str
@@ -52,23 +63,30 @@ class AnalysisMetrics(BaseModel):
     assets_with_failures: int
     assets_at_risk: int
     pct_assets_at_risk: float
+    rules_evaluated: int
+    exceptions_applied: int
+    checks_in_scope: int | None = None  # a topic or product narrows the checks: how many the scope has in all
+    severity_filter: str | None = None  # the figures of one severity's failures
+    matching_failures: int | None = None
+    assets_with_matching_failures: int | None = None
+    pct_assets_with_matching_failures: float | None = None
 
 
 class AnalysisResult(ToolResult):
     query_type: str
     collection: str
     metrics: AnalysisMetrics
-    breakdowns: dict[str, list[Row]]
+    breakdowns: dict[str, list[BreakdownRow]]
     breakdown_keys: dict[str, int]
-    top_rules: list[Row]
-    top_assets: list[Row]
-    results_sample: list[Row]
+    top_rules: list[TopRule]
+    top_assets: list[TopAsset]
+    results_sample: list[SampleRow]
     sample_cap: int
     focus_area: str | list[str] | None
     scope_applied: dict[str, Any]
     row_count: int
     computed_from: str
-    exceptions_applied: list[Row] | None = None
+    exceptions_applied: list[AppliedException] | None = None
 
 
 # --- assessment_comparison_tool ---------------------------------------------------------------------------------
@@ -220,6 +238,27 @@ class SqlPathResult(ToolResult):
     row_count: int
     row_cap_reached: bool
 
+    @model_validator(mode="after")
+    def _rows_of_the_template(self) -> SqlPathResult:
+        """Every row has its template's columns and types: a statement that drifted from its row model is the
+        tool's defect, caught when the result is validated (the registry records the call as failed)."""
+        model = SQL_ROWS.get(self.template)
+        for i, row in enumerate(self.rows if model is not None else []):
+            try:
+                model.model_validate(row)  # type: ignore[union-attr]
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise ValueError(f"rows[{i}] does not fit the {self.template} template ({'.'.join(str(p) for p in first['loc'])}: "
+                                 f"{first['msg']})") from None
+        return self
+
+    def rows_as(self, model: type[R]) -> list[R]:
+        """The rows as ``model``, which must be the template's row model (a reader of the wrong template fails
+        here, not at a missing column)."""
+        if SQL_ROWS.get(self.template) is not model:
+            raise TypeError(f"{self.template} rows are not {model.__name__}")
+        return [model.model_validate(row) for row in self.rows]
+
 
 RESULT_MODELS: dict[str, type[ToolResult]] = {
     "assessment_analysis_tool": AnalysisResult,
@@ -229,4 +268,13 @@ RESULT_MODELS: dict[str, type[ToolResult]] = {
     "inventory_tool": InventoryResult,
     "sql_path": SqlPathResult,
 }
+TOOL_OF: dict[type[ToolResult], str] = {model: name for name, model in RESULT_MODELS.items()}
+T = TypeVar("T", bound=ToolResult)
+
+
+def result_of(report_data: Mapping[str, Mapping[str, Any]], model: type[T]) -> T | None:
+    """The typed result of ``model``'s tool in a context's ``report_data`` (tool name → JSON), None when that tool
+    was not called or returned nothing: how an agent reads what a tool returned."""
+    data = report_data.get(TOOL_OF[model])
+    return model.model_validate(data) if data else None
 
