@@ -597,3 +597,31 @@ def test_a_request_for_fixes_that_names_nothing_gives_the_fixes_of_the_answer_be
     assert "site Branch-03" in state.final.answer.splitlines()[0] and "severity critical" in state.final.answer
     fresh = handle_turn("how do i fix telnet?", thread_id=thread)
     assert "Branch-03" not in fresh.final.answer.splitlines()[0]
+
+
+def test_a_share_of_checks_is_the_pass_rate_or_the_failing_share_asked(demo_warehouse: Path) -> None:
+    """"pass rate for the X" asks the checks' pass rate (it led with the share of failing devices); "what % of checks
+    fail" the failing share."""
+    (passed, failed, n), = sql(demo_warehouse, f"""SELECT COUNT(*) FILTER (WHERE r.status = 'pass'),
+        COUNT(*) FILTER (WHERE r.status = 'fail'), COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.site = 'HQ'""")
+    head = first_line(handle_turn("hq's pass rate right now?").final.answer)
+    assert head.startswith(f"**{round(100 * passed / n, 1)}%** of the checks pass — {passed:,} of {n:,}"), head
+    head = first_line(handle_turn("what fraction of the checks at hq are failing").final.answer)
+    assert head.startswith(f"**{round(100 * failed / n, 1)}%** of the checks fail — {failed:,} of {n:,}"), head
+
+
+def test_did_it_get_worse_since_a_month_is_yes_or_no_over_the_runs_since(demo_warehouse: Path) -> None:
+    """"since the september run" is the runs from September on (it was read as September only, and answered with
+    today's failures as a Yes)."""
+    runs = sql(demo_warehouse, """SELECT m.assessment_id, COUNT(*) FILTER (WHERE r.status = 'pass'), COUNT(*)
+        FROM assessments m JOIN results r USING (assessment_id) JOIN assets a USING (asset_id)
+        WHERE m.collection = 'fleet' AND m.started_at >= DATE '2026-09-01' AND a.site = 'Site-B'
+        GROUP BY m.assessment_id, m.started_at ORDER BY m.started_at""")
+    first, last = (round(100 * p / n, 1) for _, p, n in (runs[0], runs[-1]))
+    state = handle_turn("has site-b gotten worse since the september assessment?")
+    assert tool_of(state) == ("sql_path", "run_series")
+    head = first_line(state.final.answer)
+    verdict = "Yes" if last < first else "No"
+    assert head.startswith(f"**{verdict}** — ") and f"from {first}%" in head and f"to {last}%" in head, head
+    assert f"over {len(runs)} runs" in head, head

@@ -253,7 +253,13 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
         shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)
                  else f"Every {label} by failed checks")
         first = (f"**{top.group_key}** has the most failed checks: {top.failed} ({top.pass_rate}% pass, "
-                 f"{top.critical} critical). {shown} ({run}):")
+                 f"{top.critical} critical).")
+        lowest = min(rows, key=lambda r: (r.pass_rate, -r.failed))
+        if lowest.group_key != top.group_key and lowest.pass_rate < top.pass_rate:
+            # "which branch has the worst pass rate": a smaller site can fail fewer checks at a lower rate
+            first += (f" The lowest pass rate is **{lowest.group_key}**'s: {lowest.pass_rate}% ({lowest.failed} failed of "
+                      f"{lowest.checks:,}).")
+        first += f" {shown} ({run}):"
     table = _table([label.capitalize(), "Devices", "Checks", "Failed", "Pass rate", "Critical", "Devices failing"],
                    [[r.group_key, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.devices_failing]
                     for r in rows[:SHOWN]])
@@ -261,7 +267,7 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
                          statistics={"row_count": len(rows), "rows": [r.model_dump() for r in rows[:SHOWN]]})
 
 
-def _run_series(result: SqlPathResult) -> DomainOutputs:
+def _run_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
     rows = list(reversed(result.rows_as(RunRow)))  # read newest first (for "the last N"); shown oldest first
     if not rows:
         return DomainOutputs(summary="No assessment run falls in the time asked for.", statistics={"row_count": 0})
@@ -272,7 +278,10 @@ def _run_series(result: SqlPathResult) -> DomainOutputs:
                 f"{first.pass_rate}% pass, {first.failed:,} failed checks.")
     else:
         direction = "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
-        head = (f"**{direction.capitalize()}**: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
+        said = f"**{direction.capitalize()}**"
+        if frame.ask == "yes_no" and frame.direction:  # "did it get worse since september?": Yes/No, then how
+            said = f"**{'Yes' if direction == {'worse': 'worsened', 'better': 'improved'}[frame.direction] else 'No'}** — {direction}"
+        head = (f"{said}: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
                 f"{last.pass_rate}% ({last.run_date}), {delta:+.1f} points; failed checks {first.failed:,} → "
                 f"{last.failed:,} over {len(rows)} runs.")
     table = _table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
@@ -428,7 +437,7 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
     if template == "group_compare":
         return _group_compare(result, frame)
     if template == "run_series":
-        return _run_series(result)
+        return _run_series(result, frame)
     if template == "exception_list":
         return _exception_list(result, frame)
     if template == "device_rules":
@@ -494,6 +503,14 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
                                        "high-severity failure (at risk)")
         return (f"**{failing_devices}** of {m.assets_assessed} devices fail at least one {kind}check{at_risk} "
                 f"({where}, {run}).")
+    if frame.ask == "share" and frame.subject == "findings" and not severity:
+        # "what's our pass rate for the dc2 spines": a share of the checks, not of the devices; "what % of checks
+        # fail": the failing share
+        fails = frame.polarity == "fails"
+        part = m.checks_failed if fails else m.checks_passed
+        return (f"**{_pct(part, m.checks_performed)}%** of the checks {'fail' if fails else 'pass'} — {part:,} of "
+                f"{m.checks_performed:,} ({where}, {run}); {failing_devices} of {m.assets_assessed} devices have at "
+                "least one failed check.")
     if frame.ask == "share":
         pct = m.pct_assets_with_matching_failures if severity else _pct(m.assets_with_failures, m.assets_assessed)
         return (f"**{pct}%** — {failing_devices} of {m.assets_assessed} devices have at least one failed {kind}check "

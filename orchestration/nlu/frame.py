@@ -351,7 +351,7 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
     words = _MONTH_VERB.sub(" ", text)
     since = None
-    m = re.search(rf"\bsince (?:the start of |early |late )?{_MONTH}", words, _I)
+    m = re.search(rf"\bsince (?:the start of |early |late |the |our )?{_MONTH}", words, _I)
     if m:
         since = _month(m.group(1), today)
         words = words[:m.start()] + words[m.end():]
@@ -492,6 +492,14 @@ def read_list_polarity(text: str) -> Literal["passes"] | None:
     return "passes" if _CLEAN.search(text) else None
 
 
+_FAILING_SHARE = re.compile(r"\bfail\w*|\bnon-?compliant\b|\bnot compliant\b|\bfailure rate\b", _I)
+
+
+def read_share_polarity(text: str) -> Literal["passes", "fails"]:
+    """Which part a share asks for: "what % of checks fail" the failing one, "our pass rate" the passing one."""
+    return "fails" if _FAILING_SHARE.search(text) else "passes"
+
+
 def read_limit(text: str) -> int | None:
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
@@ -538,5 +546,5 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         limit=read_limit(text),
         direction=direction,
         polarity=read_polarity(text) if ask == "yes_no" else read_list_polarity(text) if ask in ("list", "count")
-        else None,
+        else read_share_polarity(text) if ask == "share" else None,
     )

@@ -374,6 +374,8 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)
+    if ask == "yes_no" and frame.direction and (frame.time.since or frame.time.last_n) and subject in ("findings", "runs"):
+        return run_series(frame, scope, condition, collection)  # "did site-b get worse since the september run?"
     if frame.time.several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
         return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
     key = compared_key(scope)

@@ -26,9 +26,10 @@ def condition_of(intent: Intent) -> Condition:
 
 
 def structural(frame: QuestionFrame) -> bool:
-    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs: a form
-    whatever the reader's doubt."""
+    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs, whether it
+    got worse or better since a month: a form whatever the reader's doubt."""
     return bool((frame.subject == "exceptions" and frame.time.before) or (
+        frame.ask == "yes_no" and frame.direction and frame.time.since) or (
         frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
         frame.time.several_runs and frame.subject in ("findings", "runs")
         and frame.ask in ("trend", "count", "summary", "list")))
