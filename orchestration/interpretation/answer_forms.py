@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.engines.rule_engine import get_rules
-from orchestration.interpretation.findings import _finding, devices, risks, rule_facts
+from orchestration.interpretation.findings import _finding, devices, risks, rule_catalog, rule_facts
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
 from orchestration.tools.frame_sql import NOT_PASSED
@@ -97,7 +97,7 @@ def _more(shown: int, total: int, noun: str) -> str:
 def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], prefix: str,
                    platforms: dict[str, str]) -> list[Finding]:
     """One finding per failing rule of the rows, most devices first, with the fix for their platform."""
-    rules = {r.id: r for r in get_rules()}
+    rules = rule_catalog()
     ordered = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     out = []
     for i, (rule_id, assets) in enumerate(ordered, start=1):
@@ -360,7 +360,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                      f"{r.exception_id} (expires {day(r.expires_on)})" if r.exception_id else "—"] for r in rows])
     counts = {r.rule_id: [device] for r in failing}
     findings = _rule_findings(counts, chunks, prefix, {})
-    rules = {r.id: r for r in get_rules()}
+    rules = rule_catalog()
     fixed = []
     for f in findings:
         row = next(r for r in failing if r.rule_id == f.rule_id)

@@ -76,25 +76,26 @@ def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], r
 
 
 @lru_cache(maxsize=1)
-def _catalog() -> dict[str, Rule]:
+def rule_catalog() -> dict[str, Rule]:
+    """The rule catalog by rule id (built once per process)."""
     return {r.id: r for r in get_rules()}
 
 
 def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRule:
     """A rule's words and default fix from the rule catalog, with the figures given (``failing_assets``,
     ``severity`` …); a rule the catalog does not know (e.g. from a remote lake) keeps its id and ``title``."""
-    r = _catalog().get(rule_id)
-    known = TopRule(rule_id=rule_id, title=r.title if r else title, severity=r.severity if r else None,
-                    category=r.category if r else None, technology=r.technology if r else None,
-                    remediation="\n".join(r.default_fix) if r else None, rationale=r.rationale if r else None,
-                    refs=r.refs if r else None, critical_assets=0, failing_assets=0)
-    return TopRule.model_validate({**known.model_dump(exclude_unset=True), **figures})
+    r = rule_catalog().get(rule_id)
+    words = ({"title": r.title, "severity": r.severity, "category": r.category, "technology": r.technology,
+              "remediation": "\n".join(r.default_fix), "rationale": r.rationale, "refs": r.refs} if r else
+             {"title": title, "severity": None, "category": None, "technology": None, "remediation": None,
+              "rationale": None, "refs": None})
+    return TopRule.model_validate({"rule_id": rule_id, **words, "critical_assets": 0, "failing_assets": 0, **figures})
 
 
 def deviation_title(rule_id: str, title: str | None = None) -> str:
     """What a failing device does wrong ("HTTP server enabled"), from the rule catalog; a rule the catalog
     does not know (e.g. from a remote lake) is titled with its control, marked as not met."""
-    known = _catalog().get(rule_id)
+    known = rule_catalog().get(rule_id)
     if known is not None and known.deviation:
         return known.deviation
     return f"Not met: {title or rule_id}"
