@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
-from orchestration.engines.config_parser import looks_like_config
+from orchestration.engines.config_parser import identify_platform, looks_like_config
 from orchestration.engines.judgement import ROLE_FILE
 
 CONFIG_TYPES = (".cfg", ".conf", ".config", ".txt", ".log")
@@ -57,5 +57,5 @@ def classify_upload(name: str, path: Path) -> Upload:
         if looks_like_config(head):
             return Upload(name, path, "config")
         if suffix != ".txt":
-            return Upload(name, path, "rejected", f"{name}: not a network device configuration")
+            return Upload(name, path, "rejected", f"{name}: {identify_platform(head).reason}")
     return Upload(name, path, "knowledge")

@@ -110,3 +110,15 @@ def test_garbage_indentation_and_crlf_parse() -> None:
     cfg = parse_config("hostname X\r\n   weird indent\r\n\tinterface Gi1\r\n ip address 1.1.1.1 255.255.255.0\r\n")
     assert cfg.hostname == "X"
     assert len(cfg.lines) == 4
+
+
+def test_platform_is_identified_before_deciding_what_is_a_configuration() -> None:
+    from orchestration.engines.config_parser import identify_platform
+    fragment = identify_platform("interface Gi0/1\n ip address 10.0.0.1 255.255.255.252\n")
+    assert (fragment.platform, fragment.supported) == ("fragment", False) and "fragment" in fragment.reason
+    assert identify_platform("#\n sysname SW1\n#\nvlan 1\n#\nreturn\n").platform == "HP/H3C Comware"
+    assert identify_platform("#\nsysname SW1\n#\nvlan 1\n#\nreturn\n").platform == "Huawei VRP"
+    assert identify_platform("!RANCID-CONTENT-TYPE: cisco-nx\nhostname L1\ninterface Ethernet1/1\n  switchport\n"
+                             "line vty\n").platform == "nx-os"
+    prose = "Service windows are on Sundays.\nLogging must go to the SIEM.\nVersion 2 of this standard.\n"
+    assert identify_platform(prose).platform == "unknown" and not looks_like_config(prose)

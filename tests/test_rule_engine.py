@@ -43,7 +43,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "SNMP-RW": (IOS, "router", "snmp-server community Xk9 RW\n", "snmp-server community Xk9 RO SNMP-ACL\n"),
     "SNMP-ACL": (IOS, "router", "snmp-server community Xk9 RO\n", "snmp-server community Xk9 RO SNMP-ACL\n"),
     "SNMP-V3-PRIV": (IOS, "router", "snmp-server community Xk9 RO SNMP-ACL\n", "snmp-server group NETOPS v3 priv\n"),
-    "SNMP-TRAPS": (IOS, "router", "snmp-server location HQ\n", "snmp-server enable traps\n"),
+    "SNMP-TRAPS": (IOS, "router", "snmp-server community Xk9 RO SNMP-ACL\n", "snmp-server community Xk9 RO SNMP-ACL\nsnmp-server enable traps\n"),
     "LOG-HOST": (IOS, "router", "logging buffered 64000\n", "logging host 10.250.10.21\n"),
     "LOG-BUFFERED": (IOS, "router", "no logging console\n", "logging buffered 64000 informational\n"),
     "LOG-TIMESTAMPS": (IOS, "router", "service timestamps log uptime\n", "service timestamps log datetime msec\n"),
@@ -145,3 +145,39 @@ def test_complete_configs_per_platform(platform: str, device_type: str, role: st
 
     assert len(failures(False)) >= min_fail
     assert failures(True) == []
+
+
+def test_bgp_model_resolves_groups_templates_and_overrides() -> None:
+    from orchestration.engines.bgp import bgp_view
+    text = IOS + ("router bgp 65001\n template peer-session A\n  inherit peer-session B\n template peer-session B\n"
+                  "  inherit peer-session A\n  remote-as 64999\n neighbor G peer-group\n neighbor G remote-as 64500\n"
+                  " neighbor 192.0.2.1 peer-group G\n neighbor 192.0.2.2 peer-group G\n neighbor 192.0.2.2 remote-as 65001\n"
+                  " neighbor 192.0.2.3 inherit peer-session A\n")
+    by = {n.address: n for n in bgp_view(parse_config(text)).neighbors}
+    assert (by["192.0.2.1"].remote_as, by["192.0.2.1"].external) == ("64500", True)
+    assert (by["192.0.2.2"].remote_as, by["192.0.2.2"].external) == ("65001", False)  # its own line wins
+    assert by["192.0.2.3"].remote_as == "64999" and by["192.0.2.3"].inherits == ("peer-session A", "peer-session B")
+    assert "G" not in by  # a peer-group is not a neighbour
+
+
+@pytest.mark.parametrize("policy, status", [
+    ("ip prefix-list IN seq 5 permit 0.0.0.0/0 le 32\n", "fail"),
+    ("ip prefix-list IN seq 5 deny 10.0.0.0/8 le 32\nip prefix-list IN seq 10 permit 0.0.0.0/0 le 32\n", "pass"),
+    ("ip prefix-list IN seq 5 permit 0.0.0.0/0\n", "pass"),  # the default route only
+])
+def test_an_inbound_filter_that_accepts_everything_is_no_filter(policy: str, status: str) -> None:
+    rule = next(r for r in get_rules() if r.id == "BGP-EBGP-FILTER")
+    text = IOS + BGP + " neighbor 203.0.113.2 prefix-list IN in\n" + policy
+    result = evaluate_rule(rule, parse_config(text), "router")
+    assert result.status == status
+    if status == "fail":
+        assert "accepts every route" in result.evidence and "permit 0.0.0.0/0 le 32" in result.evidence
+
+
+def test_a_feature_that_is_off_is_not_judged_and_the_result_says_why() -> None:
+    rules = {r.id: r for r in get_rules()}
+    cfg = parse_config(IOS + "logging host 10.0.0.1\n")
+    for rule_id in ("SNMP-V3-PRIV", "SNMP-TRAPS"):
+        result = evaluate_rule(rules[rule_id], cfg, "router")
+        assert result.status == "not_applicable" and "SNMP is not in use" in result.reason
+    assert evaluate_rule(rules["BGP-NEIGHBOR-AUTH"], cfg, "router").reason.startswith("BGP is not running")

@@ -28,15 +28,43 @@ _CONFIG_MARKERS = re.compile(
     r"set (system|interfaces|protocols)|system \{|config system)\b",
     re.I,
 )
-# Operating systems recognised only to be refused by name: (name, evidence in the text)
+# Operating systems recognised only to be refused by name: (name, evidence in the text). Order matters where two
+# systems share words: VyOS's set form before Junos's, Comware (sysname indented) before Huawei VRP.
 _OTHER_PLATFORMS = [
-    ("Arista EOS", re.compile(r"^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management api http-commands|"
-                              r"^daemon TerminAttr|^service routing protocols model", re.M)),
-    ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security) |^system \{|^## Last commit:", re.M)),
-    ("Fortinet FortiOS", re.compile(r"^config system (?:global|interface)", re.M)),
-    ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig ", re.M)),
+    ("Arista EOS", re.compile(r"^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management (?:api|ssh|security|console|"
+                              r"cvx)\b|^daemon TerminAttr|^service routing protocols model|^vrf instance \S+|"
+                              r"^(?:no )?aaa root\b|^transceiver qsfp default-mode", re.M)),
+    ("VyOS", re.compile(r"(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
+                        r"^\s*ethernet eth\d+ \{", re.M)),
+    ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security|policy-options) |^system \{|"
+                                 r"^## Last commit:|^version \d+\.\d+[RXDI]\S*;$", re.M)),
+    ("Fortinet FortiOS", re.compile(r"^config system (?:global|interface)|^#config-version=F", re.M)),
+    ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig |^set rulebase |^set network "
+                                    r"(?:interface|virtual-router) ", re.M)),
+    ("F5 BIG-IP", re.compile(r"^#TMSH-VERSION|^(?:ltm|gtm) (?:virtual|pool|node|profile|monitor) |"
+                             r"^sys (?:global-settings|management-ip|provision|db) |^net (?:self|vlan|route-domain) ",
+                             re.M)),
+    ("A10 ACOS", re.compile(r"^slb (?:server|service-group|virtual-server|template) |^!\s*(?:A10|ACOS)\b|^vrrp-a ", re.M)),
+    ("HP ProCurve/ArubaOS-Switch", re.compile(r"^; \S+ Configuration Editor|^hostname \"[^\"]*\"$|"
+                                              r"^\s+(?:un)?tagged (?:\d|[A-H]\d|Trk)", re.M)),
+    ("HP/H3C Comware", re.compile(r"^ sysname \S+|^ irf (?:mac-address|member)|^ version \d+\.\d+, Release ", re.M)),
     ("Huawei VRP", re.compile(r"^sysname \S+|^ ?return$", re.M)),
+    ("Cumulus Linux", re.compile(r"^(?:net add|nv set) |^(?:auto|iface) swp\d|^\s+bridge-ports .*\bswp\d", re.M)),
+    ("MikroTik RouterOS", re.compile(r"^/(?:interface|ip address|system identity) ", re.M)),
+    ("Extreme EXOS", re.compile(r"^configure snmp sysName |^create vlan \S+|^configure vlan \S+ ipaddress", re.M)),
 ]
+# RANCID's first line names what it collected: '!RANCID-CONTENT-TYPE: cisco-nx'
+_RANCID = re.compile(r"^[!#;]RANCID-CONTENT-TYPE: (\S+)", re.M)
+_RANCID_TYPES: dict[str, str] = {
+    "cisco-nx": "nx-os", "cisco-xr": "ios-xr", "cisco-asa": "asa", "arista": "Arista EOS", "juniper": "Juniper Junos",
+    "junos": "Juniper Junos", "fortigate": "Fortinet FortiOS", "fortigate-full": "Fortinet FortiOS",
+    "paloalto": "Palo Alto PAN-OS", "bigip": "F5 BIG-IP", "f5": "F5 BIG-IP", "a10": "A10 ACOS",
+    "hp": "HP ProCurve/ArubaOS-Switch", "procurve": "HP ProCurve/ArubaOS-Switch", "h3c": "HP/H3C Comware",
+    "comware": "HP/H3C Comware", "huawei": "Huawei VRP", "vrp": "Huawei VRP", "vyos": "VyOS", "vyatta": "VyOS",
+    "cumulus": "Cumulus Linux", "mikrotik": "MikroTik RouterOS", "extreme": "Extreme EXOS", "foundry": "Brocade/Foundry",
+    "force10": "Dell Force10", "netscreen": "Juniper ScreenOS", "cat5": "Cisco CatOS", "cisco-wlc4": "Cisco WLC",
+    "cisco-wlc5": "Cisco WLC", "cisco-wlc8": "Cisco WLC",
+}
 _IOS_XR = re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)\d+/\d+/\d+/\d+|"
                      r"^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M)
 _XE_HINTS = re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[01]\d\d)|^platform |^ip vrf forwarding Mgmt-intf|"
@@ -47,10 +75,9 @@ _XE_HINTS = re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[01]\d\d)|^pl
 class PlatformVerdict:
     """What operating system a configuration is from, and whether the engine assesses it."""
 
-    platform: str  # one of SUPPORTED, or the refused system's name ("Arista EOS")
+    platform: str  # one of SUPPORTED, the refused system's name ("Arista EOS"), "fragment" or "unknown"
     supported: bool
     reason: str = ""
-
 
 @dataclass
 class Line:
@@ -88,14 +115,47 @@ class ParsedConfig:
         return [line for line in self.top if parent.search(line.text)]
 
 
+_MIN_COMMANDS = 3  # top-level configuration commands below which a Cisco-looking text is a fragment
+
+
 def identify_platform(text: str) -> PlatformVerdict:
-    """The operating system, from the configuration's own words (headers, version line, syntax)."""
+    """The operating system, from the configuration's own words — RANCID's content-type header, then the marks of
+    other systems, then Cisco syntax — before anything decides whether the text is a configuration at all: a
+    Comware or F5 file is refused by its name, a few Cisco lines are refused as a fragment, and only text that is
+    none of these is "not a network device configuration"."""
     head = text[:20000]
-    for name, evidence in _OTHER_PLATFORMS:
-        if evidence.search(head):
-            return PlatformVerdict(name, False, f"{name} configuration: only Cisco IOS, IOS-XE, NX-OS, ASA and IOS-XR "
-                                                "are assessed")
-    return PlatformVerdict(detect_platform(text), True)
+    rancid = _RANCID.search(head[:2000])
+    named = _RANCID_TYPES.get(rancid.group(1).lower()) if rancid else None
+    if named and named not in SUPPORTED:
+        return _refused(named)
+    if named is None:
+        other = next((name for name, evidence in _OTHER_PLATFORMS if evidence.search(head)), None)
+        if other:
+            return _refused(other)
+    commands = _cisco_commands(text)
+    if commands == 0 and named is None:
+        return PlatformVerdict("unknown", False, "not a network device configuration (no hostname/interface/line/"
+                                                 "service commands found)")
+    if commands < _MIN_COMMANDS:
+        return PlatformVerdict("fragment", False, f"a fragment of a configuration ({commands} top-level command"
+                                                  f"{'s' if commands != 1 else ''}): too little to assess — upload the "
+                                                  "whole running configuration ('show running-config')")
+    return PlatformVerdict(named or detect_platform(text), True)
+
+
+def _refused(name: str) -> PlatformVerdict:
+    return PlatformVerdict(name, False, f"{name} configuration: only Cisco IOS, IOS-XE, NX-OS, ASA and IOS-XR are "
+                                        "assessed")
+
+
+def _cisco_commands(text: str, enough: int = _MIN_COMMANDS) -> int:
+    hits = 0
+    for raw in text.splitlines()[:5000]:
+        if raw[:1].islower() and _CONFIG_MARKERS.match(raw):  # commands are lower case; 'Service windows…' is prose
+            hits += 1
+            if hits >= enough:
+                break
+    return hits
 
 
 def detect_platform(text: str) -> Platform:
@@ -114,19 +174,11 @@ def detect_platform(text: str) -> Platform:
 
 
 def looks_like_config(text: str) -> bool:
-    """At least three lines that start like device configuration commands, or the marks of an operating system
-    that is refused by name (a Junos file in braces has few IOS-like lines, and is a configuration all the same:
-    refused as "Juniper Junos", never as "not a configuration")."""
-    head = text[:20000]
-    if any(evidence.search(head) for _, evidence in _OTHER_PLATFORMS):
-        return True
-    hits = 0
-    for raw in text.splitlines()[:5000]:
-        if _CONFIG_MARKERS.match(raw.strip()) and not raw.startswith((" ", "\t")):
-            hits += 1
-            if hits >= 3:
-                return True
-    return False
+    """A configuration of any system ``identify_platform`` knows — assessed or refused by name (a Junos file in
+    braces has few IOS-like lines and is a configuration all the same) — as opposed to prose. A fragment is not:
+    a text document that quotes two commands stays a document; a ``.cfg`` file is refused with the fragment's
+    reason."""
+    return identify_platform(text).platform not in ("unknown", "fragment")
 
 
 def parse_config(text: str, platform: Platform | None = None) -> ParsedConfig:

@@ -168,7 +168,7 @@ def interfaces_of(cfg: ParsedConfig, overrides: dict[str, str] | None = None) ->
     external: list[tuple[ipaddress.IPv4Address, str]] = []
     for n in view.external:
         try:
-            external.append((ipaddress.IPv4Address(n.address), n.remote_as))
+            external.append((ipaddress.IPv4Address(n.address), n.remote_as or "?"))
         except ValueError:
             continue
     defaults = _default_routes(cfg)

@@ -39,7 +39,8 @@ class Judgement:
                             for v in r.interfaces]
             else:
                 results.append({"rule_id": r.rule_id, "status": r.status, "interface": None, "interface_role": None,
-                                "role_reason": None, "lines": list(r.evidence_lines)})
+                                "role_reason": None, "lines": list(r.evidence_lines),
+                                **({"reason": r.reason} if r.reason else {})})
         return {"file": self.file, "hostname": self.hostname, "platform": self.platform, "accepted": self.accepted,
                 "reason": self.reason, "device_type": self.device_type, "version": self.version, "results": results}
 
@@ -84,7 +85,7 @@ def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = No
     verdict = identify_platform(text)
     if not verdict.supported:
         return Judgement(name, verdict.platform, False, f"{name}: {verdict.reason}")
-    cfg = parse_config(text)
+    cfg = parse_config(text, verdict.platform)  # type: ignore[arg-type]  # supported: one of SUPPORTED
     hostname = (cfg.hostname or Path(name).stem).upper()
     cfg.role_overrides = (overrides or {}).get(hostname, {})
     kind = device_type(cfg)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
-from orchestration.engines.bgp import bgp_view
+from orchestration.engines.bgp import bgp_view, passes_everything
 from orchestration.engines.config_parser import Line, ParsedConfig
 from orchestration.engines.interfaces import Interface, interfaces_of
 from orchestration.vocabulary.severity import Severity
@@ -65,6 +65,7 @@ class Rule(BaseModel):
     refs: str = ""
     device_types: list[str] = Field(default_factory=list)
     when: str | None = None
+    unless_when: str = ""  # why the rule does not apply when no line matches `when` ("SNMP is not in use …")
     check: Check
 
     def applies_to(self, platform: str) -> bool:
@@ -114,6 +115,7 @@ class RuleResult:
     evidence: str = ""
     evidence_lines: tuple[int, ...] = ()
     interfaces: tuple[InterfaceVerdict, ...] = ()  # interface rules: one verdict per interface of the role
+    reason: str = ""  # not_applicable: why, in the device's terms, when the rule says
 
 
 @dataclass
@@ -222,18 +224,35 @@ def _bgp_neighbor_auth(cfg: ParsedConfig) -> Outcome:
     view = bgp_view(cfg)
     if not view.neighbors:
         return NOT_APPLICABLE
-    bad = [n.line for n in view.neighbors if not n.authenticated]
-    return _Finding(bad) if bad else None
+    bad = [n for n in view.neighbors if not n.authenticated]
+    return _Finding([n.line for n in bad], notes={n.line.number: f"neighbour {n.described}: no password"
+                                                  for n in bad if n.inherits}) if bad else None
 
 
 def _bgp_ebgp_filter(cfg: ParsedConfig) -> Outcome:
-    """External neighbours (not confederation members) need an inbound prefix filter. IOS-XR accepts no routes
-    from an eBGP neighbour without an inbound route-policy (RFC 8212), so there a missing policy is no leak."""
+    """External neighbours (not confederation members) need an inbound prefix filter that filters: a route-map,
+    route-policy or prefix-list that accepts every route counts as none. IOS-XR accepts no routes from an eBGP
+    neighbour without an inbound route-policy (RFC 8212), so there a missing policy is no leak — but a pass-all
+    policy is."""
     external = bgp_view(cfg).external
     if not external:
         return NOT_APPLICABLE
-    bad = [n.line for n in external if not n.inbound_filter and cfg.platform != "ios-xr"]
-    return _Finding(bad) if bad else None
+    lines: list[Line] = []
+    notes: dict[int, str] = {}
+    for n in external:
+        filters = n.inbound_filters
+        if not filters:
+            if cfg.platform != "ios-xr":
+                lines.append(n.line)
+                notes[n.line.number] = f"external neighbour {n.described}: no inbound filter"
+            continue
+        open_filters = [(kind, name, ln, passing) for kind, name, ln in filters
+                        if (passing := passes_everything(cfg, kind, name)) is not None]
+        if len(open_filters) == len(filters):
+            kind, name, ln, passing = open_filters[0]
+            lines += [ln, passing]
+            notes[ln.number] = f"external neighbour {n.described}: its inbound {kind} {name} accepts every route"
+    return _Finding(lines, notes=notes) if lines else None
 
 
 def _hsrp_auth(cfg: ParsedConfig) -> Outcome:
@@ -381,10 +400,11 @@ def _interface_verdicts(check: Check, cfg: ParsedConfig) -> tuple[InterfaceVerdi
 
 def evaluate_rule(rule: Rule, cfg: ParsedConfig, device_type: str | None = None) -> RuleResult:
     applicable = (rule.applies_to(cfg.platform)
-                  and (not rule.device_types or device_type in rule.device_types)
-                  and (rule.when is None or bool(cfg.find(_rx(rule.when)))))
+                  and (not rule.device_types or device_type in rule.device_types))
     if not applicable:
         return RuleResult(rule.id, "not_applicable", rule.severity)
+    if rule.when is not None and not cfg.find(_rx(rule.when)):
+        return RuleResult(rule.id, "not_applicable", rule.severity, reason=rule.unless_when)
     finding = _evaluate_check(rule.check, cfg)
     if isinstance(finding, _NotApplicable):
         return RuleResult(rule.id, "not_applicable", rule.severity)

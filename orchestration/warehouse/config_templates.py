@@ -294,7 +294,11 @@ def _nxos(d: DeviceSpec, version: str, ok: dict[str, bool], captured: str) -> st
     for p in range(1, 5):
         L += [f"interface Ethernet1/{p}", f"  description Fabric link {p}", "  no switchport", "  mtu 9216",
               f"  ip address 10.{200 + d.site_index % 50}.{r.randint(0, 250)}.{p * 2}/31",
-              "  ip router ospf 1 area 0.0.0.0", "  no shutdown", ""]
+              "  ip router ospf 1 area 0.0.0.0"]
+        if ok["ospf_auth"]:  # the key from the name, not the generator: the rest of the device stays as it was
+            L += ["  ip ospf authentication message-digest",
+                  f"  ip ospf message-digest-key 1 md5 3 {hashlib.sha256(d.hostname.encode()).hexdigest()[:16]}"]
+        L += ["  no shutdown", ""]
     for p in range(10, 16):
         L += [f"interface Ethernet1/{p}", f"  description Server port {p}", "  switchport mode access",
               f"  switchport access vlan {10 + p % 3 * 10}", "  spanning-tree port type edge", "  no shutdown", ""]

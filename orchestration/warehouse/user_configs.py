@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from orchestration.config import get_settings
-from orchestration.engines.config_parser import looks_like_config
+from orchestration.engines.config_parser import identify_platform
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
@@ -77,8 +77,9 @@ def check_config_text(name: str, data: bytes) -> tuple[str | None, str]:
     if b"\x00" in data[:4096]:
         return None, f"{name}: binary file, not a device configuration"
     text = data.decode("utf-8", errors="replace")
-    if not looks_like_config(text):
-        return None, f"{name}: not a network device configuration (no hostname/interface/line/service commands found)"
+    verdict = identify_platform(text)
+    if verdict.platform in ("unknown", "fragment"):
+        return None, f"{name}: {verdict.reason}"
     return text, ""
 
 
