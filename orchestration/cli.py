@@ -129,12 +129,15 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         print(json.dumps({"assessment_id": report.assessment_id, "collection": report.collection, "files": [
-            f.judgement.as_dict() if f.judgement else {"file": f.name, "hostname": None, "platform": None,
+            f.judgement.as_dict(fixes=args.fixes) if f.judgement else {"file": f.name, "hostname": None, "platform": None,
                                                       "accepted": False, "reason": f.message, "results": []}
             for f in report.files if f.judgement or not f.ok]}, indent=1))
         return 0 if report.assessed else 1
     for f in report.files:
         print(("ok    " if f.ok else "skip  ") + f.message)
+        for fix in f.judgement.fixes() if args.fixes and f.ok and f.judgement else []:
+            print(f"  fix {fix.rule_id} ({fix.label}):")
+            print("\n".join(f"      {line}" for line in fix.shown))
     for warning in report.warnings:
         print("warn  " + warning)
     for line in report.platform_summary():
@@ -380,6 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--label", default=None)
     up.add_argument("--json", action="store_true", help="print every file's platform, acceptance and per-rule (per "
                                                         "interface) verdicts as JSON")
+    up.add_argument("--fixes", action="store_true", help="write each failing rule's fix for the device from its "
+                                                         "evidence, and prove it by re-judging the patched config")
     up.set_defaults(func=_cmd_assess_configs)
 
     bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="bench_command", required=True)

@@ -43,6 +43,11 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "SNMP-RW": (IOS, "router", "snmp-server community Xk9 RW\n", "snmp-server community Xk9 RO SNMP-ACL\n"),
     "SNMP-ACL": (IOS, "router", "snmp-server community Xk9 RO\n", "snmp-server community Xk9 RO SNMP-ACL\n"),
     "SNMP-V3-PRIV": (IOS, "router", "snmp-server community Xk9 RO SNMP-ACL\n", "snmp-server group NETOPS v3 priv\n"),
+    "VTY-AUTH": (IOS, "router", "line vty 0 4\n no login\n transport input ssh\n", "line vty 0 4\n login\n password 7 0822455D0A16\n"),
+    "CON-AUTH": (IOS, "router", "line con 0\n logging synchronous\n", "line con 0\n login local\n"),
+    "LOGIN-HARDEN": (IOS, "router", "login on-failure log\n", "login block-for 120 attempts 3 within 60\nlogin on-failure log\n"
+                                                            "security passwords min-length 12\n"),
+    "HTTP-ACCESS-CLASS": (IOS, "router", "ip http secure-server\n", "ip http secure-server\nip http access-class ipv4 MGMT-ONLY\n"),
     "SNMP-TRAPS": (IOS, "router", "snmp-server community Xk9 RO SNMP-ACL\n", "snmp-server community Xk9 RO SNMP-ACL\nsnmp-server enable traps\n"),
     "LOG-HOST": (IOS, "router", "logging buffered 64000\n", "logging host 10.250.10.21\n"),
     "LOG-BUFFERED": (IOS, "router", "no logging console\n", "logging buffered 64000 informational\n"),
@@ -181,3 +186,64 @@ def test_a_feature_that_is_off_is_not_judged_and_the_result_says_why() -> None:
         result = evaluate_rule(rules[rule_id], cfg, "router")
         assert result.status == "not_applicable" and "SNMP is not in use" in result.reason
     assert evaluate_rule(rules["BGP-NEIGHBOR-AUTH"], cfg, "router").reason.startswith("BGP is not running")
+
+
+@pytest.mark.parametrize("header, block, role, reason", [
+    (IOS, "interface Dialer1\n ip address negotiated\n encapsulation ppp\n dialer pool 1\n", "edge", "Dialer interface"),
+    (IOS, "interface Cellular0/2/0\n ip address negotiated\n", "edge", "Cellular interface"),
+    (IOS, "interface Gi0/0/0\n ip address dhcp\n", "edge", "from DHCP"),
+    (IOS + "ip route 0.0.0.0 0.0.0.0 10.9.9.9\n", "interface Gi0/0/0\n ip address dhcp\n", "routed", "address"),
+    (IOS, "interface Gi0/0/1\n description transit to DC2\n ip address 10.1.1.1 255.255.255.252\n", "routed", "address"),
+    (IOS, "interface Gi0/0/1\n description transit AS174\n ip address 198.18.1.1 255.255.255.252\n", "edge", "public"),
+    (NX, "interface Ethernet1/47\n  switchport mode fex-fabric\n  fex associate 101\n", "trunk", "fex-fabric"),
+    (NX, "interface Ethernet1/5\n  mtu 9216\ninterface Ethernet1/5.100\n  encapsulation dot1q 100\n"
+         "  ip address 10.5.0.1/30\n", "unconfigured", "parent of sub-interface Ethernet1/5.100"),
+])
+def test_internet_facing_forms_and_fabric_ports_get_their_roles(header: str, block: str, role: str, reason: str) -> None:
+    from orchestration.engines.rule_engine import interfaces
+    first = interfaces(parse_config(header + block))[0]
+    assert (first.role, reason in first.reason) == (role, True), first
+
+
+@pytest.mark.parametrize("header, body, status", [
+    (IOS, "line con 0\n exec-timeout 10 0\nline vty 0 4\n exec-timeout 5 0\n", "pass"),
+    (IOS, "line con 0\n exec-timeout 10 0\nline vty 0 4\n exec-timeout 30 0\n", "fail"),
+    (IOS, "line con 0\n exec-timeout 10 0\nline vty 0 4\n transport input ssh\n", "fail"),
+    (IOS, "line con 0\n exec-timeout 0 0\nline vty 0 4\n exec-timeout 10 0\n", "fail"),
+    (NX, "line console\n  exec-timeout 10\nline vty\n  exec-timeout 15\n", "fail"),
+])
+def test_exec_timeout_is_judged_by_its_value(header: str, body: str, status: str) -> None:
+    rule = next(r for r in get_rules() if r.id == "LINE-EXEC-TIMEOUT")
+    assert evaluate_rule(rule, parse_config(header + body), "router").status == status
+
+
+@pytest.mark.parametrize("body, status", [
+    ("ip ssh time-out 60\nip ssh authentication-retries 3\n", "pass"),
+    ("ip ssh time-out 120\nip ssh authentication-retries 3\n", "fail"),
+    ("ip ssh time-out 30\nip ssh authentication-retries 5\n", "fail"),
+])
+def test_ssh_limits_are_compared_with_the_limits(body: str, status: str) -> None:
+    rule = next(r for r in get_rules() if r.id == "SSH-LIMITS")
+    assert evaluate_rule(rule, parse_config(IOS + body), "router").status == status
+
+
+@pytest.mark.parametrize("header, line, status", [
+    (XR, "snmp-server user mon NETOPS v3 auth sha encrypted 0A1B priv aes 128 encrypted 0C1D\n", "pass"),
+    (XR, "snmp-server user mon NETOPS v3 auth sha encrypted 0A1B priv des56 encrypted 0C1D\n", "fail"),
+    (NX, "snmp-server user mon network-operator auth sha 0x1 priv aes-128 0x2 localizedkey\n", "pass"),
+    (NX, "snmp-server user mon network-operator auth sha 0x1 priv 0x2 localizedkey\n", "fail"),
+])
+def test_snmpv3_privacy_must_be_aes(header: str, line: str, status: str) -> None:
+    rule = next(r for r in get_rules() if r.id == "SNMP-V3-PRIV")
+    assert evaluate_rule(rule, parse_config(header + line), "router").status == status
+
+
+@pytest.mark.parametrize("body, status", [
+    ("aaa new-model\naaa authentication login VTY group ISE local\nline vty 0 4\n login authentication VTY\n", "pass"),
+    ("aaa new-model\nline vty 0 4\n login authentication NOSUCH\n", "fail"),
+    ("line vty 0 4\n no login\n", "fail"),
+    ("line vty 0 4\n transport input ssh\n", "pass"),  # a VTY's default is 'login': without a password, no entry
+])
+def test_vty_authentication_is_judged_from_the_aaa_lists_and_the_line(body: str, status: str) -> None:
+    rule = next(r for r in get_rules() if r.id == "VTY-AUTH")
+    assert evaluate_rule(rule, parse_config(IOS + body), "router").status == status

@@ -9,8 +9,12 @@ NX-OS/Catalyst port left at its defaults) — L2 rules look only at ports config
 A routed port is ``edge`` (faces another organisation or the Internet) on any of these signals: an external
 eBGP neighbour (not a confederation member) on its subnet; ``ip nat outside``; a security zone or VRF named
 outside/untrust/internet; an inbound ACL named for traffic from outside; the next hop of a default route on its
-subnet (or the default route out of it); ASA ``security-level 0``; an Internet/ISP/WAN description. An override
-file (``interface-roles.yaml``: hostname → interface → role) wins over all of it.
+subnet (or the default route out of it); ASA ``security-level 0``; the forms an Internet link takes on a branch
+router — a Dialer or Cellular interface (PPP/PPPoE or mobile to a provider), an address negotiated by PPP, or an
+address from DHCP where no static default route exists (the provider's DHCP gives the way out). A description
+word (Internet, ISP, transit, …) counts only beside another sign: a public address on the port. NX-OS FEX fabric
+ports are fabric links (``trunk``), and a port whose sub-interfaces carry the configuration is their parent, not
+an access port. An override file (``interface-roles.yaml``: hostname → interface → role) wins over all of it.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ ROLES: tuple[str, ...] = ("access", "trunk", "routed", "edge", "virtual", "manag
 
 _EDGE_WORDS = {"internet", "isp", "wan", "outside", "upstream", "inet", "transit", "provider", "untrust", "untrusted",
                "external", "public", "dmz-outside"}
-_VIRTUAL = re.compile(r"^interface (loopback|null|tunnel|nve|virtual-|bdi|bvi|dialer|vasi)", re.I)
+_VIRTUAL = re.compile(r"^interface (loopback|null|tunnel|nve|virtual-|bdi|bvi|vasi)", re.I)
+_DIAL = re.compile(r"^interface (dialer|cellular)\d", re.I)
+_PRIVATE = [ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+                                                "169.254.0.0/16", "127.0.0.0/8")]
 _MGMT = re.compile(r"^interface (mgmt\d|mgmteth|management\d)", re.I)
 _SVI = re.compile(r"^interface (vlan|bdi)\d", re.I)
 _CHANNEL = re.compile(r"^interface (port-channel|bundle-ether)", re.I)
@@ -120,10 +127,31 @@ def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.
             return f"default route via {hop} (line {line.number})"
     if cfg.platform == "asa" and "security-level 0" in lower:
         return "ASA security-level 0"
+    if _DIAL.search(block.text):
+        return f"{name.rstrip('0123456789/')} interface (PPP, PPPoE or mobile link to a provider)"
+    if "ip address negotiated" in lower:
+        return "address negotiated by PPP (a provider link)"
+    if "ip address dhcp" in lower and not any(hop for hop, _ in defaults):
+        return "address and default route from DHCP (no static default route)"
     description = " ".join(t for t in texts if t.startswith(("description", "nameif")))
     if any(w in _EDGE_WORDS for w in _words(description.split(None, 1)[1] if " " in description else "")):
-        return f"'{description}'"
+        public = [n for n in nets if not any(n.ip in p for p in _PRIVATE)]
+        if public or cfg.platform == "asa":  # an ASA nameif 'outside' is the firewall's own word for its edge
+            return f"'{description}'" + (f" on public address {public[0].ip}" if public else "")
     return ""
+
+
+def _subinterfaces(cfg: ParsedConfig) -> dict[str, list[str]]:
+    """'interface ethernet1/1' -> ['Ethernet1/1.100', …]: the parents whose sub-interfaces carry the configuration."""
+    if "subinterfaces" not in cfg.cache:
+        parents: dict[str, list[str]] = {}
+        for ln in cfg.top:
+            m = re.match(r"^interface (\S+)\.\d+$", ln.text, re.I)
+            if m:
+                parents.setdefault(f"interface {m.group(1)}".lower(), []).append(ln.text.split(None, 1)[1])
+        cfg.cache["subinterfaces"] = parents
+    found: dict[str, list[str]] = cfg.cache["subinterfaces"]
+    return found
 
 
 def _is_switch(cfg: ParsedConfig) -> bool:
@@ -148,8 +176,17 @@ def _port(block: Line, cfg: ParsedConfig) -> tuple[InterfaceRole, str]:
         return "virtual", "VLAN interface without an address"
     if "switchport mode trunk" in texts:
         return "trunk", "switchport mode trunk"
+    if "switchport mode fex-fabric" in texts:
+        return "trunk", "switchport mode fex-fabric (link to a fabric extender)"
     if "switchport mode access" in texts or any(t.startswith("switchport access vlan") for t in texts):
         return "access", "switchport access"
+    if _DIAL.search(block.text) and (_networks(block) or any(t.startswith(("ip address", "ipv6 address"))
+                                                              for t in texts)):
+        return "routed", "dial-up interface with an address"
+    children = _subinterfaces(cfg).get(block.text.lower(), [])
+    if children and not _networks(block) and not any(t.startswith("switchport") for t in texts):
+        return "unconfigured", f"parent of sub-interface{'s' if len(children) > 1 else ''} {', '.join(children[:3])}" \
+                               " (they carry the configuration)"
     if _networks(block) or any(t.startswith(("ip address", "ipv4 address", "ip unnumbered", "ipv4 unnumbered"))
                                and t != "no ip address" for t in texts) or cfg.platform == "asa" and any(
             t.startswith("nameif ") for t in texts):

@@ -13,6 +13,7 @@ import yaml
 
 from orchestration.engines.config_parser import ParsedConfig, identify_platform, parse_config
 from orchestration.engines.interfaces import ROLES
+from orchestration.engines.remediation import Fix, verify_fix
 from orchestration.engines.rule_engine import RuleResult, evaluate_config, get_rules
 
 ROLE_FILE = re.compile(r"(^|/)interface-roles\.ya?ml$", re.I)
@@ -30,7 +31,15 @@ class Judgement:
     config: ParsedConfig | None = None
     results: list[RuleResult] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def fixes(self) -> list[Fix]:
+        """Each failing rule's fix for this device, written from its evidence and proven by re-judging."""
+        if self.config is None:
+            return []
+        rules = {r.id: r for r in get_rules()}
+        return [verify_fix(rules[r.rule_id], self.config, r, list(rules.values()), self.device_type)
+                for r in self.results if r.status == "fail" and r.rule_id in rules]
+
+    def as_dict(self, fixes: bool = False) -> dict[str, Any]:
         results: list[dict[str, Any]] = []
         for r in self.results:
             if r.interfaces:
@@ -41,8 +50,12 @@ class Judgement:
                 results.append({"rule_id": r.rule_id, "status": r.status, "interface": None, "interface_role": None,
                                 "role_reason": None, "lines": list(r.evidence_lines),
                                 **({"reason": r.reason} if r.reason else {})})
-        return {"file": self.file, "hostname": self.hostname, "platform": self.platform, "accepted": self.accepted,
-                "reason": self.reason, "device_type": self.device_type, "version": self.version, "results": results}
+        out = {"file": self.file, "hostname": self.hostname, "platform": self.platform, "accepted": self.accepted,
+               "reason": self.reason, "device_type": self.device_type, "version": self.version, "results": results}
+        if fixes:
+            out["fixes"] = [{"rule_id": f.rule_id, "commands": f.shown, "verified": f.verified, "note": f.note}
+                            for f in self.fixes()]
+        return out
 
 
 def device_type(cfg: ParsedConfig) -> str:

@@ -182,7 +182,100 @@ def _snmp_v3_priv(cfg: ParsedConfig) -> _Finding | None:
     # IOS 'user NAME GROUP v3 auth … priv …', NX-OS 'user NAME [ROLE] auth md5|sha … priv …', XR 'user NAME GROUP v3 …'
     if not cfg.find(_rx(r"^snmp-server (group \S+ v3 priv|user \S+ (\S+ )?(v3 )?auth \S+ .*\bpriv )"), top_level=True):
         return _Finding(missing="no SNMPv3 group or user with 'priv'")
-    return None
+    return _snmp_v3_strong(cfg)
+
+
+def _snmp_v3_strong(cfg: ParsedConfig) -> _Finding | None:
+    """SNMPv3 users must encrypt with AES: IOS/XR 'priv des|3des|des56' and an NX-OS 'priv' without 'aes-128'
+    (NX-OS's default privacy protocol is DES) are privacy in name only."""
+    weak = [ln for ln in cfg.find(_rx(r"^snmp-server user \S+ .*\bpriv\b"), top_level=True)
+            if re.search(r"\bpriv (?:des|3des|des56)\b", ln.text, re.I)
+            or (cfg.platform == "nx-os" and not re.search(r"\bpriv aes-128\b", ln.text, re.I))]
+    return _Finding(weak, notes={ln.number: "privacy is not AES" for ln in weak}) if weak else None
+
+
+def _exec_timeout(cfg: ParsedConfig) -> Outcome:
+    """Every console and VTY line (IOS-XR: line default, templates and console) times idle sessions out after at
+    most 10 minutes: 'exec-timeout 0 0' never does, and a line without the command is flagged as CIS and the
+    reference catalog do (NX-OS's own default is no timeout at all)."""
+    parent = r"^line (default|template \S+|console)$" if cfg.platform == "ios-xr" else r"^line (vty|con)"
+    blocks = cfg.blocks(_rx(parent))
+    if not blocks:
+        return NOT_APPLICABLE
+    lines: list[Line] = []
+    notes: dict[int, str] = {}
+    for block in blocks:
+        timeout = next((c for c in block.children if c.text.startswith("exec-timeout ")), None)
+        if timeout is None:
+            lines.append(block)
+            notes[block.number] = "no exec-timeout under it"
+            continue
+        parts = [int(x) for x in timeout.text.split()[1:3] if x.isdigit()]
+        seconds = parts[0] * 60 + (parts[1] if len(parts) > 1 else 0) if parts else 0
+        if seconds == 0 or seconds > 600:
+            lines.append(timeout)
+            notes[timeout.number] = "never times out" if seconds == 0 else f"{seconds // 60} minutes is over 10"
+    return _Finding(lines, notes=notes) if lines else None
+
+
+def _ssh_limits(cfg: ParsedConfig) -> _Finding | None:
+    """'ip ssh time-out' at most 60 seconds and 'ip ssh authentication-retries' at most 3, both set."""
+    lines: list[Line] = []
+    notes: dict[int, str] = {}
+    missing = []
+    for command, limit, unit in (("time-out", 60, "seconds"), ("authentication-retries", 3, "retries")):
+        found = cfg.find(_rx(rf"^ip ssh {command} \d+"), top_level=True)
+        if not found:
+            missing.append(f"'ip ssh {command} <n>'")
+        for ln in found:
+            value = int(ln.text.split()[-1])
+            if value > limit:
+                lines.append(ln)
+                notes[ln.number] = f"{value} {unit} is over {limit}"
+    if not lines and not missing:
+        return None
+    return _Finding(lines, missing=" and ".join(missing) + " line" if missing else "", notes=notes)
+
+
+def _login_lists(cfg: ParsedConfig) -> set[str]:
+    return {ln.text.split()[3] for ln in cfg.find(_rx(r"^aaa authentication login \S+ "), top_level=True)}
+
+
+def _line_auth(cfg: ParsedConfig, parent: str, needs_login: bool) -> Outcome:
+    """Lines under ``parent`` that let a session in unauthenticated: without AAA new-model, 'no login' (and, where
+    the line's default is no login — the console — a line without 'login local' or 'login' plus a password); with
+    it, a 'login authentication LIST' naming a list that is not defined."""
+    blocks = cfg.blocks(_rx(parent))
+    if not blocks:
+        return NOT_APPLICABLE
+    aaa = bool(cfg.find(_rx(r"^aaa new-model$"), top_level=True))
+    lists = _login_lists(cfg)
+    lines: list[Line] = []
+    notes: dict[int, str] = {}
+    for block in blocks:
+        texts = [c.text for c in block.children]
+        named = next((c for c in block.children if c.text.startswith("login authentication ")), None)
+        if aaa:
+            if named is not None and named.text.split()[2] not in lists | {"default"}:
+                lines.append(named)
+                notes[named.number] = f"login list '{named.text.split()[2]}' is not defined"
+            continue
+        if "no login" in texts:
+            lines.append(next(c for c in block.children if c.text == "no login"))
+            continue
+        has_password = any(t.startswith("password ") for t in texts)
+        if needs_login and not ("login local" in texts or ("login" in texts and has_password)):
+            lines.append(block)
+            notes[block.number] = "no 'login local' (or 'login' with a password) and no AAA new-model"
+    return _Finding(lines, notes=notes) if lines else None
+
+
+def _vty_auth(cfg: ParsedConfig) -> Outcome:
+    return _line_auth(cfg, r"^line vty", needs_login=False)  # a VTY's default is 'login': no password, no entry
+
+
+def _con_auth(cfg: ParsedConfig) -> Outcome:
+    return _line_auth(cfg, r"^line con", needs_login=True)  # the console's default is no login at all
 
 
 def _ntp_lines(cfg: ParsedConfig) -> list[Line]:
@@ -256,10 +349,12 @@ def _bgp_ebgp_filter(cfg: ParsedConfig) -> Outcome:
 
 
 def _hsrp_auth(cfg: ParsedConfig) -> Outcome:
-    groups = [i.block for i in interfaces(cfg) if i.block.child_matches(_rx(r"^standby \d+ ip|^hsrp \d+"))]
+    """HSRP ('standby N ip', NX-OS 'hsrp N') and VRRP ('vrrp N ip|address') groups carry authentication."""
+    groups = [i.block for i in interfaces(cfg) if i.block.child_matches(_rx(r"^standby \d+ ip|^hsrp \d+|^vrrp \d+ (ip|address)"))]
     if not groups:
         return NOT_APPLICABLE
-    bad = [b for b in groups if not any(_rx(r"^(standby \d+ )?authentication").search(c.text) for c in b.all_children())]
+    bad = [b for b in groups
+           if not any(_rx(r"^((standby|vrrp) \d+ )?authentication").search(c.text) for c in b.all_children())]
     return _Finding(bad) if bad else None
 
 
@@ -286,6 +381,10 @@ CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], Outcome]] = {
     "enable_secret": _enable_secret,
     "snmp_community_acl": _snmp_community_acl,
     "snmp_v3_priv": _snmp_v3_priv,
+    "exec_timeout": _exec_timeout,
+    "vty_auth": _vty_auth,
+    "con_auth": _con_auth,
+    "ssh_limits": _ssh_limits,
     "ospf_auth": _ospf_auth,
     "bgp_neighbor_auth": _bgp_neighbor_auth,
     "bgp_ebgp_filter": _bgp_ebgp_filter,

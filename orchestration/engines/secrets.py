@@ -41,7 +41,7 @@ RULES: list[Rule] = [
     # passwords and secrets of the device and its users
     _r("password", rf"\benable (?:algorithm-type \S+ )?(?:password|secret)(?: level \d+)? {_WORD}{_V}"),
     _r("password", rf"\b(?:username|user) \S+ (?:.*? )?(?:password|secret) {_WORD}{_V}"),
-    _r("password", rf"^\s*(?:password|secret)(?: (?:encrypted|clear|hidden))? (?!inheritance-disable$){_WORD}{_V}"),
+    _r("password", rf"^\s*(?:password|secret)(?: (?:encrypted|clear|hidden))? (?!inheritance-disable$|strength-check$){_WORD}{_V}"),
     _r("password", rf"\bpasswd {_V}"),
     _r("password", rf"\baaa root secret {_WORD}{_V}"),
     _r("password", rf"\bencrypted-password {_V}"),

@@ -112,6 +112,8 @@ def _iosxe(d: DeviceSpec, version: str, ok: dict[str, bool], captured: str) -> s
     L.append(f"username netops privilege 15 secret 9 $9${_hexkey(r, 12)}${_hexkey(r, 30)}" if ok["user_hash"]
              else f"username netops privilege 15 password 7 {_hexkey(r, 16)}")
     L.append("username breakglass privilege 15 secret 9 $9$" + _hexkey(r, 40))
+    if ok["aaa_login"]:  # login enhancements go with central login on a well-kept device
+        L += ["login block-for 120 attempts 3 within 60", "login on-failure log", "security passwords min-length 12"]
     L += ["!", f"crypto pki trustpoint TP-self-signed-{r.randint(10**9, 4 * 10**9)}", " enrollment selfsigned",
           " revocation-check none", "!", f"crypto pki certificate chain TP-self-signed-{r.randint(10**9, 4 * 10**9)}",
           *_cert(r), "!"]
@@ -124,7 +126,8 @@ def _iosxe(d: DeviceSpec, version: str, ok: dict[str, bool], captured: str) -> s
     L.append("ip http server" if not ok["no_http"] else "no ip http server")
     # the web UI (secure server) stays on where it is needed (wireless controllers) or where hygiene is poor
     web_ui = d.device_type == "wireless_controller" or not ok["no_http"]
-    L += ["ip http secure-server" if web_ui else "no ip http secure-server", "ip http authentication local", "!"]
+    L += ["ip http secure-server" if web_ui else "no ip http secure-server", "ip http authentication local"]
+    L += ["ip http access-class ipv4 MGMT-ONLY", "!"] if web_ui and ok["no_http"] else ["!"]
     L += _iosxe_interfaces(d, ok, r, lo, is_switch, edge)
     L += _iosxe_routing(d, ok, r, lo, edge)
     L += ["!", "ip access-list standard MGMT-ONLY", " permit 10.250.0.0 0.0.255.255", " deny any log",

@@ -1,0 +1,363 @@
+"""Fixes derived from a failing result's evidence and proven by re-judging the patched configuration.
+
+The catalog's remediation is a pattern ("line vty 0 15 / transport input ssh", "neighbor <ip> password <secret>").
+A device needs *its* fix: the lines its evidence shows negated or replaced (``no telnet 10.0.0.0 255.0.0.0 inside``,
+not ``no telnet 0.0.0.0 0.0.0.0 inside``), its own VTY ranges, interfaces, BGP neighbours (or the peer-group that
+holds them), VRFs, AS number and AAA server group. ``derive_fix`` writes that; ``verify_fix`` applies it to the
+configuration text in memory (``apply_commands``: a ``no`` line removes what it names, a command replaces the
+sibling that sets the same thing — ``exec-timeout 0 0`` by ``exec-timeout 10 0``) and judges the result with every
+rule: the fix is *verified* when its rule no longer fails and no other rule is worse than before. What the user must
+fill in (a new secret, the management subnet) stays a ``<placeholder>``; secrets the device already has are shown
+masked. hier_config (its ``future()``) was evaluated for the patching: its IOS idempotency rules left
+``exec-timeout 0 0`` beside ``exec-timeout 10 0`` and both method lists of an ``aaa authentication login`` in place,
+and it has no ASA driver — so the few replacement rules a fix needs are written here (docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from orchestration.engines.bgp import bgp_view
+from orchestration.engines.config_parser import Line, ParsedConfig, parse_config
+from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config, family, interfaces
+from orchestration.engines.secrets import mask_line
+
+# Commands that set one value: a new one replaces the old (the key is what the line sets, not its value)
+_SETS_ONE = [re.compile(p) for p in (
+    r"^(exec-timeout) ", r"^(transport input) ", r"^(transport output) ", r"^(access-class) \S+ (in|out)",
+    r"^(access-class ingress) ", r"^(ip ssh (?:time-out|authentication-retries|version)) ", r"^(ssh server v2)$",
+    r"^(aaa authentication (?:login|enable|ssh \S+|dot1x) \S+) ", r"^(aaa accounting (?:exec|commands \d+|commands) \S+) ",
+    r"^(logging (?:buffered|source-interface|trap)) ", r"^(service timestamps log) ", r"^(username \S+) ",
+    r"^(enable (?:secret|password|algorithm-type)) ", r"^(ssh version) ", r"^(ssl server-version) ", r"^(ssl cipher \S+) ",
+    r"^(standby \d+ authentication) ", r"^(ip verify unicast) ", r"^(switchport mode) ", r"^(banner \S+) ",
+    r"^(snmp-server community \S+) ", r"^(snmp-server group \S+ v3) ", r"^(password) ", r"^(secret) ",
+    r"^(neighbor \S+ password) ", r"^(vtp mode) ", r"^(spanning-tree portfast bpduguard) ",
+    r"^(?:no )?(login)(?: local| authentication \S+)?$",
+)]
+
+
+@dataclass
+class Fix:
+    """The commands for one device (``shown``: secrets masked), and whether re-judging proved them."""
+
+    rule_id: str
+    commands: list[str]
+    shown: list[str] = field(default_factory=list)
+    verified: bool = False
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return ("verified on the patched configuration: the check passes and no other check is worse" if self.verified
+                else f"not verified: {self.note}")
+
+
+# --- applying commands to configuration text -----------------------------------------------------------------
+def _tree(commands: list[str]) -> list[tuple[str, list]]:  # type: ignore[type-arg]
+    """Indented command lines as (text, children) pairs; '!' comments dropped."""
+    root: list[tuple[str, list]] = []  # type: ignore[type-arg]
+    stack: list[tuple[int, list]] = [(-1, root)]  # type: ignore[type-arg]
+    for raw in commands:
+        text = raw.strip()
+        if not text or text.startswith("!"):
+            continue
+        depth = len(raw) - len(raw.lstrip(" "))
+        while stack[-1][0] >= depth:
+            stack.pop()
+        node: tuple[str, list] = (text, [])  # type: ignore[type-arg]
+        stack[-1][1].append(node)
+        stack.append((depth, node[1]))
+    return root
+
+
+@dataclass
+class _Node:
+    text: str
+    children: list[_Node] = field(default_factory=list)
+
+
+def _nodes(lines: list[Line]) -> list[_Node]:
+    return [_Node(ln.text, _nodes(ln.children)) for ln in lines]
+
+
+def _sets(text: str) -> str | None:
+    """What a command sets ('exec-timeout', 'access-class in', 'username bob'), or None for a list entry."""
+    return next((" ".join(g for g in m.groups() if g) for rx in _SETS_ONE if (m := rx.match(text))), None)
+
+
+def _merge(siblings: list[_Node], commands: list[tuple[str, list]],  # type: ignore[type-arg]
+           stored: frozenset[str]) -> None:
+    for text, children in commands:
+        if text.startswith(("no ", "default ")) and not children:
+            target = text.split(None, 1)[1]
+            kept = [s for s in siblings if not (s.text == target or s.text.startswith(target + " "))]
+            if (len(kept) == len(siblings) or text in stored) and text.startswith("no ") and not any(
+                    s.text == text for s in kept):
+                kept.append(_Node(text))  # a default-on service switched off is stored as its 'no' form
+            siblings[:] = kept
+            continue
+        same = next((s for s in siblings if s.text == text), None)
+        if same is None:
+            key = _sets(text)
+            siblings[:] = [s for s in siblings if s.text != f"no {text}"
+                           and (key is None or s.children or _sets(s.text) != key)]
+            same = _Node(text)
+            siblings.append(same)
+        _merge(same.children, children, stored)
+
+
+def apply_commands(cfg: ParsedConfig, commands: list[str], stored: frozenset[str] = frozenset()) -> str:
+    """The configuration text after ``commands`` (indented as typed) are applied, as the device would store it.
+    A ``no X`` line removes what X names; when X was not there (a default-on service) — or it is one of ``stored``,
+    the 'no' forms the device shows once a default-on service is off (``no service pad``) — the line stays."""
+    top = _nodes(cfg.top)
+    _merge(top, _tree(commands), stored)
+    out: list[str] = []
+
+    def emit(nodes: list[_Node], depth: int) -> None:
+        for n in nodes:
+            out.append(" " * depth + n.text)
+            emit(n.children, depth + 1)
+
+    emit(top, 0)
+    return "\n".join(out) + "\n"
+
+
+# --- deriving the device's own fix ---------------------------------------------------------------------------
+def _server_group(cfg: ParsedConfig) -> str | None:
+    """The AAA server group the device already uses (or defines), to put in place of the catalog's 'tacacs+'."""
+    for ln in cfg.top:
+        m = re.match(r"^aaa (?:authentication|authorization|accounting) .*\bgroup (\S+)", ln.text)
+        if m:
+            return m.group(1)
+    m2 = next((re.match(r"^aaa group server (?:tacacs\+|radius) (\S+)", ln.text) for ln in cfg.top
+               if ln.text.startswith("aaa group server ")), None)
+    return m2.group(1) if m2 else None
+
+
+def _in_context(lines: list[Line], negate: bool) -> list[str]:
+    """Each line under its parents, negated when asked: the commands that remove exactly these lines."""
+    out: list[str] = []
+    for ln in lines:
+        chain: list[Line] = []
+        parent = ln.parent
+        while parent is not None:
+            chain.insert(0, parent)
+            parent = parent.parent
+        for depth, p in enumerate(chain):
+            if " " * depth + p.text not in out:
+                out.append(" " * depth + p.text)
+        text = ln.text[3:] if negate and ln.text.startswith("no ") else (f"no {ln.text}" if negate else ln.text)
+        out.append(" " * len(chain) + text)
+    return out
+
+
+def _children_of(fix: list[str], parent: re.Pattern[str]) -> list[str]:
+    """The catalog's lines under its first line that matches ``parent`` ('interface <if>' → ' no ip proxy-arp')."""
+    out: list[str] = []
+    inside = False
+    for line in fix:
+        if not line.startswith(" "):
+            inside = bool(parent.search(line))
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def _outside_of(fix: list[str], parent: re.Pattern[str]) -> list[str]:
+    """The catalog's lines that are not under ``parent`` (the ACL a VTY fix refers to)."""
+    out: list[str] = []
+    inside = False
+    for line in fix:
+        if not line.startswith(" "):
+            inside = bool(parent.search(line))
+        if not inside:
+            out.append(line)
+    return out
+
+
+def _evidence_lines(cfg: ParsedConfig, result: RuleResult) -> list[Line]:
+    by_number = {ln.number: ln for ln in cfg.lines}
+    return [by_number[n] for n in result.evidence_lines if n in by_number]
+
+
+def _blocks_fix(blocks: list[Line], children: list[str]) -> list[str]:
+    out: list[str] = []
+    for b in blocks:
+        out += _in_context([b], negate=False) + [" " * _depth(b) + c for c in children]
+    return out
+
+
+def _depth(line: Line) -> int:
+    depth, parent = 0, line.parent
+    while parent is not None:
+        depth, parent = depth + 1, parent.parent
+    return depth
+
+
+def _bgp_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, fix: list[str]) -> list[str]:
+    """Per failing neighbour — or the peer-group / template it takes its session from — in its VRF."""
+    view = bgp_view(cfg)
+    failing = set(result.evidence_lines)
+    targets = [n for n in view.neighbors if n.line.number in failing or any(ln.number in failing for ln in n.lines)]
+    nested = family(cfg.platform) in ("nx-os", "ios-xr")
+    body = fix[1:]
+    out = [f"router bgp {view.local_as}"]
+    done: set[tuple[str, str | None]] = set()
+    for n in targets:
+        group = next((g.split(" ", 1)[1] for g in n.inherits if g.startswith("peer-group ")), None)
+        who = group if group and not nested else n.address
+        if (who, n.vrf) in done:
+            continue
+        done.add((who, n.vrf))
+        lines = [ln.replace("<ip>", who) for ln in body]
+        if nested:
+            prefix = [f" vrf {n.vrf}"] if n.vrf else []
+            out += prefix + [(" " if n.vrf else "") + ln for ln in lines]
+        else:
+            af = f" address-family ipv4 vrf {n.vrf}" if n.vrf else " address-family ipv4"
+            flat = [ln for ln in lines if ln.strip().startswith("neighbor ")]
+            in_af = any(ln.startswith(" address-family") for ln in lines)
+            out += ([af] if in_af or n.vrf else []) + [("  " if in_af or n.vrf else " ") + ln.strip() for ln in flat]
+    return out if len(out) > 1 else fix
+
+
+def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
+    """The commands that fix ``result`` on this device, written from its evidence and its own names."""
+    fix = _own_process(cfg, list(rule.fix_for(cfg.platform)))
+    group = _server_group(cfg)
+    if group:
+        fix = [ln.replace("group tacacs+", f"group {group}") for ln in fix]
+    evidence = _evidence_lines(cfg, result)
+    check = rule.check
+    if rule.id == "AAA-METHOD-NONE":  # the same method list without its 'none' fallback
+        return [re.sub(r"\s+none\b", "", ln.text) for ln in evidence]
+    if rule.id == "PWD-USER-HASH":  # the same users, with a strong hash (a new password: the old one is known)
+        if family(cfg.platform) == "ios-xe":
+            return [re.sub(r"\b(?:password|secret) [07] \S+.*$", "algorithm-type scrypt secret <password>", ln.text)
+                    for ln in evidence]
+        return [x for ln in evidence for x in _in_context([ln], negate=True) + [" secret 10 <password>"]]
+    if check.function in ("bgp_neighbor_auth", "bgp_ebgp_filter"):
+        return _bgp_fix(rule, cfg, result, fix)
+    if check.function == "hsrp_auth":  # each group of each interface the evidence shows, by its own number
+        out: list[str] = []
+        for b in evidence:
+            out.append(b.text)
+            for c in b.children:
+                if re.match(r"^(standby|vrrp) \d+ (ip|address)\b", c.text):
+                    out.append(f" {' '.join(c.text.split()[:2])} authentication md5 key-string <key>")
+                elif re.match(r"^hsrp \d+$", c.text):
+                    out += [f" {c.text}", "  authentication md5 key-string <key>"]
+        return out
+    if check.function == "eigrp_auth":
+        return _eigrp_fix(cfg, evidence)
+    if check.function == "snmp_community_acl":  # the same communities, restricted
+        return ["ip access-list standard SNMP-MGMT", " permit <MGMT-SUBNET> <WILDCARD>",
+                *(f"{ln.text} SNMP-MGMT" for ln in evidence)]
+    if check.function == "snmp_v3_priv" and evidence:  # v1/v2c communities removed, v3 groups with privacy
+        return ([ln for ln in fix if not ln.startswith("no ")]
+                + [f"no {ln.text}" if "community" in ln.text else re.sub(r" v3 (noauth|auth)\b", " v3 priv", ln.text)
+                   for ln in evidence if not re.search(r"\bpriv (des|3des|des56)\b|\bpriv 0x", ln.text)]
+                + [f"no {ln.text}" for ln in evidence if re.search(r"\bpriv (des|3des|des56)\b|\bpriv 0x", ln.text)])
+    if check.kind in ("forbid", "block_forbid", "iface_forbid") and evidence:
+        positive = [ln for ln in fix if not ln.strip().startswith("no ") and "<string>" not in ln]
+        if check.kind == "iface_forbid" or any(ln.startswith(" ") for ln in fix):
+            positive = []
+        return _in_context(evidence, negate=True) + positive
+    if check.function in ("vty_auth", "con_auth"):  # the device's own lines, authenticated locally or by the list
+        parents = [ln if ln.text.startswith("line ") else ln.parent for ln in evidence]
+        blocks = [b for i, b in enumerate(parents) if b is not None and b not in parents[:i]]
+        return [x for b in blocks for x in (b.text, " no login authentication" if any(
+            c.text.startswith("login authentication ") for c in b.children) else " login local")] or fix
+    if check.kind in ("block_require",) or check.function == "exec_timeout":
+        parents = [ln if ln.text.split()[0] == "line" else ln.parent for ln in evidence]
+        blocks = [b for i, b in enumerate(parents) if b is not None and b not in parents[:i]]
+        children = list(dict.fromkeys(_children_of(fix, re.compile(r"^line "))))  # vty and console alike
+        if not (blocks and children):
+            return fix
+        return _outside_of(fix, re.compile(r"^line ")) + _blocks_fix(blocks, children)
+    if "<if>" in " ".join(fix):
+        failing = [v.interface for v in result.interfaces if v.status == "fail"]
+        names = failing or [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")][:4]
+        children = _children_of(fix, re.compile(r"^interface <if>"))
+        head = [ln for ln in fix if not ln.startswith(" ") and "<if>" not in ln]
+        head_children: list[str] = []
+        if head:  # e.g. 'router ospf 1' / ' area 0 authentication …' before the interfaces
+            first = next(i for i, ln in enumerate(fix) if "<if>" in ln)
+            head_children = fix[:first]
+        per_if = [line for name in names for line in [f"interface {name}", *children]]
+        return head_children + per_if if names else fix
+    return fix
+
+
+def _eigrp_fix(cfg: ParsedConfig, evidence: list[Line]) -> list[str]:
+    """Classic mode: a key chain and the interfaces' authentication for the process's AS; named mode: the
+    address family's default af-interface."""
+    out: list[str] = []
+    routed = [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")] or ["<if>"]
+    for proc in evidence:
+        name = proc.text.split()[2]
+        family_line = next((c.text for c in proc.children if c.text.startswith("address-family ")), None)
+        if family_line:
+            out += [proc.text, f" {family_line}", "  af-interface default", "   authentication mode hmac-sha-256 <key>"]
+            continue
+        out += ["key chain EIGRP-KEYS", " key 1", "  key-string <key>"]
+        for iface in routed:
+            out += [f"interface {iface}", f" ip authentication mode eigrp {name} md5",
+                    f" ip authentication key-chain eigrp {name} EIGRP-KEYS"]
+    return out
+
+
+def _own_process(cfg: ParsedConfig, lines: list[str]) -> list[str]:
+    """'router ospf 1' / 'router ospf <process>' as the device numbers its process."""
+    proc = next((ln.text for ln in cfg.top if ln.text.startswith("router ospf ")), None)
+    return [proc if proc and ln.startswith("router ospf ") else ln for ln in lines]
+
+
+# What the user fills in, replaced for judging by values of the right form (documentation addresses)
+_SAMPLES = [(re.compile(r"<(?:LOG-SERVER|NTP-SERVER(?:-\d)?|SNMP-COLLECTOR|MGMT-SUBNET)>"), "192.0.2.10"),
+            (re.compile(r"<WILDCARD>"), "0.0.0.255"), (re.compile(r"<MASK>"), "255.255.255.0"),
+            (re.compile(r"<PREFIX-LENGTH>"), "24"), (re.compile(r"<[A-Za-z-]+>"), "PLACEHOLDER")]
+
+
+def _sample(line: str) -> str:
+    for rx, value in _SAMPLES:
+        line = rx.sub(value, line)
+    return line
+
+
+def _masked(line: str) -> str:
+    """A fix line as shown: the device's secrets masked (also in a 'no …' that removes one); placeholders stay."""
+    if "<" in line and ">" in line:
+        return line
+    body = line.lstrip(" ")
+    indent = line[: len(line) - len(body)]
+    if body.startswith("no "):
+        return f"{indent}no {mask_line(body[3:])}"
+    return indent + mask_line(body)
+
+
+# --- proving it --------------------------------------------------------------------------------------------------
+_RANK = {"pass": 0, "not_applicable": 0, "fail": 1}
+
+
+def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: list[Rule],
+               device_type: str | None = None) -> Fix:
+    """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule."""
+    commands = derive_fix(rule, cfg, result)
+    shown = [_masked(ln) for ln in commands]
+    before = {r.rule_id: r.status for r in evaluate_config(rules, cfg, device_type)}
+    required = rule.check.pattern if rule.check.kind == "require" and isinstance(rule.check.pattern, str) else None
+    stored = frozenset(c.strip() for c in commands if required and c.strip().startswith("no ")
+                       and re.search(required, c.strip()))
+    patched = parse_config(apply_commands(cfg, [_sample(c) for c in commands], stored), cfg.platform)
+    patched.role_overrides = cfg.role_overrides
+    after = {r.rule_id: r.status for r in evaluate_config(rules, patched, device_type)}
+    if after.get(rule.id) == "fail":
+        return Fix(rule.id, commands, shown, False, f"{rule.id} still fails on the patched configuration")
+    worse = sorted(r for r, status in after.items() if _RANK[status] > _RANK[before.get(r, "pass")])
+    if worse:
+        return Fix(rule.id, commands, shown, False, f"the patched configuration fails {', '.join(worse)}")
+    return Fix(rule.id, commands, shown, True)
