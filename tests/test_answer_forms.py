@@ -356,11 +356,14 @@ def test_a_top_n_ranking_lists_n_rules_and_the_ties_at_its_cut(demo_warehouse: P
 
 
 def test_a_device_ranking_with_a_tie_at_the_top_names_every_tied_device(demo_warehouse: Path) -> None:
-    counts = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) FROM results r JOIN assets a USING (asset_id)
-        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = 'Branch-07' GROUP BY 1 ORDER BY 2 DESC""")
+    per_site = sql(demo_warehouse, f"""SELECT a.site, r.asset_id, COUNT(*) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2""")
+    by_site: dict[str, list[tuple[str, int]]] = {}
+    for site, device, n in per_site:
+        by_site.setdefault(site, []).append((device, n))
+    site, counts = next((s, c) for s, c in by_site.items() if len(c) > 2 and c[0][1] == c[1][1])  # a tie at the top
     tied = {d for d, n in counts if n == counts[0][1]}
-    assert len(tied) > 1
-    head = first_line(handle_turn("which box at branch-07 has the most failed checks").final.answer)
+    head = first_line(handle_turn(f"which box at {site.lower()} has the most failed checks").final.answer)
     assert head.startswith("No single device leads") and f"tie at {counts[0][1]} failed checks each" in head, head
     assert set(re.findall(r"\*\*([A-Z0-9-]+)\*\*", head)) == tied
 
@@ -625,3 +628,17 @@ def test_did_it_get_worse_since_a_month_is_yes_or_no_over_the_runs_since(demo_wa
     verdict = "Yes" if last < first else "No"
     assert head.startswith(f"**{verdict}** — ") and f"from {first}%" in head and f"to {last}%" in head, head
     assert f"over {len(runs)} runs" in head, head
+
+
+def test_a_device_fix_is_written_from_its_configuration_and_verified_on_it(demo_warehouse: Path) -> None:
+    """"how do I fix VTY-SSH-ONLY on X": the commands name X's own VTY ranges (read from its stored configuration
+    by SQL here) and the answer says the fix was re-judged on X's patched configuration."""
+    device, text = sql(demo_warehouse, f"""SELECT r.asset_id, c.config_text FROM results r
+        JOIN configs c ON c.asset_id = r.asset_id AND c.assessment_id = r.assessment_id
+        WHERE r.assessment_id = {LATEST} AND r.rule_id = 'VTY-SSH-ONLY' AND r.status = 'fail'
+        ORDER BY r.asset_id LIMIT 1""")[0]
+    ranges = re.findall(r"^line vty \d+ \d+$", text, re.M)
+    answer = handle_turn(f"how do I fix VTY-SSH-ONLY on {device}?").final.answer
+    block = answer.split("```")[1]
+    assert re.findall(r"^line vty \d+ \d+$", block, re.M) == ranges and " transport input ssh" in block
+    assert f"Verified on {device}'s patched configuration: VTY-SSH-ONLY passes and no other check is worse." in answer

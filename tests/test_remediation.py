@@ -118,3 +118,11 @@ def test_each_platforms_fix_is_verified_too(rule_id: str, header: str, device_ty
     rule, cfg, result = _failing(rule_id, header + body, device_type)
     fix = verify_fix(rule, cfg, result, get_rules(), device_type)
     assert fix.verified, (fix.note, fix.commands)
+
+
+def test_patching_keeps_a_multi_line_banner() -> None:
+    text = IOS + "banner login ^C\nAuthorized access only.\nDisconnect now.\n^C\nline vty 0 4\n transport input telnet\n"
+    rule, cfg, result = _failing("VTY-SSH-ONLY", text)
+    patched = apply_commands(cfg, derive_fix(rule, cfg, result))
+    assert "Authorized access only.\nDisconnect now.\n^C" in patched and " transport input ssh" in patched
+    assert verify_fix(rule, cfg, result, get_rules()).verified

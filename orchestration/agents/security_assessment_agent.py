@@ -23,8 +23,10 @@ from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
 
 EXPOSURE_ASSUMPTIONS = [
-    "Internet exposure is inferred from the configuration: interfaces whose description or ASA nameif says "
-    "internet/ISP/WAN/outside are treated as edge; no reachability scan or ACL simulation was available.",
+    "Internet exposure is inferred from the configuration: an interface is edge on topology evidence (an external "
+    "eBGP neighbour on its subnet, NAT outside, a default route through it, a dial-up/PPP/DHCP provider link, an "
+    "outside zone, VRF, ACL or ASA nameif, or an Internet/ISP description on a public address); no reachability "
+    "scan or ACL simulation was available.",
     "Management services are assumed reachable from wherever the device's access classes allow; devices without a VTY "
     "access class are assumed reachable from any internal address.",
 ]

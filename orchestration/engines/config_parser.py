@@ -188,8 +188,10 @@ def parse_config(text: str, platform: Platform | None = None) -> ParsedConfig:
     top: list[Line] = []
     stack: list[Line] = []
     banner_end: str | None = None
+    banners: dict[int, list[str]] = {}  # banner line number -> its body lines as written (kept to re-emit the text)
     for number, raw in enumerate(text.split("\n"), start=1):
         if banner_end is not None:  # inside a multi-line banner: plain text, not commands
+            banners[lines[-1].number].append(raw)
             if banner_end in raw:
                 banner_end = None
             continue
@@ -204,6 +206,7 @@ def parse_config(text: str, platform: Platform | None = None) -> ParsedConfig:
             delim, rest = banner.group(1), banner.group(2)
             if delim not in rest:
                 banner_end = delim
+                banners[number] = []
         while stack and stack[-1].indent >= indent:
             stack.pop()
         if stack:
@@ -215,4 +218,6 @@ def parse_config(text: str, platform: Platform | None = None) -> ParsedConfig:
         lines.append(line)
     hostname = next((ln.text.split()[1] for ln in top if ln.text.startswith("hostname ") and len(ln.text.split()) > 1),
                     None)
-    return ParsedConfig(lines=lines, top=top, platform=platform or detect_platform(text), hostname=hostname)
+    parsed = ParsedConfig(lines=lines, top=top, platform=platform or detect_platform(text), hostname=hostname)
+    parsed.cache["banner_bodies"] = banners
+    return parsed

@@ -75,10 +75,11 @@ def _tree(commands: list[str]) -> list[tuple[str, list]]:  # type: ignore[type-a
 class _Node:
     text: str
     children: list[_Node] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)  # a multi-line banner's text, written back as it was
 
 
-def _nodes(lines: list[Line]) -> list[_Node]:
-    return [_Node(ln.text, _nodes(ln.children)) for ln in lines]
+def _nodes(lines: list[Line], banners: dict[int, list[str]]) -> list[_Node]:
+    return [_Node(ln.text, _nodes(ln.children, banners), banners.get(ln.number, [])) for ln in lines]
 
 
 def _sets(text: str) -> str | None:
@@ -111,13 +112,14 @@ def apply_commands(cfg: ParsedConfig, commands: list[str], stored: frozenset[str
     """The configuration text after ``commands`` (indented as typed) are applied, as the device would store it.
     A ``no X`` line removes what X names; when X was not there (a default-on service) — or it is one of ``stored``,
     the 'no' forms the device shows once a default-on service is off (``no service pad``) — the line stays."""
-    top = _nodes(cfg.top)
+    top = _nodes(cfg.top, cfg.cache.get("banner_bodies", {}))
     _merge(top, _tree(commands), stored)
     out: list[str] = []
 
     def emit(nodes: list[_Node], depth: int) -> None:
         for n in nodes:
             out.append(" " * depth + n.text)
+            out.extend(n.body)
             emit(n.children, depth + 1)
 
     emit(top, 0)

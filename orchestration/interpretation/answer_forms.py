@@ -362,22 +362,32 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
     findings = _rule_findings(counts, chunks, prefix, {})
     rules = rule_catalog()
     fixed = []
+    proofs: dict[str, str] = {}
     for f in findings:
         row = next(r for r in failing if r.rule_id == f.rule_id)
-        fix = "\n".join(rules[f.rule_id].fix_for(row.platform or "")) if f.rule_id in rules else f.recommendation
+        own = result.fixes.get(f.rule_id)
+        if own is not None and own.commands:  # written from the device's evidence, re-judged on its configuration
+            fix = "\n".join(own.commands)
+            proofs[f.rule_id] = (f"Verified on {device}'s patched configuration: {f.rule_id} passes and no other "
+                                 "check is worse." if own.verified else f"Not verified on {device}: {own.note}.")
+        else:
+            fix = "\n".join(rules[f.rule_id].fix_for(row.platform or "")) if f.rule_id in rules else f.recommendation
+            proofs[f.rule_id] = (f"This is the catalog's fix for {row.platform}, not verified on {device}: "
+                                 + (own.note if own is not None else "its configuration is not in the warehouse") + ".")
         fixed.append(f.evolve(evidence=row.evidence or None, evidence_device=device, recommendation=fix))
     findings = fixed
     if frame.ask == "fix":  # "how do I fix SNMP-DEFAULT-COMM on SW-1": the commands first
         first = (f"**To fix {', '.join(f.rule_id for f in findings)} on {device}** ({run}), apply:\n\n"
-                 + _fixes(findings) if findings else
+                 + _fixes(findings, proofs) if findings else
                  f"**Nothing to fix** — {device} passes {', '.join(r.rule_id for r in rows)} in {run}.")
     return DomainOutputs(summary=f"{first}\n\n{table}", findings=findings, prioritized_risks=risks(findings, 5),
                          statistics={"row_count": len(rows)})
 
 
-def _fixes(findings: list[Finding]) -> str:
-    """Each rule's commands in a code block, under its rule id when there are several."""
+def _fixes(findings: list[Finding], proofs: dict[str, str] | None = None) -> str:
+    """Each rule's commands in a code block, under its rule id when there are several, with what proves them."""
     blocks = [(f"{f.rule_id} — {f.title}:\n\n" if len(findings) > 1 else "") + f"```\n{f.recommendation}\n```"
+              + (f"\n{(proofs or {})[f.rule_id]}" if f.rule_id in (proofs or {}) else "")
               for f in findings if f.recommendation]
     return "\n\n".join(blocks)
 

@@ -226,6 +226,14 @@ class InventoryResult(ToolResult):
 
 
 # --- sql_path ---------------------------------------------------------------------------------------------------
+class DeviceFix(_Part):
+    """A device's own fix for one failing rule, and whether re-judging its patched configuration proved it."""
+
+    commands: list[str]
+    verified: bool
+    note: str = ""
+
+
 class SqlPathResult(ToolResult):
     template: str
     description: str
@@ -237,6 +245,7 @@ class SqlPathResult(ToolResult):
     rows: list[Row] = Field(description="the statement's rows, keyed by ``columns``")
     row_count: int
     row_cap_reached: bool
+    fixes: dict[str, DeviceFix] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _rows_of_the_template(self) -> SqlPathResult:

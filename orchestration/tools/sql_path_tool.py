@@ -1,12 +1,14 @@
 """``sql_path`` (DESIGN §6.2): one read-only SELECT planned by ``orchestration.warehouse.sql_path`` from the
 ontology, checked by the SQL guard and run with bound parameters. With ``assessment_id`` the statement's
 first parameter is that assessment, resolved here ('latest' → its id) so the answer can name it (a
-description's ``{assessment_id}`` is replaced by it)."""
+description's ``{assessment_id}`` is replaced by it). A ``device_rules`` result also carries the device's own
+fixes for what it fails, proven on its stored configuration (``device_fixes``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from orchestration.tools.device_fixes import device_fixes
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import FLEET, resolve_assessment
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
@@ -24,6 +26,7 @@ def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, param
     except UnsafeSQL as exc:
         raise ToolError(str(exc)) from None
     rows = result.dicts()
+    fixes = device_fixes(w, resolved, rows, viewer) if template == "device_rules" else {}
     return {"template": template, "description": description.replace("{assessment_id}", resolved or "the assessment"), "sql": safe_sql, "params": bound,
             "assessment_id": resolved, "collection": run.collection if run else collection, "columns": result.columns, "rows": rows, "row_count": len(rows),
-            "row_cap_reached": len(rows) >= ROW_CAP}
+            "row_cap_reached": len(rows) >= ROW_CAP, "fixes": fixes}

@@ -1,0 +1,54 @@
+"""The device's own fixes for the checks a ``device_rules`` answer shows failing, proven on its stored configuration.
+
+The warehouse keeps each device's configuration as assessed (secrets masked, ``configs``). For a question about
+one device ("how do I fix VTY-SSH-ONLY on RTR-BR-03-1"), the catalog's pattern is not the answer: the fix is
+written from the device's evidence and names (``orchestration.engines.remediation``), applied to that
+configuration in memory and re-judged with every rule. Masked values stay masked in the commands (the user fills
+them in, as the placeholders); a device whose configuration is not stored gets no entry, and the answer says that
+the catalog's fix is not verified on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.engines.config_parser import SUPPORTED, parse_config
+from orchestration.engines.remediation import verify_fix
+from orchestration.engines.rule_engine import evaluate_rule, get_rules
+from orchestration.warehouse.sql_guard import UnsafeSQL
+from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.store import Warehouse
+
+_CONFIG = ("SELECT c.config_text, a.platform, a.device_type FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
+           "WHERE c.assessment_id = ? AND c.asset_id = ?")
+
+
+def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, Any]],
+                 viewer: str | None) -> dict[str, dict[str, Any]]:
+    """rule id → {commands, verified, note} for the failing rows of one device's verdicts."""
+    failing = [r for r in rows if r.get("status") == "fail"]
+    if not failing or not assessment_id:
+        return {}
+    try:
+        _, result = run_sql(w, _CONFIG, [assessment_id, failing[0]["asset_id"]], viewer)
+    except UnsafeSQL:
+        return {}
+    found = result.dicts()
+    if not found or found[0]["platform"] not in SUPPORTED:
+        return {}
+    text, platform, device_type = found[0]["config_text"], found[0]["platform"], found[0]["device_type"]
+    cfg = parse_config(text, platform)
+    rules = {r.id: r for r in get_rules()}
+    out: dict[str, dict[str, Any]] = {}
+    for row in failing:
+        rule = rules.get(row["rule_id"])
+        if rule is None:
+            continue
+        judged = evaluate_rule(rule, cfg, device_type)
+        if judged.status != "fail":  # the stored text does not show it (a rule changed since the run)
+            out[rule.id] = {"commands": [], "verified": False,
+                            "note": "the stored configuration no longer fails it under today's rules"}
+            continue
+        fix = verify_fix(rule, cfg, judged, list(rules.values()), device_type)
+        out[rule.id] = {"commands": fix.shown, "verified": fix.verified, "note": fix.note}
+    return out
