@@ -149,3 +149,11 @@ def test_the_whole_corpus_assesses_in_one_command_with_a_platform_summary(writab
     device_level = next(r for r in d1["results"] if r["rule_id"] == "SSH-V2")
     assert device_level["interface"] is None and device_level["status"] == "pass"
     assert {r["status"] for r in d1["results"]} <= {"pass", "fail", "not_applicable", "exception"}
+    snmp = next(r for r in d1["results"] if r["rule_id"] == "SNMP-V3-PRIV")
+    assert snmp["status"] == "not_applicable" and snmp["reason"].startswith("SNMP is not in use")
+    out = subprocess.run([ASSESS, "assess-configs", str(roles), "--json", "--fixes"], capture_output=True, text=True,
+                         env=env, timeout=600)
+    fixes = {f["rule_id"]: f for f in next(f for f in json.loads(out.stdout)["files"] if f["file"] == "D1.cfg")["fixes"]}
+    assert fixes["IF-URPF-EDGE"] == {"rule_id": "IF-URPF-EDGE", "commands": [
+        "interface GigabitEthernet1", " ip verify unicast source reachable-via rx"], "verified": True, "note": ""}
+    assert all(f["verified"] for f in fixes.values()), [f for f in fixes.values() if not f["verified"]]

@@ -60,7 +60,9 @@ def test_bgp_fixes_go_to_the_peer_group_and_the_vrf() -> None:
                "    route-policy PASS in\nroute-policy PASS\n  pass\nend-policy\n")
     rule, cfg, result = _failing("BGP-EBGP-FILTER", xr)
     fix = verify_fix(rule, cfg, result, get_rules())
-    assert fix.commands[:3] == ["router bgp 65030", " vrf RED", "  neighbor 100.64.0.2"] and fix.verified
+    at = fix.commands.index("router bgp 65030")
+    assert fix.commands[at:at + 3] == ["router bgp 65030", " vrf RED", "  neighbor 100.64.0.2"] and fix.verified
+    assert "route-policy PEER-IN" in fix.commands[:at]  # the policy the neighbour is given is defined first
 
 
 def test_a_fix_that_leaves_the_exposure_is_labelled_not_verified() -> None:
@@ -126,3 +128,12 @@ def test_patching_keeps_a_multi_line_banner() -> None:
     patched = apply_commands(cfg, derive_fix(rule, cfg, result))
     assert "Authorized access only.\nDisconnect now.\n^C" in patched and " transport input ssh" in patched
     assert verify_fix(rule, cfg, result, get_rules()).verified
+
+
+def test_asa_management_from_anywhere_is_closed_per_service_it_opened() -> None:
+    asa = ASA + "http server enable\nhttp 0.0.0.0 0.0.0.0 outside\nssh 0.0.0.0 0.0.0.0 outside\n"
+    rule, cfg, result = _failing("ASA-MGMT-ANY", asa, "firewall")
+    fix = verify_fix(rule, cfg, result, get_rules(), "firewall")
+    assert fix.commands == ["no http 0.0.0.0 0.0.0.0 outside", "http <MGMT-SUBNET> <MASK> management",
+                            "no ssh 0.0.0.0 0.0.0.0 outside", "ssh <MGMT-SUBNET> <MASK> management"]
+    assert fix.verified

@@ -48,6 +48,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "LOGIN-HARDEN": (IOS, "router", "login on-failure log\n", "login block-for 120 attempts 3 within 60\nlogin on-failure log\n"
                                                             "security passwords min-length 12\n"),
     "HTTP-ACCESS-CLASS": (IOS, "router", "ip http secure-server\n", "ip http secure-server\nip http access-class ipv4 MGMT-ONLY\n"),
+    "REF-UNDEFINED": (IOS, "router", "router bgp 65001\n neighbor 203.0.113.2 remote-as 64500\n neighbor 203.0.113.2 route-map FROM-ISP in\n",
+                      "router bgp 65001\n neighbor 203.0.113.2 remote-as 64500\n neighbor 203.0.113.2 route-map FROM-ISP in\n"
+                      "route-map FROM-ISP permit 10\n match ip address prefix-list ISP\nip prefix-list ISP seq 5 permit 0.0.0.0/0\n"),
     "SNMP-TRAPS": (IOS, "router", "snmp-server community Xk9 RO SNMP-ACL\n", "snmp-server community Xk9 RO SNMP-ACL\nsnmp-server enable traps\n"),
     "LOG-HOST": (IOS, "router", "logging buffered 64000\n", "logging host 10.250.10.21\n"),
     "LOG-BUFFERED": (IOS, "router", "no logging console\n", "logging buffered 64000 informational\n"),

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from orchestration.engines.bgp import bgp_view
 from orchestration.engines.config_parser import Line, ParsedConfig, parse_config
-from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config, family, interfaces
+from orchestration.engines.rule_engine import (Rule, RuleResult, evaluate_config, family, interfaces,
+                                               undefined_references)
 from orchestration.engines.secrets import mask_line
 
 # Commands that set one value: a new one replaces the old (the key is what the line sets, not its value)
@@ -205,7 +206,8 @@ def _bgp_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, fix: list[str]) 
     failing = set(result.evidence_lines)
     targets = [n for n in view.neighbors if n.line.number in failing or any(ln.number in failing for ln in n.lines)]
     nested = family(cfg.platform) in ("nx-os", "ios-xr")
-    body = fix[1:]
+    at = next((i for i, ln in enumerate(fix) if ln.startswith("router bgp ")), 0)
+    preamble, body = fix[:at], fix[at + 1:]  # what the neighbour lines refer to (the filter), then the neighbours
     out = [f"router bgp {view.local_as}"]
     done: set[tuple[str, str | None]] = set()
     for n in targets:
@@ -223,7 +225,7 @@ def _bgp_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, fix: list[str]) 
             flat = [ln for ln in lines if ln.strip().startswith("neighbor ")]
             in_af = any(ln.startswith(" address-family") for ln in lines)
             out += ([af] if in_af or n.vrf else []) + [("  " if in_af or n.vrf else " ") + ln.strip() for ln in flat]
-    return out if len(out) > 1 else fix
+    return preamble + out if len(out) > 1 else fix
 
 
 def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
@@ -241,6 +243,10 @@ def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
             return [re.sub(r"\b(?:password|secret) [07] \S+.*$", "algorithm-type scrypt secret <password>", ln.text)
                     for ln in evidence]
         return [x for ln in evidence for x in _in_context([ln], negate=True) + [" secret 10 <password>"]]
+    if check.function == "undefined_references":
+        return _define_missing(cfg)
+    if rule.id == "ASA-MGMT-ANY":  # each open line closed, the same service opened to the management network only
+        return [x for ln in evidence for x in (f"no {ln.text}", f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> management")]
     if check.function in ("bgp_neighbor_auth", "bgp_ebgp_filter"):
         return _bgp_fix(rule, cfg, result, fix)
     if check.function == "hsrp_auth":  # each group of each interface the evidence shows, by its own number
@@ -292,6 +298,29 @@ def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
         per_if = [line for name in names for line in [f"interface {name}", *children]]
         return head_children + per_if if names else fix
     return fix
+
+
+# What each missing list becomes: the behaviour the device has today made explicit where that is safe (an undefined
+# route-map or prefix-list denies every route in BGP), else a definition whose entries the user writes.
+_STUBS = {
+    "route-map": ["route-map {name} deny 10", " ! today's behaviour (deny every route) made explicit: write the entries you meant"],
+    "prefix-list": ["ip prefix-list {name} seq 5 deny 0.0.0.0/0 le 32", "! write the prefixes you meant to allow"],
+    "access-list": ["ip access-list {acl} {name}", " permit <the traffic {name} was meant to allow>"],
+    "class-map": ["class-map match-any {name}", " match <the traffic of class {name}>"],
+    "policy-map": ["policy-map {name}", " class class-default"],
+}
+
+
+def _define_missing(cfg: ParsedConfig) -> list[str]:
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for line, kind, name in undefined_references(cfg):
+        if (kind, name) in seen:
+            continue
+        seen.add((kind, name))
+        acl = "extended" if "access-group" in line.text else "standard"
+        out += [x.format(name=name, acl=acl) for x in _STUBS[kind]]
+    return out
 
 
 def _eigrp_fix(cfg: ParsedConfig, evidence: list[Line]) -> list[str]:

@@ -278,6 +278,53 @@ def _con_auth(cfg: ParsedConfig) -> Outcome:
     return _line_auth(cfg, r"^line con", needs_login=True)  # the console's default is no login at all
 
 
+# (kind, how a line refers to one by name); IOS/IOS-XE syntax, NX-OS and IOS-XR where they share it
+_REFERENCES: list[tuple[str, re.Pattern[str]]] = [
+    ("access-list", re.compile(r"^(?:ip |ipv6 )?access-group (?P<name>\S+) (?:in|out)$")),
+    ("access-list", re.compile(r"^(?:ipv6 )?access-class (?P<name>\S+) (?:in|out)$")),
+    ("access-list", re.compile(r"^ip http access-class (?:ipv4 )?(?P<name>\S+)$")),
+    ("access-list", re.compile(r"^snmp-server community \S+ (?:RO|RW|ro|rw) (?:ipv6 \S+ )?(?P<name>[A-Za-z]\S*)$")),
+    ("access-list", re.compile(r"^match (?:ip address|access-group name) (?P<name>[A-Za-z]\S*)$")),
+    ("prefix-list", re.compile(r"^(?:neighbor \S+ )?prefix-list (?P<name>\S+) (?:in|out)$")),
+    ("prefix-list", re.compile(r"^match ip address prefix-list (?P<name>\S+)")),
+    ("route-map", re.compile(r"^(?:neighbor \S+ )?route-map (?P<name>\S+) (?:in|out)$")),
+    ("route-map", re.compile(r"^redistribute \S+(?: \S+)*? route-map (?P<name>\S+)")),
+    ("policy-map", re.compile(r"^service-policy (?:input|output|type \S+ input|type \S+ output) (?P<name>\S+)$")),
+    ("class-map", re.compile(r"^class (?!class-default$)(?P<name>\S+)$")),
+]
+_DEFINITIONS: list[tuple[str, re.Pattern[str]]] = [
+    ("access-list", re.compile(r"^(?:ip|ipv6) access-list (?:standard |extended |role-based )?(?P<name>\S+)$")),
+    ("access-list", re.compile(r"^access-list (?P<name>\S+) ")),
+    ("prefix-list", re.compile(r"^(?:ip|ipv6) prefix-list (?P<name>\S+) ")),
+    ("route-map", re.compile(r"^route-map (?P<name>\S+)")),
+    ("policy-map", re.compile(r"^policy-map (?:type \S+ )?(?P<name>\S+)$")),
+    ("class-map", re.compile(r"^class-map (?:type \S+ )?(?:match-any |match-all )?(?P<name>\S+)$")),
+]
+
+
+def undefined_references(cfg: ParsedConfig) -> list[tuple[Line, str, str]]:
+    """(line, kind, name) of every line that names an ACL, prefix-list, route-map, policy-map or class-map the
+    configuration does not define."""
+    defined = {(kind, m.group("name")) for ln in cfg.top for kind, rx in _DEFINITIONS if (m := rx.match(ln.text))}
+    out: list[tuple[Line, str, str]] = []
+    for ln in cfg.lines:
+        for kind, rx in _REFERENCES:
+            m = rx.match(ln.text)
+            if m and (kind, m.group("name")) not in defined:
+                out.append((ln, kind, m.group("name")))
+                break
+    return out
+
+
+def _undefined_references(cfg: ParsedConfig) -> _Finding | None:
+    """What the device does with an undefined reference depends on the feature (a route-map that does not exist
+    denies every route in BGP, an ACL that does not exist permits everything on an interface) — never what the
+    author meant."""
+    found = undefined_references(cfg)
+    return _Finding([ln for ln, _, _ in found], notes={ln.number: f"{kind} {name} is not defined"
+                                                        for ln, kind, name in found}) if found else None
+
+
 def _ntp_lines(cfg: ParsedConfig) -> list[Line]:
     """NTP commands on every syntax: top-level 'ntp …' lines, and IOS-XR's 'ntp' block children."""
     out = list(cfg.find(_rx(r"^ntp "), top_level=True))
@@ -383,6 +430,7 @@ CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], Outcome]] = {
     "snmp_v3_priv": _snmp_v3_priv,
     "exec_timeout": _exec_timeout,
     "vty_auth": _vty_auth,
+    "undefined_references": _undefined_references,
     "con_auth": _con_auth,
     "ssh_limits": _ssh_limits,
     "ospf_auth": _ospf_auth,
