@@ -20,8 +20,14 @@ from dataclasses import dataclass, field
 
 from orchestration.engines.bgp import bgp_view
 from orchestration.engines.config_parser import Line, ParsedConfig, parse_config
-from orchestration.engines.rule_engine import (Rule, RuleResult, evaluate_config, family, interfaces,
-                                               undefined_references)
+from orchestration.engines.rule_engine import (
+    Rule,
+    RuleResult,
+    evaluate_config,
+    family,
+    interfaces,
+    undefined_references,
+)
 from orchestration.engines.secrets import mask_line
 
 # Commands that set one value: a new one replaces the old (the key is what the line sets, not its value)
