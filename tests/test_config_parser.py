@@ -122,3 +122,19 @@ def test_platform_is_identified_before_deciding_what_is_a_configuration() -> Non
                              "line vty\n").platform == "nx-os"
     prose = "Service windows are on Sundays.\nLogging must go to the SIEM.\nVersion 2 of this standard.\n"
     assert identify_platform(prose).platform == "unknown" and not looks_like_config(prose)
+
+
+@pytest.mark.parametrize("text, platform", [
+    ("hostname leaf1\nusername admin privilege 15 role network-admin secret sha512 $6$x\ninterface Ethernet1\n"
+     "   no switchport\n", "Arista EOS"),
+    ("config firewall policy\n    edit 1\n        set srcintf \"port1\"\n    next\nend\n", "Fortinet FortiOS"),
+    ("config sysname WLC-1\nconfig wlan create 1 CORP CORP\nconfig network telnet disable\n", "Cisco AireOS WLC"),
+    ("config-file-header\nswitch01\nv1.4.8.6 / R800_NIK_1_4_194_194\nhostname switch01\ninterface vlan 1\n",
+     "Cisco Small Business (SG/CBS)"),
+    ("ver 08.0.95bT213\nstack unit 1\n  module 1 icx7150-48p-poe-port-management-module\nhostname icx1\n",
+     "Brocade/Ruckus ICX"),
+])
+def test_more_systems_are_refused_by_their_name(text: str, platform: str) -> None:
+    from orchestration.engines.config_parser import identify_platform
+    verdict = identify_platform(text)
+    assert (verdict.platform, verdict.supported) == (platform, False)

@@ -33,12 +33,17 @@ _CONFIG_MARKERS = re.compile(
 _OTHER_PLATFORMS = [
     ("Arista EOS", re.compile(r"^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management (?:api|ssh|security|console|"
                               r"cvx)\b|^daemon TerminAttr|^service routing protocols model|^vrf instance \S+|"
-                              r"^(?:no )?aaa root\b|^transceiver qsfp default-mode", re.M)),
+                              r"^(?:no )?aaa root\b|^transceiver qsfp default-mode|^username \S+ .*\bsecret sha512 ", re.M)),
     ("VyOS", re.compile(r"(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
                         r"^\s*ethernet eth\d+ \{", re.M)),
     ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security|policy-options) |^system \{|"
                                  r"^## Last commit:|^version \d+\.\d+[RXDI]\S*;$", re.M)),
-    ("Fortinet FortiOS", re.compile(r"^config system (?:global|interface)|^#config-version=F", re.M)),
+    ("Fortinet FortiOS", re.compile(r"^config (?:system (?:global|interface)|firewall (?:policy|address)|router static)$|"
+                                    r"^#config-version=F", re.M)),
+    ("Cisco AireOS WLC", re.compile(r"^config (?:sysname|wlan (?:create|ssid)|network (?:webmode|telnet)|radius auth) ",
+                                    re.M)),
+    ("Cisco Small Business (SG/CBS)", re.compile(r"^config-file-header$", re.M)),
+    ("Brocade/Ruckus ICX", re.compile(r"^ver \d+\.\d+|^module \d+ icx", re.M)),
     ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig |^set rulebase |^set network "
                                     r"(?:interface|virtual-router) ", re.M)),
     ("F5 BIG-IP", re.compile(r"^#TMSH-VERSION|^(?:ltm|gtm) (?:virtual|pool|node|profile|monitor) |"
