@@ -16,6 +16,7 @@ and it has no ASA driver — so the few replacement rules a fix needs are writte
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from orchestration.engines.bgp import bgp_view
@@ -162,29 +163,19 @@ def _in_context(lines: list[Line], negate: bool) -> list[str]:
     return out
 
 
-def _children_of(fix: list[str], parent: re.Pattern[str]) -> list[str]:
-    """The catalog's lines under its first line that matches ``parent`` ('interface <if>' → ' no ip proxy-arp')."""
-    out: list[str] = []
+def _split_under(fix: list[str], parent: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """The catalog's lines under its top-level lines that match ``parent`` ('interface <if>' → ' no ip proxy-arp'),
+    and the lines outside them (the ACL a VTY fix refers to)."""
+    under: list[str] = []
+    outside: list[str] = []
     inside = False
     for line in fix:
         if not line.startswith(" "):
             inside = bool(parent.search(line))
-            continue
-        if inside:
-            out.append(line)
-    return out
-
-
-def _outside_of(fix: list[str], parent: re.Pattern[str]) -> list[str]:
-    """The catalog's lines that are not under ``parent`` (the ACL a VTY fix refers to)."""
-    out: list[str] = []
-    inside = False
-    for line in fix:
-        if not line.startswith(" "):
-            inside = bool(parent.search(line))
-        if not inside:
-            out.append(line)
-    return out
+            if inside:
+                continue
+        (under if inside else outside).append(line)
+    return under, outside
 
 
 def _evidence_lines(cfg: ParsedConfig, result: RuleResult) -> list[Line]:
@@ -206,7 +197,7 @@ def _depth(line: Line) -> int:
     return depth
 
 
-def _bgp_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, fix: list[str]) -> list[str]:
+def _bgp_fix(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
     """Per failing neighbour — or the peer-group / template it takes its session from — in its VRF."""
     view = bgp_view(cfg)
     failing = set(result.evidence_lines)
@@ -234,76 +225,119 @@ def _bgp_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, fix: list[str]) 
     return preamble + out if len(out) > 1 else fix
 
 
+def _fix_method_none(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    return [re.sub(r"\s+none\b", "", ln.text) for ln in evidence]  # the same method list without its 'none'
+
+
+def _fix_user_hash(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The same users with a strong hash (and a new password: the old one is known)."""
+    if family(cfg.platform) == "ios-xe":
+        return [re.sub(r"\b(?:password|secret) [07] \S+.*$", "algorithm-type scrypt secret <password>", ln.text)
+                for ln in evidence]
+    return [x for ln in evidence for x in _in_context([ln], negate=True) + [" secret 10 <password>"]]
+
+
+def _fix_asa_management(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """Each line open to any address closed, the same service opened to the management network only."""
+    return [x for ln in evidence for x in (f"no {ln.text}", f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> management")]
+
+
+def _fix_fhrp(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """Each HSRP/VRRP group of each interface the evidence shows, by its own number."""
+    out: list[str] = []
+    for b in evidence:
+        out.append(b.text)
+        for c in b.children:
+            if re.match(r"^(standby|vrrp) \d+ (ip|address)\b", c.text):
+                out.append(f" {' '.join(c.text.split()[:2])} authentication md5 key-string <key>")
+            elif re.match(r"^hsrp \d+$", c.text):
+                out += [f" {c.text}", "  authentication md5 key-string <key>"]
+    return out
+
+
+def _fix_snmp_acl(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    return ["ip access-list standard SNMP-MGMT", " permit <MGMT-SUBNET> <WILDCARD>",
+            *(f"{ln.text} SNMP-MGMT" for ln in evidence)]  # the same communities, restricted
+
+
+def _fix_snmp_v3(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """v3 with AES privacy added; v1/v2c communities and DES users removed, v3 groups raised to 'priv'."""
+    if not evidence:
+        return fix
+    weak = re.compile(r"\bpriv (des|3des|des56)\b|\bpriv 0x")
+    return ([ln for ln in fix if not ln.startswith("no ")]
+            + [f"no {ln.text}" if "community" in ln.text or weak.search(ln.text)
+               else re.sub(r" v3 (noauth|auth)\b", " v3 priv", ln.text) for ln in evidence])
+
+
+def _fix_line_auth(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The device's own lines, authenticated locally — or by the default list where they named a missing one."""
+    blocks = _blocks_of(evidence)
+    return [x for b in blocks for x in (b.text, " no login authentication" if any(
+        c.text.startswith("login authentication ") for c in b.children) else " login local")] or fix
+
+
+def _fix_forbidden(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The offending lines negated in their context, with the catalog's top-level additions (not its 'no' forms)."""
+    positive = [ln for ln in fix if not ln.strip().startswith("no ") and "<string>" not in ln]
+    if any(ln.startswith(" ") for ln in fix):
+        positive = []
+    return _in_context(evidence, negate=True) + positive
+
+
+def _fix_blocks(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The catalog's line settings under each of the device's own line blocks the evidence shows."""
+    blocks = _blocks_of(evidence)
+    under, outside = _split_under(fix, re.compile(r"^line "))
+    children = list(dict.fromkeys(under))  # vty and console alike
+    return outside + _blocks_fix(blocks, children) if blocks and children else fix
+
+
+def _fix_interfaces(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The catalog's interface settings under each failing interface (else the routed ones)."""
+    failing = [v.interface for v in result.interfaces if v.status == "fail"]
+    names = failing or [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")][:4]
+    children = _split_under(fix, re.compile(r"^interface <if>"))[0]
+    before = fix[:next(i for i, ln in enumerate(fix) if "<if>" in ln)]  # 'router ospf 1' / ' area 0 authentication …'
+    per_if = [line for name in names for line in [f"interface {name}", *children]]
+    return before + per_if if names else fix
+
+
+def _blocks_of(evidence: list[Line]) -> list[Line]:
+    """The line blocks evidence lines are (or sit in), each once."""
+    parents = [ln if ln.text.startswith("line ") else ln.parent for ln in evidence]
+    return [b for i, b in enumerate(parents) if b is not None and b not in parents[:i]]
+
+
+Deriver = Callable[[ParsedConfig, RuleResult, list[str], list[Line]], list[str]]
+# by rule id or custom-check name; rules not named here are derived by their check kind
+_DERIVERS: dict[str, Deriver] = {
+    "AAA-METHOD-NONE": _fix_method_none, "PWD-USER-HASH": _fix_user_hash, "ASA-MGMT-ANY": _fix_asa_management,
+    "undefined_references": lambda cfg, result, fix, evidence: _define_missing(cfg),
+    "bgp_neighbor_auth": _bgp_fix, "bgp_ebgp_filter": _bgp_fix, "hsrp_auth": _fix_fhrp,
+    "eigrp_auth": lambda cfg, result, fix, evidence: _eigrp_fix(cfg, evidence),
+    "snmp_community_acl": _fix_snmp_acl, "snmp_v3_priv": _fix_snmp_v3,
+    "vty_auth": _fix_line_auth, "con_auth": _fix_line_auth, "exec_timeout": _fix_blocks,
+}
+
+
 def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
-    """The commands that fix ``result`` on this device, written from its evidence and its own names."""
+    """The commands that fix ``result`` on this device, written from its evidence and its own names: the catalog's
+    pattern with the device's OSPF process and AAA server group, shaped by the rule (``_DERIVERS``) or its check."""
     fix = _own_process(cfg, list(rule.fix_for(cfg.platform)))
     group = _server_group(cfg)
     if group:
         fix = [ln.replace("group tacacs+", f"group {group}") for ln in fix]
     evidence = _evidence_lines(cfg, result)
     check = rule.check
-    if rule.id == "AAA-METHOD-NONE":  # the same method list without its 'none' fallback
-        return [re.sub(r"\s+none\b", "", ln.text) for ln in evidence]
-    if rule.id == "PWD-USER-HASH":  # the same users, with a strong hash (a new password: the old one is known)
-        if family(cfg.platform) == "ios-xe":
-            return [re.sub(r"\b(?:password|secret) [07] \S+.*$", "algorithm-type scrypt secret <password>", ln.text)
-                    for ln in evidence]
-        return [x for ln in evidence for x in _in_context([ln], negate=True) + [" secret 10 <password>"]]
-    if check.function == "undefined_references":
-        return _define_missing(cfg)
-    if rule.id == "ASA-MGMT-ANY":  # each open line closed, the same service opened to the management network only
-        return [x for ln in evidence for x in (f"no {ln.text}", f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> management")]
-    if check.function in ("bgp_neighbor_auth", "bgp_ebgp_filter"):
-        return _bgp_fix(rule, cfg, result, fix)
-    if check.function == "hsrp_auth":  # each group of each interface the evidence shows, by its own number
-        out: list[str] = []
-        for b in evidence:
-            out.append(b.text)
-            for c in b.children:
-                if re.match(r"^(standby|vrrp) \d+ (ip|address)\b", c.text):
-                    out.append(f" {' '.join(c.text.split()[:2])} authentication md5 key-string <key>")
-                elif re.match(r"^hsrp \d+$", c.text):
-                    out += [f" {c.text}", "  authentication md5 key-string <key>"]
-        return out
-    if check.function == "eigrp_auth":
-        return _eigrp_fix(cfg, evidence)
-    if check.function == "snmp_community_acl":  # the same communities, restricted
-        return ["ip access-list standard SNMP-MGMT", " permit <MGMT-SUBNET> <WILDCARD>",
-                *(f"{ln.text} SNMP-MGMT" for ln in evidence)]
-    if check.function == "snmp_v3_priv" and evidence:  # v1/v2c communities removed, v3 groups with privacy
-        return ([ln for ln in fix if not ln.startswith("no ")]
-                + [f"no {ln.text}" if "community" in ln.text else re.sub(r" v3 (noauth|auth)\b", " v3 priv", ln.text)
-                   for ln in evidence if not re.search(r"\bpriv (des|3des|des56)\b|\bpriv 0x", ln.text)]
-                + [f"no {ln.text}" for ln in evidence if re.search(r"\bpriv (des|3des|des56)\b|\bpriv 0x", ln.text)])
-    if check.kind in ("forbid", "block_forbid", "iface_forbid") and evidence:
-        positive = [ln for ln in fix if not ln.strip().startswith("no ") and "<string>" not in ln]
-        if check.kind == "iface_forbid" or any(ln.startswith(" ") for ln in fix):
-            positive = []
-        return _in_context(evidence, negate=True) + positive
-    if check.function in ("vty_auth", "con_auth"):  # the device's own lines, authenticated locally or by the list
-        parents = [ln if ln.text.startswith("line ") else ln.parent for ln in evidence]
-        blocks = [b for i, b in enumerate(parents) if b is not None and b not in parents[:i]]
-        return [x for b in blocks for x in (b.text, " no login authentication" if any(
-            c.text.startswith("login authentication ") for c in b.children) else " login local")] or fix
-    if check.kind in ("block_require",) or check.function == "exec_timeout":
-        parents = [ln if ln.text.split()[0] == "line" else ln.parent for ln in evidence]
-        blocks = [b for i, b in enumerate(parents) if b is not None and b not in parents[:i]]
-        children = list(dict.fromkeys(_children_of(fix, re.compile(r"^line "))))  # vty and console alike
-        if not (blocks and children):
-            return fix
-        return _outside_of(fix, re.compile(r"^line ")) + _blocks_fix(blocks, children)
-    if "<if>" in " ".join(fix):
-        failing = [v.interface for v in result.interfaces if v.status == "fail"]
-        names = failing or [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")][:4]
-        children = _children_of(fix, re.compile(r"^interface <if>"))
-        head = [ln for ln in fix if not ln.startswith(" ") and "<if>" not in ln]
-        head_children: list[str] = []
-        if head:  # e.g. 'router ospf 1' / ' area 0 authentication …' before the interfaces
-            first = next(i for i, ln in enumerate(fix) if "<if>" in ln)
-            head_children = fix[:first]
-        per_if = [line for name in names for line in [f"interface {name}", *children]]
-        return head_children + per_if if names else fix
-    return fix
+    deriver = _DERIVERS.get(rule.id) or _DERIVERS.get(check.function or "")
+    if deriver is None and check.kind in ("forbid", "block_forbid", "iface_forbid") and evidence:
+        deriver = _fix_forbidden
+    elif deriver is None and check.kind == "block_require":
+        deriver = _fix_blocks
+    elif deriver is None and "<if>" in " ".join(fix):
+        deriver = _fix_interfaces
+    return deriver(cfg, result, fix, evidence) if deriver else fix
 
 
 # What each missing list becomes: the behaviour the device has today made explicit where that is safe (an undefined
