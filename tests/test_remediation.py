@@ -137,3 +137,14 @@ def test_asa_management_from_anywhere_is_closed_per_service_it_opened() -> None:
     assert fix.commands == ["no http 0.0.0.0 0.0.0.0 outside", "http <MGMT-SUBNET> <MASK> management",
                             "no ssh 0.0.0.0 0.0.0.0 outside", "ssh <MGMT-SUBNET> <MASK> management"]
     assert fix.verified
+
+
+def test_a_fix_on_a_masked_configuration_keeps_the_masked_values_as_the_devices_own() -> None:
+    from orchestration.tools.device_fixes import _one_token_markers
+    masked = IOS + "snmp-server community <community masked> RO\nsnmp-server group NETOPS v3 auth\n"
+    cfg = parse_config(_one_token_markers(masked))
+    rule = next(r for r in get_rules() if r.id == "SNMP-ACL")
+    result = evaluate_rule(rule, cfg, "router")
+    assert result.status == "fail"  # one word, as the value was: the line has no ACL
+    fix = verify_fix(rule, cfg, result, get_rules())
+    assert "snmp-server community <community-masked-1> RO SNMP-MGMT" in fix.shown and fix.verified

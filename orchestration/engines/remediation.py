@@ -337,7 +337,19 @@ def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
         deriver = _fix_blocks
     elif deriver is None and "<if>" in " ".join(fix):
         deriver = _fix_interfaces
-    return deriver(cfg, result, fix, evidence) if deriver else fix
+    return _once(deriver(cfg, result, fix, evidence) if deriver else fix)
+
+
+def _once(commands: list[str]) -> list[str]:
+    """A top-level command given twice (the catalog's and the one written from the evidence) kept once; lines in a
+    block are kept as they are (the same setting under two VTY ranges is two commands)."""
+    out: list[str] = []
+    for i, line in enumerate(commands):
+        opens_block = i + 1 < len(commands) and commands[i + 1].startswith(" ")
+        if not line.startswith(" ") and not opens_block and line in out:
+            continue
+        out.append(line)
+    return out
 
 
 # What each missing list becomes: the behaviour the device has today made explicit where that is safe (an undefined
@@ -390,7 +402,8 @@ def _own_process(cfg: ParsedConfig, lines: list[str]) -> list[str]:
 # What the user fills in, replaced for judging by values of the right form (documentation addresses)
 _SAMPLES = [(re.compile(r"<(?:LOG-SERVER|NTP-SERVER(?:-\d)?|SNMP-COLLECTOR|MGMT-SUBNET)>"), "192.0.2.10"),
             (re.compile(r"<WILDCARD>"), "0.0.0.255"), (re.compile(r"<MASK>"), "255.255.255.0"),
-            (re.compile(r"<PREFIX-LENGTH>"), "24"), (re.compile(r"<[A-Za-z-]+>"), "PLACEHOLDER")]
+            (re.compile(r"<PREFIX-LENGTH>"), "24"),
+            (re.compile(r"<(?![A-Za-z-]*-masked-\d+>)[A-Za-z-]+>"), "PLACEHOLDER")]  # a masked value is the device's own
 
 
 def _sample(line: str) -> str:

@@ -10,6 +10,7 @@ the catalog's fix is not verified on it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from orchestration.engines.config_parser import SUPPORTED, parse_config
@@ -21,6 +22,20 @@ from orchestration.warehouse.store import Warehouse
 
 _CONFIG = ("SELECT c.config_text, a.platform, a.device_type FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
            "WHERE c.assessment_id = ? AND c.asset_id = ?")
+
+
+def _one_token_markers(text: str) -> str:
+    """'<community masked>' → '<community-masked-1>': a masked value stays one word, as the value was (so the rules
+    count a line's words as on the device: 'snmp-server community X RO' has no ACL, masked or not), and two masked
+    values stay two values (numbered in order), so a fix for one community does not replace another."""
+    seen: dict[str, int] = {}
+
+    def numbered(m: re.Match[str]) -> str:
+        kind = m.group(1).replace(" ", "-")
+        seen[kind] = seen.get(kind, 0) + 1
+        return f"<{kind}-masked-{seen[kind]}>"
+
+    return re.sub(r"<([^<>\n]*?) masked>", numbered, text)
 
 
 def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, Any]],
@@ -37,7 +52,7 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
     if not found or found[0]["platform"] not in SUPPORTED:
         return {}
     text, platform, device_type = found[0]["config_text"], found[0]["platform"], found[0]["device_type"]
-    cfg = parse_config(text, platform)
+    cfg = parse_config(_one_token_markers(text), platform)
     rules = {r.id: r for r in get_rules()}
     out: dict[str, dict[str, Any]] = {}
     for row in failing:
@@ -45,9 +60,11 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
         if rule is None:
             continue
         judged = evaluate_rule(rule, cfg, device_type)
-        if judged.status != "fail":  # the stored text does not show it (a rule changed since the run)
-            out[rule.id] = {"commands": [], "verified": False,
-                            "note": "the stored configuration no longer fails it under today's rules"}
+        if judged.status != "fail":  # the value it fails on is masked ('public'), or a rule changed since the run
+            out[rule.id] = {"commands": [], "verified": False, "note": (
+                "the value it fails on is masked in the stored configuration, so the fix cannot be re-judged there"
+                if "masked>" in (row.get("evidence") or "") else
+                "the stored configuration no longer fails it under today's rules")}
             continue
         fix = verify_fix(rule, cfg, judged, list(rules.values()), device_type)
         out[rule.id] = {"commands": fix.shown, "verified": fix.verified, "note": fix.note}
