@@ -84,6 +84,7 @@ class PlatformVerdict:
     supported: bool
     reason: str = ""
 
+
 @dataclass
 class Line:
     number: int

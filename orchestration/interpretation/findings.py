@@ -191,7 +191,9 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
                      + (f" ({m.checks_in_scope} checks on this device in all)" if (m.checks_in_scope or 0)
                         > m.checks_performed else "") + ".")
         if findings:
-            parts.append("The fixes below are the configuration commands from the rule catalog, in priority order.")
+            parts.append("The fixes below are the configuration commands from the rule catalog, in priority order — "
+                         f"not re-judged on {device}: ask how to fix one check on {device} for its own fix, proven "
+                         "on its configuration.")
     else:
         parts.append(f"Assessment {m.assessment_id} ({date}) covered {m.assets_assessed} devices ({m.scope}): "
                      f"{m.checks_performed:,} checks performed, {m.checks_failed:,} failed, "
