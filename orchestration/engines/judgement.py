@@ -36,7 +36,8 @@ class Judgement:
         if self.config is None:
             return []
         rules = {r.id: r for r in get_rules()}
-        return [verify_fix(rules[r.rule_id], self.config, r, list(rules.values()), self.device_type)
+        before = {r.rule_id: r.status for r in self.results}  # judged once, not again per fix
+        return [verify_fix(rules[r.rule_id], self.config, r, list(rules.values()), self.device_type, before)
                 for r in self.results if r.status == "fail" and r.rule_id in rules]
 
     def as_dict(self, fixes: bool = False) -> dict[str, Any]:

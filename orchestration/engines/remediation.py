@@ -16,7 +16,7 @@ and it has no ASA driver — so the few replacement rules a fix needs are writte
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from orchestration.engines.bgp import bgp_view
@@ -428,11 +428,13 @@ _RANK = {"pass": 0, "not_applicable": 0, "fail": 1}
 
 
 def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: list[Rule],
-               device_type: str | None = None) -> Fix:
-    """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule."""
+               device_type: str | None = None, before: Mapping[str, str] | None = None) -> Fix:
+    """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule.
+    ``before``: the device's verdicts (rule id → status) when the caller has them — judged here otherwise."""
     commands = derive_fix(rule, cfg, result)
     shown = [_masked(ln) for ln in commands]
-    before = {r.rule_id: r.status for r in evaluate_config(rules, cfg, device_type)}
+    if before is None:
+        before = {r.rule_id: r.status for r in evaluate_config(rules, cfg, device_type)}
     required = rule.check.pattern if rule.check.kind == "require" and isinstance(rule.check.pattern, str) else None
     stored = frozenset(c.strip() for c in commands if required and c.strip().startswith("no ")
                        and re.search(required, c.strip()))

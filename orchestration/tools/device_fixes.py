@@ -15,7 +15,7 @@ from typing import Any
 
 from orchestration.engines.config_parser import SUPPORTED, parse_config
 from orchestration.engines.remediation import verify_fix
-from orchestration.engines.rule_engine import evaluate_rule, get_rules
+from orchestration.engines.rule_engine import evaluate_config, get_rules
 from orchestration.warehouse.sql_guard import UnsafeSQL
 from orchestration.warehouse.sql_path import run_sql
 from orchestration.warehouse.store import Warehouse
@@ -54,18 +54,20 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
     text, platform, device_type = found[0]["config_text"], found[0]["platform"], found[0]["device_type"]
     cfg = parse_config(_one_token_markers(text), platform)
     rules = {r.id: r for r in get_rules()}
+    verdicts = {r.rule_id: r for r in evaluate_config(list(rules.values()), cfg, device_type)}  # once per device
+    before = {rule_id: r.status for rule_id, r in verdicts.items()}
     out: dict[str, dict[str, Any]] = {}
     for row in failing:
         rule = rules.get(row["rule_id"])
         if rule is None:
             continue
-        judged = evaluate_rule(rule, cfg, device_type)
+        judged = verdicts[rule.id]
         if judged.status != "fail":  # the value it fails on is masked ('public'), or a rule changed since the run
             out[rule.id] = {"commands": [], "verified": False, "note": (
                 "the value it fails on is masked in the stored configuration, so the fix cannot be re-judged there"
                 if "masked>" in (row.get("evidence") or "") else
                 "the stored configuration no longer fails it under today's rules")}
             continue
-        fix = verify_fix(rule, cfg, judged, list(rules.values()), device_type)
+        fix = verify_fix(rule, cfg, judged, list(rules.values()), device_type, before)
         out[rule.id] = {"commands": fix.shown, "verified": fix.verified, "note": fix.note}
     return out
