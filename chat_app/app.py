@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import os
-import re
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,14 +20,15 @@ from chainlit.config import config as chainlit_config
 from chainlit.server import app as chainlit_app
 from chainlit.types import ThreadDict
 
-from chat_app.auth import LOCAL_USER, check_password
+from chat_app import commands
+from chat_app import step_views as views
+from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
 from chat_app.charts import figure
-from chat_app.documents import is_command, run_command
 from chat_app.files_dir import install_upload_guards, take_raw_upload, use_instance_files_directory
 from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
-from chat_app.rendering import NODE_LABELS, final_notes, json_block, plan_table
+from chat_app.rendering import NODE_LABELS, final_notes
 from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
@@ -38,10 +39,11 @@ from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
-from orchestration.state import AssessmentState, Plan
+from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.turn_pool import TurnPool, warm_up
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+log = logging.getLogger(__name__)
 SETTINGS = get_settings()
 
 
@@ -63,6 +65,7 @@ REVOKED = RevokedTokens(MemoryStore)
 install_revocation(REVOKED)
 THROTTLE = LoginThrottle()
 LIMITS = MessageLimits()
+FORGETTING: set[asyncio.Task[None]] = set()  # stopped turns waiting for their worker, to be forgotten
 
 
 @cl.data_layer
@@ -84,6 +87,8 @@ else:
     @cl.header_auth_callback
     async def local_user(headers: Any) -> cl.User | None:
         return cl.User(identifier=LOCAL_USER, metadata={"provider": "local"})
+
+    install_local_sign_in(chainlit_app)
 
 
 @cl.on_logout
@@ -152,14 +157,18 @@ def _run_in_thread(prompt: str, thread_id: str, user_id: str, loop: asyncio.Abst
 
 
 class StepRenderer:
-    """One Chainlit step per node; task steps open when dispatch starts them and close when they finish."""
+    """One Chainlit step per node, readable first (chat_app/step_views.py), with the node's time; task steps open
+    when dispatch starts them and close when they finish, each with its complete JSON as a side element."""
 
     def __init__(self, root: cl.Step) -> None:
         self.root = root
         self.open: dict[str, cl.Step] = {}
+        self.total_ms = 0.0
 
     async def event(self, event: TurnEvent) -> None:
         plan = event.update.get("plan")
+        ms = views.node_ms(event.update, event.node)
+        self.total_ms += ms
         if event.node == "dispatch":
             for task in (plan.tasks if isinstance(plan, Plan) else []):
                 step = await made(cl.Step, name=task.owner, type="tool", parent_id=self.root.id, default_open=False,
@@ -173,25 +182,38 @@ class StepRenderer:
         label = NODE_LABELS.get(event.node, event.node)
         if isinstance(plan, Plan) and event.task_ids and plan.tasks:  # a task agent finished its task
             task = plan.tasks[0]
-            opened = self.open.get(task.id)
+            opened = self.open.pop(task.id, None)
             step = opened or await made(cl.Step, name=label, type="tool", parent_id=self.root.id)
-            step.output = f"**{task.status}** — {event.summary}\n\n" + json_block(task.outputs.model_dump(mode="json", exclude_unset=True))
+            mcp = event.update.get("mcp")
+            calls = [c for c in mcp.tool_calls if c.task_id in (None, task.id)] if isinstance(mcp, Mcp) else []
+            name = f"{task.id} outputs (JSON)"
+            step.output = views.task_view(task, calls, event.summary, ms, name, SETTINGS.warehouse_backend)
+            step.elements = [_json_element(name, {"task": task.model_dump(mode="json", exclude_unset=True),
+                                                  "tool_calls": [c.model_dump(mode="json") for c in calls]})]
             step.end = _now()
-            if opened is not None:
-                del self.open[task.id]
-                await step.update()
-            else:
-                await step.send()
+            await (step.update() if opened is not None else step.send())
             return
         # the node has finished: its step is sent once, complete (one data-layer write, not a create and an update)
         step = await made(cl.Step, name=label, type="tool", parent_id=self.root.id, default_open=False, show_input=False)
-        body = event.summary or "done"
+        body = f"{event.summary or 'done'}"
         if event.node == "planner" and isinstance(plan, Plan):
-            body += "\n\n" + plan_table(plan)
+            body += "\n\n" + views.plan_view(plan)
+            step.elements = [_json_element("plan (JSON)", plan.model_dump(mode="json"))]
+            body += "\n\nComplete plan: plan (JSON)"
         elif event.node == "intent_classifier" and "intent" in event.update:
-            body += "\n\n" + json_block(event.update["intent"].model_dump(mode="json"), 6000)
-        step.output, step.start, step.end = body, _now(), _now()
+            body = views.intent_view(event.update["intent"]) + "\n\nComplete reading: intent (JSON)"
+            step.elements = [_json_element("intent (JSON)", event.update["intent"].model_dump(mode="json"))]
+        elif event.node == "answer_composer" and "final" in event.update:
+            body = views.composer_view(event.update["final"], body)
+        elif event.node == "reflector" and "final" in event.update:
+            body = views.reflector_view(event.update["final"], body)
+        step.output, step.start, step.end = f"_{views.duration(ms)}_\n\n" + body, _now(), _now()
         await step.send()
+
+
+def _json_element(name: str, data: Any) -> cl.Text:
+    """A step's complete JSON, one click away in the side view (never cut)."""
+    return cl.Text(name=name, content=views.full_outputs(data), language="json", display="side")
 
 
 def _elements(state: AssessmentState) -> list[Any]:
@@ -225,6 +247,15 @@ def _export_actions(thread_id: str, state: AssessmentState | None = None) -> lis
     return actions
 
 
+async def _forget_when_done(queue: asyncio.Queue[TurnEvent | AssessmentState | None], thread_id: str) -> None:
+    """A stopped turn leaves the conversation memory once its worker has saved it: a follow-up never builds on an
+    answer the user did not see, and the export does not list it."""
+    while (item := await queue.get()) is not None:
+        if isinstance(item, AssessmentState) and item.conversation.turn_number:
+            with contextlib.suppress(Exception):
+                await cl.make_async(MemoryStore().forget_turn)(thread_id, item.conversation.turn_number)
+
+
 def answer_key(state: AssessmentState | dict[str, Any]) -> str:
     answer = state.final.answer if isinstance(state, AssessmentState) else state["final"]["answer"]
     return hashlib.sha256(answer.encode()).hexdigest()[:16]
@@ -241,12 +272,22 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     async with await made(cl.Step, name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]
         renderer = StepRenderer(root)
-        while (item := await queue.get()) is not None:
-            if isinstance(item, AssessmentState):
-                final_state = item
+        try:
+            while (item := await queue.get()) is not None:
+                if isinstance(item, AssessmentState):
+                    final_state = item
+                else:
+                    await renderer.event(item)
+        except asyncio.CancelledError:  # the user pressed Stop: the turn runs out in its worker, then is forgotten
+            if final_state is None:
+                forgetting = asyncio.get_running_loop().create_task(_forget_when_done(queue, thread_id))
+                FORGETTING.add(forgetting)  # held until done: the loop keeps only a weak reference to a task
+                forgetting.add_done_callback(FORGETTING.discard)
             else:
-                await renderer.event(item)
-        root.output = " → ".join(final_state.trace.node_run_order) if final_state else "no result"
+                await cl.make_async(MemoryStore().forget_turn)(thread_id, final_state.conversation.turn_number)
+            raise
+        root.output = (" → ".join(final_state.trace.node_run_order) + f" · {views.duration(renderer.total_ms)}"
+                       if final_state else "no result")
     if final_state is None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
@@ -307,11 +348,9 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
             except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
                 lines.append(f"- ✗ the configurations could not be assessed: {exc}")
         step.output = "\n".join(lines)
-    await cl.Message(content="**Upload results**\n\n" + "\n".join(lines)).send()
+    await send_note(thread_id, user_id, "upload", "Upload results", "**Upload results**\n\n" + "\n".join(lines),
+                    _collection_actions([commands.FLEET] if collection else []))
     return collection
-
-
-EXPORT_COMMAND = re.compile(r"^\s*/export(?:\s+(json|md|markdown|csv))?\s*$", re.I)
 
 
 @cl.on_message
@@ -332,15 +371,54 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
     prompt = message.content
     if files and await handle_uploads(files, user_id, thread_id):
         prompt = about_upload(prompt)  # "assess these": the configurations just assessed, not an earlier answer
-    export = EXPORT_COMMAND.match(message.content)
-    if export:
-        fmt = (export.group(1) or "md").lower()
-        await send_export(thread_id, "markdown" if fmt == "markdown" else fmt)
-    elif is_command(message.content):
-        await cl.Message(content=await cl.make_async(run_command)(message.content, user_id)).send()
+    if files and not message.content.strip():  # files alone: named after them, not "Untitled Conversation"
+        await _name_thread(thread_id, "Upload: " + ", ".join(e.name for e in files)[:70])
+    parsed = commands.parse(message.content)
+    if parsed is not None and parsed[0] is not None and parsed[0].name == "export":
+        fmt = (parsed[1].split() or ["md"])[0].lower()
+        if fmt not in ("md", "markdown", "json", "csv"):
+            await cl.Message(content=f"`/export` makes `md`, `json` or `csv`, not `{fmt}`.").send()
+        else:
+            await send_export(thread_id, "markdown" if fmt == "markdown" else fmt)
+    elif parsed is not None:
+        reply = await cl.make_async(commands.run)(message.content, user_id, thread_id)
+        await send_note(thread_id, user_id, "command", message.content.strip()[:80], reply.text,
+                        _collection_actions(reply.collections))
     elif not files or (message.content.strip() and not is_file_handoff(message.content)):
         # a message that only hands its files over ("Please add this document.") is answered by the upload results
         await run_turn(prompt, thread_id, user_id)
+
+
+async def _name_thread(thread_id: str, name: str) -> None:
+    from chainlit.data import get_data_layer
+
+    layer = get_data_layer()
+    if layer is not None:
+        with contextlib.suppress(Exception):  # a name is a convenience; the conversation goes on without it
+            await layer.update_thread(thread_id, name=name)
+
+
+def _collection_actions(collections: list[str]) -> list[cl.Action]:
+    return [cl.Action(name="use_collection", payload={"collection": c}, icon="database",
+                      label="Back to the fleet" if c == commands.FLEET else f"Use {c}") for c in collections[:8]]
+
+
+async def send_note(thread_id: str, user_id: str, kind: str, title: str, text: str,
+                    actions: list[cl.Action] | None = None) -> None:
+    """A message that is not an answer (a command's output, upload results), kept for the conversation's export."""
+    await cl.Message(content=text, actions=actions or []).send()
+    try:
+        await cl.make_async(MemoryStore().add_note)(thread_id, user_id, kind, title, text)
+    except Exception as exc:  # noqa: BLE001 — the message was shown; only its place in the export is lost
+        log.warning("could not keep the %s output for the export: %s", kind, type(exc).__name__)
+
+
+@cl.action_callback("use_collection")
+async def use_collection(action: cl.Action) -> None:
+    thread_id, user_id = cl.context.session.thread_id, _user_id()
+    name = str(action.payload.get("collection") or "")
+    reply = await cl.make_async(commands.switch_collection)(name, user_id, thread_id)
+    await send_note(thread_id, user_id, "command", f"/use {name}", reply.text, _collection_actions(reply.collections))
 
 
 @cl.action_callback("export_trace")
@@ -380,23 +458,25 @@ async def send_tables(thread_id: str, states: list[dict[str, Any]], key: str | N
 async def send_export(thread_id: str, fmt: str) -> None:
     """The conversation's trace as a file: the same for the buttons under an answer and for ``/export`` (which
     also works in a resumed thread, where the buttons of earlier answers are not restored)."""
-    from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
+    from orchestration.trace_export import TraceAccessError, thread_notes, thread_states, to_json, to_markdown
 
     try:
         states = await cl.make_async(thread_states)(thread_id, _user_id())
+        notes = await cl.make_async(thread_notes)(thread_id, _user_id())
     except TraceAccessError as exc:
         await cl.Message(content=f"Export refused: {exc}.").send()
         return
-    if not states:
+    if not states and not notes:
         await cl.Message(content="This conversation has no answers to export yet.").send()
         return
     if fmt == "csv":
         await send_tables(thread_id, states, None)
         return
     fmt = "md" if fmt == "markdown" else fmt
-    text = to_json(thread_id, states) if fmt == "json" else to_markdown(thread_id, states)
+    text = to_json(thread_id, states, notes) if fmt == "json" else to_markdown(thread_id, states, notes)
     name = f"trace-{thread_id[:8]}.{fmt}"
-    await cl.Message(content=f"Exported {len(states)} turn(s) of this conversation as {fmt.upper()}.",
+    await cl.Message(content=f"Exported {len(states)} turn(s)" + (f" and {len(notes)} upload or command output(s)"
+                                                                  if notes else "") + f" of this conversation as {fmt.upper()}.",
                      elements=[cl.File(name=name, content=text.encode(), mime="application/json" if fmt == "json"
                                        else "text/markdown", display="inline")]).send()
 

@@ -1,29 +1,12 @@
-"""Knowledge documents in the chat: ``/docs`` lists the documents a user can retrieve (shared ones and their
-own uploads: name, owner, chunks, added), ``/remove NAME`` removes one of the user's own uploads (shared
-documents are managed with ``assess ingest`` / ``assess kb remove``)."""
+"""Knowledge documents in the chat (``/docs`` and ``/remove`` in chat_app/commands.py): the documents a user can
+retrieve (shared ones and their own uploads: name, owner, chunks, added), and removing one of the user's own
+uploads (shared documents are managed with ``assess ingest`` / ``assess kb remove``)."""
 
 from __future__ import annotations
-
-import re
 
 from knowledge_base.ingest import owned_name
 from knowledge_base.service import get_index
 from orchestration.vocabulary.text import visible
-
-COMMAND = re.compile(r"^\s*/(docs|documents|remove)\b\s*(.*)$", re.I | re.S)
-
-
-def is_command(text: str) -> bool:
-    return bool(COMMAND.match(text or ""))
-
-
-def run_command(text: str, user_id: str) -> str:
-    m = COMMAND.match(text)
-    if m is None:
-        return ""
-    if m.group(1).lower() == "remove":
-        return remove(m.group(2).strip(), user_id)
-    return listing(user_id)
 
 
 def listing(user_id: str) -> str:

@@ -118,6 +118,10 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             (~20 steps per turn; at 20 concurrent conversations logins queued behind them for seconds)."""
             if name is None and user_id is None and metadata is None and tags is None and thread_id in self.known_threads:
                 return
+            if name is not None:  # named from its first message: "Knowledge documents", not "/docs"
+                from chat_app.commands import thread_title
+
+                name = thread_title(name)
             await super().update_thread(thread_id, name=name, user_id=user_id, metadata=metadata, tags=tags)
             self.known_threads.add(thread_id)
 

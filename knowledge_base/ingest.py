@@ -152,7 +152,8 @@ def _apply(plan: _Plan, vectors: np.ndarray) -> FileResult:
     status: Literal["added", "replaced", "duplicate"] = "replaced" if plan.replaced else ("added" if fresh else "duplicate")
     verb = {"added": "added", "replaced": "replaced the previous version with", "duplicate": "added no new"}[status]
     return FileResult(name, status, len(fresh), dupes,
-                      f"{name}: {verb} {len(fresh)} chunks" + (f", {dupes} duplicate chunks skipped" if dupes else ""))
+                      f"{name}: {verb} {len(fresh)} chunk{'' if len(fresh) == 1 else 's'}"
+                      + (f", {dupes} duplicate chunk{'' if dupes == 1 else 's'} skipped" if dupes else ""))
 
 
 def _embed(chunks: list[Chunk]) -> np.ndarray:

@@ -316,7 +316,8 @@ class ToolCall(StateModel):
     error: str | None = None
     task_id: str | None = None
     cached: bool = False  # served from agent memory (same call on the same warehouse within its freshness)
-    queries: list[str] = Field(default_factory=list)  # the statements it ran, in the engine's dialect (values bound)
+    queries: list[str] = Field(default_factory=list)  # the statements it ran, as the engine received them
+    query_params: list[list[Any]] = Field(default_factory=list)  # each statement's parameter values, in order
 
 
 class Mcp(StateModel):

@@ -1,4 +1,6 @@
-"""Trace export of a conversation: every turn's full STATE as JSON, or a readable Markdown report."""
+"""Trace export of a conversation: every turn's full STATE as JSON, or a readable Markdown report with each turn's
+plan, tool calls and the SQL they ran (values in place), retrieved chunks, answer and checks — and what the
+conversation showed besides answers (upload results, command outputs), each where it appeared."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import json
 from typing import Any
 
 from orchestration.memory.store import MemoryStore
+from orchestration.warehouse.sql_text import bind
 
 
 class TraceAccessError(PermissionError):
@@ -22,12 +25,50 @@ def thread_states(thread_id: str, user_id: str | None = None, store: MemoryStore
     return store.thread_states(thread_id)
 
 
-def to_json(thread_id: str, states: list[dict[str, Any]]) -> str:
-    return json.dumps({"thread_id": thread_id, "turns": states}, indent=2)
+def thread_notes(thread_id: str, user_id: str | None = None, store: MemoryStore | None = None) -> list[dict[str, Any]]:
+    """Upload results and command outputs of the conversation (the same access check as its turns)."""
+    store = store or MemoryStore()
+    owner = store.thread_owner(thread_id)
+    if owner is None or (user_id is not None and owner != user_id):
+        return []
+    return store.thread_notes(thread_id)
 
 
-def to_markdown(thread_id: str, states: list[dict[str, Any]]) -> str:
-    out = [f"# Assessment Assistant — conversation {thread_id}", "", f"{len(states)} turns.", ""]
+def to_json(thread_id: str, states: list[dict[str, Any]], notes: list[dict[str, Any]] | None = None) -> str:
+    return json.dumps({"thread_id": thread_id, "turns": states, "notes": notes or []}, indent=2)
+
+
+def _notes_after(notes: list[dict[str, Any]], turn: int) -> list[str]:
+    out: list[str] = []
+    for note in notes:
+        if note["after_turn"] == turn:
+            out += [f"### {note['title']} ({note['kind']}, {str(note['at'])[:19].replace('T', ' ')} UTC)", "",
+                    note["body"], ""]
+    return out
+
+
+def _chunks(state: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for task in state["plan"]["tasks"]:
+        ctx = (task.get("outputs") or {}).get("enterprise_context") or {}
+        chunks = ctx.get("retrieved_chunks") or []
+        if chunks:
+            out += [f"Retrieved for {task['id']} ({ctx.get('retrieval_mode') or 'retrieval'}): "
+                    f"_{' '.join(str(ctx.get('query_used', '')).split())}_", "",
+                    "| Rank | Document | Version | Section | Score |", "|---|---|---|---|---|"]
+            for i, chunk in enumerate(chunks, start=1):
+                m = chunk["metadata"]
+                out.append(f"| {m.get('rank') or i} | {m['source']} | {m.get('version') or '—'} | "
+                           f"{str(m.get('section', '')).replace('|', '/')} | {float(m.get('relevance_score', 0)):.3f} |")
+            out.append("")
+    return out
+
+
+def to_markdown(thread_id: str, states: list[dict[str, Any]], notes: list[dict[str, Any]] | None = None) -> str:
+    notes = notes or []
+    out = [f"# Assessment Assistant — conversation {thread_id}", "",
+           f"{len(states)} turn(s)" + (f", {len(notes)} upload or command output(s)" if notes else "") + ".", ""]
+    out += _notes_after(notes, 0)
     for n, s in enumerate(states, start=1):
         intent = s["intent"]
         out += [f"## Turn {n}: {s['input']['user_prompt'][:200]}", "",
@@ -46,11 +87,15 @@ def to_markdown(thread_id: str, states: list[dict[str, Any]]) -> str:
             out.append(f"- Tool `{c['tool_name']}` → {c['status']}, {c['row_count']} rows, {c['duration_ms']} ms"
                        + (", from agent memory" if c.get("cached") else f", {len(queries)} SQL statements")
                        + (f" — {c['error']}" if c.get("error") else ""))
+            values = c.get("query_params") or []
             if queries:
-                out += ["", "  ```sql", *(f"  {' '.join(q.split())};" for q in queries), "  ```", ""]
+                out += ["", "  ```sql", *(f"  {' '.join(bind(q, values[i] if i < len(values) else []).split())};"
+                                          for i, q in enumerate(queries)), "  ```", ""]
+        out += ["", *_chunks(s)]
         final = s["final"]
-        out += ["", "### Answer", "", final["answer"], ""]
+        out += ["### Answer", "", final["answer"], ""]
         if final["partial"]:
             out += [f"> Partial answer — risk of error: {final['risk_of_error']}. Missing: "
                     + "; ".join(final["missing_inputs"]), ""]
+        out += _notes_after(notes, n)
     return "\n".join(out)

@@ -1,4 +1,4 @@
-// Citation chips open exactly the chunk they name.
+// Citation chips open exactly the chunk they name; Escape closes the side view.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -27,4 +27,14 @@
   };
 
   new MutationObserver(check).observe(document.documentElement, { childList: true, subtree: true });
+
+  // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    const close = document.querySelector("#side-view-title button");
+    if (close) {
+      close.click();
+      requested = null;
+    }
+  });
 })();

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chat_app.documents import is_command, run_command
+from chat_app.commands import parse, run
 from knowledge_base.ingest import ingest_file
 
 
@@ -14,14 +14,14 @@ def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path
     doc = tmp_path / "notes.md"
     doc.write_text("# Notes\n\nOur lab routers use loopback0 as the NTP source.\n")
     assert ingest_file(doc, doc.name, owner="alice").status == "added"
-    assert is_command("/docs") and is_command("/remove notes.md") and not is_command("docs please")
-    alice, bob = run_command("/docs", "alice"), run_command("/docs", "bob")
+    assert parse("/docs") and parse("/remove notes.md") and parse("docs please") is None
+    alice, bob = run("/docs", "alice", "t-docs").text, run("/docs", "bob", "t-docs").text
     assert "| alice/notes.md | 1 | you |" in alice and "standard-snmpv3.md | 1 | shared" in alice
     assert "alice/notes.md" not in bob
-    assert "You have no document named" in run_command("/remove notes.md", "bob")
-    assert "only be removed by an administrator" in run_command("/remove standard-snmpv3.md", "alice")
-    assert "Removed **alice/notes.md**" in run_command("/remove notes.md", "alice")
-    assert "alice/notes.md" not in run_command("/docs", "alice")
+    assert "You have no document named" in run("/remove notes.md", "bob", "t-docs").text
+    assert "only be removed by an administrator" in run("/remove standard-snmpv3.md", "alice", "t-docs").text
+    assert "Removed **alice/notes.md**" in run("/remove notes.md", "alice", "t-docs").text
+    assert "alice/notes.md" not in run("/docs", "alice", "t-docs").text
 
 
 def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_same(writable_warehouse: Path,
@@ -47,9 +47,9 @@ def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_s
     assert get_retriever().search(question, viewer="bob")[0].metadata["source"] == "exceptions-datacenter.md"
     assert get_retriever().search(lab, viewer="alice")[0].metadata["source"] == "alice/notes.md"
     assert all(c.metadata["source"] != "alice/notes.md" for c in get_retriever().search(lab, viewer="bob"))
-    assert "| alice/notes.md | 1 | you |" in run_command("/docs", "alice")
-    assert "alice/notes.md" not in run_command("/docs", "bob") and "exceptions-datacenter.md | 1 | shared" in run_command(
-        "/docs", "bob")
+    assert "| alice/notes.md | 1 | you |" in run("/docs", "alice", "t-docs").text
+    assert "alice/notes.md" not in run("/docs", "bob", "t-docs").text and "exceptions-datacenter.md | 1 | shared" in run(
+        "/docs", "bob", "t-docs").text
 
 
 def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_warehouse: Path, tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_documents_uploaded_together_are_embedded_together_under_their_names_for
     seen: list[str] = []
     report = ingest.ingest_paths(scratch, lambda name, i, n: seen.append(f"{i}/{n} {name}"),
                                  {scratch[0]: "ntp.md", scratch[1]: "syslog.md"}, "alice")
-    assert [f.message for f in report.files] == ["alice/ntp.md: added 1 chunks", "alice/syslog.md: added 1 chunks"]
+    assert [f.message for f in report.files] == ["alice/ntp.md: added 1 chunk", "alice/syslog.md: added 1 chunk"]
     assert calls == [2] and seen == ["1/2 alice/ntp.md", "2/2 alice/syslog.md"]
     hits = get_retriever().search("Quokka syslog server", viewer="alice")
     assert hits[0].metadata["source"] == "alice/syslog.md"

@@ -193,3 +193,18 @@ def test_a_revoked_session_token_stays_revoked_on_every_replica(database_backend
     assert rows == [(token_key("token-1"),)]  # only a hash is stored: a token at rest would be a credential
     replica_a.revoke("token-old", "alice", datetime.now(UTC) - timedelta(seconds=1))  # expired ones are dropped
     assert len(MemoryStore()._kv("SELECT token_hash FROM revoked_tokens", ())) == 1
+
+
+def test_a_stopped_turn_is_forgotten_with_its_bytes_and_notes_count_to_their_owner(database_backend: str) -> None:
+    from tests.memory_worker import record
+
+    store = MemoryStore()
+    store.save_turn(record("t-stop", "alice", 1))
+    kept = store.stored_bytes("alice")
+    number = store.save_turn(record("t-stop", "alice", 2))
+    assert store.forget_turn("t-stop", number) and not store.forget_turn("t-stop", number)
+    assert store.turn_count("t-stop") == 1 and store.stored_bytes("alice") == kept
+    store.add_note("t-stop", "alice", "command", "/docs", "x" * 100)
+    store.add_note("t-stop", "bob", "command", "/docs", "planted")  # not bob's conversation
+    assert [n["body"] for n in store.thread_notes("t-stop")] == ["x" * 100]
+    assert store.stored_bytes("alice") == kept + 105 and store.stored_bytes("bob") == 0

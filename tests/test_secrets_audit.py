@@ -84,7 +84,7 @@ def test_no_store_attachment_export_or_log_holds_a_planted_secret(demo_warehouse
         log = max(TEST_OUTPUT.glob("app-*.log"), key=lambda p: p.stat().st_mtime)
     assert "assessment **" in answers[0] and answers[0].count("✓") == 4, answers[0]  # IOS-XE, NX-OS, IOS-XR, ASA
     assert "Juniper Junos" in answers[0] and "Arista EOS" in answers[0]  # refused by name, kept only masked
-    assert "masked>" in answers[1]  # the evidence was shown, masked
+    assert "masked>" in answers[2]  # the device's evidence was shown, masked
     assert "Exported" in answers[4] and "Exported" in answers[5]
     databases = sorted(data.rglob("*.duckdb")) + [p for p in data.rglob("*.sqlite")]
     rows = _sql_rows(databases)

@@ -63,6 +63,16 @@ def _lines(cfg: ParsedConfig, pattern: str) -> list[str]:
     return [f"{ln.number}: {ln.text}" for ln in cfg.lines if rx.search(ln.text)]
 
 
+def _as_command(pattern: str) -> str:
+    """An anchored pattern read as the command it stands for ('^no vstack$' → "`no vstack` line"), so that evidence
+    never shows a regular expression; a word pattern (``\\S+``, ``.*``) reads as "…"."""
+    text = re.sub(r"\\[Ssdw]\+|\.[*+]", "…", pattern.removeprefix("^").removesuffix("$"))
+    text = re.sub(r"\\(.)", r"\1", text)
+    if re.search(r"[\[\](){}*+?|]", text):
+        return "line the signature looks for"
+    return f"`{text}` line" if "…" not in text else f"line like `{text}`"
+
+
 def evaluate(signature: Signature, facts: DeviceFacts) -> SlicMatch | None:
     if facts.platform not in signature.platforms:
         return None
@@ -83,7 +93,7 @@ def evaluate(signature: Signature, facts: DeviceFacts) -> SlicMatch | None:
         if not hits or (signature.config_absent and _lines(facts.config, signature.config_absent)):
             return None
         if signature.config_absent:
-            return SlicMatch(signature, f"no line matching '{signature.config_absent}' in the configuration")
+            return SlicMatch(signature, f"no {_as_command(signature.config_absent)} in the configuration")
         return SlicMatch(signature, "; ".join(hits[:5]))
     since = facts.as_of - timedelta(days=signature.window_days)
     rx = re.compile(signature.event_mnemonic or "")

@@ -507,11 +507,11 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
     kind = f"{severity} " if severity else ""
     if frame.ask == "count" and frame.subject in ("findings", "rules"):
         return (f"**{failures:,}** failed {kind}checks on {devices(failing_devices)} ({where}, {run}, "
-                f"{m.assets_assessed} devices assessed).")
+                f"{devices(m.assets_assessed)} assessed).")
     if frame.ask == "count" and frame.subject == "devices":
         at_risk = "" if severity else (f"; {m.assets_at_risk} ({m.pct_assets_at_risk}%) have a critical or "
                                        "high-severity failure (at risk)")
-        return (f"**{failing_devices}** of {m.assets_assessed} devices fail at least one {kind}check{at_risk} "
+        return (f"**{failing_devices}** of {devices(m.assets_assessed)} fail at least one {kind}check{at_risk} "
                 f"({where}, {run}).")
     if frame.ask == "share" and frame.subject == "findings" and not severity:
         # "what's our pass rate for the dc2 spines": a share of the checks, not of the devices; "what % of checks
@@ -519,11 +519,11 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
         fails = frame.polarity == "fails"
         part = m.checks_failed if fails else m.checks_passed
         return (f"**{_pct(part, m.checks_performed)}%** of the checks {'fail' if fails else 'pass'} — {part:,} of "
-                f"{m.checks_performed:,} ({where}, {run}); {failing_devices} of {m.assets_assessed} devices have at "
+                f"{m.checks_performed:,} ({where}, {run}); {failing_devices} of {devices(m.assets_assessed)} have at "
                 "least one failed check.")
     if frame.ask == "share":
         pct = m.pct_assets_with_matching_failures if severity else _pct(m.assets_with_failures, m.assets_assessed)
-        return (f"**{pct}%** — {failing_devices} of {m.assets_assessed} devices have at least one failed {kind}check "
+        return (f"**{pct}%** — {failing_devices} of {devices(m.assets_assessed)} have at least one failed {kind}check "
                 f"({where}, {run}); the check pass rate is {m.pass_rate_pct}%.")
     if frame.ask == "yes_no" and frame.subject in ("findings", "devices", "rules"):
         passes = frame.polarity == "passes"  # "is ntp authenticated at HQ?" asks whether the checks pass
@@ -531,7 +531,7 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
             return (f"**{'No' if passes else 'Yes'}** — {failures:,} failed {kind}checks on "
                     f"{devices(failing_devices)} ({where}, {run}).")
         return (f"**{'Yes' if passes else 'No'}** — no failed {kind}check in {where} ({run}, "
-                f"{m.assets_assessed} devices assessed).")
+                f"{devices(m.assets_assessed)} assessed).")
     areas = result.breakdowns.get("technology") or []
     if frame.ask == "ranking" and frame.subject == "rules" and result.query_type == "technology" and areas:
         top = areas[0]

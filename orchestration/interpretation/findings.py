@@ -195,12 +195,12 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
                          f"not re-judged on {device}: ask how to fix one check on {device} for its own fix, proven "
                          "on its configuration.")
     else:
-        parts.append(f"Assessment {m.assessment_id} ({date}) covered {m.assets_assessed} devices ({m.scope}): "
+        parts.append(f"Assessment {m.assessment_id} ({date}) covered {devices(m.assets_assessed)} ({m.scope}): "
                      f"{m.checks_performed:,} checks performed, {m.checks_failed:,} failed, "
                      f"{m.checks_passed:,} passed ({m.pass_rate_pct}% pass rate); "
                      f"{m.exceptions_applied} failed check(s) are covered by approved exceptions.")
         if m.severity_filter:
-            parts.append(f"{m.assets_with_matching_failures} of {m.assets_assessed} devices "
+            parts.append(f"{m.assets_with_matching_failures} of {devices(m.assets_assessed)} "
                          f"({m.pct_assets_with_matching_failures}%) have {m.severity_filter} deviations "
                          f"({m.matching_failures} failed {m.severity_filter} checks).")
         else:
@@ -247,14 +247,14 @@ def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limi
     series = [t.model_dump() for t in result.trend_analysis]
     if m.previous_failures == 0 and m.current_failures == 0:
         summary = (f"No failed checks in {result.previous_assessment_id} or {result.current_assessment_id} for "
-                   f"{result.scope} ({m.current_assets} devices): nothing improved or got worse.")
+                   f"{result.scope} ({devices(m.current_assets)}): nothing improved or got worse.")
         return DomainOutputs(findings=[], summary=summary, asset_trend=[], prioritized_risks=[],
                              chart_hints=[trend_chart(series, src)],
                              statistics={"metrics": m.model_dump(), "trend_analysis": series}, assumptions=[])
     summary = (f"Since {result.previous_assessment_id}, failed checks went from {m.previous_failures:,} to "
                f"{m.current_failures:,} ({m.failures_delta:+,}; {m.direction}) in {result.current_assessment_id} "
                f"for {result.scope}. {m.new_issues} new issues appeared, {m.resolved_issues} were resolved and "
-               f"{m.persistent_issues:,} persist. {m.worsened_assets} devices got worse"
+               f"{m.persistent_issues:,} persist. {devices(m.worsened_assets)} got worse"
                + (f" (most: {worst})" if worst else "") + f" and {m.improved_assets} improved"
                + (f" (most: {best})" if best else "") + "."
                + (f" {m.new_assets} devices are new and {m.removed_assets} were removed." if m.new_assets or
@@ -317,7 +317,7 @@ def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
                     for i, (rid, items) in enumerate(by_rule.items(), start=1)]
         listed = ", ".join(f"{r.asset_id} ({r.site})" for r in failing[:15])
         more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""
-        summary = f"{len(rows)} devices match ({description}): {listed}{more}."
+        summary = f"{devices(len(rows))} match ({description}): {listed}{more}."
         return DomainOutputs(findings=findings, summary=summary, statistics={"row_count": len(rows)},
                              prioritized_risks=risks(findings, 5), chart_hints=[])
     # inventory counts and attribute listings: the listing's first column is the attribute asked about

@@ -101,7 +101,7 @@ def _summary(slic: SlicContext, results: list[SlicMatch], findings: list[Finding
         return f"No SLIC signature matched in {scope} for {slic.assessment_id}."
     sev = slic.by_severity
     counts = ", ".join(f"{sev[k]} {k}" for k in severity.SEVERITIES if sev.get(k))
-    parts = [f"{slic.total_matches} SLIC signature matches on {slic.assets_affected} devices in {scope} "
+    parts = [f"{slic.total_matches} SLIC signature match{'' if slic.total_matches == 1 else 'es'} on {devices(slic.assets_affected)} in {scope} "
              f"({slic.assessment_id}): {counts}."]
     pci = [f for f in findings if f.pci_sites and f.severity in ("critical", "high", "medium")]
     if mentions_pci:

@@ -87,8 +87,18 @@ def _m5_turn_frames(db: Connection) -> None:
     """)
 
 
+def _m6_thread_notes(db: Connection) -> None:
+    """What a conversation showed besides answers — upload results, command outputs — kept for its export, each
+    after the turn it followed."""
+    db.script("""
+    CREATE TABLE thread_notes (thread_id TEXT NOT NULL, seq INTEGER NOT NULL, user_id TEXT NOT NULL,
+        after_turn INTEGER NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, at TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq));
+    """)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
-                                                  _m4_sessions_and_quota, _m5_turn_frames]
+                                                  _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -215,7 +225,7 @@ class MemoryStore:
         for old, size in threads:
             if total <= quota:
                 break
-            for table in ("turns", "summaries", "thread_collections", "threads"):
+            for table in ("turns", "summaries", "thread_collections", "thread_notes", "threads"):
                 con.execute(f"DELETE FROM {table} WHERE thread_id = ?", (old,))
             total -= int(size)
             log.info("memory quota: user %s over %d bytes, conversation %s forgotten", user, quota, old)
@@ -273,6 +283,63 @@ class MemoryStore:
         try:
             return [json.loads(r[0]) for r in con.execute(
                 "SELECT state FROM turns WHERE thread_id = ? ORDER BY turn_number", (thread_id,))]
+        finally:
+            con.close()
+
+    def forget_turn(self, thread_id: str, turn_number: int) -> bool:
+        """A turn the user stopped: it leaves the conversation (follow-ups and export no longer see it)."""
+        con = self._connect()
+        try:
+            con.begin_exclusive(f"thread:{thread_id}")
+            row = con.execute("SELECT user_id, stored_bytes FROM turns WHERE thread_id = ? AND turn_number = ?",
+                              (thread_id, turn_number)).fetchone()
+            if row is None:
+                con.rollback()
+                return False
+            con.execute("DELETE FROM turns WHERE thread_id = ? AND turn_number = ?", (thread_id, turn_number))
+            size = int(row[1] or 0)
+            con.execute("UPDATE users SET stored_bytes = CASE WHEN stored_bytes > ? THEN stored_bytes - ? ELSE 0 END "
+                        "WHERE user_id = ?", (size, size, row[0]))
+            con.execute("COMMIT")
+            return True
+        except Exception:
+            con.rollback()
+            raise
+        finally:
+            con.close()
+
+    def add_note(self, thread_id: str, user_id: str, kind: str, title: str, body: str) -> None:
+        """An upload's results or a command's output, kept for the conversation's export (it counts to the quota)."""
+        con = self._connect()
+        try:
+            con.begin_exclusive(f"thread:{thread_id}")
+            con.execute("INSERT INTO users (user_id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING", (user_id, _now()))
+            con.execute("INSERT INTO threads VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        (thread_id, user_id, title[:80], _now(), _now()))
+            owner = con.execute("SELECT user_id FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+            if owner != user_id:  # another user's conversation id: nothing is added to it
+                con.rollback()
+                return
+            after, seq = con.execute("SELECT (SELECT COALESCE(MAX(turn_number), 0) FROM turns WHERE thread_id = ?), "
+                                     "(SELECT COALESCE(MAX(seq), 0) + 1 FROM thread_notes WHERE thread_id = ?)",
+                                     (thread_id, thread_id)).fetchone()
+            con.execute("INSERT INTO thread_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (thread_id, seq, user_id, after, kind, title, body, _now()))
+            self._within_quota(con, user_id, thread_id, len(body) + len(title))
+            con.execute("COMMIT")
+        except Exception:
+            con.rollback()
+            raise
+        finally:
+            con.close()
+
+    def thread_notes(self, thread_id: str) -> list[dict[str, Any]]:
+        """The conversation's notes in the order they were shown."""
+        con = self._connect()
+        try:
+            cur = con.execute("SELECT after_turn, kind, title, body, at FROM thread_notes WHERE thread_id = ? "
+                              "ORDER BY seq", (thread_id,))
+            return [dict(zip(("after_turn", "kind", "title", "body", "at"), r, strict=True)) for r in cur]
         finally:
             con.close()
 

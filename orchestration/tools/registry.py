@@ -83,7 +83,8 @@ class ToolRegistry:
                    used: Mapping[str, Any] | None = None) -> ToolCall:
             return ToolCall(tool_name=name, input=dict(used if used is not None else params), status=status,
                             row_count=rows, duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                            error=error, task_id=task_id, queries=list(warehouse.statements) if warehouse else [])
+                            error=error, task_id=task_id, queries=list(warehouse.statements) if warehouse else [],
+                            query_params=list(warehouse.params) if warehouse else [])
 
         if not isinstance(params, Mapping):  # e.g. None from a model's malformed tool call
             params = {}

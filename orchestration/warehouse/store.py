@@ -69,10 +69,14 @@ class RecordingWarehouse:
 
     def __init__(self, inner: Warehouse) -> None:
         self.inner, self.dialect = inner, inner.dialect
+        self._lock = threading.Lock()
         self.statements: list[str] = []
+        self.params: list[list[Any]] = []
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> QueryResult:
-        self.statements.append(transpile(sql, self.dialect))  # list.append is atomic
+        with self._lock:  # a statement and its parameters stay side by side
+            self.statements.append(transpile(sql, self.dialect))
+            self.params.append(list(params))
         return self.inner.query(sql, params)
 
 

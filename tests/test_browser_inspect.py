@@ -1,0 +1,169 @@
+"""Inspecting a turn in real Chromium: every step of a cited chart answer read without opening JSON (the SQL the
+Data Query Agent ran, the ranked chunks, the Reflector's checks, each step's time), the complete JSON one click
+away; the slash commands, a collection switched from a button, and an export that holds the upload results and
+the command outputs — with a quiet browser console throughout."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import open_chat, running_app, send, shot, wait_for_answers
+
+pytestmark = pytest.mark.browser
+
+STEPS = ("Context Pruner", "Intent Classifier", "Planner", "Knowledge Agent", "Data Query Agent",
+         "Config Best Practice Agent", "Answer Composer", "Reflector")
+
+
+@pytest.fixture(scope="module")
+def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    data = tmp_path_factory.mktemp("inspect-data")
+    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
+    with running_app(data) as url:
+        yield url, data
+
+
+def _console(page: Any) -> list[tuple[str, str]]:
+    seen: list[tuple[str, str]] = []
+    page.on("console", lambda m: seen.append((m.type, m.text)))
+    return seen
+
+
+def _expand(page: Any, name: str) -> Any:
+    """Open a step (its header is a button named by the step) and return its body."""
+    header = page.locator(f"[id='step-{name}']").last
+    if header.get_attribute("aria-expanded") != "true":
+        header.click()
+        page.wait_for_timeout(300)
+    return page.locator(f"[id='{header.get_attribute('aria-controls')}']")
+
+
+def test_every_step_of_a_cited_chart_answer_reads_without_opening_json(app: tuple[str, Path], browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    console = _console(page)
+    page.goto(app[0])
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(1500)
+    answer = send(page, "Show breakdown of configuration best practice deviations by severity and OS, and what "
+                        "does our SNMPv3 standard say?")
+    assert answer.locator(".element-link").count() >= 1  # cited
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)  # charted
+    _expand(page, "Assessment graph")
+    bodies = {name: _expand(page, name).inner_text() for name in STEPS}
+    assert all(re.search(r"\b\d+ ms\b|\b\d+\.\d s\b", text) for text in bodies.values()), bodies
+
+    data = bodies["Data Query Agent"]
+    assert "Tool chosen:" in data and re.search(r"SQL \d+ of \d+", data) and "SELECT" in data, data[:800]
+    assert "ASMT-2026-11-02" in data and "?" not in data.split("SQL 1 of")[1]  # values in place
+    knowledge = bodies["Knowledge Agent"]
+    assert "Rank" in knowledge and "Score" in knowledge and "standard-snmpv3.md" in knowledge
+    assert re.search(r"\b0\.\d{3}\b", knowledge)  # scores
+    assert "Every number traces back to a task output" in bodies["Reflector"]
+    assert "Every citation points at a retrieved chunk" in bodies["Reflector"]
+    assert "Depends on" in bodies["Planner"] and "Filters" in bodies["Intent Classifier"]
+    assert "{" not in data.split("Tool chosen:")[0]  # the step opens with what it did, not with JSON
+
+    # the complete outputs of a task, one click away in the side view
+    _expand(page, "Data Query Agent").locator(".element-link").first.click()
+    side = page.locator("#side-view-content")
+    side.get_by_text("tool_calls").first.wait_for(timeout=15_000)
+    assert "query_params" in side.inner_text() and "assessment_context" in side.inner_text()
+    shot(page, "inspect-steps")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#side-view-content", state="detached", timeout=5_000)
+
+    errors = [text for kind, text in console if kind == "error"]
+    warnings = [text for kind, text in console if kind == "warning"]
+    assert errors == [] and len(warnings) < 50, (errors[:5], warnings[:5])
+    page.close()
+
+
+def test_commands_a_collection_switch_button_and_an_export_that_holds_uploads_and_outputs(
+        app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
+    from orchestration.warehouse.config_templates import DeviceSpec, render
+    from orchestration.warehouse.demo_network import CONTROLS
+
+    page = open_chat(browser, app[0])
+    console = _console(page)
+    helped = send(page, "/help").inner_text()
+    assert all(c in helped for c in ("/docs", "/remove NAME", "/collections", "/use NAME", "/export FORMAT"))
+    assert "answers about fleet" in helped
+
+    config = tmp_path / "lab-edge-1.cfg"
+    spec = DeviceSpec("LAB-EDGE-1", "Lab-East", "lab", "lab", "router", "wan", "f", "m", "ios-xe", "high", "10.9.9.1", 9)
+    config.write_text(render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now"))
+    page.set_input_files("#upload-button-input", str(config))
+    page.wait_for_timeout(1500)
+    count = page.locator("[data-step-type='assistant_message']").count()
+    page.fill("#chat-input", "Please assess this config.")
+    page.click("#chat-submit")
+    wait_for_answers(page, count, timeout=120_000)
+    page.wait_for_timeout(1500)
+    results = page.locator("[data-step-type='assistant_message']", has_text="Upload results").last
+    collection = re.search(r"your collection (upload-\S+?)\.", results.inner_text().replace("`", ""))
+    assert collection, results.inner_text()
+
+    listed = send(page, "/collections").inner_text()
+    assert f"answers about {collection.group(1)}" in listed and "Back to the fleet" in listed
+    before = page.locator("[data-step-type='assistant_message']").count()
+    page.get_by_role("button", name="Back to the fleet").last.click()  # the switch, from the UI
+    wait_for_answers(page, before)
+    assert "now answers about the fleet" in page.locator("[data-step-type='assistant_message']").last.inner_text()
+    assert "answers about fleet" in send(page, "/help").inner_text()
+
+    send(page, "/export md")
+    link = page.locator("a[download], a:has-text('trace-')").last
+    link.wait_for(timeout=30_000)
+    with page.expect_download() as info:
+        link.click()
+    report = Path(info.value.path()).read_text()
+    assert "### Upload results" in report and collection.group(1) in report and "lab-edge-1.cfg" in report
+    assert "### /collections" in report and "### /use fleet" in report and "### /help" in report
+    assert report.index("### Upload results") < report.index("### /collections") < report.index("### /use fleet")
+    errors = [text for kind, text in console if kind == "error"]
+    assert errors == [], errors[:5]
+    page.close()
+
+
+def test_a_stopped_turn_is_kept_out_of_the_conversation_memory(app: tuple[str, Path]) -> None:
+    """Stop pressed while the graph runs: the turn finishes in its worker and is then forgotten, so the next
+    question is the conversation's first turn (and the export lists only it)."""
+    import asyncio
+    import uuid
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import UTC, datetime
+
+    from orchestration.memory.store import MemoryStore
+    from tests.chat_client import ChatSession
+
+    async def conversation(url: str) -> tuple[str, str]:
+        chat = ChatSession(url)
+        await chat.login()
+        await chat.connect()
+        try:
+            message = {"id": str(uuid.uuid4()), "name": "User", "type": "user_message", "createdAt":
+                       datetime.now(UTC).isoformat(), "output": "Which assets got worse since the previous assessment?"}
+            await chat.client.emit("client_message", {"message": message, "fileReferences": None})
+            while True:  # the first step of the graph: the turn is running
+                name, data = await asyncio.wait_for(chat.events.get(), 60)
+                if name == "new_message" and data.get("name") == "Assessment graph":
+                    thread = str(data["threadId"])
+                    break
+            await chat.client.emit("stop")
+            await chat._until_task_end(60)
+            second = await chat.ask("Summarize my latest configuration best practice assessment")
+            return thread, second.text
+        finally:
+            await chat.close()
+
+    with ThreadPoolExecutor(1) as pool:  # a loop of its own: Playwright's sync API holds this thread's loop
+        thread, answer = pool.submit(asyncio.run, conversation(app[0])).result()
+    assert "checks performed" in answer
+    states = MemoryStore(app[1] / "memory.sqlite").thread_states(thread)
+    assert [s["input"]["user_prompt"] for s in states] == ["Summarize my latest configuration best practice assessment"]

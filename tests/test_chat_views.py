@@ -1,0 +1,149 @@
+"""What the chat shows beside an answer, without a browser: each step readable (tool calls with the SQL they ran and
+its values, ranked chunks, the Reflector's checks, times), the complete JSON never cut, the slash commands from one
+table, and an export that keeps upload results and command outputs where they appeared."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from chat_app import commands
+from chat_app import step_views as views
+from orchestration.memory.store import MemoryStore
+from orchestration.runtime import TurnEvent, iter_turn
+from orchestration.state import AssessmentState, Mcp, Plan
+from orchestration.trace_export import thread_notes, thread_states, to_json, to_markdown
+from orchestration.warehouse.sql_text import bind
+from orchestration.warehouse.store import get_warehouse
+
+QUESTION = "Which switches at DataCenter-1 fail SNMP checks, and what does our SNMPv3 standard require?"
+
+
+def _turn(prompt: str, thread: str, user: str = "local") -> tuple[dict[str, str], AssessmentState]:
+    """Every step's view as the chat renders it, by node, and the final STATE."""
+    shown: dict[str, str] = {}
+    final = None
+    for item in iter_turn(prompt, thread_id=thread, user_id=user):
+        if isinstance(item, AssessmentState):
+            final = item
+            continue
+        assert isinstance(item, TurnEvent)
+        plan, ms = item.update.get("plan"), views.node_ms(item.update, item.node)
+        if isinstance(plan, Plan) and item.task_ids:
+            mcp = item.update.get("mcp")
+            calls = mcp.tool_calls if isinstance(mcp, Mcp) else []
+            shown[item.node] = views.task_view(plan.tasks[0], calls, item.summary, ms, "T outputs (JSON)")
+        elif item.node == "intent_classifier":
+            shown[item.node] = views.intent_view(item.update["intent"])
+        elif item.node == "reflector":
+            shown[item.node] = views.reflector_view(item.update["final"], item.summary)
+    assert final is not None
+    return shown, final
+
+
+def test_each_step_reads_as_what_it_did_with_the_sql_it_ran_and_the_chunks_it_ranked(demo_warehouse: Path) -> None:
+    shown, final = _turn(QUESTION, "t-views")
+    data = shown["data_query_agent"]
+    assert "Tool chosen: **`" in data and re.search(r"→ ok, \d+ rows, \d+ ms", data)
+    blocks = re.findall(r"```sql\n(.*?)```", data, re.S)
+    assert blocks and all("?" not in b for b in blocks)  # every value in place, as the engine used it
+    warehouse = get_warehouse()
+    run = warehouse.query("SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                          "ORDER BY started_at DESC LIMIT 1").rows[0][0]
+    assert any(f"'{run}'" in b and "'DataCenter-1'" in b and "'switch'" in b for b in blocks)
+    statement = next(b for b in blocks if f"'{run}'" in b)
+    assert warehouse.query(statement).rows  # the SQL shown runs as it reads
+
+    knowledge = shown["knowledge_agent"]
+    ranked = re.findall(r"^\| (\d+) \| [^|]+\(([\w.-]+\.md)\) \| (\S+) \| [^|]* \| (\d\.\d{3}) \|$", knowledge, re.M)
+    chunks = final.task_outputs("Knowledge Agent").enterprise_context
+    assert chunks is not None and len(ranked) == len(chunks.retrieved_chunks) >= 3
+    assert [r[1] for r in ranked] == [c.metadata.source for c in chunks.retrieved_chunks]
+    assert "standard-snmpv3.md" in {r[1] for r in ranked}
+
+    checks = shown["reflector"].splitlines()
+    assert sum(line.startswith(("- ✓", "- ✗")) for line in checks) == 4
+    assert "| Filters | site = DataCenter-1, device_type = switch" in shown["intent_classifier"]
+    assert all(re.search(r"in \d+ ms|in \d+\.\d s", shown[n]) for n in ("knowledge_agent", "data_query_agent"))
+
+
+def test_the_complete_outputs_are_never_cut() -> None:
+    big = {"rows": [{"asset": f"sw-{i:05d}", "evidence": "x" * 80} for i in range(2000)]}
+    text = views.full_outputs(big)
+    assert len(text) > 200_000 and json.loads(text) == big
+
+
+def test_a_statement_reads_with_its_values_and_quoted_marks_stay_text() -> None:
+    sql = "SELECT '?' AS q, \"a?\" FROM t WHERE a = ? AND b IN (?, ?) AND c = ? AND d = ?"
+    assert bind(sql, ["O'Brien", 3, 4.5, None, True]) == \
+        "SELECT '?' AS q, \"a?\" FROM t WHERE a = 'O''Brien' AND b IN (3, 4.5) AND c = NULL AND d = TRUE"
+    assert bind("SELECT 1", []) == "SELECT 1"
+
+
+def test_a_reflector_that_qualified_the_answer_says_which_check_failed() -> None:
+    from orchestration.state import Final
+
+    final = Final(answer="x", partial=True, missing_inputs=["reflector: numbers not found in the task outputs: 17",
+                                                             "frame: the per-device list"])
+    lines = views.reflector_view(final, "qualify: …").splitlines()
+    assert "qualified" in lines[0]
+    assert "- ✗ Every number traces back to a task output — numbers not found in the task outputs: 17" in lines
+    assert "- ✓ Every citation points at a retrieved chunk" in lines
+    assert "- ✗ The answer has the question's form — the per-device list" in lines
+
+
+def test_help_lists_every_command_of_the_one_table_and_unknown_commands_point_to_it(isolated_data_dir: Path) -> None:
+    text = commands.run("/help", "alice", "t-help").text
+    assert all(f"`{c.usage}`" in text for c in commands.COMMANDS) and "answers about **fleet**" in text
+    assert text.count("\n| `/") == len(commands.COMMANDS)  # one row each: no cell broke the table
+    assert "no command `/frobnicate`" in commands.run("/frobnicate now", "alice", "t-help").text
+    assert commands.parse("show /24 subnets at HQ") is None and commands.parse("/DOCS") is not None
+    assert commands.parse("/24 subnets") is None  # a prefix length is a question, not a command
+
+
+def test_collections_are_listed_and_switched_with_the_conversations_own_switch(writable_warehouse: Path) -> None:
+    from orchestration.runtime import load_conversation
+    from orchestration.warehouse.user_configs import assess_files
+
+    config = b"hostname lab-r1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\nline vty 0 4\n transport input ssh\n"
+    report = assess_files([("lab-r1.cfg", config)], owner="alice")
+    assert report.collection
+    listed = commands.run("/collections", "alice", "t-coll")
+    assert "answers about **fleet**" in listed.text and report.collection in listed.text
+    assert listed.collections == [report.collection]  # offered as a button; the current one is not
+    assert report.collection not in commands.run("/collections", "bob", "t-coll-b").text  # another user's
+
+    switched = commands.run(f"/use {report.collection}", "alice", "t-coll")
+    assert f"collection **{report.collection}**" in switched.text
+    assert load_conversation(MemoryStore(), "t-coll", "alice").collection == report.collection
+    assert "no collection named" in commands.run(f"/use {report.collection}", "bob", "t-coll-b").text
+    assert load_conversation(MemoryStore(), "t-coll-b", "bob").collection == "fleet"
+    commands.run("/use fleet", "alice", "t-coll")
+    assert load_conversation(MemoryStore(), "t-coll", "alice").collection == "fleet"
+
+
+def test_the_export_keeps_upload_results_and_command_outputs_where_they_appeared(writable_warehouse: Path) -> None:
+    store = MemoryStore()
+    store.add_note("t-exp", "alice", "upload", "Upload results", "**Upload results**\n\n- ✓ notes.md: added 3 chunks")
+    _turn("Summarize my latest configuration best practice assessment", "t-exp", "alice")
+    store.add_note("t-exp", "alice", "command", "/docs", "**Knowledge documents you can use** …")
+    store.add_note("t-exp", "mallory", "command", "/docs", "planted")  # not her conversation: nothing is added
+    notes = thread_notes("t-exp", "alice")
+    assert [(n["after_turn"], n["title"]) for n in notes] == [(0, "Upload results"), (1, "/docs")]
+    assert thread_notes("t-exp", "mallory") == []
+
+    states = thread_states("t-exp", "alice")
+    report = to_markdown("t-exp", states, notes)
+    upload, turn, docs = (report.index(s) for s in ("notes.md: added 3 chunks", "## Turn 1", "Knowledge documents you"))
+    assert upload < turn < docs and "planted" not in report
+    assert "```sql" in report and "?" not in report.split("```sql")[1].split("```")[0]
+    assert json.loads(to_json("t-exp", states, notes))["notes"][1]["title"] == "/docs"
+
+
+def test_smart_install_evidence_names_the_missing_command_not_a_pattern() -> None:
+    from orchestration.engines.slic_engine import _as_command
+
+    assert _as_command("^no vstack$") == "`no vstack` line"
+    assert _as_command(r"^snmp-server community \S+ RW") == "line like `snmp-server community … RW`"
+    assert _as_command(r"^no ip\ source-route$") == "`no ip source-route` line"
