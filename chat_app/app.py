@@ -216,16 +216,19 @@ def _json_element(name: str, data: Any) -> cl.Text:
     return cl.Text(name=name, content=views.full_outputs(data), language="json", display="side")
 
 
-def _elements(state: AssessmentState) -> list[Any]:
-    elements: list[Any] = []
+def _citations(state: AssessmentState) -> list[cl.Text]:
+    elements = []
     for c in state.final.citations:
         body = (f"**{c.source}** — topic {c.topic}, relevance {c.relevance_score}\n\nchunk `{c.chunk_id}`\n\n"
                 + _chunk_content(state, c.chunk_id))
         elements.append(cl.Text(name=f"[{c.number}] {c.source}", content=body, display="side"))
-    task = state.plan.domain_task()
-    for hint in task.outputs.chart_hints[:4] if task else []:
-        elements.append(cl.Plotly(name=hint.title, figure=figure(hint), display="inline"))
     return elements
+
+
+def _charts(state: AssessmentState) -> list[cl.Plotly]:
+    task = state.plan.domain_task()
+    return [cl.Plotly(name=hint.title, figure=figure(hint), display="inline")
+            for hint in (task.outputs.chart_hints[:4] if task else [])]
 
 
 def _chunk_content(state: AssessmentState, chunk_id: str) -> str:
@@ -292,8 +295,10 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
     answer = await made(cl.Message, content=final_state.final.answer + final_notes(final_state),
-                        elements=_elements(final_state), actions=_export_actions(thread_id, final_state))
+                        elements=_citations(final_state), actions=_export_actions(thread_id, final_state))
     await answer.send()
+    for chart in _charts(final_state):  # one after the other: in the order the answer names them (sent together,
+        await chart.send(for_id=answer.id)  # the smaller figure arrived first)
 
 
 async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> str | None:

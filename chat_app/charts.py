@@ -5,7 +5,8 @@
 - Transparent backgrounds and a mid-grey text colour, so the figure sits on either theme.
 - A per-device figure (failed checks per device) gets its own axis on the right instead of a flat line under the
   totals.
-- Axes grow their margins for long labels (``automargin``); the legend sits above the plot, never over labels.
+- Axes grow their margins for long labels (``automargin``); the legend sits above the plot, never over labels,
+  and Plotly's mode bar stands upright on the right edge, never over the legend.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def figure(hint: ChartHint) -> go.Figure:
     fig.update_layout(title={"text": hint.title, "x": 0, "xanchor": "left"}, height=380, barmode="group",
                       margin={"l": 10, "r": 10, "t": 70, "b": 10},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+                      # the mode bar stands on the right edge, not over the legend above the plot
+                      modebar={"orientation": "v", "bgcolor": "rgba(0,0,0,0)", "color": TEXT},
                       paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)", font={"color": TEXT})
     crowded = len(labels) > 8 or max((len(str(label)) for label in labels), default=0) > 12
     fig.update_xaxes(automargin=True, tickangle=-30 if crowded else 0, showgrid=False)

@@ -1,4 +1,4 @@
-// Citation chips open exactly the chunk they name; Escape closes the side view.
+// Citation chips open exactly the chunk they name; Escape closes the side view; icon buttons get names.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -27,6 +27,32 @@
   };
 
   new MutationObserver(check).observe(document.documentElement, { childList: true, subtree: true });
+
+  // Icon-only buttons get an accessible name (a screen reader otherwise reads "button"): by their id, else by
+  // the icon they show; Plotly's mode-bar links by the tooltip they already carry.
+  const NAMES = {
+    "sidebar-trigger-button": "Show or hide the conversation list", "search-chats-button": "Search conversations",
+    "new-chat-button": "New conversation", "upload-button": "Attach files", "chat-submit": "Send message",
+    "theme-toggle": "Switch light or dark theme", "stop-button": "Stop the answer",
+  };
+  const ICONS = {
+    "copy": "Copy", "check": "Copied", "moon": "Switch to the dark theme", "sun": "Switch to the light theme",
+    "arrow-down": "Scroll to the latest message", "ellipsis": "Conversation options", "x": "Close",
+    "arrow-left": "Back", "thumbs-up": "Helpful", "thumbs-down": "Not helpful", "pencil": "Edit message",
+    "square": "Stop the answer", "panel-left": "Show or hide the conversation list", "search": "Search conversations",
+    "square-pen": "New conversation", "paperclip": "Attach files", "arrow-up": "Send message",
+    "chevron-down": "Show or hide", "chevron-up": "Show or hide", "download": "Download", "settings": "Settings",
+  };
+  const label = () => {
+    for (const el of document.querySelectorAll("button:not([aria-label]), a.modebar-btn:not([aria-label])")) {
+      if (el.textContent.trim() || el.getAttribute("aria-labelledby")) continue;
+      if (el.dataset.title) { el.setAttribute("aria-label", el.dataset.title); continue; }
+      const icon = [...(el.querySelector("svg")?.classList || [])].find((c) => c.startsWith("lucide-"));
+      const name = NAMES[el.id] || (icon && ICONS[icon.slice(7)]) || (icon && icon.slice(7).replace(/-/g, " "));
+      if (name) el.setAttribute("aria-label", name);
+    }
+  };
+  new MutationObserver(label).observe(document.documentElement, { childList: true, subtree: true });
 
   // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs.
   document.addEventListener("keydown", (event) => {
