@@ -242,6 +242,12 @@ def _export_actions(thread_id: str, state: AssessmentState | None = None) -> lis
                          label="Export trace (JSON)", icon="download"),
                cl.Action(name="export_trace", payload={"thread_id": thread_id, "format": "md"},
                          label="Export report (Markdown)", icon="file-text")]
+    if state is not None and state.conversation.turn_number:
+        actions.append(cl.Action(name="regenerate", payload={"turn": state.conversation.turn_number,
+                                                             "prompt": state.input.user_prompt},
+                                 label="Regenerate", icon="refresh-cw",
+                                 tooltip="Answer the last question again on the current data (it replaces this answer "
+                                         "in the conversation)"))
     sql_rows = sum(c.row_count for c in state.mcp.tool_calls if c.tool_name == "sql_path") if state else 0
     if state is not None and has_tables(state.final.answer, sql_rows):
         # the answer is found again by its text: a button under an earlier answer exports that answer's tables
@@ -424,6 +430,25 @@ async def use_collection(action: cl.Action) -> None:
     name = str(action.payload.get("collection") or "")
     reply = await cl.make_async(commands.switch_collection)(name, user_id, thread_id)
     await send_note(thread_id, user_id, "command", f"/use {name}", reply.text, _collection_actions(reply.collections))
+
+
+@cl.action_callback("regenerate")
+async def regenerate(action: cl.Action) -> None:
+    """The latest answer again: its turn leaves the memory and the question runs anew (an earlier answer cannot be
+    replaced without changing what the answers after it built on)."""
+    thread_id, user_id, session = cl.context.session.thread_id, _user_id(), cl.context.session.id
+    turn, prompt = int(action.payload.get("turn") or 0), str(action.payload.get("prompt") or "")
+    recent = await cl.make_async(MemoryStore().recent_turns)(thread_id, 1)
+    if not prompt or not recent or recent[-1]["turn_number"] != turn or recent[-1]["user_id"] != user_id:
+        await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
+        return
+    refused = LIMITS.refusal(session, user_id)
+    if refused:
+        await cl.Message(content=refused).send()
+        return
+    with LIMITS.answering(session):
+        await cl.make_async(MemoryStore().forget_turn)(thread_id, turn)
+        await run_turn(prompt, thread_id, user_id)
 
 
 @cl.action_callback("export_trace")

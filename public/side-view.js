@@ -1,4 +1,5 @@
-// Citation chips open exactly the chunk they name; Escape closes the side view; icon buttons get names.
+// Citation chips open exactly the chunk they name; Escape closes the side view; icon buttons get names; a thread
+// link opened signed out opens that thread after sign-in.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -53,6 +54,27 @@
     }
   };
   new MutationObserver(label).observe(document.documentElement, { childList: true, subtree: true });
+
+  // A thread link opened signed out goes to the login page, and after sign-in Chainlit lands on a new chat:
+  // remember the thread asked for and open it once signed in.
+  const RETURN = "assess-return-to";
+  let lastPath = location.pathname;
+  const follow = () => {
+    const path = location.pathname;
+    if (path === lastPath) return;
+    if (path === "/login" && lastPath.startsWith("/thread/")) sessionStorage.setItem(RETURN, lastPath);
+    const back = sessionStorage.getItem(RETURN);
+    if (lastPath === "/login" && path === "/" && back) {
+      sessionStorage.removeItem(RETURN);
+      location.replace(back);
+    }
+    lastPath = path;
+  };
+  if (location.pathname === "/login" && document.referrer) {  // a first visit redirected before this script ran
+    const from = new URL(document.referrer, location.href);
+    if (from.origin === location.origin && from.pathname.startsWith("/thread/")) sessionStorage.setItem(RETURN, from.pathname);
+  }
+  setInterval(follow, 200);
 
   // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs.
   document.addEventListener("keydown", (event) => {

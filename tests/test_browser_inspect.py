@@ -167,3 +167,48 @@ def test_a_stopped_turn_is_kept_out_of_the_conversation_memory(app: tuple[str, P
     assert "checks performed" in answer
     states = MemoryStore(app[1] / "memory.sqlite").thread_states(thread)
     assert [s["input"]["user_prompt"] for s in states] == ["Summarize my latest configuration best practice assessment"]
+
+
+def test_a_thread_link_opened_in_a_fresh_browser_opens_that_thread_after_login(auth_app: tuple[str, Path],
+                                                                               browser: Any) -> None:
+    from tests.browser import login
+
+    url = auth_app[0]
+    alice = login(browser, url, "alice", "wonderland")
+    first = send(alice, "Summarize my latest configuration best practice assessment").inner_text().split("\n")[0]
+    link = alice.url
+    assert "/thread/" in link
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # no cookie: signed out
+    fresh.goto(link)
+    fresh.wait_for_selector("#email", timeout=60_000)
+    fresh.fill("#email", "alice")
+    fresh.fill("#password", "wonderland")
+    fresh.keyboard.press("Enter")
+    fresh.wait_for_url(link, timeout=30_000)
+    wait_for_answers(fresh, 0)
+    assert fresh.locator("[data-step-type='assistant_message']").first.inner_text().split("\n")[0] == first
+    fresh.context.close()
+    alice.context.close()
+
+
+def test_regenerate_replaces_only_the_latest_answer(app: tuple[str, Path], browser: Any) -> None:
+    from orchestration.memory.store import MemoryStore
+
+    page = open_chat(browser, app[0])
+    send(page, "Which assets got worse since the previous assessment?")
+    send(page, "Summarize my latest configuration best practice assessment")
+    thread = page.url.split("/thread/")[1]
+    before = page.locator("[data-step-type='assistant_message']").count()
+    page.get_by_role("button", name="Regenerate").first.click()  # under the first answer: not the latest
+    wait_for_answers(page, before)
+    assert "Only the latest answer can be regenerated" in \
+        page.locator("[data-step-type='assistant_message']").last.inner_text()
+    before = page.locator("[data-step-type='assistant_message']").count()
+    page.get_by_role("button", name="Regenerate").last.click()
+    wait_for_answers(page, before)
+    page.wait_for_timeout(1000)
+    assert "checks performed" in page.locator("[data-step-type='assistant_message']").last.inner_text()
+    prompts = [s["input"]["user_prompt"] for s in MemoryStore(app[1] / "memory.sqlite").thread_states(thread)]
+    assert prompts == ["Which assets got worse since the previous assessment?",
+                       "Summarize my latest configuration best practice assessment"]
+    page.close()
