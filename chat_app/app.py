@@ -393,8 +393,7 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
             await send_export(thread_id, "markdown" if fmt == "markdown" else fmt)
     elif parsed is not None:
         reply = await cl.make_async(commands.run)(message.content, user_id, thread_id)
-        await send_note(thread_id, user_id, "command", message.content.strip()[:80], reply.text,
-                        _collection_actions(reply.collections))
+        await send_reply(thread_id, user_id, message.content.strip()[:80], reply)
     elif not files or (message.content.strip() and not is_file_handoff(message.content)):
         # a message that only hands its files over ("Please add this document.") is answered by the upload results
         await run_turn(prompt, thread_id, user_id)
@@ -414,6 +413,33 @@ def _collection_actions(collections: list[str]) -> list[cl.Action]:
                       label="Back to the fleet" if c == commands.FLEET else f"Use {c}") for c in collections[:8]]
 
 
+def _library_actions(library: dict[str, Any] | None) -> list[cl.Action]:
+    """The document library's buttons: preview each document, cite only it in this conversation, remove one's own,
+    and cite any document again. Buttons rather than a custom element: Chainlit compiles custom elements in the
+    browser with eval, which the page's CSP refuses (docs/SECURITY.md)."""
+    if not library:
+        return []
+    actions = []
+    for d in library["documents"]:
+        actions.append(cl.Action(name="doc_preview", payload={"source": d["source"]}, label=f"Preview {d['name']}",
+                                 icon="eye"))
+        if not (library["restricted"] and d["cited"]):
+            actions.append(cl.Action(name="doc_cite", payload={"sources": [d["source"]]}, label=f"Cite only {d['name']}",
+                                     icon="filter"))
+        if d["own"]:
+            actions.append(cl.Action(name="doc_remove", payload={"source": d["source"]}, label=f"Remove {d['name']}",
+                                     icon="trash-2"))
+    if library["restricted"]:
+        actions.append(cl.Action(name="doc_cite", payload={"sources": []}, label="Cite any document", icon="list"))
+    return actions
+
+
+async def send_reply(thread_id: str, user_id: str, title: str, reply: commands.Reply) -> None:
+    """A command's reply: its text, the collections it offers and the document library's buttons."""
+    await send_note(thread_id, user_id, "command", title, reply.text,
+                    _collection_actions(reply.collections) + _library_actions(reply.library))
+
+
 async def send_note(thread_id: str, user_id: str, kind: str, title: str, text: str,
                     actions: list[cl.Action] | None = None) -> None:
     """A message that is not an answer (a command's output, upload results), kept for the conversation's export."""
@@ -429,7 +455,32 @@ async def use_collection(action: cl.Action) -> None:
     thread_id, user_id = cl.context.session.thread_id, _user_id()
     name = str(action.payload.get("collection") or "")
     reply = await cl.make_async(commands.switch_collection)(name, user_id, thread_id)
-    await send_note(thread_id, user_id, "command", f"/use {name}", reply.text, _collection_actions(reply.collections))
+    await send_reply(thread_id, user_id, f"/use {name}", reply)
+
+
+@cl.action_callback("doc_preview")
+async def doc_preview(action: cl.Action) -> None:
+    from chat_app.documents import preview
+
+    source = str(action.payload.get("source") or "")
+    text = await cl.make_async(preview)(source, _user_id())
+    await send_note(cl.context.session.thread_id, _user_id(), "command", f"Preview {source}"[:80], text)
+
+
+@cl.action_callback("doc_remove")
+async def doc_remove(action: cl.Action) -> None:
+    from chat_app.documents import remove
+
+    source = str(action.payload.get("source") or "")
+    text = await cl.make_async(remove)(source, _user_id())
+    await send_note(cl.context.session.thread_id, _user_id(), "command", f"/remove {source}"[:80], text)
+
+
+@cl.action_callback("doc_cite")
+async def doc_cite(action: cl.Action) -> None:
+    names = [str(s) for s in action.payload.get("sources") or []]
+    reply = await cl.make_async(commands.cite_documents)(names, _user_id(), cl.context.session.thread_id)
+    await send_reply(cl.context.session.thread_id, _user_id(), "/sources " + ", ".join(names)[:70], reply)
 
 
 @cl.action_callback("regenerate")

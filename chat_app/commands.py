@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from chat_app.documents import listing, remove
+from chat_app.documents import library, listing, remove, usable_documents
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.inventory_names import visible_collections
 
@@ -19,6 +20,7 @@ FLEET = "fleet"
 class Reply:
     text: str
     collections: list[str] = field(default_factory=list)  # offered as "use" buttons under the reply
+    library: dict[str, Any] | None = None  # the document library: a button per document and action (chat_app/app.py)
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,52 @@ def switch_collection(name: str, user_id: str, thread_id: str) -> Reply:
                  "assessments. `/use fleet` switches back.", [FLEET])
 
 
+def _docs(user_id: str, thread_id: str) -> Reply:
+    cited = MemoryStore().thread_documents(thread_id)
+    return Reply(listing(user_id, cited), library=library(user_id, cited))
+
+
+def choose_documents(arg: str, user_id: str, thread_id: str) -> Reply:
+    """Which documents this conversation may cite: ``all``, or names (the user's own without their prefix)."""
+    store = MemoryStore()
+    if not arg.strip():
+        current = store.thread_documents(thread_id)
+        return Reply("This conversation cites " + (("only " + ", ".join(f"**{c}**" for c in current)) if current
+                     else "any document you can use") + ". Choose with `/sources NAME, NAME` or `/sources all`.")
+    if arg.strip().lower() in ("all", "any", "*"):
+        store.set_thread_documents(thread_id, [])
+        return Reply("This conversation cites any document you can use again.")
+    return cite_documents([n.strip().strip("`'\"") for n in re.split(r"[,\n]", arg) if n.strip()], user_id, thread_id)
+
+
+def cite_documents(names: list[str], user_id: str, thread_id: str) -> Reply:
+    """The conversation cites only ``names`` from now on (all of them usable, else nothing changes); none: any."""
+    store = MemoryStore()
+    usable = {d["source"] for d in usable_documents(user_id)}
+    if not names or set(names) >= usable:
+        store.set_thread_documents(thread_id, [])
+        return Reply("This conversation cites any document you can use.")
+    chosen: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        found = name if name in usable else f"{user_id}/{name}" if f"{user_id}/{name}" in usable else None
+        (chosen if found else unknown).append(found or name)
+    if unknown:
+        return Reply("Not among the documents you can use: " + ", ".join(f"**{u}**" for u in unknown)
+                     + ". `/docs` lists them; nothing was changed.")
+    store.set_thread_documents(thread_id, chosen)
+    return Reply("From now on this conversation cites only " + ", ".join(f"**{c}**" for c in chosen)
+                 + ". `/sources all` lifts it.")
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("help", "/help", "these commands", _help, title="Help"),
     Command("docs", "/docs", "the knowledge documents you can use: shared ones and your uploads",
-            lambda arg, user, thread: Reply(listing(user)), aliases=("documents",), title="Knowledge documents"),
+            lambda arg, user, thread: _docs(user, thread), aliases=("documents",), title="Knowledge documents"),
     Command("remove", "/remove NAME", "remove one of your uploaded documents",
             lambda arg, user, thread: Reply(remove(arg, user)), title="Remove a document"),
+    Command("sources", "/sources NAME, NAME", "cite only these documents in this conversation (`/sources all`: any)",
+            choose_documents, title="Documents cited"),
     Command("collections", "/collections", "which collection this conversation answers about, and yours",
             _collections, title="Collections"),
     Command("use", "/use NAME", "answer about collection NAME from now on (`/use fleet`: the managed network)",

@@ -4,20 +4,32 @@ uploads (shared documents are managed with ``assess ingest`` / ``assess kb remov
 
 from __future__ import annotations
 
+from typing import Any
+
 from knowledge_base.ingest import owned_name
 from knowledge_base.service import get_index
 from orchestration.vocabulary.text import visible
 
 
-def listing(user_id: str) -> str:
-    usable = [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
+def usable_documents(user_id: str) -> list[dict[str, Any]]:
+    """The documents ``user_id`` may retrieve: shared ones and their own uploads."""
+    return [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
+
+
+def listing(user_id: str, cited: list[str] | None = None) -> str:
+    """The documents as a table: name, title, version, owner, chunks, date, and whether this conversation cites it."""
+    usable = usable_documents(user_id)
     if not usable:
         return "The knowledge base holds no documents you can use yet."
     # names as they display (no control or right-to-left characters, even in documents stored before that rule)
-    rows = [f"| {visible(d['source']).replace('|', '/')} | {d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
-            f"{str(d['added_at'])[:10]} |" for d in usable]
-    return ("**Knowledge documents you can use**\n\n| Document | Version | Owner | Chunks | Added |\n|---|---|---|---|---|\n"
-            + "\n".join(rows) + "\n\nRemove one of yours with `/remove NAME`.")
+    rows = [f"| {visible(d['source']).replace('|', '/')} | {visible(d['title'] or '').replace('|', '/') or '—'} | "
+            f"{d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
+            f"{str(d['added_at'])[:10]} | {'✓' if not cited or d['source'] in cited else '—'} |" for d in usable]
+    scope = (f"This conversation cites only {', '.join(f'**{c}**' for c in cited)}." if cited
+             else "This conversation may cite any of them.")
+    return ("**Knowledge documents you can use**\n\n| Document | Title | Version | Owner | Chunks | Added | Cited here |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + f"\n\n{scope} Preview a document, cite only one, "
+            "or remove one of yours with the buttons below (or `/sources NAME`, `/remove NAME`).")
 
 
 def remove(name: str, user_id: str) -> str:
@@ -30,3 +42,28 @@ def remove(name: str, user_id: str) -> str:
     shared = any(d["source"] == name and d["uploaded_by"] is None for d in get_index().sources())
     return (f"**{name}** is a shared document; it can only be removed by an administrator (`assess kb remove`)."
             if shared else f"You have no document named **{name}** (`/docs` lists yours).")
+
+
+PREVIEW_CHARS = 6000
+
+
+def library(user_id: str, cited: list[str]) -> dict[str, Any]:
+    """The document library's props: each usable document with its version, owner, chunks and date, whether the
+    user may remove it, and whether this conversation cites it (every document when none was chosen)."""
+    return {"documents": [{"source": d["source"], "name": visible(d["source"]).removeprefix(f"{user_id}/"),
+                           "title": visible(d["title"] or ""), "version": str(d["version"] or "–"),
+                           "owner": "you" if d["uploaded_by"] else "shared", "chunks": d["chunks"],
+                           "added": str(d["added_at"])[:10], "own": bool(d["uploaded_by"]),
+                           "cited": not cited or d["source"] in cited} for d in usable_documents(user_id)],
+            "restricted": bool(cited)}
+
+
+def preview(source: str, user_id: str) -> str:
+    """The beginning of a document the user can use, as it was stored (Markdown kept)."""
+    found = next((d for d in usable_documents(user_id) if d["source"] == source), None)
+    if found is None:
+        return f"You have no document named **{visible(source)}** (`/docs` lists them)."
+    text = "\n\n".join(get_index().text_of(source))
+    shown = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit("\n", 1)[0] + "\n\n… (the rest is not shown)"
+    return (f"**Preview — {visible(found['title'] or source)}** ({visible(source)}, version {found['version'] or '–'}, "
+            f"{found['chunks']} chunk{'' if found['chunks'] == 1 else 's'})\n\n---\n\n{shown}")

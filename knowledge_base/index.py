@@ -245,6 +245,11 @@ class KnowledgeIndex:
             self._update(before, removed=removed)
         return len(removed)
 
+    def text_of(self, source: str) -> list[str]:
+        """A document's chunks in the order they were cut (its preview)."""
+        with self.db.reading() as con:
+            return [str(r[0]) for r in con.execute("SELECT content FROM chunks WHERE source = ? ORDER BY id", (source,))]
+
     def sources(self) -> list[dict[str, Any]]:
         with self.db.reading() as con:
             rows = con.execute("SELECT source, COUNT(*), MIN(metadata), MIN(added_at) FROM chunks GROUP BY source "

@@ -42,16 +42,18 @@ class HybridRetriever:
         self.last_latency_ms = 0.0
 
     def search(self, query: str, k: int = 5, mode: Mode = "hybrid", domain: str | None = None,
-               topics: list[str] | None = None, viewer: str | None = None) -> list[RetrievedChunk]:
+               topics: list[str] | None = None, viewer: str | None = None,
+               sources: list[str] | None = None) -> list[RetrievedChunk]:
         """Top chunks for ``query``. Documents a user uploaded (``uploaded_by``) are found only for that
-        user (``viewer``); shared documents (no uploader: the seed corpus, ``assess ingest``) for everyone."""
+        user (``viewer``); shared documents (no uploader: the seed corpus, ``assess ingest``) for everyone.
+        ``sources``: only these documents (a conversation restricted to some)."""
         started = time.perf_counter()
         corpus = self.index.snapshot()
         if not corpus.size or not query.strip():
             return []
         vector = self.embedder.embed([query])[0]
         for _ in range(ATTEMPTS):  # another writer changed the corpus while it was searched: search the new version
-            found = self._ranked(corpus, vector, tokenize(query), k, mode, domain, topics, viewer)
+            found = self._ranked(corpus, vector, tokenize(query), k, mode, domain, topics, viewer, sources)
             if found is not None:
                 self.last_latency_ms = (time.perf_counter() - started) * 1000
                 return found
@@ -62,14 +64,17 @@ class HybridRetriever:
 
     @staticmethod
     def _ranked(corpus: Corpus, vector: np.ndarray, tokens: list[str], k: int, mode: Mode, domain: str | None,
-                topics: list[str] | None, viewer: str | None) -> list[RetrievedChunk] | None:
+                topics: list[str] | None, viewer: str | None,
+                sources: list[str] | None = None) -> list[RetrievedChunk] | None:
         """The search on one corpus version; None when the corpus moved on before its chunks were read."""
-        filtered = bool(domain or topics)
+        filtered = bool(domain or topics or sources)
+        # chosen documents may rank anywhere in the whole corpus: all of it is a candidate (a few thousand vectors)
+        wide = corpus.size if sources else max(CANDIDATES, k) * (4 if filtered else 1)
         # the shared documents and the viewer's own uploads only (segments: other users' chunks are not searched)
-        nearest = corpus.dense(vector, max(CANDIDATES, k) * (4 if filtered else 1), viewer)
+        nearest = corpus.dense(vector, wide, viewer)
         cosine = dict(nearest)
         dense = [i for i, _ in nearest]
-        hits = corpus.keyword_search(tokens, CANDIDATES * 4, viewer)
+        hits = corpus.keyword_search(tokens, corpus.size if sources else CANDIDATES * 4, viewer)
         if filtered:  # domain and topic are in the chunks' metadata: read every candidate first
             rows = corpus.rows([*dense, *(cid for cid, _ in hits)])
             if rows is None:
@@ -78,7 +83,7 @@ class HybridRetriever:
             def fits(cid: int) -> bool:
                 meta = rows[cid].metadata if cid in rows else {}
                 return cid in rows and (domain is None or meta.get("domain") == domain) and \
-                    (not topics or meta.get("topic") in topics)
+                    (not topics or meta.get("topic") in topics) and (not sources or rows[cid].source in sources)
 
             dense, hits = [i for i in dense if fits(i)], [(cid, score) for cid, score in hits if fits(cid)]
         dense_rank, lexical = dense[:CANDIDATES], dict(hits)

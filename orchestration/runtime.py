@@ -65,7 +65,8 @@ def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conve
     return Conversation(thread_id=thread_id, turn_number=(rows[-1]["turn_number"] + 1) if rows else 1,
                         history=[_past(r) for r in rows], summary=store.summary(thread_id),
                         preferences=store.preferences(user_id), corrections=store.corrections(user_id),
-                        collection=store.thread_collection(thread_id) or "fleet")
+                        collection=store.thread_collection(thread_id) or "fleet",
+                        documents=store.thread_documents(thread_id))
 
 
 def _findings_digest(state: AssessmentState) -> list[dict[str, Any]]:

@@ -404,6 +404,7 @@ class Conversation(StateModel):
     new_preferences: dict[str, str] = Field(default_factory=dict)
     collection: str = "fleet"  # the collection of assessments this thread answers about (an upload switches it)
     new_collection: str | None = None  # this turn switched it ("back to the fleet", "use the lab-east configs")
+    documents: list[str] = Field(default_factory=list)  # the only documents this thread may cite (empty: any)
 
 
 class Citation(StateModel):

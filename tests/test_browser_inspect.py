@@ -212,3 +212,36 @@ def test_regenerate_replaces_only_the_latest_answer(app: tuple[str, Path], brows
     assert prompts == ["Which assets got worse since the previous assessment?",
                        "Summarize my latest configuration best practice assessment"]
     page.close()
+
+
+def _click(page: Any, name: str) -> str:
+    """Click the last button named ``name`` and return the message it answers with."""
+    before = page.locator("[data-step-type='assistant_message']").count()
+    page.get_by_role("button", name=name).last.click()
+    wait_for_answers(page, before)
+    page.wait_for_timeout(800)
+    return str(page.locator("[data-step-type='assistant_message']").last.inner_text())
+
+
+def test_the_document_library_previews_and_restricts_what_a_thread_cites(app: tuple[str, Path], browser: Any) -> None:
+    page = open_chat(browser, app[0])
+    question = "Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?"
+    cited = {c.text_content() for c in send(page, question).locator(".element-link").all()}
+    assert any(c.endswith("] exceptions-datacenter.md") for c in cited), cited  # unrestricted: the exceptions
+
+    library = send(page, "/docs").inner_text()
+    assert "Cited here" in library and "SNMP Standard — SNMPv3 with Authentication and Privacy" in library
+    preview = _click(page, "Preview standard-snmpv3.md")
+    assert preview.startswith("Preview — SNMP Standard") and "priv security level" in preview
+    assert "cites only standard-snmpv3.md" in _click(page, "Cite only standard-snmpv3.md")
+
+    answer = send(page, question)
+    chips = {c.text_content() for c in answer.locator(".element-link").all()}
+    assert chips and all(c.endswith("] standard-snmpv3.md") for c in chips), chips  # only the chosen document
+    assert "this conversation cites only standard-snmpv3.md" in answer.inner_text()
+    assert "This conversation cites only standard-snmpv3.md" in send(page, "/docs").inner_text()
+    assert "cites any document" in _click(page, "Cite any document")
+    again = {c.text_content() for c in send(page, question).locator(".element-link").all()}
+    assert again == cited
+    shot(page, "document-library")
+    page.close()

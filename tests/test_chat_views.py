@@ -147,3 +147,21 @@ def test_smart_install_evidence_names_the_missing_command_not_a_pattern() -> Non
     assert _as_command("^no vstack$") == "`no vstack` line"
     assert _as_command(r"^snmp-server community \S+ RW") == "line like `snmp-server community … RW`"
     assert _as_command(r"^no ip\ source-route$") == "`no ip source-route` line"
+
+
+def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable_warehouse: Path) -> None:
+    from knowledge_base.service import get_retriever
+
+    question = "Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?"
+    assert "Not among the documents you can use: **nope.md**" in commands.run("/sources standard-snmpv3.md, nope.md",
+                                                                             "alice", "t-src").text
+    assert MemoryStore().thread_documents("t-src") == []  # nothing changed
+    assert "cites only **standard-snmpv3.md**" in commands.run("/sources standard-snmpv3.md", "alice", "t-src").text
+    found = get_retriever().search(question, viewer="alice", sources=["standard-snmpv3.md"])
+    assert found and {c.metadata["source"] for c in found} == {"standard-snmpv3.md"}
+    _, final = _turn(question, "t-src", "alice")
+    assert final.final.citations and {c.source for c in final.final.citations} == {"standard-snmpv3.md"}
+    assert "cites only standard-snmpv3.md" in final.final.answer
+    assert "✓" in commands.run("/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
+    commands.run("/sources all", "alice", "t-src")
+    assert MemoryStore().thread_documents("t-src") == []

@@ -16,7 +16,7 @@ def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path
     assert ingest_file(doc, doc.name, owner="alice").status == "added"
     assert parse("/docs") and parse("/remove notes.md") and parse("docs please") is None
     alice, bob = run("/docs", "alice", "t-docs").text, run("/docs", "bob", "t-docs").text
-    assert "| alice/notes.md | 1 | you |" in alice and "standard-snmpv3.md | 1 | shared" in alice
+    assert "| alice/notes.md | Notes | 1 | you |" in alice and "| 1 | shared |" in alice
     assert "alice/notes.md" not in bob
     assert "You have no document named" in run("/remove notes.md", "bob", "t-docs").text
     assert "only be removed by an administrator" in run("/remove standard-snmpv3.md", "alice", "t-docs").text
@@ -47,8 +47,8 @@ def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_s
     assert get_retriever().search(question, viewer="bob")[0].metadata["source"] == "exceptions-datacenter.md"
     assert get_retriever().search(lab, viewer="alice")[0].metadata["source"] == "alice/notes.md"
     assert all(c.metadata["source"] != "alice/notes.md" for c in get_retriever().search(lab, viewer="bob"))
-    assert "| alice/notes.md | 1 | you |" in run("/docs", "alice", "t-docs").text
-    assert "alice/notes.md" not in run("/docs", "bob", "t-docs").text and "exceptions-datacenter.md | 1 | shared" in run(
+    assert "| alice/notes.md | Lab notes | 1 | you |" in run("/docs", "alice", "t-docs").text
+    assert "alice/notes.md" not in run("/docs", "bob", "t-docs").text and "exceptions-datacenter.md | Approved Exceptions" in run(
         "/docs", "bob", "t-docs").text
 
 

@@ -231,6 +231,8 @@ def compose(state: AssessmentState) -> Final:
     if cites.used:
         parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source}{f' v{c.version}' if c.version else ''} — {c.topic} (relevance {c.relevance_score})"
                                             for c in cites.used]
+    if state.conversation.documents and state.plan.task_for("Knowledge Agent"):
+        parts += ["", f"*Documents: this conversation cites only {', '.join(state.conversation.documents)}.*"]
     risk = _risk(state, task, missing)
     return Final(answer="\n".join(parts), scope=scope, citations=cites.used, missing_inputs=missing, risk_of_error=risk,
                  partial=bool(missing) or task.status != "completed" or risk == "high")

@@ -86,17 +86,23 @@ def _retrieve(state: AssessmentState, query: RetrievalQuery, services: Services)
                           error="no knowledge index is available (run 'assess demo build' or 'assess ingest')",
                           summary="query formulated; no knowledge index to search")
     skill = state.intent.domain_details.skill or ""
+    chosen = state.conversation.documents
     # no topic filter: uploaded documents often carry no topic, and a filter would hide them; the skill's
     # cue words in the query steer retrieval towards standards, exceptions or procedures instead
     chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K,
-                              viewer=state.input.user_id)  # a user's uploads are theirs; shared documents everyone's
+                              viewer=state.input.user_id,  # a user's uploads are theirs; shared documents everyone's
+                              sources=state.conversation.documents or None)  # the thread's chosen documents only
     context = EnterpriseContext(
         retrieved_chunks=[RetrievedChunk.model_validate(c.as_dict()) for c in chunks],
         query_used=query.formulated_query,
         retrieval_mode="hybrid (dense + BM25, reciprocal rank fusion)",
         latency_ms=round(retriever.last_latency_ms, 1),
-        note="" if chunks else "the knowledge base holds nothing relevant to this question",
+        note=("" if chunks else "the knowledge base holds nothing relevant to this question") + (
+            f"{'; ' if not chunks else ''}this conversation cites only: {', '.join(chosen)}" if chosen else ""),
     )
     sources = sorted({c.metadata["source"] for c in chunks})
-    summary = f"{len(chunks)} chunks from {', '.join(sources)}" if chunks else "no relevant chunk found"
+    summary = f"{len(chunks)} chunk{'' if len(chunks) == 1 else 's'} from {', '.join(sources)}" if chunks else \
+        "no relevant chunk found"
+    if chosen:
+        summary += f" (this conversation cites only {', '.join(chosen)})"
     return TaskResult("completed", TaskOutputs(retrieval_query=query, enterprise_context=context), summary=summary)

@@ -97,8 +97,16 @@ def _m6_thread_notes(db: Connection) -> None:
     """)
 
 
+def _m7_thread_documents(db: Connection) -> None:
+    """The documents a thread may cite, when its user chose some (none stored: every document they can use)."""
+    db.script("""
+    CREATE TABLE thread_documents (thread_id TEXT PRIMARY KEY, sources TEXT NOT NULL, updated_at TEXT NOT NULL);
+    """)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
-                                                  _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes]
+                                                  _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
+                                                  _m7_thread_documents]
 _lock = threading.Lock()
 _migrated: set[str] = set()
 
@@ -225,7 +233,7 @@ class MemoryStore:
         for old, size in threads:
             if total <= quota:
                 break
-            for table in ("turns", "summaries", "thread_collections", "thread_notes", "threads"):
+            for table in ("turns", "summaries", "thread_collections", "thread_notes", "thread_documents", "threads"):
                 con.execute(f"DELETE FROM {table} WHERE thread_id = ?", (old,))
             total -= int(size)
             log.info("memory quota: user %s over %d bytes, conversation %s forgotten", user, quota, old)
@@ -392,6 +400,18 @@ class MemoryStore:
             "SELECT entity_type, wrong, \"right\" FROM corrections WHERE user_id = ?", (user_id,))]
 
     # --- the collection a thread answers about ---------------------------------------------------------
+    def set_thread_documents(self, thread_id: str, sources: list[str]) -> None:
+        """The documents the thread may cite from now on; an empty list lifts the restriction."""
+        if not sources:
+            self._kv("DELETE FROM thread_documents WHERE thread_id = ?", (thread_id,))
+            return
+        self._kv(_upsert("thread_documents", ("thread_id",), ("sources", "updated_at")),
+                 (thread_id, json.dumps(sorted(set(sources))), _now()))
+
+    def thread_documents(self, thread_id: str) -> list[str]:
+        rows = self._kv("SELECT sources FROM thread_documents WHERE thread_id = ?", (thread_id,))
+        return list(json.loads(rows[0][0])) if rows else []
+
     def set_thread_collection(self, thread_id: str, collection: str) -> None:
         self._kv(_upsert("thread_collections", ("thread_id",), ("collection", "updated_at")), (thread_id, collection, _now()))
 
