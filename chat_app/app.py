@@ -11,6 +11,7 @@ import hashlib
 import logging
 import os
 import threading
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,10 +34,11 @@ from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
 from chat_app.storage import LocalStorageClient, add_route
-from chat_app.uploads import classify_upload
+from chat_app.uploads import Progress, classify_upload, interrupted_report, pending_note
+from knowledge_base.ingest import owned_name
 from orchestration.config import app_secret, get_settings
 from orchestration.csv_export import answer_tables, has_tables
-from orchestration.memory.store import MemoryStore
+from orchestration.memory.store import PENDING, MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Mcp, Plan
@@ -65,7 +67,8 @@ REVOKED = RevokedTokens(MemoryStore)
 install_revocation(REVOKED)
 THROTTLE = LoginThrottle()
 LIMITS = MessageLimits()
-FORGETTING: set[asyncio.Task[None]] = set()  # stopped turns waiting for their worker, to be forgotten
+STARTED_AT = datetime.now(UTC).isoformat()  # uploads pending since before this are interrupted
+FORGETTING: set[asyncio.Task[None]] = set()  # background tasks held until done (stopped turns, resume reports)
 
 
 @cl.data_layer
@@ -133,8 +136,34 @@ async def starters(user: object = None, language: str | None = None) -> list[cl.
 
 @cl.on_chat_resume
 async def on_chat_resume(thread: ThreadDict) -> None:
-    """Nothing to restore: the conversation memory is keyed by the thread id, so follow-ups just work."""
+    """Nothing to restore: the conversation memory is keyed by the thread id, so follow-ups just work. An upload the
+    server stopped during was reported in it when this server started (``report_uploads_cut_short``)."""
     return None
+
+
+@cl.on_app_startup
+async def report_uploads_cut_short() -> None:
+    """Uploads the previous server stopped during, reported in their conversations before anyone opens them: a
+    message written to the thread's history (a message sent while a thread is being opened is replaced by the
+    history Chainlit sends after it)."""
+    from chainlit.data import get_data_layer
+
+    from knowledge_base.service import get_index
+
+    layer, store = get_data_layer(), MemoryStore()  # no chat session here: plain threads, not cl.make_async
+    try:
+        pending = await asyncio.to_thread(store.pending_uploads, STARTED_AT)
+        stored = {d["source"] for d in await asyncio.to_thread(get_index().sources)} if pending else set()
+        for note in pending:
+            text = interrupted_report(note["body"], stored)
+            if layer is not None:  # unwrapped: Chainlit's wrapper looks for a chat session, and there is none yet
+                await type(layer).create_step.__wrapped__(layer, {"id": str(uuid.uuid4()), "threadId": note["thread_id"],
+                                         "name": chainlit_config.ui.name, "type": "assistant_message", "output": text,
+                                         "createdAt": _now(), "start": _now(), "end": _now(),
+                                         "streaming": False, "isError": False, "waitForAnswer": False})
+            await asyncio.to_thread(store.update_note, note["thread_id"], note["seq"], "upload", "Upload interrupted", text)
+    except Exception:  # a report is a courtesy: the server starts without it
+        log.exception("could not report the uploads a server stop cut short")
 
 
 Made = TypeVar("Made", cl.Step, cl.Message)
@@ -316,35 +345,50 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
     collection: str | None = None
     configs: list[tuple[str, bytes]] = []
     documents: dict[Path, str] = {}
+    progress = Progress([e.name for e in elements])
+    store = MemoryStore()
     async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
         step.input = ", ".join(e.name for e in elements)
-        for i, element in enumerate(elements, start=1):
-            upload = classify_upload(element.name, Path(element.path))
-            step.output = f"checking {i}/{len(elements)}: {element.name}"
+
+        async def show(name: str, state: str, finished: bool = False) -> None:
+            progress.set(name, state, finished)
+            step.output = progress.view()
             await step.update()
+
+        for element in elements:
+            await show(element.name, "checking")
+            upload = classify_upload(element.name, Path(element.path))
             if upload.kind == "rejected":
                 lines.append(f"- ✗ {upload.reason}")
+                await show(element.name, "refused", finished=True)
             elif upload.kind == "config":
                 # the file on disk is masked (it is the attachment the thread keeps); the raw text the rules judge
                 # comes from the session's memory
                 configs.append((upload.name, take_raw_upload(cl.context.session, upload.path)))
+                await show(element.name, "waiting to be assessed")
             else:
                 documents[upload.path] = upload.name
+                await show(element.name, "waiting to be added")
+        # kept until the results replace it: a server stopped during the upload is reported after the restart
+        pending = await cl.make_async(store.add_note)(
+            thread_id, user_id, PENDING, "Upload in progress",
+            pending_note({owned_name(n, user_id): n for n in documents.values()}, [n for n, _ in configs]))
         if documents:  # embedded together (one model call per 256 chunks), each file reported
+            shown = {owned_name(n, user_id): n for n in documents.values()}
 
-            async def show(name: str, i: int, n: int) -> None:
-                step.output = f"adding {i}/{n}: {name}"
-                await step.update()
-
-            def progress(name: str, i: int, n: int) -> None:  # called from the worker thread
-                cl.run_sync(show(name, i, n))
+            def adding(name: str, i: int, n: int) -> None:  # called from the worker thread, as each file starts
+                cl.run_sync(show(shown.get(name, name), "adding"))
 
             try:
-                added = await cl.make_async(ingest_paths)(list(documents), progress, documents, user_id)
+                added = await cl.make_async(ingest_paths)(list(documents), adding, documents, user_id)
                 lines += [f"- {'✗' if f.status == 'error' else '✓'} {f.message}" for f in added.files]
+                for f in added.files:
+                    await show(shown.get(f.name, f.name), "refused" if f.status == "error" else "done", finished=True)
             except Exception as exc:  # the index itself failed: every document of the message says so
                 lines += [f"- ✗ {name}: could not be added ({type(exc).__name__})" for name in documents.values()]
         if configs:
+            for name, _ in configs:
+                await show(name, "assessing")
             try:
                 report = await cl.make_async(assess_files)(configs, owner=user_id)
                 lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
@@ -358,9 +402,13 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
                                  "fleet\" to switch back.")
             except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
                 lines.append(f"- ✗ the configurations could not be assessed: {exc}")
-        step.output = "\n".join(lines)
-    await send_note(thread_id, user_id, "upload", "Upload results", "**Upload results**\n\n" + "\n".join(lines),
-                    _collection_actions([commands.FLEET] if collection else []))
+            for name, _ in configs:
+                await show(name, "done", finished=True)
+        step.output = progress.view() + "\n\n" + "\n".join(lines)
+    text = "**Upload results**\n\n" + "\n".join(lines)
+    await cl.Message(content=text, actions=_collection_actions([commands.FLEET] if collection else [])).send()
+    if pending:
+        await cl.make_async(store.update_note)(thread_id, pending, "upload", "Upload results", text)
     return collection
 
 

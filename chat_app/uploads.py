@@ -4,6 +4,7 @@ be. Each file is either a knowledge document (ingested) or a device configuratio
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -59,3 +60,50 @@ def classify_upload(name: str, path: Path) -> Upload:
         if suffix != ".txt":
             return Upload(name, path, "rejected", f"{name}: {identify_platform(head).reason}")
     return Upload(name, path, "knowledge")
+
+
+class Progress:
+    """Where each file of one upload is (waiting, checking, adding, assessing, done), shown in the Uploads step as a
+    bar over the files and a line per file, updated as each one moves on."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.state = dict.fromkeys(names, "waiting")
+        self.finished = 0
+
+    def set(self, name: str, state: str, finished: bool = False) -> None:
+        if name in self.state:
+            self.state[name] = state
+        self.finished += finished
+
+    def view(self) -> str:
+        total = len(self.names) or 1
+        pct = round(100 * self.finished / total)
+        bar = "▓" * (pct // 10) + "░" * (10 - pct // 10)
+        mark = {"waiting": "○", "done": "✓", "refused": "✗"}
+        return "\n".join([f"`{bar}` {pct}% — {self.finished} of {len(self.names)} file"
+                          f"{'' if len(self.names) == 1 else 's'} done", "",
+                          *(f"- {mark.get(s, '…')} {n} — {s}" for n, s in self.state.items())])
+
+
+def pending_note(documents: dict[str, str], configs: list[str]) -> str:
+    """What an upload in progress holds, kept until its results replace it: the stored and shown name of each
+    document, and the configurations."""
+    return json.dumps({"documents": documents, "configs": configs})
+
+
+def interrupted_report(pending: str, stored_sources: set[str]) -> str:
+    """An upload the server stopped during, told after the restart: which documents were added before it stopped
+    (each is written whole or not at all) and which files need to be attached again."""
+    held = json.loads(pending)
+    added = [shown for stored, shown in held["documents"].items() if stored in stored_sources]
+    lost = [shown for stored, shown in held["documents"].items() if stored not in stored_sources]
+    lines = ["**Upload interrupted** — the server stopped while this conversation's upload was being processed."]
+    if added:
+        lines.append(f"- ✓ added before it stopped: {', '.join(added)}")
+    if lost:
+        lines.append(f"- ✗ not added: {', '.join(lost)} — attach again")
+    if held["configs"]:
+        lines.append(f"- ✗ configurations {', '.join(held['configs'])}: not assessed unless `/collections` lists a new "
+                     "collection (an assessment is written all at once) — attach them again")
+    return "\n".join(lines)

@@ -25,6 +25,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 TEST_SERVER_WORKERS = "1"
 
 
+RUNNING: dict[str, subprocess.Popen[bytes]] = {}  # url -> server process, for tests that kill a server outright
+
+
+def kill_app(url: str) -> None:
+    """The server and every process it started, killed without a chance to finish anything (a power cut)."""
+    proc = RUNNING[url]
+    os.killpg(proc.pid, 9)
+    proc.wait(timeout=30)
+
+
 @contextmanager
 def running_app(data_dir: Path, **env: str) -> Iterator[str]:
     env = {"ASSESS_TURN_WORKERS": TEST_SERVER_WORKERS, **env}
@@ -45,10 +55,13 @@ def running_app(data_dir: Path, **env: str) -> Iterator[str]:
                 time.sleep(0.5)
         else:
             raise AssertionError(f"the app did not become healthy; log: {log.read_text()[-2000:]}")
+        RUNNING[url] = proc
         yield url
     finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
+        RUNNING.pop(url, None)
+        if proc.poll() is None:
+            os.killpg(proc.pid, 15)
+            proc.wait(timeout=30)
 
 
 def launch(pw: Any) -> Any:

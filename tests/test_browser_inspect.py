@@ -245,3 +245,46 @@ def test_the_document_library_previews_and_restricts_what_a_thread_cites(app: tu
     assert again == cited
     shot(page, "document-library")
     page.close()
+
+
+def test_an_upload_cut_short_by_a_killed_server_is_reported_after_the_restart(
+        demo_warehouse_dir: Path, tmp_path: Path, browser: Any) -> None:
+    import random
+
+    from tests.browser import kill_app
+
+    data = tmp_path / "served"
+    shutil.copytree(demo_warehouse_dir, data)
+    words = ["router", "switch", "firewall", "policy", "uplink", "vlan", "trunk", "access", "audit", "logging", "syslog", "ntp", "snmp", "aaa", "ssh", "acl"]
+    rng = random.Random(7)
+    files = []
+    for n in range(4):  # ~1,400 distinct chunks each: embedding them takes long enough to kill the server meanwhile
+        doc = tmp_path / f"runbook-{n}.md"
+        doc.write_text(f"# Runbook {n}\n\n" + "\n\n".join(
+            " ".join(rng.choice(words) + str(rng.randint(0, 999)) for _ in range(120)) for _ in range(1400)))
+        files.append(str(doc))
+    with running_app(data) as url:
+        page = open_chat(browser, url)
+        page.set_input_files("#upload-button-input", files)
+        page.wait_for_timeout(3000)
+        page.fill("#chat-input", "Please add these documents.")
+        page.click("#chat-submit")
+        page.get_by_text("adding").first.wait_for(timeout=120_000)  # the Uploads step: a file is being added
+        thread = page.url.split("/thread/")[1]
+        kill_app(url)
+        page.close()
+    with running_app(data) as url:
+        page = open_chat(browser, url, f"/thread/{thread}")
+        report = page.locator("[data-step-type='assistant_message']", has_text="Upload interrupted")
+        report.first.wait_for(timeout=60_000)
+        text = report.first.inner_text()
+        assert "not added:" in text and "runbook-3.md" in text and "attach again" in text
+        from orchestration.memory.store import MemoryStore
+
+        notes = MemoryStore(data / "memory.sqlite").thread_notes(thread)
+        assert [n["title"] for n in notes] == ["Upload interrupted"]  # said once, and kept for the export
+        page.reload()
+        page.wait_for_selector("#chat-input", timeout=60_000)
+        page.wait_for_timeout(3000)
+        assert page.locator("[data-step-type='assistant_message']", has_text="Upload interrupted").count() == 1
+        page.close()

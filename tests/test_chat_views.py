@@ -165,3 +165,28 @@ def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable
     assert "✓" in commands.run("/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
     commands.run("/sources all", "alice", "t-src")
     assert MemoryStore().thread_documents("t-src") == []
+
+
+def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(isolated_data_dir: Path) -> None:
+    from chat_app.uploads import Progress, interrupted_report, pending_note
+    from orchestration.memory.store import PENDING
+
+    progress = Progress(["a.md", "b.cfg", "c.md", "d.png"])
+    progress.set("d.png", "refused", finished=True)
+    progress.set("a.md", "adding")
+    view = progress.view()
+    assert view.startswith("`▓▓░░░░░░░░` 25% — 1 of 4 files done")
+    assert "- … a.md — adding" in view and "- ✗ d.png — refused" in view and "- ○ b.cfg — waiting" in view
+
+    body = pending_note({"alice/a.md": "a.md", "alice/c.md": "c.md"}, ["b.cfg"])
+    report = interrupted_report(body, {"alice/a.md", "standard-snmpv3.md"})
+    assert "added before it stopped: a.md" in report and "not added: c.md — attach again" in report
+    assert "configurations b.cfg: not assessed" in report
+
+    store = MemoryStore()
+    seq = store.add_note("t-up", "alice", PENDING, "Upload in progress", body)
+    assert store.thread_notes("t-up") == []  # in progress: not part of the conversation's export yet
+    assert [n["seq"] for n in store.pending_uploads("9999")] == [seq] and store.pending_uploads("2000") == []
+    store.update_note("t-up", seq, "upload", "Upload interrupted", report)
+    assert [n["title"] for n in store.thread_notes("t-up")] == ["Upload interrupted"]
+    assert store.pending_uploads("9999") == []

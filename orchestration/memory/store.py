@@ -25,6 +25,9 @@ WINDOW = 6
 log = logging.getLogger(__name__)
 
 
+PENDING = "upload-pending"  # a note of an upload being processed; left behind when the server stopped during it
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -316,8 +319,9 @@ class MemoryStore:
         finally:
             con.close()
 
-    def add_note(self, thread_id: str, user_id: str, kind: str, title: str, body: str) -> None:
-        """An upload's results or a command's output, kept for the conversation's export (it counts to the quota)."""
+    def add_note(self, thread_id: str, user_id: str, kind: str, title: str, body: str) -> int:
+        """An upload's results or a command's output, kept for the conversation's export (it counts to the quota);
+        its number in the thread (0: not added, the conversation is another user's)."""
         con = self._connect()
         try:
             con.begin_exclusive(f"thread:{thread_id}")
@@ -327,7 +331,7 @@ class MemoryStore:
             owner = con.execute("SELECT user_id FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()[0]
             if owner != user_id:  # another user's conversation id: nothing is added to it
                 con.rollback()
-                return
+                return 0
             after, seq = con.execute("SELECT (SELECT COALESCE(MAX(turn_number), 0) FROM turns WHERE thread_id = ?), "
                                      "(SELECT COALESCE(MAX(seq), 0) + 1 FROM thread_notes WHERE thread_id = ?)",
                                      (thread_id, thread_id)).fetchone()
@@ -335,21 +339,34 @@ class MemoryStore:
                         (thread_id, seq, user_id, after, kind, title, body, _now()))
             self._within_quota(con, user_id, thread_id, len(body) + len(title))
             con.execute("COMMIT")
+            return int(seq)
         except Exception:
             con.rollback()
             raise
         finally:
             con.close()
 
-    def thread_notes(self, thread_id: str) -> list[dict[str, Any]]:
-        """The conversation's notes in the order they were shown."""
+    def thread_notes(self, thread_id: str, kind: str | None = None) -> list[dict[str, Any]]:
+        """The conversation's notes in the order they were shown (of one ``kind``, or every kind shown)."""
         con = self._connect()
         try:
-            cur = con.execute("SELECT after_turn, kind, title, body, at FROM thread_notes WHERE thread_id = ? "
-                              "ORDER BY seq", (thread_id,))
-            return [dict(zip(("after_turn", "kind", "title", "body", "at"), r, strict=True)) for r in cur]
+            cur = con.execute("SELECT seq, after_turn, kind, title, body, at FROM thread_notes WHERE thread_id = ? AND "
+                              + ("kind = ?" if kind else "kind <> ?") + " ORDER BY seq", (thread_id, kind or PENDING))
+            return [dict(zip(("seq", "after_turn", "kind", "title", "body", "at"), r, strict=True)) for r in cur]
         finally:
             con.close()
+
+    def pending_uploads(self, before: str) -> list[dict[str, Any]]:
+        """Uploads of every conversation still marked in progress since before ``before`` (a server start): the
+        server stopped while they ran."""
+        rows = self._kv("SELECT thread_id, seq, user_id, body FROM thread_notes WHERE kind = ? AND at < ? "
+                        "ORDER BY thread_id, seq", (PENDING, before))
+        return [dict(zip(("thread_id", "seq", "user_id", "body"), r, strict=True)) for r in rows]
+
+    def update_note(self, thread_id: str, seq: int, kind: str, title: str, body: str) -> None:
+        """A note rewritten in place: an upload in progress becomes its results (or the report of its interruption)."""
+        self._kv("UPDATE thread_notes SET kind = ?, title = ?, body = ? WHERE thread_id = ? AND seq = ?",
+                 (kind, title, body, thread_id, seq))
 
     def thread_owner(self, thread_id: str) -> str | None:
         con = self._connect()
