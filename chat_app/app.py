@@ -248,9 +248,10 @@ def _json_element(name: str, data: Any) -> cl.Text:
 def _citations(state: AssessmentState) -> list[cl.Text]:
     elements = []
     for c in state.final.citations:
-        body = (f"**{c.source}** — topic {c.topic}, relevance {c.relevance_score}\n\nchunk `{c.chunk_id}`\n\n"
+        body = (f"**{c.source}**{f', page {c.page}' if c.page else ''} — topic {c.topic}, relevance {c.relevance_score}"
+                f"\n\nchunk `{c.chunk_id}`\n\n"
                 + _chunk_content(state, c.chunk_id))
-        elements.append(cl.Text(name=f"[{c.number}] {c.source}", content=body, display="side"))
+        elements.append(cl.Text(name=c.label, content=body, display="side"))
     return elements
 
 

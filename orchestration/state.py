@@ -415,6 +415,12 @@ class Citation(StateModel):
     relevance_score: float = 0.0
     excerpt: str = ""
     version: str = ""  # the document version quoted (knowledge documents keep their versions)
+    page: str = ""  # the page of a PDF the chunk is on (PDFs are cut per page)
+
+    @property
+    def label(self) -> str:
+        """How the answer names it under Sources, and the name of its chip: ``[2] manual.pdf p. 4``."""
+        return f"[{self.number}] {self.source}" + (f" p. {self.page}" if self.page else "")
 
 
 class Final(StateModel):

@@ -190,3 +190,17 @@ def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(iso
     store.update_note("t-up", seq, "upload", "Upload interrupted", report)
     assert [n["title"] for n in store.thread_notes("t-up")] == ["Upload interrupted"]
     assert store.pending_uploads("9999") == []
+
+
+def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_warehouse: Path, tmp_path: Path) -> None:
+    from knowledge_base.ingest import ingest_file
+    from tests.documents import write_pdf
+
+    pdf = write_pdf(tmp_path / "quokka-wan-guide.pdf", ["Quokka WAN guide", "Quokka WAN edge routers use BFD timers "
+                                                        "of 300 ms and the QUOKKA-EDGE route-map towards carriers."])
+    assert ingest_file(pdf, pdf.name, owner="alice").status == "added"
+    _, final = _turn("What BFD timers do quokka WAN edge routers use according to the quokka WAN guide?", "t-pdf",
+                     "alice")
+    cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
+    assert cited and cited[0].page == "1" and cited[0].label.endswith("alice/quokka-wan-guide.pdf p. 1")
+    assert f"{cited[0].label} " in final.final.answer  # under Sources, as the chip is named

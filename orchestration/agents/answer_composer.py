@@ -44,7 +44,8 @@ class _Citations:
         meta = self.chunks[cid].metadata
         self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.source, topic=meta.topic,
                                   relevance_score=meta.relevance_score, excerpt=without_orders(self.chunks[cid].content)[:400],
-                                  version=str(getattr(meta, "version", "") or "")))
+                                  version=str(getattr(meta, "version", "") or ""),
+                                  page=str(getattr(meta, "page", "") or "")))
         return f"[{len(self.used)}]"
 
 
@@ -229,7 +230,7 @@ def compose(state: AssessmentState) -> Final:
         parts += ["", "To download this as a report, use **Export trace** in the chat (JSON with every step, or a "
                       "Markdown report), or run `assess trace export --thread <id> --format md`."]
     if cites.used:
-        parts += ["", "**Sources**", ""] + [f"[{c.number}] {c.source}{f' v{c.version}' if c.version else ''} — {c.topic} (relevance {c.relevance_score})"
+        parts += ["", "**Sources**", ""] + [f"{c.label}{f' v{c.version}' if c.version else ''} — {c.topic} (relevance {c.relevance_score})"
                                             for c in cites.used]
     if state.conversation.documents and state.plan.task_for("Knowledge Agent"):
         parts += ["", f"*Documents: this conversation cites only {', '.join(state.conversation.documents)}.*"]
