@@ -196,7 +196,7 @@ def test_users_cannot_see_each_others_threads(auth_app: tuple[str, Path], browse
     bob.goto(alice_thread)
     bob.wait_for_timeout(3000)
     assert "Summarize configuration best practice findings for Site-A" not in bob.content()
-    assert "belongs to another user" in bob.inner_text("body")  # not "could not reach the server"
+    assert "does not exist or is not yours" in bob.inner_text("body")  # the banner names every cause
     shot(bob, "isolation-bob")
     alice.context.close()
     bob.context.close()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.browser import open_chat, running_app, send, shot, wait_for_answers
+from tests.conftest import TEST_OUTPUT
 
 pytestmark = pytest.mark.browser
 
@@ -229,8 +230,12 @@ def test_the_document_library_previews_and_restricts_what_a_thread_cites(app: tu
     cited = {c.text_content() for c in send(page, question).locator(".element-link").all()}
     assert any(c.endswith("] exceptions-datacenter.md") for c in cited), cited  # unrestricted: the exceptions
 
-    library = send(page, "/docs").inner_text()
+    listed = send(page, "/docs")
+    library = listed.inner_text()
     assert "Cited here" in library and "SNMP Standard — SNMPv3 with Authentication and Privacy" in library
+    listed.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(TEST_OUTPUT / "document-library.png"))
     preview = _click(page, "Preview standard-snmpv3.md")
     assert preview.startswith("Preview — SNMP Standard") and "priv security level" in preview
     assert "cites only standard-snmpv3.md" in _click(page, "Cite only standard-snmpv3.md")
@@ -243,7 +248,6 @@ def test_the_document_library_previews_and_restricts_what_a_thread_cites(app: tu
     assert "cites any document" in _click(page, "Cite any document")
     again = {c.text_content() for c in send(page, question).locator(".element-link").all()}
     assert again == cited
-    shot(page, "document-library")
     page.close()
 
 
