@@ -64,6 +64,17 @@ def running_app(data_dir: Path, **env: str) -> Iterator[str]:
             proc.wait(timeout=30)
 
 
+@contextmanager
+def demo_app(demo_warehouse_dir: Path, tmp_path_factory: Any, name: str) -> Iterator[tuple[str, Path]]:
+    """The app on a private copy of the demo data (a module's server): its address and data directory."""
+    import shutil
+
+    data = tmp_path_factory.mktemp(name)
+    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
+    with running_app(data) as url:
+        yield url, data
+
+
 def launch(pw: Any) -> Any:
     return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 

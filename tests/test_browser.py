@@ -13,17 +13,24 @@ from typing import Any
 
 import pytest
 
-from tests.browser import login, open_chat, running_app, scripted_session, send, shot, wait_for_answers
+from tests.browser import (
+    demo_app,
+    login,
+    open_chat,
+    running_app,
+    scripted_session,
+    send,
+    shot,
+    wait_for_answers,
+)
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data = tmp_path_factory.mktemp("browser-data")
-    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
-    with running_app(data) as url:
-        yield url, data
+    with demo_app(demo_warehouse_dir, tmp_path_factory, "browser-data") as served:
+        yield served
 
 
 def test_question_streams_steps_and_answer(app: tuple[str, Path], browser: Any) -> None:

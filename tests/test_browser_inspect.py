@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import open_chat, running_app, send, shot, wait_for_answers
+from tests.browser import demo_app, open_chat, running_app, send, shot, wait_for_answers
 from tests.conftest import TEST_OUTPUT
 
 pytestmark = pytest.mark.browser
@@ -24,10 +24,8 @@ STEPS = ("Context Pruner", "Intent Classifier", "Planner", "Knowledge Agent", "D
 
 @pytest.fixture(scope="module")
 def app(demo_warehouse_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data = tmp_path_factory.mktemp("inspect-data")
-    shutil.copytree(demo_warehouse_dir, data, dirs_exist_ok=True)
-    with running_app(data) as url:
-        yield url, data
+    with demo_app(demo_warehouse_dir, tmp_path_factory, "inspect-data") as served:
+        yield served
 
 
 def _console(page: Any) -> list[tuple[str, str]]:
