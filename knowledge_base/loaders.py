@@ -33,6 +33,15 @@ MAX_DOCX_PARTS = 2_000
 MAX_DOCX_UNPACKED_BYTES = 60 * 1024 * 1024
 MAX_PDF_PAGES = 500
 MAX_HTML_ELEMENTS = 200_000
+def first_line_title(text: str) -> str | None:
+    """A document without a heading (a text file, a PDF) is titled by its first line when that reads like a title
+    (short, not a sentence), not by its file name ("Notes Change Window")."""
+    line = next((ln.strip(" #*\t") for ln in text.splitlines() if ln.strip()), "")
+    if 3 <= len(line) <= 90 and not line.endswith((".", ",", ";", ":")) and len(line.split()) <= 12:
+        return line
+    return None
+
+
 TITLE_CHARS = 200  # a title, heading or metadata value longer than this is cut: each chunk carries them
 META_CHARS = 300
 SUPPORTED = (".md", ".markdown", ".txt", ".pdf", ".docx", ".html", ".htm")
@@ -221,6 +230,7 @@ def load_file(path: Path, display_name: str | None = None, parser: Parser | None
         raise IngestError(f"{name}: no text could be extracted")
     timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
     heading = next((m.group(1).strip() for d in docs for m in [re.search(r"^# (.+)$", d.page_content, re.M)] if m), None)
+    heading = heading or first_line_title(docs[0].page_content if docs else "")
     for doc in docs:
         # every value is cut and made plain: a title is repeated in every chunk's keywords and embedding text, and
         # a name with right-to-left or control characters must not display as something else

@@ -204,3 +204,19 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
     cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
     assert cited and cited[0].page == "1" and cited[0].label.endswith("alice/quokka-wan-guide.pdf p. 1")
     assert f"{cited[0].label} " in final.final.answer  # under Sources, as the chip is named
+
+
+def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_name(writable_warehouse: Path,
+                                                                                   tmp_path: Path) -> None:
+    from knowledge_base.ingest import ingest_file
+
+    note = tmp_path / "notes-change-window.txt"
+    note.write_text("Change Window Policy for Lab Routers\n\nLab routers are changed on Sundays between 02:00 and "
+                    "04:00 only, after the lab lead approves the change ticket.\n")
+    prose = tmp_path / "prose.txt"
+    prose.write_text("Lab switches are patched monthly by the lab team, after the release notes are reviewed.\n")
+    assert ingest_file(note, note.name, owner="alice").status == "added"
+    assert ingest_file(prose, prose.name, owner="alice").status == "added"
+    listed = commands.run("/docs", "alice", "t-title").text
+    assert "| alice/notes-change-window.txt | Change Window Policy for Lab Routers |" in listed
+    assert "| alice/prose.txt | Prose |" in listed  # a sentence is no title: the file name stays
