@@ -46,10 +46,11 @@
   };
   const label = () => {
     for (const el of document.querySelectorAll("button:not([aria-label]), a.modebar-btn:not([aria-label])")) {
-      if (el.textContent.trim() || el.getAttribute("aria-labelledby")) continue;
+      if (el.innerText.trim() || el.getAttribute("aria-labelledby")) continue;
       if (el.dataset.title) { el.setAttribute("aria-label", el.dataset.title); continue; }
       const icon = [...(el.querySelector("svg")?.classList || [])].find((c) => c.startsWith("lucide-"));
-      const name = NAMES[el.id] || (icon && ICONS[icon.slice(7)]) || (icon && icon.slice(7).replace(/-/g, " "));
+      const name = NAMES[el.id] || (icon && ICONS[icon.slice(7)]) || (icon && icon.slice(7).replace(/-/g, " "))
+        || (el.closest("[data-step-type='user_message']") ? "Edit message" : null);  // its icon has no class
       if (name) el.setAttribute("aria-label", name);
     }
   };

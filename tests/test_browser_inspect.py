@@ -80,6 +80,9 @@ def test_every_step_of_a_cited_chart_answer_reads_without_opening_json(app: tupl
     errors = [text for kind, text in console if kind == "error"]
     warnings = [text for kind, text in console if kind == "warning"]
     assert errors == [] and len(warnings) < 50, (errors[:5], warnings[:5])
+    unnamed = page.evaluate("""() => [...document.querySelectorAll('button, a.modebar-btn')].filter(b =>
+        b.offsetParent !== null && !(b.getAttribute('aria-label') || b.innerText.trim())).map(b => b.outerHTML.slice(0, 80))""")
+    assert unnamed == []  # every visible button has an accessible name
     page.close()
 
 
