@@ -157,10 +157,10 @@ async def report_uploads_cut_short() -> None:
         for note in pending:
             text = interrupted_report(note["body"], stored)
             if layer is not None:  # unwrapped: Chainlit's wrapper looks for a chat session, and there is none yet
-                await type(layer).create_step.__wrapped__(layer, {"id": str(uuid.uuid4()), "threadId": note["thread_id"],
-                                         "name": chainlit_config.ui.name, "type": "assistant_message", "output": text,
-                                         "createdAt": _now(), "start": _now(), "end": _now(),
-                                         "streaming": False, "isError": False, "waitForAnswer": False})
+                message = {"id": str(uuid.uuid4()), "threadId": note["thread_id"], "name": chainlit_config.ui.name,
+                           "type": "assistant_message", "output": text, "createdAt": _now(), "start": _now(),
+                           "end": _now(), "streaming": False, "isError": False, "waitForAnswer": False}
+                await type(layer).create_step.__wrapped__(layer, message)
             await asyncio.to_thread(store.update_note, note["thread_id"], note["seq"], "upload", "Upload interrupted", text)
     except Exception:  # a report is a courtesy: the server starts without it
         log.exception("could not report the uploads a server stop cut short")

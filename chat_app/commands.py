@@ -88,8 +88,7 @@ def choose_documents(arg: str, user_id: str, thread_id: str) -> Reply:
         return Reply("This conversation cites " + (("only " + ", ".join(f"**{c}**" for c in current)) if current
                      else "any document you can use") + ". Choose with `/sources NAME, NAME` or `/sources all`.")
     if arg.strip().lower() in ("all", "any", "*"):
-        store.set_thread_documents(thread_id, [])
-        return Reply("This conversation cites any document you can use again.")
+        return cite_documents([], user_id, thread_id)
     return cite_documents([n.strip().strip("`'\"") for n in re.split(r"[,\n]", arg) if n.strip()], user_id, thread_id)
 
 

@@ -48,13 +48,11 @@ PREVIEW_CHARS = 6000
 
 
 def library(user_id: str, cited: list[str]) -> dict[str, Any]:
-    """The document library's props: each usable document with its version, owner, chunks and date, whether the
-    user may remove it, and whether this conversation cites it (every document when none was chosen)."""
+    """What the library's buttons need of each usable document (the table itself is ``listing``): its stored and
+    shown name, whether the user may remove it, whether this conversation cites it (every one when none was chosen)."""
     return {"documents": [{"source": d["source"], "name": visible(d["source"]).removeprefix(f"{user_id}/"),
-                           "title": visible(d["title"] or ""), "version": str(d["version"] or "–"),
-                           "owner": "you" if d["uploaded_by"] else "shared", "chunks": d["chunks"],
-                           "added": str(d["added_at"])[:10], "own": bool(d["uploaded_by"]),
-                           "cited": not cited or d["source"] in cited} for d in usable_documents(user_id)],
+                           "own": bool(d["uploaded_by"]), "cited": not cited or d["source"] in cited}
+                          for d in usable_documents(user_id)],
             "restricted": bool(cited)}
 
 

@@ -6,6 +6,7 @@ a separate side element (``full_outputs``), never cut; these views are plain fun
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
@@ -37,8 +38,10 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+@lru_cache(maxsize=256)
 def pretty_sql(statement: str, dialect: str = "duckdb") -> str:
-    """A statement laid out one clause per line; kept as it ran when the parser does not know it."""
+    """A statement laid out one clause per line; kept as it ran when the parser does not know it. Cached: the
+    tools run a few dozen statement shapes, and the chat renders them on every turn (values go in afterwards)."""
     try:
         return sqlglot.transpile(statement, read=dialect, write=dialect, pretty=True)[0]
     except Exception:  # noqa: BLE001 — shown as it ran rather than not at all
@@ -57,7 +60,7 @@ def tool_call_view(call: ToolCall, dialect: str = "duckdb") -> str:
         lines += ["| Parameter | Value |", "|---|---|", *(f"| {k} | {cell(v)} |" for k, v in params.items()), ""]
     for n, statement in enumerate(call.queries, start=1):
         values = call.query_params[n - 1] if n <= len(call.query_params) else []
-        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", pretty_sql(bind(statement, values), dialect), "```", ""]
+        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", bind(pretty_sql(statement, dialect), values), "```", ""]
     if not call.queries and not call.cached:
         lines += ["No SQL statement was recorded for this call.", ""]
     return "\n".join(lines)

@@ -91,7 +91,7 @@ def _retrieve(state: AssessmentState, query: RetrievalQuery, services: Services)
     # cue words in the query steer retrieval towards standards, exceptions or procedures instead
     chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K,
                               viewer=state.input.user_id,  # a user's uploads are theirs; shared documents everyone's
-                              sources=state.conversation.documents or None)  # the thread's chosen documents only
+                              sources=chosen or None)  # the thread's chosen documents only
     context = EnterpriseContext(
         retrieved_chunks=[RetrievedChunk.model_validate(c.as_dict()) for c in chunks],
         query_used=query.formulated_query,
