@@ -29,7 +29,7 @@ from chat_app.files_dir import install_upload_guards, take_raw_upload, use_insta
 from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
-from chat_app.rendering import NODE_LABELS, final_notes
+from chat_app.rendering import NODE_LABELS, final_notes, linked_markers
 from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
@@ -330,8 +330,8 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     if final_state is None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
-    answer = await made(cl.Message, content=final_state.final.answer + final_notes(final_state),
-                        elements=_citations(final_state), actions=_export_actions(thread_id, final_state))
+    text = linked_markers(final_state.final.answer, final_state) + final_notes(final_state)
+    answer = await made(cl.Message, content=text, elements=_citations(final_state), actions=_export_actions(thread_id, final_state))
     await answer.send()
     for chart in _charts(final_state):  # one after the other: in the order the answer names them (sent together,
         await chart.send(for_id=answer.id)  # the smaller figure arrived first)

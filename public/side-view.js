@@ -1,5 +1,5 @@
-// Citation chips open exactly the chunk they name; Escape closes the side view; icon buttons get names; a thread
-// link opened signed out opens that thread after sign-in.
+// Citation chips open exactly the chunk they name; inline [n] markers open it too and preview it on hover; Escape
+// closes the side view; icon buttons get names; a thread link opened signed out opens that thread after sign-in.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -77,9 +77,62 @@
   }
   setInterval(follow, 200);
 
-  // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs.
+  // Inline citation markers: the answer writes each [n] as a link to #cite-n whose title is a preview of the chunk
+  // (chat_app/rendering.linked_markers). A click opens that chunk as its chip under Sources does; resting the
+  // pointer on it, or focusing it, shows the preview. The title moves to data-preview so that the browser's own
+  // tooltip does not show it twice, and the preview is the marker's accessible description.
+  const MARKER = 'a[href^="#cite-"]';
+  const chipFor = (marker) => {
+    const n = marker.getAttribute("href").slice("#cite-".length);
+    const message = marker.closest("[data-step-type]") || document;
+    return [...message.querySelectorAll(".element-link")].find((c) => c.textContent.trim().startsWith(`[${n}] `));
+  };
+  document.addEventListener("click", (event) => {
+    const marker = event.target.closest && event.target.closest(MARKER);
+    if (!marker) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const chip = chipFor(marker);
+    if (chip) chip.click();
+  }, true);
+
+  let preview = null;
+  const showPreview = (event) => {
+    const marker = event.target.closest && event.target.closest(MARKER);
+    if (!marker) return;
+    if (marker.title) {
+      marker.dataset.preview = marker.title;
+      marker.removeAttribute("title");
+    }
+    if (!preview) {
+      preview = document.createElement("div");
+      preview.id = "citation-preview";
+      preview.setAttribute("role", "tooltip");
+      document.body.appendChild(preview);
+    }
+    const chip = chipFor(marker);
+    preview.textContent = "";
+    const source = document.createElement("strong");
+    source.textContent = chip ? chip.textContent.trim() : marker.textContent.trim();
+    preview.append(source, document.createElement("br"), marker.dataset.preview || "");
+    marker.setAttribute("aria-describedby", "citation-preview");
+    const box = marker.getBoundingClientRect();
+    preview.style.left = `${Math.max(8, Math.min(box.left, window.innerWidth - 368))}px`;
+    preview.style.top = `${box.bottom + 6}px`;
+    preview.hidden = false;
+  };
+  const hidePreview = (event) => {
+    if (preview && event.target.closest && event.target.closest(MARKER)) preview.hidden = true;
+  };
+  document.addEventListener("mouseover", showPreview);
+  document.addEventListener("focusin", showPreview);
+  document.addEventListener("mouseout", hidePreview);
+  document.addEventListener("focusout", hidePreview);
+
+  // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs, and a citation preview.
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
+    if (preview) preview.hidden = true;
     const close = document.querySelector("#side-view-title button");
     if (close) {
       close.click();

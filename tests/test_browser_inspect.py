@@ -77,6 +77,23 @@ def test_every_step_of_a_cited_chart_answer_reads_without_opening_json(app: tupl
     page.keyboard.press("Escape")
     page.wait_for_selector("#side-view-content", state="detached", timeout=5_000)
 
+    # an inline [n] marker previews its chunk on hover and opens that chunk on a click
+    marker = answer.locator('a[href^="#cite-"]').first
+    n = marker.get_attribute("href").removeprefix("#cite-")
+    marker.scroll_into_view_if_needed()
+    marker.hover()
+    preview = page.locator("#citation-preview")
+    preview.wait_for(state="visible", timeout=5_000)
+    chip = next(c.text_content().strip() for c in answer.locator(".element-link").all()
+                if c.text_content().strip().startswith(f"[{n}] "))
+    assert preview.inner_text().startswith(chip) and len(preview.inner_text()) > len(chip) + 40, preview.inner_text()
+    shot(page, "citation-preview")
+    marker.click()
+    page.wait_for_selector("#side-view-title", timeout=10_000)
+    assert page.locator("#side-view-title").inner_text().strip() == chip
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#side-view-content", state="detached", timeout=5_000)
+
     errors = [text for kind, text in console if kind == "error"]
     warnings = [text for kind, text in console if kind == "warning"]
     assert errors == [] and len(warnings) < 50, (errors[:5], warnings[:5])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chat_app import commands
 from chat_app import step_views as views
+from chat_app.rendering import linked_markers
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Mcp, Plan
@@ -204,6 +205,12 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
     cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
     assert cited and cited[0].page == "1" and cited[0].label.endswith("alice/quokka-wan-guide.pdf p. 1")
     assert f"{cited[0].label} " in final.final.answer  # under Sources, as the chip is named
+
+    shown = linked_markers(final.final.answer, final)  # inline markers link to their chunk, with a preview
+    n = cited[0].number
+    assert re.search(rf'\[\[{n}\]\]\(#cite-{n} "[^"]*BFD timers of 300 ms[^"]*"\)', shown), shown
+    assert f"\n{cited[0].label} " in shown  # the label under Sources stays the chip's name
+    assert linked_markers("see `[1]` and\n```\n[1]\n```", final).count("#cite-") == 0  # code keeps its brackets
 
 
 def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_name(writable_warehouse: Path,
