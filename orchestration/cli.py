@@ -255,6 +255,13 @@ def _cmd_bench_coldstart(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_upload(args: argparse.Namespace) -> int:
+    from benchmarks.uploads import run
+
+    run(count=args.configs, repeat=args.repeat)
+    return 0
+
+
 def _cmd_bench_kb(args: argparse.Namespace) -> int:
     from benchmarks.knowledge import run
 
@@ -459,6 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
     bcold.add_argument("--timeout", type=float, default=120)
     bcold.add_argument("--workers", default="", help="turn-worker settings to compare, e.g. 0,2")
     bcold.set_defaults(func=_cmd_bench_coldstart)
+
+    bup = bench.add_parser("upload", help="uploaded configurations assessed end to end, beside parse + rules alone")
+    bup.add_argument("--configs", type=int, default=600)
+    bup.add_argument("--repeat", type=int, default=3)
+    bup.set_defaults(func=_cmd_bench_upload)
 
     bmem = bench.add_parser("memory", help="per-turn latency on a long thread vs a one-turn thread")
     bmem.add_argument("--turns", type=int, default=200)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.engines.secrets import mask_config
+from orchestration.engines.secrets import RULES, TRIGGER, mask_config
 from tests.browser import running_app
 from tests.chat_client import ChatSession
 from tests.conftest import TEST_OUTPUT
@@ -32,6 +32,14 @@ def test_every_planted_secret_is_masked_and_nothing_else_changes() -> None:
                 assert after.count("masked>") == sum(before.count(v) for v in planted.values), (name, before)
                 command = before.split(planted.leaks(before)[0])[0]
                 assert after.startswith(command.rstrip('"')), (name, before)  # the command and its type stay
+
+
+def test_every_masking_rule_needs_a_word_of_the_trigger_that_lets_other_lines_pass_untouched() -> None:
+    # a rule whose pattern named none of the trigger's words could match a line the trigger lets through unmasked
+    assert [rule.pattern.pattern for rule in RULES if not TRIGGER.search(rule.pattern.pattern)] == []
+    planted = plant()
+    secret_lines = [line for text in planted.configs.values() for line in text.split("\n") if planted.leaks(line)]
+    assert secret_lines and all(TRIGGER.search(line) for line in secret_lines)
 
 
 def _sql_rows(files: list[Path]) -> list[str]:

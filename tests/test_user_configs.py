@@ -194,3 +194,16 @@ def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehous
     assert "Traceback" not in out.stderr
     assert analyse(reader, "summary", collection="lab-west")["metrics"]["assets_assessed"] == 2
     assert analyse(reader, "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+
+
+def test_rows_are_appended_in_one_statement_with_nulls_empty_strings_and_times_as_given() -> None:
+    import duckdb
+
+    from orchestration.warehouse.build import insert_rows
+
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE TABLE t (a VARCHAR, b VARCHAR, seen TIMESTAMP, n INTEGER)")
+    rows = [("x", None, datetime(2026, 11, 27, 1, 2, 3), 7), ("y\n'q'", "", datetime(2026, 1, 1), None)]
+    insert_rows(con, "t", rows)
+    insert_rows(con, "t", [])  # nothing to append is not an error
+    assert con.execute("SELECT * FROM t ORDER BY a").fetchall() == rows

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from orchestration.engines.config_parser import ParsedConfig, identify_platform, parse_config
+from orchestration.engines.config_parser import ParsedConfig, PlatformVerdict, identify_platform, parse_config
 from orchestration.engines.interfaces import ROLES
 from orchestration.engines.remediation import Fix, verify_fix
 from orchestration.engines.rule_engine import RuleResult, evaluate_config, get_rules
@@ -95,8 +95,10 @@ def load_role_overrides(text: str, name: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = None) -> Judgement:
-    verdict = identify_platform(text)
+def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = None,
+          verdict: PlatformVerdict | None = None) -> Judgement:
+    """Parse and judge one configuration (``verdict``: ``identify_platform(text)`` when the caller has it)."""
+    verdict = verdict or identify_platform(text)
     if not verdict.supported:
         return Judgement(name, verdict.platform, False, f"{name}: {verdict.reason}")
     cfg = parse_config(text, verdict.platform)  # type: ignore[arg-type]  # supported: one of SUPPORTED

@@ -17,12 +17,12 @@ from pathlib import Path
 import duckdb
 
 from orchestration.config import get_settings
-from orchestration.engines.config_parser import identify_platform
+from orchestration.engines.config_parser import PlatformVerdict, identify_platform
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.warehouse import run_summary
-from orchestration.warehouse.build import FLEET, Rows, assess_device, load_exceptions
+from orchestration.warehouse.build import FLEET, Rows, assess_device, insert_rows, load_exceptions
 from orchestration.warehouse.config_templates import DeviceSpec
 from orchestration.warehouse.store import WarehouseUnavailable
 from orchestration.warehouse.versions import WarehouseBusy, new_version
@@ -68,19 +68,20 @@ class UploadReport:
         return out
 
 
-def check_config_text(name: str, data: bytes) -> tuple[str | None, str]:
-    """Decoded text, or None and the reason the file cannot be assessed."""
+def check_config_text(name: str, data: bytes) -> tuple[str | None, str, PlatformVerdict | None]:
+    """Decoded text and what it is, or None and the reason the file cannot be assessed."""
     if len(data) > MAX_CONFIG_BYTES:
-        return None, f"{name}: {len(data):,} bytes is over the {MAX_CONFIG_BYTES // 1024 // 1024} MB limit for a configuration"
+        return (None, f"{name}: {len(data):,} bytes is over the {MAX_CONFIG_BYTES // 1024 // 1024} MB limit for a "
+                      "configuration", None)
     if not data.strip():
-        return None, f"{name}: the file is empty"
+        return None, f"{name}: the file is empty", None
     if b"\x00" in data[:4096]:
-        return None, f"{name}: binary file, not a device configuration"
+        return None, f"{name}: binary file, not a device configuration", None
     text = data.decode("utf-8", errors="replace")
     verdict = identify_platform(text)
     if verdict.platform in ("unknown", "fragment"):
-        return None, f"{name}: {verdict.reason}"
-    return text, ""
+        return None, f"{name}: {verdict.reason}", verdict
+    return text, "", verdict
 
 
 class CollectionTaken(RuntimeError):
@@ -131,11 +132,11 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     for name, data in files:
         if ROLE_FILE.search(name.replace("\\", "/")):
             continue
-        text, problem = check_config_text(name, data)
+        text, problem, verdict = check_config_text(name, data)
         if text is None:
             report.files.append(FileOutcome(name, False, problem))
             continue
-        judgement = judge(name, text, overrides)
+        judgement = judge(name, text, overrides, verdict)
         if not judgement.accepted or judgement.config is None:
             report.files.append(FileOutcome(name, False, judgement.reason, platform=judgement.platform,
                                             judgement=judgement))
@@ -155,7 +156,8 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
         spec = DeviceSpec(asset_id, site, "uploaded", "production", judgement.device_type, "unknown", "unknown",
                           "unknown", platform, "medium", "", 0)
         version = judgement.version
-        part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions, cfg=cfg)
+        part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions, cfg=cfg,
+                             judged=judgement.results)  # the rules ran once, in judge()
         rows.extend(part)
         assets.append((asset_id, platform, version, spec.device_type, name))
         failures = sum(1 for r in part.results if r[3] == "fail")
@@ -189,21 +191,21 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                          f"uploaded configurations ({len(assets)} devices)", len(assets), rule_count, collection,
                          owner])
             run_summary.forget_runs_of(con, [a[0] for a in assets])  # their inventory rows change below
-            for asset_id, platform, version, device_type, file_name in assets:
-                exists = con.execute("SELECT 1 FROM assets WHERE asset_id = ?", [asset_id]).fetchone()
-                if exists:
-                    con.execute("UPDATE assets SET os_version = ?, last_seen = ?, source_file = ? WHERE asset_id = ?",
-                                [version, assessment_id, file_name, asset_id])
-                else:
-                    con.execute("INSERT INTO assets VALUES (?, ?, 'production', ?, 'unknown', 'unknown', 'unknown', "
-                                "?, ?, 'medium', '', ?, ?, ?, ?)", [asset_id, site, device_type, platform, version,
-                                                                     assessment_id, assessment_id, collection, file_name])
+            known = {row[0] for row in con.execute("SELECT asset_id FROM assets WHERE collection = ?",
+                                                    [collection]).fetchall()}
+            for asset_id, _, version, _, file_name in (a for a in assets if a[0] in known):  # a collection re-assessed
+                con.execute("UPDATE assets SET os_version = ?, last_seen = ?, source_file = ? WHERE asset_id = ?",
+                            [version, assessment_id, file_name, asset_id])
+            insert_rows(con, "assets", [(asset_id, site, "production", device_type, "unknown", "unknown", "unknown",
+                                         platform, version, "medium", "", assessment_id, assessment_id, collection,
+                                         file_name)
+                                        for asset_id, platform, version, device_type, file_name in assets
+                                        if asset_id not in known])
             if not con.execute("SELECT 1 FROM sites WHERE site = ?", [site]).fetchone():
                 con.execute("INSERT INTO sites VALUES (?, 'uploaded', 'tier3', 'unknown', false)", [site])
-            con.executemany("INSERT INTO configs VALUES (?, ?, ?, ?, ?, ?)", rows.configs)
-            con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows.results)
-            if rows.slic:
-                con.executemany("INSERT INTO slic_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows.slic)
+            insert_rows(con, "configs", rows.configs)
+            insert_rows(con, "results", rows.results)
+            insert_rows(con, "slic_results", rows.slic)
             run_summary.write(con, assessment_id)
             con.execute("COMMIT")
     except (WarehouseBusy, CollectionTaken) as exc:
