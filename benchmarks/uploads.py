@@ -33,7 +33,7 @@ def fleet_configs(warehouse: Path, count: int) -> list[tuple[str, bytes]]:
         con.close()
     out = []
     for i in range(count):
-        text = HOSTNAME.sub(lambda m, i=i: f"{m.group(1)} {m.group(2)}-C{i // len(texts)}", texts[i % len(texts)], 1)
+        text = HOSTNAME.sub(rf"\g<1> \g<2>-C{i // len(texts)}", texts[i % len(texts)], count=1)
         out.append((f"copy-{i:05d}.cfg", text.encode()))
     return out
 

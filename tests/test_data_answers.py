@@ -124,3 +124,26 @@ def test_a_device_type_the_inventory_lacks_is_named_in_scope_and_gaps(demo_wareh
     assert "device type access_point" in state.final.answer.split("\n")[0]
     assert "the inventory has no access points (its device types: routers, switches, firewalls, wireless controllers)" \
         in state.final.answer
+
+
+def test_a_count_is_out_of_the_devices_the_check_applies_to_and_a_kind_of_site_replaces_a_carried_site(
+        demo_warehouse: Path) -> None:
+    (site, rule, judged, failing, assessed), = one(demo_warehouse, f"""
+        WITH x AS (SELECT a.site, r.rule_id, r.asset_id, r.status FROM results r JOIN assets a USING (asset_id)
+                   WHERE r.assessment_id = {LATEST})
+        SELECT x.site, x.rule_id, COUNT(DISTINCT x.asset_id), COUNT(DISTINCT x.asset_id) FILTER (WHERE x.status = 'fail'),
+               (SELECT COUNT(DISTINCT y.asset_id) FROM x AS y WHERE y.site = x.site)
+        FROM x GROUP BY x.site, x.rule_id
+        HAVING COUNT(DISTINCT x.asset_id) FILTER (WHERE x.status = 'fail') BETWEEN 1 AND COUNT(DISTINCT x.asset_id) - 1
+           AND COUNT(DISTINCT x.asset_id) < (SELECT COUNT(DISTINCT y.asset_id) FROM x AS y WHERE y.site = x.site)
+        ORDER BY x.site, x.rule_id LIMIT 1""")  # a rule some devices of the site have no verdict on
+    state = handle_turn(f"how many devices fail {rule} at {site}", thread_id="t-judged")
+    answer = state.final.answer
+    assert f"**{failing}** of the {judged} devices judged on {rule}" in answer, answer
+    unjudged = assessed - judged
+    assert f"{unjudged} device{'s' if unjudged > 1 else ''} assessed here" in answer, answer
+    assert "1 failed checks" not in answer
+
+    follow = handle_turn("how many store switches fail critical checks", thread_id="t-judged")
+    scope_line = follow.final.answer.split("\n")[0]
+    assert "every store" in scope_line and site not in scope_line, scope_line

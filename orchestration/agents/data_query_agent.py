@@ -38,6 +38,7 @@ from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.results import InventoryResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
 from orchestration.vocabulary.scope import AnswerScope
+from orchestration.vocabulary.text import plural
 from orchestration.warehouse.versions import version_stamp
 
 SQL_TOOL_NAME = "sql_path"
@@ -229,7 +230,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     errors = [ToolNote(tool=choice.tool, message=call.error)] if call.error else []
     if call.status == "empty":
         errors.append(ToolNote(tool=choice.tool, message="no rows matched this scope"))
-    known = ", ".join(t.replace("_", " ") + "es" if t.endswith("h") else t.replace("_", " ") + "s" for t in DEVICE_TYPES)
+    known = ", ".join(plural(t.replace("_", " ")) for t in DEVICE_TYPES)
     errors += [ToolNote(tool=choice.tool, message=f"the inventory has no {kind.replace('_', ' ')}s (its device types: "
                         f"{known}); '{kind}' was matched against product names instead")
                for kind in unknown_device_types(intent)]

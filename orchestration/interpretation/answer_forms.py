@@ -28,6 +28,7 @@ from orchestration.tools.rows import (
     TopRule,
     day,
 )
+from orchestration.vocabulary.text import plural
 from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
@@ -144,9 +145,10 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
     names = [r.asset_id for r in rows]
     # "the nx-os boxes failing the most checks": 2 fail any, and the 15 others fail none — said, not hidden
-    assessed = rows[0].assessed
+    assessed = rows[0].judged or rows[0].assessed  # out of those the checks asked apply to
+    no_verdict = rows[0].assessed - assessed
     others = assessed - total if condition else 0
-    rest = (f" (the other {others} of the {assessed} assessed in this scope fail "
+    rest = (f" (the other {others} of the {assessed} {'judged' if no_verdict > 0 else 'assessed'} in this scope fail "
             f"{'none' if what == 'devices failing any checks' else 'none of them'})" if others > 0 else "")
     if frame.ask == "ranking":
         top = rows[0]
@@ -172,11 +174,16 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
     elif frame.ask == "count":
         listed = ", ".join(names[:20]) + (f" and {total - 20} more" if total > 20 else "")
         checks = sum(r.failed for r in rows)  # "how many critical failures": devices, and failed checks
-        of = f", {checks:,} failed checks" if condition and total == len(rows) else ""
+        of = f", {checks:,} failed {plural('check', checks)}" if condition and total == len(rows) else ""
         first = f"**{total}** {'device' if total == 1 else 'devices'} ({what}{of}, {run}): {listed}."
-        if others > 0:  # "how many store firewalls fail telnet": out of how many
-            first = (f"**{total}** of the {assessed} devices assessed in this scope {'fails' if total == 1 else 'fail'} "
-                     f"{what.removeprefix('devices failing ')} ({run}{of}): {listed}.")
+        if others > 0:  # "how many store firewalls fail telnet": out of how many — those the checks apply to
+            judged = (f"judged on {what.removeprefix('devices failing ')} in this scope" if no_verdict > 0
+                      else "assessed in this scope")
+            first = (f"**{total}** of the {assessed} devices {judged} {'fails' if total == 1 else 'fail'} "
+                     f"{'it' if no_verdict > 0 else what.removeprefix('devices failing ')} ({run}{of}): {listed}.")
+            if no_verdict > 0:
+                first += (f" {devices(no_verdict).capitalize()} assessed here {'has' if no_verdict == 1 else 'have'} "
+                          "no verdict on it: it does not apply to their platform.")
     elif frame.ask == "fix" and condition:
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
     elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which

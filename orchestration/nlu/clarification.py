@@ -8,6 +8,7 @@ import re
 from orchestration.nlu.names import Gazetteer, entity_type_label
 from orchestration.nlu.router import OUT_OF_SCOPE, VAGUE, RouteDecision
 from orchestration.state import Entity, NameResolution
+from orchestration.vocabulary.text import plural
 
 SKILL_OFFERS = {
     "cbp_assessment": "a summary of the latest configuration best-practice assessment (top issues, statistics, trends)",
@@ -27,7 +28,7 @@ EXAMPLES = (
 
 def _scope_phrase(entities: list[Entity]) -> str:
     names = [e.value for e in entities if e.type in ("site", "device")]
-    types = [e.value.replace("_", " ") + "s" for e in entities if e.type == "device_type"]
+    types = [plural(e.value.replace("_", " ")) for e in entities if e.type == "device_type"]
     parts = names[:3] + types[:2]
     return " / ".join(parts)
 

@@ -90,6 +90,7 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
                f"AND r.assessment_id = ? WHERE a.collection = ? AND {where}) ")
         params = [collection, *scope_params]
     match, match_params = condition.sql("x")
+    judged = condition.sql("j")[0]  # the devices with a verdict on the checks asked: a rule applies to some only
     failing = f"x.status = 'fail' AND {match}"
     sql = (
         cte + "SELECT x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment, "
@@ -98,14 +99,15 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
         f"COUNT(CASE WHEN {failing} AND x.severity = 'high' THEN 1 END) AS high, "
         f"LISTAGG(DISTINCT CASE WHEN {failing} THEN x.rule_id END, ', ') AS failing_rules, "
         "COUNT(x.rule_id) AS checks, COUNT(*) OVER () AS total, "
-        "(SELECT COUNT(DISTINCT j.asset_id) FROM x AS j WHERE j.rule_id IS NOT NULL) AS assessed "
+        "(SELECT COUNT(DISTINCT j.asset_id) FROM x AS j WHERE j.rule_id IS NOT NULL) AS assessed, "
+        f"(SELECT COUNT(DISTINCT j.asset_id) FROM x AS j WHERE j.rule_id IS NOT NULL AND {judged}) AS judged "
         "FROM x GROUP BY x.asset_id, x.site, x.device_type, x.platform, x.os_version, x.environment "
         + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) = 0 AND COUNT(CASE WHEN {match} THEN 1 END) > 0 "
            if clean else f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) > 0 " if condition else "")
         + ("ORDER BY x.asset_id" if clean else "ORDER BY failed DESC, critical DESC, x.asset_id" if condition
            else "ORDER BY critical DESC, high DESC, failed DESC, x.asset_id")
         + (f" LIMIT {frame.limit or RANKING_DEFAULT}" if frame.ask == "ranking" else ""))
-    bound = [*params, *match_params * (6 if clean else 5 if condition else 4)]
+    bound = [*params, *match_params * (7 if clean else 6 if condition else 5)]
     what = (f"devices failing no {condition.words() if condition.narrow else ''} check".replace("  ", " ") if clean
             else f"devices failing {condition.words()} checks" if condition else "devices of the inventory")
     return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest")

@@ -107,7 +107,9 @@ class DeviceRow(RowModel):
     failing_rules: str | None
     checks: int
     total: int  # the devices the statement selects, past a ranking's LIMIT
-    assessed: int  # the devices in scope the run assessed, failing or not: what "2 of them" is out of
+    assessed: int  # the devices in scope the run assessed, failing or not
+    judged: int = 0  # of those, the ones with a verdict on the checks asked (a rule applies to some platforms only):
+    # what "2 of them" is out of
 
     @property
     def was_assessed(self) -> bool:

@@ -162,6 +162,9 @@ def scope_for(intent: Intent) -> tuple[dict[str, Any], dict[str, str]]:
     scope: dict[str, Any] = {}
     bindings: dict[str, str] = {}
     sites, devices = values("site"), values("device")
+    carried = all(e.source == "conversation" for e in intent.entities if e.type == "site")
+    if sites and carried and filters.site_type:  # "…at DataCenter-1" then "how many branch firewalls …": the kind of
+        sites = []                                # site this prompt names replaces the site carried from the last
     if sites:
         scope["sites"], bindings["scope.sites"] = sites, "entity site"
     elif filters.site_type:  # "the stores", "our data centres": every site of those kinds

@@ -21,6 +21,7 @@ from orchestration.engines.config_parser import PlatformVerdict, identify_platfo
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
+from orchestration.vocabulary.text import plural
 from orchestration.warehouse import run_summary
 from orchestration.warehouse.build import FLEET, Rows, assess_device, insert_rows, load_exceptions
 from orchestration.warehouse.config_templates import DeviceSpec
@@ -162,7 +163,7 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
         assets.append((asset_id, platform, version, spec.device_type, name))
         failures = sum(1 for r in part.results if r[3] == "fail")
         report.files.append(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {version}) assessed, "
-                                                     f"{failures} failed checks", asset_id, failures, platform,
+                                                     f"{failures} failed {plural('check', failures)}", asset_id, failures, platform,
                                         judgement))
     if not assets:
         report.assessment_id = None
