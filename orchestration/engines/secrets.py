@@ -148,7 +148,7 @@ def _marker(kind: str, kind_type: str) -> str:
 
 # Every rule above, and an ``snmp-server host`` line, needs one of these words in the line: a line without any of
 # them (nine in ten lines of a configuration) holds no secret, and skipping the ~55 patterns for it makes masking
-# about 5× faster (tests/test_secrets.py checks that each rule's pattern names one of them).
+# about 5× faster (tests/test_secrets_audit.py checks that each rule's pattern names one of them).
 TRIGGER = re.compile(r"passw|secret|key|community|snmp|ipsec|authentication|psk", re.I)
 
 
