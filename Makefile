@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	# torch first, pinned: the CPU wheel, never the multi-GB CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# the embedding model exported for ONNX Runtime, once (inside the venv's copy of the model)
+	HF_HUB_OFFLINE=1 $(BIN)/assess model export || echo "the embedding model will run on torch"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -11,6 +11,7 @@ import hashlib
 import logging
 import os
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,10 +50,10 @@ log = logging.getLogger(__name__)
 SETTINGS = get_settings()
 
 
-# Turns run in worker processes (both cores); each loads the model, routes, index and graph before Chainlit binds
-# the port (it imports this module first), so the first question answers like the second. Without workers the
-# server warms itself up the same way.
-POOL = TurnPool(SETTINGS.turn_worker_count) if SETTINGS.turn_worker_count > 0 else None
+# Turns run in worker processes (both cores); each loads the model, routes, index and graph while Chainlit already
+# answers HTTP (the page first), and a question asked before one is ready waits for it under a visible "Starting"
+# step. Without workers the server warms itself up before Chainlit binds the port (it imports this module first).
+POOL = TurnPool(SETTINGS.turn_worker_count, wait_ready=False) if SETTINGS.turn_worker_count > 0 else None
 if POOL is None:
     warm_up()
 
@@ -295,6 +296,15 @@ async def _forget_when_done(queue: asyncio.Queue[TurnEvent | AssessmentState | N
                 await cl.make_async(MemoryStore().forget_turn)(thread_id, item.conversation.turn_number)
 
 
+async def _starting_step() -> tuple[cl.Step, float]:
+    """Shown when a question arrives before any turn worker has loaded the model (the first seconds after a start)."""
+    step = await made(cl.Step, name="Starting", type="tool", default_open=True)
+    step.output = ("The answer engine is starting (loading the model, routes and indexes); this question runs as "
+                   "soon as it is ready.")
+    await step.send()
+    return step, time.monotonic()
+
+
 def answer_key(state: AssessmentState | dict[str, Any]) -> str:
     answer = state.final.answer if isinstance(state, AssessmentState) else state["final"]["answer"]
     return hashlib.sha256(answer.encode()).hexdigest()[:16]
@@ -311,8 +321,14 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     async with await made(cl.Step, name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]
         renderer = StepRenderer(root)
+        starting = await _starting_step() if POOL is not None and not POOL.ready else None
         try:
             while (item := await queue.get()) is not None:
+                if starting is not None:
+                    step, began = starting
+                    step.output = f"Ready after {views.duration(1000 * (time.monotonic() - began))}."
+                    await step.update()
+                    starting = None
                 if isinstance(item, AssessmentState):
                     final_state = item
                 else:

@@ -1,22 +1,26 @@
 """The one factory that builds the embedding model.
 
-Production and integration tests use the bundled all-MiniLM-L6-v2 through sentence-transformers,
-loaded by path with the hub switched off. Fast unit tests may install a deterministic fake through
-``set_embedder`` instead; nothing else constructs a model.
+Production and integration tests use the bundled all-MiniLM-L6-v2, loaded by path with the hub switched off, run by
+ONNX Runtime on the export ``make install`` writes (``onnx_export.py``) — the same vectors as sentence-transformers
+within 1e-4 (a test gate holds them to the same retrieval and routes), in a sixth of the imports and a third of the
+memory — or by sentence-transformers on torch where there is no export (``ASSESS_EMBEDDING_RUNTIME``). Fast unit
+tests may install a deterministic fake through ``set_embedder`` instead; nothing else constructs a model.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from orchestration.config import get_settings
+from orchestration.config import available_cores, get_settings
 
 
 class Embedder(Protocol):
@@ -31,24 +35,69 @@ class Embedder(Protocol):
 QUERY_CACHE = 512
 
 
-class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on the CPU, fully offline."""
+class _KeepsQuestions:
+    """A question is embedded by the router and again by retrieval, and popular questions repeat: single texts are
+    kept (a few hundred vectors of 1.5 KB) so that each is encoded once. Subclasses encode (``_vectors``)."""
+
+    dimension: int
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if len(texts) == 1 and (hit := self._recall(texts[0])) is not None:
+            return hit.reshape(1, -1).copy()  # callers may scale their copy in place
+        with self._lock:  # tokenizers are not thread-safe; Chainlit may call from several threads
+            vectors = self._vectors(texts)
+            if len(texts) == 1:
+                self._recent[texts[0]] = vectors[0].copy()
+                if len(self._recent) > QUERY_CACHE:
+                    self._recent.popitem(last=False)
+        return vectors
+
+    def forget(self) -> None:
+        """Drop the kept question vectors (benchmarks measure cold asks)."""
+        with self._lock:
+            self._recent.clear()
+
+    def _recall(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            vector = self._recent.get(text)
+            if vector is not None:
+                self._recent.move_to_end(text)
+            return vector
+
+
+def _offline() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no progress bars in CLI output
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+class SentenceTransformerEmbedder(_KeepsQuestions):
+    """all-MiniLM-L6-v2 (or any sentence-transformers folder) on torch, on the CPU, fully offline."""
 
     def __init__(self, model_path: Path) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no progress bars in CLI output
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        super().__init__()
+        _offline()
         if not (model_path / "config.json").exists():
             raise FileNotFoundError(f"no sentence-transformers model at {model_path}")
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        if _threads:
+            torch.set_num_threads(_threads)
         self._model = SentenceTransformer(str(model_path), device="cpu")
         self.name = model_path.name
         dim = self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else None
         self.dimension = int(dim or self._model.get_sentence_embedding_dimension() or 384)
-        self._lock = threading.Lock()
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
         self._direct = self._forward_agrees()
 
     def _forward_agrees(self) -> bool:
@@ -73,32 +122,70 @@ class SentenceTransformerEmbedder:
             vector = self._model.forward(prepare([text]))["sentence_embedding"].float().numpy()
         return np.asarray(vector / np.linalg.norm(vector, axis=1, keepdims=True), dtype=np.float32)
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        if len(texts) == 1 and (hit := self._recall(texts[0])) is not None:
-            return hit.reshape(1, -1).copy()  # callers may scale their copy in place
-        with self._lock:  # the tokenizer is not thread-safe; Chainlit may call from several threads
-            vectors = self._forward(texts[0]) if len(texts) == 1 and self._direct else self._encode(texts)
-            if len(texts) == 1:
-                self._recent[texts[0]] = vectors[0].copy()
-                if len(self._recent) > QUERY_CACHE:
-                    self._recent.popitem(last=False)
-        return vectors
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        return self._forward(texts[0]) if len(texts) == 1 and self._direct else self._encode(texts)
 
-    def forget(self) -> None:
-        """Drop the kept question vectors (benchmarks measure cold asks)."""
-        with self._lock:
-            self._recent.clear()
 
-    def _recall(self, text: str) -> np.ndarray | None:
-        """A question is embedded by the router and again by retrieval, and popular questions repeat: single
-        texts are kept (a few hundred vectors of 1.5 KB) so that each is encoded once."""
-        with self._lock:
-            vector = self._recent.get(text)
-            if vector is not None:
-                self._recent.move_to_end(text)
-            return vector
+class OnnxEmbedder(_KeepsQuestions):
+    """The same sentence-transformers folder run by ONNX Runtime on its export (``onnx_export.py``): the model's own
+    tokenizer (``tokenizer.json``, Hugging Face ``tokenizers``), the exported transformer, then the folder's mean
+    pooling and normalisation. A single question runs on one thread (a second one only waits on a core another
+    process holds); batches (documents being added) on this process's share of the cores, sorted by length so that
+    a batch pads little."""
+
+    BATCH = 64
+
+    def __init__(self, model_path: Path, onnx_file: Path, threads: int | None = None) -> None:
+        super().__init__()
+        _offline()
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        pooling = json.loads((model_path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+        if not pooling.get("pooling_mode_mean_tokens") or any(
+                v for k, v in pooling.items() if k.startswith("pooling_mode") and k != "pooling_mode_mean_tokens"):
+            raise ValueError(f"{model_path} does not pool by the mean of its tokens; run it with torch")
+        config = model_path / "sentence_bert_config.json"
+        longest = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length", 256) if config.exists() else 256
+        self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        self._tokenizer.enable_truncation(longest)
+        pad = self._tokenizer.token_to_id("[PAD]")
+        self._tokenizer.enable_padding(pad_id=pad or 0, pad_token="[PAD]")
+        self._ort = onnxruntime
+        self._file = str(onnx_file)
+        self._single = self._session(1)
+        self._batch: Any = None  # made on the first batch: a process that only answers questions never needs it
+        self._threads = threads or available_cores()
+        self.name = model_path.name  # the model, not the runtime: an index built with torch stays valid
+        self.dimension = int(json.loads((model_path / "config.json").read_text(encoding="utf-8"))["hidden_size"])
+
+    def _session(self, threads: int) -> Any:
+        options = self._ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        return self._ort.InferenceSession(self._file, options, providers=["CPUExecutionProvider"])
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        if len(texts) == 1:
+            return self._run(self._single, texts)
+        if self._batch is None:
+            self._batch = self._session(self._threads)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), self.BATCH):
+            rows = order[start:start + self.BATCH]
+            out[rows] = self._run(self._batch, [texts[i] for i in rows])
+        return out
+
+    def _run(self, session: Any, texts: list[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        types = np.array([e.type_ids for e in encoded], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+        weights = mask[..., None].astype(np.float32)
+        mean = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return np.asarray(mean / np.linalg.norm(mean, axis=1, keepdims=True), dtype=np.float32)
 
 
 class HashingEmbedder:
@@ -146,11 +233,35 @@ def get_embedder() -> Embedder:
             if missing:
                 raise EmbeddingUnavailable(missing)
             try:
-                _embedder = SentenceTransformerEmbedder(path)
+                _embedder = _load(path)
+            except EmbeddingUnavailable:
+                raise
             except Exception as exc:  # a damaged model folder: say which, not how the loader failed
                 raise EmbeddingUnavailable(f"the embedding model at {path} cannot be loaded "
                                            f"({type(exc).__name__}: {str(exc)[:120]})") from None
         return _embedder
+
+
+def _load(path: Path) -> Embedder:
+    settings = get_settings()
+    exported = settings.onnx_model_path
+    if settings.embedding_runtime == "torch" or (settings.embedding_runtime == "auto" and not exported.exists()):
+        return SentenceTransformerEmbedder(path)
+    if not exported.exists():
+        raise EmbeddingUnavailable(f"ASSESS_EMBEDDING_RUNTIME=onnx and no export at {exported}: run "
+                                   "'assess model export' (make install does)")
+    return OnnxEmbedder(path, exported, threads=_threads)
+
+
+_threads: int | None = None
+
+
+def use_threads(threads: int) -> None:
+    """This process's share of the cores for batches (a turn worker's), before the model is loaded."""
+    global _threads
+    _threads = threads
+    if "torch" in sys.modules:  # the torch runtime, already imported: it takes the same share
+        sys.modules["torch"].set_num_threads(threads)
 
 
 def set_embedder(embedder: Embedder | None) -> None:

@@ -113,6 +113,20 @@ def _cmd_demo_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_model_export(args: argparse.Namespace) -> int:
+    from knowledge_base.onnx_export import export
+    from orchestration.config import get_settings
+
+    settings = get_settings()
+    try:
+        print(export(settings.model_path, settings.onnx_model_path, force=args.force))
+    except Exception as exc:  # no export: the torch runtime answers instead, and says so
+        print(f"assess model export: not exported ({type(exc).__name__}: {str(exc)[:200]}); the embedding model runs "
+              "on torch", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_assess_configs(args: argparse.Namespace) -> int:
     from orchestration.warehouse.store import WarehouseUnavailable
     from orchestration.warehouse.user_configs import assess_folder
@@ -379,6 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--runs", type=int, default=4, help="assessment runs (at least 3 show drift)")
     build.add_argument("--force", action="store_true", help="replace an existing warehouse")
     build.set_defaults(func=_cmd_demo_build)
+
+    model = sub.add_parser("model", help="the embedding model").add_subparsers(dest="model_command", required=True)
+    mexp = model.add_parser("export", help="export the embedding model for ONNX Runtime (make install runs it)")
+    mexp.add_argument("--force", action="store_true", help="export again over an existing export")
+    mexp.set_defaults(func=_cmd_model_export)
 
     up = sub.add_parser("assess-configs", help="assess a folder of device configs into a new assessment of its "
                                                "own collection (never the fleet)")

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     embedding_model_path: Path | None = Field(
         default=None, description="sentence-transformers model folder; default: the bundled all-MiniLM-L6-v2."
     )
+    embedding_runtime: str = Field(default="auto", pattern="^(auto|onnx|torch)$", description=(
+        "What runs the embedding model: 'onnx' (ONNX Runtime on the model exported at install time, "
+        "<model>/onnx/model.onnx), 'torch' (sentence-transformers), 'auto' = onnx when the export is there."))
     frames_corpus: Path = Field(default=PROJECT_ROOT / "evals" / "question_frames.jsonl", description=(
         "Labelled questions the question-frame reader is fitted on (its training part)."))
     clarification_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -92,6 +95,12 @@ class Settings(BaseSettings):
     @property
     def model_path(self) -> Path:
         return self.embedding_model_path or bundled_model_path()
+
+    @property
+    def onnx_model_path(self) -> Path:
+        """The model exported for ONNX Runtime (``assess model export``, run by ``make install``), in the Hugging Face
+        layout's place for it."""
+        return self.model_path / "onnx" / "model.onnx"
 
     @property
     def warehouse_path(self) -> Path:

@@ -1,7 +1,8 @@
 """The turn workers' fork server: what it imports once for every worker, and its early start.
 
-Workers fork from a fork server (``turn_pool.py``). Its imports — torch, sentence-transformers, FAISS, the
-graph — take most of a cold start (8–10 s on the 2-core machine). Started as soon as Chainlit loads the app, it
+Workers fork from a fork server (``turn_pool.py``). Its imports — the embedding runtime, FAISS, the graph — take
+most of a cold start (8–10 s on the 2-core machine with torch and sentence-transformers; ONNX Runtime takes a
+fraction of it). Started as soon as Chainlit loads the app, it
 imports them on one core while the server imports Chainlit's and its own modules on the other; the pool then
 forks its workers from it.
 """
@@ -12,14 +13,25 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 
-PRELOAD = ["sentence_transformers", "faiss", "duckdb", "orchestration.graph", "orchestration.runtime",
-           "orchestration.turn_pool", "knowledge_base.service"]
+PRELOAD = ["faiss", "duckdb", "orchestration.graph", "orchestration.runtime", "orchestration.turn_pool",
+           "knowledge_base.service"]
+
+
+def preload() -> list[str]:
+    """The fork server's imports: the embedding runtime the workers will load (ONNX Runtime and the tokenizers take
+    0.2 CPU-s; torch and sentence-transformers 6.8), then FAISS and the graph."""
+    from orchestration.config import get_settings
+
+    settings = get_settings()
+    onnx = settings.embedding_runtime == "onnx" or (settings.embedding_runtime == "auto"
+                                                   and settings.onnx_model_path.exists())
+    return (["onnxruntime", "tokenizers"] if onnx else ["sentence_transformers"]) + PRELOAD
 
 
 def start() -> None:
     """Start the fork server (if it is not running) with its imports; returns at once, the imports go on."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # inherited by the fork server; why: knowledge_base/__init__.py
-    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload())
     multiprocessing.forkserver.ensure_running()
 
 

@@ -59,9 +59,10 @@ def _serve(conn: Connection, threads: int) -> None:
     encoding on two threads of a 2-core machine slow each other down)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import faiss
-    import torch
 
-    torch.set_num_threads(threads)
+    from knowledge_base.embeddings import use_threads
+
+    use_threads(threads)
     faiss.omp_set_num_threads(threads)
     warm_up()
     conn.send((READY,))
@@ -112,8 +113,10 @@ class _Worker:
 class TurnPool:
     """``workers`` turn processes; ``submit`` streams a turn's items to ``deliver`` (``None`` ends the turn)."""
 
-    def __init__(self, workers: int, ready_timeout: float = 180.0) -> None:
-        # Workers fork from a fork server that has imported torch, sentence-transformers and the graph once (and
+    def __init__(self, workers: int, ready_timeout: float = 180.0, wait_ready: bool = True) -> None:
+        """``wait_ready``: return once every worker has loaded the model (else at once: turns submitted meanwhile
+        wait in order and run when a worker is ready — the chat server answers HTTP first)."""
+        # Workers fork from a fork server that has imported the embedding runtime, FAISS and the graph once (and
         # nothing else: not the chat server, not its threads): each starts in a fraction of a second and shares
         # the libraries' pages; the model and indexes are loaded per worker, before any thread exists in it.
         fork_server.start()  # already running when the chat app started it early
@@ -126,13 +129,18 @@ class TurnPool:
         self._closed = False
         for slot in range(workers):
             self._start(slot)
-        for worker in self._workers.values():  # HTTP is answered only when every worker has loaded the model
+        for worker in self._workers.values() if wait_ready else ():
             if not worker.conn.poll(ready_timeout):
                 raise RuntimeError(f"a turn worker did not start within {ready_timeout:g} s")
             worker.conn.recv()
             worker.ready = True
         self._reader = threading.Thread(target=self._read, name="turn-pool-reader", daemon=True)
         self._reader.start()
+
+    @property
+    def ready(self) -> bool:
+        """Whether a worker has loaded the model (a turn submitted now starts without waiting for one)."""
+        return any(w.ready for w in self._workers.values())
 
     @property
     def pids(self) -> list[int]:

@@ -104,3 +104,17 @@ def test_a_worker_killed_mid_turn_costs_only_that_turn(pool: TurnPool) -> None:
         assert sink.done.wait(120)
         assert sink.final.final.answer and not sink.final.final.partial
     assert idle not in pool.pids and len(pool.pids) == 2
+
+
+def test_a_pool_that_does_not_wait_for_its_workers_runs_a_turn_submitted_before_they_are_ready(
+        demo_warehouse: Path) -> None:
+    started = time.monotonic()
+    pool = TurnPool(1, wait_ready=False)  # the chat server's: HTTP is answered while the worker loads the model
+    try:
+        assert time.monotonic() - started < 1.0 and not pool.ready
+        sink = Collected()
+        pool.submit(PROMPTS[2], "t-early", "alice", sink)
+        assert sink.done.wait(120) and pool.ready
+        assert sink.final.final.citations  # answered in full once the worker was ready
+    finally:
+        pool.close()
