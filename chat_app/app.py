@@ -25,7 +25,7 @@ from chainlit.types import ThreadDict
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
-from chat_app.charts import figure
+from chat_app.charts import PlotlyChart, figure
 from chat_app.files_dir import install_upload_guards, take_raw_upload, use_instance_files_directory
 from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
@@ -258,7 +258,7 @@ def _citations(state: AssessmentState) -> list[cl.Text]:
 
 def _charts(state: AssessmentState) -> list[cl.Plotly]:
     task = state.plan.domain_task()
-    return [cl.Plotly(name=hint.title, figure=figure(hint), display="inline")
+    return [PlotlyChart(name=hint.title, chart=figure(hint), display="inline")
             for hint in (task.outputs.chart_hints[:4] if task else [])]
 
 

@@ -11,9 +11,13 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-import plotly.graph_objects as go
+import chainlit as cl
+from chainlit.element import Element
 
 from orchestration.outputs import ChartHint
 from orchestration.vocabulary.severity import SEVERITIES, rank
@@ -33,38 +37,66 @@ def _severity_order(hint: ChartHint) -> tuple[list[str], list[list[float]]]:
     return [hint.labels[i] for i in order], [[s.data[i] for i in order] for s in hint.series]
 
 
-def figure(hint: ChartHint) -> go.Figure:
-    fig = go.Figure()
+def figure(hint: ChartHint) -> dict[str, Any]:
+    """The chart as Plotly's JSON (``data`` and ``layout``), written directly: building ``go.Figure`` objects and
+    validating them took a tenth of the chat server's CPU per answer (issue 32). ``tests/test_charts.py`` loads
+    every figure into ``go.Figure``, which refuses an attribute Plotly does not know."""
     labels, data = (_severity_order(hint) if _is_severity(hint.labels)
                     else (hint.labels, [s.data for s in hint.series]))
     severity = _is_severity(labels)
     series = list(zip(hint.series, data, strict=True))
+    traces: list[dict[str, Any]] = []
+    crowded = len(labels) > 8 or max((len(str(label)) for label in labels), default=0) > 12
+    y_axis = {"automargin": True, "rangemode": "tozero", "gridcolor": GRID}
+    layout: dict[str, Any] = {
+        "title": {"text": hint.title, "x": 0, "xanchor": "left"}, "height": 380, "barmode": "group",
+        "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        # the mode bar stands on the right edge, not over the legend above the plot
+        "modebar": {"orientation": "v", "bgcolor": "rgba(0,0,0,0)", "color": TEXT},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", "font": {"color": TEXT},
+        "xaxis": {"automargin": True, "tickangle": -30 if crowded else 0, "showgrid": False}, "yaxis": y_axis,
+        "autosize": True, "template": _template(),
+    }
     if hint.chart_type == "pie" and series:
         first, values = series[0]
-        fig.add_trace(go.Pie(labels=labels, values=values, name=first.name, hole=0.35, sort=False, direction="clockwise",
-                             marker={"colors": [SEVERITY_COLORS.get(label, SERIES_COLORS[0]) for label in labels]}))
+        traces.append({"type": "pie", "labels": labels, "values": values, "name": first.name, "hole": 0.35,
+                       "sort": False, "direction": "clockwise",
+                       "marker": {"colors": [SEVERITY_COLORS.get(label, SERIES_COLORS[0]) for label in labels]}})
     else:
         for i, (s, values) in enumerate(series[:2]):
             per_device = "per device" in s.name.lower()
             axis: dict[str, Any] = {"yaxis": "y2"} if per_device else {}
             color = SERIES_COLORS[i % len(SERIES_COLORS)]
             if hint.chart_type == "line":
-                fig.add_trace(go.Scatter(x=labels, y=values, name=s.name, mode="lines+markers",
-                                         line={"color": color, "dash": "dot" if per_device else "solid"}, **axis))
+                traces.append({"type": "scatter", "x": labels, "y": values, "name": s.name, "mode": "lines+markers",
+                               "line": {"color": color, "dash": "dot" if per_device else "solid"}, **axis})
             else:
                 colors = [SEVERITY_COLORS[label] for label in labels] if severity and i == 0 else color
-                fig.add_trace(go.Bar(x=labels, y=values, name=s.name, marker={"color": colors},
-                                     opacity=1.0 if i == 0 else 0.55, **axis))
+                traces.append({"type": "bar", "x": labels, "y": values, "name": s.name, "marker": {"color": colors},
+                               "opacity": 1.0 if i == 0 else 0.55, **axis})
         if any("per device" in s.name.lower() for s, _ in series[:2]):
-            fig.update_layout(yaxis2={"title": "per device", "overlaying": "y", "side": "right", "rangemode": "tozero",
-                                      "showgrid": False, "automargin": True})
-    fig.update_layout(title={"text": hint.title, "x": 0, "xanchor": "left"}, height=380, barmode="group",
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-                      # the mode bar stands on the right edge, not over the legend above the plot
-                      modebar={"orientation": "v", "bgcolor": "rgba(0,0,0,0)", "color": TEXT},
-                      paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)", font={"color": TEXT})
-    crowded = len(labels) > 8 or max((len(str(label)) for label in labels), default=0) > 12
-    fig.update_xaxes(automargin=True, tickangle=-30 if crowded else 0, showgrid=False)
-    fig.update_yaxes(automargin=True, rangemode="tozero", gridcolor=GRID)
-    return fig
+            layout["yaxis2"] = {**y_axis, "title": {"text": "per device"}, "overlaying": "y", "side": "right",
+                                "showgrid": False}
+    return {"data": traces, "layout": layout}
+
+
+@lru_cache(maxsize=1)
+def _template() -> dict[str, Any]:
+    """Plotly's default template, as ``go.Figure`` would embed it (the figures look as they did)."""
+    import plotly.io as pio
+
+    template: dict[str, Any] = pio.templates[pio.templates.default].to_plotly_json()
+    return template
+
+
+@dataclass
+class PlotlyChart(cl.Plotly):
+    """A Plotly element from the figure's JSON (``figure``), without building a ``go.Figure``."""
+
+    chart: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.content = json.dumps(self.chart, separators=(",", ":"))
+        self.mime = "application/json"
+        Element.__post_init__(self)

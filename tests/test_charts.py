@@ -3,7 +3,9 @@ theme-neutral backgrounds, no chart for a single category."""
 
 from __future__ import annotations
 
-from chat_app.charts import SEVERITY_COLORS, figure
+import plotly.graph_objects as go
+
+from chat_app.charts import SEVERITY_COLORS, PlotlyChart, figure
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.tools.rows import BreakdownRow
 
@@ -13,12 +15,12 @@ SEVERITY_ROWS = [BreakdownRow(key="medium", failures=40, assets=20), BreakdownRo
 
 def test_severity_charts_use_one_palette_in_severity_order() -> None:
     pie = breakdown_charts({"severity": SEVERITY_ROWS}, ["severity"], "src")[0]
-    trace = figure(pie).data[0]
+    trace = go.Figure(figure(pie)).data[0]  # go.Figure refuses what Plotly does not know
     assert list(trace.labels) == ["critical", "high", "medium", "low"]
     assert list(trace.values) == [3, 8, 40, 12]  # values follow their labels
     assert list(trace.marker.colors) == [SEVERITY_COLORS[s] for s in ("critical", "high", "medium", "low")]
     bars = breakdown_charts({"severity": SEVERITY_ROWS}, ["severity"], "src", qualifier=" (production)")[0]
-    bar = figure(bars).data[0]
+    bar = go.Figure(figure(bars)).data[0]
     assert list(bar.x) == ["critical", "high", "medium", "low"]
     assert list(bar.marker.color) == [SEVERITY_COLORS[s] for s in ("critical", "high", "medium", "low")]
 
@@ -26,7 +28,7 @@ def test_severity_charts_use_one_palette_in_severity_order() -> None:
 def test_per_device_figures_get_their_own_axis_and_backgrounds_are_transparent() -> None:
     trend = [{"date": "2026-08-03", "failures": 900, "failures_per_asset": 6.1},
              {"date": "2026-09-07", "failures": 880, "failures_per_asset": 5.9}]
-    fig = figure(trend_chart(trend, "src"))
+    fig = go.Figure(figure(trend_chart(trend, "src")))
     totals, per_device = fig.data
     assert totals.yaxis in (None, "y") and per_device.yaxis == "y2"
     assert fig.layout.yaxis2.overlaying == "y" and fig.layout.yaxis2.side == "right"
@@ -37,3 +39,15 @@ def test_per_device_figures_get_their_own_axis_and_backgrounds_are_transparent()
 def test_a_single_category_gets_no_chart() -> None:
     one = {"product_family": [BreakdownRow(key="Catalyst 9300", failures=30, assets=10)]}
     assert breakdown_charts(one, ["product_family"], "src") == []
+
+
+def test_the_chart_element_carries_the_figure_as_plotly_would_send_it() -> None:
+    import json
+
+    import plotly.io as pio
+
+    hint = breakdown_charts({"severity": SEVERITY_ROWS}, ["severity"], "src")[0]
+    element = PlotlyChart(name=hint.title, chart=figure(hint), display="inline")
+    sent, built = json.loads(element.content), json.loads(pio.to_json(go.Figure(figure(hint)), validate=True))
+    assert element.mime == "application/json" and sent == built  # the same JSON as through go.Figure
+    assert sent["layout"]["template"]["layout"]["colorway"]  # Plotly's own template: the look is unchanged
