@@ -25,7 +25,7 @@ from chainlit.types import ThreadDict
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
-from chat_app.charts import PlotlyChart, figure
+from chat_app.charts import PlotlyChart, chart_json, figure
 from chat_app.files_dir import install_upload_guards, take_raw_upload, use_instance_files_directory
 from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
@@ -256,9 +256,9 @@ def _citations(state: AssessmentState) -> list[cl.Text]:
     return elements
 
 
-def _charts(state: AssessmentState) -> list[cl.Plotly]:
+def _charts(state: AssessmentState) -> list[PlotlyChart]:
     task = state.plan.domain_task()
-    return [PlotlyChart(name=hint.title, chart=figure(hint), display="inline")
+    return [PlotlyChart(name=hint.title, content=chart_json(figure(hint)), display="inline")
             for hint in (task.outputs.chart_hints[:4] if task else [])]
 
 

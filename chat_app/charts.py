@@ -12,12 +12,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
-import chainlit as cl
-from chainlit.element import Element
+from chainlit.element import Element, ElementSize, ElementType
+from pydantic.dataclasses import dataclass
 
 from orchestration.outputs import ChartHint
 from orchestration.vocabulary.severity import SEVERITIES, rank
@@ -91,12 +90,18 @@ def _template() -> dict[str, Any]:
 
 
 @dataclass
-class PlotlyChart(cl.Plotly):
-    """A Plotly element from the figure's JSON (``figure``), without building a ``go.Figure``."""
+class PlotlyChart(Element):
+    """Chainlit's Plotly element from the figure's JSON (``content``: ``chart_json(figure(hint))``), without
+    building a ``go.Figure`` (``cl.Plotly`` insists on one)."""
 
-    chart: dict[str, Any] = field(default_factory=dict)
+    type: ClassVar[ElementType] = "plotly"
+    size: ElementSize = "medium"
+    content: str = ""
 
     def __post_init__(self) -> None:
-        self.content = json.dumps(self.chart, separators=(",", ":"))
         self.mime = "application/json"
-        Element.__post_init__(self)
+        super().__post_init__()
+
+
+def chart_json(chart: dict[str, Any]) -> str:
+    return json.dumps(chart, separators=(",", ":"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +52,9 @@ def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build_demo_warehouse(data_dir / "warehouse.duckdb")
     with using_data_dir(data_dir):
         ensure_seed_index()
+    # everything in the index file itself: copies (``writable_warehouse``) take the file, not a WAL still open here
+    with sqlite3.connect(data_dir / "knowledge_index" / "chunks.sqlite") as con:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return data_dir
 
 
@@ -67,7 +71,8 @@ def writable_warehouse(demo_warehouse_dir: Path, isolated_data_dir: Path, monkey
     """A private copy of the demo data (warehouse and knowledge index) for tests that write."""
     target = isolated_data_dir / "warehouse.duckdb"
     shutil.copy(demo_warehouse_dir / "warehouse.duckdb", target)
-    shutil.copytree(demo_warehouse_dir / "knowledge_index", isolated_data_dir / "knowledge_index")
+    shutil.copytree(demo_warehouse_dir / "knowledge_index", isolated_data_dir / "knowledge_index",
+                    ignore=shutil.ignore_patterns("*-wal", "*-shm"))  # checkpointed above; a copied -shm misleads
     _use_data_dir(monkeypatch, isolated_data_dir)
     return target
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from chat_app.charts import SEVERITY_COLORS, PlotlyChart, figure
+from chat_app.charts import SEVERITY_COLORS, PlotlyChart, chart_json, figure
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.tools.rows import BreakdownRow
 
@@ -42,12 +42,20 @@ def test_a_single_category_gets_no_chart() -> None:
 
 
 def test_the_chart_element_carries_the_figure_as_plotly_would_send_it() -> None:
+    import asyncio
     import json
 
     import plotly.io as pio
+    from chainlit.context import init_http_context
 
     hint = breakdown_charts({"severity": SEVERITY_ROWS}, ["severity"], "src")[0]
-    element = PlotlyChart(name=hint.title, chart=figure(hint), display="inline")
+
+    async def made() -> PlotlyChart:
+        init_http_context()  # an element belongs to a thread: a request's context gives it one
+        return PlotlyChart(name=hint.title, content=chart_json(figure(hint)), display="inline")
+
+    element = asyncio.run(made())
+    assert element.type == "plotly" and element.to_dict()["type"] == "plotly"
     sent, built = json.loads(element.content), json.loads(pio.to_json(go.Figure(figure(hint)), validate=True))
     assert element.mime == "application/json" and sent == built  # the same JSON as through go.Figure
     assert sent["layout"]["template"]["layout"]["colorway"]  # Plotly's own template: the look is unchanged

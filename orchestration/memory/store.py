@@ -156,7 +156,7 @@ class MemoryStore:
             raise unusable(failure) from None
 
     def _connect(self) -> Connection:
-        return self.db.connect()
+        return self.db.kept()
 
     def _migrate(self) -> None:
         con = self._connect()
