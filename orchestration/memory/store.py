@@ -146,14 +146,22 @@ class MemoryStore:
         self.path = self.db.path  # the SQLite file, None on a server
         try:
             with _lock:
-                if self.db.url not in _migrated:
+                key = self._identity()
+                if key not in _migrated:
                     self._migrate()
-                    _migrated.add(self.db.url)
+                    _migrated.add(self._identity())
         except Exception as exc:
             failure = self.db.unavailable(exc)
             if failure is None:
                 raise
             raise unusable(failure) from None
+
+    def _identity(self) -> str:
+        """The database, as migrated once per process: a SQLite file by its inode too (a file replaced while the
+        process runs is a new database)."""
+        if self.path is not None and self.path.exists():
+            return f"{self.db.url}#{self.path.stat().st_ino}"
+        return self.db.url
 
     def _connect(self) -> Connection:
         return self.db.kept()
