@@ -163,6 +163,7 @@ class OnnxEmbedder(_KeepsQuestions):
         options = self._ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False  # a question's tensors are small: no arena kept per process (30 MB)
         return self._ort.InferenceSession(self._file, options, providers=["CPUExecutionProvider"])
 
     def _vectors(self, texts: list[str]) -> np.ndarray:

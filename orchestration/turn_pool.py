@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -127,15 +128,29 @@ class TurnPool:
         self._pending: deque[_Job] = deque()
         self._workers: dict[int, _Worker] = {}
         self._closed = False
+        if not wait_ready:  # a process starts only once the fork server has finished its imports: not here
+            self._reader = threading.Thread(target=self._read, name="turn-pool-reader", daemon=True)
+            self._reader.start()
+            threading.Thread(target=self._start_all, args=(workers,), name="turn-pool-start", daemon=True).start()
+            return
         for slot in range(workers):
             self._start(slot)
-        for worker in self._workers.values() if wait_ready else ():
+        for worker in self._workers.values():
             if not worker.conn.poll(ready_timeout):
                 raise RuntimeError(f"a turn worker did not start within {ready_timeout:g} s")
             worker.conn.recv()
             worker.ready = True
         self._reader = threading.Thread(target=self._read, name="turn-pool-reader", daemon=True)
         self._reader.start()
+
+    def _start_all(self, workers: int) -> None:
+        for slot in range(workers):
+            worker = self._spawn(slot)
+            with self._lock:
+                if self._closed:
+                    worker.conn.send(None)
+                    return
+                self._workers[slot] = worker
 
     @property
     def ready(self) -> bool:
@@ -147,12 +162,15 @@ class TurnPool:
         return [w.process.pid for w in self._workers.values() if w.process.pid is not None]
 
     def _start(self, slot: int) -> None:
+        self._workers[slot] = self._spawn(slot)
+
+    def _spawn(self, slot: int) -> _Worker:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(target=_serve, args=(theirs, self._threads), name=f"turn-worker-{slot}",
                                     daemon=True)
         process.start()
         theirs.close()  # only the worker holds its end: its death closes the pipe for the reader
-        self._workers[slot] = _Worker(process, ours)
+        return _Worker(process, ours)
 
     def submit(self, prompt: str, thread_id: str, user_id: str, deliver: Deliver) -> None:
         with self._lock:
@@ -176,6 +194,9 @@ class TurnPool:
         while not self._closed:
             with self._lock:
                 by_conn = {w.conn: slot for slot, w in self._workers.items()}
+            if not by_conn:  # the workers are still being started
+                time.sleep(0.05)
+                continue
             for ready in wait(list(by_conn), timeout=0.5):
                 conn = cast(Connection, ready)
                 try:

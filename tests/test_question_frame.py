@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -207,3 +208,22 @@ def test_a_policy_lookup_without_slic_words_is_answered_from_the_documents() -> 
     assert state.mcp.tool_calls == [] and any("escalation" in c.source for c in state.final.citations)
     slic = handle_turn("what do the slic hits at DataCenter-2 mean under our policies", thread_id="t-slic-policy")
     assert slic.intent.domain_details.skill.endswith("expert_insights")  # type: ignore[union-attr]
+
+
+def test_a_reader_restored_from_the_cache_reads_every_question_as_the_fitted_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from knowledge_base.embeddings import get_embedder
+    from orchestration.config import get_settings
+    from orchestration.nlu.frame import FrameReader, load_corpus
+
+    monkeypatch.setenv("ASSESS_CACHE_DIR", str(tmp_path))
+    questions = load_corpus(get_settings().frames_corpus)
+    fitted = FrameReader(questions, get_embedder())
+    assert len(list(tmp_path.glob("frame-reader-*.npz"))) == 1  # kept for the next process
+    restored = FrameReader(questions, get_embedder())
+    for q in questions:
+        a, b = fitted.read(q.question), restored.read(q.question)
+        assert a[:3] == b[:3] and abs(a[3] - b[3]) < 1e-9 and abs(a[4] - b[4]) < 1e-9, q.question
+    other = [q for q in questions if q.split == "train"][1:]  # another corpus is another file, never the stale one
+    FrameReader(other + [q for q in questions if q.split != "train"], get_embedder())
+    assert len(list(tmp_path.glob("frame-reader-*.npz"))) == 2

@@ -13,8 +13,11 @@ Two halves, each measured on the held-out part of ``evals/question_frames.jsonl`
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,7 +28,7 @@ from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
-from knowledge_base.embedding_cache import embed_fixed
+from knowledge_base.embedding_cache import cache_dir, embed_fixed
 from knowledge_base.embeddings import Embedder
 from orchestration.nlu.spelling import DOMAIN_WORDS
 from orchestration.state import (
@@ -106,20 +109,53 @@ class FrameReader:
         self._words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, token_pattern=r"(?u)\b\w+\b")
         self._chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, min_df=2)
         texts = [_plain(q.question) for q in train]
-        self._words.fit(texts)
-        self._chars.fit(texts)
-        features = self._features(texts, fixed=True)
-
-        def fitted(labels: list[str]) -> Any:
-            model = LogisticRegression(C=20.0, max_iter=4000)
-            return model.fit(features, labels)
-
+        labels: dict[str, list[str]] = {"ask": [q.frame.ask for q in train], "subject": [q.frame.subject for q in train],
+                                        "cannot": [q.frame.cannot or "-" for q in train]}
         # the words of the training questions the product answers: with the operations words, its lexicon
         answered = {w for q in train if q.frame.ask != "not_answerable" for w in _content_words(q.question)}
         self.lexicon = frozenset(answered | _content_words(" ".join(DOMAIN_WORDS) + " " + OPS_WORDS))
-        self._ask = fitted([q.frame.ask for q in train])
-        self._subject = fitted([q.frame.subject for q in train])
-        self._cannot = fitted([q.frame.cannot or "-" for q in train])
+        self._models = {name: LogisticRegression(C=20.0, max_iter=4000) for name in labels}
+        stored = fitted_state_file(texts, labels, embedder)
+        if not self._restore(stored):  # fitted here, then kept for the next process (each turn worker, each CLI)
+            self._words.fit(texts)
+            self._chars.fit(texts)
+            features = self._features(texts, fixed=True)
+            for name, model in self._models.items():
+                model.fit(features, labels[name])
+            self._store(stored)
+        self._ask, self._subject, self._cannot = (self._models[n] for n in ("ask", "subject", "cannot"))
+
+    def _store(self, path: Path) -> None:
+        """The fitted numbers (vocabularies, idf weights, coefficients) as arrays — no pickle: a cache file is data."""
+        arrays: dict[str, np.ndarray] = {}
+        for name, vectorizer in (("words", self._words), ("chars", self._chars)):
+            terms = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.__getitem__)
+            arrays[f"{name}_terms"], arrays[f"{name}_idf"] = np.array(terms, dtype=str), vectorizer.idf_
+        for name, model in self._models.items():
+            arrays[f"{name}_coef"], arrays[f"{name}_intercept"] = model.coef_, model.intercept_
+            arrays[f"{name}_classes"] = np.asarray(model.classes_, dtype=str)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as tmp:
+                np.savez(tmp, **arrays)  # type: ignore[arg-type]
+            os.replace(tmp.name, path)  # whole files only
+        except OSError:
+            pass  # a cache: fitted again next time
+
+    def _restore(self, path: Path) -> bool:
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                for name, vectorizer in (("words", self._words), ("chars", self._chars)):
+                    terms = stored[f"{name}_terms"]
+                    vectorizer.vocabulary_ = {str(t): i for i, t in enumerate(terms)}
+                    vectorizer.idf_ = stored[f"{name}_idf"]
+                for name, model in self._models.items():
+                    model.coef_, model.intercept_ = stored[f"{name}_coef"], stored[f"{name}_intercept"]
+                    model.classes_ = stored[f"{name}_classes"].astype(object)
+                    model.n_features_in_ = model.coef_.shape[1]
+            return True
+        except (OSError, KeyError, ValueError):
+            return False
 
     def _features(self, texts: list[str], fixed: bool = False) -> Any:
         """``fixed``: the training texts, the same in every process, whose embeddings the disk cache keeps."""
@@ -248,6 +284,23 @@ def everyday_words(text: str, reader: FrameReader, catalogs: Catalogs) -> list[s
     words = _content_words(text)
     known = words & reader.lexicon or words & catalogs.all_rule_words
     return sorted(words) if words and not known else []
+
+
+FITTED_FORMAT = 1  # of the stored fitted reader: raised when what is stored changes
+
+
+def fitted_state_file(texts: list[str], labels: dict[str, list[str]], embedder: Embedder) -> Path:
+    """Where the reader fitted on these questions and labels with this model is kept between processes: fitting
+    takes ~2.3 s, which every turn worker paid before its first answer. Keyed by everything the fit depends on (the
+    texts, labels, model, scikit-learn version, the cues and this format), so nothing stale is ever read."""
+    import sklearn
+
+    digest = hashlib.sha256(f"{FITTED_FORMAT}\0{sklearn.__version__}\0{embedder.name}\0{embedder.dimension}\0".encode())
+    for cue in CUES:
+        digest.update(cue.pattern.encode() + b"\0")
+    for i, text in enumerate(texts):
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\0" + "\0".join(v[i] for v in labels.values()).encode())
+    return cache_dir() / f"frame-reader-{digest.hexdigest()[:32]}.npz"
 
 
 def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
