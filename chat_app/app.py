@@ -347,7 +347,8 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
     text = linked_markers(final_state.final.answer, final_state) + final_notes(final_state)
-    answer = await made(cl.Message, content=text, elements=_citations(final_state), actions=_export_actions(thread_id, final_state))
+    answer = await made(cl.Message, content=text, elements=_citations(final_state),
+                        actions=_export_actions(thread_id, final_state))
     await answer.send()
     for chart in _charts(final_state):  # one after the other: in the order the answer names them (sent together,
         await chart.send(for_id=answer.id)  # the smaller figure arrived first)
