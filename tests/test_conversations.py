@@ -149,3 +149,23 @@ def test_history_survives_a_restart_of_the_process(demo_warehouse: Path) -> None
                    capture_output=True, text=True, timeout=300, check=True)
     follow = handle_turn("What about security?", thread_id=thread, user_id="local")  # another process
     assert follow.conversation.turn_number == 2 and ents(follow, "site") == ["Branch-05"]
+
+
+def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_warehouse: Path) -> None:
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    handle_turn("which switches at DataCenter-2 fail critical checks", thread_id="t-where")
+    follow = handle_turn("and at the stores?", thread_id="t-where")
+    assert (follow.intent.frame.ask, follow.intent.frame.subject) == ("list", "devices")  # not "yes/no"
+    con = connect_reader(current_file(demo_warehouse))
+    try:
+        failing = [r[0] for r in con.execute(
+            "SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site "
+            "WHERE r.assessment_id = (SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY "
+            "started_at DESC LIMIT 1) AND s.site_type = 'store' AND a.device_type = 'switch' AND r.status = 'fail' "
+            "AND r.severity = 'critical'").fetchall()]
+    finally:
+        con.close()
+    answer = follow.final.answer
+    assert failing and f"**{len(failing)} device" in answer and all(name in answer for name in failing), answer

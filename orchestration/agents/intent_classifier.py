@@ -126,6 +126,10 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
                                       if not getattr(frame.filters, k) and getattr(previous.filters, k)})
     checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
     frame = frame.evolve(filters=filters, checks=checks)
+    if kind == "carryover" and _is_bare_followup(text) and previous.ask in DATA_ASKS:
+        # "which switches at DataCenter-2 fail critical checks?" → "and at the stores?": only where changes; the
+        # answer keeps the question's form (the list), not what the bare words alone read as ("yes/no")
+        frame = frame.evolve(ask=previous.ask, subject=previous.subject, limit=frame.limit or previous.limit)
     if kind == "same_devices" and PICKS_AMONG.search(text) and frame.subject != "devices":
         frame = frame.evolve(ask="list", subject="devices")  # "which of those are in production?" picks devices
     return frame
