@@ -64,34 +64,6 @@ class _SQLite:
         self.con.close()
 
 
-class _KeptSQLite(_SQLite):
-    """The thread's kept connection (``Database.kept``): closing it ends what was left open, nothing more."""
-
-    def close(self) -> None:
-        self.rollback()
-
-
-_threads_sqlite = threading.local()
-
-
-def _thread_sqlite(path: Path) -> sqlite3.Connection:
-    """This thread's connection to the file at ``path``, opened on first use. Never one inherited through fork, and
-    a new one when the file was replaced or removed (a kept connection would write into the unlinked file)."""
-    if getattr(_threads_sqlite, "pid", None) != os.getpid():
-        _threads_sqlite.pid, _threads_sqlite.open = os.getpid(), {}
-    opened: dict[str, tuple[sqlite3.Connection, int]] = _threads_sqlite.open
-    key = str(path)
-    inode = path.stat().st_ino if path.exists() else -1
-    held = opened.get(key)
-    if held is not None and held[1] == inode:
-        return held[0]
-    if held is not None:
-        held[0].close()
-    con = _sqlite_connection(path)
-    opened[key] = (con, path.stat().st_ino)
-    return con
-
-
 class _Postgres:
     """A pooled psycopg 3 connection in autocommit mode; ``?`` placeholders become ``%s``."""
 
@@ -135,17 +107,6 @@ class Database:
                 return _SQLite(_sqlite_connection(self.path))
             assert self.engine is not None
             return _Postgres(self.engine.raw_connection())
-        except Exception as exc:
-            raise self.unavailable(exc) or exc from None
-
-    def kept(self) -> Connection:
-        """A connection to use and ``close()``: on SQLite the calling thread's own, kept open across calls and
-        stores (opening one — file, WAL and busy-timeout pragmas — took ~11 % of a turn worker's CPU: issue 32);
-        its ``close()`` only undoes a transaction left open. On a server, a pooled connection as ``connect()``."""
-        if self.path is None:
-            return self.connect()
-        try:
-            return _KeptSQLite(_thread_sqlite(self.path))
         except Exception as exc:
             raise self.unavailable(exc) or exc from None
 

@@ -210,25 +210,16 @@ def test_a_stopped_turn_is_forgotten_with_its_bytes_and_notes_count_to_their_own
     assert store.stored_bytes("alice") == kept + 105 and store.stored_bytes("bob") == 0
 
 
-def test_a_threads_kept_connection_is_reused_and_follows_a_replaced_file(tmp_path: Path) -> None:
+def test_a_memory_file_replaced_while_the_process_runs_is_migrated_again(tmp_path: Path) -> None:
     import sqlite3
 
-    from orchestration import database
-
-    path = tmp_path / "kept.sqlite"
-    store = MemoryStore(path)
-    store.set_preference("alice", "top_n", "5")
-    first = database._thread_sqlite(path)
-    MemoryStore(path).set_preference("alice", "default_site", "HQ")  # another store of the same file, same thread
-    assert database._thread_sqlite(path) is first  # one connection kept, not one opened per operation
-    assert store.preferences("alice") == {"top_n": "5", "default_site": "HQ"}
-
+    path = tmp_path / "replaced.sqlite"
+    MemoryStore(path).set_preference("alice", "top_n", "5")
     path.unlink()  # the file replaced (moved aside by an operator, restored from a backup …)
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    fresh = MemoryStore(path)  # migrates a new file
-    assert fresh.preferences("alice") == {}  # read from the new file, not through the old connection
+    fresh = MemoryStore(path)  # a new file: migrated, not taken for the one migrated before
+    assert fresh.preferences("alice") == {}
     fresh.set_preference("bob", "top_n", "3")
-    assert database._thread_sqlite(path) is not first
-    with sqlite3.connect(path) as con:  # written into the file on disk, not into the unlinked one
+    with sqlite3.connect(path) as con:
         assert con.execute("SELECT user_id FROM preferences").fetchall() == [("bob",)]

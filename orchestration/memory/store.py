@@ -164,7 +164,7 @@ class MemoryStore:
         return self.db.url
 
     def _connect(self) -> Connection:
-        return self.db.kept()
+        return self.db.connect()
 
     def _migrate(self) -> None:
         con = self._connect()
