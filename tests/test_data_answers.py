@@ -147,3 +147,13 @@ def test_a_count_is_out_of_the_devices_the_check_applies_to_and_a_kind_of_site_r
     follow = handle_turn("how many store switches fail critical checks", thread_id="t-judged")
     scope_line = follow.final.answer.split("\n")[0]
     assert "every store" in scope_line and site not in scope_line, scope_line
+
+
+def test_a_check_that_never_applies_to_the_device_type_asked_is_not_judged_rather_than_none(
+        demo_warehouse: Path) -> None:
+    (verdicts, firewalls), = one(demo_warehouse, f"""
+        SELECT COUNT(*) FILTER (WHERE r.rule_id = 'SNMP-V3-PRIV'), COUNT(DISTINCT r.asset_id) FROM results r
+        JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.device_type = 'firewall'""")
+    assert verdicts == 0 and firewalls > 0  # the firewalls are assessed, never on SNMP-V3-PRIV
+    answer = handle_turn("how many firewalls fail SNMP-V3-PRIV").final.answer
+    assert "**Not judged.** SNMP-V3-PRIV applies to" in answer and "**None.**" not in answer, answer

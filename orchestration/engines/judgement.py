@@ -59,8 +59,13 @@ class Judgement:
         return out
 
 
+# Device types the engine tells by the platform alone: a firewall is an ASA, and an ASA is a firewall. (A router may be
+# IOS-XE or IOS-XR, a switch IOS-XE or NX-OS: those are told by the configuration below.)
+PLATFORMS_OF_TYPE = {"firewall": ("asa",)}
+
+
 def device_type(cfg: ParsedConfig) -> str:
-    if cfg.platform == "asa":
+    if cfg.platform in PLATFORMS_OF_TYPE["firewall"]:
         return "firewall"
     if cfg.platform == "ios-xr":
         return "router"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import get_rules
 from orchestration.interpretation.findings import _finding, devices, risks, rule_catalog, rule_facts
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
@@ -115,6 +116,8 @@ def _not_judged(frame: QuestionFrame) -> str:
     """The checks asked that the catalog never applies to the device types or platforms the question names
     ("COPP applies to ios-xe routers only"), as one sentence; empty when every check applies."""
     types, platforms = set(frame.filters.device_type), set(frame.filters.platform)
+    if not platforms and types and types <= set(PLATFORMS_OF_TYPE):  # "firewalls": ASAs, whatever is not named
+        platforms = {p for t in types for p in PLATFORMS_OF_TYPE[t]}
     rules = [r for r in get_rules() if r.id in (frame.checks or frame.targets.rule)]
     out = [f"{r.id} applies to {'/'.join(r.platforms)} {'/'.join(f'{t}s' for t in r.device_types) or 'devices'} only"
            for r in rules if (types and r.device_types and not types & set(r.device_types))
