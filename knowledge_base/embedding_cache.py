@@ -12,7 +12,9 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -42,11 +44,17 @@ def embed_fixed(embedder: Embedder, texts: list[str]) -> np.ndarray:
     except (OSError, ValueError):
         pass
     vectors = embedder.embed(texts)
+    keep(path, lambda tmp: np.save(tmp, np.asarray(vectors)), "the texts are embedded again next time")
+    return vectors
+
+
+def keep(path: Path, write: Callable[[IO[bytes]], object], otherwise: str) -> None:
+    """Write a cache file whole (a temporary file, then renamed: a concurrent reader never sees half of one); a file
+    that cannot be written is logged with what happens ``otherwise``, never raised."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as tmp:
-            np.save(tmp, np.asarray(vectors))
-        os.replace(tmp.name, path)  # whole files only: a concurrent reader never sees half of one
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=path.suffix, delete=False) as tmp:
+            write(tmp)
+        os.replace(tmp.name, path)
     except OSError as exc:
-        log.info("embedding cache not written (%s); the texts are embedded again next time", exc)
-    return vectors
+        log.info("cache file %s not written (%s); %s", path.name, exc, otherwise)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -246,7 +245,7 @@ def get_embedder() -> Embedder:
 def _load(path: Path) -> Embedder:
     settings = get_settings()
     exported = settings.onnx_model_path
-    if settings.embedding_runtime == "torch" or (settings.embedding_runtime == "auto" and not exported.exists()):
+    if not settings.embeds_with_onnx:
         return SentenceTransformerEmbedder(path)
     if not exported.exists():
         raise EmbeddingUnavailable(f"ASSESS_EMBEDDING_RUNTIME=onnx and no export at {exported}: run "
@@ -258,11 +257,10 @@ _threads: int | None = None
 
 
 def use_threads(threads: int) -> None:
-    """This process's share of the cores for batches (a turn worker's), before the model is loaded."""
+    """This process's share of the cores (a turn worker's), before the model is loaded: ONNX Runtime's batches and
+    torch take it when the embedder is built."""
     global _threads
     _threads = threads
-    if "torch" in sys.modules:  # the torch runtime, already imported: it takes the same share
-        sys.modules["torch"].set_num_threads(threads)
 
 
 def set_embedder(embedder: Embedder | None) -> None:

@@ -103,6 +103,11 @@ class Settings(BaseSettings):
         return self.model_path / "onnx" / "model.onnx"
 
     @property
+    def embeds_with_onnx(self) -> bool:
+        """Whether the embedding model runs on ONNX Runtime (else on torch): ``embedding_runtime`` and the export."""
+        return self.embedding_runtime == "onnx" or (self.embedding_runtime == "auto" and self.onnx_model_path.exists())
+
+    @property
     def warehouse_path(self) -> Path:
         return self.warehouse_file or self.data_dir / "warehouse.duckdb"
 

@@ -24,10 +24,7 @@ def preload() -> list[str]:
     0.2 CPU-s; torch and sentence-transformers 6.8), then FAISS and the graph."""
     from orchestration.config import get_settings
 
-    settings = get_settings()
-    onnx = settings.embedding_runtime == "onnx" or (settings.embedding_runtime == "auto"
-                                                   and settings.onnx_model_path.exists())
-    return (["onnxruntime", "tokenizers"] if onnx else ["sentence_transformers"]) + PRELOAD
+    return (["onnxruntime", "tokenizers"] if get_settings().embeds_with_onnx else ["sentence_transformers"]) + PRELOAD
 
 
 def start() -> None:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
-from knowledge_base.embedding_cache import cache_dir, embed_fixed
+from knowledge_base.embedding_cache import cache_dir, embed_fixed, keep
 from knowledge_base.embeddings import Embedder
 from orchestration.nlu.spelling import DOMAIN_WORDS
 from orchestration.state import (
@@ -134,13 +132,7 @@ class FrameReader:
         for name, model in self._models.items():
             arrays[f"{name}_coef"], arrays[f"{name}_intercept"] = model.coef_, model.intercept_
             arrays[f"{name}_classes"] = np.asarray(model.classes_, dtype=str)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as tmp:
-                np.savez(tmp, **arrays)  # type: ignore[arg-type]
-            os.replace(tmp.name, path)  # whole files only
-        except OSError:
-            pass  # a cache: fitted again next time
+        keep(path, lambda tmp: np.savez(tmp, **arrays), "the reader is fitted again next time")  # type: ignore[arg-type]
 
     def _restore(self, path: Path) -> bool:
         try:
