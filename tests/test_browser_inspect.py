@@ -292,6 +292,9 @@ def test_an_upload_cut_short_by_a_killed_server_is_reported_after_the_restart(
         page.fill("#chat-input", "Please add these documents.")
         page.click("#chat-submit")
         page.get_by_text("adding").first.wait_for(timeout=120_000)  # the Uploads step: a file is being added
+        # Chainlit moves to the thread's URL once its first-interaction task has written the thread, which
+        # under load can come after the first step is shown.
+        page.wait_for_url("**/thread/*", timeout=60_000)
         thread = page.url.split("/thread/")[1]
         kill_app(url)
         page.close()
