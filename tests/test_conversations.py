@@ -169,3 +169,63 @@ def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_
         con.close()
     answer = follow.final.answer
     assert failing and f"**{len(failing)} device" in answer and all(name in answer for name in failing), answer
+
+
+def _latest_counts(warehouse: Path, where: str, failing: str) -> tuple[int, int]:
+    """(devices assessed, devices failing) in the latest fleet run, among assets × sites rows matching ``where``."""
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    con = connect_reader(current_file(warehouse))
+    try:
+        row = con.execute(
+            "SELECT COUNT(DISTINCT a.asset_id), COUNT(DISTINCT CASE WHEN r.status = 'fail' AND " + failing
+            + " THEN a.asset_id END) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site "
+            "WHERE r.assessment_id = (SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY "
+            "started_at DESC LIMIT 1) AND " + where).fetchone()
+    finally:
+        con.close()
+    return row[0], row[1]
+
+
+TELNET = "r.rule_id IN ('VTY-SSH-ONLY', 'NXOS-TELNET', 'ASA-TELNET', 'XR-TELNET')"
+
+
+def test_a_follow_up_naming_only_a_new_place_keeps_what_was_asked(demo_warehouse: Path) -> None:
+    """"which asas at the stores have telnet enabled" → "and at the data centers?": still telnet, still a list of
+    ASAs — and an empty answer says out of how many; "what about switches?" then drops the ASA platform."""
+    chat = Chat()
+    chat("which asas at the stores have telnet enabled")
+    dc = chat("and at the data centers?")
+    assert dc.intent.frame.filters.topic == ["telnet"] and dc.intent.frame.ask == "list"
+    assessed, failing = _latest_counts(demo_warehouse, "a.platform = 'asa' AND s.site_type = 'datacenter'", TELNET)
+    assert assessed and not failing  # the demo's data-centre ASAs have telnet closed: the answer says none of them
+    assert f"of the {assessed} devices assessed in this scope fails" in dc.final.answer, dc.final.answer
+    switches = chat("what about switches?")
+    assert switches.intent.frame.filters.platform == [] and switches.intent.frame.filters.device_type == ["switch"]
+    assessed, failing = _latest_counts(demo_warehouse, "a.device_type = 'switch' AND s.site_type = 'datacenter'",
+                                       TELNET)
+    assert f"{failing} device" in switches.final.answer or (not failing and f"of the {assessed}" in
+                                                             switches.final.answer), switches.final.answer
+
+
+def test_a_count_follow_up_at_a_kind_of_site_counts_the_same_check_there(demo_warehouse: Path) -> None:
+    chat = Chat()
+    chat("how many devices fail the ntp authentication check")
+    branches = chat("what about the branches?")
+    frame = branches.intent.frame
+    assert (frame.ask, frame.checks, frame.filters.site_type) == ("count", ["NTP-AUTH"], ["branch"])
+    judged, failing = _latest_counts(demo_warehouse, "s.site_type = 'branch' AND r.rule_id = 'NTP-AUTH'",
+                                     "r.rule_id = 'NTP-AUTH'")
+    assert f"**{failing}** of the {judged} devices judged on NTP-AUTH" in branches.final.answer, branches.final.answer
+    security = chat("what about security?")  # a new what about the same place
+    assert security.intent.intent_class == "security_assessment"
+    assert security.intent.frame.filters.site_type == ["branch"] and not security.intent.frame.checks
+
+
+def test_an_empty_scope_is_not_called_compliant(demo_warehouse: Path) -> None:
+    """No firewall stands at a branch in the demo: "how many branch firewalls fail telnet" is not "none fail"."""
+    assessed, _ = _latest_counts(demo_warehouse, "a.device_type = 'firewall' AND s.site_type = 'branch'", TELNET)
+    assert assessed == 0
+    answer = Chat()("how many branch firewalls fail telnet").final.answer
+    assert "No device in this scope was assessed" in answer, answer

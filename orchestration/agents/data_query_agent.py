@@ -35,7 +35,7 @@ from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
 from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan_for
 from orchestration.tools.registry import ToolOutcome
-from orchestration.tools.results import InventoryResult
+from orchestration.tools.results import InventoryResult, SqlPathResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
 from orchestration.vocabulary.scope import AnswerScope
 from orchestration.vocabulary.text import plural
@@ -216,6 +216,8 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
         return ToolChoice(choice.tool, params, choice.reason, choice.bindings), "mcp"
     params = {"template": plan.template, "sql": plan.sql, "params": plan.params, "description": plan.description,
               "assessment_id": plan.assessment_id, "viewer": viewer, "collection": collection}
+    if plan.scope_sql:
+        params.update(scope_sql=plan.scope_sql, scope_params=plan.scope_params)
     return ToolChoice(SQL_TOOL_NAME, params, f"bespoke question: {plan.template}"), "sql"
 
 
@@ -228,7 +230,9 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         else _call_with_memory(choice, task, services)
     call = outcome.call
     errors = [ToolNote(tool=choice.tool, message=call.error)] if call.error else []
-    if call.status == "empty":
+    # an empty list that says out of how many devices is an answer ("none of the 4 fails it"), not a gap
+    sized = isinstance(outcome.typed, SqlPathResult) and outcome.typed.scope is not None
+    if call.status == "empty" and not sized:
         errors.append(ToolNote(tool=choice.tool, message="no rows matched this scope"))
     known = ", ".join(plural(t.replace("_", " ")) for t in DEVICE_TYPES)
     errors += [ToolNote(tool=choice.tool, message=f"the inventory has no {kind.replace('_', ' ')}s (its device types: "

@@ -9,6 +9,7 @@ import re
 from datetime import date
 from typing import Any
 
+from orchestration.engines.judgement import fits
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.nlu.checks import checks_asked
@@ -21,7 +22,7 @@ from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
-from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, preference_statement, resolve
+from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, names_what, preference_statement, resolve
 from orchestration.nlu.frame import Catalogs, everyday_words, get_reader, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
@@ -122,14 +123,24 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
         carried = WHAT_FILTERS if THAT.search(text) else ()
     if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
         carried = tuple(k for k in carried if k != "site_type")
+    types = frame.filters.device_type
+    if types and not all(any(fits(p, t) for t in types) for p in previous.filters.platform):
+        carried = tuple(k for k in carried if k not in ("platform", "os_version"))  # switches run no ASA software
     filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
                                       if not getattr(frame.filters, k) and getattr(previous.filters, k)})
     checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
+    bare = kind == "carryover" and _is_bare_followup(text)
+    if bare and not names_what(frame, text):
+        # "which asas at the stores have telnet enabled?" → "and at the data centers?": where changes, what is kept
+        filters = filters.evolve(**{k: getattr(previous.filters, k) for k in WHAT_FILTERS if not getattr(filters, k)})
+        checks = checks or previous.checks
     frame = frame.evolve(filters=filters, checks=checks)
-    if kind == "carryover" and _is_bare_followup(text) and previous.ask in DATA_ASKS:
+    if bare and previous.ask in DATA_ASKS:
         # "which switches at DataCenter-2 fail critical checks?" → "and at the stores?": only where changes; the
         # answer keeps the question's form (the list), not what the bare words alone read as ("yes/no")
-        frame = frame.evolve(ask=previous.ask, subject=previous.subject, limit=frame.limit or previous.limit)
+        frame = frame.evolve(ask=previous.ask, subject=previous.subject, limit=frame.limit or previous.limit,
+                             confidence=max(frame.confidence, previous.confidence),  # as sure of it as then
+                             margin=max(frame.margin, previous.margin))
     if kind == "same_devices" and PICKS_AMONG.search(text) and frame.subject != "devices":
         frame = frame.evolve(ask="list", subject="devices")  # "which of those are in production?" picks devices
     return frame

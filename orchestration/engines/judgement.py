@@ -64,6 +64,11 @@ class Judgement:
 PLATFORMS_OF_TYPE = {"firewall": ("asa",)}
 
 
+def fits(platform: str, device_type: str) -> bool:
+    """Whether a device of ``device_type`` can run ``platform`` (an ASA is a firewall, and only an ASA is)."""
+    return (platform in PLATFORMS_OF_TYPE["firewall"]) == (device_type == "firewall")
+
+
 def device_type(cfg: ParsedConfig) -> str:
     if cfg.platform in PLATFORMS_OF_TYPE["firewall"]:
         return "firewall"

@@ -125,6 +125,22 @@ def _not_judged(frame: QuestionFrame) -> str:
     return "; ".join(out) if out and len(out) == len(rules) else ""
 
 
+def _none_of(assessed: int, judged: int, checks: str, run: str) -> str:
+    """The first line of an empty device list with the scope's size: no device there, none judged on the checks,
+    or none of the N judged failing them."""
+    if not assessed:
+        return f"**None.** No device in this scope was assessed in {run}."
+    if not judged:  # "which DC2 routers fail BGP-NEIGHBOR-AUTH": none runs BGP, so none is judged on it
+        return (f"**None.** {'Neither' if assessed == 2 else 'None'} of the {devices(assessed)} assessed in this "
+                f"scope is judged on {checks}: they do not apply to their platform or configuration (no verdict in "
+                f"{run}).")
+    of = f"judged on {checks} in this scope" if judged < assessed else "assessed in this scope"
+    fails = checks if judged == assessed else "it"
+    if judged == 1:
+        return f"**None.** The only device {of} does not fail {fails} ({run})."
+    return f"**None.** {'Neither' if judged == 2 else 'None'} of the {judged} devices {of} fails {fails} ({run})."
+
+
 def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
                  prefix: str) -> DomainOutputs:
     rows = result.rows_as(DeviceRow)
@@ -135,14 +151,19 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
     condition = what.startswith("devices failing") and not clean
     passes = frame.ask == "yes_no" and frame.polarity == "passes"
     if not rows:
-        first = (f"**None.** No device in scope fails {what.removeprefix('devices failing ')} in {run}."
+        checks = what.removeprefix("devices failing ")
+        scope = result.scope
+        first = (f"**None.** No device in scope fails {checks} in {run}."
                  if condition else f"**None.** Every device in scope judged on those checks fails at least one "
                  f"({run})." if clean else "No device of the inventory is in this scope.")
-        if frame.ask == "yes_no" and condition:
+        if condition and scope is not None:  # out of how many: none there is not none of them failing
+            first = _none_of(scope.assessed, scope.judged, checks, run)
+        verdicts = scope is None or bool(scope.judged)  # a yes or no needs a device judged on the checks
+        if frame.ask == "yes_no" and condition and verdicts:
             first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
-        elif frame.ask == "yes_no":  # "is there a firewall at branch-04?"
+        elif frame.ask == "yes_no" and not condition:  # "is there a firewall at branch-04?"
             first = f"**No** — {first}"
-        unjudged = _not_judged(frame)
+        unjudged = _not_judged(frame) if scope is None or scope.assessed else ""
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
@@ -186,7 +207,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
                      f"{'it' if no_verdict > 0 else what.removeprefix('devices failing ')} ({run}{of}): {listed}.")
             if no_verdict > 0:
                 first += (f" {devices(no_verdict).capitalize()} assessed here {'has' if no_verdict == 1 else 'have'} "
-                          "no verdict on it: it does not apply to their platform.")
+                          "no verdict on it: it does not apply to their platform or configuration.")
     elif frame.ask == "fix" and condition:
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
     elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which
@@ -516,7 +537,7 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
     failing_devices = m.assets_with_matching_failures or 0 if severity else m.assets_with_failures
     kind = f"{severity} " if severity else ""
     if frame.ask == "count" and frame.subject in ("findings", "rules"):
-        return (f"**{failures:,}** failed {kind}checks on {devices(failing_devices)} ({where}, {run}, "
+        return (f"**{failures:,}** failed {kind}{plural('check', failures)} on {devices(failing_devices)} ({where}, {run}, "
                 f"{devices(m.assets_assessed)} assessed).")
     if frame.ask == "count" and frame.subject == "devices":
         at_risk = "" if severity else (f"; {m.assets_at_risk} ({m.pct_assets_at_risk}%) have a critical or "
@@ -538,7 +559,7 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
     if frame.ask == "yes_no" and frame.subject in ("findings", "devices", "rules"):
         passes = frame.polarity == "passes"  # "is ntp authenticated at HQ?" asks whether the checks pass
         if failures:
-            return (f"**{'No' if passes else 'Yes'}** — {failures:,} failed {kind}checks on "
+            return (f"**{'No' if passes else 'Yes'}** — {failures:,} failed {kind}{plural('check', failures)} on "
                     f"{devices(failing_devices)} ({where}, {run}).")
         return (f"**{'Yes' if passes else 'No'}** — no failed {kind}check in {where} ({run}, "
                 f"{devices(m.assets_assessed)} assessed).")

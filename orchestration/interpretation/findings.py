@@ -33,6 +33,7 @@ from orchestration.tools.results import (
 )
 from orchestration.tools.rows import BreakdownRow, TopicFailureRow, TopRule
 from orchestration.vocabulary import severity
+from orchestration.vocabulary.text import plural
 
 RP = "assessment_context.report_data"
 NO_CONTEXT_ASSUMPTION = ("No enterprise standard was retrieved for this question; recommendations follow the industry "
@@ -182,8 +183,9 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
     parts = []
     if device:
         crit = severity_counts(result.breakdowns.get("severity") or [])
-        what = f"{m.matching_failures} {m.severity_filter} deviation(s)" if m.severity_filter else \
-            f"{m.checks_failed} failed check(s)" + (f" ({crit})" if crit else "")
+        what = f"{m.matching_failures} {m.severity_filter} {plural('deviation', m.matching_failures or 0)}" \
+            if m.severity_filter else f"{m.checks_failed} failed {plural('check', m.checks_failed)}" + \
+            (f" ({crit})" if crit else "")
         focus = result.focus_area
         out_of = (f"out of the {m.checks_performed} checks on {focus}" if focus and focus != "security" else
                   f"out of its {m.checks_performed} {'security ' if focus == 'security' else ''}checks")
@@ -198,14 +200,16 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
         parts.append(f"Assessment {m.assessment_id} ({date}) covered {devices(m.assets_assessed)} ({m.scope}): "
                      f"{m.checks_performed:,} checks performed, {m.checks_failed:,} failed, "
                      f"{m.checks_passed:,} passed ({m.pass_rate_pct}% pass rate); "
-                     f"{m.exceptions_applied} failed check(s) are covered by approved exceptions.")
+                     + (f"{m.exceptions_applied} failed {plural('check', m.exceptions_applied)} "
+                        f"{'is' if m.exceptions_applied == 1 else 'are'} covered by approved exceptions."))
         if m.severity_filter:
             parts.append(f"{m.assets_with_matching_failures} of {devices(m.assets_assessed)} "
                          f"({m.pct_assets_with_matching_failures}%) have {m.severity_filter} deviations "
-                         f"({m.matching_failures} failed {m.severity_filter} checks).")
+                         f"({m.matching_failures} failed {m.severity_filter} "
+                         f"{plural('check', m.matching_failures or 0)}).")
         else:
-            parts.append(f"{m.assets_at_risk} devices ({m.pct_assets_at_risk}%) have at least one critical or "
-                         f"high-severity failure.")
+            parts.append(f"{devices(m.assets_at_risk)} ({m.pct_assets_at_risk}%) "
+                         f"{'has' if m.assets_at_risk == 1 else 'have'} at least one critical or high-severity failure.")
         keys = result.breakdown_keys
         tables = [breakdown_table(dim, result.breakdowns.get(dim) or [], keys.get(dim)) for dim in dims]
         # the lead stays two sentences; breakdowns are tables, and the deviations are the findings table below

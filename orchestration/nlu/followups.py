@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from orchestration.engines.judgement import fits
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
-from orchestration.state import Conversation, Entity, FindingDigest, Intent, NameResolution, PastTurn
+from orchestration.state import Conversation, Entity, FindingDigest, Intent, NameResolution, PastTurn, QuestionFrame
 
 _I = re.IGNORECASE
 # Every filter a scope is made of: a follow-up keeps each one it does not change ("the same devices",
@@ -92,15 +93,23 @@ def _previous(history: list[PastTurn]) -> PastTurn | None:
 
 def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] | None = None) -> list[Entity]:
     """Previous entities with each type the new ones name replaced (all of that type)."""
-    replaced = {e.type for e in new if types is None or e.type in types}
+    replaced = {e.type for e in new if types is None or e.type in types} | _unfit(entities, new)
     kept = [e.evolve(source="conversation") for e in entities
             if e.type not in replaced and e.source != "unresolved"]
     return kept + [e for e in new if types is None or e.type in types]
 
 
+def _unfit(before: list[Entity], new: list[Entity]) -> set[str]:
+    """The earlier platform and software a newly named device type cannot run ("what about switches?" after the
+    store ASAs asks about the switches' platforms, not the ASA's)."""
+    types = [e.value for e in new if e.type == "device_type"]
+    fit = all(any(fits(e.value, t) for t in types) for e in before if e.type == "platform")
+    return {"platform", "os_version"} if types and not fit else set()
+
+
 def _carried(prev: PastTurn, own: list[Entity]) -> list[Entity]:
     """The previous turn's filters this prompt does not set itself."""
-    mine = {e.type for e in own}
+    mine = {e.type for e in own} | _unfit(prev.entities, own)
     return [e.evolve(source="conversation") for e in prev.entities
             if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved"]
 
@@ -219,6 +228,21 @@ LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about
 FILLER = frozenset(["and", "also", "the", "a", "at", "for", "in", "on", "of", "with", "site", "sites", "devices", "device", "please", "then", "now", "too"])
 
 
+FRAME_SCOPE = ("site_type", "role")  # scopes read into the question frame only, never entities
+# words that name what is assessed: "what about security?" changes what, not where
+WHAT_WORDS = re.compile(r"\b(?:security|best[- ]practices?|cbp|complian\w*|hardening|vulnerab\w*|posture)\b", _I)
+
+
+def names_what(frame: QuestionFrame | None, text: str) -> bool:
+    """Whether a question says what is counted or assessed: a topic, a severity, checks, a rule or an assessment."""
+    return frame is not None and bool(frame.filters.topic or frame.filters.severity or frame.checks
+                                      or frame.targets.rule or WHAT_WORDS.search(text))
+
+
+def _frame_scope(frame: QuestionFrame | None) -> bool:
+    return frame is not None and any(getattr(frame.filters, k) for k in FRAME_SCOPE)
+
+
 def _only_scope(prompt: str, own: Intent) -> bool:
     """True when, besides a follow-up lead and the names of a scope, the prompt asks nothing new."""
     rest = LEAD.sub(" ", prompt)
@@ -309,7 +333,10 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         intent = own.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
                             domain_details=domain_details_for(own.domain_details.skill, entities))
         return Resolution(intent, "carryover", "", None, [prev.turn_number])
-    followup = own.meta_intent == "followup_question" or (has_scope and len(re.findall(r"\w+", prompt)) <= 6)
+    # a short question naming a scope is a follow-up ("and in production?"), unless it names what it asks about
+    # as well and leads with no "and"/"what about" ("are any leaf switches failing copp?" is a question of its own)
+    short = has_scope and len(re.findall(r"\w+", prompt)) <= 6 and (LEAD.search(prompt) or not names_what(own.frame, prompt))
+    followup = own.meta_intent == "followup_question" or short
     if not followup:
         return Resolution(own)
     if own.intent_class == "unknown_or_needs_clarification" or (has_scope and _only_scope(prompt, own)):
@@ -317,7 +344,13 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
-    if carried:  # "what about security?" — this request, the previous scope
+    if LEAD.search(prompt) and _frame_scope(own.frame) and not names_what(own.frame, prompt) and \
+            not any(e.type not in SCOPE_TYPES + ("assessment_type",) for e in own.entities):
+        # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there
+        entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
+                          "carryover", "", None, [prev.turn_number])
+    if carried or _frame_scope(prev.frame):  # "what about security?" — this request, the previous scope
         entities = own.entities + carried
         intent = own.evolve(entities=entities, meta_intent="followup_question",
                                         domain_details=domain_details_for(own.domain_details.skill, entities))

@@ -110,7 +110,11 @@ def device_list(frame: QuestionFrame, scope: dict[str, Any], condition: Conditio
     bound = [*params, *match_params * (7 if clean else 6 if condition else 5)]
     what = (f"devices failing no {condition.words() if condition.narrow else ''} check".replace("  ", " ") if clean
             else f"devices failing {condition.words()} checks" if condition else "devices of the inventory")
-    return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest")
+    scope_sql = (cte + "SELECT COUNT(DISTINCT x.asset_id) AS assessed, "
+                 f"COUNT(DISTINCT CASE WHEN {condition.sql('x')[0]} THEN x.asset_id END) AS judged "
+                 "FROM x WHERE x.rule_id IS NOT NULL") if condition or clean else None
+    return SqlPlan("device_list", sql, bound, f"{what} in {{assessment_id}}", assessment_id="latest",
+                   scope_sql=scope_sql, scope_params=[*params, *match_params] if scope_sql else None)
 
 
 def inventory_share(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan | None:

@@ -226,6 +226,13 @@ class InventoryResult(ToolResult):
 
 
 # --- sql_path ---------------------------------------------------------------------------------------------------
+class ScopeTotals(_Part):
+    """The devices of an empty answer's scope: assessed in the run, and judged on the checks asked."""
+
+    assessed: int
+    judged: int
+
+
 class DeviceFix(_Part):
     """A device's own fix for one failing rule, and whether re-judging its patched configuration proved it."""
 
@@ -246,6 +253,8 @@ class SqlPathResult(ToolResult):
     row_count: int
     row_cap_reached: bool
     fixes: dict[str, DeviceFix] = Field(default_factory=dict)
+    scope: ScopeTotals | None = None
+    scope_sql: str | None = None
 
     @model_validator(mode="after")
     def _rows_of_the_template(self) -> SqlPathResult:

@@ -24,6 +24,10 @@ class SqlPlan:
     params: list[Any]
     description: str
     assessment_id: str | None = None  # bound before ``params`` by the sql_path tool ('latest' resolved there)
+    # run when the statement returns no row: how many devices the scope holds ("none of the 4 ASAs fail it" is
+    # not "no ASA there"); its parameters follow the assessment id as ``params`` do
+    scope_sql: str | None = None
+    scope_params: list[Any] | None = None
 
 
 def _scope_text(params: list[Any]) -> str:
