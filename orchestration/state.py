@@ -135,6 +135,7 @@ class Facets(StateModel):
     listing_column: str | None = None  # "which versions run at …": the ontology column asked about
     chart_dimensions: list[str] = Field(default_factory=list)  # breakdowns asked for (severity, os …)
     export: bool = False
+    evidence: bool = False  # the offending configuration lines asked for ("with evidence")
     mentions_pci: bool = False
     planner_conditions: list[str] = Field(default_factory=list)  # planner_rules.conditions that hold
 

@@ -157,3 +157,16 @@ def test_a_check_that_never_applies_to_the_device_type_asked_is_not_judged_rathe
     assert verdicts == 0 and firewalls > 0  # the firewalls are assessed, never on SNMP-V3-PRIV
     answer = handle_turn("how many firewalls fail SNMP-V3-PRIV").final.answer
     assert "**Not judged.** SNMP-V3-PRIV applies to" in answer and "**None.**" not in answer, answer
+
+
+def test_failed_checks_asked_with_evidence_show_lines_of_a_device_that_fails_each(demo_warehouse: Path) -> None:
+    """"show the failed checks with evidence" of the whole fleet: each finding shown with the lines of one device,
+    and that device really fails that rule in the run (the fleet sample holds an example of every failing rule)."""
+    import re
+
+    answer = handle_turn("show me the failed checks with evidence").final.answer
+    shown = re.findall(r"- \*\*([A-Z0-9-]+)\*\* .*\n  - evidence on ([A-Za-z0-9_-]+) ", answer)
+    assert len(shown) == 10, answer  # the first ten findings of the table, each with its lines
+    for rule, device in shown:
+        assert one(demo_warehouse, f"SELECT status FROM results WHERE assessment_id = {LATEST} AND asset_id = ? "
+                                   "AND rule_id = ?", [device, rule]) == [("fail",)], (rule, device)

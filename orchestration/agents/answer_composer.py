@@ -70,9 +70,16 @@ def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
     return rows
 
 
-def _device_evidence(findings: list[Finding]) -> list[str]:
-    """Per finding: the offending config lines (numbered, under their parent line) and the fix commands."""
+def _device_evidence(findings: list[Finding], several: bool = False) -> list[str]:
+    """Per finding: the offending config lines (numbered, under their parent line) and the fix commands.
+    ``several``: the findings of many devices, each with the lines of one of them."""
+    shown = min(len(findings), 10)
     lines = ["", "**Evidence and fixes**", ""]
+    if several:
+        lines[-1:] = ["", f"The first {shown} of {len(findings)} findings, each with the lines of one device failing it "
+                      "(ask about a device for all of its lines)." if len(findings) > shown else
+                      "Each finding with the lines of one device failing it (ask about a device for all of its lines).",
+                      ""]
     for f in findings[:10]:
         lines.append(f"- **{f.rule_id}** {f.title} ({f.severity})")
         if f.evidence:
@@ -198,8 +205,8 @@ def compose(state: AssessmentState) -> Final:
         parts += _findings_table(findings, cites)
         device_answer = bool(intent.entity("device"))
         short_with_evidence = bool(findings[0].evidence) and len(findings) <= 12
-        if device_answer or short_with_evidence:
-            parts += _device_evidence(findings)
+        if device_answer or short_with_evidence or intent.facets.evidence:
+            parts += _device_evidence(findings, several=not device_answer)
     if out.asset_trend:
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
         parts += [f"| {a.asset_id} | {a.direction} | {a.issues_delta:+d} |" for a in out.asset_trend[:12]]

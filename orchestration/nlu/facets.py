@@ -70,6 +70,9 @@ DIMENSIONS: list[tuple[str, str]] = [
 WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|\bdistribution\b|\bby (severity|"
                          r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
 EXPORT_WORDS = ("download", "export", "report", "pdf")
+# "show the failed checks with evidence", "which config lines fail it": the offending lines are asked for
+EVIDENCE = re.compile(r"\b(?:evidence|proof|offending (?:config(?:uration)? )?lines?|config(?:uration)? lines?|"
+                      r"(?:the|which) lines?)\b", _I)
 
 
 def _tracking(text: str) -> Literal["unresolved", "persistent", "recurring"] | None:
@@ -134,6 +137,7 @@ def read_facets(text: str, presentation: str = "narrative",
         listing_column=attribute_column(text, get_ontology()) if listing else None,
         chart_dimensions=wanted_dimensions(text, presentation),
         export=any(w in text.lower() for w in EXPORT_WORDS),
+        evidence=bool(EVIDENCE.search(text)),
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),

@@ -101,10 +101,14 @@ def statements(base: str, params: list[Any], severity: str | None) -> dict[str, 
                    SUM(CASE WHEN b.severity = 'high' THEN 1 ELSE 0 END) AS high
             FROM b WHERE {fail} GROUP BY b.asset_id
             ORDER BY critical DESC, high DESC, failures DESC, b.asset_id LIMIT {TOP}""", params + fparams),
+        # one example of every failing rule first (the findings of a fleet answer each show one device's lines),
+        # then the rest by severity
         "sample": (base + f"""
-            SELECT b.asset_id, b.site, b.criticality, b.rule_id, b.title, b.severity, b.evidence, b.evidence_lines
-            FROM b WHERE {fail}
-            ORDER BY {rank_sql('b.severity')} DESC, b.asset_id, b.rule_id LIMIT {SAMPLE_CAP}""", params + fparams),
+            SELECT s.asset_id, s.site, s.criticality, s.rule_id, s.title, s.severity, s.evidence, s.evidence_lines
+            FROM (SELECT b.*, ROW_NUMBER() OVER (PARTITION BY b.rule_id ORDER BY b.asset_id) AS nth
+                  FROM b WHERE {fail}) AS s
+            ORDER BY s.nth > 1, {rank_sql('s.severity')} DESC, s.asset_id, s.rule_id LIMIT {SAMPLE_CAP}""",
+                   params + fparams),
     }
 
 

@@ -118,8 +118,11 @@ def _top_assets(failing: list[Row]) -> QueryResult:
 
 def _sample(failing: list[Row]) -> QueryResult:
     columns = ["asset_id", "site", "criticality", "rule_id", "title", "severity", "evidence", "evidence_lines"]
-    ordered = sorted(failing, key=lambda r: (-rank(r["severity"]), _last_if_null(r["asset_id"]),
-                                             _last_if_null(r["rule_id"])))
+    firsts: dict[Any, int] = {}  # the first row of each rule by device: ROW_NUMBER() OVER (PARTITION BY rule_id ORDER BY asset_id)
+    for r in sorted(failing, key=lambda r: _last_if_null(r["asset_id"])):
+        firsts.setdefault(r["rule_id"], id(r))
+    ordered = sorted(failing, key=lambda r: (firsts[r["rule_id"]] != id(r), -rank(r["severity"]),
+                                             _last_if_null(r["asset_id"]), _last_if_null(r["rule_id"])))
     return QueryResult(columns, [tuple(r[c] for c in columns) for r in ordered[:SAMPLE_CAP]])
 
 
