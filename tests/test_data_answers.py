@@ -170,3 +170,18 @@ def test_failed_checks_asked_with_evidence_show_lines_of_a_device_that_fails_eac
     for rule, device in shown:
         assert one(demo_warehouse, f"SELECT status FROM results WHERE assessment_id = {LATEST} AND asset_id = ? "
                                    "AND rule_id = ?", [device, rule]) == [("fail",)], (rule, device)
+
+
+def test_compliance_with_our_standard_is_the_verdict_of_its_checks_with_the_standard_cited(demo_warehouse: Path) -> None:
+    """"does RTR-CORE-1 conform to our aaa standard?": yes or no from the device's AAA checks in the latest run (as
+    SQL computes it), the standard cited beside the verdict, and what the checks cannot judge said."""
+    state = handle_turn("does RTR-CORE-1 conform to our aaa standard?")
+    answer = state.final.answer
+    statuses = dict(one(demo_warehouse, f"SELECT rule_id, status FROM results WHERE assessment_id = {LATEST} AND "
+                                        "asset_id = 'RTR-CORE-1' AND rule_id IN (?, ?, ?, ?, ?, ?)",
+                        ["AAA-NEW-MODEL", "AAA-LOGIN-DEFAULT", "AAA-ENABLE-DEFAULT", "AAA-METHOD-NONE",
+                         "AAA-ACCOUNTING", "LOGIN-HARDEN"]))
+    assert len(statuses) == 6
+    assert answer.split("\n\n")[1].startswith("**Yes**" if set(statuses.values()) == {"pass"} else "**No**"), answer
+    assert [c.source for c in state.final.citations][:1] == ["standard-aaa-tacacs.md"], state.final.citations
+    assert "is not judged here" in answer

@@ -12,6 +12,7 @@ from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import get_rules
+from orchestration.interpretation.enterprise import applied, chunks_mentioning
 from orchestration.interpretation.findings import _finding, devices, risks, rule_catalog, rule_facts
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
@@ -469,18 +470,46 @@ def _rule_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
                          statistics={"row_count": len(rows), "total": total})
 
 
+def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[RetrievedChunk]) -> DomainOutputs:
+    """"is RTR-CORE-1 compliant with our aaa standard": the verdict on the checks asked, and the company standard
+    among the retrieved documents that names them, cited beside the verdict — with what that verdict cannot
+    cover (a requirement of the standard that no check reads)."""
+    kept = [c for c in chunks if c.metadata.topic == "approved_configurations"]
+    rules = rule_catalog()
+    standards: dict[str, RetrievedChunk] = {}
+    for rule_id in checks:  # a standard naming the check, else one naming its technology ("NTP")
+        technology = rules[rule_id].technology if rule_id in rules else ""
+        for c in chunks_mentioning(kept, rule_id) or (chunks_mentioning(kept, technology) if len(technology) > 2
+                                                      else []):
+            standards.setdefault(c.metadata.source, c)
+    if not standards:
+        return out
+    named = " and ".join(f"*{c.metadata.title or c.metadata.source}* ⟦{c.metadata.chunk_id}⟧"
+                         for c in list(standards.values())[:2])
+    lead, _, rest = out.summary.partition("\n\n")
+    through = ", ".join(checks[:-1]) + (" and " if len(checks) > 1 else "") + checks[-1]
+    said = (f"{lead}\n\nJudged against {named} through the assessment's {through} "
+            f"{plural('check', len(checks))}; a requirement of the standard that no check reads (a server address, a "
+            "key) is not judged here." + (f"\n\n{rest}" if rest else ""))
+    return out.model_copy(update={"summary": said, "enterprise_context_applied": [
+        *out.enterprise_context_applied, *(applied(c) for c in list(standards.values())[:2])]})
+
+
 def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
            prefix: str) -> DomainOutputs | None:
     """The answer of a frame template's rows, or None for other SQL-path templates."""
     template = result.template
-    if template == "device_list":
-        return _device_list(result, frame, chunks, prefix)
+    if template in ("device_list", "device_rules") and frame.checks:
+        form = _device_list if template == "device_list" else _device_rules
+        return _judged_by_standard(form(result, frame, chunks, prefix), frame.checks, chunks)
     if template == "group_compare":
         return _group_compare(result, frame)
     if template == "run_series":
         return _run_series(result, frame)
     if template == "exception_list":
         return _exception_list(result, frame)
+    if template == "device_list":
+        return _device_list(result, frame, chunks, prefix)
     if template == "device_rules":
         return _device_rules(result, frame, chunks, prefix)
     if template == "signature_matches":
