@@ -185,3 +185,20 @@ def test_compliance_with_our_standard_is_the_verdict_of_its_checks_with_the_stan
     assert answer.split("\n\n")[1].startswith("**Yes**" if set(statuses.values()) == {"pass"} else "**No**"), answer
     assert [c.source for c in state.final.citations][:1] == ["standard-aaa-tacacs.md"], state.final.citations
     assert "is not judged here" in answer
+
+
+def test_a_rate_per_group_is_one_row_per_group_ranked_by_the_rate(demo_warehouse: Path) -> None:
+    """"pass rate per site type" is a row per kind of site (not per site), and "which role has the worst pass rate"
+    names the role with the lowest rate (not the one failing most checks) — both as SQL computes them."""
+    rates = one(demo_warehouse, "SELECT s.site_type, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) "
+                                f"FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site WHERE "
+                                f"r.assessment_id = {LATEST} GROUP BY 1 ORDER BY 2, 1")
+    answer = handle_turn("pass rate per site type").final.answer
+    lead = answer.split("\n\n")[1]
+    assert lead.startswith(f"**{rates[0][0]}** has the lowest pass rate ({rates[0][1]}%)"), answer
+    assert all(f"**{kind}** {rate}%" in lead for kind, rate in rates), answer
+    roles = one(demo_warehouse, "SELECT a.role, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) "
+                                f"FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} "
+                                "GROUP BY 1 ORDER BY 2, 1")
+    answer = handle_turn("which role has the worst pass rate?").final.answer
+    assert answer.split("\n\n")[1].startswith(f"**{roles[0][0]}** has the lowest pass rate: {roles[0][1]}%"), answer

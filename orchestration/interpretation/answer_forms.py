@@ -60,8 +60,10 @@ def _total(rows: list[DeviceRow] | list[GroupRow] | list[RuleChangeRow] | list[S
 
 def _names(ids: list[str], shown: int = 8) -> str:
     """Ids in bold, the first ``shown`` of them, and how many more."""
-    bold = ", ".join(f"**{i}**" for i in ids[:shown])
-    return bold + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+    bold = [f"**{i}**" for i in ids[:shown]]
+    if len(ids) > shown:
+        return ", ".join(bold) + f" and {len(ids) - shown} more"
+    return ", ".join(bold[:-1]) + " and " + bold[-1] if len(bold) > 1 else "".join(bold)
 
 
 def rule_ranking(rules: list[TopRule], limit: int | None, where: str) -> str:
@@ -186,8 +188,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
         figures = f"{top.failed} failed checks ({top.critical} critical, {top.high} high)"
         if tied:  # equal on every figure the order uses: which one is "first" is the tie-break, not the data
             equal = f"{top.failed} failed checks" if condition else figures
-            first = (f"No single device leads: **{top.asset_id}** ({top.site}) and {_names(tied)} tie at "
-                     f"{equal} each.")
+            first = f"No single device leads: {_names([top.asset_id, *tied])} tie at {equal} each."
         else:
             first = f"**{top.asset_id}** ({top.site}) comes first: {figures}."
         if condition and len(rows) == total:  # every device that fails is ranked: "top 2 of 2" says too little
@@ -249,7 +250,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
 
 def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
     rows = result.rows_as(GroupRow)
-    label = result.description.split(" in ")[0].removeprefix("per ")
+    label, _, order = result.description.split(" in ")[0].removeprefix("per ").partition(" by ")
     run = result.assessment_id or "the latest assessment"
     if not rows and " without failed " in label:
         noun, _, checks = label.partition(" without failed ")
@@ -276,10 +277,30 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
         first = (f"**{_total(rows)} {noun}{'' if _total(rows) == 1 else 's'}** fail no {checks.removesuffix(' checks')} "
                  f"check ({run}): {_names([str(r.group_key) for r in rows], 20)}.")
         label = noun
+    elif frame.ask == "share":  # "pass rate per site type": each group's rate, lowest first
+        fails = frame.polarity == "fails"
+        ordered = sorted(rows, key=lambda r: (r.pass_rate, str(r.group_key)))
+        rates = " · ".join(f"**{r.group_key}** {round(100 - r.pass_rate, 1) if fails else r.pass_rate}%"
+                           for r in ordered[:10])
+        more = f" and {len(ordered) - 10} more in the table" if len(ordered) > 10 else ""
+        low, high = ordered[0], ordered[-1]
+        first = (f"**{low.group_key}** has the lowest pass rate ({low.pass_rate}%), **{high.group_key}** the highest "
+                 f"({high.pass_rate}%). {'Share of checks failing' if fails else 'Pass rate'} per {label} ({run}), "
+                 f"lowest pass rate first: {rates}{more}.")
     elif frame.ask == "count":  # "how many critical findings in prod vs staging": each side, and the sum
         failed = sum(r.failed for r in rows)
         sides = " · ".join(f"**{r.group_key}** {r.failed:,}" for r in rows)
         first = f"**{failed:,}** failed checks in this scope ({run}): {sides}."
+    elif order.endswith("pass rate"):  # "which role has the worst pass rate": ranked by the rate
+        end = order.split()[0]  # lowest or highest
+        low = rows[0]
+        most = max(rows, key=lambda r: (r.failed, str(r.group_key)))
+        first = f"**{low.group_key}** has the {end} pass rate: {low.pass_rate}% ({low.failed:,} failed of {low.checks:,})."
+        if most.group_key != low.group_key and end == "lowest":  # a bigger group can fail more at a better rate
+            first += f" **{most.group_key}** fails the most checks: {most.failed:,} ({most.pass_rate}% pass)."
+        shown = (f"The {len(rows)} {end} of {_total(rows)} {label}s" if len(rows) < _total(rows)
+                 else f"Every {label}")
+        first += f" {shown} by pass rate, {end} first ({run}):"
     else:
         top = rows[0]
         shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)

@@ -257,11 +257,14 @@ def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limi
                              statistics={"metrics": m.model_dump(), "trend_analysis": series}, assumptions=[])
     summary = (f"Since {result.previous_assessment_id}, failed checks went from {m.previous_failures:,} to "
                f"{m.current_failures:,} ({m.failures_delta:+,}; {m.direction}) in {result.current_assessment_id} "
-               f"for {result.scope}. {m.new_issues} new issues appeared, {m.resolved_issues} were resolved and "
-               f"{m.persistent_issues:,} persist. {devices(m.worsened_assets)} got worse"
+               f"for {result.scope}. {m.new_issues} new {plural('issue', m.new_issues)} "
+               f"appeared, {m.resolved_issues} "
+               f"{'was' if m.resolved_issues == 1 else 'were'} resolved and {m.persistent_issues:,} "
+               f"{'persists' if m.persistent_issues == 1 else 'persist'}. {devices(m.worsened_assets)} got worse"
                + (f" (most: {worst})" if worst else "") + f" and {m.improved_assets} improved"
                + (f" (most: {best})" if best else "") + "."
-               + (f" {m.new_assets} devices are new and {m.removed_assets} were removed." if m.new_assets or
+               + (f" {devices(m.new_assets)} {'is' if m.new_assets == 1 else 'are'} new and {m.removed_assets} "
+                  f"{'was' if m.removed_assets == 1 else 'were'} removed." if m.new_assets or
                   m.removed_assets else "")
                + (f" Resolved: {resolved_text}." if resolved_text else ""))
     return DomainOutputs(

@@ -64,12 +64,28 @@ DIMENSIONS: list[tuple[str, str]] = [
     ("os", r"\bos\b|operating system|\bsoftware\b|\bversions?\b|\brelease"),
     ("product_family", r"product famil|\bplatforms?\b|\bmodels?\b|product line"),
     ("criticality", r"criticality|\btiers?\b"),
-    ("site", r"\bby site\b|\bper site\b|\bsites\b"),
+    ("site", r"\bby site\b(?![- ]?types?)|\bper site\b(?![- ]?types?)|\bsites\b"),
     ("device_type", r"device type|\bby (device|type)\b"),
 ]
 WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|\bdistribution\b|\bby (severity|"
                          r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
 EXPORT_WORDS = ("download", "export", "report", "pdf")
+# "which role has the worst pass rate": groups ranked by their rate, not by how many checks fail
+RATE = re.compile(r"\b(?:pass(?:ing)? rates?|compliance (?:rates?|scores?|percentages?)|percentages?|percent)\b|%", _I)
+HIGHEST = re.compile(r"\b(?:top|best|highest|most compliant|cleanest)\b", _I)
+LOWEST = re.compile(r"\b(?:worst|lowest|bottom|least compliant|poorest)\b", _I)
+
+
+def _rate(text: str) -> str | None:
+    """"which role has the worst pass rate" ranks by the rate, lowest first; "top 3 branches by pass rate" highest."""
+    if not RATE.search(text):
+        return None
+    return "highest" if HIGHEST.search(text) and not LOWEST.search(text) else "lowest"
+# "pass rate per site type", "failures by role": one row per group of a column the analysis tool does not break
+# down by (its breakdowns answer "by site", "by platform", "by severity")
+GROUP_BY = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|which|what)\s+(?:the\s+)?(?:(?P<site_type>"
+                      r"site[- ]?types?|kinds? of sites?|types? of sites?)|(?P<role>roles?|device roles?)|"
+                      r"(?P<environment>environments?|envs?)|(?P<sites>sites?)(?![- ]?types?))\b", _I)
 # "show the failed checks with evidence", "which config lines fail it": the offending lines are asked for
 EVIDENCE = re.compile(r"\b(?:evidence|proof|offending (?:config(?:uration)? )?lines?|config(?:uration)? lines?|"
                       r"(?:the|which) lines?)\b", _I)
@@ -138,6 +154,8 @@ def read_facets(text: str, presentation: str = "narrative",
         chart_dimensions=wanted_dimensions(text, presentation),
         export=any(w in text.lower() for w in EXPORT_WORDS),
         evidence=bool(EVIDENCE.search(text)),
+        rate=_rate(text),
+        group_by=next((k for k, v in m.groupdict().items() if v), None) if (m := GROUP_BY.search(text)) else None,
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),

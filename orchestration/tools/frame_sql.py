@@ -135,7 +135,7 @@ def inventory_share(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan |
 
 
 def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: int | None = None,
-                  clean: bool = False) -> SqlPlan:
+                  clean: bool = False, by_rate: str | None = None) -> SqlPlan:
     """One row per group (site, kind of site, device type, platform, version …): devices, checks, failures and the
     pass rate, side by side; ordered by failed checks (a ranking of groups). ``clean``: only the groups with no
     failed check of the condition ("the sites with no critical findings")."""
@@ -155,14 +155,19 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
         f"FROM x GROUP BY {column} "
         + (f"HAVING COUNT(CASE WHEN {failing} THEN 1 END) = 0 AND COUNT(CASE WHEN {match} THEN 1 END) > 0 "
            if clean else "")  # judged on the checks asked, and failing none of them
-        + "ORDER BY failed DESC, group_key"
+        # "which role has the worst pass rate": the lowest rate first (a ranking keeps the worst N by it)
+        + ("ORDER BY COUNT(CASE WHEN x.status = 'pass' AND " + match + " THEN 1 END) * 1.0 / "
+           "NULLIF(COUNT(CASE WHEN " + match + " THEN 1 END), 0)" + (" DESC" if by_rate == "highest" else "")
+           + ", failed DESC, group_key" if by_rate
+           else "ORDER BY failed DESC, group_key")
         + (f" LIMIT {limit}" if limit else ""))
-    # the condition is written five times after the CTE (seven with the HAVING of ``clean``)
-    bound = [*params, *match_params * (7 if clean else 5)]
+    # the condition is written five times after the CTE (seven with the HAVING of ``clean``, two more to order by rate)
+    bound = [*params, *match_params * ((7 if clean else 5) + (2 if by_rate else 0))]
     label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
              "device_type": "device type"}.get(key, key)
     clean_words = f" without failed {condition.words()} checks" if clean else ""
-    return SqlPlan("group_compare", sql, bound, f"per {label}{clean_words} in {{assessment_id}}",
+    order = f" by {by_rate} pass rate" if by_rate else ""
+    return SqlPlan("group_compare", sql, bound, f"per {label}{clean_words}{order} in {{assessment_id}}",
                    assessment_id="latest")
 
 
@@ -347,8 +352,9 @@ def compared_key(scope: dict[str, Any]) -> str | None:
 
 
 def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str = FLEET,
-               today: date | None = None) -> SqlPlan | None:
-    """The frame's SQL plan when its ask needs one of the forms above, else None (the assessment tools answer)."""
+               today: date | None = None, group_by: str | None = None, by_rate: str | None = None) -> SqlPlan | None:
+    """The frame's SQL plan when its ask needs one of the forms above, else None (the assessment tools answer).
+    ``group_by``: a column the question asks a row per value of ("pass rate per site type")."""
     ask, subject = frame.ask, frame.subject
     device = scope.get("device")
     if (subject == "signatures" or frame.targets.signature) and ask in ("list", "count", "yes_no", "summary"):
@@ -384,13 +390,18 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return run_series(frame, scope, condition, collection)  # "did site-b get worse since the september run?"
     if frame.time.several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
         return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
-    key = compared_key(scope)
     untimed = not frame.time.months and not frame.time.relative and not frame.time.runs
+    if group_by and untimed and not device and ask in ("share", "count", "compare", "ranking", "summary", "list") \
+            and subject in ("findings", "devices", "sites", "rules") and (group_by != "sites" or ask == "share"):
+        return group_compare(scope, group_by, condition, frame.limit if ask == "ranking" else None,
+                             by_rate=by_rate if ask == "ranking" else "lowest" if ask == "share" else None)
+    key = compared_key(scope)
     if key and untimed and (ask == "compare" or (ask == "count" and subject == "findings")):
         # "how many critical findings in prod vs staging": the count of each side, side by side
         return group_compare(scope, key, condition)
     if subject == "sites" and ask in ("ranking", "list", "compare", "count"):
         return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None,
+                             by_rate=by_rate if ask == "ranking" else None,
                              clean=wants_clean(frame))
     if ask == "share" and subject == "devices" and not condition and not device:  # a share of the inventory, not of failures
         plan = inventory_share(scope, collection)

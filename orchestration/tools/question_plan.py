@@ -50,7 +50,8 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     # "which checks got worse since october": the change per check is a frame plan, not the comparison tool's totals
     per_check = frame.subject == "rules" and frame.direction is not None
     if sure and not facets.tracking and (not facets.change or frame.ask == "trend" or sides or per_check):
-        return plan_frame(frame, scope, condition_of(intent), collection)
+        return plan_frame(frame, scope, condition_of(intent), collection, group_by=facets.group_by,
+                          by_rate=facets.rate)
     return None
 
 
