@@ -202,3 +202,20 @@ def test_a_rate_per_group_is_one_row_per_group_ranked_by_the_rate(demo_warehouse
                                 "GROUP BY 1 ORDER BY 2, 1")
     answer = handle_turn("which role has the worst pass rate?").final.answer
     assert answer.split("\n\n")[1].startswith(f"**{roles[0][0]}** has the lowest pass rate: {roles[0][1]}%"), answer
+
+
+def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
+    """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
+    run did not assess with the run that last did (as SQL finds them)."""
+    rows = one(demo_warehouse, "SELECT a.asset_id, MAX(m.started_at) FROM assets a JOIN sites s ON s.site = a.site "
+                               "LEFT JOIN results r ON r.asset_id = a.asset_id LEFT JOIN assessments m ON "
+                               "m.assessment_id = r.assessment_id AND m.collection = 'fleet' WHERE a.collection = 'fleet' "
+                               "AND s.site_type = 'store' AND a.device_type = 'firewall' GROUP BY 1")
+    latest = max(when for _, when in rows if when is not None)
+    behind = sorted(name for name, when in rows if when != latest)
+    assert behind  # the demo keeps a store firewall out of the latest run
+    answer = handle_turn("when were the store firewalls last audited?").final.answer
+    lead = answer.split("\n\n")[1]
+    assert lead.startswith(f"**{latest:%Y-%m-%d}** — the latest run") and f"{len(rows) - len(behind)} of the {len(rows)}" \
+        in lead, answer
+    assert all(f"**{name}** in " in lead for name in behind), answer

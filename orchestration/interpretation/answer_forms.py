@@ -23,6 +23,7 @@ from orchestration.tools.rows import (
     DeviceRuleRow,
     ExceptionRow,
     GroupRow,
+    LastAssessedRow,
     RuleChangeRow,
     RunRow,
     ShareRow,
@@ -516,6 +517,40 @@ def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[Retr
         *out.enterprise_context_applied, *(applied(c) for c in list(standards.values())[:2])]})
 
 
+def _last_assessed(result: SqlPathResult) -> DomainOutputs:
+    """"when was RTR-CORE-1 last assessed?": the date first; devices grouped by the run that last assessed them."""
+    rows = result.rows_as(LastAssessedRow)
+    if not rows:
+        return DomainOutputs(summary="No device of the inventory is in this scope.", statistics={"row_count": 0})
+    latest = day(rows[0].latest_run_at)
+    runs: dict[str | None, list[LastAssessedRow]] = {}
+    for r in rows:
+        runs.setdefault(r.assessment_id, []).append(r)
+    assessed = [(run, group) for run, group in runs.items() if run is not None]
+    if len(runs) == 1 and assessed:
+        run, group = assessed[0]
+        when = day(group[0].started_at)
+        who = group[0].asset_id if len(group) == 1 else f"all {len(group)} devices in scope"
+        first = (f"**{when}** — {who} {'was' if len(group) == 1 else 'were'} last assessed in {run} ({when})"
+                 + (", the latest run." if when == latest else f"; the latest run started {latest}."))
+    else:  # "when was the last assessment?": the latest run, then the devices it did not assess
+        current = next(((run, group) for run, group in assessed if day(group[0].started_at) == latest), None)
+        earlier = [(run, group) for run, group in assessed if current is None or run != current[0]]
+        first = (f"**{latest}** — the latest run, {current[0]}, assessed {len(current[1])} of the {len(rows)} devices "
+                 "in scope" if current else f"**{latest}** is the latest run; none of the {len(rows)} devices in scope "
+                 "was in it")
+        parts = [f"{_names([r.asset_id for r in group], 6)} in {run} ({day(group[0].started_at)})"
+                 for run, group in earlier]
+        never = runs.get(None, [])
+        if never:
+            parts.append(f"never: {_names([r.asset_id for r in never], 6)}")
+        first += ("; last assessed earlier: " + "; ".join(parts) if parts else "") + "."
+    table = _table(["Device", "Site", "Last assessed in", "Date"],
+                   [[r.asset_id, r.site, r.assessment_id or "never", day(r.started_at) or "—"] for r in rows[:SHOWN]])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), len(rows), 'devices')}",
+                         statistics={"row_count": len(rows)})
+
+
 def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
            prefix: str) -> DomainOutputs | None:
     """The answer of a frame template's rows, or None for other SQL-path templates."""
@@ -539,6 +574,8 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
         return _inventory_share(result)
     if template == "rule_changes":
         return _rule_changes(result, frame)
+    if template == "last_assessed":
+        return _last_assessed(result)
     return None
 
 

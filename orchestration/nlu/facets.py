@@ -70,6 +70,9 @@ DIMENSIONS: list[tuple[str, str]] = [
 WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|\bdistribution\b|\bby (severity|"
                          r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
 EXPORT_WORDS = ("download", "export", "report", "pdf")
+# "when was RTR-CORE-1 last assessed?": a date, per device
+WHEN_ASSESSED = re.compile(r"\b(?:when|what date|how long ago|how recently)\b[^?.]*\b(?:assess\w*|audit\w*|scann?\w*|"
+                           r"checked|evaluated)\b|\blast (?:assessed|audited|scanned)\b", _I)
 # "which role has the worst pass rate": groups ranked by their rate, not by how many checks fail
 RATE = re.compile(r"\b(?:pass(?:ing)? rates?|compliance (?:rates?|scores?|percentages?)|percentages?|percent)\b|%", _I)
 HIGHEST = re.compile(r"\b(?:top|best|highest|most compliant|cleanest)\b", _I)
@@ -155,6 +158,7 @@ def read_facets(text: str, presentation: str = "narrative",
         export=any(w in text.lower() for w in EXPORT_WORDS),
         evidence=bool(EVIDENCE.search(text)),
         rate=_rate(text),
+        when_assessed=bool(WHEN_ASSESSED.search(text)),
         group_by=next((k for k, v in m.groupdict().items() if v), None) if (m := GROUP_BY.search(text)) else None,
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()

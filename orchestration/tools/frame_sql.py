@@ -19,7 +19,7 @@ from orchestration.tools.scope import FLEET, scope_conditions, values_of
 from orchestration.tools.sql_plan import SqlPlan
 
 FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list", "device_rules", "signature_matches",
-                   "inventory_share", "rule_changes")
+                   "inventory_share", "rule_changes", "last_assessed")
 # the part of a population a share asks about: the most specific filter named ("switches on 17.9.4": the version)
 SHARE_PARTS = ("os_version", "platform", "role", "environment", "device_type", "site_type", "sites")
 RANKING_DEFAULT = 10
@@ -204,6 +204,20 @@ def run_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         + (f" LIMIT {frame.time.last_n}" if frame.time.last_n else ""))
     bound = [*match_params * 6, collection, *params, *time_params]
     return SqlPlan("run_series", sql, bound, "failed checks per assessment run")
+
+
+def last_assessed(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan:
+    """Each device of the inventory in scope with the latest run of its collection that assessed it (none: never
+    assessed), and when the collection's latest run started: "when was RTR-CORE-1 last assessed?"."""
+    where, params = _where(scope)
+    sql = (
+        "SELECT a.asset_id, a.site, n.assessment_id, l.started_at, "
+        "(SELECT MAX(z.started_at) FROM assessments z WHERE z.collection = ?) AS latest_run_at "
+        "FROM assets a LEFT JOIN (SELECT r.asset_id, MAX(m.started_at) AS started_at FROM results r "
+        "JOIN assessments m ON m.assessment_id = r.assessment_id WHERE m.collection = ? GROUP BY r.asset_id) AS l "
+        "ON l.asset_id = a.asset_id LEFT JOIN assessments n ON n.collection = ? AND n.started_at = l.started_at "
+        f"WHERE a.collection = ? AND {where} ORDER BY l.started_at DESC NULLS LAST, a.asset_id")
+    return SqlPlan("last_assessed", sql, [collection] * 4 + params, "when each device was last assessed")
 
 
 def _time_of_runs(frame: QuestionFrame) -> tuple[list[str], list[Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.state import Intent, QuestionFrame
-from orchestration.tools.frame_sql import Condition, compared_key, plan_frame
+from orchestration.tools.frame_sql import Condition, compared_key, last_assessed, plan_frame
 from orchestration.tools.sql_plan import SqlPlan, plan_sql
 
 SQL_SKILLS = ("cbp_assessment", "sec_assessment")  # the skills whose data questions the SQL path may answer
@@ -61,6 +61,8 @@ def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, form_re
     ``form_required``: the Reflector found the first answer not in the question's form."""
     facets = intent.facets
     frame = intent.frame
+    if facets.when_assessed and not frame.time.months and not frame.time.runs:
+        return last_assessed(scope, collection)  # a date is asked, not the run's findings
     # "how many devices run software past end of maintenance" counts a signature's matches, "how many store firewalls
     # still have telnet open" a check's failures: neither is a count of the inventory
     if frame.targets.signature or frame.checks:

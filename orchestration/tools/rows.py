@@ -250,7 +250,18 @@ class InventoryCountRow(RowModel):
     devices: int
 
 
+class LastAssessedRow(RowModel):
+    """``last_assessed``: a device of the inventory and the latest run that assessed it (None: never)."""
+
+    asset_id: str
+    site: str | None
+    assessment_id: str | None
+    started_at: When
+    latest_run_at: When
+
+
 SQL_ROWS: dict[str, type[RowModel]] = {
+    "last_assessed": LastAssessedRow,
     "device_list": DeviceRow,
     "group_compare": GroupRow,
     "run_series": RunRow,
