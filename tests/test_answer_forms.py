@@ -642,3 +642,15 @@ def test_a_device_fix_is_written_from_its_configuration_and_verified_on_it(demo_
     block = answer.split("```")[1]
     assert re.findall(r"^line vty \d+ \d+$", block, re.M) == ranges and " transport input ssh" in block
     assert f"Verified on {device}'s patched configuration: VTY-SSH-ONLY passes and no other check is worse." in answer
+
+
+def test_a_version_named_short_and_a_device_type_narrow_the_checks(demo_warehouse: Path) -> None:
+    """"ssh v2" is the rule whose title says "SSH version 2" (not every SSH rule), and routers are not judged on
+    the ASA's SSH rule; the devices listed are those SQL finds failing SSH-V2 among the store routers."""
+    state = new_chat()("which store routers fail ssh v2")
+    assert state.intent.frame.checks == ["SSH-V2"], state.intent.frame.checks
+    expected = {r[0] for r in sql(demo_warehouse, f"""
+        SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.rule_id = 'SSH-V2'
+          AND s.site_type = 'store' AND a.device_type = 'router'""")}
+    assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected

@@ -182,7 +182,8 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
     frame: QuestionFrame | None = reader.frames.get(key)
     if frame is None:
         frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
-        frame = frame.evolve(checks=checks_asked(words, frame.filters.topic, frame.targets.rule, get_rules()))
+        frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
+                                                            get_rules()), frame))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
                 (everyday := everyday_words(words, reader, _catalogs())) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
@@ -191,6 +192,19 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
                                  confidence=max(frame.confidence, CANNOT_CONFIDENCE))
         reader.frames.put(key, frame)
     return frame
+
+
+def _applicable(checks: list[str], frame: QuestionFrame) -> list[str]:
+    """The checks asked that can apply to the device types and platforms named ("ssh v2 on the routers" is not the
+    ASA's SSH rule); all of them when none can (then the answer says they are not judged there)."""
+    types, platforms = frame.filters.device_type, set(frame.filters.platform)
+    if frame.targets.rule or not (types or platforms):
+        return checks
+    rules = {r.id: r for r in get_rules()}
+    kept = [c for c in checks if c not in rules or (
+        (not types or any(fits(p, t) for p in rules[c].platforms for t in types))
+        and (not platforms or platforms & set(rules[c].platforms)))]
+    return kept or checks
 
 
 UNSPECIFIC_ENTITIES = ("timeframe", "assessment_type")  # "today", "assessment": they name no part of the network

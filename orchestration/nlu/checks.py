@@ -18,7 +18,8 @@ STATE_WORDS = frozenset(["enabled", "disabled", "enable", "disable", "configured
 
 
 def _words(text: str) -> set[str]:
-    return {w.rstrip("s") for w in re.findall(r"[a-z0-9]{3,}", text.lower()) if w not in STATE_WORDS}
+    text = re.sub(r"\bv(\d)\b", r"version \1", text.lower())  # "ssh v2" is what the titles call "SSH version 2"
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9]{3,}", text) if w not in STATE_WORDS}
 
 
 def narrowed(text: str, candidates: Sequence[Rule], topics: Sequence[str] = ()) -> list[str]:
