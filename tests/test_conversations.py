@@ -229,3 +229,19 @@ def test_an_empty_scope_is_not_called_compliant(demo_warehouse: Path) -> None:
     assert assessed == 0
     answer = Chat()("how many branch firewalls fail telnet").final.answer
     assert "No device in this scope was assessed" in answer, answer
+
+
+def test_which_devices_are_those_after_a_count_names_the_devices_counted(demo_warehouse: Path) -> None:
+    """"how many critical findings at the stores" → "which devices are those?" lists the devices counted (as SQL
+    finds them), not the inventory; "how many of them are in production?" then counts among those."""
+    chat = Chat()
+    chat("how many critical findings at the stores")
+    those = chat("which devices are those?")
+    _, failing = _latest_counts(demo_warehouse, "s.site_type = 'store'", "r.severity = 'critical'")
+    assert those.final.answer.split("\n\n")[1].startswith(f"**{failing} devices**"), those.final.answer[:400]
+    assert those.intent.frame.filters.severity == ["critical"] and those.intent.frame.filters.site_type == ["store"]
+    production = chat("and how many of them are in production?")
+    _, in_production = _latest_counts(demo_warehouse, "s.site_type = 'store' AND a.environment = 'production'",
+                                      "r.severity = 'critical'")
+    assert production.final.answer.split("\n\n")[1].startswith(f"**{in_production}**"), production.final.answer[:400]
+    assert "Unverified" not in production.final.answer

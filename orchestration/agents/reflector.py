@@ -82,6 +82,7 @@ def check(state: AssessmentState, final: Final) -> tuple[list[str], list[str]]:
     """(unverified numbers, invalid citations) of the answer."""
     text = CITE.sub(" ", final.answer)
     text = re.sub(r"`[^`]*`|```.*?```", " ", text, flags=re.S)  # commands and config lines quote data verbatim
+    text = re.sub(r"\band [\d,]+ more\b", " ", text)  # the rest of a list of names: shown ones subtracted, not a figure
     known = _known_numbers(state)
     unverified = sorted(n for n in _numbers(text) if n not in known and not (
         float(n).is_integer() and 0 <= float(n) <= ORDINAL_MAX))

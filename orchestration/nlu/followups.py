@@ -28,7 +28,9 @@ REFINE = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+)?(?:focus|only|just|li
 SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|firewalls|hosts|sites|scope)\b|"
                   r"\b(?:those|these) (?:devices|assets|routers|switches|firewalls|hosts|sites|ones)\b|"
                   r"\b(?:check|scan|assess|audit|review|fix|show|list|harden|secure)\s+(?:them|those|these)\b|"
-                  r"\b(?:about|for|on) (?:them|those|these)\b", _I)
+                  r"\b(?:about|for|on) (?:them|those|these)\b|"
+                  # "which devices are those?", "what are they?": the devices the previous answer counted, named
+                  r"\b(?:which|what)(?: \w+)? (?:are|were) (?:those|these|they|them)\b", _I)
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
 PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", _I)  # among those listed
 IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
