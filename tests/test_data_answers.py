@@ -219,3 +219,20 @@ def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Pa
     assert lead.startswith(f"**{latest:%Y-%m-%d}** — the latest run") and f"{len(rows) - len(behind)} of the {len(rows)}" \
         in lead, answer
     assert all(f"**{name}** in " in lead for name in behind), answer
+
+
+def test_two_named_sides_are_answered_side_by_side_not_with_signature_matches(demo_warehouse: Path) -> None:
+    """"prod vs lab critical findings" is each environment's critical failures (not the SLIC expert's reading), and
+    "stores vs branches pass rate" each kind of site's rate (not a clarifying question) — as SQL computes them."""
+    state = handle_turn("prod vs lab critical findings")
+    assert state.plan.task_for("SLIC Agent") is None
+    for env, failed in one(demo_warehouse, "SELECT a.environment, COUNT(*) FROM results r JOIN assets a USING (asset_id) "
+                                           f"WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = "
+                                           "'critical' AND a.environment IN ('production', 'lab') GROUP BY 1"):
+        assert f"**{env}**: {failed} failed" in state.final.answer, state.final.answer[:500]
+    answer = handle_turn("stores vs branches pass rate").final.answer
+    for kind, rate in one(demo_warehouse, "SELECT s.site_type, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') "
+                                          "/ COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON "
+                                          f"s.site = a.site WHERE r.assessment_id = {LATEST} AND s.site_type IN "
+                                          "('store', 'branch') GROUP BY 1"):
+        assert f"**{kind}**: " in answer and f"({rate}% pass)" in answer, answer[:500]

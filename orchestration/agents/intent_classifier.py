@@ -274,7 +274,14 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         # "which exceptions cover DataCenter-2?": the approved exceptions are data, not an expert's reading
         exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count", "exception") \
             and frame.confidence >= CLEAR_ASK_POPULATION
-        if not (verdict or matches or exceptions):
+        # "prod vs lab critical findings": two groups of the network side by side, at one time — the data's, not
+        # an expert's reading of SLIC matches (unless SLIC words were said)
+        filters = frame.filters.model_dump()
+        sides = frame.ask == "compare" and "slic" not in decision.signals and not frame.targets.signature \
+            and not (frame.time.months or frame.time.relative or frame.time.runs) \
+            and any(len(filters[k]) >= 2 for k in ("site", "site_type", "device_type", "platform", "os_version",
+                                                   "environment", "role"))
+        if not (verdict or matches or exceptions or sides):
             return None
     else:
         return None
@@ -340,7 +347,11 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
     if frame.subject == "exceptions" and targeted:  # "which exceptions cover DataCenter-2": the exception list answers
         floor = min(floor, CLEAR_ASK_POPULATION)
-    if _filtered(frame) and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites")):
+    filters = frame.filters.model_dump()
+    sides = frame.ask in ("compare", "share", "count") and any(len(v) >= 2 for k, v in filters.items()
+                                                                if k not in ("severity", "topic"))
+    if sides or (_filtered(frame) and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites"))):
+        # "stores vs branches pass rate": two named sides of the network side by side
         # a data ask about a part of the network and the checks asked ("which stores are clean on telnet") or its
         # devices ("is there a wireless controller at branch 3"): either view's data answers it the same
         floor = min(floor, CLEAR_ASK_POPULATION)
