@@ -654,3 +654,16 @@ def test_a_version_named_short_and_a_device_type_narrow_the_checks(demo_warehous
         WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.rule_id = 'SSH-V2'
           AND s.site_type = 'store' AND a.device_type = 'router'""")}
     assert set(re.findall(r"^\| \d+ \| ([A-Z0-9-]+) \|", state.final.answer, re.M)) == expected
+
+
+def test_why_a_device_fails_a_check_is_its_own_lines_and_its_own_fix(demo_warehouse: Path) -> None:
+    """"why does FW-ST30-1 fail ASA-TELNET": the lead is that check's evidence on that device (the stored lines),
+    then a fix written from them — not a summary of the device."""
+    (evidence,), = sql(demo_warehouse, f"SELECT evidence FROM results WHERE assessment_id = {LATEST} AND "
+                                       "asset_id = 'FW-ST30-1' AND rule_id = 'ASA-TELNET' AND status = 'fail'")
+    answer = new_chat()("why does FW-ST30-1 fail ASA-TELNET").final.answer
+    lead = answer.split("\n\n", 1)[1]
+    assert lead.startswith("**ASA-TELNET** fails on FW-ST30-1 (high)"), answer[:400]
+    assert evidence.splitlines()[0] in lead.split("**Fix**")[0]
+    telnet = re.search(r"^\d+: (telnet .+)$", evidence, re.M)
+    assert telnet and f"no {telnet.group(1)}" in lead.split("**Fix**")[1]  # the device's own line removed

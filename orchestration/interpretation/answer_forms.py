@@ -430,12 +430,32 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                                  + (own.note if own is not None else "its configuration is not in the warehouse") + ".")
         fixed.append(f.evolve(evidence=row.evidence or None, evidence_device=device, recommendation=fix))
     findings = fixed
+    if frame.ask == "explain":  # "why does FW-ST30-1 fail ASA-TELNET": the lines that fail it, and why that matters
+        first = _why(device, run, failing + excepted, rows, rules) + ("\n\n**Fix**\n\n" + _fixes(findings, proofs)
+                                                                    if findings else "")
     if frame.ask == "fix":  # "how do I fix SNMP-DEFAULT-COMM on SW-1": the commands first
         first = (f"**To fix {', '.join(f.rule_id for f in findings)} on {device}** ({run}), apply:\n\n"
                  + _fixes(findings, proofs) if findings else
                  f"**Nothing to fix** — {device} passes {', '.join(r.rule_id for r in rows)} in {run}.")
     return DomainOutputs(summary=f"{first}\n\n{table}", findings=findings, prioritized_risks=risks(findings, 5),
                          statistics={"row_count": len(rows)})
+
+
+def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleRow], rules: dict[str, Any]) -> str:
+    """Why a device fails the checks asked: per check, its own configuration lines (the evidence) and the catalog's
+    reason the check exists; "it does not fail" when it passes them all."""
+    if not bad:
+        return f"**{device} does not fail {', '.join(r.rule_id for r in rows)}** — it passes in {run}."
+    parts = []
+    for r in bad:
+        rule = rules.get(r.rule_id)
+        reason = (rule.rationale if rule is not None else "") or ""
+        covered = f"; covered by approved exception {r.exception_id}" if r.status == "exception" else ""
+        deviation = (rule.deviation if rule is not None else "") or r.title or r.rule_id
+        evidence = f"\n\n```\n{r.evidence}\n```" if r.evidence else ""
+        parts.append(f"**{r.rule_id}** fails on {device} ({r.severity}{covered}) — {deviation}. What the check found "
+                     f"in its configuration ({run}):{evidence}" + (f"\n\nWhy it matters: {reason}" if reason else ""))
+    return "\n\n".join(parts)
 
 
 def _fixes(findings: list[Finding], proofs: dict[str, str] | None = None) -> str:

@@ -140,7 +140,8 @@ def wanted_dimensions(text: str, presentation: str) -> list[str]:
 def read_facets(text: str, presentation: str = "narrative",
                 conditions: dict[str, PlannerCondition] | None = None) -> Facets:
     """Every facet of one request (the effective one for a follow-up that re-runs an earlier request)."""
-    issue_words = bool(ISSUE_WORDS.search(text))
+    # "how many devices got worse since last month" counts a change between runs, not the inventory
+    issue_words = bool(ISSUE_WORDS.search(text) or CHANGE.search(text))
     listing = bool(LISTING.search(text)) and not issue_words
     return Facets(
         tracking=_tracking(text),

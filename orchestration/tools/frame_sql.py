@@ -379,7 +379,7 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         elif frame.time.relative == "last_month":
             months = [f"{today.year - (today.month == 1):04d}-{(today.month - 2) % 12 + 1:02d}"]
         return signature_matches(frame, scope, collection, months)
-    if device and condition.rules and ask in ("yes_no", "exception", "fix"):
+    if device and condition.rules and ask in ("yes_no", "exception", "fix", "explain"):
         return device_rules(scope, condition.rules)
     if device and ask == "exception":  # "is any of that covered by an exception?": each check it does not pass
         return device_rules(scope, ())

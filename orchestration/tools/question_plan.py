@@ -30,7 +30,7 @@ def structural(frame: QuestionFrame) -> bool:
     got worse or better since a month: a form whatever the reader's doubt."""
     return bool((frame.subject == "exceptions" and frame.time.before) or (
         frame.ask == "yes_no" and frame.direction and frame.time.since) or (
-        frame.ask in ("exception", "yes_no", "fix") and frame.targets.device and frame.checks) or (
+        frame.ask in ("exception", "yes_no", "fix", "explain") and frame.targets.device and frame.checks) or (
         frame.time.several_runs and frame.subject in ("findings", "runs")
         and frame.ask in ("trend", "count", "summary", "list")))
 
