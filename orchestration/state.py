@@ -137,6 +137,8 @@ class Facets(StateModel):
     export: bool = False
     evidence: bool = False  # the offending configuration lines asked for ("with evidence")
     when_assessed: bool = False  # "when was X last assessed?": the date of each device's latest run
+    # "what got fixed on X since the previous run": the new failed checks, the resolved ones, or both
+    changes_asked: list[Literal["new", "resolved"]] = Field(default_factory=list)
     rate: Literal["lowest", "highest"] | None = None  # a pass rate asked: groups ranked by it, this end first
     # "pass rate per site type": a row per group ("per site" only for a share: the analysis breaks failures down by site)
     group_by: Literal["site_type", "role", "environment", "sites"] | None = None

@@ -4,6 +4,7 @@ numbers that match an independent recomputation from the raw tables."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -162,8 +163,6 @@ def test_a_check_that_never_applies_to_the_device_type_asked_is_not_judged_rathe
 def test_failed_checks_asked_with_evidence_show_lines_of_a_device_that_fails_each(demo_warehouse: Path) -> None:
     """"show the failed checks with evidence" of the whole fleet: each finding shown with the lines of one device,
     and that device really fails that rule in the run (the fleet sample holds an example of every failing rule)."""
-    import re
-
     answer = handle_turn("show me the failed checks with evidence").final.answer
     shown = re.findall(r"- \*\*([A-Z0-9-]+)\*\* .*\n  - evidence on ([A-Za-z0-9_-]+) ", answer)
     assert len(shown) == 10, answer  # the first ten findings of the table, each with its lines
@@ -236,3 +235,26 @@ def test_two_named_sides_are_answered_side_by_side_not_with_signature_matches(de
                                           f"s.site = a.site WHERE r.assessment_id = {LATEST} AND s.site_type IN "
                                           "('store', 'branch') GROUP BY 1"):
         assert f"**{kind}**: " in answer and f"({rate}% pass)" in answer, answer[:500]
+
+
+RESOLVED = """SELECT p.asset_id, p.rule_id FROM results p JOIN assets a USING (asset_id) LEFT JOIN results n ON
+    n.asset_id = p.asset_id AND n.rule_id = p.rule_id AND n.assessment_id = ? WHERE p.assessment_id = ? AND
+    p.status = 'fail' AND {where} AND (n.status IS NULL OR n.status <> 'fail') ORDER BY 1, 2"""
+
+
+def test_what_was_fixed_between_runs_is_the_resolved_checks_listed(demo_warehouse: Path) -> None:
+    """"which issues were resolved at HQ since last month?": the failed checks of the previous run that pass now,
+    counted and listed (device, check) as SQL finds them; "nothing was fixed" when none was."""
+    (cur,), (prev,) = one(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY "
+                                          "started_at DESC LIMIT 2")
+    fixed = one(demo_warehouse, RESOLVED.format(where="a.site = 'HQ'"), [cur, prev])
+    answer = handle_turn("which issues were resolved at HQ since last month?").final.answer
+    assert answer.split("\n\n")[1].startswith(f"**{len(fixed)} fixed checks**"), answer[:400]
+    for device, rule in fixed:
+        assert re.search(rf"^\| \d+ \| {device} \| {rule} — ", answer, re.M), (device, rule)
+    device = next(d for (d,) in one(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' ORDER BY 1")
+                  if not one(demo_warehouse, RESOLVED.format(where="a.asset_id = ?"), [cur, prev, d])
+                  and one(demo_warehouse, "SELECT 1 FROM results WHERE assessment_id = ? AND asset_id = ? AND "
+                                          "status = 'fail'", [prev, d]))
+    answer = handle_turn(f"what got fixed on {device} since the previous assessment").final.answer
+    assert answer.split("\n\n")[1].startswith("**Nothing was fixed**"), answer[:400]

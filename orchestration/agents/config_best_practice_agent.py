@@ -53,7 +53,7 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     comparison = result_of(report, ComparisonResult)
     if comparison is not None:
         outputs = findings.from_comparison(comparison, chunks, limit, prefix)
-        lead, listed = answer_forms.comparison_lead(comparison, intent.frame)
+        lead, listed = answer_forms.comparison_lead(comparison, intent.frame, intent.facets.changes_asked)
         if listed:
             outputs = outputs.evolve(statistics={**outputs.statistics, "devices_listed": listed})
         return _led(outputs, lead)

@@ -599,11 +599,48 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
     return None
 
 
-def comparison_lead(result: ComparisonResult, frame: QuestionFrame) -> tuple[str, list[str]]:
-    """The first line of a comparison between two runs, in the question's form: the devices that changed (all of
-    them, as a table) when devices are asked, else the direction with its figures; and the devices it listed."""
+def _changed_issues(result: ComparisonResult, asked: list[str]) -> str:
+    """"what got fixed on RTR-CORE-1 since the previous run", "new issues at the stores": the failed checks that
+    appeared or were resolved between the two runs, counted and listed (device, check), before the totals."""
+    m, d = result.metrics, result.detailed_findings
+    prev, cur = result.previous_assessment_id, result.current_assessment_id
+    kinds = {"new": (m.new_issues, d.new_issues, "new failed", "appeared"),
+             "resolved": (m.resolved_issues, d.resolved_issues, "fixed", "were resolved")}
+    heads, tables = [], []
+    catalog = rule_catalog()
+    for kind in asked:
+        n, rows, name, verb = kinds[kind]
+        if kind == "resolved" and not n:
+            heads.append(f"**Nothing was fixed** (none of the {m.previous_failures:,} failed checks of {prev} passes "
+                         "now)")
+            continue
+        by_rule: dict[str, int] = {}
+        for r in rows:
+            by_rule[r.rule_id] = by_rule.get(r.rule_id, 0) + 1
+        rules = ", ".join(f"{rule} ({k})" for rule, k in sorted(by_rule.items(), key=lambda x: (-x[1], x[0]))[:6])
+        heads.append(f"**{n:,} {name} {plural('check', n)}**" + (f" ({rules}{' …' if len(by_rule) > 6 else ''}"
+                                                                   f"{', from a sample' if n > len(rows) else ''})"
+                                                                   if rows else ""))
+        if rows:
+            cut = f" (the first {len(rows)} of {n:,})" if n > len(rows) else ""
+            tables.append(f"{name.capitalize()} checks{cut}:\n\n" + _table(
+                ["#", "Device", "Check", "Severity"],
+                [[i, r.asset_id, f"{r.rule_id} — {catalog[r.rule_id].deviation if r.rule_id in catalog else r.title}",
+                  r.severity] for i, r in enumerate(rows[:SHOWN], 1)]))
+    lead = (" · ".join(heads) + f" between {prev} and {cur} ({result.scope}; {m.previous_failures:,} → "
+            f"{m.current_failures:,} failed checks in all).")
+    return "\n\n".join([lead, *tables])
+
+
+def comparison_lead(result: ComparisonResult, frame: QuestionFrame, asked: list[str] | None = None
+                    ) -> tuple[str, list[str]]:
+    """The first line of a comparison between two runs, in the question's form: the failed checks that appeared or
+    were fixed when those are ``asked``, the devices that changed (all of them, as a table) when devices are asked,
+    else the direction with its figures; and the devices it listed."""
     m = result.metrics
     prev, cur = result.previous_assessment_id, result.current_assessment_id
+    if asked and frame.subject != "devices":
+        return _changed_issues(result, asked), []
     if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
         moved = {"worsened": (result.asset_level_changes.worsened, m.worsened_assets, "got worse"),
                  "improved": (result.asset_level_changes.improved, m.improved_assets, "improved")}

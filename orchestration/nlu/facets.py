@@ -70,6 +70,19 @@ DIMENSIONS: list[tuple[str, str]] = [
 WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|\bdistribution\b|\bby (severity|"
                          r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
 EXPORT_WORDS = ("download", "export", "report", "pdf")
+# which changes between two runs are asked for: the new failures, the fixed ones, or both ("what changed")
+NEW_ISSUES = re.compile(r"\bnew (?:issues?|findings?|failures?|failed checks?|deviations?|problems?)\b|\bappeared\b|"
+                        r"\bintroduced\b|\bstarted failing\b", _I)
+FIXED_ISSUES = re.compile(r"\b(?:fixed|resolved|remediated|cleared|closed)\b", _I)
+WHAT_CHANGED = re.compile(r"\bwhat(?:'s| has| have)? changed\b", _I)
+
+
+def _changes_asked(text: str) -> list[str]:
+    if WHAT_CHANGED.search(text):
+        return ["new", "resolved"]
+    return [kind for kind, rx in (("new", NEW_ISSUES), ("resolved", FIXED_ISSUES)) if rx.search(text)]
+
+
 # "when was RTR-CORE-1 last assessed?": a date, per device
 WHEN_ASSESSED = re.compile(r"\b(?:when|what date|how long ago|how recently)\b[^?.]*\b(?:assess\w*|audit\w*|scann?\w*|"
                            r"checked|evaluated)\b|\blast (?:assessed|audited|scanned)\b", _I)
@@ -160,6 +173,7 @@ def read_facets(text: str, presentation: str = "narrative",
         evidence=bool(EVIDENCE.search(text)),
         rate=_rate(text),
         when_assessed=bool(WHEN_ASSESSED.search(text)),
+        changes_asked=_changes_asked(text) if CHANGE.search(text) or FIXED_ISSUES.search(text) else [],
         group_by=next((k for k, v in m.groupdict().items() if v), None) if (m := GROUP_BY.search(text)) else None,
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
