@@ -258,3 +258,18 @@ def test_what_was_fixed_between_runs_is_the_resolved_checks_listed(demo_warehous
                                           "status = 'fail'", [prev, d]))
     answer = handle_turn(f"what got fixed on {device} since the previous assessment").final.answer
     assert answer.split("\n\n")[1].startswith("**Nothing was fixed**"), answer[:400]
+
+
+def test_two_named_devices_are_side_by_side_and_a_count_per_group_is_per_group(demo_warehouse: Path) -> None:
+    """"rtr-br05-1 vs rtr-br06-1" is each device's failed checks in the latest run (not the change since the run
+    before); "how many aaa failures per site type" is a count per kind of site, as SQL counts them."""
+    answer = handle_turn("rtr-br05-1 vs rtr-br06-1").final.answer
+    for device, checks, failed in one(demo_warehouse, "SELECT asset_id, COUNT(*), COUNT(*) FILTER (WHERE status = "
+                                                      f"'fail') FROM results WHERE assessment_id = {LATEST} AND "
+                                                      "asset_id IN ('RTR-BR05-1', 'RTR-BR06-1') GROUP BY 1"):
+        assert f"**{device}**: {failed} failed of {checks} " in answer, answer[:500]
+    answer = handle_turn("how many aaa failures per site type").final.answer
+    counts = one(demo_warehouse, "SELECT s.site_type, COUNT(*) FROM results r JOIN assets a USING (asset_id) JOIN "
+                                 f"sites s ON s.site = a.site JOIN rules ru ON ru.rule_id = r.rule_id WHERE "
+                                 f"r.assessment_id = {LATEST} AND r.status = 'fail' AND ru.technology = 'aaa' GROUP BY 1")
+    assert counts and all(f"**{kind}** {n}" in answer for kind, n in counts), (counts, answer[:500])

@@ -262,8 +262,8 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
     if frame.ask == "compare" and len(rows) >= 2:
         a, b = rows[0], rows[1]
         sides = " · ".join(f"**{r.group_key}**: {r.failed:,} failed of {r.checks:,} "
-                           f"({r.pass_rate}% pass), {r.critical} critical, {devices(r.devices)}"
-                           for r in rows)
+                           f"({r.pass_rate}% pass), {r.critical} critical"
+                           + ("" if label == "device" else f", {devices(r.devices)}") for r in rows)
         worse = max(rows, key=lambda r: (100 - r.pass_rate, r.failed))
         first = f"{sides} ({run}). {worse.group_key} is worse by pass rate."
         missing = ""

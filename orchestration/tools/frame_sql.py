@@ -24,7 +24,7 @@ FRAME_TEMPLATES = ("device_list", "group_compare", "run_series", "exception_list
 SHARE_PARTS = ("os_version", "platform", "role", "environment", "device_type", "site_type", "sites")
 RANKING_DEFAULT = 10
 # compared groups: the scope key whose several values name the sides, and its column
-GROUP_COLUMNS = ("sites", "site_type", "device_type", "platform", "os_version", "environment", "role")
+GROUP_COLUMNS = ("sites", "site_type", "device_type", "platform", "os_version", "environment", "role", "devices")
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
     if key == "site_type":
         cte = cte.replace("JOIN assets a ON a.asset_id = r.asset_id", "JOIN assets a ON a.asset_id = r.asset_id "
                           "JOIN sites s ON s.site = a.site")
-    column = "x." + ("site" if key == "sites" else key)
+    column = "x." + {"sites": "site", "devices": "asset_id"}.get(key, key)
     match, match_params = condition.sql("x")
     failing = f"x.status = 'fail' AND {match}"
     sql = (
@@ -164,7 +164,7 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
     # the condition is written five times after the CTE (seven with the HAVING of ``clean``, two more to order by rate)
     bound = [*params, *match_params * ((7 if clean else 5) + (2 if by_rate else 0))]
     label = {"sites": "site", "site_type": "kind of site", "os_version": "software version",
-             "device_type": "device type"}.get(key, key)
+             "device_type": "device type", "devices": "device"}.get(key, key)
     clean_words = f" without failed {condition.words()} checks" if clean else ""
     order = f" by {by_rate} pass rate" if by_rate else ""
     return SqlPlan("group_compare", sql, bound, f"per {label}{clean_words}{order} in {{assessment_id}}",
@@ -383,6 +383,12 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return device_rules(scope, condition.rules)
     if device and ask == "exception":  # "is any of that covered by an exception?": each check it does not pass
         return device_rules(scope, ())
+    untimed = not frame.time.months and not frame.time.relative and not frame.time.runs
+    if group_by and untimed and not device and ask in ("share", "count", "compare", "ranking", "summary", "list") \
+            and subject in ("findings", "devices", "sites", "rules") and (group_by != "sites" or ask == "share"):
+        # "how many aaa failures per site type": a row per group, before any list of devices
+        return group_compare(scope, group_by, condition, frame.limit if ask == "ranking" else None,
+                             by_rate=by_rate if ask == "ranking" else "lowest" if ask == "share" else None)
     if ask in ("fix", "count", "yes_no") and condition.rules and not device:
         # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?",
         # "is aaa new-model on everywhere at the branches?": the rules asked, not their topic
@@ -404,11 +410,6 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return run_series(frame, scope, condition, collection)  # "did site-b get worse since the september run?"
     if frame.time.several_runs and not device and (ask in ("count", "summary") or (ask == "list" and subject in ("findings", "runs"))):
         return run_series(frame, scope, condition, collection)  # "failed checks at Site-B over the last 3 runs"
-    untimed = not frame.time.months and not frame.time.relative and not frame.time.runs
-    if group_by and untimed and not device and ask in ("share", "count", "compare", "ranking", "summary", "list") \
-            and subject in ("findings", "devices", "sites", "rules") and (group_by != "sites" or ask == "share"):
-        return group_compare(scope, group_by, condition, frame.limit if ask == "ranking" else None,
-                             by_rate=by_rate if ask == "ranking" else "lowest" if ask == "share" else None)
     key = compared_key(scope)
     if key and untimed and (ask == "compare" or (ask == "count" and subject == "findings")):
         # "how many critical findings in prod vs staging": the count of each side, side by side
