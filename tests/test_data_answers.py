@@ -273,3 +273,12 @@ def test_two_named_devices_are_side_by_side_and_a_count_per_group_is_per_group(d
                                  f"sites s ON s.site = a.site JOIN rules ru ON ru.rule_id = r.rule_id WHERE "
                                  f"r.assessment_id = {LATEST} AND r.status = 'fail' AND ru.technology = 'aaa' GROUP BY 1")
     assert counts and all(f"**{kind}** {n}" in answer for kind, n in counts), (counts, answer[:500])
+
+
+def test_how_many_of_a_kind_is_that_kind_counted_and_spread_by_site(demo_warehouse: Path) -> None:
+    """"how many firewalls do we have": the number of firewalls (named so, not "devices … on firewall"), then per
+    site, as the inventory holds them."""
+    answer = handle_turn("how many firewalls do we have").final.answer
+    (total,), = one(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'firewall'")
+    assert answer.split("\n\n")[1].startswith(f"**{total} firewalls** in the inventory — per site: "), answer[:300]
+    assert " on firewall" not in answer

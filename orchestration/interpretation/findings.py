@@ -333,8 +333,16 @@ def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
                       for r in rows[:20])
     more = f" and {len(rows) - 20} more" if len(rows) > 20 else ""
     summary = f"{description[0].upper()}{description[1:]}: {parts}{more}."
-    if "devices" in cols:  # "how many firewalls do we have": the number first, then how they are spread
+    if "devices" in cols and result.template != "inventory_count":  # "which versions run at …": each, its devices
         summary = f"**{devices(sum(int(r['devices']) for r in rows))}** — {description}: {parts}{more}."
+    elif "devices" in cols:  # "how many firewalls do we have": the number first, then how they are spread
+        total = sum(int(r["devices"]) for r in rows)
+        same = [k for k in keys if len({r[k] for r in rows}) == 1]  # a column every row shares says nothing per row
+        varied = [k for k in keys if k not in same] or keys
+        kind = str(rows[0]["device_type"]).replace("_", " ") if "device_type" in same else "device"
+        spread = ", ".join(f"{' · '.join(str(r[k]) for k in varied)} ({r['devices']})" for r in rows[:20])
+        per = " and ".join(k.replace("_", " ") for k in varied)
+        summary = f"**{total} {plural(kind, total)}** in the inventory — per {per}: {spread}{more}."
     return DomainOutputs(findings=[], summary=summary, statistics={"rows": rows[:50], "row_count": len(rows)},
                          prioritized_risks=[], chart_hints=[])
 
