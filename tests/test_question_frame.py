@@ -157,10 +157,13 @@ def test_limits() -> None:
 @pytest.mark.usefixtures("demo_warehouse")
 @pytest.mark.parametrize(("prompt", "says"), [
     ("what's the memory usage on rtr-br05-1 right now", "live or operational state"),
+    # a yes/no about a link or a contract is not a yes/no about failed checks ("Yes — 19 failed checks" was the answer)
+    ("is the wan link at Branch-06 down?", "live or operational state"),
+    ("is FW-HQ-2 still covered by a support contract", "licensing or support-contract"),
     ("open an incident in servicenow for fw-st50-1", "can't act"),
     ("what's a good pizza place near the office", "only help|outside what I know"),  # the router's gate or the frame's
     ("summarise the headlines from this morning", "outside what I know"),  # read as a summary by the grammar alone
-    ("any good films this weekend?", "outside what I know"),
+    ("any good films this weekend?", "only help|outside what I know"),  # the router's gate or the frame's
 ])
 def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str) -> None:
     state = handle_turn(prompt, thread_id=f"t-cannot-{abs(hash(prompt))}")
