@@ -667,3 +667,16 @@ def test_why_a_device_fails_a_check_is_its_own_lines_and_its_own_fix(demo_wareho
     assert evidence.splitlines()[0] in lead.split("**Fix**")[0]
     telnet = re.search(r"^\d+: (telnet .+)$", evidence, re.M)
     assert telnet and f"no {telnet.group(1)}" in lead.split("**Fix**")[1]  # the device's own line removed
+
+
+def test_is_it_fine_is_a_yes_or_no_on_whether_it_passes(demo_warehouse: Path) -> None:
+    """"is everything fine at Branch-02?" asks whether its checks pass: "No — N failed checks" (it said "Yes — N failed
+    checks"); "is RTR-CORE-1 ok?" answers yes or no first for one device too — both as SQL counts the failures."""
+    (failed,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE "
+                                     f"r.assessment_id = {LATEST} AND a.site = 'Branch-02' AND r.status = 'fail'")
+    head = first_line(new_chat()("is everything fine at Branch-02?").final.answer)
+    assert head.startswith(f"**{'No' if failed else 'Yes'}** — {failed} failed checks" if failed else "**Yes**"), head
+    (failed,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = {LATEST} AND "
+                                     "asset_id = 'RTR-CORE-1' AND status = 'fail'")
+    head = first_line(new_chat()("is RTR-CORE-1 ok?").final.answer)
+    assert head.startswith(f"**No** — {failed} failed checks" if failed else "**Yes**"), head

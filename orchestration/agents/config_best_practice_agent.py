@@ -49,7 +49,9 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
         # device-level reading only when the scope is exactly one device (not "the same 16 devices")
         device = analysis.scope_applied.get("device")
         outputs = findings.from_analysis(analysis, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
-        return _led(outputs, answer_forms.analysis_lead(analysis, intent.frame) if not device else None)
+        # one device's summary is its own answer, except to a yes/no ("is RTR-CORE-1 ok?": No, first)
+        asked = not device or intent.frame.ask == "yes_no"
+        return _led(outputs, answer_forms.analysis_lead(analysis, intent.frame) if asked else None)
     comparison = result_of(report, ComparisonResult)
     if comparison is not None:
         outputs = findings.from_comparison(comparison, chunks, limit, prefix)

@@ -507,7 +507,8 @@ _BETTER = re.compile(r"\b(better|improv\w*|fixed|resolved|cleaned up|more (?:sec
                      r"(?:fewer|less) (?:exposed|findings|failures|issues))\b", _I)
 # "is it compliant / does it pass / is aaa on everywhere" asks whether checks pass; "is telnet enabled / open /
 # exposed (anywhere)" whether they fail
-_PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|follows?|"
+_PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|correct(?:ly)?|ok|okay|good|fine|healthy|"
+                     r"in (?:good|decent) shape|alright|all right|follows?|"
                      r"adher\w*|conform\w*|disabled|turned off|switched off|removed|enforced|authenticated|"
                      r"encrypted|restricted|protected|clean|everywhere|all (?:[\w-]+ ){0,2}(?:devices|routers|switches|"
                      r"firewalls|boxes|sites)|every (?:device|router|switch|firewall|box|site))\b", _I)
