@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from ciscoconfparse2 import CiscoConfParse
 
@@ -140,36 +138,3 @@ def test_more_systems_are_refused_by_their_name(text: str, platform: str) -> Non
     from orchestration.engines.config_parser import identify_platform
     verdict = identify_platform(text)
     assert (verdict.platform, verdict.supported) == (platform, False)
-
-
-def test_the_first_word_index_finds_what_a_scan_of_every_line_finds(demo_warehouse: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """``ParsedConfig.find`` searches only the lines whose first word a literal-anchored pattern can match: every
-    rule's verdict and evidence on every configuration of the demo's latest run, and on the real captures, equal a
-    scan of every line."""
-    import duckdb
-
-    from orchestration.engines import config_parser
-    from orchestration.engines.rule_engine import evaluate_config, get_rules
-    from orchestration.warehouse.versions import current_file
-    from tests.test_real_configs import CORPUS
-
-    con = duckdb.connect(str(current_file(demo_warehouse)), read_only=True)
-    try:
-        texts = [r[0] for r in con.execute("SELECT config_text FROM configs WHERE assessment_id = (SELECT assessment_id "
-                                           "FROM assessments WHERE collection = 'fleet' ORDER BY started_at DESC "
-                                           "LIMIT 1)").fetchall()]
-    finally:
-        con.close()
-    texts += [p.read_text(errors="replace") for p in sorted(CORPUS.rglob("*")) if p.is_file()] if CORPUS.is_dir() else []
-    rules = get_rules()
-
-    def verdicts() -> list[list[tuple[str, str, str]]]:
-        return [[(r.rule_id, r.status, r.evidence) for r in evaluate_config(rules, parse_config(t))] for t in texts]
-
-    indexed = verdicts()
-    monkeypatch.setattr(config_parser, "_literal_head", lambda pattern: None)  # every line searched
-    assert verdicts() == indexed
-    assert len(texts) > 140 and config_parser._literal_head_of("^ip ssh version 2$") == "ip"
-    assert config_parser._literal_head_of("^interfaces? ") == "interface"
-    assert config_parser._literal_head_of("^a|^b") is None and config_parser._literal_head_of("^\\s*x") is None

@@ -11,7 +11,6 @@ Interface roles are judged in ``interfaces.py`` from the whole configuration.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -116,49 +115,10 @@ class ParsedConfig:
 
     def find(self, pattern: re.Pattern[str], top_level: bool = False) -> list[Line]:
         pool = self.top if top_level else self.lines
-        head = _literal_head(pattern)
-        if head is None:
-            return [line for line in pool if pattern.search(line.text)]
-        # a pattern anchored on a literal ("^ip ssh version 2$") can only match lines whose first word starts with
-        # it: only those are searched (the same lines, in the same order, as a scan of every line would find)
-        index = self.cache.get(f"first_words:{top_level}")
-        if index is None:
-            index = self.cache[f"first_words:{top_level}"] = _first_words(pool)
-        caseless = bool(pattern.flags & re.IGNORECASE)
-        text = head.lower() if caseless else head
-        buckets = [lines for word, lines in index.items() if (word.lower() if caseless else word).startswith(text)]
-        found = [line for lines in buckets for line in lines if pattern.search(line.text)]
-        return sorted(found, key=lambda line: line.number) if len(buckets) > 1 else found
+        return [line for line in pool if pattern.search(line.text)]
 
     def blocks(self, parent: re.Pattern[str]) -> list[Line]:
         return [line for line in self.top if parent.search(line.text)]
-
-
-def _first_words(pool: list[Line]) -> dict[str, list[Line]]:
-    index: dict[str, list[Line]] = {}
-    for line in pool:
-        index.setdefault(line.text.split(None, 1)[0] if line.text else "", []).append(line)
-    return index
-
-
-_LITERAL = re.compile(r"\^([A-Za-z0-9_-]+)")
-
-
-@functools.lru_cache(maxsize=4096)
-def _literal_head_of(source: str) -> str | None:
-    """The literal characters a pattern's every match starts the line with ("^ip ssh …" → "ip"); None when the
-    pattern is not anchored on one (an alternation, "^\\s*", a class), so that it is searched in every line."""
-    m = _LITERAL.match(source)
-    if m is None or "|" in source:
-        return None
-    literal = m.group(1)
-    if source[m.end():m.end() + 1] in ("?", "*", "{"):  # the last character is optional
-        literal = literal[:-1]
-    return literal or None
-
-
-def _literal_head(pattern: re.Pattern[str]) -> str | None:
-    return _literal_head_of(pattern.pattern) if isinstance(pattern.pattern, str) else None
 
 
 _MIN_COMMANDS = 3  # top-level configuration commands below which a Cisco-looking text is a fragment
