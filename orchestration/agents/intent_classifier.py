@@ -22,7 +22,14 @@ from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import read_facets
-from orchestration.nlu.followups import PICKS_AMONG, Resolution, name_reply, names_what, preference_statement, resolve
+from orchestration.nlu.followups import (
+    PICKS_AMONG,
+    Resolution,
+    name_reply,
+    names_what,
+    preference_statement,
+    resolve,
+)
 from orchestration.nlu.frame import Catalogs, everyday_words, get_reader, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
@@ -351,9 +358,9 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     sides = frame.ask in ("compare", "share", "count") and any(len(v) >= 2 for k, v in filters.items()
                                                                 if k not in ("severity", "topic"))
     if sides or (_filtered(frame) and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites"))):
-        # "stores vs branches pass rate": two named sides of the network side by side
-        # a data ask about a part of the network and the checks asked ("which stores are clean on telnet") or its
-        # devices ("is there a wireless controller at branch 3"): either view's data answers it the same
+        # two named sides of the network ("stores vs branches pass rate"), or a data ask about a part of the network
+        # and the checks asked ("which stores are clean on telnet") or its devices ("is there a wireless controller
+        # at branch 3"): either view's data answers it the same
         floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0

@@ -8,10 +8,11 @@ Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat;
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
-from orchestration.engines.rule_engine import get_rules
+from orchestration.engines.rule_engine import Rule, get_rules
 from orchestration.interpretation.enterprise import applied, chunks_mentioning
 from orchestration.interpretation.findings import _finding, devices, risks, rule_catalog, rule_facts
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
@@ -155,13 +156,13 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
     condition = what.startswith("devices failing") and not clean
     passes = frame.ask == "yes_no" and frame.polarity == "passes"
     if not rows:
-        checks = what.removeprefix("devices failing ")
+        named = what.removeprefix("devices failing ")
         scope = result.scope
-        first = (f"**None.** No device in scope fails {checks} in {run}."
+        first = (f"**None.** No device in scope fails {named} in {run}."
                  if condition else f"**None.** Every device in scope judged on those checks fails at least one "
                  f"({run})." if clean else "No device of the inventory is in this scope.")
         if condition and scope is not None:  # out of how many: none there is not none of them failing
-            first = _none_of(scope.assessed, scope.judged, checks, run)
+            first = _none_of(scope.assessed, scope.judged, named, run)
         verdicts = scope is None or bool(scope.judged)  # a yes or no needs a device judged on the checks
         if frame.ask == "yes_no" and condition and verdicts:
             first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
@@ -441,7 +442,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                          statistics={"row_count": len(rows)})
 
 
-def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleRow], rules: dict[str, Any]) -> str:
+def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleRow], rules: dict[str, Rule]) -> str:
     """Why a device fails the checks asked: per check, its own configuration lines (the evidence) and the catalog's
     reason the check exists; "it does not fail" when it passes them all."""
     if not bad:
@@ -599,7 +600,7 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
     return None
 
 
-def _changed_issues(result: ComparisonResult, asked: list[str]) -> str:
+def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
     """"what got fixed on RTR-CORE-1 since the previous run", "new issues at the stores": the failed checks that
     appeared or were resolved between the two runs, counted and listed (device, check), before the totals."""
     m, d = result.metrics, result.detailed_findings
@@ -632,15 +633,15 @@ def _changed_issues(result: ComparisonResult, asked: list[str]) -> str:
     return "\n\n".join([lead, *tables])
 
 
-def comparison_lead(result: ComparisonResult, frame: QuestionFrame, asked: list[str] | None = None
+def comparison_lead(result: ComparisonResult, frame: QuestionFrame, changes: Sequence[str] = ()
                     ) -> tuple[str, list[str]]:
     """The first line of a comparison between two runs, in the question's form: the failed checks that appeared or
-    were fixed when those are ``asked``, the devices that changed (all of them, as a table) when devices are asked,
+    were fixed when those are asked (``changes``), the devices that changed (all of them, as a table) when devices are asked,
     else the direction with its figures; and the devices it listed."""
     m = result.metrics
     prev, cur = result.previous_assessment_id, result.current_assessment_id
-    if asked and frame.subject != "devices":
-        return _changed_issues(result, asked), []
+    if changes and frame.subject != "devices":
+        return _changed_issues(result, changes), []
     if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
         moved = {"worsened": (result.asset_level_changes.worsened, m.worsened_assets, "got worse"),
                  "improved": (result.asset_level_changes.improved, m.improved_assets, "improved")}

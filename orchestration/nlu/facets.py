@@ -77,10 +77,26 @@ FIXED_ISSUES = re.compile(r"\b(?:fixed|resolved|remediated|cleared|closed)\b", _
 WHAT_CHANGED = re.compile(r"\bwhat(?:'s| has| have)? changed\b", _I)
 
 
-def _changes_asked(text: str) -> list[str]:
+def _changes_asked(text: str) -> list[Literal["new", "resolved"]]:
+    if not (CHANGE.search(text) or FIXED_ISSUES.search(text)):
+        return []
     if WHAT_CHANGED.search(text):
         return ["new", "resolved"]
-    return [kind for kind, rx in (("new", NEW_ISSUES), ("resolved", FIXED_ISSUES)) if rx.search(text)]
+    found: list[Literal["new", "resolved"]] = []
+    if NEW_ISSUES.search(text):
+        found.append("new")
+    if FIXED_ISSUES.search(text):
+        found.append("resolved")
+    return found
+
+
+GroupKey = Literal["site_type", "role", "environment", "sites"]
+GROUP_KEYS: tuple[GroupKey, ...] = ("site_type", "role", "environment", "sites")  # GROUP_BY's group names
+
+
+def _group_by(text: str) -> GroupKey | None:
+    m = GROUP_BY.search(text)
+    return next((key for key in GROUP_KEYS if m.group(key)), None) if m else None
 
 
 # "when was RTR-CORE-1 last assessed?": a date, per device
@@ -92,7 +108,7 @@ HIGHEST = re.compile(r"\b(?:top|best|highest|most compliant|cleanest)\b", _I)
 LOWEST = re.compile(r"\b(?:worst|lowest|bottom|least compliant|poorest)\b", _I)
 
 
-def _rate(text: str) -> str | None:
+def _rate(text: str) -> Literal["lowest", "highest"] | None:
     """"which role has the worst pass rate" ranks by the rate, lowest first; "top 3 branches by pass rate" highest."""
     if not RATE.search(text):
         return None
@@ -173,8 +189,8 @@ def read_facets(text: str, presentation: str = "narrative",
         evidence=bool(EVIDENCE.search(text)),
         rate=_rate(text),
         when_assessed=bool(WHEN_ASSESSED.search(text)),
-        changes_asked=_changes_asked(text) if CHANGE.search(text) or FIXED_ISSUES.search(text) else [],
-        group_by=next((k for k, v in m.groupdict().items() if v), None) if (m := GROUP_BY.search(text)) else None,
+        changes_asked=_changes_asked(text),
+        group_by=_group_by(text),
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from orchestration.engines.judgement import fits
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
-from orchestration.state import Conversation, Entity, FindingDigest, Intent, NameResolution, PastTurn, QuestionFrame
+from orchestration.state import (
+    Conversation,
+    Entity,
+    FindingDigest,
+    Intent,
+    NameResolution,
+    PastTurn,
+    QuestionFrame,
+)
 
 _I = re.IGNORECASE
 # Every filter a scope is made of: a follow-up keeps each one it does not change ("the same devices",
