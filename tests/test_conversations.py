@@ -4,6 +4,7 @@ cancellations, personalization, vague follow-ups, and knowledge augmentation."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -245,3 +246,26 @@ def test_which_devices_are_those_after_a_count_names_the_devices_counted(demo_wa
                                       "r.severity = 'critical'")
     assert production.final.answer.split("\n\n")[1].startswith(f"**{in_production}**"), production.final.answer[:400]
     assert "Unverified" not in production.final.answer
+
+
+def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed(demo_warehouse: Path) -> None:
+    """Read alone, "why does the first one fail it?" is a question for the documents; after a list of devices it is
+    the first device's failures of what was listed (it answered "Not found in the knowledge base")."""
+    chat = Chat()
+    listed = chat("which devices at HQ fail critical checks?")
+    first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listed.final.answer, re.M)
+    assert first is not None, listed.final.answer[:400]
+    why = chat("why does the first one fail it?")
+    assert why.intent.intent_class == "cbp_assessment" and why.intent.frame.targets.device == [first.group(1)]
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    con = connect_reader(current_file(demo_warehouse))
+    try:
+        (n,), = con.execute("SELECT COUNT(*) FROM results WHERE asset_id = ? AND severity = 'critical' AND status = "
+                            "'fail' AND assessment_id = (SELECT assessment_id FROM assessments WHERE collection = "
+                            "'fleet' ORDER BY started_at DESC LIMIT 1)", [first.group(1)]).fetchall()
+    finally:
+        con.close()
+    assert n and "Not found in the knowledge base" not in why.final.answer
+    assert f"{first.group(1)} has {n} critical deviation" in why.final.answer, why.final.answer[:400]

@@ -340,7 +340,8 @@ def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
         same = [k for k in keys if len({r[k] for r in rows}) == 1]  # a column every row shares says nothing per row
         varied = [k for k in keys if k not in same] or keys
         kind = str(rows[0]["device_type"]).replace("_", " ") if "device_type" in same else "device"
-        spread = ", ".join(f"{' · '.join(str(r[k]) for k in varied)} ({r['devices']})" for r in rows[:20])
+        spread = ", ".join(f"{' · '.join(str(r[k]).replace('_', ' ') for k in varied)} ({r['devices']})"
+                           for r in rows[:20])
         per = " and ".join(k.replace("_", " ") for k in varied)
         summary = f"**{total} {plural(kind, total)}** in the inventory — per {per}: {spread}{more}."
     return DomainOutputs(findings=[], summary=summary, statistics={"rows": rows[:50], "row_count": len(rows)},

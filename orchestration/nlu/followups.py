@@ -309,7 +309,12 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     if picked is not None:  # "drill into the first device on that list": that device, the previous request's filters
         device = Entity(type="device", value=picked, confidence=0.9, source="conversation")
         entities = [e for e in own.entities if e.type not in ("device", "site")] + [device]
-        asked = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, entities)
+        # "why does the first one fail it?" read alone is a question for the documents: about a device of the list,
+        # it is the data's, as the list was
+        about_data = (own.domain_details.skill or "").endswith("_generic") and own.frame.ask != "policy" \
+            and not (prev.skill or "").endswith("_generic")
+        keep_own = own.intent_class != "unknown_or_needs_clarification" and not about_data
+        asked = own if keep_own else _inherit(own, prev, entities)
         asked = asked.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
                              domain_details=domain_details_for(asked.domain_details.skill, entities))
         return Resolution(asked, "device_reference", "", None, [prev.turn_number])
