@@ -9,7 +9,7 @@ import re
 from datetime import date
 from typing import Any
 
-from orchestration.engines.judgement import fits
+from orchestration.engines.judgement import all_fit, fits
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.nlu.checks import checks_asked
@@ -130,8 +130,7 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
         carried = WHAT_FILTERS if THAT.search(text) else ()
     if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
         carried = tuple(k for k in carried if k != "site_type")
-    types = frame.filters.device_type
-    if types and not all(any(fits(p, t) for t in types) for p in previous.filters.platform):
+    if not all_fit(previous.filters.platform, frame.filters.device_type):
         carried = tuple(k for k in carried if k not in ("platform", "os_version"))  # switches run no ASA software
     filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
                                       if not getattr(frame.filters, k) and getattr(previous.filters, k)})

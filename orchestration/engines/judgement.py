@@ -5,6 +5,7 @@ rule's verdict (per interface for interface rules) — the facts the warehouse s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,11 @@ PLATFORMS_OF_TYPE = {"firewall": ("asa",)}
 def fits(platform: str, device_type: str) -> bool:
     """Whether a device of ``device_type`` can run ``platform`` (an ASA is a firewall, and only an ASA is)."""
     return (platform in PLATFORMS_OF_TYPE["firewall"]) == (device_type == "firewall")
+
+
+def all_fit(platforms: Iterable[str], device_types: Sequence[str]) -> bool:
+    """Whether every platform can run on one of the device types (none named: they all fit)."""
+    return not device_types or all(any(fits(p, t) for t in device_types) for p in platforms)
 
 
 def device_type(cfg: ParsedConfig) -> str:

@@ -8,13 +8,21 @@ Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat;
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import Rule, get_rules
 from orchestration.interpretation.enterprise import applied, chunks_mentioning
-from orchestration.interpretation.findings import _finding, devices, risks, rule_catalog, rule_facts
+from orchestration.interpretation.findings import (
+    _finding,
+    deviation_title,
+    devices,
+    risks,
+    rule_catalog,
+    rule_facts,
+)
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
 from orchestration.tools.frame_sql import NOT_PASSED
@@ -452,7 +460,7 @@ def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleR
         rule = rules.get(r.rule_id)
         reason = (rule.rationale if rule is not None else "") or ""
         covered = f"; covered by approved exception {r.exception_id}" if r.status == "exception" else ""
-        deviation = (rule.deviation if rule is not None else "") or r.title or r.rule_id
+        deviation = deviation_title(r.rule_id, r.title)
         evidence = f"\n\n```\n{r.evidence}\n```" if r.evidence else ""
         parts.append(f"**{r.rule_id}** fails on {device} ({r.severity}{covered}) — {deviation}. What the check found "
                      f"in its configuration ({run}):{evidence}" + (f"\n\nWhy it matters: {reason}" if reason else ""))
@@ -608,16 +616,13 @@ def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
     kinds = {"new": (m.new_issues, d.new_issues, "new failed", "appeared"),
              "resolved": (m.resolved_issues, d.resolved_issues, "fixed", "were resolved")}
     heads, tables = [], []
-    catalog = rule_catalog()
     for kind in asked:
         n, rows, name, verb = kinds[kind]
         if kind == "resolved" and not n:
             heads.append(f"**Nothing was fixed** (none of the {m.previous_failures:,} failed checks of {prev} passes "
                          "now)")
             continue
-        by_rule: dict[str, int] = {}
-        for r in rows:
-            by_rule[r.rule_id] = by_rule.get(r.rule_id, 0) + 1
+        by_rule = Counter(r.rule_id for r in rows)
         rules = ", ".join(f"{rule} ({k})" for rule, k in sorted(by_rule.items(), key=lambda x: (-x[1], x[0]))[:6])
         heads.append(f"**{n:,} {name} {plural('check', n)}**" + (f" ({rules}{' …' if len(by_rule) > 6 else ''}"
                                                                    f"{', from a sample' if n > len(rows) else ''})"
@@ -626,8 +631,8 @@ def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
             cut = f" (the first {len(rows)} of {n:,})" if n > len(rows) else ""
             tables.append(f"{name.capitalize()} checks{cut}:\n\n" + _table(
                 ["#", "Device", "Check", "Severity"],
-                [[i, r.asset_id, f"{r.rule_id} — {catalog[r.rule_id].deviation if r.rule_id in catalog else r.title}",
-                  r.severity] for i, r in enumerate(rows[:SHOWN], 1)]))
+                [[i, r.asset_id, f"{r.rule_id} — {deviation_title(r.rule_id, r.title)}", r.severity]
+                 for i, r in enumerate(rows[:SHOWN], 1)]))
     lead = (" · ".join(heads) + f" between {prev} and {cur} ({result.scope}; {m.previous_failures:,} → "
             f"{m.current_failures:,} failed checks in all).")
     return "\n\n".join([lead, *tables])

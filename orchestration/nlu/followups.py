@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from orchestration.engines.judgement import fits
+from orchestration.engines.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
 from orchestration.state import (
@@ -113,8 +113,7 @@ def _unfit(before: list[Entity], new: list[Entity]) -> set[str]:
     """The earlier platform and software a newly named device type cannot run ("what about switches?" after the
     store ASAs asks about the switches' platforms, not the ASA's)."""
     types = [e.value for e in new if e.type == "device_type"]
-    fit = all(any(fits(e.value, t) for t in types) for e in before if e.type == "platform")
-    return {"platform", "os_version"} if types and not fit else set()
+    return set() if all_fit((e.value for e in before if e.type == "platform"), types) else {"platform", "os_version"}
 
 
 def _carried(prev: PastTurn, own: list[Entity]) -> list[Entity]:
