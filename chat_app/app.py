@@ -35,7 +35,14 @@ from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
 from chat_app.storage import LocalStorageClient, add_route
-from chat_app.uploads import Progress, classify_upload, interrupted_report, pending_note
+from chat_app.uploads import (
+    Progress,
+    Uploads,
+    add_cancel_route,
+    classify_upload,
+    interrupted_report,
+    pending_note,
+)
 from knowledge_base.ingest import owned_name
 from orchestration.config import app_secret, get_settings
 from orchestration.csv_export import answer_tables, has_tables
@@ -68,6 +75,8 @@ REVOKED = RevokedTokens(MemoryStore)
 install_revocation(REVOKED)
 THROTTLE = LoginThrottle()
 LIMITS = MessageLimits()
+UPLOADS = Uploads()  # uploads in progress, by cancel token
+add_cancel_route(chainlit_app, UPLOADS, LOCAL_USER)
 STARTED_AT = datetime.now(UTC).isoformat()  # uploads pending since before this are interrupted
 FORGETTING: set[asyncio.Task[None]] = set()  # background tasks held until done (stopped turns, resume reports)
 
@@ -355,79 +364,126 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
 
 
 async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> str | None:
-    """Each file added or assessed, one results message for all; the collection the configurations went to."""
-    from knowledge_base.ingest import ingest_paths
-    from orchestration.warehouse.user_configs import assess_files
-
-    lines: list[str] = []
-    collection: str | None = None
-    configs: list[tuple[str, bytes]] = []
-    documents: dict[Path, str] = {}
-    progress = Progress([e.name for e in elements])
+    """Each file added or assessed, one results message for all; the collection the configurations went to. A file
+    not yet started can be cancelled from its line; Stop cancels every file not started, lets the one in hand finish
+    and still reports the results (then the message's question is not asked)."""
+    progress = Progress([e.name for e in elements], owner=user_id)
     store = MemoryStore()
-    async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
-        step.input = ", ".join(e.name for e in elements)
+    UPLOADS.open(progress)
+    stopped = False
+    try:
+        async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
+            step.input = ", ".join(e.name for e in elements)
+            shown_at = 0.0
 
-        async def show(name: str, state: str, finished: bool = False) -> None:
-            progress.set(name, state, finished)
-            step.output = progress.view()
-            await step.update()
+            async def show(name: str, state: str | None = None) -> None:
+                nonlocal shown_at
+                if state is not None:
+                    progress.set(name, state)
+                elif time.monotonic() - shown_at < 0.5:  # embedding progress: a step update every half second
+                    return
+                shown_at = time.monotonic()
+                step.output = progress.view()
+                await step.update()
 
-        for element in elements:
-            await show(element.name, "checking")
-            upload = classify_upload(element.name, Path(element.path))
-            if upload.kind == "rejected":
-                lines.append(f"- ✗ {upload.reason}")
-                await show(element.name, "refused", finished=True)
-            elif upload.kind == "config":
-                # the file on disk is masked (it is the attachment the thread keeps); the raw text the rules judge
-                # comes from the session's memory
-                configs.append((upload.name, take_raw_upload(cl.context.session, upload.path)))
-                await show(element.name, "waiting to be assessed")
-            else:
-                documents[upload.path] = upload.name
-                await show(element.name, "waiting to be added")
-        # kept until the results replace it: a server stopped during the upload is reported after the restart
-        pending = await cl.make_async(store.add_note)(
-            thread_id, user_id, PENDING, "Upload in progress",
-            pending_note({owned_name(n, user_id): n for n in documents.values()}, [n for n, _ in configs]))
-        if documents:  # embedded together (one model call per 256 chunks), each file reported
-            shown = {owned_name(n, user_id): n for n in documents.values()}
-
-            def adding(name: str, i: int, n: int) -> None:  # called from the worker thread, as each file starts
-                cl.run_sync(show(shown.get(name, name), "adding"))
-
+            configs, documents, refused = await _sort_uploads(elements, show)
+            # kept until the results replace it: a server stopped during the upload is reported after the restart
+            pending = await cl.make_async(store.add_note)(
+                thread_id, user_id, PENDING, "Upload in progress",
+                pending_note({owned_name(n, user_id): n for n in documents.values()}, [n for n, _ in configs]))
+            work = asyncio.ensure_future(cl.make_async(_process_uploads)(
+                documents, configs, user_id, progress, lambda name, state=None: cl.run_sync(show(name, state))))
             try:
-                added = await cl.make_async(ingest_paths)(list(documents), adding, documents, user_id)
-                lines += [f"- {'✗' if f.status == 'error' else '✓'} {f.message}" for f in added.files]
-                for f in added.files:
-                    await show(shown.get(f.name, f.name), "refused" if f.status == "error" else "done", finished=True)
-            except Exception as exc:  # the index itself failed: every document of the message says so
-                lines += [f"- ✗ {name}: could not be added ({type(exc).__name__})" for name in documents.values()]
-        if configs:
-            for name, _ in configs:
-                await show(name, "assessing")
-            try:
-                report = await cl.make_async(assess_files)(configs, owner=user_id)
-                lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
-                lines += [f"- ⚠ {w}" for w in report.warnings]
-                if report.assessment_id and report.collection:
-                    collection = report.collection
-                    await cl.make_async(MemoryStore().set_thread_collection)(thread_id, report.collection)
-                    lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s) "
-                                 f"in your collection `{report.collection}`. This conversation now answers about it "
-                                 "(\"Summarize the latest assessment\"); the fleet is unchanged — say \"back to the "
-                                 "fleet\" to switch back.")
-            except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
-                lines.append(f"- ✗ the configurations could not be assessed: {exc}")
-            for name, _ in configs:
-                await show(name, "done", finished=True)
-        step.output = progress.view() + "\n\n" + "\n".join(lines)
+                lines, collection = await asyncio.shield(work)
+            except asyncio.CancelledError:  # Stop: the files not started are left out, the one in hand finishes
+                stopped = True
+                progress.cancel_all()
+                lines, collection = await work
+                lines.insert(0, "- ■ stopped: the files not yet started were left out")
+            lines = refused + lines
+            if collection:
+                await cl.make_async(store.set_thread_collection)(thread_id, collection)
+            step.output = progress.view() + "\n\n" + "\n".join(lines)
+    finally:
+        UPLOADS.close(progress)
     text = "**Upload results**\n\n" + "\n".join(lines)
     await cl.Message(content=text, actions=_collection_actions([commands.FLEET] if collection else [])).send()
     if pending:
         await cl.make_async(store.update_note)(thread_id, pending, "upload", "Upload results", text)
+    if stopped:
+        raise asyncio.CancelledError
     return collection
+
+
+async def _sort_uploads(elements: list[Any], show: Any) -> tuple[list[tuple[str, bytes]], dict[Path, str], list[str]]:
+    """Each file checked: a configuration (its raw text), a knowledge document (its path), or refused (a line of
+    the results)."""
+    configs: list[tuple[str, bytes]] = []
+    documents: dict[Path, str] = {}
+    refused: list[str] = []
+    for element in elements:
+        await show(element.name, "checking")
+        upload = classify_upload(element.name, Path(element.path))
+        if upload.kind == "rejected":
+            refused.append(f"- ✗ {upload.reason}")
+            await show(element.name, "refused")
+        elif upload.kind == "config":
+            # the file on disk is masked (it is the attachment the thread keeps); the raw text the rules judge
+            # comes from the session's memory
+            configs.append((upload.name, take_raw_upload(cl.context.session, upload.path)))
+            await show(element.name, "waiting to be assessed")
+        else:
+            documents[upload.path] = upload.name
+            await show(element.name, "waiting to be added")
+    return configs, documents, refused
+
+
+def _process_uploads(documents: dict[Path, str], configs: list[tuple[str, bytes]], user_id: str,
+                     progress: Progress, show: Any) -> tuple[list[str], str | None]:
+    """The documents added (embedded together, each file reported), then the configurations assessed into one new
+    assessment; runs in a worker thread. The results' lines, and the collection the configurations went to."""
+    from knowledge_base.ingest import ingest_paths
+    from orchestration.warehouse.user_configs import assess_files
+
+    lines: list[str] = []
+    shown = {owned_name(n, user_id): n for n in documents.values()}
+    if documents:
+        def cancelled(name: str) -> bool:
+            return progress.is_cancelled(shown.get(name, name))
+
+        def embedded(name: str, done: int, total: int) -> None:
+            progress.embedded(shown.get(name, name), done, total)
+            show(shown.get(name, name))
+
+        try:
+            added = ingest_paths(list(documents), lambda name, i, n: show(shown.get(name, name), "adding"), documents,
+                                 user_id, embedded=embedded, cancelled=cancelled)
+            lines += [f"- {'✗' if f.status in ('error', 'cancelled') else '✓'} "  # named as the user named them
+                      f"{f.message.replace(f.name, shown.get(f.name, f.name), 1)}" for f in added.files]
+            for f in added.files:
+                show(shown.get(f.name, f.name), {"error": "refused", "cancelled": "cancelled"}.get(f.status, "done"))
+        except Exception as exc:  # the index itself failed: every document of the message says so
+            lines += [f"- ✗ {name}: could not be added ({type(exc).__name__})" for name in documents.values()]
+    collection = None
+    if configs:
+        for name, _ in configs:
+            if not progress.is_cancelled(name):
+                show(name, "assessing")
+        try:
+            report = assess_files(configs, owner=user_id, cancelled=progress.is_cancelled)
+            lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
+            lines += [f"- ⚠ {w}" for w in report.warnings]
+            if report.assessment_id and report.collection:
+                collection = report.collection
+                lines.append(f"- assessment **{report.assessment_id}** created from {report.assessed} configuration(s) "
+                             f"in your collection `{report.collection}`. This conversation now answers about it "
+                             "(\"Summarize the latest assessment\"); the fleet is unchanged — say \"back to the "
+                             "fleet\" to switch back.")
+        except Exception as exc:  # the warehouse may be missing or locked; say so and keep the chat alive
+            lines.append(f"- ✗ the configurations could not be assessed: {exc}")
+        for name, _ in configs:
+            show(name, "cancelled" if progress.is_cancelled(name) else "done")
+    return lines, collection
 
 
 @cl.on_message

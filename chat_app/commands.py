@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chat_app.documents import library, listing, remove, usable_documents
+from chat_app.documents import library, listing, remove, shown_name, usable_documents
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.inventory_names import visible_collections
 
@@ -85,7 +85,8 @@ def choose_documents(arg: str, user_id: str, thread_id: str) -> Reply:
     store = MemoryStore()
     if not arg.strip():
         current = store.thread_documents(thread_id)
-        return Reply("This conversation cites " + (("only " + ", ".join(f"**{c}**" for c in current)) if current
+        return Reply("This conversation cites " + (("only " + ", ".join(f"**{shown_name(c, user_id)}**" for c in current))
+                                                    if current
                      else "any document you can use") + ". Choose with `/sources NAME, NAME` or `/sources all`.")
     if arg.strip().lower() in ("all", "any", "*"):
         return cite_documents([], user_id, thread_id)
@@ -108,7 +109,7 @@ def cite_documents(names: list[str], user_id: str, thread_id: str) -> Reply:
         return Reply("Not among the documents you can use: " + ", ".join(f"**{u}**" for u in unknown)
                      + ". `/docs` lists them; nothing was changed.")
     store.set_thread_documents(thread_id, chosen)
-    return Reply("From now on this conversation cites only " + ", ".join(f"**{c}**" for c in chosen)
+    return Reply("From now on this conversation cites only " + ", ".join(f"**{shown_name(c, user_id)}**" for c in chosen)
                  + ". `/sources all` lifts it.")
 
 

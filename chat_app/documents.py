@@ -16,16 +16,21 @@ def usable_documents(user_id: str) -> list[dict[str, Any]]:
     return [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
 
 
+def shown_name(source: str, user_id: str) -> str:
+    """A document's name as its user knows it: their own uploads without the ``<user>/`` prefix they are stored
+    under, and no control or right-to-left characters (even in documents stored before that rule)."""
+    return visible(source).removeprefix(f"{user_id}/")
+
+
 def listing(user_id: str, cited: list[str] | None = None) -> str:
     """The documents as a table: name, title, version, owner, chunks, date, and whether this conversation cites it."""
     usable = usable_documents(user_id)
     if not usable:
         return "The knowledge base holds no documents you can use yet."
-    # names as they display (no control or right-to-left characters, even in documents stored before that rule)
-    rows = [f"| {visible(d['source']).replace('|', '/')} | {visible(d['title'] or '').replace('|', '/') or '—'} | "
+    rows = [f"| {shown_name(d['source'], user_id).replace('|', '/')} | {visible(d['title'] or '').replace('|', '/') or '—'} | "
             f"{d['version'] or '–'} | {'you' if d['uploaded_by'] else 'shared'} | {d['chunks']} | "
             f"{str(d['added_at'])[:10]} | {'✓' if not cited or d['source'] in cited else '—'} |" for d in usable]
-    scope = (f"This conversation cites only {', '.join(f'**{c}**' for c in cited)}." if cited
+    scope = (f"This conversation cites only {', '.join(f'**{shown_name(c, user_id)}**' for c in cited)}." if cited
              else "This conversation may cite any of them.")
     return ("**Knowledge documents you can use**\n\n| Document | Title | Version | Owner | Chunks | Added | Cited here |\n"
             "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + f"\n\n{scope} Preview a document, cite only one, "
@@ -38,7 +43,7 @@ def remove(name: str, user_id: str) -> str:
     stored = name if name.startswith(f"{user_id}/") else owned_name(name, user_id)
     removed = get_index().remove_source(stored)
     if removed:
-        return f"Removed **{stored}** ({removed} chunks); it is no longer used in your answers."
+        return f"Removed **{shown_name(stored, user_id)}** ({removed} chunks); it is no longer used in your answers."
     shared = any(d["source"] == name and d["uploaded_by"] is None for d in get_index().sources())
     return (f"**{name}** is a shared document; it can only be removed by an administrator (`assess kb remove`)."
             if shared else f"You have no document named **{name}** (`/docs` lists yours).")
@@ -50,7 +55,7 @@ PREVIEW_CHARS = 6000
 def library(user_id: str, cited: list[str]) -> dict[str, Any]:
     """What the library's buttons need of each usable document (the table itself is ``listing``): its stored and
     shown name, whether the user may remove it, whether this conversation cites it (every one when none was chosen)."""
-    return {"documents": [{"source": d["source"], "name": visible(d["source"]).removeprefix(f"{user_id}/"),
+    return {"documents": [{"source": d["source"], "name": shown_name(d["source"], user_id),
                            "own": bool(d["uploaded_by"]), "cited": not cited or d["source"] in cited}
                           for d in usable_documents(user_id)],
             "restricted": bool(cited)}

@@ -5,9 +5,13 @@ be. Each file is either a knowledge document (ingested) or a device configuratio
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
+
+from chainlit.auth import get_current_user
+from fastapi import Body, Depends
 
 from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
 from orchestration.engines.config_parser import identify_platform, looks_like_config
@@ -62,28 +66,104 @@ def classify_upload(name: str, path: Path) -> Upload:
     return Upload(name, path, "knowledge")
 
 
+CANCEL_LINK = "#cancel-upload-"  # public/side-view.js posts a click on such a link to CANCEL_ROUTE
+CANCEL_ROUTE = "/assess/uploads/cancel"
+NOT_STARTED = ("waiting", "checking", "waiting to be added", "waiting to be assessed")
+FINAL = ("done", "refused", "cancelled")
+
+
 class Progress:
-    """Where each file of one upload is (waiting, checking, adding, assessing, done), shown in the Uploads step as a
-    bar over the files and a line per file, updated as each one moves on."""
+    """Where each file of one upload is (waiting, checking, adding, assessing, done, cancelled), shown in the Uploads
+    step as a bar over the files and a line per file, updated as each one moves on. A file not yet started carries a
+    cancel link (a random token per file, honoured only for its uploader); the bar counts a file being embedded by
+    its chunks."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], owner: str = "") -> None:
         self.names = names
+        self.owner = owner
         self.state = dict.fromkeys(names, "waiting")
-        self.finished = 0
+        self.share = dict.fromkeys(names, 0.0)  # how far a file being added is, 0–1 (its chunks embedded)
+        self.tokens = {secrets.token_urlsafe(16): name for name in dict.fromkeys(names)}
+        self.cancelled: set[str] = set()
 
-    def set(self, name: str, state: str, finished: bool = False) -> None:
+    def set(self, name: str, state: str) -> None:
         if name in self.state:
             self.state[name] = state
-        self.finished += finished
+            self.share[name] = 1.0 if state in FINAL else self.share[name]
+
+    def embedded(self, name: str, done: int, total: int) -> None:
+        if name in self.share and total:
+            self.share[name] = done / total
+
+    def cancel(self, token: str) -> str:
+        """Cancel the file ``token`` names: its state after the request."""
+        name = self.tokens.get(token)
+        if name is None:
+            return "unknown"
+        if self.state[name] in NOT_STARTED:
+            self.cancelled.add(name)
+            return "cancel requested"
+        return self.state[name]
+
+    def cancel_all(self) -> None:
+        """Stop pressed: every file not started is left out; the one in hand finishes (written whole or not)."""
+        self.cancelled.update(n for n, s in self.state.items() if s in NOT_STARTED)
+
+    def is_cancelled(self, name: str) -> bool:
+        return name in self.cancelled
 
     def view(self) -> str:
         total = len(self.names) or 1
-        pct = round(100 * self.finished / total)
+        finished = sum(1 for s in self.state.values() if s in FINAL)
+        pct = min(100, round(100 * sum(self.share.values()) / total))
         bar = "▓" * (pct // 10) + "░" * (10 - pct // 10)
-        mark = {"waiting": "○", "done": "✓", "refused": "✗"}
-        return "\n".join([f"`{bar}` {pct}% — {self.finished} of {len(self.names)} file"
+        mark = {"waiting": "○", "waiting to be added": "○", "waiting to be assessed": "○", "done": "✓", "refused": "✗",
+                "cancelled": "✗"}
+        link = {name: token for token, name in self.tokens.items()}
+        return "\n".join([f"`{bar}` {pct}% — {finished} of {len(self.names)} file"
                           f"{'' if len(self.names) == 1 else 's'} done", "",
-                          *(f"- {mark.get(s, '…')} {n} — {s}" for n, s in self.state.items())])
+                          *(f"- {mark.get(s, '…')} {n} — {self._state(n, s)}"
+                            + (f" · [cancel]({CANCEL_LINK}{link[n]})" if s in NOT_STARTED and n not in self.cancelled
+                               else "")
+                            for n, s in self.state.items())])
+
+    def _state(self, name: str, state: str) -> str:
+        if name in self.cancelled and state not in FINAL:
+            return f"{state}, cancel requested"
+        if state == "adding" and 0 < self.share[name] < 1:
+            return f"adding — {round(100 * self.share[name])}% embedded"
+        return state
+
+
+class Uploads:
+    """The uploads in progress on this server, by cancel token: a cancel link's click finds its upload here."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, Progress] = {}
+
+    def open(self, progress: Progress) -> None:
+        self.running.update(dict.fromkeys(progress.tokens, progress))
+
+    def close(self, progress: Progress) -> None:
+        for token in progress.tokens:
+            self.running.pop(token, None)
+
+    def cancel(self, token: str, user: str) -> str:
+        progress = self.running.get(token)
+        if progress is None or progress.owner != user:  # another user's token reads as no token at all
+            return "unknown"
+        return progress.cancel(token)
+
+
+def add_cancel_route(app: Any, uploads: Uploads, local_user: str) -> None:
+    """``POST /assess/uploads/cancel`` with ``{"token": …}``: cancel one file of the signed-in user's upload."""
+
+    async def cancel_upload(token: Annotated[str, Body(embed=True)],
+                            user: Annotated[Any, Depends(get_current_user)]) -> dict[str, str]:
+        return {"state": uploads.cancel(token, getattr(user, "identifier", None) or local_user)}
+
+    app.add_api_route(CANCEL_ROUTE, cancel_upload, methods=["POST"])
+    app.router.routes.insert(0, app.router.routes.pop())  # before "/{full_path:path}", which serves the page
 
 
 def pending_note(documents: dict[str, str], configs: list[str]) -> str:

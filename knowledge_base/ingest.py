@@ -3,7 +3,8 @@
 The Python API the UI and ``assess ingest`` both call. Per-file outcomes: chunks added, duplicates
 skipped (by content hash — re-ingesting a file adds nothing), a previous version replaced (same file
 name, new content), or a clear error; one bad file never stops the batch. Progress is reported per
-file through a callback.
+file through a callback (and, for a chat upload, the chunks of each file embedded so far); a file not yet started
+can be cancelled.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from orchestration.vocabulary.text import visible
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
+Embedded = Callable[[str, int, int], None]  # a file's name, its chunks embedded so far, its chunks to embed
+Cancelled = Callable[[str], bool]  # asked before a file starts: whether its uploader cancelled it
 MAX_CHUNKS_PER_FILE = 2_000  # ~1 MB of prose; more is a data dump, not a standard
 
 
 @dataclass
 class FileResult:
     name: str
-    status: Literal["added", "replaced", "duplicate", "error"]
+    status: Literal["added", "replaced", "duplicate", "error", "cancelled"]
     chunks_added: int = 0
     duplicates: int = 0
     message: str = ""
@@ -156,10 +159,30 @@ def _apply(plan: _Plan, vectors: np.ndarray) -> FileResult:
                       + (f", {dupes} duplicate chunk{'' if dupes == 1 else 's'} skipped" if dupes else ""))
 
 
-def _embed(chunks: list[Chunk]) -> np.ndarray:
+EMBED_STEP = 64  # the model's batch: progress is reported after each one
+
+
+def _embed(plans: list[_Plan], embedded: Embedded | None) -> np.ndarray:
+    """The fresh chunks of ``plans`` embedded in order, each file's share reported as the model's batches finish."""
     from knowledge_base.embeddings import get_embedder
 
-    return get_embedder().embed([c.embed_text for c in chunks]) if chunks else np.zeros((0, 0), dtype=np.float32)
+    chunks = [c for p in plans for c in p.fresh]
+    if not chunks:
+        return np.zeros((0, 0), dtype=np.float32)
+    if embedded is None:
+        return get_embedder().embed([c.embed_text for c in chunks])
+    parts, first = [], 0
+    spans = []  # (plan, index of its first chunk)
+    for plan in plans:
+        spans.append((plan, first))
+        first += len(plan.fresh)
+    for start in range(0, len(chunks), EMBED_STEP):
+        parts.append(get_embedder().embed([c.embed_text for c in chunks[start:start + EMBED_STEP]]))
+        done = min(start + EMBED_STEP, len(chunks))
+        for plan, begin in spans:
+            if plan.fresh and begin < done and begin + len(plan.fresh) > start:  # this batch held some of its chunks
+                embedded(plan.name, min(done - begin, len(plan.fresh)), len(plan.fresh))
+    return np.vstack(parts)
 
 
 def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
@@ -168,15 +191,17 @@ def ingest_file(path: Path, display_name: str | None = None, owner: str | None =
 
 
 def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
-                 names: dict[Path, str] | None = None, owner: str | None = None) -> IngestReport:
+                 names: dict[Path, str] | None = None, owner: str | None = None,
+                 embedded: Embedded | None = None, cancelled: Cancelled | None = None) -> IngestReport:
     """Add files and folders, their new chunks embedded together. ``names``: the file names to store them under
-    (a chat upload's original name); ``owner``: the user who uploaded them (as in ``ingest_file``)."""
+    (a chat upload's original name); ``owner``: the user who uploaded them (as in ``ingest_file``); ``embedded``
+    hears how far each file's embedding is; a file ``cancelled`` says so before it starts is not added."""
     files = expand(paths)
     report = IngestReport()
     started = time.perf_counter()
     # the segment files are written once, after the last file; parsers run in one worker for the whole batch
     with get_index().batch(), ParserWorker() as parser:
-        _ingest_each(files, report, progress, names, owner, parser)
+        _ingest_each(files, report, progress, names, owner, parser, embedded, cancelled)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -185,16 +210,18 @@ EMBED_BATCH = 256  # chunks embedded together across files: the model's batches 
 
 
 def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | None,
-                 names: dict[Path, str] | None, owner: str | None, parser: Parser) -> None:
+                 names: dict[Path, str] | None, owner: str | None, parser: Parser,
+                 embedded: Embedded | None = None, cancelled: Cancelled | None = None) -> None:
     """Plan each file against the chunks known so far (including the group's planned ones), embed a group's new
-    chunks in one call, then write each file of the group in order; one bad file never stops the rest."""
+    chunks in one call, then write each file of the group in order; one bad file never stops the rest. A cancel is
+    honoured only before a file is planned: later files of its group compare against its planned chunks."""
     hashes = get_index().known_hashes()
     group: list[_Plan] = []
 
     def flush() -> None:
         todo = [p for p in group if p.outcome is None]
         try:
-            vectors = _embed([c for p in todo for c in p.fresh])
+            vectors = _embed(todo, embedded)
         except Exception as exc:  # the model failed for this group: each of its files says so
             log.exception("embedding failed")
             for p in todo:
@@ -214,6 +241,9 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
 
     for i, path in enumerate(files, start=1):
         name = owned_name((names or {}).get(path, path.name), owner)
+        if cancelled and cancelled(name):
+            group.append(_Plan(name, None, outcome=FileResult(name, "cancelled", message=f"{name}: cancelled — not added")))
+            continue
         if progress:
             progress(name, i, len(files))
         if any(p.name == name for p in group):  # its version number depends on the earlier file being written

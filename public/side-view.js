@@ -1,5 +1,6 @@
 // Citation chips open exactly the chunk they name; inline [n] markers open it too and preview it on hover; Escape
-// closes the side view; icon buttons get names; a thread link opened signed out opens that thread after sign-in.
+// closes the side view; icon buttons get names; a thread link opened signed out opens that thread after sign-in; a
+// file of an upload not yet started can be cancelled from its line.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -128,6 +129,29 @@
   document.addEventListener("focusin", showPreview);
   document.addEventListener("mouseout", hidePreview);
   document.addEventListener("focusout", hidePreview);
+
+  // A file of an upload not yet started carries a "cancel" link (chat_app/uploads.Progress): a click asks the server
+  // to leave that file out; the Uploads step then shows "cancel requested" and the results say what was done.
+  const CANCEL = 'a[href^="#cancel-upload-"]';
+  document.addEventListener("click", async (event) => {
+    const link = event.target.closest && event.target.closest(CANCEL);
+    if (!link) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (link.getAttribute("aria-disabled") === "true") return;
+    link.setAttribute("aria-disabled", "true");
+    link.textContent = "cancelling…";
+    try {
+      const response = await fetch("/assess/uploads/cancel", {
+        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ token: link.getAttribute("href").slice("#cancel-upload-".length) }),
+      });
+      const { state } = await response.json();
+      link.textContent = state === "cancel requested" ? "cancel requested" : `not cancelled (${state})`;
+    } catch (error) {
+      link.textContent = "could not cancel";
+    }
+  }, true);
 
   // Escape closes the side view (a citation, a step's complete JSON) as it closes dialogs, and a citation preview.
   document.addEventListener("keydown", (event) => {

@@ -355,7 +355,9 @@ def test_a_document_named_like_a_company_standard_changes_nobody_elses_answer(
     wait_for_answers(bob, count + 1, timeout=120_000)
     bob.wait_for_timeout(1000)
     notes = [m.inner_text() for m in bob.locator("[data-step-type='assistant_message']").all()]
-    assert any("bob/standard-snmpv3.md" in m for m in notes)
+    assert any("✓ standard-snmpv3.md: added" in m for m in notes)  # named as Bob named it
+    bob_final = MemoryStore(data / "memory.sqlite").thread_states(bob.url.split("/thread/")[1])[-1]["final"]
+    assert any(c["source"] == "bob/standard-snmpv3.md" for c in bob_final["citations"])  # his copy, under his name
 
     alice2 = login(browser, url, "alice", "wonderland")
     after = asked(alice2)

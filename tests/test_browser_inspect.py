@@ -313,3 +313,49 @@ def test_an_upload_cut_short_by_a_killed_server_is_reported_after_the_restart(
         page.wait_for_timeout(3000)
         assert page.locator("[data-step-type='assistant_message']", has_text="Upload interrupted").count() == 1
         page.close()
+
+
+def test_a_file_cancelled_from_its_line_and_a_stop_during_an_upload_leave_them_out_and_still_report(
+        app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
+    """While a long document is being embedded (the bar counts its chunks), a file not yet started is cancelled from
+    its line; Stop then leaves out every file not started, lets the one in hand finish, and the results still come
+    (and replace the pending note kept for a server stop)."""
+    import random
+
+    from orchestration.memory.store import MemoryStore
+
+    words = ["router", "switch", "firewall", "policy", "uplink", "vlan", "trunk", "access", "audit", "syslog", "ntp"]
+    rng = random.Random(11)
+    big = tmp_path / "runbook-big.md"  # ~500 distinct chunks: embedding them takes tens of seconds
+    big.write_text("# Runbook\n\n" + "\n\n".join(" ".join(rng.choice(words) + str(rng.randint(0, 999))
+                                                            for _ in range(120)) for _ in range(250)))
+    (tmp_path / "cancel-me.md").write_text("# Cancel me\n\nQuokka-Lynx: a note its uploader cancelled.\n")
+    (tmp_path / "after-stop.md").write_text("# After stop\n\nQuokka-Lynx: a note left out by Stop.\n")
+    page = open_chat(browser, app[0])
+    console = _console(page)
+    page.set_input_files("#upload-button-input", [str(big), str(tmp_path / "cancel-me.md"),
+                                                 str(tmp_path / "after-stop.md")])
+    page.wait_for_timeout(2000)
+    page.fill("#chat-input", "Please add these documents.")
+    page.click("#chat-submit")
+    page.get_by_text(re.compile(r"adding — \d+% embedded")).first.wait_for(timeout=120_000)
+    line = page.locator("li", has_text="cancel-me.md")
+    line.get_by_role("link", name="cancel").click()
+    line.get_by_text("cancel requested").first.wait_for(timeout=10_000)
+    shot(page, "upload-cancel")
+    page.wait_for_url("**/thread/*", timeout=60_000)
+    thread = page.url.split("/thread/")[1]
+    page.locator("#stop-button").click()
+    results = page.locator("[data-step-type='assistant_message']", has_text="Upload results")
+    results.first.wait_for(timeout=180_000)
+    text = results.first.inner_text()
+    assert "stopped: the files not yet started were left out" in text, text
+    assert "cancel-me.md: cancelled — not added" in text and "after-stop.md: cancelled — not added" in text, text
+    assert re.search(r"runbook-big\.md: added \d+ chunks", text), text  # the file in hand finished
+    notes = MemoryStore(app[1] / "memory.sqlite").thread_notes(thread)
+    assert [n["title"] for n in notes] == ["Upload results"]  # the pending note was replaced, not left behind
+    listed = send(page, "/docs").inner_text()
+    assert "runbook-big.md" in listed and "cancel-me.md" not in listed and "after-stop.md" not in listed
+    errors = [t for kind, t in console if kind == "error"]
+    assert errors == [], errors[:5]
+    page.close()

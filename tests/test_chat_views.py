@@ -169,15 +169,31 @@ def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable
 
 
 def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(isolated_data_dir: Path) -> None:
-    from chat_app.uploads import Progress, interrupted_report, pending_note
+    from chat_app.uploads import Progress, Uploads, interrupted_report, pending_note
     from orchestration.memory.store import PENDING
 
-    progress = Progress(["a.md", "b.cfg", "c.md", "d.png"])
-    progress.set("d.png", "refused", finished=True)
+    progress = Progress(["a.md", "b.cfg", "c.md", "d.png"], owner="alice")
+    progress.set("d.png", "refused")
     progress.set("a.md", "adding")
     view = progress.view()
     assert view.startswith("`▓▓░░░░░░░░` 25% — 1 of 4 files done")
-    assert "- … a.md — adding" in view and "- ✗ d.png — refused" in view and "- ○ b.cfg — waiting" in view
+    assert "- … a.md — adding" in view and "- ✗ d.png — refused" in view and "- ○ b.cfg — waiting · [cancel](#" in view
+    progress.embedded("a.md", 96, 128)  # the bar counts a file being embedded by its chunks
+    view = progress.view()
+    assert view.startswith("`▓▓▓▓░░░░░░` 44% — 1 of 4 files done") and "a.md — adding — 75% embedded" in view
+
+    tokens = {name: token for token, name in progress.tokens.items()}
+    uploads = Uploads()
+    uploads.open(progress)
+    assert uploads.cancel(tokens["c.md"], "mallory") == "unknown"  # another user's token reads as no token
+    assert not progress.is_cancelled("c.md")
+    assert uploads.cancel(tokens["a.md"], "alice") == "adding"  # started: it finishes
+    assert uploads.cancel(tokens["c.md"], "alice") == "cancel requested" and progress.is_cancelled("c.md")
+    assert "c.md — waiting, cancel requested" in progress.view() and f"#cancel-upload-{tokens['c.md']}" not in progress.view()
+    progress.cancel_all()  # Stop: every file not started
+    assert progress.is_cancelled("b.cfg") and not progress.is_cancelled("a.md") and not progress.is_cancelled("d.png")
+    uploads.close(progress)
+    assert uploads.cancel(tokens["b.cfg"], "alice") == "unknown"
 
     body = pending_note({"alice/a.md": "a.md", "alice/c.md": "c.md"}, ["b.cfg"])
     report = interrupted_report(body, {"alice/a.md", "standard-snmpv3.md"})
@@ -225,5 +241,5 @@ def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_n
     assert ingest_file(note, note.name, owner="alice").status == "added"
     assert ingest_file(prose, prose.name, owner="alice").status == "added"
     listed = commands.run("/docs", "alice", "t-title").text
-    assert "| alice/notes-change-window.txt | Change Window Policy for Lab Routers |" in listed
-    assert "| alice/prose.txt | Prose |" in listed  # a sentence is no title: the file name stays
+    assert "| notes-change-window.txt | Change Window Policy for Lab Routers |" in listed
+    assert "| prose.txt | Prose |" in listed  # a sentence is no title: the file name stays

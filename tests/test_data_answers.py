@@ -203,6 +203,22 @@ def test_a_rate_per_group_is_one_row_per_group_ranked_by_the_rate(demo_warehouse
     assert answer.split("\n\n")[1].startswith(f"**{roles[0][0]}** has the lowest pass rate: {roles[0][1]}%"), answer
 
 
+def test_a_figure_per_group_of_the_whole_network_is_answered_not_asked_back(demo_warehouse: Path) -> None:
+    """"pass rate per environment" (no other scope) is one rate per environment, not the vague-question prompt; and
+    "failures per role" a count per role, not the series over runs — as SQL computes them."""
+    rates = one(demo_warehouse, "SELECT a.environment, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / "
+                                f"COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = "
+                                f"{LATEST} GROUP BY 1 ORDER BY 2, 1")
+    lead = handle_turn("pass rate per environment").final.answer.split("\n\n")[1]
+    assert lead.startswith(f"**{rates[0][0]}** has the lowest pass rate ({rates[0][1]}%)"), lead
+    assert all(f"**{env}** {rate}%" in lead for env, rate in rates), lead
+    failures = one(demo_warehouse, "SELECT a.role, COUNT(*) FILTER (WHERE r.status = 'fail') FROM results r JOIN assets a "
+                                   f"USING (asset_id) WHERE r.assessment_id = {LATEST} GROUP BY 1 ORDER BY 2 DESC")
+    lead = handle_turn("failures per role").final.answer.split("\n\n")[1]
+    assert lead.startswith(f"**{sum(n for _, n in failures):,}** failed checks"), lead
+    assert all(f"**{role}** {n}" in lead for role, n in failures), lead
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

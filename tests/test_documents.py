@@ -16,12 +16,12 @@ def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path
     assert ingest_file(doc, doc.name, owner="alice").status == "added"
     assert parse("/docs") and parse("/remove notes.md") and parse("docs please") is None
     alice, bob = run("/docs", "alice", "t-docs").text, run("/docs", "bob", "t-docs").text
-    assert "| alice/notes.md | Notes | 1 | you |" in alice and "| 1 | shared |" in alice
-    assert "alice/notes.md" not in bob
+    assert "| notes.md | Notes | 1 | you |" in alice and "| 1 | shared |" in alice
+    assert "notes.md" not in bob
     assert "You have no document named" in run("/remove notes.md", "bob", "t-docs").text
     assert "only be removed by an administrator" in run("/remove standard-snmpv3.md", "alice", "t-docs").text
-    assert "Removed **alice/notes.md**" in run("/remove notes.md", "alice", "t-docs").text
-    assert "alice/notes.md" not in run("/docs", "alice", "t-docs").text
+    assert "Removed **notes.md**" in run("/remove notes.md", "alice", "t-docs").text
+    assert "| notes.md |" not in run("/docs", "alice", "t-docs").text
 
 
 def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_same(writable_warehouse: Path,
@@ -47,8 +47,8 @@ def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_s
     assert get_retriever().search(question, viewer="bob")[0].metadata["source"] == "exceptions-datacenter.md"
     assert get_retriever().search(lab, viewer="alice")[0].metadata["source"] == "alice/notes.md"
     assert all(c.metadata["source"] != "alice/notes.md" for c in get_retriever().search(lab, viewer="bob"))
-    assert "| alice/notes.md | Lab notes | 1 | you |" in run("/docs", "alice", "t-docs").text
-    assert "alice/notes.md" not in run("/docs", "bob", "t-docs").text and "exceptions-datacenter.md | Approved Exceptions" in run(
+    assert "| notes.md | Lab notes | 1 | you |" in run("/docs", "alice", "t-docs").text
+    assert "notes.md" not in run("/docs", "bob", "t-docs").text and "exceptions-datacenter.md | Approved Exceptions" in run(
         "/docs", "bob", "t-docs").text
 
 
@@ -91,7 +91,8 @@ def test_documents_uploaded_together_are_embedded_together_under_their_names_for
         scratch.append(path)
     calls: list[int] = []
     embed = ingest._embed
-    monkeypatch.setattr(ingest, "_embed", lambda chunks: calls.append(len(chunks)) or embed(chunks))
+    monkeypatch.setattr(ingest, "_embed", lambda plans, embedded: calls.append(sum(len(p.fresh) for p in plans))
+                        or embed(plans, embedded))
     seen: list[str] = []
     report = ingest.ingest_paths(scratch, lambda name, i, n: seen.append(f"{i}/{n} {name}"),
                                  {scratch[0]: "ntp.md", scratch[1]: "syslog.md"}, "alice")

@@ -60,6 +60,28 @@ def test_corrupt_pdf_and_empty_file_are_reported_and_the_batch_continues(writabl
     assert any(h.metadata["source"] == "good.md" for h in get_retriever().search(f"{MARKER} OSPF timers"))
 
 
+def test_a_cancelled_file_is_not_added_and_the_embedding_is_reported_as_it_goes(writable_warehouse: Path,
+                                                                               tmp_path: Path) -> None:
+    """A chat upload's files: one cancelled before it starts is left out (the rest are added, in order), and each
+    added file hears its chunks embedded, batch by batch, up to all of them."""
+    (tmp_path / "long.md").write_text("# Long\n\n" + "\n\n".join(f"## Part {n}\n\n{MARKER} section {n} on interface "
+                                                                 f"{n} description standards." for n in range(150)))
+    (tmp_path / "skip.md").write_text(f"# Skip\n\n{MARKER} a document its uploader cancelled.\n")
+    (tmp_path / "short.md").write_text(f"# Short\n\n{MARKER} a short note on NTP peers.\n")
+    heard: list[tuple[str, int, int]] = []
+    report = ingest_paths([tmp_path / n for n in ("long.md", "skip.md", "short.md")],
+                          embedded=lambda name, done, total: heard.append((name, done, total)),
+                          cancelled=lambda name: name == "skip.md")
+    assert [(f.name, f.status) for f in report.files] == [("long.md", "added"), ("skip.md", "cancelled"),
+                                                          ("short.md", "added")]
+    assert report.files[1].message == "skip.md: cancelled — not added"
+    assert "skip.md" not in get_index().sources()
+    long = [done for name, done, _ in heard if name == "long.md"]
+    total = report.files[0].chunks_added
+    assert len(long) > 1 and long == sorted(long) and long[-1] == total  # batch by batch, up to all of them
+    assert heard[-1] == ("short.md", 1, 1)
+
+
 def test_oversized_file_is_refused(writable_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loaders, "MAX_FILE_BYTES", 100)
     (tmp_path / "big.txt").write_text("x " * 200)

@@ -207,3 +207,18 @@ def test_rows_are_appended_in_one_statement_with_nulls_empty_strings_and_times_a
     insert_rows(con, "t", rows)
     insert_rows(con, "t", [])  # nothing to append is not an error
     assert con.execute("SELECT * FROM t ORDER BY a").fetchall() == rows
+
+
+def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_warehouse: Path) -> None:
+    files = [(f"{h.lower()}.cfg", _config(h, "ios-xe", good=False).encode()) for h in ("RTR-C-1", "RTR-C-2")]
+    report = assess_files(files, owner="alice", cancelled=lambda name: name == "rtr-c-2.cfg")
+    assert report.assessed == 1
+    assert [(f.name, f.ok, f.message) for f in report.files][1] == ("rtr-c-2.cfg", False,
+                                                                   "rtr-c-2.cfg: cancelled — not assessed")
+    close_warehouses()
+    con = connect_reader(current_file(writable_warehouse))
+    assert con.execute("SELECT asset_id FROM assets WHERE collection = ?", [report.collection]).fetchall() == [
+        (f"{report.collection}/RTR-C-1",)]
+    con.close()
+    nothing = assess_files(files, cancelled=lambda name: True)  # every file cancelled: no assessment at all
+    assert nothing.assessed == 0 and nothing.assessment_id is None

@@ -21,7 +21,7 @@ from orchestration.nlu.clarification import (
 from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
-from orchestration.nlu.facets import read_facets
+from orchestration.nlu.facets import group_key, read_facets
 from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
@@ -363,6 +363,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
         floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
+        if frame.ask in POPULATION_ASKS and group_key(text):  # "pass rate per environment": one figure per group
+            floor = CLEAR_ASK_POPULATION
         if frame.ask == "summary" and OURS.search(text):  # "how are we doing?": our network, its latest summary
             floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents

@@ -94,7 +94,7 @@ GroupKey = Literal["site_type", "role", "environment", "sites"]
 GROUP_KEYS: tuple[GroupKey, ...] = ("site_type", "role", "environment", "sites")  # GROUP_BY's group names
 
 
-def _group_by(text: str) -> GroupKey | None:
+def group_key(text: str) -> GroupKey | None:
     m = GROUP_BY.search(text)
     return next((key for key in GROUP_KEYS if m.group(key)), None) if m else None
 
@@ -190,7 +190,7 @@ def read_facets(text: str, presentation: str = "narrative",
         rate=_rate(text),
         when_assessed=bool(WHEN_ASSESSED.search(text)),
         changes_asked=_changes_asked(text),
-        group_by=_group_by(text),
+        group_by=group_key(text),
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),

@@ -28,6 +28,7 @@ import numpy as np
 
 from knowledge_base.embedding_cache import cache_dir, embed_fixed, keep
 from knowledge_base.embeddings import Embedder
+from orchestration.nlu.facets import group_key
 from orchestration.nlu.spelling import DOMAIN_WORDS
 from orchestration.state import (
     Ask,
@@ -564,6 +565,9 @@ class Catalogs:
         return frozenset().union(*self.rule_words)
 
 
+# words of a series over time: without them (or a time), "failures per role" is a figure per group
+_SERIES = re.compile(r"\btrend|\bover time\b|\bhistor|\bevolv|\bprogress|\bchang|\bimprov|\bwors|\bbetter\b|"
+                     r"\bruns\b|\bassessments\b|\baudits\b", _I)
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
@@ -583,6 +587,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     time = read_time(text, entities, today)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
+    if ask == "trend" and group_key(text) and time == FrameTime() and not _SERIES.search(text):
+        ask = "count"  # "failures per role": one figure per group, not a series over runs
     return QuestionFrame(
         ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -97,11 +98,13 @@ def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
 
 
 def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
-                 now: datetime | None = None, collection: str | None = None, owner: str | None = None) -> UploadReport:
+                 now: datetime | None = None, collection: str | None = None, owner: str | None = None,
+                 cancelled: Callable[[str], bool] | None = None) -> UploadReport:
     """Assess the files that are device configurations into one new assessment of their own collection
     (``collection``, else a new one): uploads never change what the fleet's latest assessment is. Device
     identity is (collection, hostname); a hostname repeated in the batch stays a distinct device (the file
-    name tells them apart) and is reported as a warning."""
+    name tells them apart) and is reported as a warning. A file ``cancelled`` says so before it is judged is left
+    out (its uploader cancelled it in the chat)."""
     settings = get_settings()
     if settings.warehouse_backend != "duckdb":  # written into a local file, the upload would never be read back
         raise WarehouseUnavailable("uploaded configurations are assessed into the embedded warehouse, and this "
@@ -132,6 +135,9 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
                 report.files.append(FileOutcome(name, False, str(exc)))
     for name, data in files:
         if ROLE_FILE.search(name.replace("\\", "/")):
+            continue
+        if cancelled and cancelled(name):
+            report.files.append(FileOutcome(name, False, f"{name}: cancelled — not assessed"))
             continue
         text, problem, verdict = check_config_text(name, data)
         if text is None:
