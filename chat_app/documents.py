@@ -17,8 +17,9 @@ def usable_documents(user_id: str) -> list[dict[str, Any]]:
 
 
 def shown_name(source: str, user_id: str) -> str:
-    """A document's name as its user knows it: their own uploads without the ``<user>/`` prefix they are stored
-    under, and no control or right-to-left characters (even in documents stored before that rule)."""
+    """A document's name as its user knows it in the library (whose Owner column says "you"): their own uploads
+    without the ``<user>/`` prefix they are stored under, and no control or right-to-left characters (even in
+    documents stored before that rule)."""
     return visible(source).removeprefix(f"{user_id}/")
 
 

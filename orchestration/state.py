@@ -426,8 +426,17 @@ class Citation(StateModel):
 
     @property
     def label(self) -> str:
-        """How the answer names it under Sources, and the name of its chip: ``[2] manual.pdf p. 4``."""
-        return f"[{self.number}] {self.source}" + (f" p. {self.page}" if self.page else "")
+        """How the answer names it under Sources, and the name of its chip: ``[2] manual.pdf p. 4``. A user's own
+        upload (stored as ``<user>/<name>``; only its owner retrieves it) is named as they named it: ``[3] notes.md
+        (yours)``."""
+        return f"[{self.number}] {shown_document(self.source)}" + (f" p. {self.page}" if self.page else "")
+
+
+def shown_document(source: str) -> str:
+    """A stored document name as its reader knows it: ``notes.md (yours)`` for their own ``alice/notes.md`` (only
+    its owner ever retrieves it), a shared document's name as it is."""
+    owner, _, own_name = source.partition("/")
+    return f"{own_name} (yours)" if owner and own_name else source
 
 
 class Final(StateModel):

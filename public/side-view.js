@@ -1,6 +1,6 @@
 // Citation chips open exactly the chunk they name; inline [n] markers open it too and preview it on hover; Escape
 // closes the side view; icon buttons get names; a thread link opened signed out opens that thread after sign-in; a
-// file of an upload not yet started can be cancelled from its line.
+// file of an upload not yet started can be cancelled from its line; toasts that show internals are reworded.
 //
 // Chainlit 2.11+ opens the element side view by itself whenever display="side" elements arrive or a
 // thread is loaded, listing every side element of the thread under the title of the last one
@@ -129,6 +129,21 @@
   document.addEventListener("focusin", showPreview);
   document.addEventListener("mouseout", hidePreview);
   document.addEventListener("focusout", hidePreview);
+
+  // Chainlit's toasts that show internals: the upload picker's refusal lists MIME types (react-dropzone's message),
+  // a failed sign-in shows the error key. Each is reworded when it appears (the toast is not re-rendered after).
+  const TOASTS = [
+    [/^File type must be /, "This file type cannot be attached: attach knowledge documents (.md, .txt, .html, .pdf, " +
+      ".docx) or device configurations (.cfg, .conf, .config, .txt, .log)."],
+    [/credentialssignin/i, "Sign-in failed: check the username and password."],
+  ];
+  const reword = () => {
+    for (const toast of document.querySelectorAll("[data-sonner-toast] [data-title]")) {
+      const found = TOASTS.find(([pattern]) => pattern.test(toast.textContent));
+      if (found && toast.textContent !== found[1]) toast.textContent = found[1];
+    }
+  };
+  new MutationObserver(reword).observe(document.documentElement, { childList: true, subtree: true });
 
   // A file of an upload not yet started carries a "cancel" link (chat_app/uploads.Progress): a click asks the server
   // to leave that file out; the Uploads step then shows "cancel requested" and the results say what was done.

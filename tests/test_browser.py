@@ -151,8 +151,28 @@ def test_bad_uploads_get_clear_messages_and_the_app_keeps_working(app: tuple[str
     assert "scan.pdf: not a readable PDF" in text
     answer = send(page, "Summarize my latest configuration best practice assessment")
     assert "checks performed" in answer.inner_text()
+    (tmp_path / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+    page.set_input_files("#upload-button-input", str(tmp_path / "diagram.png"))  # refused by the picker itself
+    toast = page.locator("[data-sonner-toast]").first
+    toast.wait_for(timeout=10_000)
+    page.wait_for_timeout(300)
+    assert toast.inner_text().startswith("This file type cannot be attached: attach knowledge documents"), \
+        toast.inner_text()  # not react-dropzone's list of MIME types
     shot(page, "bad-uploads")
     page.close()
+
+
+def test_a_failed_sign_in_says_so_in_words(auth_app: tuple[str, Path], browser: Any) -> None:
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(auth_app[0])
+    page.fill("#email", "alice")
+    page.fill("#password", "not-her-password")
+    page.keyboard.press("Enter")
+    toast = page.locator("[data-sonner-toast]").first
+    toast.wait_for(timeout=30_000)
+    page.wait_for_timeout(300)
+    assert toast.inner_text() == "Sign-in failed: check the username and password.", toast.inner_text()
+    page.context.close()
 
 
 def test_trace_export_downloads_parsable_json(app: tuple[str, Path], browser: Any) -> None:

@@ -219,7 +219,7 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
     _, final = _turn("What BFD timers do quokka WAN edge routers use according to the quokka WAN guide?", "t-pdf",
                      "alice")
     cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
-    assert cited and cited[0].page == "1" and cited[0].label.endswith("alice/quokka-wan-guide.pdf p. 1")
+    assert cited and cited[0].page == "1" and cited[0].label.endswith("] quokka-wan-guide.pdf (yours) p. 1")
     assert f"{cited[0].label} " in final.final.answer  # under Sources, as the chip is named
 
     shown = linked_markers(final.final.answer, final)  # inline markers link to their chunk, with a preview

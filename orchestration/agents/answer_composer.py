@@ -19,7 +19,7 @@ from orchestration.interpretation.markdown import code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
 from orchestration.outputs import Finding, RetrievedChunk
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Citation, Final, StateUpdate, Task
+from orchestration.state import AssessmentState, Citation, Final, StateUpdate, Task, shown_document
 from orchestration.vocabulary.scope import AnswerScope
 
 
@@ -240,7 +240,8 @@ def compose(state: AssessmentState) -> Final:
         parts += ["", "**Sources**", ""] + [f"{c.label}{f' v{c.version}' if c.version else ''} — {c.topic} (relevance {c.relevance_score})"
                                             for c in cites.used]
     if state.conversation.documents and state.plan.task_for("Knowledge Agent"):
-        parts += ["", f"*Documents: this conversation cites only {', '.join(state.conversation.documents)}.*"]
+        parts += ["", "*Documents: this conversation cites only "
+                      f"{', '.join(map(shown_document, state.conversation.documents))}.*"]
     risk = _risk(state, task, missing)
     return Final(answer="\n".join(parts), scope=scope, citations=cites.used, missing_inputs=missing, risk_of_error=risk,
                  partial=bool(missing) or task.status != "completed" or risk == "high")
