@@ -219,6 +219,25 @@ def test_a_figure_per_group_of_the_whole_network_is_answered_not_asked_back(demo
     assert all(f"**{role}** {n}" in lead for role, n in failures), lead
 
 
+def test_what_changed_since_a_month_is_that_run_against_the_latest_check_by_check(demo_warehouse: Path) -> None:
+    """"what changed since september" is the September run against the latest — its new and fixed failed checks on
+    the devices both assessed — not the series of runs between them, nor the previous run against the latest."""
+    runs = one(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at")
+    then = next(r for (r,) in runs if r[5:12] == "2026-09")
+    latest = runs[-1][0]
+    (new, fixed), = one(demo_warehouse, """
+        WITH cur AS (SELECT asset_id, rule_id, status FROM results WHERE assessment_id = ?),
+             pre AS (SELECT asset_id, rule_id, status FROM results WHERE assessment_id = ?)
+        SELECT (SELECT COUNT(*) FROM cur WHERE status = 'fail' AND asset_id IN (SELECT asset_id FROM pre) AND
+                (asset_id, rule_id) NOT IN (SELECT asset_id, rule_id FROM pre WHERE status = 'fail')),
+               (SELECT COUNT(*) FROM pre WHERE status = 'fail' AND asset_id IN (SELECT asset_id FROM cur) AND
+                (asset_id, rule_id) NOT IN (SELECT asset_id, rule_id FROM cur WHERE status = 'fail'))""", [latest, then])
+    answer = handle_turn("what's changed since september?").final.answer
+    assert answer.startswith(f"**Scope:** assessments {then} → {latest}"), answer
+    lead = answer.split("\n\n")[1]
+    assert lead.startswith(f"**{new} new failed checks**") and f"**{fixed} fixed checks**" in lead, lead
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

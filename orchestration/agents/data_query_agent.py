@@ -94,10 +94,12 @@ def select_tool(intent: Intent) -> ToolChoice:
         intent.frame.time.relative in ("previous", "last_month")
     if facets.change or timeframe == "since_last_assessment" or len(named_runs) > 1 or than_before or (
             intent.frame.ask in ("compare", "trend") and intent.frame.time.relative == "previous"):
+        since = intent.frame.time.since if not named_runs and not intent.frame.time.last_n else None
         params = {
             "current_assessment_id": assessment_id or "latest",
-            # two named runs are compared with each other (the tool orders them by date)
-            "previous_assessment_id": named_runs[1] if len(named_runs) > 1 else "previous",
+            # two named runs are compared with each other (the tool orders them by date); "since october": the
+            # October run against the latest
+            "previous_assessment_id": named_runs[1] if len(named_runs) > 1 else since or "previous",
             "comparison_focus": facets.comparison_focus,
             "severity_filter": severity,
             "scope": scope,
@@ -109,6 +111,8 @@ def select_tool(intent: Intent) -> ToolChoice:
             bindings["current_assessment_id"] = "entity assessment_id"
         if len(named_runs) > 1:
             bindings["previous_assessment_id"] = "entity assessment_id (second)"
+        elif since:
+            bindings["previous_assessment_id"] = "frame time since"
         return ToolChoice("assessment_comparison_tool", params, "change/trend/delta between assessments", bindings)
 
     if facets.exceptions:

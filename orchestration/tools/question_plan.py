@@ -49,7 +49,11 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     sides = not timed and (frame.ask == "compare" or (frame.ask == "count" and compared_key(scope) is not None))
     # "which checks got worse since october": the change per check is a frame plan, not the comparison tool's totals
     per_check = frame.subject == "rules" and frame.direction is not None
-    if sure and not facets.tracking and (not facets.change or frame.ask == "trend" or sides or per_check):
+    # "what changed since october", "new issues since the august run": that run against the latest, check by check —
+    # the comparison's new and fixed checks, not the series of runs between them
+    between = bool(facets.changes_asked and frame.time.since and not frame.time.last_n and not per_check)
+    if sure and not facets.tracking and (not facets.change or (frame.ask == "trend" and not between) or sides
+                                         or per_check):
         return plan_frame(frame, scope, condition_of(intent), collection, group_by=facets.group_by,
                           by_rate=facets.rate)
     return None
