@@ -238,6 +238,39 @@ def test_what_changed_since_a_month_is_that_run_against_the_latest_check_by_chec
     assert lead.startswith(f"**{new} new failed checks**") and f"**{fixed} fixed checks**" in lead, lead
 
 
+def test_a_share_of_devices_on_a_named_check_is_of_those_judged_on_it(demo_warehouse: Path) -> None:
+    """"what percentage of routers fail aaa accounting" is the share of routers failing AAA-ACCOUNTING (not of those
+    failing any aaa check), and "what share of switches have bpdu guard" the share passing it — as SQL counts."""
+    def share(device_type: str, rule: str) -> tuple[int, int]:
+        (failing, judged), = one(demo_warehouse, "SELECT COUNT(*) FILTER (WHERE r.status = 'fail'), COUNT(*) FROM "
+                                 f"results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND "
+                                 "a.device_type = ? AND r.rule_id = ?", [device_type, rule])
+        return failing, judged
+
+    failing, judged = share("router", "AAA-ACCOUNTING")
+    lead = handle_turn("what percentage of routers fail aaa accounting").final.answer.split("\n\n")[1]
+    assert lead.startswith(f"**{100 * failing / judged:.1f}%** of the {judged} devices") and \
+        f"fail AAA-ACCOUNTING checks ({failing} of {judged}" in lead, lead
+    failing, judged = share("switch", "L2-BPDUGUARD")
+    lead = handle_turn("what share of switches have bpdu guard").final.answer.split("\n\n")[1]
+    assert lead.startswith(f"**{100 * (judged - failing) / judged:.1f}%** of the {judged} devices") and \
+        f"pass L2-BPDUGUARD checks ({judged - failing} of {judged}" in lead, lead
+
+
+def test_the_checks_every_device_passes_are_those_no_device_in_scope_fails(demo_warehouse: Path) -> None:
+    """"which checks pass everywhere at the stores" lists the checks judged at the stores that no store device fails
+    (was the run's summary) — as SQL finds them."""
+    clean = one(demo_warehouse, "SELECT r.rule_id FROM results r JOIN assets a USING (asset_id) JOIN sites s ON "
+                                f"s.site = a.site WHERE r.assessment_id = {LATEST} AND s.site_type = 'store' GROUP BY 1 "
+                                "HAVING COUNT(*) FILTER (WHERE r.status = 'fail') = 0")
+    (judged,), = one(demo_warehouse, "SELECT COUNT(DISTINCT r.rule_id) FROM results r JOIN assets a USING (asset_id) "
+                                     f"JOIN sites s ON s.site = a.site WHERE r.assessment_id = {LATEST} AND "
+                                     "s.site_type = 'store'")
+    lead = handle_turn("which checks pass everywhere at the stores").final.answer.split("\n\n")[1]
+    assert lead.startswith(f"**{len(clean)} of the {judged} checks** judged in this scope pass"), lead
+    assert all(f"**{rule}**" in lead for (rule,) in clean), lead
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

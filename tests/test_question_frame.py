@@ -75,6 +75,8 @@ def test_held_out_frames_are_read_with_the_measured_accuracy() -> None:
     ("why does RTR-BR04-1 fail NTP-AUTH", "explain", "findings"),
     ("gimme the commands to sort out snmp on sw-br06-acc-2", "fix", "findings"),
     ("what does the credentials policy say about local accounts", "policy", "documents"),
+    ("top 5 failing checks at the branches", "ranking", "rules"),  # the checks ranked, at the branches
+    ("failures per role", "count", "findings"),  # a figure per group, not a series (no time named)
 ])
 def test_asks_and_subjects_of_new_questions(prompt: str, ask: str, subject: str) -> None:
     frame = frame_of(prompt, build_services(), today=TODAY)

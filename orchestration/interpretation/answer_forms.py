@@ -8,6 +8,7 @@ Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat;
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +29,7 @@ from orchestration.state import QuestionFrame
 from orchestration.tools.frame_sql import NOT_PASSED
 from orchestration.tools.results import AnalysisResult, ComparisonResult, SqlPathResult
 from orchestration.tools.rows import (
+    CleanRuleRow,
     DeviceRow,
     DeviceRuleRow,
     ExceptionRow,
@@ -154,6 +156,28 @@ def _none_of(assessed: int, judged: int, checks: str, run: str) -> str:
     return f"**None.** {'Neither' if judged == 2 else 'None'} of the {judged} devices {of} fails {fails} ({run})."
 
 
+_OFF = re.compile(r"\bdisabled\b|\bnot\b|^no\b", re.I)  # a title that wants a feature off: "Telnet … is disabled"
+
+
+def _share_part(frame: QuestionFrame) -> str:
+    """Which devices a share of devices on named checks counts when the words say neither passing nor failing: the
+    checks decide. Most of them wanting a feature off ("Telnet management is disabled") — the question names the
+    feature, so "what fraction allow telnet" counts the failing; else ("BPDU guard is enabled", "what share have bpdu
+    guard") the passing."""
+    if frame.polarity:
+        return frame.polarity
+    titles = [r.title for r in get_rules() if r.id in frame.checks]
+    return "fails" if titles and 2 * sum(bool(_OFF.search(t)) for t in titles) >= len(titles) else "passes"
+
+
+def _device_share(judged: int, failing: int, checks: str, polarity: str, run: str, some_unjudged: bool) -> str:
+    """The share of devices failing (or passing) the checks asked, out of those judged on them."""
+    part = judged - failing if polarity == "passes" else failing
+    of = f"judged on {checks}" if some_unjudged else "assessed in this scope"
+    return (f"**{100 * part / judged:.1f}%** of the {devices(judged)} {of} {'pass' if polarity == 'passes' else 'fail'} "
+            f"{checks} ({part} of {judged}, {run}).")
+
+
 def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
                  prefix: str) -> DomainOutputs:
     rows = result.rows_as(DeviceRow)
@@ -176,6 +200,8 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
             first = f"**{'Yes' if passes else 'No'}** — {first.removeprefix('**None.** ')}"
         elif frame.ask == "yes_no" and not condition:  # "is there a firewall at branch-04?"
             first = f"**No** — {first}"
+        if frame.ask == "share" and condition and scope is not None and scope.judged:
+            first = _device_share(scope.judged, 0, named, _share_part(frame), run, scope.judged < scope.assessed)
         unjudged = _not_judged(frame) if scope is None or scope.assessed else ""
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
@@ -222,6 +248,10 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
                           "no verdict on it: it does not apply to their platform or configuration.")
     elif frame.ask == "fix" and condition:
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
+    elif frame.ask == "share" and condition:  # "what % of routers fail aaa accounting": of those judged on it
+        listed = ", ".join(names[:10]) + (f" and {total - 10} more" if total > 10 else "")
+        first = _device_share(assessed, total, what.removeprefix("devices failing "), _share_part(frame), run,
+                              no_verdict > 0) + f" Failing: {listed}."
     elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which
         first = f"**Yes** — {devices(total)} in this scope: {', '.join(names[:10])}{' …' if total > 10 else ''}."
     elif frame.ask == "yes_no":
@@ -546,6 +576,25 @@ def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[Retr
         *out.enterprise_context_applied, *(applied(c) for c in list(standards.values())[:2])]})
 
 
+def _clean_rules(result: SqlPathResult) -> DomainOutputs:
+    """"which checks does every device pass?": the checks no device in scope fails, most severe first, each with the
+    devices judged on it (a check judged on one device passes "everywhere" on little)."""
+    rows = result.rows_as(CleanRuleRow)
+    run = result.assessment_id or "the latest assessment"
+    if not rows:
+        return DomainOutputs(summary=f"**None.** Every check judged in this scope fails on at least one device ({run}).",
+                             statistics={"row_count": 0, "total": 0})
+    total, judged = rows[0].total, rows[0].rules_judged
+    few = [r.rule_id for r in rows if r.judged == 1]
+    first = (f"**{total} of the {judged} checks** judged in this scope pass on every device judged on them ({run}): "
+             + _names([r.rule_id for r in rows], 12) + "."
+             + (f" {_names(few, 6)} {'is' if len(few) == 1 else 'are'} judged on one device only." if few else ""))
+    table = _table(["#", "Check", "Title", "Severity", "Devices judged"],
+                   [[i, r.rule_id, r.title or "", r.severity or "", r.judged] for i, r in enumerate(rows[:SHOWN], 1)])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'checks')}",
+                         statistics={"row_count": len(rows), "total": total})
+
+
 def _last_assessed(result: SqlPathResult) -> DomainOutputs:
     """"when was RTR-CORE-1 last assessed?": the date first; devices grouped by the run that last assessed them."""
     rows = result.rows_as(LastAssessedRow)
@@ -605,6 +654,8 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
         return _rule_changes(result, frame)
     if template == "last_assessed":
         return _last_assessed(result)
+    if template == "clean_rules":
+        return _clean_rules(result)
     return None
 
 

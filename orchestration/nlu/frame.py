@@ -531,7 +531,10 @@ _FAULTS = r"(?:findings?|issues?|failures?|failed|failing|fails|problems?|deviat
 _CLEAN = re.compile(rf"\b(?:with|having|has|have|had|show(?:s|ing)?) (?:no|zero) (?:[\w-]+ ){{0,3}}?{_FAULTS}\b|"
                     rf"\bwithout (?:any )?(?:[\w-]+ ){{0,3}}?{_FAULTS}\b|\bfree (?:of|from)\b|"
                     r"\b(?:fully|100 ?%) compliant\b|\bare (?:clean|compliant)\b|\bpass(?:es|ing)? (?:all|every)\b|"
-                    rf"\bnothing (?:failing|failed)\b|\bno (?:failed|failing) (?:checks?|findings?)\b", _I)
+                    rf"\bnothing (?:failing|failed)\b|\bno (?:failed|failing) (?:checks?|findings?)\b|"
+                    # "which checks pass everywhere / does every device pass / does no device fail"
+                    r"\bpass(?:es|ed)? everywhere\b|\b(?:every|all|each) (?:[\w-]+ )?(?:devices?|routers?|switch(?:es)?|"
+                    r"firewalls?|boxes) pass(?:es)?\b|\bno (?:[\w-]+ )?(?:device|router|switch|firewall|box) fails?\b", _I)
 
 
 def read_list_polarity(text: str) -> Literal["passes"] | None:
@@ -542,9 +545,13 @@ def read_list_polarity(text: str) -> Literal["passes"] | None:
 _FAILING_SHARE = re.compile(r"\bfail\w*|\bnon-?compliant\b|\bnot compliant\b|\bfailure rate\b", _I)
 
 
-def read_share_polarity(text: str) -> Literal["passes", "fails"]:
-    """Which part a share asks for: "what % of checks fail" the failing one, "our pass rate" the passing one."""
-    return "fails" if _FAILING_SHARE.search(text) else "passes"
+_PASSING_SHARE = re.compile(r"\bpass\w*|\bcomplian\w*|\bcomply\b|\bconform\w*|\bmeets?\b", _I)
+
+
+def read_share_polarity(text: str) -> Literal["passes", "fails"] | None:
+    """Which part a share asks for: "what % of checks fail" the failing one, "our pass rate" the passing one; None
+    when the words say neither ("what fraction of the firewalls allow telnet": the checks named decide)."""
+    return "fails" if _FAILING_SHARE.search(text) else "passes" if _PASSING_SHARE.search(text) else None
 
 
 def read_limit(text: str) -> int | None:
@@ -570,6 +577,9 @@ _SERIES = re.compile(r"\btrend|\bover time\b|\bhistor|\bevolv|\bprogress|\bchang
                      r"\bruns\b|\bassessments\b|\baudits\b", _I)
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
+# "top 5 failing checks at the branches": a ranking whose head noun is the checks ranks checks, whatever place follows
+_TOP_CHECKS = re.compile(r"^(?:the )?(?:top|worst|most common|most frequent)\s+(?:\d+\s+)?(?:[\w-]+\s+)?"
+                         r"(?:checks?|rules?|controls?|failures?|deviations?)\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
 _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |all )?\S.* fail(?:ing)?\b", _I)
 
@@ -581,6 +591,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     direction = read_direction(text)
     if direction and subject in ("findings", "devices") and _CHECKS_HEAD.search(text.strip()):
         subject = "rules"  # the checks that changed are asked for, whatever the reader's doubt between the nouns
+    if subject == "sites" and ask == "ranking" and _TOP_CHECKS.search(text.strip()):
+        subject = "rules"
     if subject == "devices" and ask in ("ranking", "list") and _WHAT_THEY_FAIL.search(text.strip()):
         subject = "rules" if ask == "ranking" else "findings"
     today = today or date.today()

@@ -365,6 +365,21 @@ def compared_key(scope: dict[str, Any]) -> str | None:
     return None
 
 
+def clean_rules(scope: dict[str, Any], condition: Condition) -> SqlPlan:
+    """The checks no device in scope fails ("which checks pass everywhere at the stores"), each with the devices
+    judged on it — a check none of them is judged on is not listed (it passes nowhere either)."""
+    cte, params = _checks_in_scope(scope)
+    match, match_params = condition.sql("x")
+    sql = (cte + "SELECT x.rule_id, ru.title, ru.severity, COUNT(DISTINCT x.asset_id) AS judged, "
+           "COUNT(*) OVER () AS total, (SELECT COUNT(DISTINCT rule_id) FROM x) AS rules_judged "
+           f"FROM x JOIN rules ru ON ru.rule_id = x.rule_id WHERE {match} GROUP BY x.rule_id, ru.title, ru.severity "
+           "HAVING COUNT(CASE WHEN x.status = 'fail' THEN 1 END) = 0 "
+           "ORDER BY CASE ru.severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, "
+           "x.rule_id")
+    return SqlPlan("clean_rules", sql, [*params, *match_params], "checks no device in scope fails in {assessment_id}",
+                   assessment_id="latest")
+
+
 def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str = FLEET,
                today: date | None = None, group_by: str | None = None, by_rate: str | None = None) -> SqlPlan | None:
     """The frame's SQL plan when its ask needs one of the forms above, else None (the assessment tools answer).
@@ -389,7 +404,7 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         # "how many aaa failures per site type": a row per group, before any list of devices
         return group_compare(scope, group_by, condition, frame.limit if ask == "ranking" else None,
                              by_rate=by_rate if ask == "ranking" else "lowest" if ask == "share" else None)
-    if ask in ("fix", "count", "yes_no") and condition.rules and not device:
+    if ask in ("fix", "count", "yes_no", "share") and condition.rules and not device:
         # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?",
         # "is aaa new-model on everywhere at the branches?": the rules asked, not their topic
         return device_list(frame, scope, condition, collection)
@@ -398,6 +413,9 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
                                                                              "summary"):
         return exception_list(frame, scope, condition.rules)
+    if subject == "rules" and not device and ask in ("list", "count") and frame.polarity == "passes" and untimed \
+            and not frame.direction:
+        return clean_rules(scope, condition)  # "which checks does every device pass?"
     if subject == "rules" and not device and (frame.direction or ask in ("trend", "compare")) and (
             frame.direction or frame.time.since or frame.time.months or frame.time.runs or frame.time.last_n
             or frame.time.relative):

@@ -177,6 +177,17 @@ class RuleChangeRow(RowModel):
     total: int
 
 
+class CleanRuleRow(RowModel):
+    """``clean_rules``: a check no device in scope fails, with the devices judged on it."""
+
+    rule_id: str
+    title: str | None
+    severity: str | None
+    judged: int
+    total: int
+    rules_judged: int
+
+
 class ExceptionRow(RowModel):
     """``exception_list``: an approved exception and the devices it covers in the run."""
 
@@ -266,6 +277,7 @@ SQL_ROWS: dict[str, type[RowModel]] = {
     "group_compare": GroupRow,
     "run_series": RunRow,
     "rule_changes": RuleChangeRow,
+    "clean_rules": CleanRuleRow,
     "exception_list": ExceptionRow,
     "device_rules": DeviceRuleRow,
     "signature_matches": SignatureMatchRow,
