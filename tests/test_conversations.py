@@ -269,3 +269,31 @@ def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed
         con.close()
     assert n and "Not found in the knowledge base" not in why.final.answer
     assert f"{first.group(1)} has {n} critical deviation" in why.final.answer, why.final.answer[:400]
+
+
+def test_the_evidence_for_the_first_one_and_then_its_fix_keep_the_device_and_the_check_listed(
+        demo_warehouse: Path) -> None:
+    """After "which firewalls at the stores fail telnet?", "show me the evidence for the first one" is that device's
+    ASA-TELNET evidence (it answered "That is outside what I know"), and "and the fix?" its fix for that check (it
+    gave every failed check's catalog fix) — the evidence line as the warehouse holds it."""
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    chat = Chat()
+    listed = chat("which firewalls at the stores fail telnet?")
+    first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listed.final.answer, re.M)
+    assert first is not None, listed.final.answer[:400]
+    con = connect_reader(current_file(demo_warehouse))
+    try:
+        (evidence,), = con.execute("SELECT evidence FROM results WHERE asset_id = ? AND rule_id = 'ASA-TELNET' AND "
+                                   "assessment_id = (SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                   "ORDER BY started_at DESC LIMIT 1)", [first.group(1)]).fetchall()
+    finally:
+        con.close()
+    shown = chat("show me the evidence for the first one")
+    assert shown.intent.frame.targets.device == [first.group(1)] and shown.intent.frame.checks == ["ASA-TELNET"]
+    assert shown.final.answer.split("\n\n")[1].startswith(f"**ASA-TELNET** fails on {first.group(1)}")
+    assert evidence.splitlines()[0] in shown.final.answer, shown.final.answer[:600]
+    fix = chat("and the fix?")
+    assert fix.final.answer.split("\n\n")[1].startswith(f"**To fix ASA-TELNET on {first.group(1)}**"), \
+        fix.final.answer[:400]

@@ -116,6 +116,10 @@ KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference") 
 # "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
 THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
                   r"(?! (?:one|device|switch|router|firewall|box|list|table)\b)", re.I)
+# "show me the evidence for the first one", "the fix for the second one": about a device of the list, as listed
+ABOUT_ITS_PLACE = re.compile(r"\b(?:evidence|proof|config(?:uration)? lines?|lines?|why|fix\w*|remediat\w*|commands?)\b",
+                             re.I)
+FIX_WORDS = re.compile(r"\bfix\w*|\bremediat\w*|\bcommands?\b|\bhow do i\b", re.I)  # "and the fix?" asks for it
 SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "environment")
 WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
 
@@ -127,7 +131,13 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
     scope ("what about security?") keeps where, not what."""
     carried = SCOPE_FILTERS + (WHAT_FILTERS if kind != "carryover" else ())
     if kind == "device_reference":  # "how do I fix that on the first one": the device named, what "that" was
-        carried = WHAT_FILTERS if THAT.search(text) else ()
+        # ("the evidence for the first one": why it is on the list — what the list counted — unless it names its own)
+        about_place = ABOUT_ITS_PLACE.search(text) and not names_what(frame, text)
+        carried = WHAT_FILTERS if THAT.search(text) or about_place else ()
+        if about_place and not frame.checks:
+            frame = frame.evolve(checks=previous.checks)
+        if about_place and frame.ask == "not_answerable":  # read alone it meant nothing: its evidence, as "why"
+            frame = frame.evolve(ask="explain", subject="findings", cannot=None)
     if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
         carried = tuple(k for k in carried if k != "site_type")
     if not all_fit(previous.filters.platform, frame.filters.device_type):
@@ -141,7 +151,7 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
         filters = filters.evolve(**{k: getattr(previous.filters, k) for k in WHAT_FILTERS if not getattr(filters, k)})
         checks = checks or previous.checks
     frame = frame.evolve(filters=filters, checks=checks)
-    if bare and previous.ask in DATA_ASKS:
+    if bare and previous.ask in DATA_ASKS and not (frame.ask == "fix" and FIX_WORDS.search(text)):
         # "which switches at DataCenter-2 fail critical checks?" → "and at the stores?": only where changes; the
         # answer keeps the question's form (the list), not what the bare words alone read as ("yes/no")
         frame = frame.evolve(ask=previous.ask, subject=previous.subject, limit=frame.limit or previous.limit,
