@@ -271,6 +271,24 @@ def test_the_checks_every_device_passes_are_those_no_device_in_scope_fails(demo_
     assert all(f"**{rule}**" in lead for (rule,) in clean), lead
 
 
+def test_a_count_asked_per_month_or_over_time_is_the_series_of_that_count(demo_warehouse: Path) -> None:
+    """"how many critical findings did we have each month?" is the failed critical checks of every run (it was the
+    latest run's count), and "ntp auth failures over time" NTP-AUTH's per run (it quoted the NTP standard) — the
+    figures as SQL counts them, oldest run first."""
+    def series(condition: str) -> list[int]:
+        return [n for _, n in one(demo_warehouse, "SELECT m.assessment_id, COUNT(*) FILTER (WHERE r.status = 'fail' "
+                                                  f"AND {condition}) FROM results r JOIN assessments m USING "
+                                                  "(assessment_id) WHERE m.collection = 'fleet' GROUP BY 1, "
+                                                  "m.started_at ORDER BY m.started_at")]
+
+    critical = handle_turn("how many critical findings did we have each month?").final.answer.split("\n\n")[1]
+    assert " → ".join(f"**{n:,}**" for n in series("r.severity = 'critical'")) in critical, critical
+    ntp = handle_turn("ntp auth failures over time")
+    assert ntp.intent.intent_class == "cbp_assessment", ntp.intent.signals
+    lead = ntp.final.answer.split("\n\n")[1]
+    assert " → ".join(f"**{n:,}**" for n in series("r.rule_id = 'NTP-AUTH'")) in lead, lead
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

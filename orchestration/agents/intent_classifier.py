@@ -265,6 +265,11 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
     skill = decision.skill or ""
     # devices of a named kind are a population the standards do not hold: a lower floor for them
     part = any(v for k, v in frame.filters.model_dump().items() if k not in ("severity", "topic"))
+    # "ntp auth failures over time", "did critical findings get worse since september?": figures per run are the
+    # warehouse's — neither a standard nor an expert's reading of SLIC matches (unless SLIC words were said)
+    series = (frame.ask == "trend" or (frame.ask == "yes_no" and bool(frame.direction) and bool(
+        frame.time.since or frame.time.last_n or frame.time.relative))) and frame.subject in ("findings", "runs") \
+        and not frame.targets.signature and "slic" not in decision.signals and frame.confidence >= CLEAR_ASK
     if skill.endswith("_generic"):
         # "is the http server disabled on all routers?", "is SNMP-ACL on RTR-1 covered by an exception?": a verdict
         verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.checks) \
@@ -277,8 +282,8 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count") and _filtered(frame)
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or (
             population and part and frame.subject == "devices") else CLEAR_ASK
-        if (frame.confidence < floor and frame.margin < CLEAR_MARGIN) or not (verdict or population or device
-                                                                                or exceptions):
+        if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
+                           or not (verdict or population or device or exceptions)):
             return None
     elif skill.endswith("_expert_insights"):
         # "does every switch have dhcp snooping?": the verdict of the checks named on a device or a part of the
@@ -297,7 +302,7 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
             and not (frame.time.months or frame.time.relative or frame.time.runs) \
             and any(len(filters[k]) >= 2 for k in ("site", "site_type", "device_type", "platform", "os_version",
                                                    "environment", "role"))
-        if not (verdict or matches or exceptions or sides):
+        if not (verdict or matches or exceptions or sides or series):
             return None
     else:
         return None

@@ -370,13 +370,24 @@ def _run_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
         head = (f"Only one run falls in the time asked for: {first.assessment_id} ({first.run_date}), "
                 f"{first.pass_rate}% pass, {first.failed:,} failed checks.")
     else:
-        direction = "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
+        # "how many critical findings each month": the failed checks of that kind per run are the figures asked
+        narrow = bool(frame.filters.severity or frame.checks)
+        change = last.failed - first.failed
+        direction = ("improved" if change < 0 else "worsened" if change > 0 else "held steady") if narrow else \
+            "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
         said = f"**{direction.capitalize()}**"
         if frame.ask == "yes_no" and frame.direction:  # "did it get worse since september?": Yes/No, then how
             said = f"**{'Yes' if direction == {'worse': 'worsened', 'better': 'improved'}[frame.direction] else 'No'}** — {direction}"
-        head = (f"{said}: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
-                f"{last.pass_rate}% ({last.run_date}), {delta:+.1f} points; failed checks {first.failed:,} → "
-                f"{last.failed:,} over {len(rows)} runs.")
+        if narrow:
+            kind = " or ".join(frame.filters.severity) + " " if frame.filters.severity else ""
+            checks = f" ({', '.join(frame.checks[:4])}{' …' if len(frame.checks) > 4 else ''})" if frame.checks else ""
+            head = (f"{said}: failed {kind}checks{checks} per run " + " → ".join(f"**{r.failed:,}**" for r in rows)
+                    + f" ({first.run_date} → {last.run_date}), {change:+,} over {len(rows)} runs; the pass rate of "
+                    f"those checks {first.pass_rate}% → {last.pass_rate}%.")
+        else:
+            head = (f"{said}: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
+                    f"{last.pass_rate}% ({last.run_date}), {delta:+.1f} points; failed checks {first.failed:,} → "
+                    f"{last.failed:,} over {len(rows)} runs.")
     table = _table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
                    [[r.assessment_id, r.run_date, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.high]
                     for r in rows])

@@ -572,6 +572,9 @@ class Catalogs:
         return frozenset().union(*self.rule_words)
 
 
+# a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
+_PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b|\bmonthly\b|\bmonth (?:by|over) month\b|"
+                      r"\bover time\b", _I)
 # words of a series over time: without them (or a time), "failures per role" is a figure per group
 _SERIES = re.compile(r"\btrend|\bover time\b|\bhistor|\bevolv|\bprogress|\bchang|\bimprov|\bwors|\bbetter\b|"
                      r"\bruns\b|\bassessments\b|\baudits\b", _I)
@@ -599,6 +602,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     time = read_time(text, entities, today)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
+    if ask in ("count", "share", "summary") and subject in ("findings", "runs") and _PER_RUN.search(text):
+        ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
     if ask == "trend" and group_key(text) and time == FrameTime() and not _SERIES.search(text):
         ask = "count"  # "failures per role": one figure per group, not a series over runs
     return QuestionFrame(
