@@ -289,6 +289,27 @@ def test_a_count_asked_per_month_or_over_time_is_the_series_of_that_count(demo_w
     assert " → ".join(f"**{n:,}**" for n in series("r.rule_id = 'NTP-AUTH'")) in lead, lead
 
 
+def test_a_yes_no_in_neutral_words_asks_what_the_checks_named_want(demo_warehouse: Path) -> None:
+    """"is ntp authentication enabled on RTR-CORE-1?" asks whether NTP-AUTH passes (it answered "Yes — fails
+    NTP-AUTH"); "is telnet enabled on FW-ST30-1?" whether ASA-TELNET fails; "does RTR-CORE-1 send logs to the syslog
+    server" whether LOG-HOST passes — each verdict as the warehouse holds it."""
+    def status(device: str, rule: str) -> str:
+        (verdict,), = one(demo_warehouse, f"SELECT status FROM results WHERE assessment_id = {LATEST} AND asset_id = ? "
+                                          "AND rule_id = ?", [device, rule])
+        return str(verdict)
+
+    for question, device, rule, yes_when in (
+            ("is ntp authentication enabled on RTR-CORE-1", "RTR-CORE-1", "NTP-AUTH", "pass"),
+            ("is bpdu guard enabled on SW-BR01-ACC-1", "SW-BR01-ACC-1", "L2-BPDUGUARD", "pass"),
+            ("is telnet enabled on FW-ST30-1", "FW-ST30-1", "ASA-TELNET", "fail"),
+            ("does RTR-CORE-1 send logs to the syslog server", "RTR-CORE-1", "LOG-HOST", "pass")):
+        verdict = status(device, rule)
+        lead = handle_turn(question).final.answer.split("\n\n")[1]
+        said = "Yes" if verdict == yes_when else "No"
+        verb = "passes" if verdict == "pass" else "fails"
+        assert lead.startswith(f"**{said}** — {device} {verb} {rule}"), (question, verdict, lead)
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

@@ -12,7 +12,7 @@ from typing import Any
 from orchestration.engines.judgement import all_fit, fits
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
-from orchestration.nlu.checks import checks_asked
+from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
     followup_without_history_question,
@@ -200,6 +200,10 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
                                                             get_rules()), frame))
+        if frame.polarity is None and frame.ask == "yes_no":  # its words say neither: the checks it names decide
+            frame = frame.evolve(polarity=wanted_state(frame.checks, get_rules()) if frame.checks else "fails")
+        elif frame.polarity is None and frame.ask == "share" and frame.checks:
+            frame = frame.evolve(polarity=wanted_state(frame.checks, get_rules()))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
                 (everyday := everyday_words(words, reader, _catalogs())) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had

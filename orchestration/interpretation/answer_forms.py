@@ -8,7 +8,6 @@ Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat;
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -156,21 +155,7 @@ def _none_of(assessed: int, judged: int, checks: str, run: str) -> str:
     return f"**None.** {'Neither' if judged == 2 else 'None'} of the {judged} devices {of} fails {fails} ({run})."
 
 
-_OFF = re.compile(r"\bdisabled\b|\bnot\b|^no\b", re.I)  # a title that wants a feature off: "Telnet … is disabled"
-
-
-def _share_part(frame: QuestionFrame) -> str:
-    """Which devices a share of devices on named checks counts when the words say neither passing nor failing: the
-    checks decide. Most of them wanting a feature off ("Telnet management is disabled") — the question names the
-    feature, so "what fraction allow telnet" counts the failing; else ("BPDU guard is enabled", "what share have bpdu
-    guard") the passing."""
-    if frame.polarity:
-        return frame.polarity
-    titles = [r.title for r in get_rules() if r.id in frame.checks]
-    return "fails" if titles and 2 * sum(bool(_OFF.search(t)) for t in titles) >= len(titles) else "passes"
-
-
-def _device_share(judged: int, failing: int, checks: str, polarity: str, run: str, some_unjudged: bool) -> str:
+def _device_share(judged: int, failing: int, checks: str, polarity: str | None, run: str, some_unjudged: bool) -> str:
     """The share of devices failing (or passing) the checks asked, out of those judged on them."""
     part = judged - failing if polarity == "passes" else failing
     of = f"judged on {checks}" if some_unjudged else "assessed in this scope"
@@ -201,7 +186,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
         elif frame.ask == "yes_no" and not condition:  # "is there a firewall at branch-04?"
             first = f"**No** — {first}"
         if frame.ask == "share" and condition and scope is not None and scope.judged:
-            first = _device_share(scope.judged, 0, named, _share_part(frame), run, scope.judged < scope.assessed)
+            first = _device_share(scope.judged, 0, named, frame.polarity, run, scope.judged < scope.assessed)
         unjudged = _not_judged(frame) if scope is None or scope.assessed else ""
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
@@ -250,7 +235,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
         first = f"**{devices(total)}** {'fail' if total > 1 else 'fails'} {what.removeprefix('devices failing ')} ({run})."
     elif frame.ask == "share" and condition:  # "what % of routers fail aaa accounting": of those judged on it
         listed = ", ".join(names[:10]) + (f" and {total - 10} more" if total > 10 else "")
-        first = _device_share(assessed, total, what.removeprefix("devices failing "), _share_part(frame), run,
+        first = _device_share(assessed, total, what.removeprefix("devices failing "), frame.polarity, run,
                               no_verdict > 0) + f" Failing: {listed}."
     elif frame.ask == "yes_no" and not condition:  # whether such devices exist, and which
         first = f"**Yes** — {devices(total)} in this scope: {', '.join(names[:10])}{' …' if total > 10 else ''}."

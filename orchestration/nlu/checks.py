@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Literal
 
 from orchestration.engines.rule_engine import Rule
 from orchestration.nlu.facets import topic_phrase_rules
@@ -61,3 +62,15 @@ def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: 
     if len(chosen) < len(candidates):  # the words told the rules apart ("aaa new-model" is not the login rule)
         return chosen
     return list(dict.fromkeys(chosen + precise))
+
+
+_OFF = re.compile(r"\bdisabled\b|\bnot\b|^no\b", re.I)  # a title that wants a feature off: "Telnet … is disabled"
+
+
+def wanted_state(checks: Sequence[str], rules: Sequence[Rule]) -> Literal["passes", "fails"]:
+    """What a question whose words say neither passing nor failing asks of the checks it names: it names the
+    feature. Most of them wanting the feature off ("Telnet management is disabled"), "is telnet enabled on FW-1?" asks
+    whether they fail; else ("NTP authentication is enabled") "is ntp authentication enabled on RTR-1?" whether they
+    pass."""
+    titles = [r.title for r in rules if r.id in checks]
+    return "fails" if titles and 2 * sum(bool(_OFF.search(t)) for t in titles) >= len(titles) else "passes"

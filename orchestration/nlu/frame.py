@@ -520,8 +520,16 @@ def read_direction(text: str) -> Literal["worse", "better"] | None:
     return "worse" if worse and not better else "better" if better and not worse else None
 
 
-def read_polarity(text: str) -> Literal["passes", "fails"]:
-    return "passes" if _PASSES.search(text) else "fails"
+# "is anything failing / exposed / missing at HQ?" asks whether checks fail, whatever checks they are
+_FAILS = re.compile(r"\b(?:fail\w*|non-?complian\w*|not complian\w*|violat\w*|broken|insecure|exposed|vulnerable|"
+                    r"missing|lacks?|lacking|without|weak|deviat\w*|issues?|problems?|findings?|wrong|misconfigur\w*|"
+                    r"open to|gaps?|holes?|shortfalls?|concerns?|risks?|errors?|red flags?)\b", _I)
+
+
+def read_polarity(text: str) -> Literal["passes", "fails"] | None:
+    """Whether a yes/no asks if checks pass or fail; None when its words say neither ("is ntp authentication enabled
+    on X?", "is telnet enabled on Y?"): the checks it names decide (``nlu.checks.wanted_state``)."""
+    return "passes" if _PASSES.search(text) else "fails" if _FAILS.search(text) else None
 
 
 # what fails nothing, in a list or a count: "sites with no critical findings", "switches without telnet issues",
@@ -572,6 +580,10 @@ class Catalogs:
         return frozenset().union(*self.rule_words)
 
 
+# a device reaching another, now: reachability is live state — the configuration shows what is set, not what works
+_REACH = re.compile(r"\b(?:can|could|does|do|is|are)\s+(?:[\w-]+\s+){1,3}?(?:able to\s+)?(?:reach|ping|connect to|"
+                    r"talk to|get to)\s+(?:the |our |its |their )?(?!internet\b)[\w-]+|\bping(?:s|ing|able)?\b|"
+                    r"\b(?:is|are)\s+(?:[\w-]+\s+){1,3}?reachable\b(?! (?:from|to) the internet)", _I)
 # a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
 _PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b|\bmonthly\b|\bmonth (?:by|over) month\b|"
                       r"\bover time\b", _I)
@@ -591,6 +603,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
                today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
     """The whole frame of one request."""
     ask, subject, cannot, confidence, margin = reader.read(text)
+    if _REACH.search(text):  # "can FW-HQ-1 reach the syslog server?": live state, whatever the config words
+        ask, subject, cannot, confidence, margin = "not_answerable", "none", "live_state", max(confidence, 0.9), 0.5
     direction = read_direction(text)
     if direction and subject in ("findings", "devices") and _CHECKS_HEAD.search(text.strip()):
         subject = "rules"  # the checks that changed are asked for, whatever the reader's doubt between the nouns

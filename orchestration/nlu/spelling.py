@@ -18,6 +18,7 @@ DOMAIN_WORDS = ["summarize", "summarise", "summary", "latest", "recent", "previo
 COMMON_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "fifty",
                 "hundred", "first", "second", "third", "where", "there", "cover", "least", "route", "slack", "never",
                 "every", "other", "after", "about", "which", "while", "still", "since", "until", "again", "later",
+                "reach", "reachable", "connect", "connected", "connectivity",  # "can X reach Y" is not "each"
                 "january", "february", "march", "april", "june", "july", "august", "september", "october",
                 "november", "december"]
 _ENDINGS = ("s", "es", "d", "ed", "ing", "ly")
