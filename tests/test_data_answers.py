@@ -310,6 +310,20 @@ def test_a_yes_no_in_neutral_words_asks_what_the_checks_named_want(demo_warehous
         assert lead.startswith(f"**{said}** — {device} {verb} {rule}"), (question, verdict, lead)
 
 
+def test_better_or_worse_than_last_month_compares_the_two_runs(demo_warehouse: Path) -> None:
+    """"is RTR-BR05-1 better or worse than last month?" is the device's failed checks in the previous run against
+    the latest (it was the device's summary of the latest run alone)."""
+    runs = [r for (r,) in one(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                              "ORDER BY started_at DESC LIMIT 2")]
+    counts = dict(one(demo_warehouse, "SELECT assessment_id, COUNT(*) FILTER (WHERE status = 'fail') FROM results "
+                                      "WHERE asset_id = 'RTR-BR05-1' AND assessment_id IN (?, ?) GROUP BY 1", runs))
+    before, now = counts[runs[1]], counts[runs[0]]
+    answer = handle_turn("is RTR-BR05-1 better or worse than last month?").final.answer
+    word = "Better" if now < before else "Worse" if now > before else "Unchanged"
+    assert answer.split("\n\n")[1].startswith(f"**{word}**: RTR-BR05-1 went from {before} to {now} failed checks"), \
+        answer[:400]
+
+
 def test_when_devices_were_last_assessed_is_a_date_per_device(demo_warehouse: Path) -> None:
     """"when were the store firewalls last audited": the latest run's date first, and every device in scope that
     run did not assess with the run that last did (as SQL finds them)."""

@@ -93,7 +93,8 @@ def select_tool(intent: Intent) -> ToolChoice:
     than_before = intent.frame.ask == "yes_no" and bool(intent.frame.direction) and \
         intent.frame.time.relative in ("previous", "last_month")
     if facets.change or timeframe == "since_last_assessment" or len(named_runs) > 1 or than_before or (
-            intent.frame.ask in ("compare", "trend") and intent.frame.time.relative == "previous"):
+            intent.frame.ask in ("compare", "trend") and intent.frame.time.relative in ("previous", "last_month")):
+        # "is RTR-BR05-1 better or worse than last month?": the previous run against the latest
         since = intent.frame.time.since if not named_runs and not intent.frame.time.last_n else None
         params = {
             "current_assessment_id": assessment_id or "latest",

@@ -330,8 +330,13 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
         top = rows[0]
         shown = (f"The {len(rows)} with the most failed checks of {_total(rows)} {label}s" if len(rows) < _total(rows)
                  else f"Every {label} by failed checks")
-        first = (f"**{top.group_key}** has the most failed checks: {top.failed} ({top.pass_rate}% pass, "
-                 f"{top.critical} critical).")
+        tied = [r for r in rows[1:] if r.failed == top.failed]
+        if tied:  # equal on the figure the order uses: which one is "first" is the tie-break, not the data
+            first = (f"No single {label} leads: {_names([str(r.group_key) for r in [top, *tied]])} tie at "
+                     f"{top.failed} failed checks each.")
+        else:
+            first = (f"**{top.group_key}** has the most failed checks: {top.failed} ({top.pass_rate}% pass, "
+                     f"{top.critical} critical).")
         lowest = min(rows, key=lambda r: (r.pass_rate, -r.failed))
         if lowest.group_key != top.group_key and lowest.pass_rate < top.pass_rate:
             # "which branch has the worst pass rate": a smaller site can fail fewer checks at a lower rate
