@@ -162,6 +162,9 @@ def test_limits() -> None:
     # a yes/no about a link or a contract is not a yes/no about failed checks ("Yes — 19 failed checks" was the answer)
     ("is the wan link at Branch-06 down?", "live or operational state"),
     ("is FW-HQ-2 still covered by a support contract", "licensing or support-contract"),
+    # "reach" was corrected into "each" and the logging standard quoted; the configuration's side is offered
+    ("can FW-HQ-1 reach the syslog server?", "live or operational state(?s:.*)does FW-HQ-1 pass LOG-HOST"),
+    ("can rtr-br05-1 ping the ntp servers", "live or operational state"),
     ("open an incident in servicenow for fw-st50-1", "can't act"),
     ("what's a good pizza place near the office", "only help|outside what I know"),  # the router's gate or the frame's
     ("summarise the headlines from this morning", "outside what I know"),  # read as a summary by the grammar alone

@@ -159,7 +159,12 @@ def _cannot_answer(state: AssessmentState) -> Final:
     frame = state.intent.frame
     target = (frame.targets.device or frame.filters.site or ["HQ"])[0]
     text = CANNOT.get(frame.cannot or "off_topic", CANNOT["off_topic"])
-    return Final(answer=f"{text}\n\n{CAN_INSTEAD.format(target=target)}", missing_inputs=[f"not answerable: "
+    instead = CAN_INSTEAD.format(target=target)
+    if frame.cannot == "live_state" and frame.checks:  # "can FW-HQ-1 reach the syslog server?": how it is set up
+        checks = ", ".join(frame.checks[:3])
+        instead = (f"What the configuration can tell is whether {target} is set up for it — ask \"does {target} "
+                   f"pass {checks}?\" — or: " + instead.removeprefix("What I can do instead: "))
+    return Final(answer=f"{text}\n\n{instead}", missing_inputs=[f"not answerable: "
                  f"{frame.cannot or 'off_topic'}"], partial=True, risk_of_error="low")
 
 
