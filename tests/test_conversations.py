@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn
@@ -172,6 +173,21 @@ def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_
     assert failing and f"**{len(failing)} device" in answer and all(name in answer for name in failing), answer
 
 
+def _of_latest_run(warehouse: Path, column: str, where: str, device: str) -> Any:
+    """One value of ``device``'s results in the latest fleet run (``column`` over the rows matching ``where``)."""
+    from orchestration.warehouse.store import connect_reader
+    from orchestration.warehouse.versions import current_file
+
+    con = connect_reader(current_file(warehouse))
+    try:
+        (value,), = con.execute(f"SELECT {column} FROM results WHERE asset_id = ? AND {where} AND assessment_id = "
+                                "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at "
+                                "DESC LIMIT 1)", [device]).fetchall()
+    finally:
+        con.close()
+    return value
+
+
 def _latest_counts(warehouse: Path, where: str, failing: str) -> tuple[int, int]:
     """(devices assessed, devices failing) in the latest fleet run, among assets × sites rows matching ``where``."""
     from orchestration.warehouse.store import connect_reader
@@ -257,16 +273,7 @@ def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed
     assert first is not None, listed.final.answer[:400]
     why = chat("why does the first one fail it?")
     assert why.intent.intent_class == "cbp_assessment" and why.intent.frame.targets.device == [first.group(1)]
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
-
-    con = connect_reader(current_file(demo_warehouse))
-    try:
-        (n,), = con.execute("SELECT COUNT(*) FROM results WHERE asset_id = ? AND severity = 'critical' AND status = "
-                            "'fail' AND assessment_id = (SELECT assessment_id FROM assessments WHERE collection = "
-                            "'fleet' ORDER BY started_at DESC LIMIT 1)", [first.group(1)]).fetchall()
-    finally:
-        con.close()
+    n = _of_latest_run(demo_warehouse, "COUNT(*)", "severity = 'critical' AND status = 'fail'", first.group(1))
     assert n and "Not found in the knowledge base" not in why.final.answer
     assert f"{first.group(1)} has {n} critical deviation" in why.final.answer, why.final.answer[:400]
 
@@ -276,20 +283,11 @@ def test_the_evidence_for_the_first_one_and_then_its_fix_keep_the_device_and_the
     """After "which firewalls at the stores fail telnet?", "show me the evidence for the first one" is that device's
     ASA-TELNET evidence (it answered "That is outside what I know"), and "and the fix?" its fix for that check (it
     gave every failed check's catalog fix) — the evidence line as the warehouse holds it."""
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
-
     chat = Chat()
     listed = chat("which firewalls at the stores fail telnet?")
     first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listed.final.answer, re.M)
     assert first is not None, listed.final.answer[:400]
-    con = connect_reader(current_file(demo_warehouse))
-    try:
-        (evidence,), = con.execute("SELECT evidence FROM results WHERE asset_id = ? AND rule_id = 'ASA-TELNET' AND "
-                                   "assessment_id = (SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
-                                   "ORDER BY started_at DESC LIMIT 1)", [first.group(1)]).fetchall()
-    finally:
-        con.close()
+    evidence = _of_latest_run(demo_warehouse, "evidence", "rule_id = 'ASA-TELNET'", first.group(1))
     shown = chat("show me the evidence for the first one")
     assert shown.intent.frame.targets.device == [first.group(1)] and shown.intent.frame.checks == ["ASA-TELNET"]
     assert shown.final.answer.split("\n\n")[1].startswith(f"**ASA-TELNET** fails on {first.group(1)}")

@@ -580,10 +580,10 @@ class Catalogs:
         return frozenset().union(*self.rule_words)
 
 
-# a device reaching another, now: reachability is live state — the configuration shows what is set, not what works
-_REACH = re.compile(r"\b(?:can|could|does|do|is|are)\s+(?:[\w-]+\s+){1,3}?(?:able to\s+)?(?:reach|ping|connect to|"
-                    r"talk to|get to)\s+(?:the |our |its |their )?(?!internet\b)[\w-]+|\bping(?:s|ing|able)?\b|"
-                    r"\b(?:is|are)\s+(?:[\w-]+\s+){1,3}?reachable\b(?! (?:from|to) the internet)", _I)
+# "can FW-HQ-1 reach the syslog server?": reachability now is live state. The reader learned "ping" and "reachable"
+# from its corpus; four training questions with "reach" cost 0.6 points of held-out asks, so this verb is read here
+_REACH = re.compile(r"\b(?:can|could|does|do|is|are)\s+(?:[\w-]+\s+){1,3}?(?:able to\s+)?(?:reach|connect to|talk to|"
+                    r"get to)\s+(?:the |our |its |their )?(?!internet\b)[\w-]+", _I)
 # a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
 _PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b|\bmonthly\b|\bmonth (?:by|over) month\b|"
                       r"\bover time\b", _I)
@@ -603,7 +603,7 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
                today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
     """The whole frame of one request."""
     ask, subject, cannot, confidence, margin = reader.read(text)
-    if _REACH.search(text):  # "can FW-HQ-1 reach the syslog server?": live state, whatever the config words
+    if _REACH.search(text):
         ask, subject, cannot, confidence, margin = "not_answerable", "none", "live_state", max(confidence, 0.9), 0.5
     direction = read_direction(text)
     if direction and subject in ("findings", "devices") and _CHECKS_HEAD.search(text.strip()):
