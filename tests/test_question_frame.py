@@ -165,6 +165,7 @@ def test_limits() -> None:
     # "reach" was corrected into "each" and the logging standard quoted; the configuration's side is offered
     ("can FW-HQ-1 reach the syslog server?", "live or operational state(?s:.*)does FW-HQ-1 pass LOG-HOST"),
     ("can rtr-br05-1 ping the ntp servers", "live or operational state"),
+    ("can the branch routers reach the tacacs servers", "live or operational state(?s:.*)which branch routers fail AAA-"),
     ("open an incident in servicenow for fw-st50-1", "can't act"),
     ("what's a good pizza place near the office", "only help|outside what I know"),  # the router's gate or the frame's
     ("summarise the headlines from this morning", "outside what I know"),  # read as a summary by the grammar alone

@@ -162,8 +162,11 @@ def _cannot_answer(state: AssessmentState) -> Final:
     instead = CAN_INSTEAD.format(target=target)
     if frame.cannot == "live_state" and frame.checks:  # "can FW-HQ-1 reach the syslog server?": how it is set up
         checks = ", ".join(frame.checks[:3])
-        instead = (f"What the configuration can tell is whether {target} is set up for it — ask \"does {target} "
-                   f"pass {checks}?\" — or: " + instead.removeprefix("What I can do instead: "))
+        named = frame.targets.device or frame.filters.site
+        kind = " ".join([*frame.filters.site_type[:1], *(f"{t}s" for t in frame.filters.device_type[:1])]) or "devices"
+        ask = f"does {named[0]} pass {checks}?" if named else f"which {kind} fail {checks}?"
+        instead = (f"What the configuration can tell is whether {'it is' if named else 'they are'} set up for it — "
+                   f"ask \"{ask}\" — or: " + instead.removeprefix("What I can do instead: "))
     return Final(answer=f"{text}\n\n{instead}", missing_inputs=[f"not answerable: "
                  f"{frame.cannot or 'off_topic'}"], partial=True, risk_of_error="low")
 
