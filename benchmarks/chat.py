@@ -71,9 +71,10 @@ def rss_mb(pid: int, field: str = "Rss") -> float:
     return total / 1024
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, tree: bool = True) -> float:
+    """CPU seconds (user + system) of ``pid`` and every process below it, or of ``pid`` alone."""
     total = 0
-    for p in _tree(pid):
+    for p in _tree(pid) if tree else [pid]:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])  # utime, stime
@@ -227,11 +228,14 @@ def burst(servers: list[Server], n: int, questions: int, timeout: float, label: 
     asks = prompts()
     plan = [[asks[(i * questions + j + 2) % len(asks)] for j in range(questions)] for i in range(n)]
     pids = [server.process.pid for server in servers]
+    # the server process itself is the chat layer (Chainlit); the turn workers and the fork server are its children
+    chat0 = sum(cpu_seconds(pid, tree=False) for pid in pids)
     cpu0, wall0, own0 = sum(map(cpu_seconds, pids)), time.perf_counter(), time.process_time()
     done = asyncio.run(_sessions([server.url for server in servers], n, plan, timeout))
     wall = time.perf_counter() - wall0
     client_cores = (time.process_time() - own0) / wall  # the sessions share the machine with the server
     cpu = sum(map(cpu_seconds, pids)) - cpu0
+    chat_cpu = sum(cpu_seconds(pid, tree=False) for pid in pids) - chat0
     figures = _figures([a for s in done for a in s.asked])
     for error in sorted({a.error for s in done for a in s.asked if a.error})[:3]:
         report(f"  error: {error}")
@@ -240,6 +244,7 @@ def burst(servers: list[Server], n: int, questions: int, timeout: float, label: 
                     "client_cores_used": round(client_cores, 2), "messages_per_s": round(figures["questions"] / wall, 2),
                     "server_cores_used": round(cpu / wall, 2), "server_cpu_s_per_question":
                         round(cpu / max(1, figures["questions"]), 3),
+                    "chat_layer_cpu_s_per_question": round(chat_cpu / max(1, figures["questions"]), 4),
                     "rss_mb": round(sum(rss_mb(pid) for pid in pids)),
                     "pss_mb": round(sum(rss_mb(pid, "Pss") for pid in pids))})
     # a burst of n questions needs n x (CPU per question) on the machine's cores: no scheduling beats that
@@ -248,7 +253,7 @@ def burst(servers: list[Server], n: int, questions: int, timeout: float, label: 
            f"{figures['first_step_p50_s']} s, p95 {figures['first_step_p95_s']} s; answer p50 "
            f"{figures['answer_p50_s']} s, p95 {figures['answer_p95_s']} s, max {figures['answer_max_s']} s; "
            f"{figures['messages_per_s']} answers/s; server CPU {figures['server_cpu_s_per_question']} s per "
-           f"question, {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB (PSS {figures['pss_mb']} MB); "
+           f"question (chat layer {figures['chat_layer_cpu_s_per_question']} s), {figures['server_cores_used']} cores busy; RSS {figures['rss_mb']} MB (PSS {figures['pss_mb']} MB); "
            f"login p95 {figures['login_p95_s']} s; the sessions' own process {figures['client_cores_used']} cores; "
            f"floor for {n} questions at once on {os.cpu_count()} cores {figures['burst_floor_s']} s")
     return figures

@@ -6,26 +6,29 @@ Chainlit 2.12 writes, e.g. ``autoCollapse`` and ``modes``); the same DDL serves 
 arrays and the tables sit in their own schema (the memory store has tables called ``users`` and ``threads`` too).
 The project's own memory store keeps the turns themselves; this file only holds what the Chainlit UI shows in
 its thread list and on resume. Element bodies go to a storage client (``chat_app/storage.py``) so that resumed
-threads show them as live.
+threads show them as live. Step rows are written a moment later, a turn's together (``chat_app/step_writes.py``).
 """
 
 from __future__ import annotations
 
 import copy
 import sqlite3
+from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from chainlit.data.storage_clients.base import BaseStorageClient
+from chainlit.data.utils import queue_until_user_message
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
 from chat_app.security import REFUSALS, REQUEST_USER
+from chat_app.step_writes import StepWrites, step_row
 from chat_app.uploads import holds_device_secrets
 from orchestration.database import open_database
-from orchestration.engines.secrets import mask_config
+from orchestration.engines.secrets import mask_config, mask_prompt
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users ("id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL,
@@ -87,6 +90,14 @@ def masked_upload(path: Path, name: str | None = None) -> bytes:
     return mask_config(data.decode("utf-8", errors="replace")).encode()
 
 
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def _queued(method: Method) -> Method:
+    """Chainlit's rule for its data layer's writes: before a session's first message they wait (no empty threads)."""
+    return cast(Method, queue_until_user_message()(method))  # type: ignore[no-untyped-call]
+
+
 LOGIN = ContextVar("a login's data-layer statements", default=False)
 
 
@@ -110,6 +121,51 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
 
     class GuardedDataLayer(SQLAlchemyDataLayer):  # type: ignore[misc]
         known_threads: set[str] = set()
+        thread_users: dict[str, str] = {}  # a thread's owner never changes: one SELECT per thread, not per element
+        writes: StepWrites
+
+        @_queued
+        async def create_step(self, step_dict: dict[str, Any]) -> None:
+            """The thread's row at once (elements and feedback refer to it), the step's a moment later with the
+            turn's other steps (``chat_app/step_writes.py``). A user's message is kept with the secrets of a
+            configuration line pasted into it masked, as the turn itself is."""
+            await self.update_thread(step_dict["threadId"])
+            if step_dict.get("type") == "user_message" and isinstance(step_dict.get("output"), str):
+                step_dict = {**step_dict, "output": mask_prompt(step_dict["output"])}
+            self.writes.add(step_row(step_dict))
+
+        @_queued
+        async def update_step(self, step_dict: dict[str, Any]) -> None:
+            await self.create_step(step_dict)
+
+        @_queued
+        async def delete_step(self, step_id: str) -> None:
+            await self.writes.flush()
+            await super().delete_step(step_id)
+
+        async def get_step(self, step_id: str) -> Any:
+            await self.writes.flush()
+            return await super().get_step(step_id)
+
+        async def get_thread(self, thread_id: str) -> Any:
+            await self.writes.flush()
+            return await super().get_thread(thread_id)
+
+        async def list_threads(self, pagination: Any, filters: Any) -> Any:
+            await self.writes.flush()
+            return await super().list_threads(pagination, filters)
+
+        async def close(self) -> None:
+            await self.writes.flush()
+            await super().close()
+
+        async def _get_user_id_by_thread(self, thread_id: str) -> str | None:
+            if thread_id not in self.thread_users:
+                user = await super()._get_user_id_by_thread(thread_id)
+                if user is None:
+                    return None
+                self.thread_users[thread_id] = user
+            return self.thread_users[thread_id]
 
         async def update_thread(self, thread_id: str, name: str | None = None, user_id: str | None = None,
                                 metadata: dict[str, Any] | None = None, tags: list[str] | None = None) -> None:
@@ -121,7 +177,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             if name is not None:  # named from its first message: "Knowledge documents", not "/docs"
                 from chat_app.commands import thread_title
 
-                name = thread_title(name)
+                name = thread_title(mask_prompt(name))
             await super().update_thread(thread_id, name=name, user_id=user_id, metadata=metadata, tags=tags)
             self.known_threads.add(thread_id)
 
@@ -146,7 +202,9 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
                 LOGIN.reset(token)
 
         async def delete_thread(self, thread_id: str) -> None:
+            await self.writes.flush()
             self.known_threads.discard(thread_id)
+            self.thread_users.pop(thread_id, None)
             await super().delete_thread(thread_id)
 
         async def create_element(self, element: Any) -> None:
@@ -159,6 +217,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
 
         async def _owned(self, sql: str, key: str) -> str:
             """Feedback is its thread owner's: Chainlit's feedback routes do not check it, so this does."""
+            await self.writes.flush()
             rows = await self.execute_sql(query=sql, parameters={"key": key})
             thread = rows[0].get("threadId") if isinstance(rows, list) and rows else None
             user = REQUEST_USER.get()
@@ -203,6 +262,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
     steps_session = async_sessionmaker(bind=layer.engine, expire_on_commit=False, class_=AsyncSession)
     login_session = async_sessionmaker(bind=logins, expire_on_commit=False, class_=AsyncSession)
     layer.async_session = lambda: (login_session if LOGIN.get() else steps_session)()
+    layer.writes = StepWrites(steps_session)
     return layer
 
 

@@ -24,6 +24,9 @@ from starlette.responses import JSONResponse
 REQUEST_USER: ContextVar[str | None] = ContextVar("request_user", default=None)
 CLIENT_ADDRESS: ContextVar[str | None] = ContextVar("client_address", default=None)
 REFUSALS: ContextVar[list[str] | None] = ContextVar("refusals", default=None)  # actions refused during a request
+# a file arriving through Chainlit's upload route: only such a file is a user's (the app's own elements — charts,
+# citations, JSON views — are written from masked stores and need no masking on their way to disk)
+UPLOADING: ContextVar[bool] = ContextVar("uploading", default=False)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # A socket message larger than this closes the connection (engine.io's rule). It is well above the longest prompt
 # (``ASSESS_MAX_PROMPT_CHARS``), so that an over-long message reaches the app and is answered with the limit
@@ -113,12 +116,14 @@ class RequestContextMiddleware:
         reset_user = REQUEST_USER.set(user)
         reset_address = CLIENT_ADDRESS.set(request.client.host if request.client else None)
         reset_refusals = REFUSALS.set(refusals)
+        reset_uploading = UPLOADING.set(request.method == "POST" and path.endswith("/project/file"))
         try:
             await self.app(scope, receive, _refused_as_403(send, refusals))
         finally:
             REQUEST_USER.reset(reset_user)
             CLIENT_ADDRESS.reset(reset_address)
             REFUSALS.reset(reset_refusals)
+            UPLOADING.reset(reset_uploading)
 
 
 def _refused_as_403(send: Any, refusals: list[str]) -> Any:

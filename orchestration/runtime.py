@@ -20,6 +20,7 @@ from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
 from orchestration.contracts import ContractError
 from orchestration.database import DatabaseUnavailable
+from orchestration.engines.secrets import mask_prompt
 from orchestration.graph import get_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
 from orchestration.state import (
@@ -126,7 +127,8 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
               raise_errors: bool = False) -> Iterator[TurnEvent | AssessmentState]:
     """Run one turn, yielding node events as they happen and the final STATE last."""
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
-    prompt = prompt if isinstance(prompt, str) else ""
+    # a configuration line pasted into the question keeps its secrets out of STATE, memory, traces and answers
+    prompt = mask_prompt(prompt) if isinstance(prompt, str) else ""
     started, t0 = utc_now(), time.perf_counter()
     state = AssessmentState(input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id),
                             conversation=Conversation(thread_id=thread_id))

@@ -16,7 +16,7 @@ from chat_app.persistence import make_data_layer, masked_upload
 from chat_app.security import REQUEST_USER
 from orchestration.engines.config_parser import parse_config
 from orchestration.engines.rule_engine import evaluate_config, get_rules
-from orchestration.engines.secrets import mask_config
+from orchestration.engines.secrets import mask_config, mask_prompt
 from orchestration.runtime import handle_turn
 from orchestration.trace_export import thread_states, to_json, to_markdown
 from orchestration.warehouse.user_configs import assess_files
@@ -101,7 +101,10 @@ def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, 
     thread = f"t-{uuid.uuid4().hex[:8]}"
     answers = [handle_turn(q, thread_id=thread, user_id="alice").final.answer for q in (
         f"Show the failed checks with evidence for assessment {report.assessment_id}",
-        "Which passwords and SNMP communities are weak on R-SECRETS?")]
+        "Which passwords and SNMP communities are weak on R-SECRETS?",
+        # configuration lines pasted into questions: their values never reach memory, traces or answers
+        f"is this line ok: snmp-server community {S['community']} RO",
+        f"why does 'tacacs-server key {S['tacacs key']}' fail on R-SECRETS?\nenable secret 5 {S['enable secret']}")]
     assert leaks("\n".join(answers)) == []
     states = thread_states(thread, "alice")
     assert leaks(to_json(thread, states)) == [] and leaks(to_markdown(thread, states)) == []
@@ -109,6 +112,51 @@ def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, 
         if stored.is_file() and stored.suffix != ".duckdb" and "duckdb" not in stored.name:
             assert leaks(stored.read_bytes().decode("latin-1")) == [], stored  # SQLite keeps text uncompressed
     assert leaks(caplog.text) == []
+
+
+def test_a_question_keeps_the_secrets_of_a_pasted_line_out_and_its_own_words_in() -> None:
+    assert mask_prompt(f"is this ok: snmp-server community {S['community']} RO") == \
+        "is this ok: snmp-server community <community masked> RO"
+    assert mask_prompt('does "username bob password cisco" pass?') == 'does "username bob password <password masked>" pass?'
+    assert mask_prompt("check username ops password 0 lowercase") == \
+        "check username ops password 0 <password type 0 masked>"  # a typed value is a password, whatever it reads
+    assert leaks(mask_prompt(f"how do I rotate the tacacs-server key {S['tacacs key']}?")) == []
+    for question in ("what is the enable password policy?", "how do I set the tacacs-server key on routers",
+                     "is the enable secret strong on RTR-CORE-1", "which devices use snmp-server community strings?",
+                     "our snmp community is public, is that bad?"):
+        assert mask_prompt(question) == question
+
+
+def test_history_steps_are_written_together_merged_and_masked(tmp_path: Path) -> None:
+    """Steps are written a moment later in one transaction (several updates of a step as one row); reading the
+    history writes what is pending first; a user's message is kept with a pasted secret masked."""
+    from chainlit.types import Pagination, ThreadFilter
+    from chainlit.user import User
+
+    async def scenario() -> None:
+        layer = make_data_layer(f"sqlite:///{tmp_path / 'chainlit.sqlite'}")
+        alice = await layer.create_user(User(identifier="alice"))
+        await layer.update_thread("th-1", user_id=alice.id)
+        write = type(layer).create_step.__wrapped__  # Chainlit's wrapper waits for a websocket session's first message
+        base = {"threadId": "th-1", "streaming": False, "createdAt": "2026-11-27T10:00:00Z"}
+        await write(layer, {**base, "id": "u1", "name": "alice", "type": "user_message",
+                            "output": f"is this ok: snmp-server community {S['community']} RO"})
+        await write(layer, {**base, "id": "s1", "name": "Planner", "type": "run", "output": "planning"})
+        await write(layer, {**base, "id": "s1", "name": "Planner", "type": "run", "output": "planned",
+                            "end": "2026-11-27T10:00:01Z", "input": None})
+        assert await layer.execute_sql(query="SELECT id FROM steps", parameters={}) == []  # nothing written yet
+        thread = await layer.get_thread("th-1")
+        steps = {step["id"]: step for step in thread["steps"]}
+        assert steps["s1"]["output"] == "planned" and steps["s1"]["end"] == "2026-11-27T10:00:01Z"
+        assert steps["u1"]["output"] == "is this ok: snmp-server community <community masked> RO"
+        await write(layer, {**base, "id": "s2", "name": "Reflector", "type": "run", "output": "checked"})
+        await asyncio.sleep(0.3)  # the pending write goes out by itself
+        assert await layer.execute_sql(query="SELECT id FROM steps WHERE id = 's2'", parameters={}) == [{"id": "s2"}]
+        listed = await layer.list_threads(Pagination(first=5), ThreadFilter(userId=alice.id))
+        assert [t["id"] for t in listed.data] == ["th-1"]
+        await layer.close()
+
+    asyncio.run(scenario())
 
 
 def test_an_attached_config_is_kept_only_masked(tmp_path: Path) -> None:
@@ -175,5 +223,36 @@ def test_a_login_does_not_wait_for_the_conversations_writes(tmp_path: Path) -> N
             await busy.rollback()
         changed = await layer.create_user(User(identifier="alice", metadata={"provider": "password"}))
         assert changed is not None and changed.metadata == {"provider": "password"} and changed.id == first.id
+
+    asyncio.run(scenario())
+
+
+def test_a_step_written_while_others_are_being_written_goes_out_by_itself() -> None:
+    """A row added during a flush is written by the same timer's next round, with no later write to start one."""
+    from chat_app.step_writes import StepWrites
+
+    written: list[list[str]] = []
+
+    class SlowSession:  # the database's part of a flush, slowed so that a row arrives in the middle of it
+        async def __aenter__(self) -> SlowSession:
+            return self
+
+        async def __aexit__(self, *_: object) -> None:
+            return None
+
+        def begin(self) -> SlowSession:
+            return self
+
+        async def execute(self, _sql: object, params: list[dict[str, str]]) -> None:
+            await asyncio.sleep(0.2)
+            written.append([p["id"] for p in params])
+
+    async def scenario() -> None:
+        writes = StepWrites(SlowSession, delay=0.01)  # type: ignore[arg-type]
+        writes.add({"id": "a", "output": "1"})
+        await asyncio.sleep(0.1)  # the first flush is writing "a"
+        writes.add({"id": "b", "output": "2"})
+        await asyncio.sleep(0.6)
+        assert written == [["a"], ["b"]] and writes.pending == {}
 
     asyncio.run(scenario())

@@ -17,7 +17,7 @@ matches it (``key 7 …`` is a secret under ``tacacs server X`` and an id under 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _V = r"(?P<value>\"[^\"]*\"|\S+)"
 _V2 = r"(?P<value2>\"[^\"]*\"|\S+)"
@@ -152,11 +152,17 @@ def _marker(kind: str, kind_type: str) -> str:
 TRIGGER = re.compile(r"passw|secret|key|community|snmp|ipsec|authentication|psk", re.I)
 
 
-def mask_line(line: str, context: tuple[str, ...] = ()) -> str:
-    """One configuration line with its secrets replaced; ``context``: the headers of the blocks it sits in."""
-    if not TRIGGER.search(line):
-        return line
-    spans: list[tuple[int, int, str]] = []  # start, end, marker
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    marker: str
+    command: int  # where the command that holds the value starts in the line
+    typed: bool  # an encryption type stands before the value ("password 0 …", "secret 5 …")
+
+
+def _spans(line: str, context: tuple[str, ...]) -> list[_Span]:
+    spans: list[_Span] = []
     for rule in RULES:
         if rule.context is not None and not any(rule.context.search(header) for header in context):
             continue
@@ -164,15 +170,58 @@ def mask_line(line: str, context: tuple[str, ...] = ()) -> str:
             kind_type = (m.groupdict().get("type") or "").strip().split(" ")[-1]
             for group in ("value", "value2"):
                 if m.groupdict().get(group) is not None and not m.group(group).startswith("<"):
-                    spans.append((m.start(group), m.end(group), _marker(rule.kind, kind_type)))
-    spans += [(a, b, _marker("community", t)) for a, b, t in _snmp_host_values(line)]
+                    spans.append(_Span(m.start(group), m.end(group), _marker(rule.kind, kind_type),
+                                       m.start(), bool(kind_type)))
+    host = _SNMP_HOST.search(line)
+    spans += [_Span(a, b, _marker("community", t), host.start() if host else 0, True)
+              for a, b, t in _snmp_host_values(line)]
+    return spans
+
+
+def _masked(line: str, spans: list[_Span]) -> str:
     out, at = [], 0
-    for start, end, marker in sorted(spans):
-        if start < at:  # two rules found the same value
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        if span.start < at:  # two rules found the same value
             continue
-        out += [line[at:start], marker]
-        at = end
+        out += [line[at:span.start], span.marker]
+        at = span.end
     return "".join(out) + line[at:]
+
+
+def mask_line(line: str, context: tuple[str, ...] = ()) -> str:
+    """One configuration line with its secrets replaced; ``context``: the headers of the blocks it sits in."""
+    if not TRIGGER.search(line):
+        return line
+    return _masked(line, _spans(line, context))
+
+
+_QUOTED = re.compile(r"(?:^|[:`\"'>])\s*$")  # what may stand before a command pasted into a sentence
+
+
+def mask_prompt(text: str) -> str:
+    """A question typed in the chat with the secrets it quotes masked. A configuration line pasted into it ("is this
+    ok: snmp-server community Zq9Secret RO", a line of its own, or in quotes) is masked as in a configuration; a
+    command named in a sentence only where its value is typed ("password 0 …") or looks like a secret (a digit, a
+    capital or a sign in it) — "what is the enable password policy" asks about a policy, it quotes no password."""
+    if not TRIGGER.search(text):
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if TRIGGER.search(line):
+            spans = [s for s in _spans(line, ()) if s.typed or _QUOTED.search(line[:s.command])
+                     or _secret_like(line[s.start:s.end])]
+            # the sentence's closing quote or sign after the value stays
+            lines[i] = _masked(line, [replace(s, end=s.start + len(_unquoted(line[s.start:s.end]))) for s in spans])
+    return "\n".join(lines)
+
+
+def _unquoted(value: str) -> str:
+    return value.rstrip("\"'`.,;:!?)") or value
+
+
+def _secret_like(value: str) -> bool:
+    word = _unquoted(value).lstrip("\"'`")
+    return bool(word) and not re.fullmatch(r"[a-z]+(?:-[a-z]+)*", word)
 
 
 def mask_config(text: str) -> str:

@@ -13,26 +13,33 @@ from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 from orchestration.warehouse.versions import version_stamp
 
 _lock = threading.Lock()
-_cache: dict[tuple[str, str], Gazetteer] = {}
+_cache: dict[tuple[str, str, str], Gazetteer] = {}  # (warehouse, its version, viewer or "" for the fleet's)
+_VIEWERS = 512  # gazetteers kept per version: a viewer's costs two queries a turn otherwise
 
 
-def _fleet(settings: Settings) -> Gazetteer:
-    path = settings.warehouse_path
-    key = (str(path), version_stamp(path))
+def _cached(key: tuple[str, str, str]) -> Gazetteer | None:
     with _lock:
-        if key in _cache:
-            return _cache[key]
+        return _cache.get(key)
+
+
+def _keep(key: tuple[str, str, str], gaz: Gazetteer) -> Gazetteer:
+    with _lock:
+        if any(k[:2] != key[:2] for k in _cache) or len(_cache) > _VIEWERS:
+            _cache.clear()  # a new version of the warehouse: every name list is read again
+        _cache[key] = gaz
+    return gaz
+
+
+def _fleet(settings: Settings, key: tuple[str, str, str]) -> Gazetteer:
+    if (kept := _cached(key)) is not None:
+        return kept
     w = get_warehouse(settings)
     sites = [r[0] for r in w.query("SELECT site FROM sites WHERE site_type <> 'uploaded'").rows]
     assets = w.query("SELECT asset_id, platform, os_version FROM assets WHERE collection = 'fleet'").rows
     assessments = [r[0] for r in w.query(
         "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at").rows]
-    gaz = Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
-                       platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]})
-    with _lock:
-        _cache.clear()
-        _cache[key] = gaz
-    return gaz
+    return _keep(key, Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
+                                   platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]}))
 
 
 # the upload collections a viewer may see: their own and those shared with everyone
@@ -44,10 +51,15 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
     settings = settings or get_settings()
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return Gazetteer()
+    path = settings.warehouse_path
+    stamp = version_stamp(path)
+    key = (str(path), stamp, viewer or "")
     try:
-        fleet = _fleet(settings)
+        fleet = _fleet(settings, (str(path), stamp, ""))
         if not viewer:
             return fleet
+        if (kept := _cached(key)) is not None:
+            return kept
         w = get_warehouse(settings)
         own = [r[0] for r in w.query(
             "SELECT assessment_id FROM assessments WHERE collection <> 'fleet' AND owner = ?", [viewer]).rows]
@@ -58,7 +70,8 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
     except WarehouseUnavailable:
         return Gazetteer()
     gaz = fleet.with_assessments(own) if own else fleet
-    return gaz.with_devices([(d, d) for d in uploaded] + [(d.rsplit("/", 1)[-1], d) for d in uploaded])
+    gaz = gaz.with_devices([(d, d) for d in uploaded] + [(d.rsplit("/", 1)[-1], d) for d in uploaded])
+    return _keep(key, gaz) if stamp else gaz  # a warehouse without a version stamp (a server) is asked every time
 
 
 def collections_of(devices: list[str], settings: Settings | None = None) -> set[str]:
