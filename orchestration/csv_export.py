@@ -48,9 +48,14 @@ def _query_rows(state: dict[str, Any]) -> tuple[list[str], list[list[Any]]] | No
     return None
 
 
+# a table's delimiter row ("|---|:--:|"): without one there is no table, and the parse (milliseconds of the chat
+# server's event loop per answer) is skipped
+_DELIMITER_ROW = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
+
+
 def has_tables(answer: str, sql_rows: int) -> bool:
     """Whether an answer has anything to export as CSV: a table in its text, or rows of its SQL-path query."""
-    return sql_rows > 0 or "|" in answer and bool(markdown_tables(answer))
+    return sql_rows > 0 or bool(_DELIMITER_ROW.search(answer)) and bool(markdown_tables(answer))
 
 
 def answer_tables(state: dict[str, Any], turn: int) -> list[CsvTable]:

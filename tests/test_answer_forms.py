@@ -256,7 +256,7 @@ def test_every_table_of_an_answer_downloads_as_csv_with_the_complete_query_rows(
     import io
     import uuid
 
-    from orchestration.csv_export import CsvTable, answer_tables
+    from orchestration.csv_export import CsvTable, answer_tables, has_tables
     from orchestration.trace_export import thread_states
 
     thread = f"csv-{uuid.uuid4().hex[:8]}"
@@ -271,6 +271,9 @@ def test_every_table_of_an_answer_downloads_as_csv_with_the_complete_query_rows(
     assert sorted(r["asset_id"] for r in rows) == expected and all(r["os_version"] == "16.12.4" for r in rows)
     risky = CsvTable("x.csv", ["cell"], [["=HYPERLINK(1)"], ["-0.8"], ["-cmd"], ["@x"], ["plain"]]).text()
     assert risky.splitlines()[1:] == ["'=HYPERLINK(1)", "-0.8", "'-cmd", "'@x", "plain"]
+    # the "Tables (CSV)" button: a table with or without outer pipes has one; pipes in a sentence do not
+    assert has_tables(state["final"]["answer"], 0) and has_tables("a | b\n--|:-:\n1 | 2", 0)
+    assert not has_tables("routers | switches, compared", 0) and has_tables("no table", 3)
 
 
 def _doubting_reader(monkeypatch) -> None:  # type: ignore[no-untyped-def]
