@@ -48,6 +48,7 @@ from orchestration.config import app_secret, get_settings
 from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import PENDING, MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
+from orchestration.outputs import ChartHint, ChartSeries
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.turn_pool import TurnPool, warm_up
@@ -152,6 +153,22 @@ async def on_chat_resume(thread: ThreadDict) -> None:
 
 
 @cl.on_app_startup
+async def on_startup() -> None:
+    # once the port is bound, in a thread: what the first answers would otherwise load on the event loop (Plotly's
+    # template, the Markdown and SQL parsers) — a 50–200 ms stall of every conversation at the first chart
+    warming = asyncio.get_running_loop().run_in_executor(None, warm_chat_layer)
+    await report_uploads_cut_short()
+    await warming
+
+
+def warm_chat_layer() -> None:
+    with contextlib.suppress(Exception):  # a warm-up: the first answer loads whatever this could not
+        chart_json(figure(ChartHint(chart_type="bar", title="warm-up", labels=["a"],
+                                    series=[ChartSeries(name="n", data=[1])], source_path="warm-up")))
+        has_tables("| a |\n|---|\n| 1 |", 0)
+        views.pretty_sql("SELECT 1 FROM results")
+
+
 async def report_uploads_cut_short() -> None:
     """Uploads the previous server stopped during, reported in their conversations before anyone opens them: a
     message written to the thread's history (a message sent while a thread is being opened is replaced by the
