@@ -33,14 +33,15 @@ def prompts() -> list[str]:
     return [c["user_prompt"] for f in files if Path(f).exists() for c in load_cases(Path(f))]
 
 
-def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, float]]:
-    """(ms to the first streamed step, ms to the final STATE, ms per node) of one turn in a new thread;
+def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, float], float]:
+    """(ms to the first streamed step, ms to the final STATE, ms per node, CPU ms of this process) of one turn in a
+    new thread;
     ``cold``: no tool result is served from agent memory and no question vector from the embedder's cache (as for
     a question nobody asked in the last minutes)."""
     if cold:
         MemoryStore().forget("tool:")
         getattr(get_embedder(), "forget", lambda: None)()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     first = total = 0.0
     nodes: dict[str, float] = {}
     last = started
@@ -53,13 +54,14 @@ def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, 
         else:
             nodes[item.node] = nodes.get(item.node, 0.0) + (now - last) * 1000
         last = now
-    return first, total, nodes
+    return first, total, nodes, (time.process_time() - cpu) * 1000
 
 
-def _summary(label: str, first: list[float], total: list[float]) -> dict[str, Any]:
+def _summary(label: str, first: list[float], total: list[float], cpu: list[float]) -> dict[str, Any]:
     return {"turns": len(total), "label": label, "first_step_p50_ms": round(statistics.median(first), 1),
             "first_step_p95_ms": round(p95(first), 1), "turn_p50_ms": round(statistics.median(total), 1),
-            "turn_p95_ms": round(p95(total), 1), "turn_max_ms": round(max(total), 1)}
+            "turn_p95_ms": round(p95(total), 1), "turn_max_ms": round(max(total), 1),
+            "cpu_p50_ms": round(statistics.median(cpu), 1), "cpu_p95_ms": round(p95(cpu), 1)}
 
 
 def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]:
@@ -69,21 +71,27 @@ def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]
     report(f"  warm-up turn (loads model, router, index, names) {time.perf_counter() - started:.1f} s")
     rows = []
     per_node: dict[str, list[float]] = {}
+    slowest: list[tuple[float, str]] = []
     for r in range(rounds):
-        first, total = [], []
+        first, total, cpu = [], [], []
         for prompt in asks:
-            f, t, nodes = time_turn(prompt, cold=r == 0)
+            f, t, nodes, c = time_turn(prompt, cold=r == 0)
             first.append(f)
             total.append(t)
+            cpu.append(c)
+            if r == 0:
+                slowest.append((t, prompt))
             for node, ms in nodes.items():
                 per_node.setdefault(node, []).append(ms)
-        rows.append(_summary("cold asks" if r == 0 else f"repeat {r}", first, total))
+        rows.append(_summary("cold asks" if r == 0 else f"repeat {r}", first, total, cpu))
     for row in rows:
         report(f"  {row['label']:<10} {row['turns']} turns: first step p50 {row['first_step_p50_ms']} ms, "
                f"p95 {row['first_step_p95_ms']} ms; whole turn p50 {row['turn_p50_ms']} ms, "
-               f"p95 {row['turn_p95_ms']} ms, max {row['turn_max_ms']} ms")
-    slowest = sorted(per_node.items(), key=lambda kv: -statistics.mean(kv[1]))[:5]
-    report("  mean ms per node: " + ", ".join(f"{n} {statistics.mean(v):.1f}" for n, v in slowest))
+               f"p95 {row['turn_p95_ms']} ms, max {row['turn_max_ms']} ms; CPU p50 {row['cpu_p50_ms']} ms, "
+               f"p95 {row['cpu_p95_ms']} ms")
+    busiest = sorted(per_node.items(), key=lambda kv: -statistics.mean(kv[1]))[:5]
+    report("  mean ms per node: " + ", ".join(f"{n} {statistics.mean(v):.1f}" for n, v in busiest))
+    report("  slowest cold asks: " + "; ".join(f"{ms:.0f} ms {prompt[:60]!r}" for ms, prompt in sorted(slowest)[-3:]))
     return rows
 
 

@@ -4,6 +4,7 @@ policy question, with an excerpt and the source to cite. Nothing is matched that
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from orchestration.outputs import AppliedContext, RetrievedChunk
 
@@ -35,8 +36,10 @@ def is_order(sentence: str) -> bool:
     return bool(ORDER.search(sentence))
 
 
+@lru_cache(maxsize=256)
 def without_orders(content: str) -> str:
-    """A chunk's text with the sentences that give orders taken out (what may be quoted or matched)."""
+    """A chunk's text with the sentences that give orders taken out (what may be quoted or matched). Kept per text
+    (a pure function of it): a list of fifty findings asked it for the same five chunks a hundred times a turn."""
     for sentence in _sentences(content):
         if is_order(sentence):
             content = content.replace(sentence, "")
