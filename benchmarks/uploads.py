@@ -17,7 +17,7 @@ import duckdb
 from orchestration.config import get_settings, using_data_dir
 from orchestration.engines.judgement import judge
 from orchestration.warehouse.store import close_warehouses
-from orchestration.warehouse.user_configs import assess_files, check_config_text
+from orchestration.warehouse.user_configs import assess_files, check_config_text, command_line_workers
 
 HOSTNAME = re.compile(r"^(hostname|switchname)\s+(\S+)", re.MULTILINE)
 
@@ -39,31 +39,34 @@ def fleet_configs(warehouse: Path, count: int) -> list[tuple[str, bytes]]:
 
 
 def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
-    """Print and return configs/s end to end and for parse + rules alone (medians of ``repeat``)."""
+    """Print and return configs/s end to end — as ``assess assess-configs`` runs it (worker processes, one per
+    core) and as the chat server does (one process) — and for parse + rules alone (medians of ``repeat``)."""
     source = get_settings().warehouse_path
     if not source.exists():
         raise SystemExit(f"no warehouse at {source}; run 'assess demo build' first")
     files = fleet_configs(source, count)
-    ends, floors = [], []
+    timings: dict[str, list[float]] = {"command line": [], "chat": [], "floor": []}
     for _ in range(repeat):
         started = time.perf_counter()
-        for name, data in files:  # the floor: what every upload must do at least, nothing written
+        for name, data in files:  # the floor: what every upload must do at least, nothing written, one core
             text, _, verdict = check_config_text(name, data)
             if text is not None:
                 judge(name, text, None, verdict)
-        floors.append(time.perf_counter() - started)
-        with tempfile.TemporaryDirectory() as tmp, using_data_dir(Path(tmp)):
-            shutil.copy(source, get_settings().warehouse_path)
-            started = time.perf_counter()
-            report = assess_files(files, owner="bench")
-            ends.append(time.perf_counter() - started)
-            close_warehouses()
-        assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])
-    end, floor = statistics.median(ends), statistics.median(floors)
+        timings["floor"].append(time.perf_counter() - started)
+        for path, workers in (("command line", command_line_workers()), ("chat", 1)):
+            with tempfile.TemporaryDirectory() as tmp, using_data_dir(Path(tmp)):
+                shutil.copy(source, get_settings().warehouse_path)
+                started = time.perf_counter()
+                report = assess_files(files, owner="bench", workers=workers)
+                timings[path].append(time.perf_counter() - started)
+                close_warehouses()
+            assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])
+    medians = {k: statistics.median(v) for k, v in timings.items()}
     print(f"{count} configurations, median of {repeat} (spread in brackets)")
-    print(f"  end to end (check, parse, judge, SLIC, write): {count / end:6.0f} configs/s "
-          f"[{count / max(ends):.0f}–{count / min(ends):.0f}]  {end:.2f} s")
-    print(f"  floor, same run (check, parse, judge only):    {count / floor:6.0f} configs/s "
-          f"[{count / max(floors):.0f}–{count / min(floors):.0f}]  {floor:.2f} s")
-    print(f"  end to end / floor: {end / floor:.2f}×")
-    return {"configs": count, "end_to_end_per_s": count / end, "floor_per_s": count / floor}
+    for label, key in ((f"end to end, assess-configs ({command_line_workers()} processes)", "command line"),
+                       ("end to end, chat upload (1 process)", "chat"), ("floor: check, parse, judge (1 process)", "floor")):
+        print(f"  {label:<46} {count / medians[key]:5.0f} configs/s [{count / max(timings[key]):.0f}–"
+              f"{count / min(timings[key]):.0f}]  {medians[key]:.2f} s")
+    print(f"  chat upload / floor: {medians['chat'] / medians['floor']:.2f}×")
+    return {"configs": count, "command_line_per_s": count / medians["command line"],
+            "chat_per_s": count / medians["chat"], "floor_per_s": count / medians["floor"]}

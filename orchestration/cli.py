@@ -129,15 +129,16 @@ def _cmd_model_export(args: argparse.Namespace) -> int:
 
 def _cmd_assess_configs(args: argparse.Namespace) -> int:
     from orchestration.warehouse.store import WarehouseUnavailable
-    from orchestration.warehouse.user_configs import assess_folder
+    from orchestration.warehouse.user_configs import assess_folder, command_line_workers
 
     folder = Path(args.folder)
     if not folder.is_dir():
         print(f"assess assess-configs: {folder} is not a folder", file=sys.stderr)
         return 2
     try:
+        # fixes are written from each parsed configuration, which worker processes do not send back
         report = assess_folder(folder, site=args.site, label=args.label, collection=args.collection,
-                               owner=args.owner)
+                               owner=args.owner, workers=1 if args.fixes else command_line_workers())
     except (WarehouseUnavailable, ValueError) as exc:
         print(f"assess assess-configs: {exc}", file=sys.stderr)
         return 2

@@ -222,3 +222,34 @@ def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_ware
     con.close()
     nothing = assess_files(files, cancelled=lambda name: True)  # every file cancelled: no assessment at all
     assert nothing.assessed == 0 and nothing.assessment_id is None
+
+
+def test_a_batch_assessed_in_worker_processes_writes_what_one_process_writes(writable_warehouse: Path) -> None:
+    """The command line's worker processes: the same results, evidence, configurations and SLIC rows, the files in
+    their order, a repeated hostname kept apart, and a bad file reported in its place."""
+    from orchestration.warehouse.user_configs import PARALLEL_FROM
+
+    files = _lab_configs(PARALLEL_FROM + 10)
+    files.insert(7, ("notes.txt", b"Shopping list:\nmilk\neggs\n"))
+    now = datetime(2026, 11, 27, 10, 0, 0)
+    reports = [assess_files(files, collection=f"lab-{workers}", now=now, workers=workers) for workers in (1, 2)]
+    assert [(f.name, f.ok) for f in reports[0].files] == [(f.name, f.ok) for f in reports[1].files]
+    assert reports[0].files[7].message == reports[1].files[7].message and not reports[1].files[7].ok
+    assert [w.replace("lab-1", "lab-2") for w in reports[0].warnings] == reports[1].warnings and reports[1].warnings
+    assert reports[1].files[0].judgement is not None and reports[1].files[0].judgement.results  # what --json prints
+    close_warehouses()
+    con = connect_reader(current_file(writable_warehouse))
+    try:
+        def stored(report: object, table: str, columns: str) -> list[tuple[object, ...]]:
+            rows = con.execute(f"SELECT {columns} FROM {table} WHERE assessment_id = ? ORDER BY ALL",
+                               [report.assessment_id]).fetchall()  # type: ignore[attr-defined]
+            collection = report.collection  # type: ignore[attr-defined]
+            return [tuple(str(v).replace(f"{collection}/", "") for v in row) for row in rows]
+
+        for table, columns in (("results", "asset_id, rule_id, status, severity, evidence, evidence_lines"),
+                               ("configs", "asset_id, line_count, config_text"),
+                               ("slic_results", "asset_id, signature_id, evidence")):
+            one, two = (stored(r, table, columns) for r in reports)
+            assert one == two and one, table
+    finally:
+        con.close()

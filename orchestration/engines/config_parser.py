@@ -112,10 +112,16 @@ class ParsedConfig:
     hostname: str | None
     role_overrides: dict[str, str] = field(default_factory=dict)  # interface name -> role, from the user
     cache: dict[str, Any] = field(default_factory=dict, repr=False)  # facts derived once per config
+    found: dict[tuple[re.Pattern[str], bool], list[Line]] = field(default_factory=dict, repr=False)
 
     def find(self, pattern: re.Pattern[str], top_level: bool = False) -> list[Line]:
-        pool = self.top if top_level else self.lines
-        return [line for line in pool if pattern.search(line.text)]
+        """The lines ``pattern`` matches. Kept per pattern: the rules and signatures ask the same patterns of one
+        configuration again and again (six calls in ten were repeats), and each asks every line."""
+        found = self.found.get((pattern, top_level))
+        if found is None:
+            pool = self.top if top_level else self.lines
+            found = self.found[(pattern, top_level)] = [line for line in pool if pattern.search(line.text)]
+        return list(found)  # the caller's own list
 
     def blocks(self, parent: re.Pattern[str]) -> list[Line]:
         return [line for line in self.top if parent.search(line.text)]

@@ -84,13 +84,17 @@ def _networks(block: Line) -> list[ipaddress.IPv4Interface]:
     return out
 
 
+_DEFAULT_ROUTE = re.compile(r"^(?:ip route (?:vrf \S+ )?0\.0\.0\.0 0\.0\.0\.0|ip route 0\.0\.0\.0/0|0\.0\.0\.0/0) (\S+)"
+                            r"(?: (\d+\.\d+\.\d+\.\d+))?")
+
+
 def _default_routes(cfg: ParsedConfig) -> list[tuple[str, Line]]:
     """Next hops (addresses or interface names) of IPv4 default routes, on IOS, NX-OS and IOS-XR syntax."""
     out: list[tuple[str, Line]] = []
     for ln in cfg.lines:
-        m = (re.match(r"^ip route (?:vrf \S+ )?0\.0\.0\.0 0\.0\.0\.0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text)
-             or re.match(r"^ip route 0\.0\.0\.0/0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text)
-             or re.match(r"^0\.0\.0\.0/0 (\S+)(?: (\d+\.\d+\.\d+\.\d+))?", ln.text))
+        if not ln.text.startswith(("ip route ", "0.0.0.0/0 ")):  # three patterns tried on every line were a tenth
+            continue  # of assessing an upload
+        m = _DEFAULT_ROUTE.match(ln.text)
         if m:
             out.append((m.group(1), ln))
             if m.group(2):

@@ -161,9 +161,21 @@ class _Span:
     typed: bool  # an encryption type stands before the value ("password 0 …", "secret 5 …")
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in TRIGGER.finditer(text))
+
+
+# the trigger's words each rule's pattern names: a line is tried only against the rules that name a word it has (a
+# rule's literal words are in every line it matches; tests/test_secrets_audit.py checks it on every planted syntax)
+_RULE_WORDS = [(rule, _words(rule.pattern.pattern)) for rule in RULES]
+
+
 def _spans(line: str, context: tuple[str, ...]) -> list[_Span]:
     spans: list[_Span] = []
-    for rule in RULES:
+    words = _words(line)
+    for rule, needs in _RULE_WORDS:
+        if not needs & words:
+            continue
         if rule.context is not None and not any(rule.context.search(header) for header in context):
             continue
         for m in rule.pattern.finditer(line):

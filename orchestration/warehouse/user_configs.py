@@ -8,11 +8,15 @@ latest assessment, and the same hostname from two labs stays two devices.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -24,12 +28,20 @@ from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.vocabulary.text import plural
 from orchestration.warehouse import run_summary
-from orchestration.warehouse.build import FLEET, Rows, assess_device, insert_rows, load_exceptions
+from orchestration.warehouse.build import (
+    FLEET,
+    ApprovedException,
+    Rows,
+    assess_device,
+    insert_rows,
+    load_exceptions,
+)
 from orchestration.warehouse.config_templates import DeviceSpec
 from orchestration.warehouse.store import WarehouseUnavailable
 from orchestration.warehouse.versions import WarehouseBusy, new_version
 
 MAX_CONFIG_BYTES = 2 * 1024 * 1024
+PARALLEL_FROM = 100  # files: below this a process pool's start costs more than the second core gives
 
 
 @dataclass
@@ -99,12 +111,14 @@ def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
 
 def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
                  now: datetime | None = None, collection: str | None = None, owner: str | None = None,
-                 cancelled: Callable[[str], bool] | None = None) -> UploadReport:
+                 cancelled: Callable[[str], bool] | None = None, workers: int = 1) -> UploadReport:
     """Assess the files that are device configurations into one new assessment of their own collection
     (``collection``, else a new one): uploads never change what the fleet's latest assessment is. Device
     identity is (collection, hostname); a hostname repeated in the batch stays a distinct device (the file
     name tells them apart) and is reported as a warning. A file ``cancelled`` says so before it is judged is left
-    out (its uploader cancelled it in the chat)."""
+    out (its uploader cancelled it in the chat). ``workers`` > 1 assesses a batch of ``PARALLEL_FROM`` files or more
+    in as many forked processes — for a single-threaded caller only (the command line; never the chat server's
+    threads), and without the parsed configuration on each judgement (no fixes)."""
     settings = get_settings()
     if settings.warehouse_backend != "duckdb":  # written into a local file, the upload would never be read back
         raise WarehouseUnavailable("uploaded configurations are assessed into the embedded warehouse, and this "
@@ -120,7 +134,6 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
         raise ValueError("uploads cannot be added to the fleet collection; name another collection")
     assessment_id = f"ASMT-{now:%Y-%m-%d}-U{now:%H%M%S}-{uuid.uuid4().hex[:6]}"
     report = UploadReport(assessment_id, collection=collection)
-    rules, signatures, exceptions = get_rules(), get_signatures(), load_exceptions()
     rows = Rows()
     assets: list[tuple[str, str, str, str, str]] = []
     seen: dict[str, str] = {}
@@ -133,49 +146,96 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
                                                             f"{len(overrides)} device(s) applied"))
             except ValueError as exc:
                 report.files.append(FileOutcome(name, False, str(exc)))
-    for name, data in files:
-        if ROLE_FILE.search(name.replace("\\", "/")):
+    batch = _Batch(collection, site, assessment_id, now, overrides, load_exceptions(), keep_config=workers <= 1)
+    configs = [(name, data) for name, data in files if not ROLE_FILE.search(name.replace("\\", "/"))]
+    for (name, data), done in zip(configs, _assessed(batch, configs, workers, cancelled), strict=True):
+        if done.asset is None or done.rows is None:
+            report.files.append(done.outcome)
             continue
-        if cancelled and cancelled(name):
-            report.files.append(FileOutcome(name, False, f"{name}: cancelled — not assessed"))
-            continue
-        text, problem, verdict = check_config_text(name, data)
-        if text is None:
-            report.files.append(FileOutcome(name, False, problem))
-            continue
-        judgement = judge(name, text, overrides, verdict)
-        if not judgement.accepted or judgement.config is None:
-            report.files.append(FileOutcome(name, False, judgement.reason, platform=judgement.platform,
-                                            judgement=judgement))
-            continue
-        cfg = judgement.config
-        platform: str = cfg.platform
-        hostname = judgement.hostname or Path(name).stem.upper()
-        asset_id = f"{collection}/{hostname}"
-        if hostname in seen:
+        hostname = done.hostname
+        if hostname in seen:  # a hostname repeated in the batch: a device of its own, assessed again under its id
             n = 2
-            while f"{asset_id}#{n}" in {a[0] for a in assets}:
+            while f"{collection}/{hostname}#{n}" in {a[0] for a in assets}:
                 n += 1
-            asset_id = f"{asset_id}#{n}"
+            done = _assess_one(batch, name, data, asset_id=f"{collection}/{hostname}#{n}")
             report.warnings.append(f"{name}: hostname {hostname} is also in {seen[hostname]}; kept as a separate "
-                                   f"device {asset_id}")
+                                   f"device {collection}/{hostname}#{n}")
         seen.setdefault(hostname, name)
-        spec = DeviceSpec(asset_id, site, "uploaded", "production", judgement.device_type, "unknown", "unknown",
-                          "unknown", platform, "medium", "", 0)
-        version = judgement.version
-        part = assess_device(spec, version, text, assessment_id, now, rules, signatures, exceptions, cfg=cfg,
-                             judged=judgement.results)  # the rules ran once, in judge()
-        rows.extend(part)
-        assets.append((asset_id, platform, version, spec.device_type, name))
-        failures = sum(1 for r in part.results if r[3] == "fail")
-        report.files.append(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {version}) assessed, "
-                                                     f"{failures} failed {plural('check', failures)}", asset_id, failures, platform,
-                                        judgement))
+        if done.rows is not None and done.asset is not None:  # assessed again: as the first time
+            rows.extend(done.rows)
+            assets.append(done.asset)
+        report.files.append(done.outcome)
     if not assets:
         report.assessment_id = None
         return report
-    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(rules), new_collection)
+    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(get_rules()), new_collection)
     return report
+
+
+@dataclass
+class _Batch:
+    """What every file of one upload is assessed with (a worker process receives it once per chunk of files)."""
+
+    collection: str
+    site: str
+    assessment_id: str
+    now: datetime
+    overrides: dict[str, dict[str, str]]
+    exceptions: list[ApprovedException]
+    keep_config: bool = True  # the parsed configuration stays on the judgement (fixes need it)
+
+
+@dataclass
+class _Assessed:
+    outcome: FileOutcome
+    hostname: str = ""
+    rows: Rows | None = None
+    asset: tuple[str, str, str, str, str] | None = None  # asset id, platform, version, device type, file name
+
+
+def _assessed(batch: _Batch, configs: list[tuple[str, bytes]], workers: int,
+              cancelled: Callable[[str], bool] | None) -> Iterator[_Assessed]:
+    """Each file's assessment, in the order given: in ``workers`` processes when asked (the command line: a batch
+    of hundreds takes both cores), else here, one file after the other, each checked for cancellation first."""
+    if workers > 1 and len(configs) >= PARALLEL_FROM:
+        # fork: the workers inherit the loaded rules and signatures (a fork server would import them again)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            yield from pool.map(partial(_assess_pair, batch), configs, chunksize=max(8, len(configs) // (workers * 12)))
+        return
+    for name, data in configs:
+        if cancelled and cancelled(name):
+            yield _Assessed(FileOutcome(name, False, f"{name}: cancelled — not assessed"))
+        else:
+            yield _assess_one(batch, name, data)
+
+
+def _assess_pair(batch: _Batch, config: tuple[str, bytes]) -> _Assessed:
+    return _assess_one(batch, *config)
+
+
+def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = None) -> _Assessed:
+    """One file checked, judged (the rules run once), SLIC-matched and masked into its rows."""
+    text, problem, verdict = check_config_text(name, data)
+    if text is None:
+        return _Assessed(FileOutcome(name, False, problem))
+    judgement = judge(name, text, batch.overrides, verdict)
+    if not judgement.accepted or judgement.config is None:
+        return _Assessed(FileOutcome(name, False, judgement.reason, platform=judgement.platform, judgement=judgement))
+    cfg = judgement.config
+    platform: str = cfg.platform
+    hostname = judgement.hostname or Path(name).stem.upper()
+    asset_id = asset_id or f"{batch.collection}/{hostname}"
+    spec = DeviceSpec(asset_id, batch.site, "uploaded", "production", judgement.device_type, "unknown", "unknown",
+                      "unknown", platform, "medium", "", 0)
+    part = assess_device(spec, judgement.version, text, batch.assessment_id, batch.now, get_rules(), get_signatures(),
+                         batch.exceptions, cfg=cfg, judged=judgement.results)  # the rules ran once, in judge()
+    failures = sum(1 for r in part.results if r[3] == "fail")
+    if not batch.keep_config:
+        judgement = replace(judgement, config=None)  # not sent back from a worker process: the parsed tree is large
+    return _Assessed(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {judgement.version}) assessed, "
+                                             f"{failures} failed {plural('check', failures)}", asset_id, failures,
+                                 platform, judgement),
+                     hostname, part, (asset_id, platform, judgement.version, spec.device_type, name))
 
 
 def _write(path: Path, assessment_id: str, collection: str, owner: str | None, now: datetime, label: str | None,
@@ -223,7 +283,12 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
 
 
 def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None, collection: str | None = None,
-                  owner: str | None = None) -> UploadReport:
+                  owner: str | None = None, workers: int = 1) -> UploadReport:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     return assess_files([(str(p.relative_to(folder)), p.read_bytes()) for p in files], site, label,
-                        collection=collection, owner=owner)
+                        collection=collection, owner=owner, workers=workers)
+
+
+def command_line_workers() -> int:
+    """Processes for a batch assessed from the command line: one per core, up to four."""
+    return min(os.cpu_count() or 1, 4)
