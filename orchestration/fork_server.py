@@ -13,10 +13,9 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 
+# (not scikit-learn and SciPy: the question-frame reader is applied with numpy, ``nlu/frame_model.py``)
 PRELOAD = ["faiss", "duckdb", "orchestration.graph", "orchestration.runtime", "orchestration.turn_pool",
-           "knowledge_base.service",
-           # the question-frame reader's (1.3 s of imports that every worker paid before its first answer)
-           "sklearn.linear_model", "sklearn.feature_extraction.text", "scipy.sparse"]
+           "knowledge_base.service"]
 
 
 def preload() -> list[str]:

@@ -14,6 +14,7 @@ Two halves, each measured on the held-out part of ``evals/question_frames.jsonl`
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import re
 import threading
@@ -29,6 +30,7 @@ import numpy as np
 from knowledge_base.embedding_cache import cache_dir, embed_fixed, keep
 from knowledge_base.embeddings import Embedder
 from orchestration.nlu.facets import group_key
+from orchestration.nlu.frame_model import Features, Linear, Tfidf, char_wb_ngrams, word_ngrams
 from orchestration.nlu.spelling import DOMAIN_WORDS
 from orchestration.state import (
     Ask,
@@ -91,75 +93,49 @@ class Recent:
 
 
 class FrameReader:
-    """Ask, subject and ``cannot`` classifiers fitted on the training questions."""
+    """Ask, subject and ``cannot`` classifiers fitted on the training questions (fitted by scikit-learn once and kept
+    on disk; applied with numpy, ``frame_model.py``)."""
 
     def __init__(self, questions: Sequence[LabelledQuestion], embedder: Embedder) -> None:
-        from scipy.sparse import hstack
-        from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
-
         self._memo = Recent(512)
         self.frames = Recent()  # whole frames of recent requests, kept by their reader (``intent_classifier.frame_of``)
         train = [q for q in questions if q.split == "train"]
         if not train:
             raise ValueError("the question-frame corpus has no training questions")
         self._embedder = embedder
-        self._hstack = hstack
-        self._words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, token_pattern=r"(?u)\b\w+\b")
-        self._chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, min_df=2)
         texts = [_plain(q.question) for q in train]
         labels: dict[str, list[str]] = {"ask": [q.frame.ask for q in train], "subject": [q.frame.subject for q in train],
                                         "cannot": [q.frame.cannot or "-" for q in train]}
-        # the words of the training questions the product answers: with the operations words, its lexicon
-        answered = {w for q in train if q.frame.ask != "not_answerable" for w in _content_words(q.question)}
-        self.lexicon = frozenset(answered | _content_words(" ".join(DOMAIN_WORDS) + " " + OPS_WORDS))
-        self._models = {name: LogisticRegression(C=20.0, max_iter=4000) for name in labels}
         stored = fitted_state_file(texts, labels, embedder)
-        if not self._restore(stored):  # fitted here, then kept for the next process (each turn worker, each CLI)
-            self._words.fit(texts)
-            self._chars.fit(texts)
-            features = self._features(texts, fixed=True)
-            for name, model in self._models.items():
-                model.fit(features, labels[name])
-            self._store(stored)
-        self._ask, self._subject, self._cannot = (self._models[n] for n in ("ask", "subject", "cannot"))
+        arrays = _restore(stored)
+        if arrays is None:  # fitted here, then kept for the next process (each turn worker, each CLI)
+            arrays = fit(texts, labels, embedder).arrays
+            keep(stored, lambda tmp: np.savez(tmp, **arrays), "the reader is fitted again next time")  # type: ignore[arg-type]
+        self._words = Tfidf(arrays["words_terms"], arrays["words_idf"], word_ngrams)
+        self._chars = Tfidf(arrays["chars_terms"], arrays["chars_idf"], char_wb_ngrams)
+        self.stop_words = frozenset(str(w) for w in arrays["stop_words"])
+        models = {}
+        for name in labels:
+            coef = arrays[f"{name}_coef"]
+            sizes = (coef.shape[1] - len(self._words) - len(self._chars) - len(CUES), len(self._words), len(self._chars))
+            models[name] = Linear(coef, arrays[f"{name}_intercept"], arrays[f"{name}_classes"], sizes)
+        self._ask, self._subject, self._cannot = models["ask"], models["subject"], models["cannot"]
+        # the words of the training questions the product answers: with the operations words, its lexicon
+        answered = {w for q in train if q.frame.ask != "not_answerable" for w in self.content_words(q.question)}
+        self.lexicon = frozenset(answered | self.content_words(" ".join(DOMAIN_WORDS) + " " + OPS_WORDS))
 
-    def _store(self, path: Path) -> None:
-        """The fitted numbers (vocabularies, idf weights, coefficients) as arrays — no pickle: a cache file is data."""
-        arrays: dict[str, np.ndarray] = {}
-        for name, vectorizer in (("words", self._words), ("chars", self._chars)):
-            terms = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.__getitem__)
-            arrays[f"{name}_terms"], arrays[f"{name}_idf"] = np.array(terms, dtype=str), vectorizer.idf_
-        for name, model in self._models.items():
-            arrays[f"{name}_coef"], arrays[f"{name}_intercept"] = model.coef_, model.intercept_
-            arrays[f"{name}_classes"] = np.asarray(model.classes_, dtype=str)
-        keep(path, lambda tmp: np.savez(tmp, **arrays), "the reader is fitted again next time")  # type: ignore[arg-type]
+    def features(self, plain: str) -> Features:
+        dense = np.asarray(self._embedder.embed([plain]), dtype=np.float64)[0]
+        return Features(dense, self._words.weights(plain), self._chars.weights(plain), cue_vector(plain))
 
-    def _restore(self, path: Path) -> bool:
-        try:
-            with np.load(path, allow_pickle=False) as stored:
-                for name, vectorizer in (("words", self._words), ("chars", self._chars)):
-                    terms = stored[f"{name}_terms"]
-                    vectorizer.vocabulary_ = {str(t): i for i, t in enumerate(terms)}
-                    vectorizer.idf_ = stored[f"{name}_idf"]
-                for name, model in self._models.items():
-                    model.coef_, model.intercept_ = stored[f"{name}_coef"], stored[f"{name}_intercept"]
-                    model.classes_ = stored[f"{name}_classes"].astype(object)
-                    model.n_features_in_ = model.coef_.shape[1]
-            return True
-        except (OSError, KeyError, ValueError):
-            return False
-
-    def _features(self, texts: list[str], fixed: bool = False) -> Any:
-        """``fixed``: the training texts, the same in every process, whose embeddings the disk cache keeps."""
-        dense = np.asarray(embed_fixed(self._embedder, texts) if fixed else self._embedder.embed(texts), dtype=np.float64)
-        cues = np.array([[1.0 if cue.search(t) else 0.0 for cue in CUES] for t in texts])
-        return self._hstack([dense * 2.0, self._words.transform(texts), self._chars.transform(texts),
-                             cues * 1.5]).tocsr()
+    def content_words(self, text: str) -> set[str]:
+        """Lower-cased words of three letters or more that are neither English stop words nor question words."""
+        return {w for w in re.findall(r"[a-z][a-z0-9]{2,}", _plain(text))
+                if w not in self.stop_words and w not in GENERIC_WORDS}
 
     def vocabulary(self) -> set[str]:
         """The words the reader was fitted on."""
-        return set(self._words.vocabulary_)
+        return set(self._words.index)
 
     def read(self, text: str) -> tuple[Ask, Subject, Cannot | None, float, float]:
         """The ask (with its probability and its lead over the runner-up), the subject and, for a
@@ -173,18 +149,65 @@ class FrameReader:
         return cast(tuple[Ask, Subject, Cannot | None, float, float], read)
 
     def _read(self, plain: str) -> tuple[Ask, Subject, Cannot | None, float, float]:
-        features = self._features([plain])
-        ask_p = self._ask.predict_proba(features)[0]
+        features = self.features(plain)
+        ask_p = self._ask.proba(features)
         ask = str(self._ask.classes_[int(np.argmax(ask_p))])
         first, second = np.sort(ask_p)[::-1][:2] if len(ask_p) > 1 else (ask_p.max(), 0.0)
         margin = float(first - second)
         if ask == "not_answerable":
-            cannot_p = dict(zip(self._cannot.classes_, self._cannot.predict_proba(features)[0], strict=True))
+            cannot_p = dict(zip(self._cannot.classes_, self._cannot.proba(features), strict=True))
             cannot = max((c for c in CANNOTS if c in cannot_p), key=lambda c: cannot_p[c])
             return "not_answerable", "none", cast(Cannot, cannot), float(first), margin
-        subject_p = dict(zip(self._subject.classes_, self._subject.predict_proba(features)[0], strict=True))
+        subject_p = dict(zip(self._subject.classes_, self._subject.proba(features), strict=True))
         subject = max((s for s in SUBJECTS if s in subject_p and s != "none"), key=lambda s: subject_p[s])
         return cast(Ask, ask), cast(Subject, subject), None, float(first), margin
+
+
+@dataclass
+class Fitted:
+    """What scikit-learn fitted: the numbers kept on disk, and its own objects (the test that the numpy reader
+    reads as they do compares against them)."""
+
+    arrays: dict[str, np.ndarray]
+    words: Any
+    chars: Any
+    models: dict[str, Any]
+
+
+def fit(texts: list[str], labels: dict[str, list[str]], embedder: Embedder) -> Fitted:
+    """The reader fitted by scikit-learn (imported here only: a turn worker restores the numbers and never imports
+    it). ``texts`` are the training questions, the same in every process, whose embeddings the disk cache keeps."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, token_pattern=r"(?u)\b\w+\b").fit(texts)
+    chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, min_df=2).fit(texts)
+    dense = np.asarray(embed_fixed(embedder, texts), dtype=np.float64)
+    features = hstack([dense * 2.0, words.transform(texts), chars.transform(texts),
+                       np.array([cue_vector(t) for t in texts]) * 1.5]).tocsr()
+    arrays: dict[str, np.ndarray] = {"stop_words": np.array(sorted(ENGLISH_STOP_WORDS), dtype=str)}
+    for name, vectorizer in (("words", words), ("chars", chars)):
+        terms = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.__getitem__)
+        arrays[f"{name}_terms"], arrays[f"{name}_idf"] = np.array(terms, dtype=str), vectorizer.idf_
+    models = {name: LogisticRegression(C=20.0, max_iter=4000).fit(features, values) for name, values in labels.items()}
+    for name, model in models.items():
+        arrays[f"{name}_coef"], arrays[f"{name}_intercept"] = model.coef_, model.intercept_
+        arrays[f"{name}_classes"] = np.asarray(model.classes_, dtype=str)
+    return Fitted(arrays, words, chars, models)
+
+
+def _restore(path: Path) -> dict[str, np.ndarray] | None:
+    """The fitted numbers kept in ``path`` (arrays only — no pickle: a cache file is data), or None."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return {name: stored[name] for name in stored.files}
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def cue_vector(text: str) -> np.ndarray:
+    return np.array([1.0 if cue.search(text) else 0.0 for cue in CUES])
 
 
 # Cue words of each kind of ask, as features beside the n-grams: what an engineer's grammar says about the
@@ -261,34 +284,24 @@ GENERIC_WORDS = frozenset([
     "everything", "anything", "overall", "going", "look", "looking", "status", "state"])
 
 
-def _content_words(text: str) -> set[str]:
-    """Lower-cased words of three letters or more that are neither English stop words nor question words."""
-    # imported here, as the reader's sklearn imports are: the chat page never pays for them
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return {w for w in re.findall(r"[a-z][a-z0-9]{2,}", _plain(text))
-            if w not in ENGLISH_STOP_WORDS and w not in GENERIC_WORDS}
-
-
 def everyday_words(text: str, reader: FrameReader, catalogs: Catalogs) -> list[str]:
     """The content words of a question none of which the product knows (not in its corpus of answered questions,
     the check catalog or the network-operations words): "summarize the news today" → [news]. Empty when any word
     is known or there is no content word at all ("how are we doing?")."""
-    words = _content_words(text)
+    words = reader.content_words(text)
     known = words & reader.lexicon or words & catalogs.all_rule_words
     return sorted(words) if words and not known else []
 
 
-FITTED_FORMAT = 1  # of the stored fitted reader: raised when what is stored changes
+FITTED_FORMAT = 2  # of the stored fitted reader: raised when what is stored changes (2: English stop words kept)
 
 
 def fitted_state_file(texts: list[str], labels: dict[str, list[str]], embedder: Embedder) -> Path:
     """Where the reader fitted on these questions and labels with this model is kept between processes: fitting
     takes ~2.3 s, which every turn worker paid before its first answer. Keyed by everything the fit depends on (the
     texts, labels, model, scikit-learn version, the cues and this format), so nothing stale is ever read."""
-    import sklearn
-
-    digest = hashlib.sha256(f"{FITTED_FORMAT}\0{sklearn.__version__}\0{embedder.name}\0{embedder.dimension}\0".encode())
+    fitter = importlib.metadata.version("scikit-learn")  # read from its metadata: importing it costs a second
+    digest = hashlib.sha256(f"{FITTED_FORMAT}\0{fitter}\0{embedder.name}\0{embedder.dimension}\0".encode())
     for cue in CUES:
         digest.update(cue.pattern.encode() + b"\0")
     for i, text in enumerate(texts):
