@@ -32,19 +32,24 @@ def migrate(path: Path) -> list[str]:
     """Add what is missing; returns the columns added (empty when the file is current)."""
     con = duckdb.connect(str(path))
     try:
-        added = []
-        for table, column, kind in missing_columns(con):
-            default = DEFAULTS.get((table, column))
-            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}" + (f" DEFAULT {default}" if default else ""))
-            if default:
-                con.execute(f"UPDATE {table} SET {column} = {default} WHERE {column} IS NULL")
-            added.append(f"{table}.{column}")
-        if added:
-            con.execute("CHECKPOINT")
-            log.info("migrated %s: added %s", path, ", ".join(added))
-        return added
+        return migrate_open(con, path)
     finally:
         con.close()
+
+
+def migrate_open(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
+    """``migrate`` on a connection the caller holds (a writer's new version: one open of the file, not two)."""
+    added = []
+    for table, column, kind in missing_columns(con):
+        default = DEFAULTS.get((table, column))
+        con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}" + (f" DEFAULT {default}" if default else ""))
+        if default:
+            con.execute(f"UPDATE {table} SET {column} = {default} WHERE {column} IS NULL")
+        added.append(f"{table}.{column}")
+    if added:
+        con.execute("CHECKPOINT")
+        log.info("migrated %s: added %s", path, ", ".join(added))
+    return added
 
 
 def ensure_current(path: Path) -> None:

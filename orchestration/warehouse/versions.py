@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.warehouse.migrate import migrate
+from orchestration.warehouse.migrate import migrate_open
 
 LOCK_WAIT_SECONDS = 60.0
 
@@ -93,9 +93,9 @@ def new_version(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         staging = target.with_name(target.name + f".tmp{os.getpid()}")
         shutil.copyfile(source, staging)
         try:
-            migrate(staging)  # a version copied from an older file gains the current columns
             con = duckdb.connect(str(staging))
             try:
+                migrate_open(con, staging)  # a version copied from an older file gains the current columns
                 yield con
                 con.execute("CHECKPOINT")
             finally:
