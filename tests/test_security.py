@@ -121,6 +121,8 @@ def test_a_question_keeps_the_secrets_of_a_pasted_line_out_and_its_own_words_in(
     assert mask_prompt("check username ops password 0 lowercase") == \
         "check username ops password 0 <password type 0 masked>"  # a typed value is a password, whatever it reads
     assert leaks(mask_prompt(f"how do I rotate the tacacs-server key {S['tacacs key']}?")) == []
+    pasted = mask_prompt(f"why does this fail?\ntacacs server TAC1\n address ipv4 10.9.9.10\n key 0 {S['tacacs block key']}")
+    assert leaks(pasted) == [] and pasted.endswith(" key 0 <server key type 0 masked>")  # a block keeps its header
     for question in ("what is the enable password policy?", "how do I set the tacacs-server key on routers",
                      "is the enable secret strong on RTR-CORE-1", "which devices use snmp-server community strings?",
                      "our snmp community is public, is that bad?"):

@@ -220,7 +220,8 @@ def mask_prompt(text: str) -> str:
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if TRIGGER.search(line):
-            spans = [s for s in _spans(line, ()) if s.typed or _QUOTED.search(line[:s.command])
+            # a block pasted whole keeps its headers ("tacacs server X" above " key 0 …")
+            spans = [s for s in _spans(line, _headers_above(lines, i)) if s.typed or _QUOTED.search(line[:s.command])
                      or _secret_like(line[s.start:s.end])]
             # the sentence's closing quote or sign after the value stays
             lines[i] = _masked(line, [replace(s, end=s.start + len(_unquoted(line[s.start:s.end]))) for s in spans])
