@@ -243,3 +243,24 @@ def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_n
     listed = commands.run("/docs", "alice", "t-title").text
     assert "| notes-change-window.txt | Change Window Policy for Lab Routers |" in listed
     assert "| prose.txt | Prose |" in listed  # a sentence is no title: the file name stays
+
+
+def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sleep() -> None:
+    """Chainlit sleeps 1 ms in every step's constructor to keep creation times apart; the app skips the sleep (on
+    the event loop it held every session up) and keeps the times increasing itself."""
+    import asyncio
+    import sys
+    import time
+
+    import chainlit as cl
+
+    from chat_app.app import made
+
+    async def build() -> list[str]:
+        return [(await made(cl.Step, name=f"s{i}", thread_id="t-order")).created_at for i in range(200)]
+
+    times = asyncio.run(build())
+    assert all(a < b for a, b in zip(times, times[1:], strict=False)) and len(set(times)) == 200
+    started = time.monotonic()
+    sys.modules["chainlit.step"].time.sleep(30)  # the constructors' clock: a sleep that returns at once
+    assert time.monotonic() - started < 5
