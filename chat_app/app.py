@@ -214,16 +214,17 @@ class _WithoutSleep:
 
 for _module in ("chainlit.step", "chainlit.message"):  # the modules (``chainlit.step`` is also a decorator's name)
     importlib.import_module(_module).time = _WithoutSleep()  # type: ignore[attr-defined]
-_LAST_CREATED = [""]  # the creation time of the last step built here (ISO text, compared as such)
+_LAST_CREATED = [datetime.min]  # the creation time of the last step built here
 
 
 async def made(kind: type[Made], **fields: Any) -> Made:
-    """A Chainlit step or message, built on the event loop, each created after the one before."""
+    """A Chainlit step or message, built on the event loop, each created after the one before (its time written
+    with microseconds always: Chainlit's own text drops them when they are zero, and the history sorts by text)."""
     made_ = kind(**fields)
-    if made_.created_at and made_.created_at <= _LAST_CREATED[0]:
-        at = datetime.fromisoformat(_LAST_CREATED[0].replace("Z", "+00:00")) + timedelta(microseconds=1)
-        made_.created_at = at.isoformat().replace("+00:00", "Z")
-    _LAST_CREATED[0] = made_.created_at or _LAST_CREATED[0]
+    if made_.created_at:
+        at = max(datetime.fromisoformat(made_.created_at.rstrip("Z")), _LAST_CREATED[0] + timedelta(microseconds=1))
+        made_.created_at = at.isoformat(timespec="microseconds") + "Z"
+        _LAST_CREATED[0] = at
     return made_
 
 

@@ -261,6 +261,7 @@ def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sl
 
     times = asyncio.run(build())
     assert all(a < b for a, b in zip(times, times[1:], strict=False)) and len(set(times)) == 200
+    assert {len(t) for t in times} == {len("2026-11-27T10:00:00.000000Z")}  # sorted as text, they sort in time
     started = time.monotonic()
     sys.modules["chainlit.step"].time.sleep(30)  # the constructors' clock: a sleep that returns at once
     assert time.monotonic() - started < 5
