@@ -8,15 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib
 import logging
 import os
 import threading
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import chainlit as cl
 from chainlit.config import config as chainlit_config
@@ -35,6 +34,7 @@ from chat_app.rendering import NODE_LABELS, final_notes, linked_markers
 from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
+from chat_app.steps import made, skip_chainlits_sleep
 from chat_app.storage import LocalStorageClient, add_route
 from chat_app.uploads import (
     Progress,
@@ -73,6 +73,7 @@ install_guards(chainlit_app)
 install_offline_page()
 FILES = use_instance_files_directory()  # uploads under the data directory, per instance
 install_upload_guards()
+skip_chainlits_sleep()
 REVOKED = RevokedTokens(MemoryStore)
 install_revocation(REVOKED)
 THROTTLE = LoginThrottle()
@@ -192,40 +193,6 @@ async def report_uploads_cut_short() -> None:
             await asyncio.to_thread(store.update_note, note["thread_id"], note["seq"], "upload", "Upload interrupted", text)
     except Exception:  # a report is a courtesy: the server starts without it
         log.exception("could not report the uploads a server stop cut short")
-
-
-Made = TypeVar("Made", cl.Step, cl.Message)
-
-
-class _WithoutSleep:
-    """``time`` as Chainlit's step and message modules see it: their constructors sleep 1 ms on purpose (distinct
-    creation times), which on the event loop stopped every session's traffic — 20 sessions × ~20 steps per answer
-    put the first step of a question 0.3–0.45 s behind (py-spy under `assess bench concurrency`); Chainlit's own
-    handler builds every incoming message that way too. Building them in threads instead cost a thread hop per step
-    and the GIL shared with the loop. Creation times stay distinct: ``made`` keeps them increasing."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-    @staticmethod
-    def sleep(_seconds: float) -> None:
-        return None
-
-
-for _module in ("chainlit.step", "chainlit.message"):  # the modules (``chainlit.step`` is also a decorator's name)
-    importlib.import_module(_module).time = _WithoutSleep()  # type: ignore[attr-defined]
-_LAST_CREATED = [datetime.min]  # the creation time of the last step built here
-
-
-async def made(kind: type[Made], **fields: Any) -> Made:
-    """A Chainlit step or message, built on the event loop, each created after the one before (its time written
-    with microseconds always: Chainlit's own text drops them when they are zero, and the history sorts by text)."""
-    made_ = kind(**fields)
-    if made_.created_at:
-        at = max(datetime.fromisoformat(made_.created_at.rstrip("Z")), _LAST_CREATED[0] + timedelta(microseconds=1))
-        made_.created_at = at.isoformat(timespec="microseconds") + "Z"
-        _LAST_CREATED[0] = at
-    return made_
 
 
 def _run_in_thread(prompt: str, thread_id: str, user_id: str, loop: asyncio.AbstractEventLoop,

@@ -254,7 +254,9 @@ def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sl
 
     import chainlit as cl
 
-    from chat_app.app import made
+    from chat_app.steps import made, skip_chainlits_sleep
+
+    skip_chainlits_sleep()  # what the app installs (importing the app itself would start its turn workers)
 
     async def build() -> list[str]:
         return [(await made(cl.Step, name=f"s{i}", thread_id="t-order")).created_at for i in range(200)]
