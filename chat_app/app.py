@@ -219,7 +219,7 @@ class StepRenderer:
         self.total_ms += ms
         if event.node == "dispatch":
             for task in (plan.tasks if isinstance(plan, Plan) else []):
-                step = await made(cl.Step, name=task.owner, type="tool", parent_id=self.root.id, default_open=False,
+                step = made(cl.Step, name=task.owner, type="tool", parent_id=self.root.id, default_open=False,
                                   show_input="text")  # the input is a sentence, not JSON
                 step.start = _now()
                 step.input = f"{task.id} · {task.skill} — {task.description}" + (
@@ -231,7 +231,7 @@ class StepRenderer:
         if isinstance(plan, Plan) and event.task_ids and plan.tasks:  # a task agent finished its task
             task = plan.tasks[0]
             opened = self.open.pop(task.id, None)
-            step = opened or await made(cl.Step, name=label, type="tool", parent_id=self.root.id)
+            step = opened or made(cl.Step, name=label, type="tool", parent_id=self.root.id)
             mcp = event.update.get("mcp")
             calls = [c for c in mcp.tool_calls if c.task_id in (None, task.id)] if isinstance(mcp, Mcp) else []
             name = f"{task.id} outputs (JSON)"
@@ -242,7 +242,7 @@ class StepRenderer:
             await (step.update() if opened is not None else step.send())
             return
         # the node has finished: its step is sent once, complete (one data-layer write, not a create and an update)
-        step = await made(cl.Step, name=label, type="tool", parent_id=self.root.id, default_open=False, show_input=False)
+        step = made(cl.Step, name=label, type="tool", parent_id=self.root.id, default_open=False, show_input=False)
         body = f"{event.summary or 'done'}"
         if event.node == "planner" and isinstance(plan, Plan):
             body += "\n\n" + views.plan_view(plan)
@@ -316,7 +316,7 @@ async def _forget_when_done(queue: asyncio.Queue[TurnEvent | AssessmentState | N
 
 async def _starting_step() -> tuple[cl.Step, float]:
     """Shown when a question arrives before any turn worker has loaded the model (the first seconds after a start)."""
-    step = await made(cl.Step, name="Starting", type="tool", default_open=True)
+    step = made(cl.Step, name="Starting", type="tool", default_open=True)
     step.output = ("The answer engine is starting (loading the model, routes and indexes); this question runs as "
                    "soon as it is ready.")
     await step.send()
@@ -336,7 +336,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     else:
         threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
     final_state: AssessmentState | None = None
-    async with await made(cl.Step, name="Assessment graph", type="run", default_open=True, show_input="text") as root:
+    async with made(cl.Step, name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]
         renderer = StepRenderer(root)
         starting = await _starting_step() if POOL is not None and not POOL.ready else None
@@ -365,7 +365,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         await cl.Message(content="Sorry, the turn produced no answer. Please try again.").send()
         return
     text = linked_markers(final_state.final.answer, final_state) + final_notes(final_state)
-    answer = await made(cl.Message, content=text, elements=_citations(final_state),
+    answer = made(cl.Message, content=text, elements=_citations(final_state),
                         actions=_export_actions(thread_id, final_state))
     await answer.send()
     for chart in _charts(final_state):  # one after the other: in the order the answer names them (sent together,

@@ -41,7 +41,7 @@ class _Clock:
     last = datetime.min
 
 
-async def made(kind: type[Made], **fields: Any) -> Made:
+def made(kind: type[Made], **fields: Any) -> Made:
     """A Chainlit step or message, each created after the one before (its time written with microseconds always:
     Chainlit's own text drops them when they are zero, and the history sorts by text)."""
     made_ = kind(**fields)

@@ -248,7 +248,6 @@ def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_n
 def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sleep() -> None:
     """Chainlit sleeps 1 ms in every step's constructor to keep creation times apart; the app skips the sleep (on
     the event loop it held every session up) and keeps the times increasing itself."""
-    import asyncio
     import sys
     import time
 
@@ -258,10 +257,7 @@ def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sl
 
     skip_chainlits_sleep()  # what the app installs (importing the app itself would start its turn workers)
 
-    async def build() -> list[str]:
-        return [(await made(cl.Step, name=f"s{i}", thread_id="t-order")).created_at for i in range(200)]
-
-    times = asyncio.run(build())
+    times = [made(cl.Step, name=f"s{i}", thread_id="t-order").created_at for i in range(200)]
     assert all(a < b for a, b in zip(times, times[1:], strict=False)) and len(set(times)) == 200
     assert {len(t) for t in times} == {len("2026-11-27T10:00:00.000000Z")}  # sorted as text, they sort in time
     started = time.monotonic()
