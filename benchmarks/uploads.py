@@ -5,9 +5,12 @@ the batch is as large as asked for without any file from outside the repository.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,8 +42,9 @@ def fleet_configs(warehouse: Path, count: int) -> list[tuple[str, bytes]]:
 
 
 def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
-    """Print and return configs/s end to end — as ``assess assess-configs`` runs it (worker processes, one per
-    core) and as the chat server does (one process) — and for parse + rules alone (medians of ``repeat``)."""
+    """Print and return configs/s end to end — the ``assess assess-configs`` command as a user runs it (a process of
+    its own: Python's start, its imports, reading the folder, worker processes, one per core) and the chat server's
+    upload (in process, one process) — and for parse + rules alone (medians of ``repeat``)."""
     source = get_settings().warehouse_path
     if not source.exists():
         raise SystemExit(f"no warehouse at {source}; run 'assess demo build' first")
@@ -53,20 +57,43 @@ def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
             if text is not None:
                 judge(name, text, None, verdict)
         timings["floor"].append(time.perf_counter() - started)
-        for path, workers in (("command line", command_line_workers()), ("chat", 1)):
-            with tempfile.TemporaryDirectory() as tmp, using_data_dir(Path(tmp)):
-                shutil.copy(source, get_settings().warehouse_path)
-                started = time.perf_counter()
-                report = assess_files(files, owner="bench", workers=workers)
-                timings[path].append(time.perf_counter() - started)
-                close_warehouses()
-            assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])
+        timings["command line"].append(_command(source, files))
+        with tempfile.TemporaryDirectory() as tmp, using_data_dir(Path(tmp)):
+            shutil.copy(source, get_settings().warehouse_path)
+            started = time.perf_counter()
+            report = assess_files(files, owner="bench")
+            timings["chat"].append(time.perf_counter() - started)
+            close_warehouses()
+        assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])
+    timings["start"] = [_command(source, [])]
     medians = {k: statistics.median(v) for k, v in timings.items()}
     print(f"{count} configurations, median of {repeat} (spread in brackets)")
-    for label, key in ((f"end to end, assess-configs ({command_line_workers()} processes)", "command line"),
+    for label, key in ((f"assess assess-configs, its own start included ({command_line_workers()} workers)",
+                        "command line"),
                        ("end to end, chat upload (1 process)", "chat"), ("floor: check, parse, judge (1 process)", "floor")):
-        print(f"  {label:<46} {count / medians[key]:5.0f} configs/s [{count / max(timings[key]):.0f}–"
+        print(f"  {label:<60} {count / medians[key]:5.0f} configs/s [{count / max(timings[key]):.0f}–"
               f"{count / min(timings[key]):.0f}]  {medians[key]:.2f} s")
     print(f"  chat upload / floor: {medians['chat'] / medians['floor']:.2f}×")
+    print(f"  the command's start alone (an empty folder): {timings['start'][0]:.2f} s")
     return {"configs": count, "command_line_per_s": count / medians["command line"],
             "chat_per_s": count / medians["chat"], "floor_per_s": count / medians["floor"]}
+
+
+def _command(source: Path, files: list[tuple[str, bytes]]) -> float:
+    """Seconds ``assess assess-configs`` takes over ``files`` in a folder, on a copy of ``source``, from its start to
+    its exit (an empty folder: the command's start alone; it exits 1, nothing assessed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data, folder = Path(tmp) / "data", Path(tmp) / "configs"
+        data.mkdir()
+        folder.mkdir()
+        shutil.copy(source, data / source.name)
+        for name, text in files:
+            (folder / name).write_bytes(text)
+        env = {**os.environ, "ASSESS_DATA_DIR": str(data), "ASSESS_WAREHOUSE_FILE": str(data / source.name)}
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "orchestration.cli", "assess-configs", str(folder)], env=env,
+                              capture_output=True, text=True, check=False)
+        elapsed = time.perf_counter() - started
+    if files and (done.returncode != 0 or f"{len(files)} of {len(files)} files assessed" not in done.stdout):
+        raise SystemExit(f"assess assess-configs failed: {done.stdout[-500:]} {done.stderr[-500:]}")
+    return elapsed

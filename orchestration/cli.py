@@ -138,7 +138,8 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
     try:
         # fixes are written from each parsed configuration, which worker processes do not send back
         report = assess_folder(folder, site=args.site, label=args.label, collection=args.collection,
-                               owner=args.owner, workers=1 if args.fixes else command_line_workers())
+                               owner=args.owner, workers=1 if args.fixes else command_line_workers(),
+                               judgements=args.json or args.fixes)
     except (WarehouseUnavailable, ValueError) as exc:
         print(f"assess assess-configs: {exc}", file=sys.stderr)
         return 2

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from orchestration.config import get_settings
 from orchestration.outputs import output_models
+from orchestration.yaml_files import read_yaml
 
 _WRITE_PATH = re.compile(r"^(input|intent|plan|mcp\.tool_calls|conversation|final|task\.(status|error|outputs\.[a-z_]+))$")
 
@@ -127,6 +126,10 @@ class ToolContract(Strict):
     @field_validator("parameters")
     @classmethod
     def _parameters_are_json_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        # imported where contracts are read, not by every module that names ContractError (the upload command)
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import SchemaError
+
         try:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
@@ -156,7 +159,7 @@ class ContractSet(Strict):
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except (OSError, yaml.YAMLError) as exc:
         raise ContractError(f"{path}: cannot be read as YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -28,6 +28,7 @@ from orchestration.engines.bgp import bgp_view, passes_everything
 from orchestration.engines.config_parser import Line, ParsedConfig
 from orchestration.engines.interfaces import Interface, interfaces_of
 from orchestration.vocabulary.severity import Severity
+from orchestration.yaml_files import read_yaml
 
 Status = Literal["pass", "fail", "not_applicable"]
 SecurityCategory = Literal["insecure management services", "weak AAA", "exposure", "missing hardening"]
@@ -292,6 +293,8 @@ _REFERENCES: list[tuple[str, re.Pattern[str]]] = [
     ("policy-map", re.compile(r"^service-policy (?:input|output|type \S+ input|type \S+ output) (?P<name>\S+)$")),
     ("class-map", re.compile(r"^class (?!class-default$)(?P<name>\S+)$")),
 ]
+# a line that names none of them (nine in ten) is passed over with one match instead of eleven
+_ANY_REFERENCE = re.compile("|".join("(?:" + re.sub(r"[(][?]P<\w+>", "(?:", rx.pattern) + ")" for _, rx in _REFERENCES))
 _DEFINITIONS: list[tuple[str, re.Pattern[str]]] = [
     ("access-list", re.compile(r"^(?:ip|ipv6) access-list (?:standard |extended |role-based )?(?P<name>\S+)$")),
     ("access-list", re.compile(r"^access-list (?P<name>\S+) ")),
@@ -308,6 +311,8 @@ def undefined_references(cfg: ParsedConfig) -> list[tuple[Line, str, str]]:
     defined = {(kind, m.group("name")) for ln in cfg.top for kind, rx in _DEFINITIONS if (m := rx.match(ln.text))}
     out: list[tuple[Line, str, str]] = []
     for ln in cfg.lines:
+        if not _ANY_REFERENCE.match(ln.text):
+            continue
         for kind, rx in _REFERENCES:
             m = rx.match(ln.text)
             if m and (kind, m.group("name")) not in defined:
@@ -570,7 +575,7 @@ def evaluate_config(rules: list[Rule], cfg: ParsedConfig, device_type: str | Non
 def load_rules(path: Path | None = None) -> list[Rule]:
     path = path or get_settings().contracts_dir / "rules" / "config_rules.yaml"
     try:
-        data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_yaml(path)
     except (OSError, yaml.YAMLError) as exc:
         raise ContractError(f"{path}: cannot be read: {exc}") from None
     rules = []

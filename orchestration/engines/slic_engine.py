@@ -18,6 +18,7 @@ from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.engines.config_parser import ParsedConfig
 from orchestration.vocabulary.severity import Severity
+from orchestration.yaml_files import read_yaml
 
 
 class Signature(BaseModel):
@@ -112,7 +113,7 @@ def evaluate_device(signatures: list[Signature], facts: DeviceFacts) -> list[Sli
 def load_signatures(path: Path | None = None) -> list[Signature]:
     path = path or get_settings().contracts_dir / "rules" / "slic_signatures.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))["signatures"]
+        raw = read_yaml(path)["signatures"]
         return [Signature.model_validate(s) for s in raw]
     except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
         raise ContractError(f"{path}: cannot be read: {exc}") from None

@@ -22,6 +22,7 @@ from knowledge_base.embedding_cache import embed_fixed
 from knowledge_base.embeddings import Embedder, get_embedder
 from orchestration.contracts import ContractError
 from orchestration.nlu.spelling import SpellingNormalizer
+from orchestration.yaml_files import read_yaml
 
 TEMPERATURE = 0.05
 TOP_K = 2
@@ -62,7 +63,7 @@ class SemanticRouter:
 
     def __init__(self, routes_file: Path, embedder: Embedder) -> None:
         try:
-            data = yaml.safe_load(routes_file.read_text(encoding="utf-8"))
+            data = read_yaml(routes_file)
             routes: dict[str, list[str]] = data["routes"]
             self.signals = [
                 Signal(s["name"], re.compile(s["pattern"], re.IGNORECASE), dict(s["boost"])) for s in data["signals"]

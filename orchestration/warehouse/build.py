@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
 from orchestration.config import get_settings
 from orchestration.engines.config_parser import ParsedConfig, parse_config
@@ -31,6 +30,7 @@ from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.versions import discard_versions
+from orchestration.yaml_files import read_yaml
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
 ANNOTATIONS = [
@@ -60,7 +60,7 @@ class ApprovedException:
 
 def load_exceptions(path: Path | None = None) -> list[ApprovedException]:
     path = path or get_settings().contracts_dir / "rules" / "approved_exceptions.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path)
     return [ApprovedException(**e) for e in data["exceptions"]]
 
 

@@ -16,6 +16,7 @@ those devices are in: they are computed live again from then on, never served st
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import duckdb
@@ -116,6 +117,54 @@ def whole_run(assessment_id: str) -> tuple[str, list[Any]]:
     return BASE.format(where="1 = 1"), [assessment_id]
 
 
+_SCRATCH = "run_summary_scratch"
+_ROWS_TABLE = f"{_SCRATCH}.run_rows"
+THREADS = 3  # cursors the statements are spread over: each is mostly DuckDB's planning, which runs without the GIL
+
+
+def write(con: duckdb.DuckDBPyConnection, assessment_id: str) -> int:
+    """Store the whole-run results of every statement for ``assessment_id``, unfiltered and per severity, through
+    the writer's connection; returns the rows stored. Called outside a transaction, on a database no reader sees
+    until it is whole (a staging version, a new build): the statements run on cursors of ``con`` in threads, and a
+    cursor sees only what is committed."""
+    con.execute(DDL)
+    con.execute(f"DELETE FROM {TABLE} WHERE assessment_id = ?", [assessment_id])
+    # the run's rows joined once into a table, and every statement over it: the same rows as the live base (the
+    # statements are the tool's own), without the join repeated 36 times (a tenth of an upload). The table is in
+    # an in-memory database attached to the connection: its cursors see it (a TEMP table is one connection's), it
+    # is never written to the file, and it goes when detached.
+    con.execute(f"ATTACH ':memory:' AS {_SCRATCH}")
+    try:
+        con.execute(f"CREATE TABLE {_ROWS_TABLE} AS {ROWS.format(where='1 = 1')}", [assessment_id])
+        # the base takes the run's id as its one value, as the live base does: DuckDB names an unnamed column
+        # after the positions of the values in it ($2), and the stored columns are the live ones
+        base = f"\nWITH b AS (SELECT * FROM {_ROWS_TABLE} WHERE ? IS NOT NULL)\n"
+        jobs = [(severity or "", name, sql, p) for severity in (None, *SEVERITIES)
+                for name, (sql, p) in statements(base, [assessment_id], severity).items()]
+        cursors = [con.cursor() for _ in range(THREADS)]
+
+        def run(share: int) -> list[tuple[int, QueryResult]]:  # every THREADS-th statement, on a cursor of its own
+            return [(j, _query(cursors[share], jobs[j][2], jobs[j][3])) for j in range(share, len(jobs), THREADS)]
+
+        try:
+            with ThreadPoolExecutor(THREADS) as pool:
+                done = dict(pair for part in pool.map(run, range(THREADS)) for pair in part)
+        finally:
+            for cursor in cursors:
+                cursor.close()
+    finally:
+        con.execute(f"DETACH {_SCRATCH}")
+    rows = [(assessment_id, severity, name, json.dumps({"columns": done[j].columns, "rows": done[j].rows}))
+            for j, (severity, name, _, _) in enumerate(jobs)]
+    con.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def _query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> QueryResult:
+    cur = con.execute(sql, params)
+    return QueryResult([d[0] for d in cur.description or []], cur.fetchall())
+
+
 class _Connection:
     """A writer's DuckDB connection behind the warehouse's query interface."""
 
@@ -125,32 +174,7 @@ class _Connection:
         self.con = con
 
     def query(self, sql: str, params: Any = ()) -> QueryResult:
-        cur = self.con.execute(sql, list(params))
-        return QueryResult([d[0] for d in cur.description or []], cur.fetchall())
-
-
-def write(con: duckdb.DuckDBPyConnection, assessment_id: str) -> int:
-    """Store the whole-run results of every statement for ``assessment_id``, unfiltered and per severity, in the
-    writer's open connection (its transaction, if any); returns the rows stored."""
-    con.execute(DDL)
-    con.execute(f"DELETE FROM {TABLE} WHERE assessment_id = ?", [assessment_id])
-    # the run's rows joined once into a temporary table, and every statement over it: the same rows as the live
-    # base (the statements are the tool's own), without the join repeated 36 times (a tenth of an upload)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE run_summary_rows AS {ROWS.format(where='1 = 1')}", [assessment_id])
-    try:
-        rows = []
-        for severity in (None, *SEVERITIES):
-            # the base takes the run's id as its one value, as the live base does: DuckDB names an unnamed column
-            # after the positions of the values in it ($2), and the stored columns are the live ones
-            base = "\nWITH b AS (SELECT * FROM run_summary_rows WHERE ? IS NOT NULL)\n"
-            for name, (sql, p) in statements(base, [assessment_id], severity).items():
-                result = _Connection(con).query(sql, p)
-                rows.append((assessment_id, severity or "", name,
-                             json.dumps({"columns": result.columns, "rows": result.rows})))
-    finally:
-        con.execute("DROP TABLE IF EXISTS run_summary_rows")
-    con.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", rows)
-    return len(rows)
+        return _query(self.con, sql, list(params))
 
 
 def forget_runs_of(con: duckdb.DuckDBPyConnection, asset_ids: list[str]) -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import sqlglot
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from orchestration.config import get_settings
 from orchestration.contracts import ContractError
+from orchestration.yaml_files import read_yaml
 
 TABLE_FORMATS = ("iceberg", "hive")
 # Every question reads one collection (assets, assessments) and one or two runs (results, SLIC matches).
@@ -53,7 +53,10 @@ class Ontology(BaseModel):
         for name, table in self.tables.items():
             cols = ", ".join(f"{col} {spec.type}" for col, spec in table.columns.items())
             sql = f"CREATE TABLE {name} ({cols})"
-            sql = sql if dialect == "duckdb" else sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
+            if dialect != "duckdb":
+                import sqlglot  # another engine's DDL only: building the embedded one never needs it
+
+                sql = sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
             if dialect == "trino" and table_format in TABLE_FORMATS:
                 props = ["format = 'PARQUET'"]
                 if table_format == "iceberg" and name in PARTITIONS:
@@ -66,7 +69,7 @@ class Ontology(BaseModel):
 def load_ontology(path: Path | None = None) -> Ontology:
     path = path or get_settings().contracts_dir / "warehouse.yaml"
     try:
-        return Ontology.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return Ontology.model_validate(read_yaml(path))
     except (OSError, yaml.YAMLError) as exc:
         raise ContractError(f"{path}: cannot be read: {exc}") from None
     except ValidationError as exc:

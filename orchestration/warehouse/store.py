@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import duckdb
-import sqlglot
 
 from orchestration.config import Settings, get_settings
 from orchestration.warehouse.versions import current_file, version_stamp
@@ -59,6 +58,8 @@ def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL rewritten for ``dialect`` (cached: the tools reuse a handful of statements)."""
     if dialect == "duckdb":
         return sql
+    import sqlglot  # imported for another engine only: the embedded one and the upload command never need it
+
     return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
 
 

@@ -111,14 +111,17 @@ def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
 
 def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
                  now: datetime | None = None, collection: str | None = None, owner: str | None = None,
-                 cancelled: Callable[[str], bool] | None = None, workers: int = 1) -> UploadReport:
+                 cancelled: Callable[[str], bool] | None = None, workers: int = 1,
+                 judgements: bool = True) -> UploadReport:
     """Assess the files that are device configurations into one new assessment of their own collection
     (``collection``, else a new one): uploads never change what the fleet's latest assessment is. Device
     identity is (collection, hostname); a hostname repeated in the batch stays a distinct device (the file
     name tells them apart) and is reported as a warning. A file ``cancelled`` says so before it is judged is left
     out (its uploader cancelled it in the chat). ``workers`` > 1 assesses a batch of ``PARALLEL_FROM`` files or more
     in as many forked processes — for a single-threaded caller only (the command line; never the chat server's
-    threads), and without the parsed configuration on each judgement (no fixes)."""
+    threads), and without the parsed configuration on each judgement (no fixes). ``judgements=False`` keeps no
+    per-rule judgement on the files' outcomes (only ``--json`` prints them; from worker processes they are most of
+    what is sent back)."""
     settings = get_settings()
     if settings.warehouse_backend != "duckdb":  # written into a local file, the upload would never be read back
         raise WarehouseUnavailable("uploaded configurations are assessed into the embedded warehouse, and this "
@@ -146,7 +149,8 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
                                                             f"{len(overrides)} device(s) applied"))
             except ValueError as exc:
                 report.files.append(FileOutcome(name, False, str(exc)))
-    batch = _Batch(collection, site, assessment_id, now, overrides, load_exceptions(), keep_config=workers <= 1)
+    batch = _Batch(collection, site, assessment_id, now, overrides, load_exceptions(), keep_config=workers <= 1,
+                   keep_judgement=judgements)
     configs = [(name, data) for name, data in files if not ROLE_FILE.search(name.replace("\\", "/"))]
     for (name, data), done in zip(configs, _assessed(batch, configs, workers, cancelled), strict=True):
         if done.asset is None or done.rows is None:
@@ -183,6 +187,7 @@ class _Batch:
     overrides: dict[str, dict[str, str]]
     exceptions: list[ApprovedException]
     keep_config: bool = True  # the parsed configuration stays on the judgement (fixes need it)
+    keep_judgement: bool = True  # the judgement stays on the file's outcome
 
 
 @dataclass
@@ -198,7 +203,7 @@ def _assessed(batch: _Batch, configs: list[tuple[str, bytes]], workers: int,
     """Each file's assessment, in the order given: in ``workers`` processes when asked (the command line: a batch
     of hundreds takes both cores), else here, one file after the other, each checked for cancellation first."""
     if workers > 1 and len(configs) >= PARALLEL_FROM:
-        # fork: the workers inherit the loaded rules and signatures (a fork server would import them again)
+        get_rules(), get_signatures()  # loaded here, before the fork: each worker would otherwise read them again
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
             yield from pool.map(partial(_assess_pair, batch), configs, chunksize=max(8, len(configs) // (workers * 12)))
         return
@@ -220,7 +225,8 @@ def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = No
         return _Assessed(FileOutcome(name, False, problem))
     judgement = judge(name, text, batch.overrides, verdict)
     if not judgement.accepted or judgement.config is None:
-        return _Assessed(FileOutcome(name, False, judgement.reason, platform=judgement.platform, judgement=judgement))
+        return _Assessed(FileOutcome(name, False, judgement.reason, platform=judgement.platform,
+                                     judgement=judgement if batch.keep_judgement else None))
     cfg = judgement.config
     platform: str = cfg.platform
     hostname = judgement.hostname or Path(name).stem.upper()
@@ -234,7 +240,7 @@ def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = No
         judgement = replace(judgement, config=None)  # not sent back from a worker process: the parsed tree is large
     return _Assessed(FileOutcome(name, True, f"{name}: {asset_id} ({platform} {judgement.version}) assessed, "
                                              f"{failures} failed {plural('check', failures)}", asset_id, failures,
-                                 platform, judgement),
+                                 platform, judgement if batch.keep_judgement else None),
                      hostname, part, (asset_id, platform, judgement.version, spec.device_type, name))
 
 
@@ -273,8 +279,8 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
             insert_rows(con, "configs", rows.configs)
             insert_rows(con, "results", rows.results)
             insert_rows(con, "slic_results", rows.slic)
-            run_summary.write(con, assessment_id)
             con.execute("COMMIT")
+            run_summary.write(con, assessment_id)  # after the commit: it reads the rows on cursors of its own
     except (WarehouseBusy, CollectionTaken) as exc:
         raise WarehouseUnavailable(str(exc)) from None
     except (duckdb.Error, OSError) as exc:
@@ -283,10 +289,10 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
 
 
 def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None, collection: str | None = None,
-                  owner: str | None = None, workers: int = 1) -> UploadReport:
+                  owner: str | None = None, workers: int = 1, judgements: bool = True) -> UploadReport:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     return assess_files([(str(p.relative_to(folder)), p.read_bytes()) for p in files], site, label,
-                        collection=collection, owner=owner, workers=workers)
+                        collection=collection, owner=owner, workers=workers, judgements=judgements)
 
 
 def command_line_workers() -> int:
