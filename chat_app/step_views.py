@@ -6,14 +6,11 @@ a separate side element (``full_outputs``), never cut; these views are plain fun
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
-
-import sqlglot
 
 from orchestration.outputs import TaskOutputs
 from orchestration.state import Final, Intent, Plan, Task, ToolCall, Trace
-from orchestration.warehouse.sql_text import bind
+from orchestration.warehouse.sql_text import bind, pretty_sql
 
 MAX_ROWS = 12  # rows of a findings or chunk table shown in a step; the full list is in the JSON beside it
 
@@ -38,17 +35,9 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
-@lru_cache(maxsize=256)
-def pretty_sql(statement: str, dialect: str = "duckdb") -> str:
-    """A statement laid out one clause per line; kept as it ran when the parser does not know it. Cached: the
-    tools run a few dozen statement shapes, and the chat renders them on every turn (values go in afterwards)."""
-    try:
-        return sqlglot.transpile(statement, read=dialect, write=dialect, pretty=True)[0]
-    except Exception:  # noqa: BLE001 — shown as it ran rather than not at all
-        return statement
-
-
-def tool_call_view(call: ToolCall, dialect: str = "duckdb") -> str:
+def tool_call_view(call: ToolCall, dialect: str = "duckdb", laid_out: dict[str, str] | None = None) -> str:
+    """A tool call: its parameters, each statement it ran with its values, rows and time. ``laid_out``: statements
+    already laid out (by the turn worker); any other is laid out here."""
     # a SQL-path call's own statement and values are shown below as they ran, not as parameters
     shown = {"sql", "params"} if call.queries else set()
     params = {k: v for k, v in call.input.items() if v not in (None, "", [], {}) and k not in shown}
@@ -60,7 +49,7 @@ def tool_call_view(call: ToolCall, dialect: str = "duckdb") -> str:
         lines += ["| Parameter | Value |", "|---|---|", *(f"| {k} | {cell(v)} |" for k, v in params.items()), ""]
     for n, statement in enumerate(call.queries, start=1):
         values = call.query_params[n - 1] if n <= len(call.query_params) else []
-        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", bind(pretty_sql(statement, dialect), values), "```", ""]
+        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", bind((laid_out or {}).get(statement) or pretty_sql(statement, dialect), values), "```", ""]
     if not call.queries and not call.cached:
         lines += ["No SQL statement was recorded for this call.", ""]
     return "\n".join(lines)
@@ -122,7 +111,7 @@ def findings_view(outputs: TaskOutputs) -> list[str]:
 
 
 def task_view(task: Task, calls: list[ToolCall], summary: str, ms: float, outputs_name: str,
-              dialect: str = "duckdb") -> str:
+              dialect: str = "duckdb", laid_out: dict[str, str] | None = None) -> str:
     """A finished task: status and time, what it did (tool calls with SQL, chunks, findings), where its JSON is."""
     lines = [f"**{task.status}** in {duration(ms)} — {summary.removeprefix(task.status + ': ')}", ""]
     if task.error:
@@ -133,7 +122,7 @@ def task_view(task: Task, calls: list[ToolCall], summary: str, ms: float, output
         lines += [f"- ⚠ {e.tool}: {e.message}" for e in ctx.errors]
     lines += chunks_view(task.outputs)
     for call in calls:
-        lines.append(tool_call_view(call, dialect))
+        lines.append(tool_call_view(call, dialect, laid_out))
     lines += findings_view(task.outputs)
     lines.append(f"Complete outputs: {outputs_name}")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ from orchestration.state import (
     Entity,
     Final,
     FindingDigest,
+    Mcp,
     NameResolution,
     PastTurn,
     QuestionFrame,
@@ -49,6 +50,13 @@ class TurnEvent:
     update: dict[str, Any]
     summary: str = ""
     task_ids: list[str] = field(default_factory=list)
+    # the update's SQL statements laid out for reading, by a turn worker: parsing them (2–20 ms each) on the chat
+    # server's event loop held up every other conversation
+    sql_layouts: dict[str, str] = field(default_factory=dict)
+
+    def statements(self) -> list[str]:
+        mcp = self.update.get("mcp")
+        return [q for call in (mcp.tool_calls if isinstance(mcp, Mcp) else []) for q in call.queries]
 
 
 def _past(row: dict[str, Any]) -> PastTurn:

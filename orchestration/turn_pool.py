@@ -16,6 +16,7 @@ place.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -24,15 +25,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
 from orchestration import fork_server
-from orchestration.config import available_cores
+from orchestration.config import available_cores, get_settings
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
+from orchestration.warehouse.sql_text import layouts
 
 log = logging.getLogger(__name__)
 Deliver = Callable[[TurnEvent | AssessmentState | None], object]  # None: the turn is over
@@ -66,6 +68,9 @@ def _serve(conn: Connection, threads: int) -> None:
     use_threads(threads)
     faiss.omp_set_num_threads(threads)
     warm_up()
+    dialect = get_settings().warehouse_backend
+    gc.collect()
+    gc.freeze()  # the loaded model, index and graph live as long as the worker: full collections no longer walk them
     conn.send((READY,))
     server = multiprocessing.parent_process()  # the process that started the pool (the parent is the fork server)
     while True:
@@ -82,6 +87,8 @@ def _serve(conn: Connection, threads: int) -> None:
         job_id, prompt, thread_id, user_id = job
         try:
             for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id):
+                if isinstance(item, TurnEvent) and item.statements():
+                    item = replace(item, sql_layouts=layouts(item.statements(), dialect))
                 conn.send((job_id, item))
         except (EOFError, OSError, BrokenPipeError):
             return

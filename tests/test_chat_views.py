@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.rendering import linked_markers
@@ -263,3 +265,20 @@ def test_steps_built_on_the_event_loop_are_created_in_order_without_chainlits_sl
     started = time.monotonic()
     sys.modules["chainlit.step"].time.sleep(30)  # the constructors' clock: a sleep that returns at once
     assert time.monotonic() - started < 5
+
+
+def test_a_statement_laid_out_by_the_turn_worker_is_shown_without_parsing_it_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestration.state import ToolCall
+
+    statement = "SELECT asset_id FROM assets WHERE site = ? AND criticality = ?"
+    call = ToolCall(tool_name="inventory_tool", queries=[statement], query_params=[["HQ", "high"]], row_count=2)
+    laid_out = {statement: "SELECT\n  asset_id\nFROM assets\nWHERE\n  site = ? AND criticality = ?"}
+    assert views.tool_call_view(call, "duckdb", {statement: views.pretty_sql(statement)}) == views.tool_call_view(call)
+
+    def no_parsing(*_: object) -> str:
+        raise AssertionError("parsed on the event loop")
+
+    monkeypatch.setattr(views, "pretty_sql", no_parsing)
+    shown = views.tool_call_view(call, "duckdb", laid_out)
+    assert "SELECT\n  asset_id\nFROM assets\nWHERE\n  site = 'HQ' AND criticality = 'high'" in shown

@@ -16,6 +16,7 @@ import pytest
 from orchestration.runtime import TurnEvent, handle_turn
 from orchestration.state import AssessmentState
 from orchestration.turn_pool import TurnPool
+from orchestration.warehouse.sql_text import pretty_sql
 
 PROMPTS = ["Summarize my latest configuration best practice assessment, top 5 issues.",
            "Which assets got worse since the previous assessment?",
@@ -71,6 +72,10 @@ def test_workers_answer_concurrent_turns_as_the_process_itself_would(pool: TurnP
         assert [e.node for e in events][:2] == ["context_pruner", "intent_classifier"]  # streamed node by node
         assert sink.final.input.thread_id == f"t-pool-{i}"
         assert sink.final.final.answer == handle_turn(prompt, f"t-here-{i}", "alice").final.answer
+    # the workers lay out every statement they ran (the chat server's event loop parses no SQL)
+    with_sql = [e for sink in collected for e in sink.items if isinstance(e, TurnEvent) and e.statements()]
+    assert with_sql and all(e.sql_layouts == {q: pretty_sql(q) for q in e.statements()} for e in with_sql)
+    assert any("\n" in layout for e in with_sql for layout in e.sql_layouts.values())  # one clause per line
 
 
 def test_a_worker_killed_mid_turn_costs_only_that_turn(pool: TurnPool) -> None:
