@@ -1,6 +1,7 @@
 """Whole-run summaries written with each run: what the analysis tool reads back equals what its statements give
 when run now, for every run and severity; narrower questions, older files and changed inventories are computed
-from the results; an upload writes its own run's summary and drops the summaries its inventory change touches."""
+from the results; an upload writes its own run's summary and drops the summaries its inventory change touches.
+The same for each run's comparison with the run before it in its collection (the comparison tool)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import duckdb
 import pytest
 
 from orchestration.tools.analysis_tool import analyse
+from orchestration.tools.comparison_tool import compare
 from orchestration.vocabulary.severity import SEVERITIES
-from orchestration.warehouse import run_summary
+from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
 from orchestration.warehouse.store import close_warehouses, get_warehouse
@@ -93,3 +95,59 @@ def test_an_upload_stores_its_summary_and_drops_those_its_inventory_change_touch
     assert before["breakdowns"]["os"] != again["breakdowns"]["os"]  # a stored summary would have been stale
     assert run_summary.read(w, second, None) == _live(w, second, None)
     assert analyse(w, "summary") == fleet_latest  # the fleet's runs were not touched
+
+
+def _live_comparison(w: Any, current: str, previous: str) -> dict[str, Any]:
+    found = {name: w.query(sql, p) for name, (sql, p) in comparison_summary.statements(
+        current, previous, "1 = 1", [], "", [], run_summary.SAMPLE_CAP).items()}
+    collection = w.query("SELECT collection, started_at FROM assessments WHERE assessment_id = ?", [current]).rows[0]
+    mine = {r[0] for r in w.query("SELECT assessment_id FROM assessments WHERE collection = ? AND started_at <= ?",
+                                  list(collection)).rows}
+    for name in ("trend_fails", "trend_assets"):  # stored: the collection's runs up to the current one
+        found[name] = type(found[name])(found[name].columns, [r for r in found[name].rows if r[0] in mine])
+    return found
+
+
+def test_each_run_stores_its_comparison_with_the_run_before_and_the_tool_reads_it(demo_warehouse: Path) -> None:
+    w = get_warehouse()
+    runs = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
+    assert comparison_summary.read(w, runs[1], runs[0]) is not None
+    for previous, current in zip(runs, runs[1:], strict=False):
+        stored = comparison_summary.read(w, current, previous)
+        assert stored is not None and stored == _live_comparison(w, current, previous), (previous, current)
+        assert stored["assets"].rows and stored["issues"].rows
+    assert comparison_summary.read(w, runs[2], runs[0]) is None  # not a pair written: computed live
+    latest = compare(w, "latest", "previous", "overall")
+    assert latest["computed_from"] == "comparison stored with the run"
+    assert latest["metrics"]["current_failures"] == w.query(
+        "SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail'", [runs[-1]]).rows[0][0]
+    for narrower in ({"scope": {"sites": ["HQ"]}}, {"severity_filter": "high"}, {"rules": ["SNMP-001"]}):
+        assert compare(w, "latest", "previous", "overall", **narrower)["computed_from"] == "results", narrower
+    assert compare(w, runs[-1], runs[0], "overall")["computed_from"] == "results"
+
+
+def test_a_comparison_read_back_is_the_comparison_computed_now(writable_warehouse: Path) -> None:
+    w = get_warehouse()
+    stored = compare(w, "latest", "previous", "overall")
+    close_warehouses()
+    con = duckdb.connect(str(current_file(writable_warehouse)))
+    con.execute(f"DROP TABLE {comparison_summary.TABLE}")
+    con.close()
+    live = compare(get_warehouse(), "latest", "previous", "overall")
+    assert (stored.pop("computed_from"), live.pop("computed_from")) == ("comparison stored with the run", "results")
+    assert live == stored
+
+
+def test_an_upload_stores_its_comparison_and_an_inventory_change_drops_the_pairs_it_touches(
+        writable_warehouse: Path) -> None:
+    first = _upload("lab-b", "17.6.1", False)
+    second = _upload("lab-b", "17.6.1", True)  # the same device, its controls on: fewer failures
+    w = get_warehouse()
+    assert comparison_summary.read(w, first, "") is None  # a collection's first run has none
+    assert comparison_summary.read(w, second, first) == _live_comparison(w, second, first)
+    result = compare(w, second, first, "overall", collection="lab-b", viewer="alice")
+    assert result["computed_from"] == "comparison stored with the run" and result["metrics"]["direction"] == "improved"
+    third = _upload("lab-b", "17.9.4", True)  # its OS version changes in the inventory: the pairs with it are dropped
+    w = get_warehouse()
+    assert comparison_summary.read(w, second, first) is None
+    assert comparison_summary.read(w, third, second) == _live_comparison(w, third, second)

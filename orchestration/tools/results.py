@@ -158,6 +158,7 @@ class ComparisonResult(ToolResult):
     detailed_findings: DetailedFindings
     sample_cap: int
     row_count: int
+    computed_from: str
 
 
 # --- issue_tracking_tool ----------------------------------------------------------------------------------------

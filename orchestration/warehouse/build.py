@@ -24,8 +24,8 @@ from orchestration.engines.config_parser import ParsedConfig, parse_config
 from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config, get_rules
 from orchestration.engines.secrets import mask_config, mask_evidence
 from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device, get_signatures
+from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse import demo_network as demo
-from orchestration.warehouse import run_summary
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
@@ -228,6 +228,7 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]]) -> Non
                 _load(con, table, rows, tmp)
             for (assessment_id,) in con.execute("SELECT assessment_id FROM assessments").fetchall():
                 run_summary.write(con, assessment_id)
+                comparison_summary.write(con, assessment_id, run_summary.SAMPLE_CAP)
             con.execute("CHECKPOINT")
         finally:
             con.close()

@@ -27,7 +27,7 @@ from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_ro
 from orchestration.engines.rule_engine import get_rules
 from orchestration.engines.slic_engine import get_signatures
 from orchestration.vocabulary.text import plural
-from orchestration.warehouse import run_summary
+from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.build import (
     FLEET,
     ApprovedException,
@@ -264,6 +264,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                          f"uploaded configurations ({len(assets)} devices)", len(assets), rule_count, collection,
                          owner])
             run_summary.forget_runs_of(con, [a[0] for a in assets])  # their inventory rows change below
+            comparison_summary.forget_runs_of(con, [a[0] for a in assets])
             known = {row[0] for row in con.execute("SELECT asset_id FROM assets WHERE collection = ?",
                                                     [collection]).fetchall()}
             for asset_id, _, version, _, file_name in (a for a in assets if a[0] in known):  # a collection re-assessed
@@ -281,6 +282,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
             insert_rows(con, "slic_results", rows.slic)
             con.execute("COMMIT")
             run_summary.write(con, assessment_id)  # after the commit: it reads the rows on cursors of its own
+            comparison_summary.write(con, assessment_id, run_summary.SAMPLE_CAP)
     except (WarehouseBusy, CollectionTaken) as exc:
         raise WarehouseUnavailable(str(exc)) from None
     except (duckdb.Error, OSError) as exc:
