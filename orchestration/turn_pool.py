@@ -69,7 +69,6 @@ def _serve(conn: Connection, threads: int) -> None:
     faiss.omp_set_num_threads(threads)
     warm_up()
     dialect = get_settings().warehouse_backend
-    gc.collect()
     gc.freeze()  # the loaded model, index and graph live as long as the worker: full collections no longer walk them
     conn.send((READY,))
     server = multiprocessing.parent_process()  # the process that started the pool (the parent is the fork server)
