@@ -105,10 +105,10 @@ def statements(current_id: str, previous_id: str, where: str, scope_params: list
         "assets": (runs + ASSETS.format(cap=cap), params),
         "issues": (runs + ISSUES.format(cap=cap), params),
         "trend_fails": (f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
-                        f"WHERE r.status = 'fail' AND {where} {filter_sql} GROUP BY r.assessment_id",
+                        f"WHERE r.status = 'fail' AND {where} {filter_sql} GROUP BY r.assessment_id ORDER BY 1",
                         [*scope_params, *filter_params]),
         "trend_assets": (f"SELECT c.assessment_id, COUNT(*) FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
-                         f"WHERE {where} GROUP BY c.assessment_id", scope_params),
+                         f"WHERE {where} GROUP BY c.assessment_id ORDER BY 1", scope_params),
     }
 
 
