@@ -5,6 +5,7 @@ The same for each run's comparison with the run before it in its collection (the
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,10 @@ def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(
     assert live == stored
 
 
-def _upload(collection: str, version: str, controls_on: bool) -> str:
+def _upload(collection: str, version: str, controls_on: bool, now: datetime | None = None) -> str:
     spec = DeviceSpec("RTR-LAB-1", "Lab", "lab", "lab", "router", "wan", "f", "m", "ios-xe", "high", "10.9.9.9", 1)
     config = render(spec, version, dict.fromkeys(CONTROLS, controls_on), "now").encode()
-    report = assess_files([("rtr-lab-1.cfg", config)], collection=collection, owner="alice")
+    report = assess_files([("rtr-lab-1.cfg", config)], collection=collection, owner="alice", now=now)
     assert report.assessment_id
     close_warehouses()
     return report.assessment_id
@@ -140,14 +141,18 @@ def test_a_comparison_read_back_is_the_comparison_computed_now(writable_warehous
 
 def test_an_upload_stores_its_comparison_and_an_inventory_change_drops_the_pairs_it_touches(
         writable_warehouse: Path) -> None:
-    first = _upload("lab-b", "17.6.1", False)
-    second = _upload("lab-b", "17.6.1", True)  # the same device, its controls on: fewer failures
+    first = _upload("lab-b", "17.6.1", False, datetime(2026, 11, 27, 9, 0))
+    same_second = _upload("lab-b", "17.6.1", False, datetime(2026, 11, 27, 9, 0))
+    second = _upload("lab-b", "17.6.1", True, datetime(2026, 11, 27, 10, 0))  # its controls on: fewer failures
     w = get_warehouse()
-    assert comparison_summary.read(w, first, "") is None  # a collection's first run has none
-    assert comparison_summary.read(w, second, first) == _live_comparison(w, second, first)
-    result = compare(w, second, first, "overall", collection="lab-b", viewer="alice")
+    assert not w.query(f"SELECT * FROM {comparison_summary.TABLE} WHERE current_assessment_id IN (?, ?)",
+                       [first, same_second]).rows  # a collection's first run has none, nor a run of the same second
+    previous = max(first, same_second)  # of two runs of one second, the later id is "previous", as the tool resolves it
+    assert comparison_summary.read(w, second, previous) == _live_comparison(w, second, previous)
+    result = compare(w, "latest", "previous", "overall", collection="lab-b", viewer="alice")
     assert result["computed_from"] == "comparison stored with the run" and result["metrics"]["direction"] == "improved"
-    third = _upload("lab-b", "17.9.4", True)  # its OS version changes in the inventory: the pairs with it are dropped
+    assert result["previous_assessment_id"] == previous
+    third = _upload("lab-b", "17.9.4", True, datetime(2026, 11, 27, 11, 0))  # its OS version changes: pairs dropped
     w = get_warehouse()
-    assert comparison_summary.read(w, second, first) is None
+    assert comparison_summary.read(w, second, previous) is None
     assert comparison_summary.read(w, third, second) == _live_comparison(w, third, second)

@@ -117,13 +117,15 @@ def write(con: duckdb.DuckDBPyConnection, assessment_id: str, cap: int) -> int:
     collection's first run); returns the statements stored."""
     con.execute(DDL)
     con.execute(f"DELETE FROM {TABLE} WHERE current_assessment_id = ?", [assessment_id])
-    runs = con.execute("SELECT assessment_id FROM assessments WHERE collection = (SELECT collection FROM assessments "
-                       "WHERE assessment_id = ?) AND started_at <= (SELECT started_at FROM assessments WHERE "
-                       "assessment_id = ?) ORDER BY started_at, assessment_id", [assessment_id, assessment_id]).fetchall()
-    earlier = [run for (run,) in runs if run != assessment_id]
+    runs = con.execute("SELECT assessment_id, started_at FROM assessments WHERE collection = (SELECT collection FROM "
+                       "assessments WHERE assessment_id = ?) AND started_at <= (SELECT started_at FROM assessments "
+                       "WHERE assessment_id = ?) ORDER BY started_at, assessment_id",
+                       [assessment_id, assessment_id]).fetchall()
+    started = next(at for run, at in runs if run == assessment_id)
+    earlier = [run for run, at in runs if at < started]  # a run of the same second is not "before" (the tool says so)
     if not earlier:
         return 0
-    mine = {run for (run,) in runs}
+    mine = {run for run, _ in runs}
     rows = []
     for name, (sql, params) in statements(assessment_id, earlier[-1], "1 = 1", [], "", [], cap).items():
         cur = con.execute(sql, params)
