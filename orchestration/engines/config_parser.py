@@ -30,6 +30,8 @@ _CONFIG_MARKERS = re.compile(
     r"set (system|interfaces|protocols)|system \{|config system)\b",
     re.I,
 )
+
+
 class LineStarts:
     """A MULTILINE pattern whose every match starts a line ('^a|^b'), searched as a newline and the pattern over a
     newline and the text: a literal ``re`` scans for, where a leading '^' is tried at every character (2–3× faster
@@ -101,12 +103,12 @@ _RANCID_TYPES: dict[str, str] = {
     "force10": "Dell Force10", "netscreen": "Juniper ScreenOS", "cat5": "Cisco CatOS", "cisco-wlc4": "Cisco WLC",
     "cisco-wlc5": "Cisco WLC", "cisco-wlc8": "Cisco WLC",
 }
-_IOS_XR = LineStarts(re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)\d+/\d+/\d+/\d+|"
-                     r"^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M))
+_IOS_XR = LineStarts(re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)"
+                                r"\d+/\d+/\d+/\d+|^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M))
 _ASA = LineStarts(re.compile(r"^(ASA|PIX|FWSM) Version|^\s*nameif \S+|^same-security-traffic", re.M))
 _VERSION = LineStarts(re.compile(r"^version (\d+)\.", re.M))
-_XE_HINTS = LineStarts(re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[01]\d\d)|^platform |^ip vrf forwarding Mgmt-intf|"
-                       r"^vrf definition Mgmt-", re.M))
+_XE_HINTS = LineStarts(re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[01]\d\d)|^platform |"
+                                  r"^ip vrf forwarding Mgmt-intf|^vrf definition Mgmt-", re.M))
 
 
 @dataclass(frozen=True)
