@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: install run test lint demo clean
+.PHONY: install run test test-fast lint demo clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: install
 	bash scripts/ensure_chromium.sh
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest
+
+# the edit loop: the unit tier alone (in-process, no server, subprocess, PostgreSQL or browser; about a minute)
+test-fast: install
+	$(BIN)/python -m pytest tests/unit -q
 
 clean:
 	rm -rf $(VENV) data .pytest_cache test-output

@@ -38,7 +38,7 @@ def _severity_order(hint: ChartHint) -> tuple[list[str], list[list[float]]]:
 
 def figure(hint: ChartHint) -> dict[str, Any]:
     """The chart as Plotly's JSON (``data`` and ``layout``), written directly: building ``go.Figure`` objects and
-    validating them took a tenth of the chat server's CPU per answer (issue 32). ``tests/test_charts.py`` loads
+    validating them took a tenth of the chat server's CPU per answer (issue 32). ``tests/unit/test_charts.py`` loads
     every figure into ``go.Figure``, which refuses an attribute Plotly does not know."""
     labels, data = (_severity_order(hint) if _is_severity(hint.labels)
                     else (hint.labels, [s.data for s in hint.series]))

@@ -2,7 +2,7 @@
 
 PyYAML's pure-Python parser takes 60 ms for the rule catalog alone and 0.2 s for all of them, at every process
 start (the page, each turn worker, each `assess` command); libyaml's takes a tenth of that. Its constructor is
-the same safe one, so the data is the same (checked over every file in ``tests/test_yaml_files.py``). PyYAML
+the same safe one, so the data is the same (checked over every file in ``tests/unit/test_engine_shortcuts.py``). PyYAML
 built without libyaml falls back to the pure-Python parser.
 """
 

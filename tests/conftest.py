@@ -22,6 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 UPSTREAM_CASES = PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"
 OWN_CASES = PROJECT_ROOT / "evals" / "cases.json"
 TEST_OUTPUT = PROJECT_ROOT / "test-output"
+FIXTURES = Path(__file__).parent / "fixtures"  # shared by the tiers (tests/unit, tests/integration, tests/browser)
 # The console script installed beside the interpreter running the tests (the venv need not be activated).
 ASSESS = str(Path(sys.executable).with_name("assess"))
 

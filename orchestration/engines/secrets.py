@@ -7,7 +7,7 @@ Masking is line-preserving (line numbers in evidence stay right) and keeps what 
 its encryption type stay, only the value becomes a marker naming its kind (``<password type 0 masked>``), so a
 finding still says that a clear-text password exists and on which line. The rules run on the original text in
 memory; nothing but the masked text is written anywhere. ``docs/SECURITY.md`` lists every syntax below, and
-``tests/test_secrets_audit.py`` plants one value per syntax and searches every store for it.
+``tests/integration/test_secrets_audit.py`` plants one value per syntax and searches every store for it.
 
 Each rule names the secret ``value`` (and a second one, ``value2``, where a line holds two keys) and the encryption
 ``type`` before it where the syntax has one; a rule with a ``context`` applies only under a block whose header
@@ -148,7 +148,7 @@ def _marker(kind: str, kind_type: str) -> str:
 
 # Every rule above, and an ``snmp-server host`` line, needs one of these words in the line: a line without any of
 # them (nine in ten lines of a configuration) holds no secret, and skipping the ~55 patterns for it makes masking
-# about 5× faster (tests/test_secrets_audit.py checks that each rule's pattern names one of them).
+# about 5× faster (tests/integration/test_secrets_audit.py checks that each rule's pattern names one of them).
 TRIGGER = re.compile(r"passw|secret|key|community|snmp|ipsec|authentication|psk", re.I)
 # the same words in lower case, for ASCII text lowered first (offsets unchanged): ``re`` skips ahead on the first
 # letters of a case-sensitive pattern, and tries every character of an ignore-case one (7× slower over a config)
@@ -169,7 +169,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 # the trigger's words each rule's pattern names: a line is tried only against the rules that name a word it has (a
-# rule's literal words are in every line it matches; tests/test_secrets_audit.py checks it on every planted syntax)
+# rule's literal words are in every line it matches; tests/integration/test_secrets_audit.py checks it on every planted syntax)
 _RULE_WORDS = [(rule, _words(rule.pattern.pattern)) for rule in RULES]
 
 

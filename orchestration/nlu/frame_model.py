@@ -6,7 +6,7 @@ and SciPy cost every turn worker 78 MB of memory and its fork server 1.3 s of st
 The analyzers below are scikit-learn's own (``TfidfVectorizer`` with ``analyzer="word"``, ``ngram_range=(1, 2)``,
 ``token_pattern=r"(?u)\\b\\w+\\b"``; ``analyzer="char_wb"``, ``ngram_range=(2, 4)``; ``sublinear_tf``, l2 norm) and
 ``LogisticRegression.predict_proba`` (softmax, or the logistic function for two classes);
-``tests/test_question_frame.py`` checks features and probabilities against scikit-learn on every corpus question.
+``tests/unit/test_question_frame.py`` checks features and probabilities against scikit-learn on every corpus question.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Typed results of the allowlisted tools (issue 29): one pydantic model per tool, its fields exactly the contract's
-``returns`` (``tests/test_contracts.py`` holds them equal), nothing undeclared (``extra="forbid"``).
+``returns`` (``tests/unit/test_contracts.py`` holds them equal), nothing undeclared (``extra="forbid"``).
 
 The registry validates every result against its tool's model before an agent sees it: a missing field, an
 undeclared one or a wrong type (a count that is not an integer, a list that is a string) is the tool's defect and

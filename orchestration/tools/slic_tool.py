@@ -4,7 +4,7 @@ signature, most severe first. The SLIC Agent's one read of the SLIC store.
 A scope with few matches (a site, the demo network) is fetched whole and grouped here: one statement, the
 cheapest way for a few hundred rows. A larger one (a 10,000-device fleet has tens of thousands of matches, each
 with its evidence and advisory text) is counted and grouped in the engine, and only its first ``RESULT_CAP``
-matches are fetched. Both give the same answer (``tests/test_tool_sql.py``).
+matches are fetched. Both give the same answer (``tests/unit/test_tool_sql.py``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ after the run summaries of ``run_summary.py``), against the run before it in its
 in ``comparison_summaries``; the tool reads them back in one query.
 
 The stored rows come from the very statements the tool runs live (defined here), so they are equal by construction,
-and ``tests/test_run_summary.py`` checks it for every pair of runs. The trend rows stored are those of the
+and ``tests/unit/test_run_summary.py`` checks it for every pair of runs. The trend rows stored are those of the
 collection's runs up to the current one (results of a written run never change, and runs are never deleted); the
 tool still keeps only the runs its viewer may see. An upload that changes devices already in the warehouse drops the
 pairs those devices are in, as for run summaries.

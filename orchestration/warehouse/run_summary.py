@@ -7,7 +7,7 @@ once more when the run is written (the demo build and every upload, inside the s
 filter, and their rows stored in ``run_summaries``; the tool reads them back in one query.
 
 The stored rows come from the very statements the tool runs live (defined once, here), so they are equal by
-construction, and ``tests/test_run_summary.py`` checks it. The tool runs the statements live for any narrower
+construction, and ``tests/unit/test_run_summary.py`` checks it. The tool runs the statements live for any narrower
 question, for runs written before this table existed, and on Trino, whose loading pipeline does not write it.
 An upload that changes devices already in the warehouse (their OS version) drops the summaries of the runs
 those devices are in: they are computed live again from then on, never served stale.

@@ -5,7 +5,7 @@ seven summary statements costs DuckDB 5–30 ms on rows that few (its per-operat
 statement alone runs eight grouped distinct counts). Fetching the scope's rows once (~5–10 ms) and grouping
 them here (~1 ms) answers the same. ``summarise`` returns what ``statements`` would — the same names, columns,
 row order, caps and NULL semantics (an empty SUM is NULL, NULL keys sort last) — and
-``tests/test_summary_rows.py`` checks both ways equal over every site, severity and topic of the demo network.
+``tests/unit/test_summary_rows.py`` checks both ways equal over every site, severity and topic of the demo network.
 Above ``IN_PROCESS_MAX`` rows the analysis tool leaves the grouping to the engine.
 """
 

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from orchestration.runtime import handle_turn
-from tests.test_answers import LATEST, PREVIOUS, sql
-from tests.test_faithful_scope import new_chat
+from tests.unit.test_answers import LATEST, PREVIOUS, sql
+from tests.unit.test_faithful_scope import new_chat
 
 TELNET_RULES = ("SELECT rule_id FROM rules WHERE technology = 'telnet' OR LOWER(title || ' ' || rationale) LIKE "
                 "'%telnet%'")

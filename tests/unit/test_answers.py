@@ -214,7 +214,7 @@ def test_security_answer_states_exposure_assumptions_and_no_unmapped_cves(demo_w
 
 def test_missing_device_config_gives_a_qualified_answer(demo_warehouse: Path) -> None:
     """A known device that the latest run did not assess (decommissioned): qualified, never invented.
-    (An unknown site is asked about before anything runs: tests/test_faithful_scope.py.)"""
+    (An unknown site is asked about before anything runs: tests/unit/test_faithful_scope.py.)"""
     gone = sql(demo_warehouse, f"SELECT asset_id FROM assets WHERE last_seen <> {LATEST} ORDER BY 1 LIMIT 1")
     assert gone, "the demo network decommissions some devices"
     state = handle_turn(f"Assess the security posture of {gone[0][0]}")

@@ -9,7 +9,7 @@ import pytest
 from orchestration.engines.config_parser import parse_config
 from orchestration.engines.remediation import apply_commands, derive_fix, verify_fix
 from orchestration.engines.rule_engine import evaluate_rule, get_rules
-from tests.test_rule_engine import CASES, IOS, NX, XR
+from tests.unit.test_rule_engine import CASES, IOS, NX, XR
 
 
 def _failing(rule_id: str, text: str, device_type: str = "router"):  # type: ignore[no-untyped-def]

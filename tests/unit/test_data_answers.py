@@ -3,15 +3,12 @@ numbers that match an independent recomputation from the raw tables."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from pathlib import Path
 
 from orchestration.runtime import handle_turn
 from orchestration.warehouse.store import connect_reader
 from orchestration.warehouse.versions import current_file
-from tests.conftest import ASSESS
 
 
 def context(prompt: str) -> dict:  # type: ignore[type-arg]
@@ -109,15 +106,6 @@ def test_unknown_site_is_asked_about_never_answered_for_the_fleet(demo_warehouse
     assert "Branch-77" in state.final.answer and not state.mcp.tool_calls
     (reading,) = [r for r in state.intent.name_resolutions if r.mention == "Branch-77"]
     assert reading.status == "unknown" and reading.candidates  # the closest branches are offered
-
-
-def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:
-    out = subprocess.run([ASSESS, "ask", "--json", "What has changed since my last assessment?"],
-                         capture_output=True, text=True, timeout=300, check=True)
-    state = json.loads(out.stdout)
-    dq = next(t for t in state["plan"]["tasks"] if t["owner"] == "Data Query Agent")
-    assert dq["outputs"]["assessment_context"]["report_data"]["assessment_comparison_tool"]["metrics"]["new_issues"] >= 0
-    assert state["mcp"]["tool_calls"][0]["status"] == "ok"
 
 
 def test_a_device_type_the_inventory_lacks_is_named_in_scope_and_gaps(demo_warehouse: Path) -> None:

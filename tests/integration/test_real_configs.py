@@ -19,11 +19,11 @@ import pytest
 from orchestration.config import PROJECT_ROOT
 from orchestration.engines.judgement import judge
 from orchestration.engines.rule_engine import get_rules, interfaces
-from tests.conftest import ASSESS
+from tests.conftest import ASSESS, FIXTURES
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "realconfigs"
-OWN = Path(__file__).parent / "fixtures" / "ownconfigs"
-FIXTURE = Path(__file__).parent / "fixtures" / "realconfigs_verdicts.json"
+OWN = FIXTURES / "ownconfigs"
+FIXTURE = FIXTURES / "realconfigs_verdicts.json"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/realconfigs is not beside this checkout")
 
 

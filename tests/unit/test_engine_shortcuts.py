@@ -23,9 +23,10 @@ from orchestration.engines.config_parser import ParsedConfig, literal_start, par
 from orchestration.engines.judgement import judge
 from orchestration.engines.secrets import mask_config
 from orchestration.yaml_files import load_yaml
+from tests.conftest import FIXTURES
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "realconfigs"
-OWN = Path(__file__).parent / "fixtures" / "ownconfigs"
+OWN = FIXTURES / "ownconfigs"
 
 
 def _texts(demo_warehouse: Path | None = None) -> list[tuple[str, str]]:

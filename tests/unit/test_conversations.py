@@ -141,18 +141,6 @@ def test_what_about_another_site_keeps_the_request(demo_warehouse: Path) -> None
     assert other.mcp.tool_calls[0].tool_name == "issue_tracking_tool"
 
 
-def test_history_survives_a_restart_of_the_process(demo_warehouse: Path) -> None:
-    import subprocess
-
-    from tests.conftest import ASSESS
-
-    thread = f"t-{uuid.uuid4().hex[:8]}"
-    subprocess.run([ASSESS, "ask", "--thread", thread, "Summarize configuration findings for Branch-05"],
-                   capture_output=True, text=True, timeout=300, check=True)
-    follow = handle_turn("What about security?", thread_id=thread, user_id="local")  # another process
-    assert follow.conversation.turn_number == 2 and ents(follow, "site") == ["Branch-05"]
-
-
 def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_warehouse: Path) -> None:
     from orchestration.warehouse.store import connect_reader
     from orchestration.warehouse.versions import current_file

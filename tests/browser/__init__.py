@@ -21,7 +21,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 # One turn worker per test server: still the worker pool of production (a process of its own that answers the turns),
 # but one warm-up of the model instead of two on this 2-core machine, which also runs Chromium and pytest. The
-# pool's concurrency is tested with two workers in tests/test_turn_pool.py and tests/test_faults.py.
+# pool's concurrency is tested with two workers in tests/integration/test_turn_pool.py and tests/integration/test_faults.py.
 TEST_SERVER_WORKERS = "1"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orchestration.config import PROJECT_ROOT
 from orchestration.interpretation.generic_answers import answer
 from orchestration.outputs import ChunkMetadata, RetrievedChunk
 from orchestration.runtime import handle_turn
@@ -53,7 +54,7 @@ def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse
     """No bundled document describes how an exception is requested (only approved exceptions themselves): the
     answer says so instead of quoting an exception record. A question of time about remediation quotes the
     deadline table of the policy (its amounts checked against the document's own text)."""
-    corpus = Path(__file__).resolve().parents[1] / "knowledge_base" / "corpus"
+    corpus = PROJECT_ROOT / "knowledge_base" / "corpus"
     assert not any(re.search(r"\brequest\w* (?:an |a )?exception", p.read_text(), re.I) for p in corpus.glob("*.md"))
     state = handle_turn("what's the process for requesting an exception to a finding?")
     assert state.final.answer.startswith("**Not found in the knowledge base**"), state.final.answer[:300]

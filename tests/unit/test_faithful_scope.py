@@ -16,8 +16,8 @@ from orchestration.interpretation.markdown import markdown_problems
 from orchestration.nlu.entities import read_entities
 from orchestration.nlu.inventory_names import inventory_gazetteer
 from orchestration.runtime import handle_turn
-from tests.test_answers import LATEST, sql
-from tests.test_conversations import Chat
+from tests.unit.test_answers import LATEST, sql
+from tests.unit.test_conversations import Chat
 
 
 def new_chat() -> Chat:
