@@ -32,9 +32,10 @@ test: install
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest
 
-# the edit loop: the unit tier alone (in-process, no server, subprocess, PostgreSQL or browser; about a minute)
+# the edit loop: the unit tier alone (in process, no server, subprocess, PostgreSQL or browser), one pytest
+# process per core (pytest-xdist): about a minute here
 test-fast: install
-	$(BIN)/python -m pytest tests/unit -q
+	$(BIN)/python -m pytest tests/unit -q -n auto
 
 clean:
 	rm -rf $(VENV) data .pytest_cache test-output
