@@ -31,7 +31,7 @@ from chat_app.files_dir import install_upload_guards, take_raw_upload, use_insta
 from chat_app.limits import MessageLimits
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
-from chat_app.rendering import NODE_LABELS, final_notes, linked_markers
+from chat_app.rendering import final_notes, linked_markers, node_label
 from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
 from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
@@ -239,7 +239,7 @@ class StepRenderer:
                 await step.send()
                 self.open[task.id] = step
             return
-        label = NODE_LABELS.get(event.node, event.node)
+        label = node_label(event.node)
         if isinstance(plan, Plan) and event.task_ids and plan.tasks:  # a task agent finished its task
             task = plan.tasks[0]
             opened = self.open.pop(task.id, None)

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import re
 
+from orchestration.contracts import ContractError, get_contracts
 from orchestration.outputs import EnterpriseContext
 from orchestration.state import AssessmentState, Citation
 
-NODE_LABELS = {
-    "context_pruner": "Context Pruner",
-    "intent_classifier": "Intent Classifier",
-    "planner": "Planner",
-    "knowledge_agent": "Knowledge Agent",
-    "data_query_agent": "Data Query Agent",
-    "slic_agent": "SLIC Agent",
-    "config_best_practice_agent": "Config Best Practice Agent",
-    "security_assessment_agent": "Security Assessment Agent",
-    "answer_composer": "Answer Composer",
-    "reflector": "Reflector",
-}
+
+def node_label(node: str) -> str:
+    """A node's step name: its agent's name from the agent contracts (one list: the graph, the contracts and the
+    chat agree); a node no agent owns (``dispatch``) by its own name."""
+    try:
+        return get_contracts().by_node(node).name
+    except ContractError:
+        return node
 
 
 def final_notes(state: AssessmentState) -> str:

@@ -282,3 +282,15 @@ def test_a_statement_laid_out_by_the_turn_worker_is_shown_without_parsing_it_aga
     monkeypatch.setattr(views, "pretty_sql", no_parsing)
     shown = views.tool_call_view(call, "duckdb", laid_out)
     assert "SELECT\n  asset_id\nFROM assets\nWHERE\n  site = 'HQ' AND criticality = 'high'" in shown
+
+
+def test_each_step_is_named_after_its_agents_contract() -> None:
+    from chat_app.rendering import node_label
+    from orchestration.agents import TASK_AGENTS
+    from orchestration.contracts import get_contracts
+
+    contracts = get_contracts().agents.values()
+    assert {c.node for c in contracts} >= set(TASK_AGENTS) | {"intent_classifier", "planner", "reflector"}
+    assert all(node_label(c.node) == c.name for c in contracts)
+    assert (node_label("slic_agent"), node_label("context_pruner"), node_label("dispatch")) == (
+        "SLIC Agent", "Context Pruner", "dispatch")  # a node no agent owns keeps its own name
