@@ -61,12 +61,18 @@ log = logging.getLogger(__name__)
 SETTINGS = get_settings()
 
 
-# Turns run in worker processes (both cores); each loads the model, routes, index and graph while Chainlit already
-# answers HTTP (the page first), and a question asked before one is ready waits for it under a visible "Starting"
-# step. Without workers the server warms itself up before Chainlit binds the port (it imports this module first).
-POOL = TurnPool(SETTINGS.turn_worker_count, wait_ready=False) if SETTINGS.turn_worker_count > 0 else None
-if POOL is None:
+# Turns run in worker processes (both cores), started with the app (``on_startup``), not when this module is
+# imported (a test or a tool that imports it starts nothing); each loads the model, routes, index and graph while
+# Chainlit already answers HTTP (the page first), and a question asked before one is ready waits for it under a
+# visible "Starting" step. Without workers the server warms itself up before Chainlit binds the port.
+if SETTINGS.turn_worker_count <= 0:
     warm_up()
+
+
+def turn_pool() -> TurnPool | None:
+    """The app's turn workers (kept on the web app's state: they are the app's, started with it), or None."""
+    pool: TurnPool | None = getattr(chainlit_app.state, "turn_pool", None)
+    return pool
 
 
 ELEMENTS = LocalStorageClient(SETTINGS.elements_path, app_secret())
@@ -158,6 +164,8 @@ async def on_chat_resume(thread: ThreadDict) -> None:
 
 @cl.on_app_startup
 async def on_startup() -> None:
+    if turn_pool() is None and SETTINGS.turn_worker_count > 0:
+        chainlit_app.state.turn_pool = TurnPool(SETTINGS.turn_worker_count, wait_ready=False)
     # once the port is bound, in a thread: what the first answers would otherwise load on the event loop (Plotly's
     # template, the Markdown and SQL parsers) — a 50–200 ms stall of every conversation at the first chart
     warming = asyncio.get_running_loop().run_in_executor(None, warm_chat_layer)
@@ -344,15 +352,16 @@ def answer_key(state: AssessmentState | dict[str, Any]) -> str:
 async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[TurnEvent | AssessmentState | None] = asyncio.Queue()
-    if POOL is not None:
-        POOL.submit(prompt, thread_id, user_id, lambda item: loop.call_soon_threadsafe(queue.put_nowait, item))
+    pool = turn_pool()
+    if pool is not None:
+        pool.submit(prompt, thread_id, user_id, lambda item: loop.call_soon_threadsafe(queue.put_nowait, item))
     else:
         threading.Thread(target=_run_in_thread, args=(prompt, thread_id, user_id, loop, queue), daemon=True).start()
     final_state: AssessmentState | None = None
     async with made(cl.Step, name="Assessment graph", type="run", default_open=True, show_input="text") as root:
         root.input = prompt[:500]
         renderer = StepRenderer(root)
-        starting = await _starting_step() if POOL is not None and not POOL.ready else None
+        starting = await _starting_step() if pool is not None and not pool.ready else None
         try:
             while (item := await queue.get()) is not None:
                 if starting is not None:
