@@ -109,13 +109,15 @@ def module_state(path: Path, module: str, own_classes: set[str]) -> set[tuple[st
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         names = [n for t in targets for n in _names(t)]
-        if _is_container(value):
-            containers.update(names)
-        elif isinstance(value, ast.Call):
-            func = value.func
-            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if called in own_classes - STATELESS:
-                found.update(("object", module, n) for n in names)
+        branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]  # X = A() if c else None
+        for branch in branches:
+            if _is_container(branch):
+                containers.update(names)
+            elif isinstance(branch, ast.Call):
+                func = branch.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if called in own_classes - STATELESS:
+                    found.update(("object", module, n) for n in names)
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             found.update(("slot", module, n) for n in node.names)
@@ -175,6 +177,7 @@ CACHE: dict[str, int] = {}
 TABLE = {"a": 1}
 _POOL = None
 LIMITS = Limits()
+POOL = Limits(2) if TABLE else None
 
 @lru_cache(maxsize=8)
 def cached(x): return x
@@ -198,4 +201,4 @@ def local():
     path.write_text(source, encoding="utf-8")
     assert module_state(path, "sample", {"Limits"}) == {
         ("cache", "sample", "cached"), ("cache", "sample", "also"), ("mutated container", "sample", "CACHE"),
-        ("slot", "sample", "_POOL"), ("object", "sample", "LIMITS")}
+        ("slot", "sample", "_POOL"), ("object", "sample", "LIMITS"), ("object", "sample", "POOL")}
