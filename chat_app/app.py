@@ -240,7 +240,7 @@ class StepRenderer:
         if event.node == "dispatch":
             for task in (plan.tasks if isinstance(plan, Plan) else []):
                 step = made(cl.Step, name=task.owner, type="tool", parent_id=self.root.id, default_open=False,
-                                  show_input="text")  # the input is a sentence, not JSON
+                            show_input="text")  # the input is a sentence, not JSON
                 step.start = _now()
                 step.input = f"{task.id} · {task.skill} — {task.description}" + (
                     f" (after {', '.join(task.depends_on)})" if task.depends_on else "")
@@ -388,7 +388,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         return
     text = linked_markers(final_state.final.answer, final_state) + final_notes(final_state)
     answer = made(cl.Message, content=text, elements=_citations(final_state),
-                        actions=_export_actions(thread_id, final_state))
+                  actions=_export_actions(thread_id, final_state))
     await answer.send()
     for chart in _charts(final_state):  # one after the other: in the order the answer names them (sent together,
         await chart.send(for_id=answer.id)  # the smaller figure arrived first)

@@ -49,7 +49,8 @@ def tool_call_view(call: ToolCall, dialect: str = "duckdb", laid_out: dict[str, 
         lines += ["| Parameter | Value |", "|---|---|", *(f"| {k} | {cell(v)} |" for k, v in params.items()), ""]
     for n, statement in enumerate(call.queries, start=1):
         values = call.query_params[n - 1] if n <= len(call.query_params) else []
-        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", bind((laid_out or {}).get(statement) or pretty_sql(statement, dialect), values), "```", ""]
+        layout = (laid_out or {}).get(statement) or pretty_sql(statement, dialect)
+        lines += [f"SQL {n} of {len(call.queries)}:", "", "```sql", bind(layout, values), "```", ""]
     if not call.queries and not call.cached:
         lines += ["No SQL statement was recorded for this call.", ""]
     return "\n".join(lines)

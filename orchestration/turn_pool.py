@@ -86,8 +86,8 @@ def _serve(conn: Connection, threads: int) -> None:
         job_id, prompt, thread_id, user_id = job
         try:
             for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id):
-                if isinstance(item, TurnEvent) and item.statements():
-                    item = replace(item, sql_layouts=layouts(item.statements(), dialect))
+                if isinstance(item, TurnEvent) and (statements := item.statements()):
+                    item = replace(item, sql_layouts=layouts(statements, dialect))
                 conn.send((job_id, item))
         except (EOFError, OSError, BrokenPipeError):
             return

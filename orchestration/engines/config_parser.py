@@ -41,16 +41,15 @@ class LineStarts:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         self._lined = (re.compile("\n(?:" + pattern.pattern + ")", pattern.flags)
-                       if pattern.flags & re.MULTILINE and _first_token(pattern) == "^" else None)
+                       if pattern.flags & re.MULTILINE and _anchored(_tokens(pattern)) else None)
 
     def search(self, text: str) -> re.Match[str] | None:
         return self._lined.search("\n" + text) if self._lined else self.pattern.search(text)
 
 
-def _first_token(pattern: re.Pattern[str]) -> str:
-    """'^' when every match of ``pattern`` starts with that anchor (the parser factors it out of '^a|^b')."""
-    tokens = _tokens(pattern)
-    return "^" if tokens and tokens[0] == (_re_parser.AT, _re_parser.AT_BEGINNING) else ""
+def _anchored(tokens: list[tuple[Any, Any]]) -> bool:
+    """Every match starts with '^' (the parser factors it out of '^a|^b')."""
+    return bool(tokens) and tokens[0] == (_re_parser.AT, _re_parser.AT_BEGINNING)
 
 
 def _tokens(pattern: re.Pattern[str]) -> list[tuple[Any, Any]]:
@@ -197,8 +196,7 @@ def literal_start(pattern: re.Pattern[str]) -> str:
     ``^`` ('^logging (host )?\\d' → 'logging '), or '' when there are none. Under IGNORECASE the line may have
     them in any case."""
     tokens = _tokens(pattern)
-    if not tokens or tokens[0] not in ((_re_parser.AT, _re_parser.AT_BEGINNING),
-                                       (_re_parser.AT, _re_parser.AT_BEGINNING_STRING)):
+    if not (_anchored(tokens) or tokens[:1] == [(_re_parser.AT, _re_parser.AT_BEGINNING_STRING)]):
         return ""
     chars = []
     for op, value in tokens[1:]:

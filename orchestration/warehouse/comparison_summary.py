@@ -17,11 +17,11 @@ pairs those devices are in, as for run summaries.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import duckdb
 
+from orchestration.warehouse.run_summary import payload, query, stored
 from orchestration.warehouse.store import QueryResult, Warehouse
 
 # The two runs' failing results and assessed devices in scope, compared by set operations in the engine: a
@@ -128,12 +128,10 @@ def write(con: duckdb.DuckDBPyConnection, assessment_id: str, cap: int) -> int:
     mine = {run for run, _ in runs}
     rows = []
     for name, (sql, params) in statements(assessment_id, earlier[-1], "1 = 1", [], "", [], cap).items():
-        cur = con.execute(sql, params)
-        found = [list(row) for row in cur.fetchall()]
+        result = query(con, sql, params)
         if name.startswith("trend_"):  # the collection's runs up to this one: later runs never change these rows
-            found = [row for row in found if row[0] in mine]
-        rows.append((assessment_id, earlier[-1], name,
-                     json.dumps({"columns": [d[0] for d in cur.description or []], "rows": found}, default=str)))
+            result = QueryResult(result.columns, [row for row in result.rows if row[0] in mine])
+        rows.append((assessment_id, earlier[-1], name, payload(result)))
     con.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", rows)
     return len(rows)
 
@@ -153,12 +151,6 @@ def forget_runs_of(con: duckdb.DuckDBPyConnection, asset_ids: list[str]) -> None
 def read(w: Warehouse, current_id: str, previous_id: str) -> dict[str, QueryResult] | None:
     """The stored comparison of ``current_id`` with ``previous_id``, or None when it is not stored (another pair of
     runs, a run written before the table existed, a changed inventory, an engine other than the embedded one)."""
-    if w.dialect != "duckdb" or not w.query(
-            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = ?", [TABLE]).rows[0][0]:
-        return None
-    stored = {name: json.loads(payload) for name, payload in w.query(
-        f"SELECT statement, payload FROM {TABLE} WHERE current_assessment_id = ? AND previous_assessment_id = ?",
-        [current_id, previous_id]).rows}
-    if set(stored) != set(statements("", "", "", [], "", [], 0)):
-        return None
-    return {name: QueryResult(p["columns"], [tuple(row) for row in p["rows"]]) for name, p in stored.items()}
+    return stored(w, TABLE, f"SELECT statement, payload FROM {TABLE} WHERE current_assessment_id = ? AND "
+                            "previous_assessment_id = ?", [current_id, previous_id],
+                  set(statements("", "", "", [], "", [], 0)))

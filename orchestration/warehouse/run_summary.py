@@ -144,7 +144,7 @@ def write(con: duckdb.DuckDBPyConnection, assessment_id: str) -> int:
         cursors = [con.cursor() for _ in range(THREADS)]
 
         def run(share: int) -> list[tuple[int, QueryResult]]:  # every THREADS-th statement, on a cursor of its own
-            return [(j, _query(cursors[share], jobs[j][2], jobs[j][3])) for j in range(share, len(jobs), THREADS)]
+            return [(j, query(cursors[share], jobs[j][2], jobs[j][3])) for j in range(share, len(jobs), THREADS)]
 
         try:
             with ThreadPoolExecutor(THREADS) as pool:
@@ -154,15 +154,32 @@ def write(con: duckdb.DuckDBPyConnection, assessment_id: str) -> int:
                 cursor.close()
     finally:
         con.execute(f"DETACH {_SCRATCH}")
-    rows = [(assessment_id, severity, name, json.dumps({"columns": done[j].columns, "rows": done[j].rows}))
-            for j, (severity, name, _, _) in enumerate(jobs)]
+    rows = [(assessment_id, severity, name, payload(done[j])) for j, (severity, name, _, _) in enumerate(jobs)]
     con.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", rows)
     return len(rows)
 
 
-def _query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> QueryResult:
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> QueryResult:
+    """One statement on a writer's connection (or cursor), as the warehouse's query interface returns it."""
     cur = con.execute(sql, params)
     return QueryResult([d[0] for d in cur.description or []], cur.fetchall())
+
+
+def payload(result: QueryResult) -> str:
+    """A statement's result as stored with its run (``stored`` reads it back)."""
+    return json.dumps({"columns": result.columns, "rows": result.rows}, default=str)
+
+
+def stored(w: Warehouse, table: str, sql: str, params: list[Any], names: set[str]) -> dict[str, QueryResult] | None:
+    """The stored results ``sql`` selects (statement, payload) from ``table``, or None unless every one of ``names``
+    is there (a table written before, an engine other than the embedded one, rows dropped by an upload)."""
+    if w.dialect != "duckdb" or not w.query(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = ?", [table]).rows[0][0]:
+        return None
+    found = {name: json.loads(text) for name, text in w.query(sql, params).rows}
+    if set(found) != names:
+        return None
+    return {name: QueryResult(p["columns"], [tuple(row) for row in p["rows"]]) for name, p in found.items()}
 
 
 class _Connection:
@@ -174,7 +191,7 @@ class _Connection:
         self.con = con
 
     def query(self, sql: str, params: Any = ()) -> QueryResult:
-        return _query(self.con, sql, list(params))
+        return query(self.con, sql, list(params))
 
 
 def forget_runs_of(con: duckdb.DuckDBPyConnection, asset_ids: list[str]) -> None:
@@ -191,12 +208,5 @@ def forget_runs_of(con: duckdb.DuckDBPyConnection, asset_ids: list[str]) -> None
 def read(w: Warehouse, assessment_id: str, severity: str | None) -> dict[str, QueryResult] | None:
     """The stored whole-run results of ``assessment_id``, or None when they are not stored (a run written before
     the table existed, a changed inventory, an engine other than the embedded one)."""
-    if w.dialect != "duckdb" or not w.query(
-            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = ?", [TABLE]).rows[0][0]:
-        return None
-    stored = {name: json.loads(payload) for name, payload in w.query(
-        f"SELECT statement, payload FROM {TABLE} WHERE assessment_id = ? AND severity_filter = ?",
-        [assessment_id, severity or ""]).rows}
-    if set(stored) != set(statements("", [], severity)):
-        return None
-    return {name: QueryResult(p["columns"], [tuple(row) for row in p["rows"]]) for name, p in stored.items()}
+    return stored(w, TABLE, f"SELECT statement, payload FROM {TABLE} WHERE assessment_id = ? AND severity_filter = ?",
+                  [assessment_id, severity or ""], set(statements("", [], severity)))
