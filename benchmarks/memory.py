@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from orchestration.runtime import handle_turn
+from orchestration.services import build_services
 
 PROMPTS = ["Summarize configuration best practice findings for {site}", "What about security?",
            "Focus only on firewalls", "Which critical deviations remain open at {site}?"]
@@ -21,9 +22,10 @@ SITES = ["HQ", "DataCenter-1", "Branch-05", "Site-A", "Store-47"]
 
 def run(turns: int = 200, samples: int = 15, report: Callable[[str], None] = print) -> dict[str, Any]:
     long_thread, user = f"bench-long-{uuid.uuid4().hex[:6]}", "bench"
+    services = build_services()
     started = time.perf_counter()
     for n in range(turns):
-        handle_turn(PROMPTS[n % len(PROMPTS)].format(site=SITES[n % len(SITES)]), thread_id=long_thread, user_id=user)
+        handle_turn(PROMPTS[n % len(PROMPTS)].format(site=SITES[n % len(SITES)]), thread_id=long_thread, user_id=user, services=services)
     report(f"built a {turns}-turn thread in {time.perf_counter() - started:.1f} s")
     probe = "What about security at {site}?"
     long_ms: list[float] = []
@@ -31,10 +33,10 @@ def run(turns: int = 200, samples: int = 15, report: Callable[[str], None] = pri
     for i in range(samples):
         site = SITES[i % len(SITES)]
         short_thread = f"bench-short-{uuid.uuid4().hex[:6]}"
-        handle_turn(PROMPTS[0].format(site=site), thread_id=short_thread, user_id=user)
+        handle_turn(PROMPTS[0].format(site=site), thread_id=short_thread, user_id=user, services=services)
         for thread, bucket in ((long_thread, long_ms), (short_thread, short_ms)):
             t0 = time.perf_counter()
-            handle_turn(probe.format(site=site), thread_id=thread, user_id=user)
+            handle_turn(probe.format(site=site), thread_id=thread, user_id=user, services=services)
             bucket.append((time.perf_counter() - t0) * 1000)
     result = {"turns": turns, "long_median_ms": round(statistics.median(long_ms), 1),
               "short_median_ms": round(statistics.median(short_ms), 1)}

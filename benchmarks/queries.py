@@ -40,11 +40,12 @@ def census(questions: list[str] | None = None) -> QueryCensus:
     so their counts are higher there."""
     from orchestration.config import get_settings
     from orchestration.runtime import handle_turn
+    from orchestration.services import build_services
 
     check = to_trino if get_settings().warehouse_backend == "duckdb" else (lambda sql: sqlglot.parse_one(sql, read="trino"))
-    found = QueryCensus()
+    found, services = QueryCensus(), build_services()
     for question in questions if questions is not None else prompts():
-        calls = handle_turn(question).mcp.tool_calls
+        calls = handle_turn(question, services=services).mcp.tool_calls
         found.per_turn.append(sum(len(c.queries) for c in calls))
         for call in calls:
             if not call.cached:

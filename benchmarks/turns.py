@@ -20,6 +20,7 @@ from orchestration.config import PROJECT_ROOT, using_data_dir
 from orchestration.evaluation import load_cases
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn, iter_turn
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState
 
 
@@ -33,7 +34,7 @@ def prompts() -> list[str]:
     return [c["user_prompt"] for f in files if Path(f).exists() for c in load_cases(Path(f))]
 
 
-def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, float], float]:
+def time_turn(prompt: str, services: Services, cold: bool = False) -> tuple[float, float, dict[str, float], float]:
     """(ms to the first streamed step, ms to the final STATE, ms per node, CPU ms of this process) of one turn in a
     new thread;
     ``cold``: no tool result is served from agent memory and no question vector from the embedder's cache (as for
@@ -45,7 +46,7 @@ def time_turn(prompt: str, cold: bool = False) -> tuple[float, float, dict[str, 
     first = total = 0.0
     nodes: dict[str, float] = {}
     last = started
-    for item in iter_turn(prompt):
+    for item in iter_turn(prompt, services=services):
         now = time.perf_counter()
         if not first:
             first = (now - started) * 1000
@@ -67,7 +68,8 @@ def _summary(label: str, first: list[float], total: list[float], cpu: list[float
 def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]:
     asks = prompts()
     started = time.perf_counter()
-    handle_turn(asks[0])  # warm-up: model, router, index, warehouse and its names load once per process
+    services = build_services()  # one per process, as the chat server's turn workers keep
+    handle_turn(asks[0], services=services)  # warm-up: model, router, index, warehouse and its names load once per process
     report(f"  warm-up turn (loads model, router, index, names) {time.perf_counter() - started:.1f} s")
     rows = []
     per_node: dict[str, list[float]] = {}
@@ -75,7 +77,7 @@ def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]
     for r in range(rounds):
         first, total, cpu = [], [], []
         for prompt in asks:
-            f, t, nodes, c = time_turn(prompt, cold=r == 0)
+            f, t, nodes, c = time_turn(prompt, services, cold=r == 0)
             first.append(f)
             total.append(t)
             cpu.append(c)

@@ -52,6 +52,7 @@ from orchestration.memory.store import PENDING, MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.outputs import ChartHint, ChartSeries
 from orchestration.runtime import TurnEvent, iter_turn
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.turn_pool import TurnPool, warm_up
 from orchestration.warehouse.sql_text import pretty_sql
@@ -66,13 +67,21 @@ SETTINGS = get_settings()
 # Chainlit already answers HTTP (the page first), and a question asked before one is ready waits for it under a
 # visible "Starting" step. Without workers the server warms itself up before Chainlit binds the port.
 if SETTINGS.turn_worker_count <= 0:
-    warm_up()
+    chainlit_app.state.services = warm_up(build_services(SETTINGS))
 
 
 def turn_pool() -> TurnPool | None:
     """The app's turn workers (kept on the web app's state: they are the app's, started with it), or None."""
     pool: TurnPool | None = getattr(chainlit_app.state, "turn_pool", None)
     return pool
+
+
+def app_services() -> Services:
+    """The services of the turns this server runs itself (without workers; each worker builds its own)."""
+    services: Services | None = getattr(chainlit_app.state, "services", None)
+    if services is None:
+        services = chainlit_app.state.services = build_services(SETTINGS)
+    return services
 
 
 ELEMENTS = LocalStorageClient(SETTINGS.elements_path, app_secret())
@@ -218,7 +227,7 @@ async def report_uploads_cut_short() -> None:
 def _run_in_thread(prompt: str, thread_id: str, user_id: str, loop: asyncio.AbstractEventLoop,
                    queue: asyncio.Queue[TurnEvent | AssessmentState | None]) -> None:
     try:
-        for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id):
+        for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id, services=app_services()):
             loop.call_soon_threadsafe(queue.put_nowait, item)
     finally:
         loop.call_soon_threadsafe(queue.put_nowait, None)

@@ -27,6 +27,7 @@ from orchestration.contracts import get_contracts
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.outputs import TaskOutputs
 from orchestration.runtime import handle_turn
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState
 
 
@@ -171,8 +172,10 @@ def _tally(totals: dict[str, list[int]], checks: dict[str, dict[str, Any]]) -> N
         totals[name][1] += 1
 
 
-def run_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """Single-turn cases, and conversation cases (``turns``) each in a fresh thread."""
+def run_cases(cases: list[dict[str, Any]], services: Services | None = None) -> dict[str, Any]:
+    """Single-turn cases, and conversation cases (``turns``) each in a fresh thread, over ``services`` (default:
+    those of the current settings, built once for all cases)."""
+    services = services or build_services()
     results: list[dict[str, Any]] = []
     totals: dict[str, list[int]] = {}
     for case in cases:
@@ -180,14 +183,14 @@ def run_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
         if "turns" in case:
             turns = []
             for turn in case["turns"]:
-                state = handle_turn(turn["user_prompt"], thread_id=thread, user_id=thread)
+                state = handle_turn(turn["user_prompt"], thread_id=thread, user_id=thread, services=services)
                 checks = score_case(turn.get("expected", {}), state)
                 _tally(totals, checks)
                 turns.append({"user_prompt": turn["user_prompt"], "checks": checks, "state": state.model_dump(mode="json")})
             results.append({"id": case["id"], "passed": all(c["passed"] for t in turns for c in t["checks"].values()),
                             "turns": turns})
             continue
-        state = handle_turn(case["user_prompt"], thread_id=thread, user_id="eval")
+        state = handle_turn(case["user_prompt"], thread_id=thread, user_id="eval", services=services)
         checks = score_case(case["expected"], state)
         _tally(totals, checks)
         results.append({"id": case["id"], "user_prompt": case["user_prompt"],

@@ -19,7 +19,6 @@ the ``Services`` of the composition root and hands them to every node.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -35,10 +34,9 @@ from orchestration.agents import (
     planner,
     reflector,
 )
-from orchestration.config import Settings, get_settings
 from orchestration.contracts import ContractSet
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
-from orchestration.services import Services, build_services
+from orchestration.services import Services
 from orchestration.state import (
     TERMINAL_STATUSES,
     AssessmentState,
@@ -151,9 +149,8 @@ def route_after_reflector(state: AssessmentState) -> str:
     return "dispatch" if any(t.status == "pending" for t in state.plan.tasks) else END
 
 
-def build_graph(services: Services | None = None) -> Any:
-    """Compile the turn graph over ``services`` (default: those of the current settings)."""
-    services = services or build_services()
+def build_graph(services: Services) -> Any:
+    """Compile the turn graph over ``services``."""
     # LangGraph's add_node overloads cannot infer the input type of our wrapped callables; typed as Any.
     graph: Any = StateGraph(AssessmentState)
     graph.add_node("context_pruner", control_node("context_pruner", context_pruner, services))
@@ -174,18 +171,3 @@ def build_graph(services: Services | None = None) -> Any:
     graph.add_edge("answer_composer", "reflector")
     graph.add_conditional_edges("reflector", route_after_reflector, ["dispatch", END])
     return graph.compile()
-
-
-_compiled: tuple[Settings, Any] | None = None
-_graph_lock = threading.Lock()
-
-
-def get_graph() -> Any:
-    """The graph of the current settings, compiled once per settings object (tests that switch the data
-    directory get a graph whose services point there)."""
-    global _compiled
-    settings = get_settings()
-    with _graph_lock:
-        if _compiled is None or _compiled[0] is not settings:
-            _compiled = (settings, build_graph(build_services(settings)))
-        return _compiled[1]

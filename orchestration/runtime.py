@@ -21,8 +21,9 @@ from orchestration.agents.context_pruner import fold
 from orchestration.contracts import ContractError
 from orchestration.database import DatabaseUnavailable
 from orchestration.engines.secrets import mask_prompt
-from orchestration.graph import get_graph
+from orchestration.graph import build_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
+from orchestration.services import Services, build_services
 from orchestration.state import (
     AssessmentState,
     Conversation,
@@ -131,18 +132,40 @@ def _refusal(state: AssessmentState, text: str) -> AssessmentState:
                                                    missing_inputs=["access to this conversation"]))
 
 
-def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
-              raise_errors: bool = False) -> Iterator[TurnEvent | AssessmentState]:
-    """Run one turn, yielding node events as they happen and the final STATE last."""
+def _cannot_answer(state: AssessmentState, exc: Exception) -> AssessmentState:
+    return state.evolve(final=Final(
+        answer=f"I cannot answer right now: {exc}. Nothing was changed; an administrator needs to fix this.",
+        partial=True, risk_of_error="high", missing_inputs=[str(exc)[:200]]))
+
+
+def turn_graph(services: Services) -> Any:
+    """The turn graph over ``services``, compiled on the first turn and kept with them."""
+    return services.kept("graph", build_graph)
+
+
+def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local", raise_errors: bool = False,
+              services: Services | None = None) -> Iterator[TurnEvent | AssessmentState]:
+    """Run one turn over ``services``, yielding node events as they happen and the final STATE last. A front end
+    passes the services it built at start (a process keeps one); without them the turn builds its own from the
+    current settings (its router, frame reader and graph, about 0.1 s)."""
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
     # a configuration line pasted into the question keeps its secrets out of STATE, memory, traces and answers
     prompt = mask_prompt(prompt) if isinstance(prompt, str) else ""
     started, t0 = utc_now(), time.perf_counter()
     state = AssessmentState(input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id),
                             conversation=Conversation(thread_id=thread_id))
+    if services is None:
+        try:
+            services = build_services()
+        except ContractError as exc:  # the installation, not the question
+            if raise_errors:
+                raise
+            log.error("turn failed: %s", exc)
+            yield _cannot_answer(state, exc)
+            return
     memory_problem = ""
     try:
-        store: MemoryStore | None = MemoryStore()
+        store: MemoryStore | None = services.memory()
     except MemoryUnavailable as exc:  # answer without the conversation's history, and say so
         if raise_errors:
             raise
@@ -164,7 +187,7 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
             state = state.evolve(conversation=conversation)
     values: Any = state
     try:
-        for mode, chunk in get_graph().stream(state, stream_mode=["updates", "values"],
+        for mode, chunk in turn_graph(services).stream(state, stream_mode=["updates", "values"],
                                               config={"recursion_limit": RECURSION_LIMIT}):
             if mode == "values":
                 values = chunk
@@ -180,9 +203,7 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
         if raise_errors:
             raise
         log.error("turn failed: %s", exc)
-        final_state = state.evolve(final=Final(
-            answer=f"I cannot answer right now: {exc}. Nothing was changed; an administrator needs to fix this.",
-            partial=True, risk_of_error="high", missing_inputs=[str(exc)[:200]]))
+        final_state = _cannot_answer(state, exc)
     except Exception as exc:
         if raise_errors:
             raise
@@ -211,11 +232,11 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
     yield final_state
 
 
-def handle_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
-                raise_errors: bool = False) -> AssessmentState:
+def handle_turn(prompt: str, thread_id: str | None = None, user_id: str = "local", raise_errors: bool = False,
+                services: Services | None = None) -> AssessmentState:
     """Run one turn and return its final STATE (a new thread when ``thread_id`` is None)."""
     result: AssessmentState | None = None
-    for item in iter_turn(prompt, thread_id, user_id, raise_errors):
+    for item in iter_turn(prompt, thread_id, user_id, raise_errors, services):
         if isinstance(item, AssessmentState):
             result = item
     assert result is not None

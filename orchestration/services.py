@@ -1,26 +1,63 @@
-"""The composition root: everything a node uses beyond STATE, built once per settings and passed in.
+"""The composition root: everything a node uses beyond STATE, built by ``build_services(settings)`` and passed in.
 
-``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, tools, the
-router, the knowledge base or memory from process globals. The heavy parts (the embedding model behind
-the router and the retriever, the warehouse connection) are opened on first use and cached per path by
-their own modules, so building ``Services`` is cheap and a test that points the settings at another data
-directory gets services for that directory.
+``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, tools, the router, the
+question-frame reader, the inventory's names, the knowledge base or memory from process globals. A ``Services``
+owns what it builds: the router and the frame reader (built on first use with the embedding model), the names of
+its warehouse (kept per warehouse version), and the graph compiled over it (``kept``, by the runtime) — so two ``Services`` of two settings in one
+process (tests, a second data directory) never see each other's. A process builds one and passes it down: the CLI
+in its command, the chat server at start-up, each turn worker before its first turn.
+
+Still shared by the process, and read by modules themselves (issue 33 moves them next; ``tests/unit/
+test_module_state.py`` lists them): the embedding model (one per process: loading it costs seconds and 90 MB), the
+knowledge index and warehouse connections per path, and the settings themselves.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from knowledge_base.retrieval import HybridRetriever
 from orchestration.config import Settings, get_settings
 from orchestration.contracts import ContractSet, load_contracts_cached
 from orchestration.memory.store import MemoryStore
-from orchestration.nlu.inventory_names import inventory_gazetteer, visible_collections
+from orchestration.nlu.inventory_names import NameCache, inventory_gazetteer, visible_collections
 from orchestration.nlu.names import Gazetteer
-from orchestration.nlu.router import SemanticRouter, get_router
+from orchestration.nlu.router import SemanticRouter
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolRegistry
 from orchestration.warehouse.store import get_warehouse
+
+if TYPE_CHECKING:
+    from orchestration.nlu.frame import FrameReader
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Readers:
+    """The router and the frame reader: built from the bundled contracts and frames corpus and the model, not from
+    the data — ``build_services(settings, reuse=...)`` shares them between services of two data directories."""
+
+    key: tuple[str, ...]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    router: SemanticRouter | None = None
+    reader: FrameReader | None = None
+
+
+@dataclass
+class _Kept:
+    """What a layer above built over these services (``Services.kept``)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    made: dict[str, Any] = field(default_factory=dict)
+
+
+def _readers_key(settings: Settings) -> tuple[str, ...]:
+    return (str(settings.contracts_dir), str(settings.frames_corpus), str(settings.model_path),
+            settings.embedding_runtime)
 
 
 @dataclass(frozen=True)
@@ -28,13 +65,41 @@ class Services:
     settings: Settings
     contracts: ContractSet
     tools: ToolRegistry
+    readers: _Readers
+    name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
+    _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
 
     def router(self) -> SemanticRouter:
-        return get_router(self.settings.contracts_dir)
+        """The intent router (its route examples embedded once; the embeddings are kept on disk between processes)."""
+        from knowledge_base.embeddings import get_embedder
+
+        with self.readers.lock:
+            if self.readers.router is None:
+                self.readers.router = SemanticRouter(self.settings.contracts_dir / "routes" / "intent_routes.yaml",
+                                                     get_embedder())
+            return self.readers.router
+
+    def reader(self) -> FrameReader:
+        """The question-frame reader fitted on the frames corpus (the fit is kept on disk between processes)."""
+        from orchestration.nlu.frame import FrameReader, load_corpus
+
+        embedder = self.router().embedder
+        with self.readers.lock:
+            if self.readers.reader is None:
+                self.readers.reader = FrameReader(load_corpus(self.settings.frames_corpus), embedder)
+            return self.readers.reader
+
+    def kept(self, name: str, build: Callable[[Services], T]) -> T:
+        """What ``build`` makes of these services, made once and kept with them — for a layer above this one (the
+        runtime keeps the compiled graph here: the graph is built over services, so they cannot build it)."""
+        with self._kept.lock:
+            if name not in self._kept.made:
+                self._kept.made[name] = build(self)
+            return cast(T, self._kept.made[name])
 
     def names(self, viewer: str | None = None) -> Gazetteer:
         """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them."""
-        return inventory_gazetteer(self.settings, viewer)
+        return inventory_gazetteer(self.settings, viewer, self.name_cache)
 
     def collections(self, viewer: str | None = None) -> list[str]:
         """Upload collections ``viewer`` may see (newest first); the fleet is everyone's and not listed."""
@@ -49,11 +114,16 @@ class Services:
         return service.get_retriever(self.settings.index_dir)
 
     def memory(self) -> MemoryStore:
-        return MemoryStore(url=self.settings.memory_url)
+        return MemoryStore(url=self.settings.memory_url, quota_bytes=self.settings.memory_quota_mb * 1024 * 1024)
 
 
-def build_services(settings: Settings | None = None) -> Services:
+def build_services(settings: Settings | None = None, reuse: Services | None = None) -> Services:
+    """Services over ``settings`` (default: the process's, from the environment). Cheap: what is slow is built on
+    first use. ``reuse``: services whose router and frame reader these may share when they are built from the same
+    contracts, corpus and model (tests over many data directories; 0.1 s each otherwise)."""
     settings = settings or get_settings()
     contracts = load_contracts_cached(settings.contracts_dir)
-    return Services(settings=settings, contracts=contracts,
+    key = _readers_key(settings)
+    readers = reuse.readers if reuse is not None and reuse.readers.key == key else _Readers(key)
+    return Services(settings=settings, contracts=contracts, readers=readers,
                     tools=ToolRegistry(contracts, BUILTIN_TOOLS, lambda: get_warehouse(settings)))

@@ -31,8 +31,9 @@ from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
 from orchestration import fork_server
-from orchestration.config import available_cores, get_settings
-from orchestration.runtime import TurnEvent, iter_turn
+from orchestration.config import available_cores
+from orchestration.runtime import TurnEvent, iter_turn, turn_graph
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
 from orchestration.warehouse.sql_text import layouts
 
@@ -41,18 +42,19 @@ Deliver = Callable[[TurnEvent | AssessmentState | None], object]  # None: the tu
 DONE, STARTED, READY = "done", "started", "ready"
 
 
-def warm_up() -> None:
-    """Load what every turn needs (model, routes, index, graph, warehouse names) before the first question."""
-    from knowledge_base.service import get_retriever
+def warm_up(services: Services) -> Services:
+    """Load what every turn needs (model, routes, frame reader, index, graph, warehouse names) before the first
+    question; returns ``services``, warm."""
     from orchestration.agents.intent_classifier import classify
-    from orchestration.graph import get_graph
 
     try:
-        get_graph()
-        classify("warm up the router")
-        get_retriever().search("warm up", k=1)
+        turn_graph(services)
+        classify("warm up the router", services=services)
+        if (retriever := services.retriever()) is not None:
+            retriever.search("warm up", k=1)
     except Exception:  # the first real turn reports any problem properly
         log.exception("warm-up failed")
+    return services
 
 
 def _serve(conn: Connection, threads: int) -> None:
@@ -67,8 +69,8 @@ def _serve(conn: Connection, threads: int) -> None:
 
     use_threads(threads)
     faiss.omp_set_num_threads(threads)
-    warm_up()
-    dialect = get_settings().warehouse_backend
+    services = warm_up(build_services())
+    dialect = services.settings.warehouse_backend
     gc.freeze()  # the loaded model, index and graph live as long as the worker: full collections no longer walk them
     conn.send((READY,))
     server = multiprocessing.parent_process()  # the process that started the pool (the parent is the fork server)
@@ -85,7 +87,7 @@ def _serve(conn: Connection, threads: int) -> None:
             return
         job_id, prompt, thread_id, user_id = job
         try:
-            for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id):
+            for item in iter_turn(prompt, thread_id=thread_id, user_id=user_id, services=services):
                 if isinstance(item, TurnEvent) and (statements := item.statements()):
                     item = replace(item, sql_layouts=layouts(statements, dialect))
                 conn.send((job_id, item))

@@ -15,6 +15,7 @@ import pytest
 
 from knowledge_base.ingest import ensure_seed_index
 from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
+from orchestration.services import Services, build_services
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses
 
@@ -43,6 +44,24 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     yield data_dir
     close_warehouses()
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def first_services() -> Services:
+    """The session's first services: every test's ``services`` share their router and frame reader (built from the
+    bundled contracts, corpus and model, not from the data; 0.1 s a test otherwise)."""
+    return build_services()
+
+
+@pytest.fixture()
+def services(request: pytest.FixtureRequest, first_services: Services) -> Services:
+    """Services over the test's data directory — built after the fixture that chose it (``demo_warehouse``,
+    ``writable_warehouse``, ``database_backend``), whatever the order of the test's arguments. A test that changes
+    the settings afterwards builds its own."""
+    for chooser in ("writable_warehouse", "demo_warehouse", "database_backend"):
+        if chooser in request.fixturenames:
+            request.getfixturevalue(chooser)
+    return build_services(get_settings(), reuse=first_services)
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,7 @@ from orchestration.nlu.followups import (
     preference_statement,
     resolve,
 )
-from orchestration.nlu.frame import Catalogs, everyday_words, get_reader, read_frame, title_words
+from orchestration.nlu.frame import Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
@@ -191,7 +191,7 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         entities = reading.entities
         unknown_devices = [r.mention.upper() for r in reading.resolutions
                            if r.entity_type == "device" and r.status == "unknown"]
-    reader = get_reader(services.settings.frames_corpus, router.embedder)
+    reader = services.reader()
     # a turn reads the same words up to three times (the router's doubt, the standards' view, the facets)
     key = (words, tuple((e.type, e.value, e.source) for e in entities), tuple(unknown_devices or ()),
            today or date.today())  # "this month" is read against the day

@@ -265,9 +265,6 @@ _PLACEHOLDERS = [(re.compile(r"\bSLIC-[\w-]+", _I), " slicid "), (re.compile(r"\
                  (re.compile(r"\b(?:rtr|sw|fw|nx|wlc)-[a-z0-9-]+\b", _I), " devicename "),
                  (re.compile(r"\b[A-Z0-9]{2,}(?:-[A-Z0-9]{2,})+\b"), " ruleid ")]
 
-_readers: dict[tuple[str, int], FrameReader] = {}
-_lock = threading.Lock()
-
 
 # Network-operations words beside the corpus and the catalog: what engineers ask about that no check names
 OPS_WORDS = ("freeze outage maintenance window incident ticket rollback backup vendor support tac rma circuit isp "
@@ -307,15 +304,6 @@ def fitted_state_file(texts: list[str], labels: dict[str, list[str]], embedder: 
     for i, text in enumerate(texts):
         digest.update(text.encode("utf-8", "surrogatepass") + b"\0" + "\0".join(v[i] for v in labels.values()).encode())
     return cache_dir() / f"frame-reader-{digest.hexdigest()[:32]}.npz"
-
-
-def get_reader(corpus: Path, embedder: Embedder) -> FrameReader:
-    """The reader fitted on ``corpus`` with ``embedder`` (fitted once per process and embedder)."""
-    key = (str(corpus), id(embedder))
-    with _lock:
-        if key not in _readers:
-            _readers[key] = FrameReader(load_corpus(corpus), embedder)
-        return _readers[key]
 
 
 # --- the read half: filters, time, targets, limit ------------------------------------------------------------------

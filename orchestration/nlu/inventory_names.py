@@ -12,33 +12,37 @@ from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 from orchestration.warehouse.versions import version_stamp
 
-_lock = threading.Lock()
-_cache: dict[tuple[str, str, str], Gazetteer] = {}  # (warehouse, its version, viewer or "" for the fleet's)
 _VIEWERS = 512  # gazetteers kept per version: a viewer's costs two queries a turn otherwise
 
 
-def _cached(key: tuple[str, str, str]) -> Gazetteer | None:
-    with _lock:
-        return _cache.get(key)
+class NameCache:
+    """Name lists read from one warehouse, kept until the warehouse changes (a ``Services`` owns one)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[tuple[str, str, str], Gazetteer] = {}  # (warehouse, its version, viewer or "" for the fleet's)
+
+    def get(self, key: tuple[str, str, str]) -> Gazetteer | None:
+        with self._lock:
+            return self._kept.get(key)
+
+    def keep(self, key: tuple[str, str, str], gaz: Gazetteer) -> Gazetteer:
+        with self._lock:
+            if any(k[:2] != key[:2] for k in self._kept) or len(self._kept) > _VIEWERS:
+                self._kept.clear()  # a new version of the warehouse: every name list is read again
+            self._kept[key] = gaz
+        return gaz
 
 
-def _keep(key: tuple[str, str, str], gaz: Gazetteer) -> Gazetteer:
-    with _lock:
-        if any(k[:2] != key[:2] for k in _cache) or len(_cache) > _VIEWERS:
-            _cache.clear()  # a new version of the warehouse: every name list is read again
-        _cache[key] = gaz
-    return gaz
-
-
-def _fleet(settings: Settings, key: tuple[str, str, str]) -> Gazetteer:
-    if (kept := _cached(key)) is not None:
+def _fleet(settings: Settings, key: tuple[str, str, str], cache: NameCache) -> Gazetteer:
+    if (kept := cache.get(key)) is not None:
         return kept
     w = get_warehouse(settings)
     sites = [r[0] for r in w.query("SELECT site FROM sites WHERE site_type <> 'uploaded'").rows]
     assets = w.query("SELECT asset_id, platform, os_version FROM assets WHERE collection = 'fleet'").rows
     assessments = [r[0] for r in w.query(
         "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at").rows]
-    return _keep(key, Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
+    return cache.keep(key, Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
                                    platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]}))
 
 
@@ -46,19 +50,21 @@ def _fleet(settings: Settings, key: tuple[str, str, str]) -> Gazetteer:
 _VISIBLE = "collection <> 'fleet' AND (owner IS NULL OR owner = '' OR owner = ?)"
 
 
-def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = None) -> Gazetteer:
-    """Names of the configured warehouse as ``viewer`` may see them; empty if there is none."""
-    settings = settings or get_settings()
+def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = None,
+                        cache: NameCache | None = None) -> Gazetteer:
+    """Names of the configured warehouse as ``viewer`` may see them; empty if there is none. ``cache``: where the
+    lists are kept between turns (without one, each call reads them)."""
+    settings, cache = settings or get_settings(), cache or NameCache()
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return Gazetteer()
     path = settings.warehouse_path
     stamp = version_stamp(path)
     key = (str(path), stamp, viewer or "")
     try:
-        fleet = _fleet(settings, (str(path), stamp, ""))
+        fleet = _fleet(settings, (str(path), stamp, ""), cache)
         if not viewer:
             return fleet
-        if (kept := _cached(key)) is not None:
+        if (kept := cache.get(key)) is not None:
             return kept
         w = get_warehouse(settings)
         own = [r[0] for r in w.query(
@@ -71,7 +77,7 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
         return Gazetteer()
     gaz = fleet.with_assessments(own) if own else fleet
     gaz = gaz.with_devices([(d, d) for d in uploaded] + [(d.rsplit("/", 1)[-1], d) for d in uploaded])
-    return _keep(key, gaz) if stamp else gaz  # a warehouse without a version stamp (a server) is asked every time
+    return cache.keep(key, gaz) if stamp else gaz  # a warehouse without a version stamp (a server) is asked every time
 
 
 def collections_of(devices: list[str], settings: Settings | None = None) -> set[str]:

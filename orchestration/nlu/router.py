@@ -11,7 +11,6 @@ is the summed probability of the skills that make up the class (all three ``sec_
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import numpy as np
 import yaml
 
 from knowledge_base.embedding_cache import embed_fixed
-from knowledge_base.embeddings import Embedder, get_embedder
+from knowledge_base.embeddings import Embedder
 from orchestration.contracts import ContractError
 from orchestration.nlu.spelling import SpellingNormalizer
 from orchestration.yaml_files import read_yaml
@@ -112,22 +111,3 @@ class SemanticRouter:
             signals=[s.name for s in fired],
             max_similarity=float(sims.max()),
         )
-
-
-_routers: dict[str, SemanticRouter] = {}
-_lock = threading.Lock()
-
-
-def get_router(contracts_dir: Path) -> SemanticRouter:
-    """The router of a contracts directory (built on first use with the configured embedder: the route
-    examples are embedded once per process, not once per turn)."""
-    key = str(contracts_dir)
-    with _lock:
-        if key not in _routers:
-            _routers[key] = SemanticRouter(contracts_dir / "routes" / "intent_routes.yaml", get_embedder())
-        return _routers[key]
-
-
-def reset_router() -> None:
-    with _lock:
-        _routers.clear()

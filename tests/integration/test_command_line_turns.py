@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from orchestration.state import AssessmentState
 from tests.conftest import ASSESS
 
@@ -26,9 +27,9 @@ def test_assess_ask_json_shows_the_context(demo_warehouse: Path) -> None:
     assert state["mcp"]["tool_calls"][0]["status"] == "ok"
 
 
-def test_history_survives_a_restart_of_the_process(demo_warehouse: Path) -> None:
+def test_history_survives_a_restart_of_the_process(demo_warehouse: Path, services: Services) -> None:
     thread = f"t-{uuid.uuid4().hex[:8]}"
     subprocess.run([ASSESS, "ask", "--thread", thread, "Summarize configuration findings for Branch-05"],
                    capture_output=True, text=True, timeout=300, check=True)
-    follow = handle_turn("What about security?", thread_id=thread, user_id="local")  # another process
+    follow = handle_turn("What about security?", thread_id=thread, user_id="local", services=services)  # another process
     assert follow.conversation.turn_number == 2 and ents(follow, "site") == ["Branch-05"]

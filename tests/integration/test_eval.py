@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 from orchestration.evaluation import load_cases, run_cases
+from orchestration.services import Services
 from tests.conftest import OWN_CASES, UPSTREAM_CASES  # noqa: F401
 
 CONTROL_CHECKS = ("intent_class", "confidence", "entities", "agents_invoked", "knowledge_agent_needed", "tools",
                   "clarification", "meta_intent")
 
 
-def assert_control_plane(path: Path) -> dict:  # type: ignore[type-arg]
-    report = run_cases(load_cases(path))
+def assert_control_plane(path: Path, services: Services) -> dict:  # type: ignore[type-arg]
+    report = run_cases(load_cases(path), services=services)
     failures = [(c["id"], name, check["expected"], check["actual"])
                 for c in report["cases"] for name, check in c["checks"].items()
                 if name in CONTROL_CHECKS and not check["passed"]]
@@ -29,8 +30,8 @@ def assert_control_plane(path: Path) -> dict:  # type: ignore[type-arg]
     return report
 
 
-def assert_every_check(path: Path) -> dict:  # type: ignore[type-arg]
-    report = run_cases(load_cases(path))
+def assert_every_check(path: Path, services: Services) -> dict:  # type: ignore[type-arg]
+    report = run_cases(load_cases(path), services=services)
     failures = [(c["id"], name, check["expected"], check["actual"])
                 for c in report["cases"] for turn in c.get("turns", [c])
                 for name, check in turn["checks"].items() if not check["passed"]]
@@ -39,22 +40,22 @@ def assert_every_check(path: Path) -> dict:  # type: ignore[type-arg]
 
 
 @pytest.mark.skipif(not UPSTREAM_CASES.exists(), reason="shared/eval/upstream_cases.json is not beside this checkout")
-def test_upstream_cases_pass_the_control_plane_checks_without_data() -> None:
-    report = assert_control_plane(UPSTREAM_CASES)
+def test_upstream_cases_pass_the_control_plane_checks_without_data(services: Services) -> None:
+    report = assert_control_plane(UPSTREAM_CASES, services=services)
     assert report["summary"]["cases"] == 20
 
 
 @pytest.mark.skipif(not UPSTREAM_CASES.exists(), reason="shared/eval/upstream_cases.json is not beside this checkout")
-def test_upstream_cases_pass_every_check_with_the_demo_data(demo_warehouse: Path) -> None:
-    report = assert_every_check(UPSTREAM_CASES)
+def test_upstream_cases_pass_every_check_with_the_demo_data(demo_warehouse: Path, services: Services) -> None:
+    report = assert_every_check(UPSTREAM_CASES, services=services)
     assert report["summary"]["passed"] == report["summary"]["cases"] == 20
 
 
-def test_own_cases_pass_every_check_with_the_demo_data(demo_warehouse: Path) -> None:
-    assert_every_check(OWN_CASES)
+def test_own_cases_pass_every_check_with_the_demo_data(demo_warehouse: Path, services: Services) -> None:
+    assert_every_check(OWN_CASES, services=services)
 
 
-def test_own_cases_cover_every_intent_class_and_meta_intent() -> None:
+def test_own_cases_cover_every_intent_class_and_meta_intent(services: Services) -> None:
     cases = load_cases(OWN_CASES)
     classes = {c["expected"]["intent_class"] for c in cases}
     assert classes == {"cbp_assessment", "cbp_expert_insights", "cbp_generic", "security_assessment",
@@ -62,7 +63,7 @@ def test_own_cases_cover_every_intent_class_and_meta_intent() -> None:
     metas = {c["expected"].get("meta_intent") for c in cases} - {None}
     assert metas == {"new_topic", "followup_question", "clarification_request", "acknowledgement",
                      "confirmation", "cancellation", "escalation"}
-    assert_control_plane(OWN_CASES)
+    assert_control_plane(OWN_CASES, services=services)
 
 
 def test_eval_json_includes_checks_and_full_state_per_case(tmp_path: Path) -> None:
@@ -100,18 +101,18 @@ def test_conversation_cases_run_in_fresh_threads_and_print_every_turn(demo_wareh
     assert len({c["turns"][0]["state"]["input"]["thread_id"] for c in report["cases"]}) == len(report["cases"])
 
 
-def test_faithful_scope_cases_pass_every_check_markdown_included(demo_warehouse: Path) -> None:
+def test_faithful_scope_cases_pass_every_check_markdown_included(demo_warehouse: Path, services: Services) -> None:
     from tests.conftest import PROJECT_ROOT
 
-    report = assert_every_check(PROJECT_ROOT / "evals" / "faithful_scope.json")
+    report = assert_every_check(PROJECT_ROOT / "evals" / "faithful_scope.json", services=services)
     assert report["summary"]["checks"]["markdown"]["passed"] == report["summary"]["checks"]["markdown"]["total"] >= 26
     assert report["summary"]["checks"]["name_readings"]["total"] >= 10
 
 
-def test_answer_cases_pass_every_check_against_figures_computed_by_sql(demo_warehouse: Path) -> None:
+def test_answer_cases_pass_every_check_against_figures_computed_by_sql(demo_warehouse: Path, services: Services) -> None:
     from tests.conftest import PROJECT_ROOT
 
-    report = assert_every_check(PROJECT_ROOT / "evals" / "answers.json")
+    report = assert_every_check(PROJECT_ROOT / "evals" / "answers.json", services=services)
     singles = [c for c in report["cases"] if "turns" not in c]
     conversations = [c for c in report["cases"] if "turns" in c]
     assert len(singles) >= 100 and len(conversations) >= 15

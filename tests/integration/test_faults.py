@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.runtime import handle_turn
+from orchestration.services import Services, build_services
 from tests.conftest import ASSESS
 
 
@@ -20,13 +21,13 @@ def run(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess[s
                           env={**os.environ, "ASSESS_DATA_DIR": str(data_dir), **env})
 
 
-def test_a_corrupt_conversation_memory_still_answers_and_says_so(writable_warehouse: Path) -> None:
+def test_a_corrupt_conversation_memory_still_answers_and_says_so(writable_warehouse: Path, services: Services) -> None:
     from orchestration.memory import store
 
     memory = writable_warehouse.parent / "memory.sqlite"
     memory.write_text("this is not a database")
     store._migrated.discard(f"sqlite:///{memory}")  # opened again: the store must look at the file anew
-    final = handle_turn("What is the best practice for SNMPv3?").final
+    final = handle_turn("What is the best practice for SNMPv3?", services=services).final
     assert "standard-snmpv3.md" in final.answer  # the knowledge answer does not need memory
     assert "Without conversation memory" in final.answer and "not a database" in final.answer
     out = run("prefs", data_dir=writable_warehouse.parent)
@@ -45,11 +46,12 @@ def test_a_postgresql_server_lost_while_the_app_runs_costs_the_memory_not_the_an
     with throwaway_cluster(free_port()) as server:
         monkeypatch.setenv("ASSESS_DATABASE_URL", fresh_database(server).replace("assess@", "assess:s3cret-pw@"))
         get_settings.cache_clear()
-        first = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost")
+        services = build_services()  # over the settings just changed
+        first = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost", services=services)
         assert "Without conversation memory" not in first.final.answer
         stop_cluster(server)
-        second = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost")
-        standard = handle_turn("How should I configure SNMPv3 according to our company standards?").final
+        second = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost", services=services)
+        standard = handle_turn("How should I configure SNMPv3 according to our company standards?", services=services).final
     assert "something went wrong" not in standard.answer and standard.partial
     assert any("knowledge base at postgresql://assess:***@" in m for m in standard.missing_inputs), standard.missing_inputs
     assert "Branch-05" in second.final.answer and "3 devices" in second.final.answer

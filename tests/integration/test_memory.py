@@ -17,6 +17,7 @@ from orchestration.agents.context_pruner import fold
 from orchestration.config import get_settings
 from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore, MemoryUnavailable
 from orchestration.runtime import handle_turn, load_conversation
+from orchestration.services import Services
 from orchestration.trace_export import TraceAccessError, thread_states, to_markdown
 from tests.conftest import ASSESS
 
@@ -63,7 +64,7 @@ def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, databas
         assert store.turn_count(f"thread-{t}") == 30
 
 
-def test_context_read_per_turn_is_bounded(demo_warehouse: Path) -> None:
+def test_context_read_per_turn_is_bounded(demo_warehouse: Path, services: Services) -> None:
     store = MemoryStore()
     thread = "long-thread"
     for n in range(1, 41):
@@ -76,15 +77,15 @@ def test_context_read_per_turn_is_bounded(demo_warehouse: Path) -> None:
     assert len(conv.history) == WINDOW and conv.history[-1].turn_number == 40
     summary_lines = conv.summary.split("\n")
     assert summary_lines[-1].startswith(f"turn {40 - WINDOW}:") and "Branch-" in summary_lines[-1]
-    state = handle_turn("What about security?", thread_id=thread, user_id="bob")
+    state = handle_turn("What about security?", thread_id=thread, user_id="bob", services=services)
     assert len(state.conversation.history) == WINDOW
     assert [e.value for e in state.intent.entities if e.type == "site"] == ["Branch-40"]
 
 
-def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, tmp_path: Path) -> None:
+def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, tmp_path: Path, services: Services) -> None:
     thread = "export-thread"
-    handle_turn("Summarize configuration findings for HQ", thread_id=thread, user_id="carol")
-    handle_turn("What about security?", thread_id=thread, user_id="carol")
+    handle_turn("Summarize configuration findings for HQ", thread_id=thread, user_id="carol", services=services)
+    handle_turn("What about security?", thread_id=thread, user_id="carol", services=services)
     states = thread_states(thread, "carol")
     assert len(states) == 2 and states[1]["conversation"]["resolution"] == "carryover"
     assert "## Turn 2: What about security?" in to_markdown(thread, states)
@@ -97,18 +98,18 @@ def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, t
     done = subprocess.run([ASSESS, "trace", "export", "--thread", thread, "--format", "json", "--output", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and len(json.loads(out.read_text())["turns"]) == 2
-    refused = handle_turn("And the firewalls?", thread_id=thread, user_id="mallory")
+    refused = handle_turn("And the firewalls?", thread_id=thread, user_id="mallory", services=services)
     assert "another user" in refused.final.answer and MemoryStore().turn_count(thread) == 2
 
 
 def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(writable_warehouse: Path,
-                                                                             tmp_path: Path) -> None:
+                                                                             tmp_path: Path, services: Services) -> None:
     from orchestration.warehouse.config_templates import DeviceSpec, render
     from orchestration.warehouse.demo_network import CONTROLS
     from orchestration.warehouse.user_configs import assess_files
 
     prompt = "Summarize configuration best practice findings for Branch-05"
-    first, second = handle_turn(prompt), handle_turn(prompt)
+    first, second = handle_turn(prompt, services=services), handle_turn(prompt, services=services)
     a, b = (next(c for c in s.mcp.tool_calls if c.tool_name == "assessment_analysis_tool") for s in (first, second))
     assert (a.cached, b.cached) == (False, True) and a.row_count == b.row_count
     assert {c.tool_name for c in first.mcp.tool_calls} == {"assessment_analysis_tool", "inventory_tool"}
@@ -116,7 +117,7 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     spec = DeviceSpec("RTR-NEW-9", "Branch-05", "branch", "production", "router", "wan", "f", "m", "ios-xe", "high",
                       "10.250.5.9", 5)
     assess_files([("rtr-new-9.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())])
-    third = handle_turn(prompt)  # the warehouse changed: recomputed, not served from memory
+    third = handle_turn(prompt, services=services)  # the warehouse changed: recomputed, not served from memory
     assert not any(c.cached for c in third.mcp.tool_calls)
     assert MemoryStore().recall("no-such-key") is None
 

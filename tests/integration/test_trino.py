@@ -9,6 +9,7 @@ import pytest
 
 from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
+from orchestration.services import Services, build_services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
@@ -60,8 +61,8 @@ def test_sql_path_through_trino(trino_server: TrinoProtocolServer) -> None:
     assert result.columns == ["os_version", "n"] and sum(r[1] for r in result.rows) > 0
 
 
-def test_a_whole_turn_runs_on_trino(trino_server: TrinoProtocolServer) -> None:
-    state = handle_turn("Which assets got worse since the previous assessment?")
+def test_a_whole_turn_runs_on_trino(trino_server: TrinoProtocolServer, services: Services) -> None:
+    state = handle_turn("Which assets got worse since the previous assessment?", services=services)
     (call,) = state.mcp.tool_calls
     assert call.tool_name == "assessment_comparison_tool" and call.status == "ok"
 
@@ -70,8 +71,9 @@ def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
     monkeypatch.setenv("ASSESS_TRINO_PORT", str(free_port()))
     get_settings.cache_clear()
+    services = build_services()  # over the settings just changed
     close_warehouses()
-    state = handle_turn("Summarize my latest configuration best practice assessment")
+    state = handle_turn("Summarize my latest configuration best practice assessment", services=services)
     (call,) = state.mcp.tool_calls
     assert call.status == "error" and "Trino" in (call.error or "")
     assert state.final.partial and state.final.missing_inputs

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.runtime import TurnEvent, handle_turn
+from orchestration.services import Services
 from orchestration.state import AssessmentState
 from orchestration.turn_pool import TurnPool
 from orchestration.warehouse.sql_text import pretty_sql
@@ -60,7 +61,7 @@ def test_idle_workers_stay(pool: TurnPool) -> None:
     assert sorted(pool.pids) == before and all(Path(f"/proc/{p}").exists() for p in before)
 
 
-def test_workers_answer_concurrent_turns_as_the_process_itself_would(pool: TurnPool) -> None:
+def test_workers_answer_concurrent_turns_as_the_process_itself_would(pool: TurnPool, services: Services) -> None:
     collected = [Collected() for _ in PROMPTS]
     for i, (prompt, sink) in enumerate(zip(PROMPTS, collected, strict=True)):
         pool.submit(prompt, f"t-pool-{i}", "alice", sink)
@@ -71,7 +72,7 @@ def test_workers_answer_concurrent_turns_as_the_process_itself_would(pool: TurnP
         events = [e for e in sink.items if isinstance(e, TurnEvent)]
         assert [e.node for e in events][:2] == ["context_pruner", "intent_classifier"]  # streamed node by node
         assert sink.final.input.thread_id == f"t-pool-{i}"
-        assert sink.final.final.answer == handle_turn(prompt, f"t-here-{i}", "alice").final.answer
+        assert sink.final.final.answer == handle_turn(prompt, f"t-here-{i}", "alice", services=services).final.answer
     # the workers lay out every statement they ran (the chat server's event loop parses no SQL)
     with_sql = [e for sink in collected for e in sink.items if isinstance(e, TurnEvent) and e.statements()]
     assert with_sql and all(e.sql_layouts == {q: pretty_sql(q) for q in e.statements()} for e in with_sql)

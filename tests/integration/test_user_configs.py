@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
@@ -163,7 +164,7 @@ def test_cli_keeps_repeated_hostnames_apart_and_says_so(writable_warehouse: Path
     assert "2 of 2 files assessed" in out.stdout
 
 
-def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path) -> None:
+def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path, services: Services) -> None:
     """20 conversations ask while 2 uploads are written: every turn answers (uploads publish a new version of the
     warehouse instead of closing the one the turns read), and the uploads are readable right after."""
     from concurrent.futures import ThreadPoolExecutor
@@ -174,7 +175,7 @@ def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path
 
     def conversation(i: int) -> list[str]:
         thread = f"t-concurrent-{i}"
-        return [handle_turn(q, thread_id=thread, user_id=f"user{i}").final.risk_of_error for q in questions]
+        return [handle_turn(q, thread_id=thread, user_id=f"user{i}", services=services).final.risk_of_error for q in questions]
 
     with ThreadPoolExecutor(max_workers=22) as pool:
         uploads = [pool.submit(assess_files, _lab_configs(2)) for _ in range(2)]

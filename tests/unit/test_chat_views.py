@@ -15,6 +15,7 @@ from chat_app import step_views as views
 from chat_app.rendering import linked_markers
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.trace_export import thread_notes, thread_states, to_json, to_markdown
 from orchestration.warehouse.sql_text import bind
@@ -23,11 +24,11 @@ from orchestration.warehouse.store import get_warehouse
 QUESTION = "Which switches at DataCenter-1 fail SNMP checks, and what does our SNMPv3 standard require?"
 
 
-def _turn(prompt: str, thread: str, user: str = "local") -> tuple[dict[str, str], AssessmentState]:
+def _turn(prompt: str, thread: str, user: str = "local", *, services: Services) -> tuple[dict[str, str], AssessmentState]:
     """Every step's view as the chat renders it, by node, and the final STATE."""
     shown: dict[str, str] = {}
     final = None
-    for item in iter_turn(prompt, thread_id=thread, user_id=user):
+    for item in iter_turn(prompt, thread_id=thread, user_id=user, services=services):
         if isinstance(item, AssessmentState):
             final = item
             continue
@@ -45,8 +46,8 @@ def _turn(prompt: str, thread: str, user: str = "local") -> tuple[dict[str, str]
     return shown, final
 
 
-def test_each_step_reads_as_what_it_did_with_the_sql_it_ran_and_the_chunks_it_ranked(demo_warehouse: Path) -> None:
-    shown, final = _turn(QUESTION, "t-views")
+def test_each_step_reads_as_what_it_did_with_the_sql_it_ran_and_the_chunks_it_ranked(demo_warehouse: Path, services: Services) -> None:
+    shown, final = _turn(QUESTION, "t-views", services=services)
     data = shown["data_query_agent"]
     assert "Tool chosen: **`" in data and re.search(r"→ ok, \d+ rows, \d+ ms", data)
     blocks = re.findall(r"```sql\n(.*?)```", data, re.S)
@@ -126,10 +127,10 @@ def test_collections_are_listed_and_switched_with_the_conversations_own_switch(w
     assert load_conversation(MemoryStore(), "t-coll", "alice").collection == "fleet"
 
 
-def test_the_export_keeps_upload_results_and_command_outputs_where_they_appeared(writable_warehouse: Path) -> None:
+def test_the_export_keeps_upload_results_and_command_outputs_where_they_appeared(writable_warehouse: Path, services: Services) -> None:
     store = MemoryStore()
     store.add_note("t-exp", "alice", "upload", "Upload results", "**Upload results**\n\n- ✓ notes.md: added 3 chunks")
-    _turn("Summarize my latest configuration best practice assessment", "t-exp", "alice")
+    _turn("Summarize my latest configuration best practice assessment", "t-exp", "alice", services=services)
     store.add_note("t-exp", "alice", "command", "/docs", "**Knowledge documents you can use** …")
     store.add_note("t-exp", "mallory", "command", "/docs", "planted")  # not her conversation: nothing is added
     notes = thread_notes("t-exp", "alice")
@@ -152,7 +153,7 @@ def test_smart_install_evidence_names_the_missing_command_not_a_pattern() -> Non
     assert _as_command(r"^no ip\ source-route$") == "`no ip source-route` line"
 
 
-def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable_warehouse: Path) -> None:
+def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable_warehouse: Path, services: Services) -> None:
     from knowledge_base.service import get_retriever
 
     question = "Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?"
@@ -162,7 +163,7 @@ def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable
     assert "cites only **standard-snmpv3.md**" in commands.run("/sources standard-snmpv3.md", "alice", "t-src").text
     found = get_retriever().search(question, viewer="alice", sources=["standard-snmpv3.md"])
     assert found and {c.metadata["source"] for c in found} == {"standard-snmpv3.md"}
-    _, final = _turn(question, "t-src", "alice")
+    _, final = _turn(question, "t-src", "alice", services=services)
     assert final.final.citations and {c.source for c in final.final.citations} == {"standard-snmpv3.md"}
     assert "cites only standard-snmpv3.md" in final.final.answer
     assert "✓" in commands.run("/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
@@ -211,7 +212,7 @@ def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(iso
     assert store.pending_uploads("9999") == []
 
 
-def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_warehouse: Path, tmp_path: Path) -> None:
+def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     from knowledge_base.ingest import ingest_file
     from tests.documents import write_pdf
 
@@ -219,7 +220,7 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
                                                         "of 300 ms and the QUOKKA-EDGE route-map towards carriers."])
     assert ingest_file(pdf, pdf.name, owner="alice").status == "added"
     _, final = _turn("What BFD timers do quokka WAN edge routers use according to the quokka WAN guide?", "t-pdf",
-                     "alice")
+                     "alice", services=services)
     cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
     assert cited and cited[0].page == "1" and cited[0].label.endswith("] quokka-wan-guide.pdf (yours) p. 1")
     assert f"{cited[0].label} " in final.final.answer  # under Sources, as the chip is named

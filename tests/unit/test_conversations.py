@@ -11,23 +11,24 @@ from typing import Any
 
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from orchestration.state import AssessmentState
 
 
 class Chat:
-    def __init__(self, user: str = "alice") -> None:
-        self.thread, self.user = f"t-{uuid.uuid4().hex[:8]}", user
+    def __init__(self, services: Services, user: str = "alice") -> None:
+        self.thread, self.user, self.services = f"t-{uuid.uuid4().hex[:8]}", user, services
 
     def __call__(self, prompt: str) -> AssessmentState:
-        return handle_turn(prompt, thread_id=self.thread, user_id=self.user)
+        return handle_turn(prompt, thread_id=self.thread, user_id=self.user, services=self.services)
 
 
 def ents(state: AssessmentState, etype: str) -> list[str]:
     return [e.value for e in state.intent.entities if e.type == etype]
 
 
-def test_carryover_what_about_security(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_carryover_what_about_security(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     first = chat("Summarize the configuration best practice findings for DataCenter-1")
     assert first.intent.intent_class == "cbp_assessment" and first.intent.meta_intent == "new_topic"
     second = chat("What about security?")
@@ -38,8 +39,8 @@ def test_carryover_what_about_security(demo_warehouse: Path) -> None:
     assert second.mcp.tool_calls[0].input["scope"]["sites"] == ["DataCenter-1"]
 
 
-def test_refinement_focus_only_on_firewalls(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_refinement_focus_only_on_firewalls(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("Assess the security posture of our DataCenter-1 infrastructure.")
     refined = chat("Focus only on firewalls")
     assert refined.conversation.resolution == "refinement"
@@ -49,8 +50,8 @@ def test_refinement_focus_only_on_firewalls(demo_warehouse: Path) -> None:
     assert scope == {"sites": ["DataCenter-1"], "device_type": "firewall"}
 
 
-def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("Which critical configuration deviations are on the HQ devices?")
     second = chat("Assess the security of the same devices")
     assert second.conversation.resolution == "same_devices"
@@ -61,8 +62,8 @@ def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Pa
     assert second.final.scope.severity == "critical"
 
 
-def test_explain_the_second_finding(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_explain_the_second_finding(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     first = chat("What are the top 5 configuration deviations across my network?")
     second_finding = first.plan.tasks[-1].outputs.model_dump()["findings"][1]
     follow = chat("Explain the second finding")
@@ -71,8 +72,8 @@ def test_explain_the_second_finding(demo_warehouse: Path) -> None:
     assert second_finding["rule_id"] in follow.final.answer and "To fix it" in follow.final.answer
 
 
-def test_how_do_i_fix_a_finding_by_id(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_how_do_i_fix_a_finding_by_id(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     first = chat("What are the top 5 configuration deviations across my network?")
     third = first.plan.tasks[-1].outputs.model_dump()["findings"][2]
     follow = chat(f"How do I fix {third['id']}?")
@@ -80,8 +81,8 @@ def test_how_do_i_fix_a_finding_by_id(demo_warehouse: Path) -> None:
     assert third["recommendation"].split("\n")[0] in follow.final.answer
 
 
-def test_self_correction_reruns_and_is_remembered(demo_warehouse: Path) -> None:
-    chat = Chat(user=f"u-{uuid.uuid4().hex[:6]}")
+def test_self_correction_reruns_and_is_remembered(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services, user=f"u-{uuid.uuid4().hex[:6]}")
     chat("Summarize configuration best practice findings for Site-B")
     fixed = chat("Sorry, I meant Site-A")
     assert fixed.conversation.resolution == "self_correction"
@@ -90,8 +91,8 @@ def test_self_correction_reruns_and_is_remembered(demo_warehouse: Path) -> None:
     assert {"entity_type": "site", "wrong": "Site-B", "right": "Site-A"} in MemoryStore().corrections(chat.user)
 
 
-def test_acknowledgement_and_cancellation_do_not_plan(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_acknowledgement_and_cancellation_do_not_plan(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("Summarize my latest configuration best practice assessment")
     thanks = chat("thanks, that helps")
     assert thanks.intent.meta_intent == "acknowledgement" and not thanks.plan.tasks and "welcome" in thanks.final.answer
@@ -99,31 +100,31 @@ def test_acknowledgement_and_cancellation_do_not_plan(demo_warehouse: Path) -> N
     assert stop.intent.meta_intent == "cancellation" and not stop.plan.tasks and "cancelled" in stop.final.answer.lower()
 
 
-def test_vague_followup_without_history_hits_the_gate(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_vague_followup_without_history_hits_the_gate(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     state = chat("What about security?")
     assert state.intent.intent_class == "unknown_or_needs_clarification" and state.intent.clarification_question
     assert not state.plan.tasks
 
 
-def test_personalization_is_stored_applied_visible_and_removable(demo_warehouse: Path) -> None:
+def test_personalization_is_stored_applied_visible_and_removable(demo_warehouse: Path, services: Services) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
-    chat = Chat(user=user)
+    chat = Chat(services, user=user)
     noted = chat("Always show me the top 3 issues from now on. My site is HQ.")
     assert noted.conversation.resolution == "preference" and "top 3" in noted.final.answer
     assert MemoryStore().preferences(user) == {"top_n": "3", "default_site": "HQ"}
-    later = Chat(user=user)("Summarize my latest configuration best practice assessment")  # a new conversation
+    later = Chat(services, user=user)("Summarize my latest configuration best practice assessment")  # a new conversation
     assert "top_3" in ents(later, "output_format") and ents(later, "site") == ["HQ"]
     assert len(later.plan.tasks[-1].outputs.model_dump()["findings"]) == 3
     assert later.mcp.tool_calls[0].input["scope"]["sites"] == ["HQ"]
     chat("Forget my preferences")
     assert MemoryStore().preferences(user) == {}
-    other = Chat()("Summarize my latest configuration best practice assessment")  # other users are unaffected
+    other = Chat(services)("Summarize my latest configuration best practice assessment")  # other users are unaffected
     assert ents(other, "site") == []
 
 
-def test_knowledge_query_is_augmented_for_followups(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_knowledge_query_is_augmented_for_followups(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("What do the SLIC findings for DataCenter-1 mean given our internal policies?")
     follow = chat("And what about the approved exceptions?")
     ka = follow.plan.task_for("Knowledge Agent")
@@ -133,20 +134,20 @@ def test_knowledge_query_is_augmented_for_followups(demo_warehouse: Path) -> Non
     assert "DataCenter-1" in ka.outputs.model_dump()["retrieval_query"]["formulated_query"]
 
 
-def test_what_about_another_site_keeps_the_request(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_what_about_another_site_keeps_the_request(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("Which critical deviations remain open from the prior assessment at HQ?")
     other = chat("What about DataCenter-2?")
     assert other.conversation.resolution == "carryover" and ents(other, "site") == ["DataCenter-2"]
     assert other.mcp.tool_calls[0].tool_name == "issue_tracking_tool"
 
 
-def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_warehouse: Path) -> None:
+def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_warehouse: Path, services: Services) -> None:
     from orchestration.warehouse.store import connect_reader
     from orchestration.warehouse.versions import current_file
 
-    handle_turn("which switches at DataCenter-2 fail critical checks", thread_id="t-where")
-    follow = handle_turn("and at the stores?", thread_id="t-where")
+    handle_turn("which switches at DataCenter-2 fail critical checks", thread_id="t-where", services=services)
+    follow = handle_turn("and at the stores?", thread_id="t-where", services=services)
     assert (follow.intent.frame.ask, follow.intent.frame.subject) == ("list", "devices")  # not "yes/no"
     con = connect_reader(current_file(demo_warehouse))
     try:
@@ -196,10 +197,10 @@ def _latest_counts(warehouse: Path, where: str, failing: str) -> tuple[int, int]
 TELNET = "r.rule_id IN ('VTY-SSH-ONLY', 'NXOS-TELNET', 'ASA-TELNET', 'XR-TELNET')"
 
 
-def test_a_follow_up_naming_only_a_new_place_keeps_what_was_asked(demo_warehouse: Path) -> None:
+def test_a_follow_up_naming_only_a_new_place_keeps_what_was_asked(demo_warehouse: Path, services: Services) -> None:
     """"which asas at the stores have telnet enabled" → "and at the data centers?": still telnet, still a list of
     ASAs — and an empty answer says out of how many; "what about switches?" then drops the ASA platform."""
-    chat = Chat()
+    chat = Chat(services)
     chat("which asas at the stores have telnet enabled")
     dc = chat("and at the data centers?")
     assert dc.intent.frame.filters.topic == ["telnet"] and dc.intent.frame.ask == "list"
@@ -214,8 +215,8 @@ def test_a_follow_up_naming_only_a_new_place_keeps_what_was_asked(demo_warehouse
                                                              switches.final.answer), switches.final.answer
 
 
-def test_a_count_follow_up_at_a_kind_of_site_counts_the_same_check_there(demo_warehouse: Path) -> None:
-    chat = Chat()
+def test_a_count_follow_up_at_a_kind_of_site_counts_the_same_check_there(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
     chat("how many devices fail the ntp authentication check")
     branches = chat("what about the branches?")
     frame = branches.intent.frame
@@ -228,18 +229,18 @@ def test_a_count_follow_up_at_a_kind_of_site_counts_the_same_check_there(demo_wa
     assert security.intent.frame.filters.site_type == ["branch"] and not security.intent.frame.checks
 
 
-def test_an_empty_scope_is_not_called_compliant(demo_warehouse: Path) -> None:
+def test_an_empty_scope_is_not_called_compliant(demo_warehouse: Path, services: Services) -> None:
     """No firewall stands at a branch in the demo: "how many branch firewalls fail telnet" is not "none fail"."""
     assessed, _ = _latest_counts(demo_warehouse, "a.device_type = 'firewall' AND s.site_type = 'branch'", TELNET)
     assert assessed == 0
-    answer = Chat()("how many branch firewalls fail telnet").final.answer
+    answer = Chat(services)("how many branch firewalls fail telnet").final.answer
     assert "No device in this scope was assessed" in answer, answer
 
 
-def test_which_devices_are_those_after_a_count_names_the_devices_counted(demo_warehouse: Path) -> None:
+def test_which_devices_are_those_after_a_count_names_the_devices_counted(demo_warehouse: Path, services: Services) -> None:
     """"how many critical findings at the stores" → "which devices are those?" lists the devices counted (as SQL
     finds them), not the inventory; "how many of them are in production?" then counts among those."""
-    chat = Chat()
+    chat = Chat(services)
     chat("how many critical findings at the stores")
     those = chat("which devices are those?")
     _, failing = _latest_counts(demo_warehouse, "s.site_type = 'store'", "r.severity = 'critical'")
@@ -252,10 +253,10 @@ def test_which_devices_are_those_after_a_count_names_the_devices_counted(demo_wa
     assert "Unverified" not in production.final.answer
 
 
-def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed(demo_warehouse: Path) -> None:
+def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed(demo_warehouse: Path, services: Services) -> None:
     """Read alone, "why does the first one fail it?" is a question for the documents; after a list of devices it is
     the first device's failures of what was listed (it answered "Not found in the knowledge base")."""
-    chat = Chat()
+    chat = Chat(services)
     listed = chat("which devices at HQ fail critical checks?")
     first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listed.final.answer, re.M)
     assert first is not None, listed.final.answer[:400]
@@ -267,11 +268,11 @@ def test_why_does_the_first_one_fail_it_is_about_that_device_and_what_was_listed
 
 
 def test_the_evidence_for_the_first_one_and_then_its_fix_keep_the_device_and_the_check_listed(
-        demo_warehouse: Path) -> None:
+        demo_warehouse: Path, services: Services) -> None:
     """After "which firewalls at the stores fail telnet?", "show me the evidence for the first one" is that device's
     ASA-TELNET evidence (it answered "That is outside what I know"), and "and the fix?" its fix for that check (it
     gave every failed check's catalog fix) — the evidence line as the warehouse holds it."""
-    chat = Chat()
+    chat = Chat(services)
     listed = chat("which firewalls at the stores fail telnet?")
     first = re.search(r"^\| 1 \| ([A-Z0-9-]+) \|", listed.final.answer, re.M)
     assert first is not None, listed.final.answer[:400]

@@ -6,12 +6,12 @@ import pytest
 
 from orchestration.agents.data_query_agent import select_tool
 from orchestration.agents.intent_classifier import classify
-from orchestration.services import build_services
+from orchestration.services import Services, build_services
 from orchestration.tools.registry import ToolOutcome
 
 
-def choose(prompt: str):  # type: ignore[no-untyped-def]
-    return select_tool(classify(prompt))
+def choose(prompt: str, services: Services):  # type: ignore[no-untyped-def]
+    return select_tool(classify(prompt, services=services))
 
 
 def call_tool(name: str, params: dict) -> ToolOutcome:  # type: ignore[type-arg]
@@ -29,29 +29,29 @@ def call_tool(name: str, params: dict) -> ToolOutcome:  # type: ignore[type-arg]
     ("Which high severity deviations are still unresolved?", "issue_tracking_tool", None),
     ("Which best practice violations keep failing assessment after assessment?", "issue_tracking_tool", None),
 ])
-def test_tool_choice_follows_the_prompt(prompt: str, tool: str, query_type: str | None) -> None:
-    choice = choose(prompt)
+def test_tool_choice_follows_the_prompt(prompt: str, tool: str, query_type: str | None, services: Services) -> None:
+    choice = choose(prompt, services=services)
     assert choice.tool == tool
     if query_type:
         assert choice.params["query_type"] == query_type
 
 
-def test_entities_bind_to_parameters() -> None:
-    choice = choose("Show critical configuration deviations on production firewalls at DataCenter-1 in ASMT-2026-10-01")
+def test_entities_bind_to_parameters(services: Services) -> None:
+    choice = choose("Show critical configuration deviations on production firewalls at DataCenter-1 in ASMT-2026-10-01", services=services)
     assert choice.params["severity_filter"] == "critical"
     assert choice.params["assessment_id"] == "ASMT-2026-10-01"
     assert choice.params["scope"] == {"sites": ["DataCenter-1"], "environment": "production", "device_type": "firewall"}
     assert choice.bindings["scope.sites"] == "entity site" and choice.bindings["severity"] == "entity severity"
 
 
-def test_issue_tracking_binds_timeframe_and_priority() -> None:
-    choice = choose("Which critical best practice deviations remain open from the prior assessment?")
+def test_issue_tracking_binds_timeframe_and_priority(services: Services) -> None:
+    choice = choose("Which critical best practice deviations remain open from the prior assessment?", services=services)
     assert choice.params == {"tracking_scope": "persistent", "assessment_scope": "since_prior",
                              "priority": "critical", "scope": {}}
 
 
-def test_comparison_defaults_to_latest_against_previous() -> None:
-    choice = choose("Which devices at HQ improved compared with the previous audit?")
+def test_comparison_defaults_to_latest_against_previous(services: Services) -> None:
+    choice = choose("Which devices at HQ improved compared with the previous audit?", services=services)
     assert (choice.params["current_assessment_id"], choice.params["previous_assessment_id"]) == ("latest", "previous")
     assert choice.params["comparison_focus"] == "assets"
     assert choice.params["scope"] == {"sites": ["HQ"]}

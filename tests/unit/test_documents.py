@@ -8,6 +8,7 @@ import pytest
 
 from chat_app.commands import parse, run
 from knowledge_base.ingest import ingest_file
+from orchestration.services import Services
 
 
 def test_users_list_and_remove_only_their_own_documents(writable_warehouse: Path, tmp_path: Path) -> None:
@@ -52,7 +53,7 @@ def test_a_documents_own_owner_field_never_hides_it_and_older_indexes_read_the_s
         "/docs", "bob", "t-docs").text
 
 
-def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_warehouse: Path, tmp_path: Path) -> None:
+def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     from knowledge_base.service import get_index
     from orchestration.runtime import handle_turn
 
@@ -64,7 +65,7 @@ def test_documents_keep_versions_and_a_duplicate_never_deletes_one(writable_ware
     assert ingest_file(doc, doc.name).status == "replaced"
     history = get_index().versions("lab-ntp.md")
     assert [h["version"] for h in history] == [1, 2] and all(h["ingested_at"] for h in history)
-    answer = handle_turn("What NTP source do lab routers use towards the chrony lab servers?").final
+    answer = handle_turn("What NTP source do lab routers use towards the chrony lab servers?", services=services).final
     cited = [c for c in answer.citations if c.source == "lab-ntp.md"]
     assert cited and cited[0].version == "2" and "lab-ntp.md v2 —" in answer.answer
     # the content of another document under this name is no new version: the document stays as it was

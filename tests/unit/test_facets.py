@@ -10,6 +10,7 @@ from orchestration.agents.security_assessment_agent import category_of
 from orchestration.contracts import get_contracts
 from orchestration.engines.rule_engine import get_rules
 from orchestration.nlu.facets import read_facets, topic_rules
+from orchestration.services import Services
 
 
 @pytest.mark.parametrize(("prompt", "tracking", "change"), [
@@ -25,8 +26,8 @@ def test_over_time_questions_are_told_apart_once(prompt: str, tracking: str | No
     assert (facets.tracking, facets.change) == (tracking, change)
 
 
-def test_the_tool_follows_the_facets_not_the_prompt() -> None:
-    intent = classify("Summarize the latest configuration assessment")
+def test_the_tool_follows_the_facets_not_the_prompt(services: Services) -> None:
+    intent = classify("Summarize the latest configuration assessment", services=services)
     assert select_tool(intent).tool == "assessment_analysis_tool"
     # the same intent carrying a tracking facet goes to issue tracking: the agent reads facets, not words
     tracked = intent.evolve(facets=intent.facets.evolve(tracking="unresolved"))

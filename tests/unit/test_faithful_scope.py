@@ -16,13 +16,14 @@ from orchestration.interpretation.markdown import markdown_problems
 from orchestration.nlu.entities import read_entities
 from orchestration.nlu.inventory_names import inventory_gazetteer
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from tests.unit.test_answers import LATEST, sql
 from tests.unit.test_conversations import Chat
 
 
-def new_chat() -> Chat:
+def new_chat(services: Services) -> Chat:
     """A conversation of its own user, so that remembered name readings do not leak between tests."""
-    return Chat(user=f"u-{uuid.uuid4().hex[:8]}")
+    return Chat(services, user=f"u-{uuid.uuid4().hex[:8]}")
 
 
 # --- how typed names are read (one match / several / none), for every kind of name ------------------
@@ -93,8 +94,8 @@ def test_identifiers_of_other_kinds_are_no_names(prompt: str, demo_warehouse: Pa
 @pytest.mark.parametrize(("prompt", "site"), [("Show configuration issues at Datacentr-1", "DataCenter-1"),
                                               ("Show configuration issues at Brnach-05", "Branch-05")])
 def test_a_misspelled_site_is_read_openly_and_the_answer_covers_only_it(prompt: str, site: str,
-                                                                        demo_warehouse: Path) -> None:
-    state = handle_turn(prompt)
+                                                                        demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn(prompt, services=services)
     (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = {LATEST} "
                                       "AND asset_id IN (SELECT asset_id FROM assets WHERE site = ?)", [site])
     assert state.final.scope is not None and state.final.scope.sites == [site] and state.final.scope.assets == devices
@@ -105,8 +106,8 @@ def test_a_misspelled_site_is_read_openly_and_the_answer_covers_only_it(prompt: 
     assert not state.final.partial
 
 
-def test_unknown_assessment_ids_are_asked_about_with_the_ids_on_record(demo_warehouse: Path) -> None:
-    state = handle_turn("Compare assessment ASSESS-2026-002 with ASSESS-2026-001")
+def test_unknown_assessment_ids_are_asked_about_with_the_ids_on_record(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Compare assessment ASSESS-2026-002 with ASSESS-2026-001", services=services)
     assert state.intent.intent_class == "unknown_or_needs_clarification" and not state.plan.tasks
     ids = [r[0] for r in sql(demo_warehouse, "SELECT assessment_id FROM assessments ORDER BY started_at DESC")]
     answer = state.final.answer
@@ -117,15 +118,15 @@ def test_unknown_assessment_ids_are_asked_about_with_the_ids_on_record(demo_ware
 @pytest.mark.parametrize("prompt", ["Summarize the security posture of Brnach-99", "List the failed checks of FW-BRANCH-9",
                                     "Which high severity issues do our IOS-XR routers have?",
                                     "Show critical issues at Store-44", "Are devices on 17.2.1 failing SSH checks?"])
-def test_a_name_nobody_knows_runs_nothing_and_asks(prompt: str, demo_warehouse: Path) -> None:
-    state = handle_turn(prompt)
+def test_a_name_nobody_knows_runs_nothing_and_asks(prompt: str, demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn(prompt, services=services)
     assert state.intent.intent_class == "unknown_or_needs_clarification"
     assert state.plan.tasks == [] and state.mcp.tool_calls == []
     assert "have not run anything" in state.final.answer
 
 
-def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     asked = chat("How many failed checks does site Q have?")
     assert "**Site-A**" in asked.final.answer and "**Site-B**" in asked.final.answer and not asked.plan.tasks
     answered = chat("the second one")
@@ -134,8 +135,8 @@ def test_an_ambiguous_name_lists_the_candidates_and_the_reply_picks_one(demo_war
     assert "I read 'site Q' as **Site-B** (as you chose)" in answered.final.answer
 
 
-def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     asked = chat("What are the worst configured devices in the data center?")
     assert "**DataCenter-1** or **DataCenter-2**" in asked.final.answer and not asked.plan.tasks
     both = chat("both")
@@ -143,8 +144,8 @@ def test_both_covers_every_candidate_and_says_so(demo_warehouse: Path) -> None:
     assert "as **DataCenter-1 and DataCenter-2** (as you chose)" in both.final.answer
 
 
-def test_a_name_reply_reruns_the_request_and_is_remembered(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_a_name_reply_reruns_the_request_and_is_remembered(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     chat("Show critical configuration issues at Store-44")
     rerun = chat("Store-46")
     assert rerun.conversation.resolution == "name_clarification"
@@ -155,8 +156,8 @@ def test_a_name_reply_reruns_the_request_and_is_remembered(demo_warehouse: Path)
     assert "as you told me earlier" in later.final.answer
 
 
-def test_a_range_with_missing_members_says_which_were_left_out(demo_warehouse: Path) -> None:
-    state = handle_turn("Summarize configuration findings for stores 39 to 45")
+def test_a_range_with_missing_members_says_which_were_left_out(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Summarize configuration findings for stores 39 to 45", services=services)
     assert state.final.scope is not None and state.final.scope.sites == ["Store-39", "Store-40", "Store-41", "Store-45"]
     assert "Store-42, Store-43, Store-44 are not in the inventory and were left out." in state.final.answer
 
@@ -164,21 +165,21 @@ def test_a_range_with_missing_members_says_which_were_left_out(demo_warehouse: P
 # --- seen case 2: deictic prompts --------------------------------------------------------------------
 @pytest.mark.parametrize("prompt", ["Can you check it?", "What about that one?", "Is it compliant?", "Fix those devices",
                                     "Check this device for security issues"])
-def test_nothing_to_refer_to_gets_a_question(prompt: str, demo_warehouse: Path) -> None:
-    state = handle_turn(prompt)
+def test_nothing_to_refer_to_gets_a_question(prompt: str, demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn(prompt, services=services)
     assert state.intent.intent_class == "unknown_or_needs_clarification" and state.plan.tasks == []
     assert "no earlier question" in state.final.answer and prompt.rstrip("?") in state.final.answer
 
 
-def test_a_clarification_question_is_no_antecedent(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_a_clarification_question_is_no_antecedent(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     chat("Can you check it?")
     again = chat("Is it compliant?")
     assert again.intent.intent_class == "unknown_or_needs_clarification" and again.plan.tasks == []
 
 
-def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     chat("Summarize the configuration assessment for RTR-CORE-1")
     state = chat("Can you check it for security issues?")
     assert state.intent.intent_class == "security_assessment" and state.intent.meta_intent == "followup_question"
@@ -186,8 +187,8 @@ def test_with_an_antecedent_it_refers_to_the_previous_scope(demo_warehouse: Path
 
 
 # --- seen case 7: follow-ups keep every filter; a correction changes only what it corrects -----------
-def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     first = chat("Which high severity deviations are open in production?")
     second = chat("Now check the same devices for security issues.")
     third = chat("Focus only on firewalls")
@@ -200,8 +201,8 @@ def test_the_same_devices_keep_environment_and_severity_over_three_turns(demo_wa
         "device_type"] == "firewall"
 
 
-def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     chat("Which critical deviations are open at HQ in production?")
     site = chat("Sorry, I meant Site-A")
     severity = chat("I meant high")
@@ -212,8 +213,8 @@ def test_a_correction_changes_only_what_it_corrects(demo_warehouse: Path) -> Non
         ["Site-A"], ["production"], "high")
 
 
-def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path) -> None:
-    chat = new_chat()
+def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path, services: Services) -> None:
+    chat = new_chat(services)
     chat("Show critical deviations on NX-OS devices in production")
     state = chat("What about DataCenter-2?")
     call = state.mcp.tool_calls[0].input
@@ -222,19 +223,19 @@ def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path) -
 
 
 # --- the answer states its scope, and the reflector checks it -----------------------------------------
-def test_every_data_answer_opens_with_the_scope_it_covered(demo_warehouse: Path) -> None:
+def test_every_data_answer_opens_with_the_scope_it_covered(demo_warehouse: Path, services: Services) -> None:
     prompts = ["Which assets got worse since the previous assessment?", "Which critical deviations remain open at HQ?",
                "Which IOS-XE versions run at Branch-05?", "What do the SLIC findings for DataCenter-1 mean given our "
                "internal policies?", "Assess the security posture of our DataCenter-1 infrastructure."]
     for prompt in prompts:
-        state = handle_turn(prompt)
+        state = handle_turn(prompt, services=services)
         assert state.final.scope is not None, prompt
         assert state.final.answer.startswith("**Scope:** "), prompt
         assert not state.final.partial, (prompt, state.final.missing_inputs)
 
 
-def test_the_reflector_qualifies_an_answer_whose_scope_is_not_the_one_asked(demo_warehouse: Path) -> None:
-    state = handle_turn("Summarize the configuration findings for HQ")
+def test_the_reflector_qualifies_an_answer_whose_scope_is_not_the_one_asked(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Summarize the configuration findings for HQ", services=services)
     assert state.final.scope is not None
     widened = state.final.scope.model_copy(update={"sites": []})
     final, decision = reflect(state.model_copy(update={"final": state.final.model_copy(update={"scope": widened})}))
@@ -242,14 +243,14 @@ def test_the_reflector_qualifies_an_answer_whose_scope_is_not_the_one_asked(demo
     assert "scope differs from the question: asked for sites HQ, the data covers all sites" in final.answer
 
 
-def test_a_device_type_the_inventory_lacks_is_not_dropped_silently(demo_warehouse: Path) -> None:
-    state = handle_turn("Which configuration deviations do the access points at HQ have?")
+def test_a_device_type_the_inventory_lacks_is_not_dropped_silently(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Which configuration deviations do the access points at HQ have?", services=services)
     assert state.final.partial and any("access point" in m for m in state.final.missing_inputs), state.final.missing_inputs
 
 
 # --- seen cases 3/4: citations exactly as cited, Markdown that renders --------------------------------
-def test_citations_sit_outside_code_and_every_chip_names_a_retrieved_chunk(demo_warehouse: Path) -> None:
-    state = handle_turn("How should I configure SNMPv3 according to our company standards?")
+def test_citations_sit_outside_code_and_every_chip_names_a_retrieved_chunk(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("How should I configure SNMPv3 according to our company standards?", services=services)
     answer = state.final.answer
     assert "```" in answer and not re.search(r"```[^\n]*\[\d+\]", answer)
     assert markdown_problems(answer, {c.number for c in state.final.citations}) == []
@@ -270,29 +271,29 @@ def test_the_markdown_check_catches_what_broke_the_snmpv3_answer() -> None:
 
 
 # --- seen cases 5/6: findings name the deviation; evidence in context; small figures right ------------
-def test_findings_are_titled_with_the_deviation_and_show_the_offending_line(demo_warehouse: Path) -> None:
+def test_findings_are_titled_with_the_deviation_and_show_the_offending_line(demo_warehouse: Path, services: Services) -> None:
     (device,), = sql(demo_warehouse, f"SELECT MIN(asset_id) FROM results WHERE assessment_id = {LATEST} "
                                      "AND rule_id = 'VTY-SSH-ONLY' AND status = 'fail' AND evidence LIKE '%transport input%'")
-    state = handle_turn(f"What should I fix on {device}?")
+    state = handle_turn(f"What should I fix on {device}?", services=services)
     finding = next(f for f in state.task_outputs("Config Best Practice Agent").model_dump()["findings"] if f["rule_id"] == "VTY-SSH-ONLY")
     assert finding["title"] == "Telnet or other non-SSH access allowed on VTY lines"
     assert finding["control"] == "VTY lines accept SSH only"
     lines = finding["evidence"].split("\n")
     assert re.match(r"\d+: line vty", lines[0]) and re.match(r"\d+: +transport input (?!ssh$)", lines[1]), lines
     assert "transport input" in state.final.answer.split("**VTY-SSH-ONLY**", 1)[1].split("fix:")[0]
-    assert "HTTP-SERVER — HTTP server enabled" in handle_turn("Summarize my latest configuration assessment").final.answer
+    assert "HTTP-SERVER — HTTP server enabled" in handle_turn("Summarize my latest configuration assessment", services=services).final.answer
 
 
-def test_a_topic_filtered_device_answer_says_what_it_counted(demo_warehouse: Path) -> None:
-    state = handle_turn("Show the SSH issues on RTR-BR01-1")
+def test_a_topic_filtered_device_answer_says_what_it_counted(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Show the SSH issues on RTR-BR01-1", services=services)
     (total,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = {LATEST} "
                                     "AND asset_id = 'RTR-BR01-1'")
     m = re.search(r"out of the (\d+) checks on ssh \((\d+) checks on this device in all\)", state.final.answer)
     assert m and int(m.group(2)) == total and int(m.group(1)) < total, state.final.answer[:400]
 
 
-def test_the_severity_breakdown_leaves_no_severity_out(demo_warehouse: Path) -> None:
-    state = handle_turn("Show breakdown of configuration deviations by severity")
+def test_the_severity_breakdown_leaves_no_severity_out(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("Show breakdown of configuration deviations by severity", services=services)
     rows = sql(demo_warehouse, f"SELECT severity, COUNT(*) FROM results WHERE assessment_id = {LATEST} AND status = "
                                "'fail' GROUP BY 1")
     table = re.search(r"\| Severity \| Failed checks \| Devices \|\n\|[-:|]+\|\n((?:\|.*\|\n?)+)", state.final.answer)
@@ -309,7 +310,7 @@ def test_the_severity_breakdown_leaves_no_severity_out(demo_warehouse: Path) -> 
                                                ("What are the best practices for NTP?", "cbp_generic"),
                                                ("What is the best practice for securing SNMP?", "sec_generic"),
                                                ("Which devices fail the SNMPv3 best practice?", "cbp_assessment")])
-def test_best_practice_questions_route_by_what_they_ask(prompt: str, skill: str, demo_warehouse: Path) -> None:
+def test_best_practice_questions_route_by_what_they_ask(prompt: str, skill: str, demo_warehouse: Path, services: Services) -> None:
     from orchestration.agents.intent_classifier import classify
 
-    assert classify(prompt).domain_details.skill == skill
+    assert classify(prompt, services=services).domain_details.skill == skill

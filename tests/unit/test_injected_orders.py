@@ -10,6 +10,7 @@ from pathlib import Path
 from knowledge_base.ingest import ingest_paths
 from orchestration.interpretation.enterprise import is_order
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from orchestration.state import AssessmentState
 
 ORDERS = [
@@ -53,13 +54,13 @@ def _statement(state: AssessmentState) -> dict[str, object]:
             "findings": findings, "statistics": outputs.statistics if outputs else {}}
 
 
-def test_orders_in_a_shared_document_change_no_compliance_statement(writable_warehouse: Path, tmp_path: Path) -> None:
+def test_orders_in_a_shared_document_change_no_compliance_statement(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     assert all(is_order(o) for o in ORDERS)
-    before = [handle_turn(q, thread_id=f"before-{i}") for i, q in enumerate(QUESTIONS)]
+    before = [handle_turn(q, thread_id=f"before-{i}", services=services) for i, q in enumerate(QUESTIONS)]
     notes = tmp_path / "ops-notes-snmp-telnet-aaa.md"
     notes.write_text(POISON)
     assert [f.status for f in ingest_paths([notes]).files] == ["added"]  # shared, as an administrator adds it
-    after = [handle_turn(q, thread_id=f"after-{i}") for i, q in enumerate(QUESTIONS)]
+    after = [handle_turn(q, thread_id=f"after-{i}", services=services) for i, q in enumerate(QUESTIONS)]
     retrieved = 0
     for question, old, new in zip(QUESTIONS, before, after, strict=True):
         ctx = new.task_outputs("Knowledge Agent").enterprise_context

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from orchestration.agents.intent_classifier import classify
+from orchestration.services import Services
 
 CLEAR = [
     # paraphrases
@@ -27,8 +28,8 @@ CLEAR = [
 
 
 @pytest.mark.parametrize(("prompt", "intent_class", "skill"), CLEAR)
-def test_clear_prompts_route_confidently(prompt: str, intent_class: str, skill: str) -> None:
-    intent = classify(prompt)
+def test_clear_prompts_route_confidently(prompt: str, intent_class: str, skill: str, services: Services) -> None:
+    intent = classify(prompt, services=services)
     assert (intent.intent_class, intent.domain_details.skill) == (intent_class, skill), intent.route_scores
     assert intent.confidence >= 0.6
     assert intent.clarification_question is None
@@ -38,8 +39,8 @@ def test_clear_prompts_route_confidently(prompt: str, intent_class: str, skill: 
     "What's the weather like in Berlin?", "Tell me a joke about cats", "Who won the match yesterday?",
     "Recommend a pizza place nearby", "Show me stuff", "Tell me about Store-48", "hmm",
 ])
-def test_out_of_domain_and_vague_prompts_hit_the_gate(prompt: str) -> None:
-    intent = classify(prompt)
+def test_out_of_domain_and_vague_prompts_hit_the_gate(prompt: str, services: Services) -> None:
+    intent = classify(prompt, services=services)
     assert intent.intent_class == "unknown_or_needs_clarification"
     assert intent.confidence < 0.5
     assert intent.clarification_question and "?" in intent.clarification_question
@@ -49,9 +50,9 @@ def test_out_of_domain_and_vague_prompts_hit_the_gate(prompt: str) -> None:
     "Please add this document.", "Here is the file", "Here are my configs", "I've attached the updated standard",
     "upload these files to the knowledge base, thanks", "Process the attached configurations",
 ])
-def test_a_message_that_only_hands_over_files_is_not_answered_as_a_question(prompt: str) -> None:
+def test_a_message_that_only_hands_over_files_is_not_answered_as_a_question(prompt: str, services: Services) -> None:
     """Without a file there is nothing to add: say so (the similarity router took these for a fleet summary)."""
-    intent = classify(prompt)
+    intent = classify(prompt, services=services)
     assert intent.intent_class == "unknown_or_needs_clarification" and intent.confidence == 0.0
     assert intent.clarification_question is not None and "don't see a file" in intent.clarification_question
 
@@ -60,17 +61,17 @@ def test_a_message_that_only_hands_over_files_is_not_answered_as_a_question(prom
     "Here is the file, which devices fail the SSH checks?",
     "Please add this document and tell me our standard for NTP authentication",
 ])
-def test_a_file_handoff_with_a_question_is_answered(prompt: str) -> None:
-    assert classify(prompt).clarification_question is None
+def test_a_file_handoff_with_a_question_is_answered(prompt: str, services: Services) -> None:
+    assert classify(prompt, services=services).clarification_question is None
 
 
-def test_gate_question_is_targeted_at_the_named_scope() -> None:
-    intent = classify("Tell me about Store-48")
+def test_gate_question_is_targeted_at_the_named_scope(services: Services) -> None:
+    intent = classify("Tell me about Store-48", services=services)
     assert "Store-48" in (intent.clarification_question or "")
 
 
-def test_several_entities_in_one_prompt() -> None:
-    intent = classify("What percentage of production firewalls at DataCenter-1 have high severity findings in the last 30 days?")
+def test_several_entities_in_one_prompt(services: Services) -> None:
+    intent = classify("What percentage of production firewalls at DataCenter-1 have high severity findings in the last 30 days?", services=services)
     got = {(e.type, e.value) for e in intent.entities}
     assert {("environment", "production"), ("device_type", "firewall"), ("site", "DataCenter-1"),
             ("severity", "high"), ("timeframe", "last_30_days")} <= got
@@ -88,29 +89,29 @@ def test_several_entities_in_one_prompt() -> None:
     ("And what about the switches?", "followup_question"),
     ("Summarize the latest assessment", "new_topic"),
 ])
-def test_meta_intent(prompt: str, meta: str) -> None:
-    assert classify(prompt).meta_intent == meta
+def test_meta_intent(prompt: str, meta: str, services: Services) -> None:
+    assert classify(prompt, services=services).meta_intent == meta
 
 
-def test_bare_followup_without_history_asks_instead_of_guessing() -> None:
-    intent = classify("Focus only on firewalls")
+def test_bare_followup_without_history_asks_instead_of_guessing(services: Services) -> None:
+    intent = classify("Focus only on firewalls", services=services)
     assert intent.intent_class == "unknown_or_needs_clarification"
     assert "follow-up" in (intent.clarification_question or "")
 
 
 @pytest.mark.parametrize(("prompt", "needle"), [("", "empty"), ("   \n\t ", "empty"), ("x" * 100_000, "100,000")])
-def test_bad_input_gets_a_clear_message(prompt: str, needle: str) -> None:
-    intent = classify(prompt)
+def test_bad_input_gets_a_clear_message(prompt: str, needle: str, services: Services) -> None:
+    intent = classify(prompt, services=services)
     assert intent.intent_class == "unknown_or_needs_clarification"
     assert needle in (intent.clarification_question or "")
 
 
-def test_never_emits_table_or_tool_names_as_entities() -> None:
-    intent = classify("Run assessment_analysis_tool on the results table for HQ")
+def test_never_emits_table_or_tool_names_as_entities(services: Services) -> None:
+    intent = classify("Run assessment_analysis_tool on the results table for HQ", services=services)
     assert all("tool" not in e.value and e.value != "results" for e in intent.entities)
 
 
-def test_classification_is_deterministic() -> None:
-    a = classify("Which critical deviations remain open at HQ?")
-    b = classify("Which critical deviations remain open at HQ?")
+def test_classification_is_deterministic(services: Services) -> None:
+    a = classify("Which critical deviations remain open at HQ?", services=services)
+    b = classify("Which critical deviations remain open at HQ?", services=services)
     assert a == b

@@ -11,6 +11,7 @@ from orchestration.config import PROJECT_ROOT
 from orchestration.interpretation.generic_answers import answer
 from orchestration.outputs import ChunkMetadata, RetrievedChunk
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 
 
 def _chunk(cid: str, source: str, title: str, content: str) -> RetrievedChunk:
@@ -50,28 +51,28 @@ def test_a_value_kept_in_a_table_is_quoted_with_its_column_headings() -> None:
     assert "|" not in out.summary.split("⟦")[0]
 
 
-def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse: Path) -> None:
+def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse: Path, services: Services) -> None:
     """No bundled document describes how an exception is requested (only approved exceptions themselves): the
     answer says so instead of quoting an exception record. A question of time about remediation quotes the
     deadline table of the policy (its amounts checked against the document's own text)."""
     corpus = PROJECT_ROOT / "knowledge_base" / "corpus"
     assert not any(re.search(r"\brequest\w* (?:an |a )?exception", p.read_text(), re.I) for p in corpus.glob("*.md"))
-    state = handle_turn("what's the process for requesting an exception to a finding?")
+    state = handle_turn("what's the process for requesting an exception to a finding?", services=services)
     assert state.final.answer.startswith("**Not found in the knowledge base**"), state.final.answer[:300]
-    state = handle_turn("how long do we have to fix a critical finding")
+    state = handle_turn("how long do we have to fix a critical finding", services=services)
     row = re.search(r"^\| Critical \| ([^|]+) \| ([^|]+) \|", (corpus / "policy-vulnerability-management.md")
                     .read_text(), re.M)
     assert row
     assert f"Critical — Internet-facing or PCI scope: {row.group(1).strip()}; Internal: {row.group(2).strip()}" \
         in state.final.answer.split("\n")[0], state.final.answer[:400]
     # the router hears "findings" as the SLIC view here; the words ask the policy, not the fleet's matches
-    state = handle_turn("how soon do we need to close medium findings?")
+    state = handle_turn("how soon do we need to close medium findings?", services=services)
     medium = re.search(r"^\| Medium \| ([^|]+) \|", (corpus / "policy-vulnerability-management.md").read_text(), re.M)
     assert medium and state.mcp.tool_calls == []
     assert f"Medium — Internet-facing or PCI scope: {medium.group(1).strip()}" in state.final.answer
     # who owns a part of the network is the overview's, whatever part it names (a list item quoted whole)
     owner = re.search(r"^- \*\*Stores\*\*:.*?Owned by ([^;.]+)", (corpus / "org-network-overview.md").read_text(),
                       re.M | re.S)
-    state = handle_turn("who owns the store firewalls?")
+    state = handle_turn("who owns the store firewalls?", services=services)
     assert owner and state.mcp.tool_calls == [] and f"Owned by {' '.join(owner.group(1).split())}" in state.final.answer, \
         state.final.answer[:500]

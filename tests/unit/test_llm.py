@@ -14,6 +14,7 @@ from orchestration import llm
 from orchestration.agents.intent_classifier import classify
 from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 
 
 class Replies:
@@ -54,24 +55,24 @@ def test_a_real_model_is_never_built_in_tests(monkeypatch: pytest.MonkeyPatch) -
         llm.get_chat_model()
 
 
-def test_llm_breaks_a_tie_only_with_a_valid_label(fake_llm: Replies) -> None:
+def test_llm_breaks_a_tie_only_with_a_valid_label(fake_llm: Replies, services: Services) -> None:
     prompt = "what is BGP"
-    deterministic = classify(prompt)
+    deterministic = classify(prompt, services=services)
     assert deterministic.intent_class == "unknown_or_needs_clarification" and 0.3 <= deterministic.confidence < 0.5
     fake_llm.append("cbp_generic")
-    assert classify(prompt).domain_details.skill == "cbp_generic"
+    assert classify(prompt, services=services).domain_details.skill == "cbp_generic"
     fake_llm.append("make up something")
-    assert classify(prompt).intent_class == "unknown_or_needs_clarification"
+    assert classify(prompt, services=services).intent_class == "unknown_or_needs_clarification"
 
 
-def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse: Path, fake_llm: Replies) -> None:
+def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse: Path, fake_llm: Replies, services: Services) -> None:
     prompt = "Summarize configuration best practice findings for HQ"
-    plain = handle_turn(prompt)
+    plain = handle_turn(prompt, services=services)
     summary = plain.plan.tasks[-1].outputs.model_dump()["summary"]
     fake_llm.append("In short, for HQ: " + summary)
-    grounded = handle_turn(prompt)
+    grounded = handle_turn(prompt, services=services)
     assert grounded.final.answer.startswith("**Scope:**") and not grounded.final.partial
     assert grounded.final.answer.split("\n\n")[1].startswith("In short, for HQ:")  # the scope line stays first
     fake_llm.append("HQ has 987654 failed checks and is doomed.")
-    invented = handle_turn(prompt)
+    invented = handle_turn(prompt, services=services)
     assert invented.final.answer == plain.final.answer  # the deterministic answer is kept

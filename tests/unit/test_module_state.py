@@ -29,7 +29,7 @@ STATELESS = {"LineStarts", "_NotApplicable"}
 _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakValueDictionary",
                "WeakKeyDictionary", "WeakSet"}
 
-# What is there now (38; issue 33 moves them into Services): kind, module, name.
+# What is there now (34; issue 33 moves them into Services): kind, module, name.
 KNOWN = {
     ('cache', 'chat_app.charts', '_template'),
     ('cache', 'orchestration.agents.intent_classifier', '_catalogs'),
@@ -54,9 +54,6 @@ KNOWN = {
     ('mutated container', 'orchestration.database', '_engines'),
     ('mutated container', 'orchestration.llm', '_built'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
-    ('mutated container', 'orchestration.nlu.frame', '_readers'),
-    ('mutated container', 'orchestration.nlu.inventory_names', '_cache'),
-    ('mutated container', 'orchestration.nlu.router', '_routers'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
     ('mutated container', 'orchestration.warehouse.store', '_open'),
     ('object', 'chat_app.app', 'ELEMENTS'),
@@ -66,7 +63,6 @@ KNOWN = {
     ('object', 'chat_app.app', 'UPLOADS'),
     ('slot', 'knowledge_base.embeddings', '_embedder'),
     ('slot', 'knowledge_base.embeddings', '_threads'),
-    ('slot', 'orchestration.graph', '_compiled'),
     ('slot', 'orchestration.llm', '_override'),
     ('slot', 'orchestration.warehouse.store', '_statements'),
 }

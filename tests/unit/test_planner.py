@@ -7,13 +7,14 @@ import pytest
 from orchestration.agents.intent_classifier import classify
 from orchestration.agents.planner import build_plan
 from orchestration.contracts import get_contracts
+from orchestration.services import Services
 
 KA, DQ, SLIC = "Knowledge Agent", "Data Query Agent", "SLIC Agent"
 CBP, SEC = "Config Best Practice Agent", "Security Assessment Agent"
 
 
-def plan_for(prompt: str):  # type: ignore[no-untyped-def]
-    return build_plan(classify(prompt), get_contracts())
+def plan_for(prompt: str, services: Services):  # type: ignore[no-untyped-def]
+    return build_plan(classify(prompt, services=services), get_contracts())
 
 
 @pytest.mark.parametrize(("prompt", "routing"), [
@@ -26,12 +27,12 @@ def plan_for(prompt: str):  # type: ignore[no-untyped-def]
     ("How do I harden SSH on a Cisco router?", [KA, SEC]),
     ("Which SLIC signatures point to vulnerable software on our firewalls?", [KA, DQ, SLIC, SEC]),
 ])
-def test_routing_follows_the_design_table(prompt: str, routing: list[str]) -> None:
-    assert plan_for(prompt).routing == routing
+def test_routing_follows_the_design_table(prompt: str, routing: list[str], services: Services) -> None:
+    assert plan_for(prompt, services=services).routing == routing
 
 
-def test_dependencies_and_required_data_come_from_contracts() -> None:
-    plan = plan_for("What do the SLIC findings at HQ mean under our internal policies?")
+def test_dependencies_and_required_data_come_from_contracts(services: Services) -> None:
+    plan = plan_for("What do the SLIC findings at HQ mean under our internal policies?", services=services)
     by_owner = {t.owner: t for t in plan.tasks}
     assert by_owner[KA].depends_on == []
     assert by_owner[SLIC].depends_on == []  # independent of the others: runs in parallel with the Knowledge Agent
@@ -45,17 +46,17 @@ def test_dependencies_and_required_data_come_from_contracts() -> None:
     assert all(t.status == "pending" for t in plan.tasks)
 
 
-def test_optional_enrichment_is_declared_optional() -> None:
-    plan = plan_for("Summarize the latest assessment against our approved exceptions")
+def test_optional_enrichment_is_declared_optional(services: Services) -> None:
+    plan = plan_for("Summarize the latest assessment against our approved exceptions", services=services)
     optional = [r for r in plan.tasks[-1].required_data if not r.required]
     assert [r.data_path for r in optional] == ["enterprise_context.retrieved_chunks"]
 
 
-def test_same_intent_same_plan() -> None:
+def test_same_intent_same_plan(services: Services) -> None:
     prompt = "Which critical deviations remain open at DataCenter-1 per our policy?"
-    assert plan_for(prompt) == plan_for(prompt)
+    assert plan_for(prompt, services=services) == plan_for(prompt, services=services)
 
 
-def test_planner_refuses_an_unclassified_intent() -> None:
+def test_planner_refuses_an_unclassified_intent(services: Services) -> None:
     with pytest.raises(ValueError, match="clarification gate"):
-        build_plan(classify("what's the weather"), get_contracts())
+        build_plan(classify("what's the weather", services=services), get_contracts())

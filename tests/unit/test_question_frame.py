@@ -21,7 +21,7 @@ from orchestration.nlu.frame import (
     read_time,
 )
 from orchestration.runtime import handle_turn
-from orchestration.services import build_services
+from orchestration.services import Services, build_services
 from orchestration.state import QuestionFrame
 
 CORPUS = PROJECT_ROOT / "evals" / "question_frames.jsonl"
@@ -170,8 +170,8 @@ def test_limits() -> None:
     ("summarise the headlines from this morning", "outside what I know"),  # read as a summary by the grammar alone
     ("any good films this weekend?", "only help|outside what I know"),  # the router's gate or the frame's
 ])
-def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str) -> None:
-    state = handle_turn(prompt, thread_id=f"t-cannot-{abs(hash(prompt))}")
+def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str, services: Services) -> None:
+    state = handle_turn(prompt, thread_id=f"t-cannot-{abs(hash(prompt))}", services=services)
     assert re.search(says, state.final.answer), state.final.answer
     assert state.plan.tasks == [] and state.mcp.tool_calls == []
     assert "planner" not in state.trace.node_run_order
@@ -182,10 +182,9 @@ def test_a_question_in_words_the_product_and_its_documents_lack_is_off_topic() -
     """No word of it is in the corpus of answered questions, the catalog or the operations words; a word the shared
     documents hold ("breakglass", in the credentials policy) keeps a question answerable."""
     from orchestration.agents.intent_classifier import _catalogs, _documents_hold
-    from orchestration.nlu.frame import get_reader
 
     services = build_services()
-    reader = get_reader(services.settings.frames_corpus, services.router().embedder)
+    reader = services.reader()
     assert everyday_words("how is the cricket going", reader, _catalogs()) == ["cricket"]
     assert everyday_words("how are we doing?", reader, _catalogs()) == []  # no content word: not off-topic
     assert everyday_words("how is the snmp going at the warehouse", reader, _catalogs()) == []
@@ -197,8 +196,8 @@ def test_a_question_in_words_the_product_and_its_documents_lack_is_off_topic() -
 
 
 @pytest.mark.usefixtures("demo_warehouse")
-def test_the_frame_is_in_state_and_the_trace() -> None:
-    state = handle_turn("how many firewalls are at HQ?", thread_id="t-frame-trace")
+def test_the_frame_is_in_state_and_the_trace(services: Services) -> None:
+    state = handle_turn("how many firewalls are at HQ?", thread_id="t-frame-trace", services=services)
     assert state.intent.frame.ask == "count" and state.intent.frame.filters.site == ["HQ"]
     summary = next(d.summary for d in state.trace.state_deltas if d.node == "intent_classifier")
     assert "asks: count devices · site=HQ" in summary
@@ -206,13 +205,13 @@ def test_the_frame_is_in_state_and_the_trace() -> None:
 
 
 @pytest.mark.usefixtures("demo_warehouse")
-def test_a_policy_lookup_without_slic_words_is_answered_from_the_documents() -> None:
+def test_a_policy_lookup_without_slic_words_is_answered_from_the_documents(services: Services) -> None:
     """The router hears "escalation" as the SLIC expert's view; the words name no SLIC result and the frame reads a
     lookup in the documents: the procedure answers, not the fleet's signature matches. With SLIC words the expert
     answers (EVAL-002's kind)."""
-    state = handle_turn("where is the escalation process written down", thread_id="t-docs-over-insights")
+    state = handle_turn("where is the escalation process written down", thread_id="t-docs-over-insights", services=services)
     assert state.intent.domain_details.skill == "cbp_generic", state.intent.signals
     assert "the documents answer: a policy lookup without SLIC words" in state.intent.signals
     assert state.mcp.tool_calls == [] and any("escalation" in c.source for c in state.final.citations)
-    slic = handle_turn("what do the slic hits at DataCenter-2 mean under our policies", thread_id="t-slic-policy")
+    slic = handle_turn("what do the slic hits at DataCenter-2 mean under our policies", thread_id="t-slic-policy", services=services)
     assert slic.intent.domain_details.skill.endswith("expert_insights")  # type: ignore[union-attr]

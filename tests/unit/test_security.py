@@ -18,6 +18,7 @@ from orchestration.engines.config_parser import parse_config
 from orchestration.engines.rule_engine import evaluate_config, get_rules
 from orchestration.engines.secrets import mask_config, mask_prompt
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from orchestration.trace_export import thread_states, to_json, to_markdown
 from orchestration.warehouse.user_configs import assess_files
 from orchestration.warehouse.versions import current_file
@@ -84,7 +85,7 @@ def test_every_secret_kind_is_masked_and_the_rules_still_see_what_they_judge() -
 
 
 def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, caplog: pytest.LogCaptureFixture,
-                                                      tmp_path: Path) -> None:
+                                                      tmp_path: Path, services: Services) -> None:
     caplog.set_level(logging.DEBUG)
     report = assess_files([("r-secrets.cfg", CONFIG.encode())], owner="alice")
     assert report.assessed == 1
@@ -99,7 +100,7 @@ def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, 
         con.close()
     assert evidence and re.search(r"\d+: username ops privilege 15 password 0 <password type 0 masked>", evidence[0])
     thread = f"t-{uuid.uuid4().hex[:8]}"
-    answers = [handle_turn(q, thread_id=thread, user_id="alice").final.answer for q in (
+    answers = [handle_turn(q, thread_id=thread, user_id="alice", services=services).final.answer for q in (
         f"Show the failed checks with evidence for assessment {report.assessment_id}",
         "Which passwords and SNMP communities are weak on R-SECRETS?",
         # configuration lines pasted into questions: their values never reach memory, traces or answers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from orchestration.runtime import handle_turn
+from orchestration.services import Services
 from orchestration.state import (
     AssessmentState,
     Mcp,
@@ -16,8 +17,8 @@ from orchestration.state import (
 )
 
 
-def test_real_turn_state_round_trips_through_json() -> None:
-    state = handle_turn("Which SLIC findings at DataCenter-1 matter under our policies?")
+def test_real_turn_state_round_trips_through_json(services: Services) -> None:
+    state = handle_turn("Which SLIC findings at DataCenter-1 matter under our policies?", services=services)
     text = state.model_dump_json()
     again = AssessmentState.model_validate_json(text)
     assert again == state
