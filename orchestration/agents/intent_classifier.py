@@ -175,8 +175,12 @@ def cannot_answer(intent: Intent) -> bool:
             and intent.meta_intent not in CONVERSATIONAL and not pointless)
 
 
-@functools.cache
-def _catalogs() -> Catalogs:
+def frame_catalogs(services: Services) -> Catalogs:
+    """The check catalog's ids, signatures and words the frame reader reads names against, made once per services."""
+    return services.kept("frame catalogs", _catalogs)
+
+
+def _catalogs(services: Services) -> Catalogs:
     return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()),
                     tuple(title_words(f"{r.title} {r.deviation}") for r in get_rules()))
 
@@ -197,7 +201,7 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
            today or date.today())  # "this month" is read against the day
     frame: QuestionFrame | None = reader.frames.get(key)
     if frame is None:
-        frame = read_frame(words, entities, reader, _catalogs(), today, unknown_devices or ())
+        frame = read_frame(words, entities, reader, frame_catalogs(services), today, unknown_devices or ())
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
                                                             get_rules()), frame))
         if frame.polarity is None and frame.ask == "yes_no":  # its words say neither: the checks it names decide
@@ -205,7 +209,7 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
             frame = frame.evolve(polarity=wanted_state(frame.checks, get_rules()))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
-                (everyday := everyday_words(words, reader, _catalogs())) and not _documents_hold(services, everyday):
+                (everyday := everyday_words(words, reader, frame_catalogs(services))) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
             # only its grammar to go by (a summary)
             frame = frame.evolve(ask="not_answerable", subject="none", cannot="off_topic",

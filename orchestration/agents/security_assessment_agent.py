@@ -9,12 +9,10 @@ determined from configuration data.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from orchestration.agents.config_best_practice_agent import focused, interpret_assessment, with_gaps
 from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.enforcement import TaskResult
-from orchestration.engines.rule_engine import get_rules
+from orchestration.engines.rule_engine import rule_catalog
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.interpretation.findings import devices
 from orchestration.nlu.domain import GOALS
@@ -36,14 +34,10 @@ NO_VULN_DATA = ("Software vulnerabilities cannot be determined from configuratio
 DEFAULT_CATEGORY = "missing hardening"
 
 
-@lru_cache(maxsize=1)
-def _categories() -> dict[str, str]:
-    return {r.id: r.security_category for r in get_rules()}
-
-
 def category_of(rule_id: str) -> str:
     """The rule's security category from the rule catalog (``security_category`` in config_rules.yaml)."""
-    return _categories().get(rule_id, DEFAULT_CATEGORY)
+    rule = rule_catalog().by_id.get(rule_id)
+    return rule.security_category if rule else DEFAULT_CATEGORY
 
 
 def _security_view(outputs: DomainOutputs) -> DomainOutputs:

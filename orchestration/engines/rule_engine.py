@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -594,10 +594,31 @@ def load_rules(path: Path | None = None) -> list[Rule]:
     return rules
 
 
+@dataclass(frozen=True)
+class RuleCatalog:
+    """The rules of one catalog file, and the views of them that answers use (each made once per catalog: a view
+    kept apart from its catalog went stale when the settings pointed at another one)."""
+
+    rules: tuple[Rule, ...]
+
+    @cached_property
+    def by_id(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}
+
+    @cached_property
+    def ids(self) -> frozenset[str]:
+        return frozenset(self.by_id)
+
+
 @lru_cache(maxsize=2)
-def _cached_rules(path: str) -> tuple[Rule, ...]:
-    return tuple(load_rules(Path(path)))
+def _cached_rules(path: str) -> RuleCatalog:
+    return RuleCatalog(tuple(load_rules(Path(path))))
+
+
+def rule_catalog() -> RuleCatalog:
+    """The catalog of the configured contracts directory (read once per process and file)."""
+    return _cached_rules(str(get_settings().contracts_dir / "rules" / "config_rules.yaml"))
 
 
 def get_rules() -> list[Rule]:
-    return list(_cached_rules(str(get_settings().contracts_dir / "rules" / "config_rules.yaml")))
+    return list(rule_catalog().rules)

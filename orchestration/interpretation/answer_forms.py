@@ -20,8 +20,8 @@ from orchestration.interpretation.findings import (
     deviation_title,
     devices,
     risks,
-    rule_catalog,
     rule_facts,
+    rules_by_id,
 )
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
@@ -113,7 +113,7 @@ def _more(shown: int, total: int, noun: str) -> str:
 def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], prefix: str,
                    platforms: dict[str, str]) -> list[Finding]:
     """One finding per failing rule of the rows, most devices first, with the fix for their platform."""
-    rules = rule_catalog()
+    rules = rules_by_id()
     ordered = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     out = []
     for i, (rule_id, assets) in enumerate(ordered, start=1):
@@ -454,7 +454,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                      f"{r.exception_id} (expires {day(r.expires_on)})" if r.exception_id else "—"] for r in rows])
     counts = {r.rule_id: [device] for r in failing}
     findings = _rule_findings(counts, chunks, prefix, {})
-    rules = rule_catalog()
+    rules = rules_by_id()
     fixed = []
     proofs: dict[str, str] = {}
     for f in findings:
@@ -557,7 +557,7 @@ def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[Retr
     among the retrieved documents that names them, cited beside the verdict — with what that verdict cannot
     cover (a requirement of the standard that no check reads)."""
     kept = [c for c in chunks if c.metadata.topic == "approved_configurations"]
-    rules = rule_catalog()
+    rules = rules_by_id()
     standards: dict[str, RetrievedChunk] = {}
     for rule_id in checks:  # a standard naming the check, else one naming its technology ("NTP")
         technology = rules[rule_id].technology if rule_id in rules else ""

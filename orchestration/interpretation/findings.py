@@ -9,10 +9,9 @@ resolved issues go to the summary only.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
-from orchestration.engines.rule_engine import Rule, get_rules
+from orchestration.engines.rule_engine import Rule, rule_catalog
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
 from orchestration.outputs import (
@@ -76,16 +75,15 @@ def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], r
     )
 
 
-@lru_cache(maxsize=1)
-def rule_catalog() -> dict[str, Rule]:
-    """The rule catalog by rule id (built once per process)."""
-    return {r.id: r for r in get_rules()}
+def rules_by_id() -> dict[str, Rule]:
+    """The configured rule catalog by rule id."""
+    return rule_catalog().by_id
 
 
 def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRule:
     """A rule's words and default fix from the rule catalog, with the figures given (``failing_assets``,
     ``severity`` …); a rule the catalog does not know (e.g. from a remote lake) keeps its id and ``title``."""
-    r = rule_catalog().get(rule_id)
+    r = rules_by_id().get(rule_id)
     words = ({"title": r.title, "severity": r.severity, "category": r.category, "technology": r.technology,
               "remediation": "\n".join(r.default_fix), "rationale": r.rationale, "refs": r.refs} if r else
              {"title": title, "severity": None, "category": None, "technology": None, "remediation": None,
@@ -96,7 +94,7 @@ def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRul
 def deviation_title(rule_id: str, title: str | None = None) -> str:
     """What a failing device does wrong ("HTTP server enabled"), from the rule catalog; a rule the catalog
     does not know (e.g. from a remote lake) is titled with its control, marked as not met."""
-    known = rule_catalog().get(rule_id)
+    known = rules_by_id().get(rule_id)
     if known is not None and known.deviation:
         return known.deviation
     return f"Not met: {title or rule_id}"

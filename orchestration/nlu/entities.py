@@ -12,7 +12,6 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from orchestration.nlu.names import Gazetteer, Reading, find_names
 from orchestration.state import Entity, NameResolution
@@ -206,12 +205,11 @@ def extract_entities(text: str, gazetteer: Gazetteer | None = None) -> list[Enti
     return read_entities(text, gazetteer).entities
 
 
-@lru_cache(maxsize=1)
 def _rule_ids() -> frozenset[str]:
     """Rule ids look like names ("SSH-V2"); they are never sites or devices."""
-    from orchestration.engines.rule_engine import get_rules
+    from orchestration.engines.rule_engine import rule_catalog
 
     try:
-        return frozenset(r.id for r in get_rules())
+        return rule_catalog().ids
     except Exception:  # a broken rule catalog is reported where rules are used, not here
         return frozenset()

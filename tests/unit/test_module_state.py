@@ -29,11 +29,9 @@ STATELESS = {"LineStarts", "_NotApplicable"}
 _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakValueDictionary",
                "WeakKeyDictionary", "WeakSet"}
 
-# What is there now (34; issue 33 moves them into Services): kind, module, name.
+# What is there now (30; issue 33 moves them into Services): kind, module, name.
 KNOWN = {
     ('cache', 'chat_app.charts', '_template'),
-    ('cache', 'orchestration.agents.intent_classifier', '_catalogs'),
-    ('cache', 'orchestration.agents.security_assessment_agent', '_categories'),
     ('cache', 'orchestration.config', 'get_settings'),
     ('cache', 'orchestration.contracts', '_cached'),
     ('cache', 'orchestration.engines.config_parser', 'literal_start'),
@@ -41,9 +39,7 @@ KNOWN = {
     ('cache', 'orchestration.engines.rule_engine', '_compile'),
     ('cache', 'orchestration.engines.slic_engine', '_cached'),
     ('cache', 'orchestration.interpretation.enterprise', 'without_orders'),
-    ('cache', 'orchestration.interpretation.findings', 'rule_catalog'),
     ('cache', 'orchestration.interpretation.markdown', '_parser'),
-    ('cache', 'orchestration.nlu.entities', '_rule_ids'),
     ('cache', 'orchestration.warehouse.schema', '_cached'),
     ('cache', 'orchestration.warehouse.sql_path', 'guarded'),
     ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),

@@ -181,15 +181,15 @@ def test_what_the_product_cannot_see_or_do_runs_nothing(prompt: str, says: str, 
 def test_a_question_in_words_the_product_and_its_documents_lack_is_off_topic() -> None:
     """No word of it is in the corpus of answered questions, the catalog or the operations words; a word the shared
     documents hold ("breakglass", in the credentials policy) keeps a question answerable."""
-    from orchestration.agents.intent_classifier import _catalogs, _documents_hold
+    from orchestration.agents.intent_classifier import _documents_hold, frame_catalogs
 
     services = build_services()
     reader = services.reader()
-    assert everyday_words("how is the cricket going", reader, _catalogs()) == ["cricket"]
-    assert everyday_words("how are we doing?", reader, _catalogs()) == []  # no content word: not off-topic
-    assert everyday_words("how is the snmp going at the warehouse", reader, _catalogs()) == []
+    assert everyday_words("how is the cricket going", reader, frame_catalogs(services)) == ["cricket"]
+    assert everyday_words("how are we doing?", reader, frame_catalogs(services)) == []  # no content word: not off-topic
+    assert everyday_words("how is the snmp going at the warehouse", reader, frame_catalogs(services)) == []
     assert _documents_hold(services, ["breakglass"]) and not _documents_hold(services, ["cricket"])
-    assert "breakglass" in everyday_words("where is the breakglass kept", reader, _catalogs())
+    assert "breakglass" in everyday_words("where is the breakglass kept", reader, frame_catalogs(services))
     frame = frame_of("where is the breakglass kept", services, today=TODAY)
     assert frame.cannot != "off_topic", frame.describe()
     assert frame_of("how is the cricket going", services, today=TODAY).cannot == "off_topic"

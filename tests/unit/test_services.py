@@ -1,0 +1,63 @@
+"""``Services`` own what they build: two of them over two settings in one process see nothing of each other's, and
+what answers read from the rule catalog follows the settings (a view kept apart from its catalog went stale)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from orchestration.agents.security_assessment_agent import category_of
+from orchestration.config import PROJECT_ROOT, get_settings
+from orchestration.interpretation.findings import rules_by_id
+from orchestration.runtime import handle_turn, turn_graph
+from orchestration.services import Services, build_services
+from orchestration.warehouse.store import close_warehouses
+
+
+def test_two_services_over_two_data_directories_read_their_own_names(
+        demo_warehouse: Path, isolated_data_dir: Path, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = services
+    assert "HQ" in demo.names().sites.values()
+    monkeypatch.setenv("ASSESS_DATA_DIR", str(isolated_data_dir))  # an empty data directory: no warehouse
+    get_settings.cache_clear()
+    close_warehouses()
+    empty = build_services(get_settings(), reuse=demo)
+    assert empty.names().sites == {} and "HQ" in demo.names().sites.values()
+    assert empty.name_cache is not demo.name_cache
+    # the router and frame reader are shared (built from the bundled contracts and model), the graph is not
+    assert empty.router() is demo.router() and empty.reader() is demo.reader()
+    assert turn_graph(empty) is not turn_graph(demo) and turn_graph(demo) is turn_graph(demo)
+
+
+def test_services_of_other_contracts_share_no_router(services: Services, tmp_path: Path) -> None:
+    contracts = tmp_path / "contracts"
+    shutil.copytree(PROJECT_ROOT / "contracts", contracts)
+    other = build_services(services.settings.model_copy(update={"contracts_dir": contracts}), reuse=services)
+    assert other.readers is not services.readers
+
+
+def test_a_turn_runs_over_the_services_it_is_given(demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("how many devices fail the ssh v2 check?", services=services)
+    assert state.final.answer and not state.final.partial
+    assert services.kept("graph", lambda s: None) is turn_graph(services)  # the turn compiled it onto these services
+
+
+def test_rule_views_follow_the_configured_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert category_of("SSH-V2") != "exposure"
+    contracts = tmp_path / "contracts"
+    shutil.copytree(PROJECT_ROOT / "contracts", contracts)
+    rules = contracts / "rules" / "config_rules.yaml"
+    text = rules.read_text(encoding="utf-8")
+    start = text.index("  - id: SSH-V2\n")
+    end = text.index("\n  - id:", start + 1)
+    block = text[start:end]
+    assert "security_category:" in block
+    changed = "\n".join("    security_category: exposure" if line.startswith("    security_category:") else line
+                        for line in block.split("\n"))
+    rules.write_text(text[:start] + changed.replace("id: SSH-V2", "id: SSH-V2-LOCAL") + text[end:], encoding="utf-8")
+    monkeypatch.setenv("ASSESS_CONTRACTS_DIR", str(contracts))
+    get_settings.cache_clear()
+    assert category_of("SSH-V2-LOCAL") == "exposure"
+    assert "SSH-V2-LOCAL" in rules_by_id() and "SSH-V2" not in rules_by_id()
