@@ -66,6 +66,7 @@ class Services:
     contracts: ContractSet
     tools: ToolRegistry
     readers: _Readers
+    given_chat_model: Any = field(default=None, repr=False, compare=False)
     name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
     _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
 
@@ -97,6 +98,15 @@ class Services:
                 self._kept.made[name] = build(self)
             return cast(T, self._kept.made[name])
 
+    def chat_model(self) -> Any | None:
+        """The optional LLM (a LangChain chat model): the one given to ``build_services``, else the configured one,
+        built on first use; None without one."""
+        from orchestration.llm import build_chat_model
+
+        if self.given_chat_model is not None:
+            return self.given_chat_model
+        return self.kept("chat model", lambda s: build_chat_model(s.settings))
+
     def names(self, viewer: str | None = None) -> Gazetteer:
         """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them."""
         return inventory_gazetteer(self.settings, viewer, self.name_cache)
@@ -117,13 +127,15 @@ class Services:
         return MemoryStore(url=self.settings.memory_url, quota_bytes=self.settings.memory_quota_mb * 1024 * 1024)
 
 
-def build_services(settings: Settings | None = None, reuse: Services | None = None) -> Services:
+def build_services(settings: Settings | None = None, reuse: Services | None = None,
+                   chat_model: Any | None = None) -> Services:
     """Services over ``settings`` (default: the process's, from the environment). Cheap: what is slow is built on
     first use. ``reuse``: services whose router and frame reader these may share when they are built from the same
-    contracts, corpus and model (tests over many data directories; 0.1 s each otherwise)."""
+    contracts, corpus and model (tests over many data directories; 0.1 s each otherwise). ``chat_model``: an LLM to
+    use instead of the configured one (tests give a fake)."""
     settings = settings or get_settings()
     contracts = load_contracts_cached(settings.contracts_dir)
     key = _readers_key(settings)
     readers = reuse.readers if reuse is not None and reuse.readers.key == key else _Readers(key)
-    return Services(settings=settings, contracts=contracts, readers=readers,
+    return Services(settings=settings, contracts=contracts, readers=readers, given_chat_model=chat_model,
                     tools=ToolRegistry(contracts, BUILTIN_TOOLS, lambda: get_warehouse(settings)))

@@ -71,7 +71,7 @@ def _is_bare_followup(prompt: str) -> bool:
 LLM_BAND = (0.3, 0.5)  # router confidence where an optional LLM may break the tie
 
 
-def _llm_second_opinion(text: str, decision: RouteDecision, threshold: float) -> RouteDecision:
+def _llm_second_opinion(text: str, decision: RouteDecision, threshold: float, services: Services) -> RouteDecision:
     """When the router is unsure and an LLM is configured, let it pick a skill; only a valid label counts."""
     from dataclasses import replace
 
@@ -82,6 +82,7 @@ def _llm_second_opinion(text: str, decision: RouteDecision, threshold: float) ->
         return decision
     skills = [s for s in SKILL_TO_CLASS if s not in ("out_of_scope", "vague_request")]
     answer = llm.ask(
+        services.chat_model(),
         "Classify this question from a network engineer about configuration best-practice and security "
         f"assessments. Answer with exactly one label from: {', '.join(skills)}, or 'unclear'.\n\nQuestion: {text}")
     label = (answer or "").strip().strip(".'\"").lower()
@@ -437,7 +438,7 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
                                         and not self_contained(text, services, entities))):
         # nothing in this thread for "it", "those" or "the same" to refer to
         return _gate(base, followup_without_history_question(prompt), decision.confidence * 0.5)
-    decision = _llm_second_opinion(text, decision, settings.clarification_threshold)
+    decision = _llm_second_opinion(text, decision, settings.clarification_threshold, services)
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]

@@ -3,7 +3,6 @@ the same guards as deterministic text, and the deterministic path is kept otherw
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,17 @@ from orchestration import llm
 from orchestration.agents.intent_classifier import classify
 from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
-from orchestration.services import Services
+from orchestration.services import Services, build_services
 
 
 class Replies:
-    """The fake model's message source: replies queued by the test, one per call (no reply: the call fails)."""
+    """The fake model's message source: replies queued by the test, one per call (no reply: the call fails), and
+    the services that use the fake model."""
 
-    def __init__(self) -> None:
+    def __init__(self, services: Services) -> None:
         self.queue: list[str] = []
+        self.services = build_services(services.settings, reuse=services,
+                                       chat_model=GenericFakeChatModel(messages=self))
 
     def append(self, text: str) -> None:
         self.queue.append(text)
@@ -36,15 +38,12 @@ class Replies:
 
 
 @pytest.fixture()
-def fake_llm() -> Iterator[Replies]:
-    replies = Replies()
-    llm.set_chat_model(GenericFakeChatModel(messages=replies))
-    yield replies
-    llm.set_chat_model(None)
+def fake_llm(services: Services) -> Replies:
+    return Replies(services)
 
 
-def test_no_llm_by_default() -> None:
-    assert llm.get_chat_model() is None and llm.ask("anything") is None
+def test_no_llm_by_default(services: Services) -> None:
+    assert services.chat_model() is None and llm.ask(services.chat_model(), "anything") is None
 
 
 def test_a_real_model_is_never_built_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,27 +51,27 @@ def test_a_real_model_is_never_built_in_tests(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("ASSESS_LLM_MODEL", "gpt-4o-mini")
     get_settings.cache_clear()
     with pytest.raises(RuntimeError, match="fake"):
-        llm.get_chat_model()
+        build_services().chat_model()
 
 
-def test_llm_breaks_a_tie_only_with_a_valid_label(fake_llm: Replies, services: Services) -> None:
+def test_llm_breaks_a_tie_only_with_a_valid_label(fake_llm: Replies) -> None:
     prompt = "what is BGP"
-    deterministic = classify(prompt, services=services)
+    deterministic = classify(prompt, services=fake_llm.services)
     assert deterministic.intent_class == "unknown_or_needs_clarification" and 0.3 <= deterministic.confidence < 0.5
     fake_llm.append("cbp_generic")
-    assert classify(prompt, services=services).domain_details.skill == "cbp_generic"
+    assert classify(prompt, services=fake_llm.services).domain_details.skill == "cbp_generic"
     fake_llm.append("make up something")
-    assert classify(prompt, services=services).intent_class == "unknown_or_needs_clarification"
+    assert classify(prompt, services=fake_llm.services).intent_class == "unknown_or_needs_clarification"
 
 
-def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse: Path, fake_llm: Replies, services: Services) -> None:
+def test_llm_narrative_is_used_when_grounded_and_dropped_when_not(demo_warehouse: Path, fake_llm: Replies) -> None:
     prompt = "Summarize configuration best practice findings for HQ"
-    plain = handle_turn(prompt, services=services)
+    plain = handle_turn(prompt, services=fake_llm.services)
     summary = plain.plan.tasks[-1].outputs.model_dump()["summary"]
     fake_llm.append("In short, for HQ: " + summary)
-    grounded = handle_turn(prompt, services=services)
+    grounded = handle_turn(prompt, services=fake_llm.services)
     assert grounded.final.answer.startswith("**Scope:**") and not grounded.final.partial
     assert grounded.final.answer.split("\n\n")[1].startswith("In short, for HQ:")  # the scope line stays first
     fake_llm.append("HQ has 987654 failed checks and is doomed.")
-    invented = handle_turn(prompt, services=services)
+    invented = handle_turn(prompt, services=fake_llm.services)
     assert invented.final.answer == plain.final.answer  # the deterministic answer is kept

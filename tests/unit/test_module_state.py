@@ -29,7 +29,7 @@ STATELESS = {"LineStarts", "_NotApplicable"}
 _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakValueDictionary",
                "WeakKeyDictionary", "WeakSet"}
 
-# What is there now (30; issue 33 moves them into Services): kind, module, name.
+# What is there now (28; issue 33 moves them into Services): kind, module, name.
 KNOWN = {
     ('cache', 'chat_app.charts', '_template'),
     ('cache', 'orchestration.config', 'get_settings'),
@@ -48,7 +48,6 @@ KNOWN = {
     ('mutated container', 'chat_app.files_dir', '_held'),
     ('mutated container', 'knowledge_base.service', '_open'),
     ('mutated container', 'orchestration.database', '_engines'),
-    ('mutated container', 'orchestration.llm', '_built'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
     ('mutated container', 'orchestration.warehouse.store', '_open'),
@@ -59,7 +58,6 @@ KNOWN = {
     ('object', 'chat_app.app', 'UPLOADS'),
     ('slot', 'knowledge_base.embeddings', '_embedder'),
     ('slot', 'knowledge_base.embeddings', '_threads'),
-    ('slot', 'orchestration.llm', '_override'),
     ('slot', 'orchestration.warehouse.store', '_statements'),
 }
 
