@@ -66,8 +66,7 @@ class Ontology(BaseModel):
         return out
 
 
-def load_ontology(path: Path | None = None) -> Ontology:
-    path = path or get_settings().contracts_dir / "warehouse.yaml"
+def load_ontology(path: Path) -> Ontology:
     try:
         return Ontology.model_validate(read_yaml(path))
     except (OSError, yaml.YAMLError) as exc:
@@ -78,9 +77,15 @@ def load_ontology(path: Path | None = None) -> Ontology:
 
 
 @lru_cache(maxsize=2)
-def _cached(path: str) -> Ontology:
+def ontology_at(path: str) -> Ontology:
+    """The ontology in the file ``path`` (read once per process)."""
     return load_ontology(Path(path))
 
 
+def ontology_file() -> str:
+    """The configured ontology's file."""
+    return str(get_settings().contracts_dir / "warehouse.yaml")
+
+
 def get_ontology() -> Ontology:
-    return _cached(str(get_settings().contracts_dir / "warehouse.yaml"))
+    return ontology_at(ontology_file())

@@ -14,7 +14,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from orchestration.warehouse.schema import get_ontology
+from orchestration.warehouse.schema import ontology_at, ontology_file
 from orchestration.warehouse.sql_guard import UnsafeSQL, validate
 from orchestration.warehouse.store import QueryResult, Warehouse
 
@@ -50,17 +50,18 @@ def _viewer_tree(sql: str, viewer: str | None, dialect: str) -> exp.Expr:
 
 
 @lru_cache(maxsize=256)
-def guarded(sql: str, viewer: str | None) -> tuple[str, int]:
-    """The statement as it runs for ``viewer`` (validated, bounded, limited to their rows) and the number of values
-    it takes. Kept per statement and viewer — the values are bound apart, so a question asked again, by anyone with
-    the same rights, reuses it: parsing it three times was a fifth of a list question's turn."""
-    tree = _viewer_tree(validate(sql, get_ontology(), dialect="duckdb"), viewer, "duckdb")
+def guarded(sql: str, viewer: str | None, ontology: str) -> tuple[str, int]:
+    """The statement as it runs for ``viewer`` (validated against the ontology in the file ``ontology``, bounded,
+    limited to their rows) and the number of values it takes. Kept per statement, viewer and ontology — the values
+    are bound apart, so a question asked again, by anyone with the same rights, reuses it: parsing it three times was
+    a fifth of a list question's turn."""
+    tree = _viewer_tree(validate(sql, ontology_at(ontology), dialect="duckdb"), viewer, "duckdb")
     return tree.sql(dialect="duckdb"), sum(1 for _ in tree.find_all(exp.Placeholder))
 
 
 def run_sql(warehouse: Warehouse, sql: str, params: list[Any], viewer: str | None = None) -> tuple[str, QueryResult]:
     """Guard, limit to ``viewer``'s rows, then execute with bound parameters on the (read-only) warehouse."""
-    safe, wanted = guarded(sql, viewer)
+    safe, wanted = guarded(sql, viewer, ontology_file())
     if wanted != len(params):
         raise UnsafeSQL(f"the statement takes {wanted} value(s) but {len(params)} were given")
     return safe, warehouse.query(safe, params)

@@ -29,21 +29,26 @@ STATELESS = {"LineStarts", "_NotApplicable"}
 _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakValueDictionary",
                "WeakKeyDictionary", "WeakSet"}
 
-# What is there now (28; issue 33 moves them into Services): kind, module, name.
-KNOWN = {
-    ('cache', 'chat_app.charts', '_template'),
+# Memos: bounded caches of a function of its arguments alone — it reads no settings, environment or file and keeps
+# nothing else (checked below) — like ``re``'s cache of compiled patterns: nothing a second configuration, a test or
+# a changed file can make stale. (``guarded`` depends on the ontology through the file name it is given.)
+MEMOS = {
+    ('cache', 'chat_app.charts', '_template'),  # Plotly's default template, from the installed package
+    ('cache', 'orchestration.engines.config_parser', 'literal_start'),  # of a compiled pattern
+    ('cache', 'orchestration.engines.rule_engine', '_compile'),  # a pattern's compiled form
+    ('cache', 'orchestration.interpretation.enterprise', 'without_orders'),  # of a text
+    ('cache', 'orchestration.interpretation.markdown', '_parser'),  # a CommonMark parser, used read-only
+    ('cache', 'orchestration.warehouse.sql_path', 'guarded'),  # of a statement, a viewer and an ontology file
+    ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),  # of a statement and a dialect
+    ('cache', 'orchestration.warehouse.store', 'transpile'),  # of a statement and a dialect
+}
+# What reads the outside world and is kept by a module (issue 33 moves each onto Services): kind, module, name.
+KNOWN = MEMOS | {
     ('cache', 'orchestration.config', 'get_settings'),
     ('cache', 'orchestration.contracts', '_cached'),
-    ('cache', 'orchestration.engines.config_parser', 'literal_start'),
     ('cache', 'orchestration.engines.rule_engine', '_cached_rules'),
-    ('cache', 'orchestration.engines.rule_engine', '_compile'),
     ('cache', 'orchestration.engines.slic_engine', '_cached'),
-    ('cache', 'orchestration.interpretation.enterprise', 'without_orders'),
-    ('cache', 'orchestration.interpretation.markdown', '_parser'),
-    ('cache', 'orchestration.warehouse.schema', '_cached'),
-    ('cache', 'orchestration.warehouse.sql_path', 'guarded'),
-    ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),
-    ('cache', 'orchestration.warehouse.store', 'transpile'),
+    ('cache', 'orchestration.warehouse.schema', 'ontology_at'),
     ('mutated container', 'chat_app.app', 'FORGETTING'),
     ('mutated container', 'chat_app.files_dir', '_held'),
     ('mutated container', 'knowledge_base.service', '_open'),
@@ -148,6 +153,45 @@ def _own_classes() -> set[str]:
 def current() -> set[tuple[str, str, str]]:
     classes = _own_classes()
     return {entry for path, module in _sources() for entry in module_state(path, module, classes)}
+
+
+# a memo that names one of these reads something besides its arguments
+IMPURE_NAMES = {"get_settings", "environ", "getenv", "open", "read_text", "read_bytes", "read_yaml", "load_yaml",
+                "connect", "time", "now", "today", "random"}
+
+
+def _settings_readers() -> set[str]:
+    """The product's functions that read the settings, themselves or through another (``get_ontology``, ``get_rules``
+    …), by name."""
+    calls: dict[str, set[str]] = {}
+    for path, _ in _sources():
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(fn, ast.FunctionDef):
+                calls.setdefault(fn.name, set()).update(
+                    n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+    readers = {"get_settings"}
+    while grown := {name for name, called in calls.items() if called & readers} - readers:
+        readers |= grown
+    return readers
+
+
+def test_a_memo_reads_nothing_but_its_arguments_and_is_bounded() -> None:
+    sources = dict((module, path) for path, module in _sources())
+    impure = IMPURE_NAMES | _settings_readers()
+    assert {"get_ontology", "get_rules", "ontology_file"} <= impure
+    for _, module, name in sorted(MEMOS):
+        tree = ast.parse(sources[module].read_text(encoding="utf-8"))
+        (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        called = {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(fn)
+                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)}
+        environment = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and n.attr == "environ"}
+        read = called & impure | environment
+        assert not read, f"{module}.{name} reads {sorted(read)}: not a memo"
+        assert not any(isinstance(n, ast.Global | ast.Nonlocal) for n in ast.walk(fn)), f"{module}.{name} keeps state"
+        bounded = [d for d in fn.decorator_list if isinstance(d, ast.Call) and any(
+            k.arg == "maxsize" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)
+            for k in d.keywords)]
+        assert bounded, f"{module}.{name}: a memo is an lru_cache with a maxsize"
 
 
 def test_no_module_level_state_or_cache_is_added_and_the_list_only_shrinks() -> None:
