@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from knowledge_base.embeddings import Embedder
 from knowledge_base.segments import build_faiss
+from knowledge_base.service import Knowledge
 
 
 def _query_ms(index: Any, queries: np.ndarray) -> tuple[float, np.ndarray]:
@@ -59,19 +61,17 @@ def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], 
 
 
 @contextmanager
-def _scratch_knowledge_base() -> Iterator[None]:
-    """A throw-away data directory, with the model loaded and warm: ingestion is timed on embedding, not start-up."""
-    from knowledge_base import service
-    from knowledge_base.embeddings import get_embedder
+def _scratch_knowledge_base() -> Iterator[Knowledge]:
+    """A throw-away data directory's knowledge base, with the model loaded and warm: ingestion is timed on
+    embedding, not start-up."""
     from orchestration.config import using_data_dir
+    from orchestration.services import build_services
 
-    with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))):
-        service.reset()
-        try:
-            get_embedder().embed(["warm up", "the first encode initialises torch's thread pool"])
-            yield
-        finally:
-            service.reset()
+    with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))) as data_dir:
+        knowledge = build_services().knowledge()
+        assert knowledge.directory.parent == data_dir
+        knowledge.embedder().embed(["warm up", "the first encode initialises torch's thread pool"])
+        yield knowledge
 
 
 def _chunk_texts(folder: Path) -> list[str]:
@@ -83,12 +83,10 @@ def _chunk_texts(folder: Path) -> list[str]:
     return [c.embed_text for f in expand([folder]) for c in split_documents(load_file(f, f.name))]
 
 
-def _encode_rate(texts: list[str]) -> float:
+def _encode_rate(embedder: Embedder, texts: list[str]) -> float:
     """Chunks per second of the model's ``encode`` alone on ``texts``, as ingestion calls it (the embedder's
     ``_encode``, without its question cache): the ceiling ingestion is compared with."""
-    from knowledge_base.embeddings import get_embedder
-
-    encode = getattr(get_embedder(), "_encode", None)
+    encode = getattr(embedder, "_encode", None)
     if encode is None or not texts:
         return float("nan")
     started = time.perf_counter()
@@ -102,10 +100,10 @@ def corpus_throughput(report: Callable[[str], None] = print) -> dict[str, float]
     from knowledge_base.evaluation import evaluate, load_questions
     from knowledge_base.ingest import ingest_paths
 
-    with _scratch_knowledge_base():
-        result = ingest_paths([service.SEED_CORPUS])
-        quality = evaluate(service.get_retriever(), load_questions())
-    raw = _encode_rate(_chunk_texts(service.SEED_CORPUS))
+    with _scratch_knowledge_base() as knowledge:
+        result = ingest_paths(knowledge, [service.SEED_CORPUS])
+        quality = evaluate(knowledge.retriever, load_questions())
+    raw = _encode_rate(knowledge.embedder(), _chunk_texts(service.SEED_CORPUS))
     report(f"\nseed corpus: {result.chunks_added} chunks from {len(result.files)} files in {result.seconds:.2f} s "
            f"({result.chunks_per_second:.1f} chunks/s); the model alone encodes the same chunks at {raw:.1f} chunks/s "
            f"in this run: ingestion runs at {result.chunks_per_second / raw:.2f}x the model's speed")
@@ -142,13 +140,13 @@ def corpus_sweep(sizes: list[int], report: Callable[[str], None] = print) -> lis
     in-memory rank_bm25 this index used before, on the same chunks and questions (the same-run baseline)."""
     from rank_bm25 import BM25Okapi
 
-    from knowledge_base.embeddings import get_embedder
     from knowledge_base.evaluation import load_questions
     from knowledge_base.index import KnowledgeIndex
     from knowledge_base.retrieval import CANDIDATES, HybridRetriever
     from knowledge_base.terms import tokenize
+    from orchestration.services import build_services
 
-    embedder = get_embedder()
+    embedder = build_services().embedder()
     forget: Callable[[], None] = getattr(embedder, "forget", lambda: None)  # the model keeps recent questions
     questions = [q["question"] for q in load_questions()]
     embedder.embed(["warm up the model"])
@@ -224,9 +222,9 @@ def many_files_throughput(files: int, report: Callable[[str], None] = print) -> 
         text = seeds[i % len(seeds)].replace("\n\n", f"\n\nVariant {i} of this note, kept by site team {i % 37}.\n\n")
         (folder / f"note-{i:04d}.md").write_text(text)
     texts = _chunk_texts(folder)
-    with _scratch_knowledge_base():
-        result = ingest_paths([folder])
-    raw = _encode_rate(texts)
+    with _scratch_knowledge_base() as knowledge:
+        result = ingest_paths(knowledge, [folder])
+    raw = _encode_rate(knowledge.embedder(), texts)
     report(f"\n{files} files: {result.chunks_added} chunks in {result.seconds:.1f} s ({result.chunks_per_second:.1f} "
            f"chunks/s); the model alone encodes the same {len(texts)} chunk texts at {raw:.1f} chunks/s in this run: "
            f"{result.chunks_per_second / raw:.2f}x")

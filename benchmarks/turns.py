@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from knowledge_base.embeddings import get_embedder
 from orchestration.config import PROJECT_ROOT, using_data_dir
 from orchestration.evaluation import load_cases
 from orchestration.memory.store import MemoryStore
@@ -41,7 +40,7 @@ def time_turn(prompt: str, services: Services, cold: bool = False) -> tuple[floa
     a question nobody asked in the last minutes)."""
     if cold:
         MemoryStore().forget("tool:")
-        getattr(get_embedder(), "forget", lambda: None)()
+        getattr(services.embedder(), "forget", lambda: None)()
     started, cpu = time.perf_counter(), time.process_time()
     first = total = 0.0
     nodes: dict[str, float] = {}
@@ -65,10 +64,10 @@ def _summary(label: str, first: list[float], total: list[float], cpu: list[float
             "cpu_p50_ms": round(statistics.median(cpu), 1), "cpu_p95_ms": round(p95(cpu), 1)}
 
 
-def _measure(rounds: int, report: Callable[[str], None]) -> list[dict[str, Any]]:
+def _measure(rounds: int, report: Callable[[str], None], services: Services | None = None) -> list[dict[str, Any]]:
     asks = prompts()
     started = time.perf_counter()
-    services = build_services()  # one per process, as the chat server's turn workers keep
+    services = services or build_services()  # one per process, as the chat server's turn workers keep
     handle_turn(asks[0], services=services)  # warm-up: model, router, index, warehouse and its names load once per process
     report(f"  warm-up turn (loads model, router, index, names) {time.perf_counter() - started:.1f} s")
     rows = []
@@ -104,7 +103,6 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
     the next run: a 10,000-device build takes minutes)."""
     if not devices:
         return {0: _measure(rounds, report)}
-    from knowledge_base import service
     from knowledge_base.ingest import ensure_seed_index
     from orchestration.warehouse.build import build_demo_warehouse
     from orchestration.warehouse.store import close_warehouses
@@ -115,15 +113,14 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
         target.mkdir(parents=True, exist_ok=True)
         with using_data_dir(target) as data_dir:
             close_warehouses()
-            service.reset()
             if not (data_dir / "warehouse.duckdb").exists():
                 build = build_demo_warehouse(data_dir / "warehouse.duckdb", devices=n, runs=runs)
                 report(f"built {build.devices:,} devices, {build.results:,} results over {runs} runs in {build.seconds:.1f} s")
-            ensure_seed_index()
+            services = build_services()
+            ensure_seed_index(services.knowledge())
             report(f"{n:,} devices ({data_dir}):")
             try:
-                results[n] = _measure(rounds, report)
+                results[n] = _measure(rounds, report, services)
             finally:
                 close_warehouses()
-                service.reset()
     return results

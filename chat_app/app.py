@@ -206,12 +206,10 @@ async def report_uploads_cut_short() -> None:
     history Chainlit sends after it)."""
     from chainlit.data import get_data_layer
 
-    from knowledge_base.service import get_index
-
     layer, store = get_data_layer(), MemoryStore()  # no chat session here: plain threads, not cl.make_async
     try:
         pending = await asyncio.to_thread(store.pending_uploads, STARTED_AT)
-        stored = {d["source"] for d in await asyncio.to_thread(get_index().sources)} if pending else set()
+        stored = {d["source"] for d in await asyncio.to_thread(lambda: app_services().knowledge().index.sources())} if pending else set()
         for note in pending:
             text = interrupted_report(note["body"], stored)
             if layer is not None:  # unwrapped: Chainlit's wrapper looks for a chat session, and there is none yet
@@ -496,7 +494,7 @@ def _process_uploads(documents: dict[Path, str], configs: list[tuple[str, bytes]
             show(shown.get(name, name))
 
         try:
-            added = ingest_paths(list(documents), lambda name, i, n: show(shown.get(name, name), "adding"), documents,
+            added = ingest_paths(app_services().knowledge(), list(documents), lambda name, i, n: show(shown.get(name, name), "adding"), documents,
                                  user_id, embedded=embedded, cancelled=cancelled)
             lines += [f"- {'✗' if f.status in ('error', 'cancelled') else '✓'} "  # named as the user named them
                       f"{f.message.replace(f.name, shown.get(f.name, f.name), 1)}" for f in added.files]
@@ -554,7 +552,7 @@ async def _answer(message: cl.Message, user_id: str, thread_id: str) -> None:
         else:
             await send_export(thread_id, "markdown" if fmt == "markdown" else fmt)
     elif parsed is not None:
-        reply = await cl.make_async(commands.run)(message.content, user_id, thread_id)
+        reply = await cl.make_async(commands.run)(app_services(), message.content, user_id, thread_id)
         await send_reply(thread_id, user_id, message.content.strip()[:80], reply)
     elif not files or (message.content.strip() and not is_file_handoff(message.content)):
         # a message that only hands its files over ("Please add this document.") is answered by the upload results
@@ -616,7 +614,7 @@ async def send_note(thread_id: str, user_id: str, kind: str, title: str, text: s
 async def use_collection(action: cl.Action) -> None:
     thread_id, user_id = cl.context.session.thread_id, _user_id()
     name = str(action.payload.get("collection") or "")
-    reply = await cl.make_async(commands.switch_collection)(name, user_id, thread_id)
+    reply = await cl.make_async(commands.switch_collection)(app_services(), name, user_id, thread_id)
     await send_reply(thread_id, user_id, f"/use {name}", reply)
 
 
@@ -625,7 +623,7 @@ async def doc_preview(action: cl.Action) -> None:
     from chat_app.documents import preview
 
     source = str(action.payload.get("source") or "")
-    text = await cl.make_async(preview)(source, _user_id())
+    text = await cl.make_async(preview)(app_services().knowledge().index, source, _user_id())
     await send_note(cl.context.session.thread_id, _user_id(), "command", f"Preview {source}"[:80], text)
 
 
@@ -634,14 +632,14 @@ async def doc_remove(action: cl.Action) -> None:
     from chat_app.documents import remove
 
     source = str(action.payload.get("source") or "")
-    text = await cl.make_async(remove)(source, _user_id())
+    text = await cl.make_async(remove)(app_services().knowledge().index, source, _user_id())
     await send_note(cl.context.session.thread_id, _user_id(), "command", f"/remove {source}"[:80], text)
 
 
 @cl.action_callback("doc_cite")
 async def doc_cite(action: cl.Action) -> None:
     names = [str(s) for s in action.payload.get("sources") or []]
-    reply = await cl.make_async(commands.cite_documents)(names, _user_id(), cl.context.session.thread_id)
+    reply = await cl.make_async(commands.cite_documents)(app_services(), names, _user_id(), cl.context.session.thread_id)
     await send_reply(cl.context.session.thread_id, _user_id(), "/sources " + ", ".join(names)[:70], reply)
 
 

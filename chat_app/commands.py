@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chat_app.documents import library, listing, remove, shown_name, usable_documents
-from orchestration.memory.store import MemoryStore
-from orchestration.nlu.inventory_names import visible_collections
+from orchestration.services import Services
 
 FLEET = "fleet"
 
@@ -28,25 +27,25 @@ class Command:
     name: str
     usage: str
     summary: str
-    run: Callable[[str, str, str], Reply] | None = None  # (argument, user, thread) → reply; None: the chat layer's
+    run: Callable[[Services, str, str, str], Reply] | None = None  # (services, argument, user, thread) → reply; None: the chat layer's
     aliases: tuple[str, ...] = ()
     title: str = ""  # a conversation's name when it starts with this command (not "/docs")
 
 
-def _help(arg: str, user_id: str, thread_id: str) -> Reply:
+def _help(services: Services, arg: str, user_id: str, thread_id: str) -> Reply:
     rows = [f"| `{c.usage}` | {c.summary} |" for c in COMMANDS]
     return Reply("**Commands**\n\n| Command | What it does |\n|---|---|\n" + "\n".join(rows)
-                 + f"\n\nThis conversation answers about **{current_collection(thread_id)}**. Anything else you type "
+                 + f"\n\nThis conversation answers about **{current_collection(services, thread_id)}**. Anything else you type "
                    "is a question about your assessments or your documents; attach files with the paperclip to add "
                    "documents or assess configurations.")
 
 
-def current_collection(thread_id: str) -> str:
-    return MemoryStore().thread_collection(thread_id) or FLEET
+def current_collection(services: Services, thread_id: str) -> str:
+    return services.memory().thread_collection(thread_id) or FLEET
 
 
-def _collections(arg: str, user_id: str, thread_id: str) -> Reply:
-    current, own = current_collection(thread_id), visible_collections(viewer=user_id)
+def _collections(services: Services, arg: str, user_id: str, thread_id: str) -> Reply:
+    current, own = current_collection(services, thread_id), services.collections(user_id)
     lines = [f"This conversation answers about **{current}**"
              + (" (the managed network)." if current == FLEET else " (uploaded configurations).")]
     if own:
@@ -59,44 +58,45 @@ def _collections(arg: str, user_id: str, thread_id: str) -> Reply:
     return Reply("\n".join(lines), [c for c in [FLEET, *own] if c != current])
 
 
-def switch_collection(name: str, user_id: str, thread_id: str) -> Reply:
+def switch_collection(services: Services, name: str, user_id: str, thread_id: str) -> Reply:
     """The same switch as "back to the fleet" or an upload: the thread's collection in the conversation memory."""
     name = name.strip().strip("`'\"")
-    own = visible_collections(viewer=user_id)
+    own = services.collections(user_id)
     if not name:
         return Reply("Say which collection, e.g. `/use fleet` (`/collections` lists yours).", [FLEET, *own])
     chosen = FLEET if name.lower() in (FLEET, "the fleet") else next((c for c in own if c.lower() == name.lower()), None)
     if chosen is None:
         return Reply(f"You have no collection named **{name}**" + (": choose one below." if own else "."), [FLEET, *own])
-    MemoryStore().set_thread_collection(thread_id, chosen)
+    services.memory().set_thread_collection(thread_id, chosen)
     if chosen == FLEET:
         return Reply("This conversation now answers about the **fleet** (the managed network).")
     return Reply(f"This conversation now answers about the collection **{chosen}**: \"latest\" and \"previous\" mean its "
                  "assessments. `/use fleet` switches back.", [FLEET])
 
 
-def _docs(user_id: str, thread_id: str) -> Reply:
-    cited = MemoryStore().thread_documents(thread_id)
-    return Reply(listing(user_id, cited), library=library(user_id, cited))
+def _docs(services: Services, user_id: str, thread_id: str) -> Reply:
+    index = services.knowledge().index
+    cited = services.memory().thread_documents(thread_id)
+    return Reply(listing(index, user_id, cited), library=library(index, user_id, cited))
 
 
-def choose_documents(arg: str, user_id: str, thread_id: str) -> Reply:
+def choose_documents(services: Services, arg: str, user_id: str, thread_id: str) -> Reply:
     """Which documents this conversation may cite: ``all``, or names (the user's own without their prefix)."""
-    store = MemoryStore()
+    store = services.memory()
     if not arg.strip():
         current = store.thread_documents(thread_id)
         return Reply("This conversation cites " + (("only " + ", ".join(f"**{shown_name(c, user_id)}**" for c in current))
                                                     if current
                      else "any document you can use") + ". Choose with `/sources NAME, NAME` or `/sources all`.")
     if arg.strip().lower() in ("all", "any", "*"):
-        return cite_documents([], user_id, thread_id)
-    return cite_documents([n.strip().strip("`'\"") for n in re.split(r"[,\n]", arg) if n.strip()], user_id, thread_id)
+        return cite_documents(services, [], user_id, thread_id)
+    return cite_documents(services, [n.strip().strip("`'\"") for n in re.split(r"[,\n]", arg) if n.strip()], user_id, thread_id)
 
 
-def cite_documents(names: list[str], user_id: str, thread_id: str) -> Reply:
+def cite_documents(services: Services, names: list[str], user_id: str, thread_id: str) -> Reply:
     """The conversation cites only ``names`` from now on (all of them usable, else nothing changes); none: any."""
-    store = MemoryStore()
-    usable = {d["source"] for d in usable_documents(user_id)}
+    store = services.memory()
+    usable = {d["source"] for d in usable_documents(services.knowledge().index, user_id)}
     if not names or set(names) >= usable:
         store.set_thread_documents(thread_id, [])
         return Reply("This conversation cites any document you can use.")
@@ -116,15 +116,15 @@ def cite_documents(names: list[str], user_id: str, thread_id: str) -> Reply:
 COMMANDS: tuple[Command, ...] = (
     Command("help", "/help", "these commands", _help, title="Help"),
     Command("docs", "/docs", "the knowledge documents you can use: shared ones and your uploads",
-            lambda arg, user, thread: _docs(user, thread), aliases=("documents",), title="Knowledge documents"),
+            lambda services, arg, user, thread: _docs(services, user, thread), aliases=("documents",), title="Knowledge documents"),
     Command("remove", "/remove NAME", "remove one of your uploaded documents",
-            lambda arg, user, thread: Reply(remove(arg, user)), title="Remove a document"),
+            lambda services, arg, user, thread: Reply(remove(services.knowledge().index, arg, user)), title="Remove a document"),
     Command("sources", "/sources NAME, NAME", "cite only these documents in this conversation (`/sources all`: any)",
             choose_documents, title="Documents cited"),
     Command("collections", "/collections", "which collection this conversation answers about, and yours",
             _collections, title="Collections"),
     Command("use", "/use NAME", "answer about collection NAME from now on (`/use fleet`: the managed network)",
-            lambda arg, user, thread: switch_collection(arg, user, thread), title="Switch collection"),
+            switch_collection, title="Switch collection"),
     Command("export", "/export FORMAT", "this conversation as a Markdown report (`md`, the default) or a JSON trace "
             "(`json`) with every step, its SQL and chunks, uploads and command outputs; or the latest answer's tables "
             "as CSV files (`csv`)", title="Export"),
@@ -147,7 +147,7 @@ def thread_title(first_message: str) -> str:
     return parsed[0].title if parsed and parsed[0] is not None and parsed[0].title else first_message
 
 
-def run(text: str, user_id: str, thread_id: str) -> Reply:
+def run(services: Services, text: str, user_id: str, thread_id: str) -> Reply:
     """A text command's reply (an unknown command names /help); not for ``/export``."""
     parsed = parse(text)
     if parsed is None:
@@ -157,4 +157,4 @@ def run(text: str, user_id: str, thread_id: str) -> Reply:
         return Reply(f"There is no command `/{arg}`. `/help` lists the commands.")
     if command.run is None:
         return Reply(f"`/{command.name}` is run by the chat.")
-    return command.run(arg, user_id, thread_id)
+    return command.run(services, arg, user_id, thread_id)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from knowledge_base.index import KnowledgeIndex
 from knowledge_base.ingest import owned_name
-from knowledge_base.service import get_index
 from orchestration.vocabulary.text import visible
 
 
-def usable_documents(user_id: str) -> list[dict[str, Any]]:
+def usable_documents(index: KnowledgeIndex, user_id: str) -> list[dict[str, Any]]:
     """The documents ``user_id`` may retrieve: shared ones and their own uploads."""
-    return [d for d in get_index().sources() if d["uploaded_by"] in (None, user_id)]
+    return [d for d in index.sources() if d["uploaded_by"] in (None, user_id)]
 
 
 def shown_name(source: str, user_id: str) -> str:
@@ -23,9 +23,9 @@ def shown_name(source: str, user_id: str) -> str:
     return visible(source).removeprefix(f"{user_id}/")
 
 
-def listing(user_id: str, cited: list[str] | None = None) -> str:
+def listing(index: KnowledgeIndex, user_id: str, cited: list[str] | None = None) -> str:
     """The documents as a table: name, title, version, owner, chunks, date, and whether this conversation cites it."""
-    usable = usable_documents(user_id)
+    usable = usable_documents(index, user_id)
     if not usable:
         return "The knowledge base holds no documents you can use yet."
     rows = [f"| {shown_name(d['source'], user_id).replace('|', '/')} | {visible(d['title'] or '').replace('|', '/') or '—'} | "
@@ -38,14 +38,14 @@ def listing(user_id: str, cited: list[str] | None = None) -> str:
             "or remove one of yours with the buttons below (or `/sources NAME`, `/remove NAME`).")
 
 
-def remove(name: str, user_id: str) -> str:
+def remove(index: KnowledgeIndex, name: str, user_id: str) -> str:
     if not name:
         return "Say which of your documents to remove, e.g. `/remove notes.md` (`/docs` lists them)."
     stored = name if name.startswith(f"{user_id}/") else owned_name(name, user_id)
-    removed = get_index().remove_source(stored)
+    removed = index.remove_source(stored)
     if removed:
         return f"Removed **{shown_name(stored, user_id)}** ({removed} chunks); it is no longer used in your answers."
-    shared = any(d["source"] == name and d["uploaded_by"] is None for d in get_index().sources())
+    shared = any(d["source"] == name and d["uploaded_by"] is None for d in index.sources())
     return (f"**{name}** is a shared document; it can only be removed by an administrator (`assess kb remove`)."
             if shared else f"You have no document named **{name}** (`/docs` lists yours).")
 
@@ -53,21 +53,21 @@ def remove(name: str, user_id: str) -> str:
 PREVIEW_CHARS = 6000
 
 
-def library(user_id: str, cited: list[str]) -> dict[str, Any]:
+def library(index: KnowledgeIndex, user_id: str, cited: list[str]) -> dict[str, Any]:
     """What the library's buttons need of each usable document (the table itself is ``listing``): its stored and
     shown name, whether the user may remove it, whether this conversation cites it (every one when none was chosen)."""
     return {"documents": [{"source": d["source"], "name": shown_name(d["source"], user_id),
                            "own": bool(d["uploaded_by"]), "cited": not cited or d["source"] in cited}
-                          for d in usable_documents(user_id)],
+                          for d in usable_documents(index, user_id)],
             "restricted": bool(cited)}
 
 
-def preview(source: str, user_id: str) -> str:
+def preview(index: KnowledgeIndex, source: str, user_id: str) -> str:
     """The beginning of a document the user can use, as it was stored (Markdown kept)."""
-    found = next((d for d in usable_documents(user_id) if d["source"] == source), None)
+    found = next((d for d in usable_documents(index, user_id) if d["source"] == source), None)
     if found is None:
         return f"You have no document named **{visible(source)}** (`/docs` lists them)."
-    text = "\n\n".join(get_index().text_of(source))
+    text = "\n\n".join(index.text_of(source))
     shown = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit("\n", 1)[0] + "\n\n… (the rest is not shown)"
     return (f"**Preview — {visible(found['title'] or source)}** ({visible(source)}, version {found['version'] or '–'}, "
             f"{found['chunks']} chunk{'' if found['chunks'] == 1 else 's'})\n\n---\n\n{shown}")

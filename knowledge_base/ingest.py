@@ -19,9 +19,11 @@ from typing import Literal
 
 import numpy as np
 
+from knowledge_base.embeddings import Embedder
+from knowledge_base.index import KnowledgeIndex
 from knowledge_base.loaders import IngestError, Parser, load_file
 from knowledge_base.parsing import ParserWorker
-from knowledge_base.service import SEED_CORPUS, get_index, index_has_chunks
+from knowledge_base.service import SEED_CORPUS, Knowledge
 from knowledge_base.splitter import Chunk, split_documents
 from orchestration.vocabulary.text import visible
 
@@ -99,10 +101,10 @@ class _Plan:
     outcome: FileResult | None = None  # decided already (an error, nothing new): nothing to embed
 
 
-def _plan(path: Path, name: str, owner: str | None, hashes: dict[str, str], parser: Parser) -> _Plan:
+def _plan(index: KnowledgeIndex, path: Path, name: str, owner: str | None, hashes: dict[str, str],
+          parser: Parser) -> _Plan:
     """Load (PDF, Word and HTML in ``parser``'s worker), split and compare ``path`` with the chunks in ``hashes``
     (content hash -> source)."""
-    index = get_index()
     plan = _Plan(name, owner, index.next_version(name), datetime.now(UTC).isoformat(timespec="seconds"))
     try:
         docs = load_file(path, name, parser)
@@ -142,11 +144,11 @@ def _plan(path: Path, name: str, owner: str | None, hashes: dict[str, str], pars
     return plan
 
 
-def _apply(plan: _Plan, vectors: np.ndarray) -> FileResult:
+def _apply(index: KnowledgeIndex, plan: _Plan, vectors: np.ndarray) -> FileResult:
     """Write a planned file's chunks (embedded as ``vectors``) and its version; the file's outcome."""
     if plan.outcome is not None:
         return plan.outcome
-    index, name, fresh, dupes = get_index(), plan.name, plan.fresh, plan.duplicates
+    name, fresh, dupes = plan.name, plan.fresh, plan.duplicates
     if plan.replaced:  # a new version of a document with the same name replaces the old one
         index.remove_source(name)
     if fresh:
@@ -162,22 +164,20 @@ def _apply(plan: _Plan, vectors: np.ndarray) -> FileResult:
 EMBED_STEP = 64  # the model's batch: progress is reported after each one
 
 
-def _embed(plans: list[_Plan], embedded: Embedded | None) -> np.ndarray:
+def _embed(embedder: Embedder, plans: list[_Plan], embedded: Embedded | None) -> np.ndarray:
     """The fresh chunks of ``plans`` embedded in order, each file's share reported as the model's batches finish."""
-    from knowledge_base.embeddings import get_embedder
-
     chunks = [c for p in plans for c in p.fresh]
     if not chunks:
         return np.zeros((0, 0), dtype=np.float32)
     if embedded is None:
-        return get_embedder().embed([c.embed_text for c in chunks])
+        return embedder.embed([c.embed_text for c in chunks])
     parts, first = [], 0
     spans = []  # (plan, index of its first chunk)
     for plan in plans:
         spans.append((plan, first))
         first += len(plan.fresh)
     for start in range(0, len(chunks), EMBED_STEP):
-        parts.append(get_embedder().embed([c.embed_text for c in chunks[start:start + EMBED_STEP]]))
+        parts.append(embedder.embed([c.embed_text for c in chunks[start:start + EMBED_STEP]]))
         done = min(start + EMBED_STEP, len(chunks))
         for plan, begin in spans:
             if plan.fresh and begin < done and begin + len(plan.fresh) > start:  # this batch held some of its chunks
@@ -185,12 +185,13 @@ def _embed(plans: list[_Plan], embedded: Embedded | None) -> np.ndarray:
     return np.vstack(parts)
 
 
-def ingest_file(path: Path, display_name: str | None = None, owner: str | None = None) -> FileResult:
+def ingest_file(knowledge: Knowledge, path: Path, display_name: str | None = None,
+                owner: str | None = None) -> FileResult:
     """Add one file. ``owner``: the user who uploaded it — only they retrieve it; None: shared with everyone."""
-    return ingest_paths([path], names={path: display_name or path.name}, owner=owner).files[0]
+    return ingest_paths(knowledge, [path], names={path: display_name or path.name}, owner=owner).files[0]
 
 
-def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
+def ingest_paths(knowledge: Knowledge, paths: Iterable[Path], progress: Progress | None = None,
                  names: dict[Path, str] | None = None, owner: str | None = None,
                  embedded: Embedded | None = None, cancelled: Cancelled | None = None) -> IngestReport:
     """Add files and folders, their new chunks embedded together. ``names``: the file names to store them under
@@ -200,8 +201,8 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
     report = IngestReport()
     started = time.perf_counter()
     # the segment files are written once, after the last file; parsers run in one worker for the whole batch
-    with get_index().batch(), ParserWorker() as parser:
-        _ingest_each(files, report, progress, names, owner, parser, embedded, cancelled)
+    with knowledge.index.batch(), ParserWorker() as parser:
+        _ingest_each(knowledge, files, report, progress, names, owner, parser, embedded, cancelled)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -209,19 +210,20 @@ def ingest_paths(paths: Iterable[Path], progress: Progress | None = None,
 EMBED_BATCH = 256  # chunks embedded together across files: the model's batches stay full (64 each)
 
 
-def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | None,
+def _ingest_each(knowledge: Knowledge, files: list[Path], report: IngestReport, progress: Progress | None,
                  names: dict[Path, str] | None, owner: str | None, parser: Parser,
                  embedded: Embedded | None = None, cancelled: Cancelled | None = None) -> None:
     """Plan each file against the chunks known so far (including the group's planned ones), embed a group's new
     chunks in one call, then write each file of the group in order; one bad file never stops the rest. A cancel is
     honoured only before a file is planned: later files of its group compare against its planned chunks."""
-    hashes = get_index().known_hashes()
+    index = knowledge.index
+    hashes = index.known_hashes()
     group: list[_Plan] = []
 
     def flush() -> None:
         todo = [p for p in group if p.outcome is None]
         try:
-            vectors = _embed(todo, embedded)
+            vectors = _embed(knowledge.embedder(), todo, embedded)
         except Exception as exc:  # the model failed for this group: each of its files says so
             log.exception("embedding failed")
             for p in todo:
@@ -232,7 +234,7 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
             rows = vectors[at:at + len(p.fresh)] if p.outcome is None else vectors[:0]
             at += len(p.fresh) if p.outcome is None else 0
             try:
-                report.files.append(_apply(p, rows))
+                report.files.append(_apply(index, p, rows))
             except Exception as exc:  # the batch goes on; the file gets a one-line reason
                 log.exception("ingesting %s failed", p.name)
                 report.files.append(FileResult(p.name, "error", message=f"{p.name}: could not be ingested "
@@ -252,7 +254,7 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
             group.append(_Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: no such file")))
             continue
         try:
-            plan = _plan(path, name, owner, hashes, parser)
+            plan = _plan(index, path, name, owner, hashes, parser)
         except Exception as exc:
             log.exception("ingesting %s failed", name)
             plan = _Plan(name, None, outcome=FileResult(name, "error", message=f"{name}: could not be ingested "
@@ -267,12 +269,12 @@ def _ingest_each(files: list[Path], report: IngestReport, progress: Progress | N
     flush()
 
 
-def ensure_seed_index() -> int:
+def ensure_seed_index(knowledge: Knowledge) -> int:
     """Ingest the seed corpus when the knowledge base is empty; returns chunks added. An index with chunks is seen
     from its SQLite file alone: ``assess serve`` checks this before it becomes the server, and loading the model
     here (6 s) would be thrown away."""
-    if index_has_chunks():
+    if knowledge.has_chunks():
         return 0
-    if get_index().sources():
+    if knowledge.index.sources():
         return 0
-    return ingest_paths([SEED_CORPUS]).chunks_added
+    return ingest_paths(knowledge, [SEED_CORPUS]).chunks_added

@@ -1,78 +1,71 @@
-"""Process-wide knowledge base objects (index, retriever) for the configured data directory, and the
-seed corpus that a fresh installation starts with."""
+"""One knowledge base — the index of a folder (or of the shared database), the retriever over it and the model that
+embeds for both — and the seed corpus a fresh installation starts with.
+
+``Services.knowledge()`` opens the configured one once per services; nothing here is kept by the module.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from knowledge_base.embeddings import get_embedder
+from knowledge_base.embeddings import Embedder
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.retrieval import HybridRetriever
-from orchestration.config import get_settings
 
 SEED_CORPUS = Path(__file__).resolve().parent / "corpus"
-_lock = threading.Lock()
-_open: dict[tuple[str, str | None], tuple[KnowledgeIndex, HybridRetriever]] = {}
 
 
-def _database_url(directory: Path | None) -> str | None:
-    """The chunks' database for an index folder: the settings' ``knowledge_url`` for the configured folder (the
-    shared database when ``ASSESS_DATABASE_URL`` is set), else the folder's own SQLite file."""
-    settings = get_settings()
-    return settings.knowledge_url if directory is None or directory == settings.index_dir else None
+class Knowledge:
+    """The knowledge base in ``directory`` with its chunks at ``url`` (the shared database when
+    ``ASSESS_DATABASE_URL`` is set; None: the folder's own SQLite file). ``embedder`` is asked for the model on
+    first use: listing or removing documents never loads it."""
 
+    def __init__(self, directory: Path, url: str | None, embedder: Callable[[], Embedder]) -> None:
+        self.directory, self.url, self._embedder = directory, url, embedder
+        self._lock = threading.Lock()
+        self._opened: tuple[KnowledgeIndex, HybridRetriever] | None = None
 
-def _get(directory: Path | None = None) -> tuple[KnowledgeIndex, HybridRetriever]:
-    url = _database_url(directory)
-    directory = directory or get_settings().index_dir
-    key = (str(directory), url)
-    with _lock:
-        if key not in _open:
-            embedder = get_embedder()
-            index = KnowledgeIndex(directory, embedder.dimension, url)
-            _open[key] = (index, HybridRetriever(index, embedder))
-        return _open[key]
+    def embedder(self) -> Embedder:
+        return self._embedder()
 
+    def _open(self) -> tuple[KnowledgeIndex, HybridRetriever]:
+        embedder = self.embedder()
+        with self._lock:
+            if self._opened is None:
+                index = KnowledgeIndex(self.directory, embedder.dimension, self.url)
+                self._opened = (index, HybridRetriever(index, embedder))
+            return self._opened
 
-def get_index(directory: Path | None = None) -> KnowledgeIndex:
-    return _get(directory)[0]
+    @property
+    def index(self) -> KnowledgeIndex:
+        return self._open()[0]
 
+    @property
+    def retriever(self) -> HybridRetriever:
+        return self._open()[1]
 
-def get_retriever(directory: Path | None = None) -> HybridRetriever:
-    return _get(directory)[1]
+    def _on_server(self) -> bool:
+        return self.url is not None and not self.url.startswith("sqlite")
 
+    def exists(self) -> bool:
+        """Whether an index has been built here (on a database server: the first replica creates the tables)."""
+        return self._on_server() or (self.directory / "chunks.sqlite").exists()
 
-def _on_server(directory: Path | None) -> bool:
-    url = _database_url(directory)
-    return url is not None and not url.startswith("sqlite")
-
-
-def index_exists(directory: Path | None = None) -> bool:
-    if _on_server(directory):  # the shared tables are created by the first replica to open them
-        return True
-    return ((directory or get_settings().index_dir) / "chunks.sqlite").exists()
-
-
-def index_has_chunks(directory: Path | None = None) -> bool:
-    """Whether the knowledge index holds any chunk, read without loading the model."""
-    if _on_server(directory):
-        return KnowledgeIndex(directory or get_settings().index_dir, 0, _database_url(directory)).has_chunks()
-    path = (directory or get_settings().index_dir) / "chunks.sqlite"
-    if not path.exists():
-        return False
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    def has_chunks(self) -> bool:
+        """Whether the index holds any chunk, read without loading the model."""
+        if self._on_server():
+            return KnowledgeIndex(self.directory, 0, self.url).has_chunks()
+        path = self.directory / "chunks.sqlite"
+        if not path.exists():
+            return False
         try:
-            return con.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
-        finally:
-            con.close()
-    except sqlite3.Error:  # unreadable here: the full check below reports it
-        return False
-
-
-def reset() -> None:
-    with _lock:
-        _open.clear()
-
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                return con.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            finally:
+                con.close()
+        except sqlite3.Error:  # unreadable here: the full check below reports it
+            return False

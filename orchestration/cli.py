@@ -184,17 +184,18 @@ def _print_ingest(report: object) -> None:
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from knowledge_base.ingest import ingest_paths
+    from orchestration.services import build_services
 
-    report = ingest_paths([Path(p) for p in args.paths],
+    report = ingest_paths(build_services().knowledge(), [Path(p) for p in args.paths],
                           progress=lambda name, i, n: print(f"[{i}/{n}] {name}", file=sys.stderr))
     _print_ingest(report)
     return 1 if report.errors and not report.chunks_added and not report.duplicates_skipped else 0
 
 
 def _cmd_kb_list(args: argparse.Namespace) -> int:
-    from knowledge_base.service import get_index
+    from orchestration.services import build_services
 
-    docs = get_index().sources()
+    docs = build_services().knowledge().index.sources()
     for d in docs:
         print(f"{d['source']:<48} {d['chunks']:>4} chunks  {d['topic']:<24} {d['title']}")
     print(f"{len(docs)} documents")
@@ -202,19 +203,19 @@ def _cmd_kb_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_kb_remove(args: argparse.Namespace) -> int:
-    from knowledge_base.service import get_index
+    from orchestration.services import build_services
 
-    removed = get_index().remove_source(args.source)
+    removed = build_services().knowledge().index.remove_source(args.source)
     print(f"removed {removed} chunks of {args.source}" if removed else f"no document named {args.source}")
     return 0 if removed else 1
 
 
 def _cmd_kb_eval(args: argparse.Namespace) -> int:
     from knowledge_base.evaluation import evaluate, load_questions
-    from knowledge_base.service import get_retriever
+    from orchestration.services import build_services
 
     questions = load_questions()
-    results = evaluate(get_retriever(), questions)
+    results = evaluate(build_services().knowledge().retriever, questions)
     if args.json:
         print(json.dumps({"questions": len(questions), "results": results}, indent=2))
         return 0
@@ -289,12 +290,13 @@ def _cmd_bench_kb(args: argparse.Namespace) -> int:
 def ensure_demo_data() -> None:
     """Warehouse and seed knowledge base on first run; existing data is left alone."""
     from knowledge_base.ingest import ensure_seed_index
+    from orchestration.services import build_services
     from orchestration.warehouse.build import ensure_demo_warehouse
 
     built = ensure_demo_warehouse()
     if built:
         print(f"first run: built the demo warehouse ({built.devices} devices) in {built.seconds} s")
-    added = ensure_seed_index()
+    added = ensure_seed_index(build_services().knowledge())
     if added:
         print(f"first run: ingested the seed knowledge base ({added} chunks)")
 
@@ -311,7 +313,7 @@ def preflight() -> list[str]:
     from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
     settings = get_settings()
-    problems = [p for p in [model_problem()] if p]
+    problems = [p for p in [model_problem(settings)] if p]
     checks: list[Callable[[], object]] = [get_contracts, MemoryStore]
     if settings.warehouse_backend != "duckdb" or settings.warehouse_path.exists():  # a missing one is built next
         checks.append(get_warehouse)
@@ -322,11 +324,11 @@ def preflight() -> list[str]:
             problems.append(str(exc))
     index = settings.index_dir / "chunks.sqlite"
     if not settings.knowledge_url.startswith("sqlite"):
-        from knowledge_base.service import index_has_chunks
         from orchestration.database import DatabaseUnavailable
+        from orchestration.services import build_services
 
         try:
-            index_has_chunks()
+            build_services(settings).knowledge().has_chunks()  # read without loading the model
         except DatabaseUnavailable as exc:
             problems.append(f"the knowledge base at {exc.where} cannot be used ({exc.reason}); {exc.remedy}")
     elif index.exists():

@@ -19,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from knowledge_base.embeddings import Embedder, load_embedder
 from knowledge_base.retrieval import HybridRetriever
+from knowledge_base.service import Knowledge
 from orchestration.config import Settings, get_settings
 from orchestration.contracts import ContractSet, load_contracts_cached
 from orchestration.memory.store import MemoryStore
@@ -38,11 +40,14 @@ T = TypeVar("T")
 
 @dataclass
 class _Readers:
-    """The router and the frame reader: built from the bundled contracts and frames corpus and the model, not from
-    the data — ``build_services(settings, reuse=...)`` shares them between services of two data directories."""
+    """The embedding model, the router and the frame reader: built from the model and the bundled contracts and
+    frames corpus, not from the data — ``build_services(settings, reuse=...)`` shares them between services of two
+    data directories."""
 
     key: tuple[str, ...]
+    threads: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    embedder: Embedder | None = None
     router: SemanticRouter | None = None
     reader: FrameReader | None = None
 
@@ -55,9 +60,9 @@ class _Kept:
     made: dict[str, Any] = field(default_factory=dict)
 
 
-def _readers_key(settings: Settings) -> tuple[str, ...]:
+def _readers_key(settings: Settings, threads: int | None) -> tuple[str, ...]:
     return (str(settings.contracts_dir), str(settings.frames_corpus), str(settings.model_path),
-            settings.embedding_runtime)
+            settings.embedding_runtime, str(threads))
 
 
 @dataclass(frozen=True)
@@ -70,14 +75,20 @@ class Services:
     name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
     _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
 
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded on first use (a few seconds; ``EmbeddingUnavailable`` says why it cannot)."""
+        with self.readers.lock:
+            if self.readers.embedder is None:
+                self.readers.embedder = load_embedder(self.settings, self.readers.threads)
+            return self.readers.embedder
+
     def router(self) -> SemanticRouter:
         """The intent router (its route examples embedded once; the embeddings are kept on disk between processes)."""
-        from knowledge_base.embeddings import get_embedder
-
+        embedder = self.embedder()
         with self.readers.lock:
             if self.readers.router is None:
                 self.readers.router = SemanticRouter(self.settings.contracts_dir / "routes" / "intent_routes.yaml",
-                                                     get_embedder())
+                                                     embedder)
             return self.readers.router
 
     def reader(self) -> FrameReader:
@@ -115,27 +126,35 @@ class Services:
         """Upload collections ``viewer`` may see (newest first); the fleet is everyone's and not listed."""
         return visible_collections(self.settings, viewer)
 
+    def knowledge(self) -> Knowledge:
+        """The configured knowledge base (its index opened on first use)."""
+        return self.kept("knowledge", lambda s: Knowledge(s.settings.index_dir, s.settings.knowledge_url, s.embedder))
+
     def retriever(self) -> HybridRetriever | None:
         """The knowledge retriever, or None when no knowledge index has been built."""
-        from knowledge_base import service
-
-        if not service.index_exists(self.settings.index_dir):
-            return None
-        return service.get_retriever(self.settings.index_dir)
+        knowledge = self.knowledge()
+        return knowledge.retriever if knowledge.exists() else None
 
     def memory(self) -> MemoryStore:
         return MemoryStore(url=self.settings.memory_url, quota_bytes=self.settings.memory_quota_mb * 1024 * 1024)
 
 
 def build_services(settings: Settings | None = None, reuse: Services | None = None,
-                   chat_model: Any | None = None) -> Services:
+                   chat_model: Any | None = None, threads: int | None = None,
+                   embedder: Embedder | None = None) -> Services:
     """Services over ``settings`` (default: the process's, from the environment). Cheap: what is slow is built on
     first use. ``reuse``: services whose router and frame reader these may share when they are built from the same
     contracts, corpus and model (tests over many data directories; 0.1 s each otherwise). ``chat_model``: an LLM to
-    use instead of the configured one (tests give a fake)."""
+    use instead of the configured one (tests give a fake). ``threads``: the model's share of the cores (a turn
+    worker's). ``embedder``: a model to use instead of loading the configured one (a test's fake)."""
     settings = settings or get_settings()
     contracts = load_contracts_cached(settings.contracts_dir)
-    key = _readers_key(settings)
-    readers = reuse.readers if reuse is not None and reuse.readers.key == key else _Readers(key)
+    key = _readers_key(settings, threads)
+    if embedder is not None:  # readers of their own: the router and frame reader embed with the given model
+        readers = _Readers((*key, f"given {id(embedder)}"), threads, embedder=embedder)
+    elif reuse is not None and reuse.readers.key == key:
+        readers = reuse.readers
+    else:
+        readers = _Readers(key, threads)
     return Services(settings=settings, contracts=contracts, readers=readers, given_chat_model=chat_model,
                     tools=ToolRegistry(contracts, BUILTIN_TOOLS, lambda: get_warehouse(settings)))

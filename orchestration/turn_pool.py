@@ -65,11 +65,8 @@ def _serve(conn: Connection, threads: int) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import faiss
 
-    from knowledge_base.embeddings import use_threads
-
-    use_threads(threads)
     faiss.omp_set_num_threads(threads)
-    services = warm_up(build_services())
+    services = warm_up(build_services(threads=threads))
     dialect = services.settings.warehouse_backend
     gc.freeze()  # the loaded model, index and graph live as long as the worker: full collections no longer walk them
     conn.send((READY,))

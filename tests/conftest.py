@@ -65,13 +65,13 @@ def services(request: pytest.FixtureRequest, first_services: Services) -> Servic
 
 
 @pytest.fixture(scope="session")
-def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory, first_services: Services) -> Path:
     """The default demo data — warehouse (150 devices, 4 runs) and the seed knowledge base — built once
     per test session; read-only for tests (``writable_warehouse`` gives a private copy)."""
     data_dir = tmp_path_factory.mktemp("demo-data")
     build_demo_warehouse(data_dir / "warehouse.duckdb")
     with using_data_dir(data_dir):
-        ensure_seed_index()
+        ensure_seed_index(build_services(reuse=first_services).knowledge())
     # everything in the index file itself: copies (``writable_warehouse``) take the file, not a WAL still open here
     with sqlite3.connect(data_dir / "knowledge_index" / "chunks.sqlite") as con:
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -8,16 +8,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from knowledge_base.embeddings import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, set_embedder
+from knowledge_base.embeddings import Embedder, OnnxEmbedder, SentenceTransformerEmbedder
 from knowledge_base.evaluation import load_questions
 from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.nlu.router import SemanticRouter
+from orchestration.services import build_services
 from tests.conftest import UPSTREAM_CASES
 
 
@@ -89,29 +89,19 @@ def _route_examples(routes_file: Path) -> dict[str, list[str]]:
     return dict(yaml.safe_load(routes_file.read_text(encoding="utf-8"))["routes"])
 
 
-@pytest.fixture()
-def one_runtime() -> Iterator[None]:
-    yield
-    set_embedder(None)
-
-
 def _top5(runtime: Embedder, data_dir: Path) -> list[list[str]]:
     """The seed knowledge base indexed by ``runtime`` and searched with it: each eval question's top-5 chunks."""
-    from knowledge_base import service
     from knowledge_base.ingest import ensure_seed_index
 
-    set_embedder(runtime)
     with using_data_dir(data_dir):
-        service.reset()
-        ensure_seed_index()
-        retriever = service.get_retriever()
-        found = [[c.metadata["chunk_id"] for c in retriever.search(q["question"], k=5)] for q in load_questions()]
-        service.reset()
-    return found
+        knowledge = build_services(embedder=runtime).knowledge()
+        ensure_seed_index(knowledge)
+        retriever = knowledge.retriever
+        return [[c.metadata["chunk_id"] for c in retriever.search(q["question"], k=5)] for q in load_questions()]
 
 
 def test_the_knowledge_eval_finds_the_same_top_five_on_both_runtimes(runtimes: tuple[Embedder, Embedder],
-                                                                    tmp_path: Path, one_runtime: None) -> None:
+                                                                    tmp_path: Path) -> None:
     onnx, torch = _top5(runtimes[0], tmp_path / "onnx"), _top5(runtimes[1], tmp_path / "torch")
     assert len(onnx) == len(load_questions()) >= 50
     assert onnx == torch

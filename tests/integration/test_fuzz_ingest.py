@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from knowledge_base.ingest import expand, ingest_paths
+from orchestration.services import Services
 from tests.documents import write_docx, write_html, write_pdf
 
 Maker = Callable[[Path, random.Random], None]
@@ -108,7 +109,7 @@ def _corpus(folder: Path, per_kind: int = 12) -> list[Path]:
     return files
 
 
-def test_a_fuzz_corpus_is_reported_file_by_file_within_budgets(writable_warehouse: Path, tmp_path: Path) -> None:
+def test_a_fuzz_corpus_is_reported_file_by_file_within_budgets(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     folder = tmp_path / "fuzz"
     folder.mkdir()
     files = _corpus(folder)
@@ -123,7 +124,7 @@ def test_a_fuzz_corpus_is_reported_file_by_file_within_budgets(writable_warehous
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    report = ingest_paths([folder], progress=progress)  # raises nothing, whatever is inside
+    report = ingest_paths(services.knowledge(), [folder], progress=progress)  # raises nothing, whatever is inside
     total = time.perf_counter() - started
     rss_growth_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
     assert len(report.files) == len(files)  # every file reported

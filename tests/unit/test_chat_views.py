@@ -97,33 +97,33 @@ def test_a_reflector_that_qualified_the_answer_says_which_check_failed() -> None
     assert "- ✗ The answer has the question's form — the per-device list" in lines
 
 
-def test_help_lists_every_command_of_the_one_table_and_unknown_commands_point_to_it(isolated_data_dir: Path) -> None:
-    text = commands.run("/help", "alice", "t-help").text
+def test_help_lists_every_command_of_the_one_table_and_unknown_commands_point_to_it(isolated_data_dir: Path, services: Services) -> None:
+    text = commands.run(services, "/help", "alice", "t-help").text
     assert all(f"`{c.usage}`" in text for c in commands.COMMANDS) and "answers about **fleet**" in text
     assert text.count("\n| `/") == len(commands.COMMANDS)  # one row each: no cell broke the table
-    assert "no command `/frobnicate`" in commands.run("/frobnicate now", "alice", "t-help").text
+    assert "no command `/frobnicate`" in commands.run(services, "/frobnicate now", "alice", "t-help").text
     assert commands.parse("show /24 subnets at HQ") is None and commands.parse("/DOCS") is not None
     assert commands.parse("/24 subnets") is None  # a prefix length is a question, not a command
 
 
-def test_collections_are_listed_and_switched_with_the_conversations_own_switch(writable_warehouse: Path) -> None:
+def test_collections_are_listed_and_switched_with_the_conversations_own_switch(writable_warehouse: Path, services: Services) -> None:
     from orchestration.runtime import load_conversation
     from orchestration.warehouse.user_configs import assess_files
 
     config = b"hostname lab-r1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\nline vty 0 4\n transport input ssh\n"
     report = assess_files([("lab-r1.cfg", config)], owner="alice")
     assert report.collection
-    listed = commands.run("/collections", "alice", "t-coll")
+    listed = commands.run(services, "/collections", "alice", "t-coll")
     assert "answers about **fleet**" in listed.text and report.collection in listed.text
     assert listed.collections == [report.collection]  # offered as a button; the current one is not
-    assert report.collection not in commands.run("/collections", "bob", "t-coll-b").text  # another user's
+    assert report.collection not in commands.run(services, "/collections", "bob", "t-coll-b").text  # another user's
 
-    switched = commands.run(f"/use {report.collection}", "alice", "t-coll")
+    switched = commands.run(services, f"/use {report.collection}", "alice", "t-coll")
     assert f"collection **{report.collection}**" in switched.text
     assert load_conversation(MemoryStore(), "t-coll", "alice").collection == report.collection
-    assert "no collection named" in commands.run(f"/use {report.collection}", "bob", "t-coll-b").text
+    assert "no collection named" in commands.run(services, f"/use {report.collection}", "bob", "t-coll-b").text
     assert load_conversation(MemoryStore(), "t-coll-b", "bob").collection == "fleet"
-    commands.run("/use fleet", "alice", "t-coll")
+    commands.run(services, "/use fleet", "alice", "t-coll")
     assert load_conversation(MemoryStore(), "t-coll", "alice").collection == "fleet"
 
 
@@ -154,20 +154,19 @@ def test_smart_install_evidence_names_the_missing_command_not_a_pattern() -> Non
 
 
 def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable_warehouse: Path, services: Services) -> None:
-    from knowledge_base.service import get_retriever
 
     question = "Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?"
-    assert "Not among the documents you can use: **nope.md**" in commands.run("/sources standard-snmpv3.md, nope.md",
+    assert "Not among the documents you can use: **nope.md**" in commands.run(services, "/sources standard-snmpv3.md, nope.md",
                                                                              "alice", "t-src").text
     assert MemoryStore().thread_documents("t-src") == []  # nothing changed
-    assert "cites only **standard-snmpv3.md**" in commands.run("/sources standard-snmpv3.md", "alice", "t-src").text
-    found = get_retriever().search(question, viewer="alice", sources=["standard-snmpv3.md"])
+    assert "cites only **standard-snmpv3.md**" in commands.run(services, "/sources standard-snmpv3.md", "alice", "t-src").text
+    found = services.knowledge().retriever.search(question, viewer="alice", sources=["standard-snmpv3.md"])
     assert found and {c.metadata["source"] for c in found} == {"standard-snmpv3.md"}
     _, final = _turn(question, "t-src", "alice", services=services)
     assert final.final.citations and {c.source for c in final.final.citations} == {"standard-snmpv3.md"}
     assert "cites only standard-snmpv3.md" in final.final.answer
-    assert "✓" in commands.run("/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
-    commands.run("/sources all", "alice", "t-src")
+    assert "✓" in commands.run(services, "/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
+    commands.run(services, "/sources all", "alice", "t-src")
     assert MemoryStore().thread_documents("t-src") == []
 
 
@@ -218,7 +217,7 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
 
     pdf = write_pdf(tmp_path / "quokka-wan-guide.pdf", ["Quokka WAN guide", "Quokka WAN edge routers use BFD timers "
                                                         "of 300 ms and the QUOKKA-EDGE route-map towards carriers."])
-    assert ingest_file(pdf, pdf.name, owner="alice").status == "added"
+    assert ingest_file(services.knowledge(), pdf, pdf.name, owner="alice").status == "added"
     _, final = _turn("What BFD timers do quokka WAN edge routers use according to the quokka WAN guide?", "t-pdf",
                      "alice", services=services)
     cited = [c for c in final.final.citations if c.source == "alice/quokka-wan-guide.pdf"]
@@ -233,7 +232,7 @@ def test_a_cited_pdf_names_its_page_under_sources_and_on_its_chip(writable_wareh
 
 
 def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_name(writable_warehouse: Path,
-                                                                                   tmp_path: Path) -> None:
+                                                                                   tmp_path: Path, services: Services) -> None:
     from knowledge_base.ingest import ingest_file
 
     note = tmp_path / "notes-change-window.txt"
@@ -241,9 +240,9 @@ def test_a_document_without_a_heading_is_titled_by_its_first_line_not_its_file_n
                     "04:00 only, after the lab lead approves the change ticket.\n")
     prose = tmp_path / "prose.txt"
     prose.write_text("Lab switches are patched monthly by the lab team, after the release notes are reviewed.\n")
-    assert ingest_file(note, note.name, owner="alice").status == "added"
-    assert ingest_file(prose, prose.name, owner="alice").status == "added"
-    listed = commands.run("/docs", "alice", "t-title").text
+    assert ingest_file(services.knowledge(), note, note.name, owner="alice").status == "added"
+    assert ingest_file(services.knowledge(), prose, prose.name, owner="alice").status == "added"
+    listed = commands.run(services, "/docs", "alice", "t-title").text
     assert "| notes-change-window.txt | Change Window Policy for Lab Routers |" in listed
     assert "| prose.txt | Prose |" in listed  # a sentence is no title: the file name stays
 

@@ -11,7 +11,7 @@ import pytest
 from knowledge_base.ingest import ingest_paths
 from knowledge_base.loaders import IngestError, load_file
 from knowledge_base.parsing import ParserWorker
-from knowledge_base.service import get_index
+from orchestration.services import Services
 from tests.documents import write_hostile_docx
 
 
@@ -20,20 +20,20 @@ def _segment_files(index_dir: Path) -> dict[str, tuple[int, int]]:
 
 
 def test_a_million_character_title_is_cut_and_a_later_upload_writes_only_its_own_share(
-        writable_warehouse: Path, tmp_path: Path) -> None:
+        writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     big = write_hostile_docx(tmp_path / "big-title.docx", title="security " * 120_000, paragraphs=40)
     assert big.stat().st_size < 40_000
     started = time.perf_counter()
-    [result] = ingest_paths([big], owner="mallory").files
+    [result] = ingest_paths(services.knowledge(), [big], owner="mallory").files
     assert result.status == "added" and time.perf_counter() - started < 15
-    index = get_index()
+    index = services.knowledge().index
     stored = [c for c in index.snapshot().rows(sorted(index.snapshot().ids())).values() if c.source.startswith("mallory/")]
     assert stored and all(len(c.metadata["title"]) <= 200 and len(c.embed_text) < 2_000 for c in stored)
     before = _segment_files(index.directory)
     written = index.bytes_written
     note = tmp_path / "bob-note.md"
     note.write_text("# Bob's note\n\nThe lab switches keep their SNMP collector on 10.9.9.9.\n")
-    assert [f.status for f in ingest_paths([note], owner="bob").files] == ["added"]
+    assert [f.status for f in ingest_paths(services.knowledge(), [note], owner="bob").files] == ["added"]
     after = _segment_files(index.directory)
     changed = {name for name in after if before.get(name) != after[name]}
     assert len(changed) == 2 and all(name.startswith("u-") for name in changed)  # bob's .faiss and .npz only

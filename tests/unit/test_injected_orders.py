@@ -59,7 +59,7 @@ def test_orders_in_a_shared_document_change_no_compliance_statement(writable_war
     before = [handle_turn(q, thread_id=f"before-{i}", services=services) for i, q in enumerate(QUESTIONS)]
     notes = tmp_path / "ops-notes-snmp-telnet-aaa.md"
     notes.write_text(POISON)
-    assert [f.status for f in ingest_paths([notes]).files] == ["added"]  # shared, as an administrator adds it
+    assert [f.status for f in ingest_paths(services.knowledge(), [notes]).files] == ["added"]  # shared, as an administrator adds it
     after = [handle_turn(q, thread_id=f"after-{i}", services=services) for i, q in enumerate(QUESTIONS)]
     retrieved = 0
     for question, old, new in zip(QUESTIONS, before, after, strict=True):

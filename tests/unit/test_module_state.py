@@ -51,7 +51,6 @@ KNOWN = MEMOS | {
     ('cache', 'orchestration.warehouse.schema', 'ontology_at'),
     ('mutated container', 'chat_app.app', 'FORGETTING'),
     ('mutated container', 'chat_app.files_dir', '_held'),
-    ('mutated container', 'knowledge_base.service', '_open'),
     ('mutated container', 'orchestration.database', '_engines'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
@@ -61,8 +60,6 @@ KNOWN = MEMOS | {
     ('object', 'chat_app.app', 'REVOKED'),
     ('object', 'chat_app.app', 'THROTTLE'),
     ('object', 'chat_app.app', 'UPLOADS'),
-    ('slot', 'knowledge_base.embeddings', '_embedder'),
-    ('slot', 'knowledge_base.embeddings', '_threads'),
     ('slot', 'orchestration.warehouse.store', '_statements'),
 }
 
