@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from orchestration.answer_checks import Query, score_answer, warehouse_query
-from orchestration.config import get_settings
-from orchestration.contracts import get_contracts
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.outputs import TaskOutputs
 from orchestration.runtime import handle_turn
@@ -59,13 +57,13 @@ def domain_outputs(state: AssessmentState) -> TaskOutputs:
     return task.outputs if task else TaskOutputs()
 
 
-def query_tools(state: AssessmentState) -> list[str]:
+def query_tools(state: AssessmentState, services: Services) -> list[str]:
     """The turn's query tools (contract kind: query); supporting lookups (inventory, SLIC store) are not graded."""
-    lookups = {name for name, tool in get_contracts().tools.items() if tool.kind == "lookup"}
+    lookups = {name for name, tool in services.contracts.tools.items() if tool.kind == "lookup"}
     return sorted({c.tool_name for c in state.mcp.tool_calls} - lookups)
 
 
-def score_case(expected: dict[str, Any], state: AssessmentState,
+def score_case(expected: dict[str, Any], state: AssessmentState, services: Services,
                query: Query | None = None) -> dict[str, dict[str, Any]]:
     intent = state.intent
     checks: dict[str, dict[str, Any]] = {}
@@ -92,7 +90,7 @@ def score_case(expected: dict[str, Any], state: AssessmentState,
         if "clarification_question" in expected:
             wants = expected["clarification_question"] is not None
             check("clarification", wants == bool(intent.clarification_question), wants, intent.clarification_question)
-        return _optional_checks(expected, state, checks, query)
+        return _optional_checks(expected, state, checks, query, services)
     exp_agents = expected.get("agents_invoked", [])
     extras = sorted(set(agents) - set(exp_agents))
     allowed_extra = {"SLIC Agent"} if (intent.domain_details.skill or "").endswith("expert_insights") else set()
@@ -100,7 +98,7 @@ def score_case(expected: dict[str, Any], state: AssessmentState,
     if "knowledge_agent_needed" in expected:
         ka = "Knowledge Agent" in agents
         check("knowledge_agent_needed", ka == expected["knowledge_agent_needed"], expected["knowledge_agent_needed"], ka)
-    tools = query_tools(state)
+    tools = query_tools(state, services)
     check("tools", tools == sorted(set(expected.get("mcp_tools", []))), sorted(expected.get("mcp_tools", [])), tools)
     outputs = domain_outputs(state)
     grounded = state.final.risk_of_error != "high"
@@ -116,11 +114,11 @@ def score_case(expected: dict[str, Any], state: AssessmentState,
         wants_question = expected["clarification_question"] is not None
         has_question = bool(intent.clarification_question)
         check("clarification", wants_question == has_question, wants_question, intent.clarification_question)
-    return _optional_checks(expected, state, checks, query)
+    return _optional_checks(expected, state, checks, query, services)
 
 
 def _optional_checks(expected: dict[str, Any], state: AssessmentState, checks: dict[str, dict[str, Any]],
-                     query: Query | None) -> dict[str, dict[str, Any]]:
+                     query: Query | None, services: Services) -> dict[str, dict[str, Any]]:
     """Checks a case states only when it cares: meta-intent, follow-up handling, tools, skill, routing, and
     the answer itself (``orchestration/answer_checks.py``)."""
     intent = state.intent
@@ -156,12 +154,12 @@ def _optional_checks(expected: dict[str, Any], state: AssessmentState, checks: d
             "passed": all(any(all(g.get(k) == v for k, v in w.items()) for g in readings) for w in wanted),
             "expected": wanted, "actual": readings}
     if "mcp_tools" in expected and "tools" not in checks:
-        tools = query_tools(state)
+        tools = query_tools(state, services)
         checks["tools"] = {"passed": tools == sorted(set(expected["mcp_tools"])), "expected": expected["mcp_tools"],
                            "actual": tools}
     if "answer" in expected:
         checks["answer"] = score_answer(expected["answer"], state,
-                                        query or warehouse_query(get_settings().warehouse_path))
+                                        query or warehouse_query(services.settings.warehouse_path))
     return checks
 
 
@@ -184,14 +182,14 @@ def run_cases(cases: list[dict[str, Any]], services: Services | None = None) -> 
             turns = []
             for turn in case["turns"]:
                 state = handle_turn(turn["user_prompt"], thread_id=thread, user_id=thread, services=services)
-                checks = score_case(turn.get("expected", {}), state)
+                checks = score_case(turn.get("expected", {}), state, services)
                 _tally(totals, checks)
                 turns.append({"user_prompt": turn["user_prompt"], "checks": checks, "state": state.model_dump(mode="json")})
             results.append({"id": case["id"], "passed": all(c["passed"] for t in turns for c in t["checks"].values()),
                             "turns": turns})
             continue
         state = handle_turn(case["user_prompt"], thread_id=thread, user_id="eval", services=services)
-        checks = score_case(case["expected"], state)
+        checks = score_case(case["expected"], state, services)
         _tally(totals, checks)
         results.append({"id": case["id"], "user_prompt": case["user_prompt"],
                         "passed": all(c["passed"] for c in checks.values()),

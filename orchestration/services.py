@@ -1,15 +1,17 @@
 """The composition root: everything a node uses beyond STATE, built by ``build_services(settings)`` and passed in.
 
-``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, tools, the router, the
-question-frame reader, the inventory's names, the knowledge base or memory from process globals. A ``Services``
-owns what it builds: the router and the frame reader (built on first use with the embedding model), the names of
-its warehouse (kept per warehouse version), and the graph compiled over it (``kept``, by the runtime) — so two ``Services`` of two settings in one
-process (tests, a second data directory) never see each other's. A process builds one and passes it down: the CLI
-in its command, the chat server at start-up, each turn worker before its first turn.
+``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, tools, the model, the
+router, the question-frame reader, the inventory's names, the knowledge base, the chat model or memory from process
+globals. A ``Services`` owns what it builds, each on first use: the embedding model, the router and the frame reader
+(shared with ``reuse``: they depend on the model and the bundled contracts, not on the data), the knowledge base,
+the names of its warehouse (kept per warehouse version), the optional chat model and the graph compiled over it
+(``kept``, by the runtime) — so two ``Services`` of two settings in one process (tests, a second data directory)
+never see each other's. A process builds one and passes it down: the CLI in its command, the chat server at
+start-up, each turn worker before its first turn.
 
-Still shared by the process, and read by modules themselves (issue 33 moves them next; ``tests/unit/
-test_module_state.py`` lists them): the embedding model (one per process: loading it costs seconds and 90 MB), the
-knowledge index and warehouse connections per path, and the settings themselves.
+Still kept by their modules (issue 33 moves them next; ``tests/unit/test_module_state.py`` lists them): the
+warehouse and database connections per path, the contract, rule, signature and ontology files read once per path,
+the chat server's own parts, and the settings themselves.
 """
 
 from __future__ import annotations
