@@ -77,7 +77,8 @@ def turn_pool() -> TurnPool | None:
 
 
 def app_services() -> Services:
-    """The services of the turns this server runs itself (without workers; each worker builds its own)."""
+    """The services of this server's own work: its commands, document library and uploads, and its turns when it
+    has no workers (each worker builds its own). Built at start-up (``on_startup``), before any thread asks."""
     services: Services | None = getattr(chainlit_app.state, "services", None)
     if services is None:
         services = chainlit_app.state.services = build_services(SETTINGS)
@@ -175,6 +176,7 @@ async def on_chat_resume(thread: ThreadDict) -> None:
 async def on_startup() -> None:
     if turn_pool() is None and SETTINGS.turn_worker_count > 0:
         chainlit_app.state.turn_pool = TurnPool(SETTINGS.turn_worker_count, wait_ready=False)
+    app_services()  # cheap (what is slow is built on first use); here, not first in two threads at once
     # once the port is bound, in a thread: what the first answers would otherwise load on the event loop (Plotly's
     # template, the Markdown and SQL parsers) — a 50–200 ms stall of every conversation at the first chart
     warming = asyncio.get_running_loop().run_in_executor(None, warm_chat_layer)
@@ -209,7 +211,9 @@ async def report_uploads_cut_short() -> None:
     layer, store = get_data_layer(), MemoryStore()  # no chat session here: plain threads, not cl.make_async
     try:
         pending = await asyncio.to_thread(store.pending_uploads, STARTED_AT)
-        stored = {d["source"] for d in await asyncio.to_thread(lambda: app_services().knowledge().index.sources())} if pending else set()
+        # in a thread: opening the index loads the model, which must not hold up the event loop
+        sources = await asyncio.to_thread(lambda: app_services().knowledge().index.sources()) if pending else []
+        stored = {d["source"] for d in sources}
         for note in pending:
             text = interrupted_report(note["body"], stored)
             if layer is not None:  # unwrapped: Chainlit's wrapper looks for a chat session, and there is none yet
@@ -494,8 +498,9 @@ def _process_uploads(documents: dict[Path, str], configs: list[tuple[str, bytes]
             show(shown.get(name, name))
 
         try:
-            added = ingest_paths(app_services().knowledge(), list(documents), lambda name, i, n: show(shown.get(name, name), "adding"), documents,
-                                 user_id, embedded=embedded, cancelled=cancelled)
+            added = ingest_paths(app_services().knowledge(), list(documents),
+                                 lambda name, i, n: show(shown.get(name, name), "adding"), documents, user_id,
+                                 embedded=embedded, cancelled=cancelled)
             lines += [f"- {'✗' if f.status in ('error', 'cancelled') else '✓'} "  # named as the user named them
                       f"{f.message.replace(f.name, shown.get(f.name, f.name), 1)}" for f in added.files]
             for f in added.files:

@@ -147,7 +147,7 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
               services: Services | None = None) -> Iterator[TurnEvent | AssessmentState]:
     """Run one turn over ``services``, yielding node events as they happen and the final STATE last. A front end
     passes the services it built at start (a process keeps one); without them the turn builds its own from the
-    current settings (its router, frame reader and graph, about 0.1 s)."""
+    current settings — loading the model, a second or more: a caller that asks more than once passes services."""
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
     # a configuration line pasted into the question keeps its secrets out of STATE, memory, traces and answers
     prompt = mask_prompt(prompt) if isinstance(prompt, str) else ""

@@ -58,7 +58,8 @@ class _Readers:
 class _Kept:
     """What a layer above built over these services (``Services.kept``)."""
 
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    # re-entrant: what is being built may itself ask for something kept (the graph's nodes, the knowledge base)
+    lock: threading.RLock = field(default_factory=threading.RLock)
     made: dict[str, Any] = field(default_factory=dict)
 
 
@@ -97,7 +98,7 @@ class Services:
         """The question-frame reader fitted on the frames corpus (the fit is kept on disk between processes)."""
         from orchestration.nlu.frame import FrameReader, load_corpus
 
-        embedder = self.router().embedder
+        embedder = self.embedder()
         with self.readers.lock:
             if self.readers.reader is None:
                 self.readers.reader = FrameReader(load_corpus(self.settings.frames_corpus), embedder)
@@ -145,8 +146,8 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
                    chat_model: Any | None = None, threads: int | None = None,
                    embedder: Embedder | None = None) -> Services:
     """Services over ``settings`` (default: the process's, from the environment). Cheap: what is slow is built on
-    first use. ``reuse``: services whose router and frame reader these may share when they are built from the same
-    contracts, corpus and model (tests over many data directories; 0.1 s each otherwise). ``chat_model``: an LLM to
+    first use. ``reuse``: services whose model, router and frame reader these may share when they are built from the
+    same model, contracts and corpus (tests over many data directories: the model loads once). ``chat_model``: an LLM to
     use instead of the configured one (tests give a fake). ``threads``: the model's share of the cores (a turn
     worker's). ``embedder``: a model to use instead of loading the configured one (a test's fake)."""
     settings = settings or get_settings()
