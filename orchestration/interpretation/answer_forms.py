@@ -14,7 +14,7 @@ from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import Rule, get_rules
-from orchestration.interpretation.enterprise import applied, chunks_mentioning
+from orchestration.interpretation.enterprise import applied, chunks_mentioning, platforms_of, speaks_for
 from orchestration.interpretation.findings import (
     _finding,
     deviation_title,
@@ -559,10 +559,11 @@ def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[Retr
     kept = [c for c in chunks if c.metadata.topic == "approved_configurations"]
     rules = rules_by_id()
     standards: dict[str, RetrievedChunk] = {}
-    for rule_id in checks:  # a standard naming the check, else one naming its technology ("NTP")
+    for rule_id in checks:  # a standard naming the check, else one naming its technology ("NTP") for its platforms
         technology = rules[rule_id].technology if rule_id in rules else ""
-        for c in chunks_mentioning(kept, rule_id) or (chunks_mentioning(kept, technology) if len(technology) > 2
-                                                      else []):
+        platforms = platforms_of([rule_id])
+        for c in chunks_mentioning(kept, rule_id) or ([c for c in chunks_mentioning(kept, technology)
+                                                       if speaks_for(c, platforms)] if len(technology) > 2 else []):
             standards.setdefault(c.metadata.source, c)
     if not standards:
         return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from orchestration.engines.rule_engine import rule_catalog
 from orchestration.outputs import AppliedContext, RetrievedChunk
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -120,12 +121,32 @@ def chunks_mentioning(chunks: list[RetrievedChunk], token: str) -> list[Retrieve
     return [c for c in chunks if rx.search(without_orders(c.content))]
 
 
+_RULE_ID = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
+
+
+def platforms_of(rule_ids: list[str]) -> set[str]:
+    """The platforms the catalog's checks ``rule_ids`` apply to (a check it does not know adds none)."""
+    rules = rule_catalog().by_id
+    return {p for r in rule_ids if r in rules for p in rules[r].platforms}
+
+
+def speaks_for(chunk: RetrievedChunk, platforms: set[str]) -> bool:
+    """Whether a chunk may stand for checks of ``platforms`` when it matched on a technology word only: not when every
+    check it names is of other platforms ("Telnet is never configured [ASA-TELNET]" is the firewalls' standard, not
+    the switches'). A chunk naming no check, or asked for no platform, may."""
+    rules = rule_catalog().by_id
+    named = {rules[t].id for t in _RULE_ID.findall(chunk.content) if t in rules}
+    return not named or not platforms or any(platforms & set(rules[r].platforms) for r in named)
+
+
 def context_for_rule(chunks: list[RetrievedChunk], rule_id: str, technology: str | None = None) -> list[AppliedContext]:
-    """Chunks that name the rule id; failing that, standards that name its technology."""
+    """Chunks that name the rule id; failing that, standards that name its technology and not only other platforms'
+    checks."""
     hits = [applied(c, rule_id) for c in chunks_mentioning(chunks, rule_id)]
     if not hits and technology and len(technology) > 2:
+        platforms = platforms_of([rule_id])
         hits = [applied(c, technology) for c in chunks_mentioning(chunks, technology)
-                if c.metadata.topic == "approved_configurations"]
+                if c.metadata.topic == "approved_configurations" and speaks_for(c, platforms)]
     seen: set[str] = set()
     out = []
     for h in hits:

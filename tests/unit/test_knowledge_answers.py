@@ -76,3 +76,23 @@ def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse
     state = handle_turn("who owns the store firewalls?", services=services)
     assert owner and state.mcp.tool_calls == [] and f"Owned by {' '.join(owner.group(1).split())}" in state.final.answer, \
         state.final.answer[:500]
+
+
+def test_a_standard_matched_on_a_technology_word_stands_only_for_checks_of_its_platforms() -> None:
+    """"switches with telnet enabled": the firewalls' standard says "Telnet is never configured [ASA-TELNET]" — the
+    word matches, but every check it names is the ASA's, so it is not cited for the switches' checks; a standard
+    naming an IOS check, or naming none, may be."""
+    from orchestration.interpretation.enterprise import context_for_rule, platforms_of, speaks_for
+
+    firewall = _chunk("f#1", "standard-firewall.md", "Firewall Standard",
+                      "Telnet is never configured [ASA-TELNET]. SSH version 2 only [ASA-SSH-V2].")
+    switches = _chunk("s#1", "standard-vty.md", "VTY Standard", "Telnet is never enabled on a vty line [VTY-SSH-ONLY].")
+    plain = _chunk("p#1", "standard-mgmt.md", "Management Standard", "Telnet is never used to manage a device.")
+    for c in (firewall, switches, plain):
+        c.metadata.topic = "approved_configurations"
+    assert platforms_of(["NXOS-TELNET", "XR-TELNET"]) == {"nx-os", "ios-xr"}
+    assert not speaks_for(firewall, {"nx-os"}) and speaks_for(firewall, {"asa"})
+    assert speaks_for(plain, {"nx-os"}) and speaks_for(switches, {"ios-xe", "nx-os"})
+    cited = [c.source for c in context_for_rule([firewall, switches, plain], "NXOS-TELNET", "telnet")]
+    assert "standard-firewall.md" not in cited and "standard-mgmt.md" in cited
+    assert [c.source for c in context_for_rule([firewall], "ASA-TELNET", "telnet")] == ["standard-firewall.md"]
