@@ -27,32 +27,31 @@ from chat_app import commands
 from chat_app import step_views as views
 from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
 from chat_app.charts import PlotlyChart, chart_json, figure
-from chat_app.files_dir import install_upload_guards, take_raw_upload, use_instance_files_directory
-from chat_app.limits import MessageLimits
+from chat_app.files_dir import install_upload_guards, take_raw_upload
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import final_notes, linked_markers, node_label
 from chat_app.security import CLIENT_ADDRESS, request_token
 from chat_app.security import install as install_guards
-from chat_app.sessions import LoginThrottle, RevokedTokens, close_sockets_of, expiry_of, install_revocation
+from chat_app.server_parts import ServerParts, build_parts
+from chat_app.sessions import close_sockets_of, expiry_of, install_revocation
 from chat_app.steps import made, skip_chainlits_sleep
-from chat_app.storage import LocalStorageClient, add_route
+from chat_app.storage import add_route
 from chat_app.uploads import (
     Progress,
-    Uploads,
     add_cancel_route,
     classify_upload,
     interrupted_report,
     pending_note,
 )
 from knowledge_base.ingest import owned_name
-from orchestration.config import app_secret, get_settings
+from orchestration.config import get_settings
 from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import PENDING, MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.outputs import ChartHint, ChartSeries
 from orchestration.runtime import TurnEvent, iter_turn
-from orchestration.services import Services, build_services
+from orchestration.services import Services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.turn_pool import TurnPool, warm_up
 from orchestration.warehouse.sql_text import pretty_sql
@@ -62,56 +61,52 @@ log = logging.getLogger(__name__)
 SETTINGS = get_settings()
 
 
+# Everything the server keeps, built once from the settings (chat_app/server_parts.py); nothing slow is loaded here.
+chainlit_app.state.parts = build_parts(SETTINGS)
+
+
+def parts() -> ServerParts:
+    """What this server keeps for its life (kept on the web app's state)."""
+    kept: ServerParts = chainlit_app.state.parts
+    return kept
+
+
+def turn_pool() -> TurnPool | None:
+    """The app's turn workers (started with the app), or None."""
+    return parts().turn_pool
+
+
+def app_services() -> Services:
+    """The services of this server's own work: its commands, document library and uploads, and its turns when it
+    has no workers (each worker builds its own)."""
+    return parts().services
+
+
 # Turns run in worker processes (both cores), started with the app (``on_startup``), not when this module is
 # imported (a test or a tool that imports it starts nothing); each loads the model, routes, index and graph while
 # Chainlit already answers HTTP (the page first), and a question asked before one is ready waits for it under a
 # visible "Starting" step. Without workers the server warms itself up before Chainlit binds the port.
 if SETTINGS.turn_worker_count <= 0:
-    chainlit_app.state.services = warm_up(build_services(SETTINGS))
-
-
-def turn_pool() -> TurnPool | None:
-    """The app's turn workers (kept on the web app's state: they are the app's, started with it), or None."""
-    pool: TurnPool | None = getattr(chainlit_app.state, "turn_pool", None)
-    return pool
-
-
-def app_services() -> Services:
-    """The services of this server's own work: its commands, document library and uploads, and its turns when it
-    has no workers (each worker builds its own). Built at start-up (``on_startup``), before any thread asks."""
-    services: Services | None = getattr(chainlit_app.state, "services", None)
-    if services is None:
-        services = chainlit_app.state.services = build_services(SETTINGS)
-    return services
-
-
-ELEMENTS = LocalStorageClient(SETTINGS.elements_path, app_secret())
-add_route(chainlit_app, ELEMENTS)
+    warm_up(app_services())
+add_route(chainlit_app, parts().elements)
 install_guards(chainlit_app)
 install_offline_page()
-FILES = use_instance_files_directory()  # uploads under the data directory, per instance
 install_upload_guards()
 skip_chainlits_sleep()
-REVOKED = RevokedTokens(MemoryStore)
-install_revocation(REVOKED)
-THROTTLE = LoginThrottle()
-LIMITS = MessageLimits()
-UPLOADS = Uploads()  # uploads in progress, by cancel token
-add_cancel_route(chainlit_app, UPLOADS, LOCAL_USER)
-STARTED_AT = datetime.now(UTC).isoformat()  # uploads pending since before this are interrupted
-FORGETTING: set[asyncio.Task[None]] = set()  # background tasks held until done (stopped turns, resume reports)
+install_revocation(parts().revoked)
+add_cancel_route(chainlit_app, parts().uploads, LOCAL_USER)
 
 
 @cl.data_layer
 def data_layer():  # type: ignore[no-untyped-def]
-    return make_data_layer(SETTINGS.chat_history_url, ELEMENTS)
+    return make_data_layer(SETTINGS.chat_history_url, parts().elements)
 
 
 if SETTINGS.auth_enabled:
     @cl.password_auth_callback
     async def login(username: str, password: str) -> cl.User | None:
         # throttled per name and address (HTTP 429 with the wait); the check and the count happen without an await
-        ok = THROTTLE.check(username, CLIENT_ADDRESS.get(), lambda: check_password(username, password))
+        ok = parts().throttle.check(username, CLIENT_ADDRESS.get(), lambda: check_password(username, password))
         return cl.User(identifier=username, metadata={"provider": "password"}) if ok else None
 
     # Chainlit's decorator wraps the callback so that any exception becomes "wrong password" (HTTP 401); the login
@@ -135,7 +130,7 @@ async def logout(request: Any, response: Any) -> dict[str, bool]:
             import jwt
 
             user = jwt.decode(token, options={"verify_signature": False}).get("identifier")
-        await cl.make_async(REVOKED.revoke)(token, user, expiry_of(token))
+        await cl.make_async(parts().revoked.revoke)(token, user, expiry_of(token))
         await close_sockets_of(token)
     return {"success": True}
 
@@ -175,8 +170,7 @@ async def on_chat_resume(thread: ThreadDict) -> None:
 @cl.on_app_startup
 async def on_startup() -> None:
     if turn_pool() is None and SETTINGS.turn_worker_count > 0:
-        chainlit_app.state.turn_pool = TurnPool(SETTINGS.turn_worker_count, wait_ready=False)
-    app_services()  # cheap (what is slow is built on first use); here, not first in two threads at once
+        parts().turn_pool = TurnPool(SETTINGS.turn_worker_count, wait_ready=False)
     # once the port is bound, in a thread: what the first answers would otherwise load on the event loop (Plotly's
     # template, the Markdown and SQL parsers) — a 50–200 ms stall of every conversation at the first chart
     warming = asyncio.get_running_loop().run_in_executor(None, warm_chat_layer)
@@ -210,7 +204,7 @@ async def report_uploads_cut_short() -> None:
 
     layer, store = get_data_layer(), MemoryStore()  # no chat session here: plain threads, not cl.make_async
     try:
-        pending = await asyncio.to_thread(store.pending_uploads, STARTED_AT)
+        pending = await asyncio.to_thread(store.pending_uploads, parts().started_at)
         # in a thread: opening the index loads the model, which must not hold up the event loop
         sources = await asyncio.to_thread(lambda: app_services().knowledge().index.sources()) if pending else []
         stored = {d["source"] for d in sources}
@@ -387,8 +381,8 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
         except asyncio.CancelledError:  # the user pressed Stop: the turn runs out in its worker, then is forgotten
             if final_state is None:
                 forgetting = asyncio.get_running_loop().create_task(_forget_when_done(queue, thread_id))
-                FORGETTING.add(forgetting)  # held until done: the loop keeps only a weak reference to a task
-                forgetting.add_done_callback(FORGETTING.discard)
+                parts().background.add(forgetting)  # held until done: the loop keeps only a weak reference to a task
+                forgetting.add_done_callback(parts().background.discard)
             else:
                 await cl.make_async(MemoryStore().forget_turn)(thread_id, final_state.conversation.turn_number)
             raise
@@ -411,7 +405,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
     and still reports the results (then the message's question is not asked)."""
     progress = Progress([e.name for e in elements], owner=user_id)
     store = MemoryStore()
-    UPLOADS.open(progress)
+    parts().uploads.open(progress)
     stopped = False
     try:
         async with cl.Step(name="Uploads", type="tool", default_open=True, show_input="text") as step:
@@ -447,7 +441,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
                 await cl.make_async(store.set_thread_collection)(thread_id, collection)
             step.output = progress.view() + "\n\n" + "\n".join(lines)
     finally:
-        UPLOADS.close(progress)
+        parts().uploads.close(progress)
     text = "**Upload results**\n\n" + "\n".join(lines)
     await cl.Message(content=text, actions=_collection_actions([commands.FLEET] if collection else [])).send()
     if pending:
@@ -534,11 +528,11 @@ async def on_message(message: cl.Message) -> None:
     user_id = _user_id()
     thread_id = cl.context.session.thread_id
     # an over-long message is answered here: it is neither run nor stored (a flood of them must not fill the memory)
-    refused = LIMITS.refusal(cl.context.session.id, user_id) or overlong(message.content, SETTINGS.max_prompt_chars)
+    refused = parts().limits.refusal(cl.context.session.id, user_id) or overlong(message.content, SETTINGS.max_prompt_chars)
     if refused:
         await cl.Message(content=refused).send()
         return
-    with LIMITS.answering(cl.context.session.id):
+    with parts().limits.answering(cl.context.session.id):
         await _answer(message, user_id, thread_id)
 
 
@@ -658,11 +652,11 @@ async def regenerate(action: cl.Action) -> None:
     if not prompt or not recent or recent[-1]["turn_number"] != turn or recent[-1]["user_id"] != user_id:
         await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
         return
-    refused = LIMITS.refusal(session, user_id)
+    refused = parts().limits.refusal(session, user_id)
     if refused:
         await cl.Message(content=refused).send()
         return
-    with LIMITS.answering(session):
+    with parts().limits.answering(session):
         await cl.make_async(MemoryStore().forget_turn)(thread_id, turn)
         await run_turn(prompt, thread_id, user_id)
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,25 +30,31 @@ from chainlit.session import BaseSession
 
 from chat_app.security import UPLOADING
 from chat_app.uploads import holds_device_secrets
-from orchestration.config import get_settings
 from orchestration.engines.secrets import mask_config
 
 LOCK = ".alive"
-_held: list[BinaryIO] = []  # this instance's folder lock, held for the life of the process
 
 
-def use_instance_files_directory() -> Path:
-    root = get_settings().data_dir / "chainlit_files"
+@dataclass(frozen=True)
+class InstanceFiles:
+    """This instance's upload folder and the open lock that marks it alive (held for the life of the process: the
+    server's parts keep it; closed, the next instance's sweep would remove the folder)."""
+
+    folder: Path
+    lock: BinaryIO
+
+
+def use_instance_files_directory(data_dir: Path) -> InstanceFiles:
+    root = data_dir / "chainlit_files"
     root.mkdir(parents=True, exist_ok=True)
     sweep_dead_instances(root)
     folder = root / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True, exist_ok=True)
     lock = (folder / LOCK).open("wb")
     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    _held.append(lock)
     chainlit.config.FILES_DIRECTORY = folder
     setattr(chainlit.server, "FILES_DIRECTORY", folder)  # noqa: B010 (read by name at shutdown)
-    return folder
+    return InstanceFiles(folder, lock)
 
 
 def sweep_dead_instances(root: Path) -> list[Path]:

@@ -11,7 +11,7 @@ start-up, each turn worker before its first turn.
 
 Still kept by their modules (issue 33 moves them next; ``tests/unit/test_module_state.py`` lists them): the
 warehouse and database connections per path, the contract, rule, signature and ontology files read once per path,
-the chat server's own parts, and the settings themselves.
+and the settings themselves. (The chat server's own parts are one object of the chat layer: chat_app/server_parts.py.)
 """
 
 from __future__ import annotations

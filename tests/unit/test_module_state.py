@@ -49,17 +49,10 @@ KNOWN = MEMOS | {
     ('cache', 'orchestration.engines.rule_engine', '_cached_rules'),
     ('cache', 'orchestration.engines.slic_engine', '_cached'),
     ('cache', 'orchestration.warehouse.schema', 'ontology_at'),
-    ('mutated container', 'chat_app.app', 'FORGETTING'),
-    ('mutated container', 'chat_app.files_dir', '_held'),
     ('mutated container', 'orchestration.database', '_engines'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
     ('mutated container', 'orchestration.warehouse.store', '_open'),
-    ('object', 'chat_app.app', 'ELEMENTS'),
-    ('object', 'chat_app.app', 'LIMITS'),
-    ('object', 'chat_app.app', 'REVOKED'),
-    ('object', 'chat_app.app', 'THROTTLE'),
-    ('object', 'chat_app.app', 'UPLOADS'),
     ('slot', 'orchestration.warehouse.store', '_statements'),
 }
 

@@ -61,3 +61,25 @@ def test_rule_views_follow_the_configured_catalog(tmp_path: Path, monkeypatch: p
     get_settings.cache_clear()
     assert category_of("SSH-V2-LOCAL") == "exposure"
     assert "SSH-V2-LOCAL" in rules_by_id() and "SSH-V2" not in rules_by_id()
+
+
+def test_the_chat_servers_parts_are_built_from_settings_and_two_builds_share_nothing(
+        isolated_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the chat server keeps is one object built from the settings (no chat module keeps anything): two builds
+    have their own limits, throttle, uploads and upload folder, and a second build's sweep leaves the first's folder
+    (its lock is held while its parts live)."""
+    import chainlit.config
+    import chainlit.server
+
+    from chat_app.server_parts import build_parts
+
+    for module in (chainlit.config, chainlit.server):  # where Chainlit reads the upload folder: restored after
+        monkeypatch.setattr(module, "FILES_DIRECTORY", module.FILES_DIRECTORY)
+    first, second = build_parts(get_settings()), build_parts(get_settings())
+    assert first.limits is not second.limits and first.throttle is not second.throttle
+    assert first.uploads is not second.uploads and first.background is not second.background
+    assert first.services is not second.services and first.turn_pool is None
+    assert first.files.folder != second.files.folder
+    assert first.files.folder.parent == isolated_data_dir / "chainlit_files" and first.files.folder.exists()
+    assert second.files.folder == chainlit.config.FILES_DIRECTORY
+
