@@ -572,8 +572,7 @@ def evaluate_config(rules: list[Rule], cfg: ParsedConfig, device_type: str | Non
     return [evaluate_rule(rule, cfg, device_type) for rule in rules]
 
 
-def load_rules(path: Path | None = None) -> list[Rule]:
-    path = path or get_settings().contracts_dir / "rules" / "config_rules.yaml"
+def load_rules(path: Path) -> list[Rule]:
     try:
         data: dict[str, Any] = read_yaml(path)
     except (OSError, yaml.YAMLError) as exc:

@@ -110,8 +110,7 @@ def evaluate_device(signatures: list[Signature], facts: DeviceFacts) -> list[Sli
     return [m for s in signatures if (m := evaluate(s, facts)) is not None]
 
 
-def load_signatures(path: Path | None = None) -> list[Signature]:
-    path = path or get_settings().contracts_dir / "rules" / "slic_signatures.yaml"
+def load_signatures(path: Path) -> list[Signature]:
     try:
         raw = read_yaml(path)["signatures"]
         return [Signature.model_validate(s) for s in raw]

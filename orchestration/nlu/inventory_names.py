@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from orchestration.config import Settings, get_settings
+from orchestration.config import Settings
 from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 from orchestration.warehouse.versions import version_stamp
@@ -50,11 +50,10 @@ def _fleet(settings: Settings, key: tuple[str, str, str], cache: NameCache) -> G
 _VISIBLE = "collection <> 'fleet' AND (owner IS NULL OR owner = '' OR owner = ?)"
 
 
-def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = None,
-                        cache: NameCache | None = None) -> Gazetteer:
+def inventory_gazetteer(settings: Settings, viewer: str | None = None, cache: NameCache | None = None) -> Gazetteer:
     """Names of the configured warehouse as ``viewer`` may see them; empty if there is none. ``cache``: where the
     lists are kept between turns (without one, each call reads them)."""
-    settings, cache = settings or get_settings(), cache or NameCache()
+    cache = cache or NameCache()
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return Gazetteer()
     path = settings.warehouse_path
@@ -80,9 +79,8 @@ def inventory_gazetteer(settings: Settings | None = None, viewer: str | None = N
     return cache.keep(key, gaz) if stamp else gaz  # a warehouse without a version stamp (a server) is asked every time
 
 
-def collections_of(devices: list[str], settings: Settings | None = None) -> set[str]:
+def collections_of(devices: list[str], settings: Settings) -> set[str]:
     """The collections the devices are in (an upload's devices are named "<collection>/<hostname>")."""
-    settings = settings or get_settings()
     if not devices:
         return set()
     try:
@@ -93,9 +91,8 @@ def collections_of(devices: list[str], settings: Settings | None = None) -> set[
     return {str(r[0]) for r in rows}
 
 
-def visible_collections(settings: Settings | None = None, viewer: str | None = None) -> list[str]:
+def visible_collections(settings: Settings, viewer: str | None = None) -> list[str]:
     """The upload collections ``viewer`` may switch a thread to (their own, and uploads shared with everyone)."""
-    settings = settings or get_settings()
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return []
     try:

@@ -14,7 +14,6 @@ import pytest
 from orchestration.agents.reflector import reflect
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.nlu.entities import read_entities
-from orchestration.nlu.inventory_names import inventory_gazetteer
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.unit.test_answers import LATEST, sql
@@ -69,8 +68,8 @@ READINGS = [
 
 @pytest.mark.parametrize(("prompt", "etype", "status", "value"), READINGS)
 def test_typed_names_are_read_against_the_inventory(prompt: str, etype: str, status: str, value: str | None,
-                                                    demo_warehouse: Path) -> None:
-    reading = read_entities(prompt, inventory_gazetteer())
+                                                    demo_warehouse: Path, services: Services) -> None:
+    reading = read_entities(prompt, services.names())
     found = [r for r in reading.resolutions if r.entity_type == etype]
     assert len(found) == 1, (prompt, reading.resolutions)
     assert (found[0].status, found[0].value) == (status, value), found[0]
@@ -85,8 +84,8 @@ def test_typed_names_are_read_against_the_inventory(prompt: str, etype: str, sta
     "PCI-DSS scope", "show the top-5 issues", "ISR-4331 routers", "SLIC-SW-002 matches", "is CVE-2023-20198 relevant",
     "which TLS deviations remain on the store firewalls", "compare the branch routers with the data center switches",
 ])
-def test_identifiers_of_other_kinds_are_no_names(prompt: str, demo_warehouse: Path) -> None:
-    reading = read_entities(prompt, inventory_gazetteer())
+def test_identifiers_of_other_kinds_are_no_names(prompt: str, demo_warehouse: Path, services: Services) -> None:
+    reading = read_entities(prompt, services.names())
     assert not [r for r in reading.resolutions if r.entity_type in ("site", "device", "assessment_id")], reading
 
 
