@@ -264,10 +264,11 @@ def narrate(state: AssessmentState, draft: Final, services: Services) -> Final:
 
     task = state.plan.domain_task()
     summary = task.outputs.summary if task else ""
-    if task is None or not summary or summary not in draft.answer or "```" in summary or services.chat_model() is None:
+    model = services.chat_model()
+    if task is None or not summary or summary not in draft.answer or "```" in summary or model is None:
         return draft
     persona = services.contracts.agent(task.owner).persona.strip()
-    text = llm.ask(services.chat_model(), f"You are {persona[0].lower() + persona[1:]}\n\nRewrite this answer for a network engineer in "
+    text = llm.ask(model, f"You are {persona[0].lower() + persona[1:]}\n\nRewrite this answer for a network engineer in "
                    "clear prose. Keep every number, identifier and citation marker exactly as written; add no facts."
                    "\n\nQuestion: " + state.input.user_prompt + "\n\nAnswer: " + summary)
     if not text:

@@ -14,7 +14,7 @@ from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import Rule, get_rules
-from orchestration.interpretation.enterprise import applied, chunks_mentioning, platforms_of, speaks_for
+from orchestration.interpretation.enterprise import applied, chunks_for_rule
 from orchestration.interpretation.findings import (
     _finding,
     deviation_title,
@@ -559,11 +559,8 @@ def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[Retr
     kept = [c for c in chunks if c.metadata.topic == "approved_configurations"]
     rules = rules_by_id()
     standards: dict[str, RetrievedChunk] = {}
-    for rule_id in checks:  # a standard naming the check, else one naming its technology ("NTP") for its platforms
-        technology = rules[rule_id].technology if rule_id in rules else ""
-        platforms = platforms_of([rule_id])
-        for c in chunks_mentioning(kept, rule_id) or ([c for c in chunks_mentioning(kept, technology)
-                                                       if speaks_for(c, platforms)] if len(technology) > 2 else []):
+    for rule_id in checks:
+        for c in chunks_for_rule(kept, rule_id, rules[rule_id].technology if rule_id in rules else None)[0]:
             standards.setdefault(c.metadata.source, c)
     if not standards:
         return out

@@ -139,14 +139,22 @@ def speaks_for(chunk: RetrievedChunk, platforms: set[str]) -> bool:
     return not named or not platforms or any(platforms & set(rules[r].platforms) for r in named)
 
 
+def chunks_for_rule(chunks: list[RetrievedChunk], rule_id: str,
+                    technology: str | None = None) -> tuple[list[RetrievedChunk], str]:
+    """The chunks that speak about a check, and the word they matched on: those naming the rule id; failing that,
+    standards naming its technology ("NTP") and not only other platforms' checks."""
+    named = chunks_mentioning(chunks, rule_id)
+    if named or not technology or len(technology) <= 2:
+        return named, rule_id
+    platforms = platforms_of([rule_id])
+    return [c for c in chunks_mentioning(chunks, technology)
+            if c.metadata.topic == "approved_configurations" and speaks_for(c, platforms)], technology
+
+
 def context_for_rule(chunks: list[RetrievedChunk], rule_id: str, technology: str | None = None) -> list[AppliedContext]:
-    """Chunks that name the rule id; failing that, standards that name its technology and not only other platforms'
-    checks."""
-    hits = [applied(c, rule_id) for c in chunks_mentioning(chunks, rule_id)]
-    if not hits and technology and len(technology) > 2:
-        platforms = platforms_of([rule_id])
-        hits = [applied(c, technology) for c in chunks_mentioning(chunks, technology)
-                if c.metadata.topic == "approved_configurations" and speaks_for(c, platforms)]
+    """The first two documents that speak about a check (``chunks_for_rule``), each with its excerpt."""
+    found, needle = chunks_for_rule(chunks, rule_id, technology)
+    hits = [applied(c, needle) for c in found]
     seen: set[str] = set()
     out = []
     for h in hits:
