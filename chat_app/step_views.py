@@ -95,6 +95,9 @@ def findings_view(outputs: TaskOutputs) -> list[str]:
         lines.append("")
     if outputs.chart_hints:
         lines += ["Charts: " + ", ".join(f"{h.title} ({h.chart_type})" for h in outputs.chart_hints), ""]
+    table = outputs.data_table
+    if table is not None:  # an extension agent's table: its size here, the rows under the answer
+        lines += [f"{table.title}: {plural(len(table.rows), 'row')} of {', '.join(table.columns)}", ""]
     slic = outputs.slic_context
     if slic is not None:
         lines += [f"SLIC: {plural(slic.total_matches, 'match', 'matches')} on {plural(slic.assets_affected, 'device')}"

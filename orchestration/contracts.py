@@ -34,6 +34,19 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class PlannerCondition(Strict):
+    description: str = Field(min_length=1)
+    patterns: list[str] = Field(default_factory=list)
+    entity_types: list[str] = Field(default_factory=list)
+
+    @field_validator("patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for p in patterns:
+            re.compile(p)
+        return patterns
+
+
 class DataDependency(Strict):
     data_path: str = Field(min_length=1)
     provider: str = Field(min_length=1, description="Agent whose task produces this data.")
@@ -48,6 +61,22 @@ class SkillSpec(Strict):
     data_dependencies: list[DataDependency] = Field(default_factory=list)
 
 
+class Provision(Strict):
+    """Data a core agent provides for domain skills: the Planner plans the agent wherever one of them runs (an
+    extension agent says so in its own contract instead of an edit of the domain agents')."""
+
+    skills: list[str] = Field(min_length=1)
+    data_path: str = Field(min_length=1)
+    required: bool = False
+    min_count: int = Field(default=1, ge=0)
+    priority: int = Field(default=2, ge=1)
+    when: str | None = Field(default=None, description="Planner condition; absent = always.")
+
+    def dependency(self, provider: str) -> DataDependency:
+        return DataDependency(data_path=self.data_path, provider=provider, required=self.required,
+                              min_count=self.min_count, priority=self.priority, when=self.when)
+
+
 class AgentContract(Strict):
     name: str = Field(min_length=1)
     node: str = Field(pattern=r"^[a-z][a-z_]*$")
@@ -59,6 +88,9 @@ class AgentContract(Strict):
     consumes: list[str] = Field(default_factory=list, description="Agents this one reads when both are planned.")
     outputs: dict[str, str] = Field(default_factory=dict, description="Model of each task output written.")
     task_description: str = ""
+    provides: list[Provision] = Field(default_factory=list, description="Domain skills a core agent serves.")
+    conditions: dict[str, PlannerCondition] = Field(default_factory=dict,
+                                                    description="Planner conditions of its own, for provides[].when.")
 
     @field_validator("writes")
     @classmethod
@@ -86,19 +118,6 @@ class AgentContract(Strict):
         return f"task.outputs.{key}" in self.writes
 
 
-class PlannerCondition(Strict):
-    description: str = Field(min_length=1)
-    patterns: list[str] = Field(default_factory=list)
-    entity_types: list[str] = Field(default_factory=list)
-
-    @field_validator("patterns")
-    @classmethod
-    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        for p in patterns:
-            re.compile(p)
-        return patterns
-
-
 class PlannerRules(Strict):
     skill_owners: dict[str, str] = Field(min_length=1)
     provider_order: list[str] = Field(min_length=1)
@@ -119,6 +138,10 @@ class ToolContract(Strict):
     description: str = Field(min_length=1)
     parameters: dict[str, Any]
     returns: dict[str, str | ReturnField] = Field(min_length=1, description="Every field of the result, checked on every call.")
+    # an extension's query tool: the Data Query Agent picks it, ahead of its built-in choice, when this condition holds
+    selected_when: str | None = None
+    conditions: dict[str, PlannerCondition] = Field(default_factory=dict,
+                                                    description="Conditions of its own, for selected_when.")
 
     def required_returns(self) -> set[str]:
         return {k for k, v in self.returns.items() if not (isinstance(v, ReturnField) and v.optional)}
@@ -155,6 +178,31 @@ class ContractSet(Strict):
             if contract.node == node:
                 return contract
         raise ContractError(f"no contract for node {node!r}")
+
+    def conditions(self) -> dict[str, PlannerCondition]:
+        """Every named condition: the planner's and those an agent or tool contract declares for itself."""
+        return {**self.planner_rules.conditions, **{n: c for a in self.agents.values() for n, c in a.conditions.items()},
+                **{n: c for t in self.tools.values() for n, c in t.conditions.items()}}
+
+    def extension_conditions(self) -> set[str]:
+        """The conditions under which an agent or tool contract says it answers a question (``provides[].when``,
+        ``selected_when``): where one holds, the question is not refused as outside what the product does."""
+        return {p.when for a in self.agents.values() for p in a.provides if p.when} | {
+            t.selected_when for t in self.tools.values() if t.selected_when}
+
+    def provisions(self, skill: str) -> list[DataDependency]:
+        """What core agents declare they provide for ``skill`` (``provides`` in their contracts)."""
+        return [p.dependency(a.name) for a in self.agents.values() if a.kind == "core" for p in a.provides
+                if skill in p.skills]
+
+    def provider_order(self) -> list[str]:
+        """Core agents in the order they run when several are planned: the planner's list, then the others by name."""
+        listed = self.planner_rules.provider_order
+        return [*listed, *sorted(a.name for a in self.agents.values() if a.kind == "core" and a.name not in listed)]
+
+    def selectable_tools(self) -> list[ToolContract]:
+        """Query tools the Data Query Agent picks by their own condition (``selected_when``), by name."""
+        return [t for _, t in sorted(self.tools.items()) if t.selected_when]
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -233,9 +281,31 @@ def _cross_check(
     for i, provider in enumerate(rules.provider_order):
         if provider not in agents or agents[provider].kind != "core":
             fail("agents/planner.yaml", f"planner_rules.provider_order.{i}", f"{provider!r} is not a core agent")
+    named = dict(rules.conditions)
+    for file, own in [*((f"agents/{a.node}.yaml", a.conditions) for a in agents.values()),
+                      *((f"tools/{t.name}.yaml", t.conditions) for t in tools.values())]:
+        for name, condition in own.items():
+            if name in named:
+                fail(file, f"conditions.{name}", "a condition of this name is declared elsewhere")
+            named[name] = condition
+    for contract in agents.values():
+        for i, provision in enumerate(contract.provides):
+            file = f"agents/{contract.node}.yaml"
+            if contract.kind != "core":
+                fail(file, "provides", f"only a core agent provides data for skills (this one is {contract.kind})")
+            for served in provision.skills:
+                if served not in rules.skill_owners:
+                    fail(file, f"provides.{i}.skills", f"no domain agent owns a skill {served!r}")
+            if provision.when and provision.when not in named:
+                fail(file, f"provides.{i}.when", f"unknown condition {provision.when!r}")
     for tool in tools.values():
         if tool.owner not in agents:
             fail(f"tools/{tool.name}.yaml", "owner", f"unknown agent {tool.owner!r}")
+        if tool.selected_when is not None:
+            if tool.selected_when not in named:
+                fail(f"tools/{tool.name}.yaml", "selected_when", f"unknown condition {tool.selected_when!r}")
+            if tool.kind != "query" or agents[tool.owner].node != "data_query_agent":
+                fail(f"tools/{tool.name}.yaml", "selected_when", "only a query tool of the Data Query Agent is selected")
 
 
 @lru_cache(maxsize=4)

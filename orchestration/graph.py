@@ -34,7 +34,7 @@ from orchestration.agents import (
     planner,
     reflector,
 )
-from orchestration.contracts import ContractSet
+from orchestration.contracts import ContractError, ContractSet
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
 from orchestration.services import Services
 from orchestration.state import (
@@ -149,15 +149,29 @@ def route_after_reflector(state: AssessmentState) -> str:
     return "dispatch" if any(t.status == "pending" for t in state.plan.tasks) else END
 
 
+def task_agents(services: Services) -> dict[str, ModuleType]:
+    """The task agents the graph wires, by node: the built-in ones and those the services were built with. Every
+    task agent's contract needs a module and every module a contract."""
+    agents = {**TASK_AGENTS, **services.agents}
+    for contract in services.contracts.agents.values():
+        if contract.kind in ("core", "domain") and contract.node not in agents:
+            raise ContractError(f"contracts/agents/{contract.node}.yaml: no module is registered for node "
+                                f"{contract.node!r} (orchestration.agents.TASK_AGENTS or build_services(agents=))")
+    for node in agents:
+        services.contracts.by_node(node)  # ContractError naming the node
+    return agents
+
+
 def build_graph(services: Services) -> Any:
     """Compile the turn graph over ``services``."""
+    agents = task_agents(services)
     # LangGraph's add_node overloads cannot infer the input type of our wrapped callables; typed as Any.
     graph: Any = StateGraph(AssessmentState)
     graph.add_node("context_pruner", control_node("context_pruner", context_pruner, services))
     graph.add_node("intent_classifier", control_node("intent_classifier", intent_classifier, services))
     graph.add_node("planner", control_node("planner", planner, services))
     graph.add_node("dispatch", dispatch)
-    for node, module in TASK_AGENTS.items():
+    for node, module in agents.items():
         graph.add_node(node, task_node(node, module, services))
         graph.add_edge(node, "dispatch")
     graph.add_node("answer_composer", control_node("answer_composer", answer_composer, services))
@@ -167,7 +181,7 @@ def build_graph(services: Services) -> Any:
     graph.add_edge("context_pruner", "intent_classifier")
     graph.add_conditional_edges("intent_classifier", route_after_classifier, ["planner", "answer_composer"])
     graph.add_edge("planner", "dispatch")
-    graph.add_conditional_edges("dispatch", route_after_dispatch(services.contracts), [*TASK_AGENTS, "answer_composer"])
+    graph.add_conditional_edges("dispatch", route_after_dispatch(services.contracts), [*agents, "answer_composer"])
     graph.add_edge("answer_composer", "reflector")
     graph.add_conditional_edges("reflector", route_after_reflector, ["dispatch", END])
     return graph.compile()

@@ -15,7 +15,7 @@ import types
 import typing
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from orchestration.vocabulary.scope import AnswerScope, Scope
 from orchestration.vocabulary.severity import Severity
@@ -251,6 +251,27 @@ class AssetTrend(OutputModel):
     issues_delta: int
 
 
+# --- an extension agent --------------------------------------------------------------------------
+Cell = str | int | float | None
+
+
+class DataTable(OutputModel):
+    """What an extension core agent adds to an answer without a model of its own: a titled table, shown under the
+    domain agent's answer and exported with it (the Answer Composer renders any planned task's table)."""
+
+    title: str = Field(min_length=1, max_length=200)
+    columns: list[str] = Field(min_length=1)
+    rows: list[list[Cell]] = Field(default_factory=list)
+    note: str = ""  # what the rows are and are not (a cap, a source), said under the table
+
+    @model_validator(mode="after")
+    def _rows_fit_columns(self) -> DataTable:
+        wrong = next((i for i, r in enumerate(self.rows) if len(r) != len(self.columns)), None)
+        if wrong is not None:
+            raise ValueError(f"row {wrong} has {len(self.rows[wrong])} cells for {len(self.columns)} columns")
+        return self
+
+
 class DomainOutputs(OutputModel):
     """What a domain agent (Config Best Practice, Security Assessment) returns."""
 
@@ -274,6 +295,7 @@ class TaskOutputs(DomainOutputs):
     enterprise_context: EnterpriseContext | None = None
     assessment_context: AssessmentContext | None = None
     slic_context: SlicContext | None = None
+    data_table: DataTable | None = None
 
     @classmethod
     def of(cls, domain: DomainOutputs) -> TaskOutputs:

@@ -17,8 +17,9 @@ and the settings themselves. (The chat server's own parts are one object of the 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from knowledge_base.embeddings import Embedder, load_embedder
@@ -31,7 +32,7 @@ from orchestration.nlu.inventory_names import NameCache, inventory_gazetteer, vi
 from orchestration.nlu.names import Gazetteer
 from orchestration.nlu.router import SemanticRouter
 from orchestration.tools.builtin import BUILTIN_TOOLS
-from orchestration.tools.registry import ToolRegistry
+from orchestration.tools.registry import ToolImpl, ToolRegistry
 from orchestration.warehouse.store import get_warehouse
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Services:
     contracts: ContractSet
     tools: ToolRegistry
     readers: _Readers
+    # task agents beside the built-in ones (orchestration.agents.TASK_AGENTS), by graph node: the graph wires them
+    agents: Mapping[str, ModuleType] = field(default_factory=dict)
     given_chat_model: Any = field(default=None, repr=False, compare=False)
     name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
     _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
@@ -144,12 +147,15 @@ class Services:
 
 def build_services(settings: Settings | None = None, reuse: Services | None = None,
                    chat_model: Any | None = None, threads: int | None = None,
-                   embedder: Embedder | None = None) -> Services:
+                   embedder: Embedder | None = None, agents: Mapping[str, ModuleType] | None = None,
+                   tools: Mapping[str, ToolImpl] | None = None) -> Services:
     """Services over ``settings`` (default: the process's, from the environment). Cheap: what is slow is built on
     first use. ``reuse``: services whose model, router and frame reader these may share when they are built from the
     same model, contracts and corpus (tests over many data directories: the model loads once). ``chat_model``: an LLM to
     use instead of the configured one (tests give a fake). ``threads``: the model's share of the cores (a turn
-    worker's). ``embedder``: a model to use instead of loading the configured one (a test's fake)."""
+    worker's). ``embedder``: a model to use instead of loading the configured one (a test's fake). ``agents`` and
+    ``tools``: implementations beside the built-in ones, by graph node and tool name (each needs its contract in the
+    configured contracts directory)."""
     settings = settings or get_settings()
     contracts = load_contracts_cached(settings.contracts_dir)
     key = _readers_key(settings, threads)
@@ -160,4 +166,5 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
     else:
         readers = _Readers(key, threads)
     return Services(settings=settings, contracts=contracts, readers=readers, given_chat_model=chat_model,
-                    tools=ToolRegistry(contracts, BUILTIN_TOOLS, lambda: get_warehouse(settings)))
+                    agents=dict(agents or {}),
+                    tools=ToolRegistry(contracts, {**BUILTIN_TOOLS, **(tools or {})}, lambda: get_warehouse(settings)))

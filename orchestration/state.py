@@ -252,6 +252,7 @@ class Intent(StateModel):
 class RequiredData(StateModel):
     data_path: str
     skill: str
+    provider: str | None = None  # the agent whose task delivers it (None in turns stored before it was recorded)
     min_count: int = 0
     priority: int = 1
     required: bool = True

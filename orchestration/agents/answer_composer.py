@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from orchestration.agents.evidence import gather
+from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import without_orders
 from orchestration.interpretation.findings import devices
 from orchestration.interpretation.generic_answers import CITE_MARK
@@ -21,6 +22,8 @@ from orchestration.outputs import Finding, RetrievedChunk
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Citation, Final, StateUpdate, Task, shown_document
 from orchestration.vocabulary.scope import AnswerScope
+
+TABLE_ROWS = 50  # of an extension agent's table, shown in the chat
 
 
 class _Citations:
@@ -88,6 +91,22 @@ def _device_evidence(findings: list[Finding], several: bool = False) -> list[str
         if f.recommendation:
             lines.append("  - fix:\n\n" + code_block(f.recommendation, 4))
     return lines
+
+
+def _extension_tables(state: AssessmentState) -> list[str]:
+    """The table each planned agent without a model of its own added (``task.outputs.data_table``), under its name."""
+    parts: list[str] = []
+    for task in state.plan.tasks:
+        table = task.outputs.data_table
+        if table is None or task.kind == "domain":
+            continue
+        shown = table.rows[:TABLE_ROWS]
+        parts += ["", f"**{table.title}** ({task.owner})", "", markdown.table(table.columns, shown)]
+        cut = f"The first {len(shown)} of {len(table.rows)} rows; the exported trace holds every row. " \
+            if len(shown) < len(table.rows) else ""
+        if cut or table.note:
+            parts += ["", f"*{cut}{table.note}*".replace("**", "")]
+    return parts
 
 
 def _covered(state: AssessmentState) -> AnswerScope | None:
@@ -218,6 +237,7 @@ def compose(state: AssessmentState) -> Final:
     if out.asset_trend:
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
         parts += [f"| {a.asset_id} | {a.direction} | {a.issues_delta:+d} |" for a in out.asset_trend[:12]]
+    parts += _extension_tables(state)
     if out.chart_hints:
         parts += ["", "Charts: " + "; ".join(c.title for c in out.chart_hints) + " (shown below the answer)."]
     applied = [(e, f.id) for f in findings for e in f.enterprise_context_applied]

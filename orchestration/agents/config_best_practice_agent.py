@@ -9,14 +9,25 @@ Missing required data gives a qualified answer with data gaps, never invented fi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
+from orchestration.contracts import ToolContract
 from orchestration.enforcement import TaskResult
-from orchestration.interpretation import answer_forms, empty_scope, findings, generic_answers, slic_insights
+from orchestration.interpretation import (
+    answer_forms,
+    empty_scope,
+    findings,
+    generic_answers,
+    slic_insights,
+    tool_rows,
+)
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
 from orchestration.tools.results import (
+    RESULT_MODELS,
     AnalysisResult,
     ComparisonResult,
     IssueTrackingResult,
@@ -30,8 +41,10 @@ def _led(outputs: DomainOutputs, lead: str | None) -> DomainOutputs:
     return outputs.evolve(summary=f"{lead}\n\n{outputs.summary}") if lead else outputs
 
 
-def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str) -> DomainOutputs | None:
-    """Findings from whichever tool answered, or None when the context holds no usable result."""
+def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str,
+                         tools: Mapping[str, ToolContract]) -> DomainOutputs | None:
+    """Findings from whichever tool answered (an extension's tool: its rows as it returned them), or None when the
+    context holds no usable result."""
     report = evidence.report_data
     intent = state.intent
     presentation = intent.domain_details.presentation_requirement
@@ -66,7 +79,8 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     if rows is not None:
         formed = answer_forms.answer(rows, intent.frame, chunks, prefix)
         return formed if formed is not None else findings.from_sql(rows, prefix)
-    return None
+    extension = next((name for name in report if name not in RESULT_MODELS and name in tools), None)
+    return tool_rows.tabulated(tools[extension], report[extension]) if extension else None
 
 
 def with_gaps(outputs: DomainOutputs, evidence: Evidence) -> DomainOutputs:
@@ -97,7 +111,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit)
     else:
-        outputs = interpret_assessment(state, evidence, "CFG")
+        outputs = interpret_assessment(state, evidence, "CFG", services.contracts.tools)
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
     outputs = with_gaps(focused(outputs, state, evidence), evidence)

@@ -1,8 +1,8 @@
 """Data Query Agent (DESIGN §6.2): picks one allowlisted tool, binds its parameters from entities,
 calls it, and writes the canonical ``assessment_context``. Contract: contracts/agents/data_query_agent.yaml.
 
-Selection is deterministic and ordered, from the facets the Intent Classifier read off the request:
-open/persistent issues -> issue tracking; change, trend or delta -> comparison; otherwise analysis, whose
+Selection is deterministic and ordered. An extension's query tool comes first when the condition its contract names
+(``selected_when``) holds; then, from the facets the Intent Classifier read off the request: open/persistent issues -> issue tracking; change, trend or delta -> comparison; otherwise analysis, whose
 ``query_type`` follows the facets (exceptions, per-asset breakdowns, technology breakdowns,
 severity/product filters, else summary). Questions the tools do not cover go to the guarded SQL path,
 itself a registered tool; the inventory rows of named devices or sites come from ``inventory_tool``.
@@ -18,10 +18,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.contracts import ContractSet
 from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
+from orchestration.nlu.facets import condition_holds
 from orchestration.outputs import (
     AssessmentContext,
     ContextAssets,
@@ -147,6 +149,26 @@ def select_tool(intent: Intent) -> ToolChoice:
     return ToolChoice("assessment_analysis_tool", params, reason, bindings)
 
 
+def contract_choice(intent: Intent, contracts: ContractSet, scope: dict[str, Any], viewer: str,
+                    collection: str) -> ToolChoice | None:
+    """An extension's query tool whose own condition holds (``selected_when`` in its contract), with the parameters its
+    schema declares bound from the request: the built-in choice below knows nothing of it."""
+    conditions = contracts.conditions()
+    for tool in contracts.selectable_tools():
+        when = str(tool.selected_when)
+        if not condition_holds(when, conditions[when], intent):
+            continue
+        named = [e.value for e in intent.entities if e.type == "assessment_id" and e.source != "unresolved"]
+        offered = {"scope": (scope, "entities"), "assessment_id": (named[0] if named else "latest", "entity assessment_id"
+                                                                   if named else "the latest run"),
+                   "viewer": (viewer, "the user asking"), "collection": (collection, "the conversation's collection")}
+        declared = tool.parameters.get("properties", {})
+        return ToolChoice(tool.name, {k: v for k, (v, _) in offered.items() if k in declared},
+                          f"{when}: {conditions[when].description.strip()}",
+                          {k: why for k, (_, why) in offered.items() if k in declared})
+    return None
+
+
 def _context(choice: ToolChoice, report: dict[str, Any] | None, errors: list[ToolNote], intent: Intent,
              source_path: str, inventory: list[InventoryRow], covered: AnswerScope | None) -> AssessmentContext:
     return AssessmentContext(
@@ -209,11 +231,14 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
-def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
+def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str, contracts: ContractSet,
             form_required: bool = False) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
     expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
     uploads are the only ones a named assessment id may reach; ``form_required``: the Reflector's replan."""
+    extension = contract_choice(intent, contracts, scope, viewer, collection)
+    if extension is not None:
+        return extension, "mcp"
     plan = sql_plan_for(intent, scope, collection, form_required) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
@@ -230,7 +255,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     intent = state.intent
     scope, _ = scope_for(intent)
     choice, source_path = _choose(intent, scope, state.input.user_id, state.conversation.collection,
-                                  task.directive == "question_form")
+                                  services.contracts, task.directive == "question_form")
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id) if source_path == "sql" \
         else _call_with_memory(choice, task, services)
     call = outcome.call

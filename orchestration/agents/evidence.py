@@ -17,14 +17,9 @@ from orchestration.outputs import (
     EnterpriseContext,
     RetrievedChunk,
     SlicContext,
+    TaskOutputs,
 )
 from orchestration.state import AssessmentState, Task
-
-OUTPUT_OWNERS = {
-    "assessment_context": "Data Query Agent",
-    "enterprise_context": "Knowledge Agent",
-    "slic_context": "SLIC Agent",
-}
 
 
 @dataclass(frozen=True)
@@ -65,26 +60,23 @@ def _count(value: Any) -> int:
 
 def gather(state: AssessmentState, task: Task) -> Evidence:
     """Collect upstream outputs and check them against the task's required data."""
-    delivered: dict[str, Any] = {}
-    failures: dict[str, str] = {}
-    for key, owner in OUTPUT_OWNERS.items():
-        upstream = state.plan.task_for(owner)
-        if upstream is None:
-            continue
-        delivered[key] = getattr(upstream.outputs, key)
-        if upstream.status == "failed":
-            failures[key] = upstream.error or "failed"
     missing_required: list[str] = []
     missing_optional: list[str] = []
     for need in task.required_data:
         head, *rest = need.data_path.split(".")
-        if _count(_resolve(delivered.get(head), rest)) >= max(need.min_count, 1):
+        upstream = state.plan.task_for(need.provider) if need.provider else next(
+            (t for t in state.plan.tasks if head in t.outputs.model_fields_set), None)
+        value = getattr(upstream.outputs, head, None) if upstream else None
+        if _count(_resolve(value, rest)) >= max(need.min_count, 1):
             continue
-        reason = failures.get(head, "no data returned")
-        text = f"{need.data_path} (from {OUTPUT_OWNERS.get(head, '?')}): {reason}"
+        reason = (upstream.error or "failed") if upstream and upstream.status == "failed" else "no data returned"
+        text = f"{need.data_path} (from {need.provider or (upstream.owner if upstream else '?')}): {reason}"
         (missing_required if need.required else missing_optional).append(text)
-    return Evidence(delivered.get("assessment_context"), delivered.get("enterprise_context"),
-                    delivered.get("slic_context"), missing_required, missing_optional)
+    outputs = {t.owner: t.outputs for t in state.plan.tasks}
+    empty = TaskOutputs()
+    return Evidence(outputs.get("Data Query Agent", empty).assessment_context,
+                    outputs.get("Knowledge Agent", empty).enterprise_context,
+                    outputs.get("SLIC Agent", empty).slic_context, missing_required, missing_optional)
 
 
 def qualified_outputs(evidence: Evidence, goal: str, reason: str | None = None) -> DomainOutputs:

@@ -105,12 +105,15 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
 def with_facets(intent: Intent, text: str, services: Services) -> Intent:
     """The intent with the facets and the question frame of the request it answers (``text``: the effective
     request; a follow-up's entities carried from the conversation are filters of its frame as well)."""
-    conditions = services.contracts.planner_rules.conditions
+    conditions = services.contracts.conditions()
     unknown = [r.mention.upper() for r in intent.name_resolutions if r.entity_type == "device" and r.status == "unknown"]
     readable = text.strip() and not overlong(text, services.settings.max_prompt_chars)  # an overlong one was answered
     frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if readable else QuestionFrame()
-    return intent.evolve(facets=read_facets(text, intent.domain_details.presentation_requirement, conditions),
-                         frame=frame)
+    facets = read_facets(text, intent.domain_details.presentation_requirement, conditions)
+    if frame.ask == "not_answerable" and set(facets.planner_conditions) & services.contracts.extension_conditions():
+        # an extension's agent or tool declared it answers this ("plan the upgrade waves"): not refused, its rows
+        frame = frame.evolve(ask="list", cannot=None)
+    return intent.evolve(facets=facets, frame=frame)
 
 
 KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters

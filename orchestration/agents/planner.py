@@ -1,23 +1,19 @@
 """Planner node (DESIGN §5): a deterministic plan from the domain agent's declared data dependencies.
 
-The chosen skill's dependencies (``contracts/agents/<domain agent>.yaml``) decide which core agents
-run; ``when:`` conditions come from ``planner_rules.conditions`` in ``contracts/agents/planner.yaml``.
+The chosen skill's dependencies (``contracts/agents/<domain agent>.yaml``) and what other core agents declare
+they provide for it (``provides`` in their own contracts: an extension agent) decide which core agents run;
+``when:`` conditions come from ``planner_rules.conditions`` in ``contracts/agents/planner.yaml`` or from the
+contract that declares them.
 Dependencies between core agents come from their ``consumes`` lists. The planner declares
 ``required_data[]`` and does not check availability. Contract: contracts/agents/planner.yaml.
 """
 
 from __future__ import annotations
 
-from orchestration.contracts import ContractSet, PlannerCondition
+from orchestration.contracts import ContractSet
+from orchestration.nlu.facets import condition_holds
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Plan, RequiredData, StateUpdate, Task
-
-
-def condition_holds(name: str, condition: PlannerCondition, intent: Intent) -> bool:
-    """The prompt matched the condition's patterns (read by the classifier into facets), or an entity of its types."""
-    if name in intent.facets.planner_conditions:
-        return True
-    return any(e.type in condition.entity_types for e in intent.entities)
 
 
 def _describe(template: str, intent: Intent) -> str:
@@ -31,13 +27,13 @@ def build_plan(intent: Intent, contracts: ContractSet) -> Plan:
     skill = intent.domain_details.skill
     if skill is None:
         raise ValueError("the planner needs a classified skill; the clarification gate should have answered")
-    rules = contracts.planner_rules
-    domain = contracts.agent(rules.skill_owners[skill])
+    domain = contracts.agent(contracts.planner_rules.skill_owners[skill])
+    conditions = contracts.conditions()
     deps = [
-        d for d in domain.skills[skill].data_dependencies
-        if d.when is None or condition_holds(d.when, rules.conditions[d.when], intent)
+        d for d in [*domain.skills[skill].data_dependencies, *contracts.provisions(skill)]
+        if d.when is None or condition_holds(d.when, conditions[d.when], intent)
     ]
-    providers = [p for p in rules.provider_order if any(d.provider == p for d in deps)]
+    providers = [p for p in contracts.provider_order() if any(d.provider == p for d in deps)]
     ids = {name: f"T{i + 1}" for i, name in enumerate([*providers, domain.name])}
 
     tasks: list[Task] = []
@@ -60,7 +56,7 @@ def build_plan(intent: Intent, contracts: ContractSet) -> Plan:
         skill=skill,
         depends_on=[ids[p] for p in providers],
         required_data=[
-            RequiredData(data_path=d.data_path, skill=skill, min_count=d.min_count, priority=d.priority,
+            RequiredData(data_path=d.data_path, skill=skill, provider=d.provider, min_count=d.min_count, priority=d.priority,
                          required=d.required)
             for d in deps
         ],

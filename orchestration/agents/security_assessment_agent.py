@@ -74,7 +74,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                                          state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     else:
-        outputs = interpret_assessment(state, evidence, "SEC")
+        outputs = interpret_assessment(state, evidence, "SEC", services.contracts.tools)
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
             outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import Rule, get_rules
+from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import applied, chunks_for_rule
 from orchestration.interpretation.findings import (
     _finding,
@@ -46,18 +46,6 @@ from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
 RP = "assessment_context.report_data.sql_path.rows"
-
-
-def _cell(value: Any, limit: int = 80) -> str:
-    text = "—" if value is None or value == "" else str(value)
-    text = text.replace("|", "/").replace("\n", "; ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _table(head: list[str], rows: list[list[Any]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _pct(part: int, whole: int) -> float:
@@ -250,10 +238,10 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
                  f"{', '.join(unassessed[:10])}{' …' if len(unassessed) > 10 else ''}.")
     shown = rows[:SHOWN]
     if clean:  # their failure counts are zero by definition: the checks each was judged on say more
-        table = _table(["#", "Device", "Site", "Type", "Software", "Checks judged in the run"],
+        table = markdown.table(["#", "Device", "Site", "Type", "Software", "Checks judged in the run"],
                        [[i, r.asset_id, r.site, r.device_type, r.software, r.checks] for i, r in enumerate(shown, 1)])
     else:
-        table = _table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
+        table = markdown.table(["#", "Device", "Site", "Type", "Software", "Failed", "Critical", "High", "Failing rules"],
                        [[i, r.asset_id, r.site, r.device_type, r.software,
                          *((r.failed, r.critical, r.high, r.failing_rules or "none")
                            if r.was_assessed else ("not assessed", "", "", ""))] for i, r in enumerate(shown, 1)])
@@ -343,7 +331,7 @@ def _group_compare(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs
             first += (f" The lowest pass rate is **{lowest.group_key}**'s: {lowest.pass_rate}% ({lowest.failed} failed of "
                       f"{lowest.checks:,}).")
         first += f" {shown} ({run}):"
-    table = _table([label.capitalize(), "Devices", "Checks", "Failed", "Pass rate", "Critical", "Devices failing"],
+    table = markdown.table([label.capitalize(), "Devices", "Checks", "Failed", "Pass rate", "Critical", "Devices failing"],
                    [[r.group_key, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.devices_failing]
                     for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), label + 's')}",
@@ -378,7 +366,7 @@ def _run_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
             head = (f"{said}: the pass rate went from {first.pass_rate}% ({first.run_date}) to "
                     f"{last.pass_rate}% ({last.run_date}), {delta:+.1f} points; failed checks {first.failed:,} → "
                     f"{last.failed:,} over {len(rows)} runs.")
-    table = _table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
+    table = markdown.table(["Run", "Date", "Devices", "Checks", "Failed", "Pass rate", "Critical", "High"],
                    [[r.assessment_id, r.run_date, r.devices, r.checks, r.failed, f"{r.pass_rate}%", r.critical, r.high]
                     for r in rows])
     return DomainOutputs(summary=f"{head}\n\n{table}", statistics={
@@ -394,10 +382,10 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     n = len(rows)
     ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
-    table = _table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
+    table = markdown.table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
                    [[r.exception_id, f"{r.rule_id} — {r.title}", r.sites, r.device_type, day(r.expires_on),
                      r.devices_covered, r.approved_by, r.source_document] for r in rows[:SHOWN]])
-    reasons = "\n".join(f"- {r.exception_id}: {_cell(r.reason, 240)}" for r in rows[:10])
+    reasons = "\n".join(f"- {r.exception_id}: {markdown.cell(r.reason, 240)}" for r in rows[:10])
     return DomainOutputs(summary=f"{first}\n\n{table}\n\nWhy each was approved:\n\n{reasons}",
                          statistics={"row_count": n})
 
@@ -449,7 +437,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
         first += (f" {', '.join(unjudged)} {'is' if len(unjudged) == 1 else 'are'} not judged on {device} "
                   f"({rows[0].platform}): {'that check does' if len(unjudged) == 1 else 'those checks do'} not "
                   "apply to its platform.")
-    table = _table(["Rule", "Check", "Verdict", "Severity", "Exception"],
+    table = markdown.table(["Rule", "Check", "Verdict", "Severity", "Exception"],
                    [[r.rule_id, r.title, r.status, r.severity,
                      f"{r.exception_id} (expires {day(r.expires_on)})" if r.exception_id else "—"] for r in rows])
     counts = {r.rule_id: [device] for r in failing}
@@ -517,7 +505,7 @@ def _signature_matches(result: SqlPathResult, frame: QuestionFrame) -> DomainOut
     lead = devices(len(boxes)) if frame.ask in ("count", "list") else "Yes"  # "how many …": the number, "any …?": yes
     first = (f"**{lead}** — {titles} matched on {devices(len(boxes))} in {when}: "
              f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
-    table = _table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
+    table = markdown.table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
                    [[r.signature_id, r.asset_id, r.site, r.severity, r.assessment_id, r.evidence] for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), 'matches')}",
                          statistics={"row_count": len(rows), "devices_listed": boxes})
@@ -545,7 +533,7 @@ def _rule_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
     items = ", ".join(f"**{r.rule_id}** ({r.before_devices} → {r.after_devices} devices)" for r in rows[:8])
     first = (f"**{total} {'check' if total == 1 else 'checks'}** {said.removeprefix('checks ')}, {span}: {items}"
              f"{f' and {total - 8} more' if total > 8 else ''}.")
-    table = _table(["Rule", "Check", "Severity", "Failing devices before", "Failing devices after", "Change"],
+    table = markdown.table(["Rule", "Check", "Severity", "Failing devices before", "Failing devices after", "Change"],
                    [[r.rule_id, r.title, r.severity, r.before_devices, r.after_devices, f"{r.change:+d}"]
                     for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'checks')}",
@@ -588,7 +576,7 @@ def _clean_rules(result: SqlPathResult) -> DomainOutputs:
     first = (f"**{total} of the {judged} checks** judged in this scope pass on every device judged on them ({run}): "
              + _names([r.rule_id for r in rows], 12) + "."
              + (f" {_names(few, 6)} {'is' if len(few) == 1 else 'are'} judged on one device only." if few else ""))
-    table = _table(["#", "Check", "Title", "Severity", "Devices judged"],
+    table = markdown.table(["#", "Check", "Title", "Severity", "Devices judged"],
                    [[i, r.rule_id, r.title or "", r.severity or "", r.judged] for i, r in enumerate(rows[:SHOWN], 1)])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'checks')}",
                          statistics={"row_count": len(rows), "total": total})
@@ -622,7 +610,7 @@ def _last_assessed(result: SqlPathResult) -> DomainOutputs:
         if never:
             parts.append(f"never: {_names([r.asset_id for r in never], 6)}")
         first += ("; last assessed earlier: " + "; ".join(parts) if parts else "") + "."
-    table = _table(["Device", "Site", "Last assessed in", "Date"],
+    table = markdown.table(["Device", "Site", "Last assessed in", "Date"],
                    [[r.asset_id, r.site, r.assessment_id or "never", day(r.started_at) or "—"] for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), len(rows), 'devices')}",
                          statistics={"row_count": len(rows)})
@@ -679,7 +667,7 @@ def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
                                                                    if rows else ""))
         if rows:
             cut = f" (the first {len(rows)} of {n:,})" if n > len(rows) else ""
-            tables.append(f"{name.capitalize()} checks{cut}:\n\n" + _table(
+            tables.append(f"{name.capitalize()} checks{cut}:\n\n" + markdown.table(
                 ["#", "Device", "Check", "Severity"],
                 [[i, r.asset_id, f"{r.rule_id} — {deviation_title(r.rule_id, r.title)}", r.severity]
                  for i, r in enumerate(rows[:SHOWN], 1)]))
@@ -710,7 +698,7 @@ def comparison_lead(result: ComparisonResult, frame: QuestionFrame, changes: Seq
             if not rows:
                 parts.append(head + ".")
                 continue
-            table = _table(["#", "Device", "Change in failed checks"],
+            table = markdown.table(["#", "Device", "Change in failed checks"],
                            [[i, a.asset_id, f"{a.issues_delta:+d}"] for i, a in enumerate(rows, 1)])
             cut = (f"\n\nThe comparison keeps the {len(rows)} largest changes of {n}; the export of the trace has "
                    "the tool's full result." if n > len(rows) else "")

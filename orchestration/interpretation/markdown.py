@@ -8,6 +8,7 @@ marker inside code, every marker backed by a listed source, no table row left ou
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -45,6 +46,20 @@ def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
             header, body = out[-1]
             (body.append(row) if header else header.extend(row))
     return out
+
+
+def cell(value: object, limit: int = 80) -> str:
+    """A value as one table cell: never a ``|`` or line break that would end the cell or the row."""
+    text = "—" if value is None or value == "" else str(value)
+    text = text.replace("|", "/").replace("\n", "; ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table (a header row, then the rows as they are: nothing is sorted or cut here)."""
+    lines = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def code_block(text: str, indent: int = 0) -> str:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from orchestration.contracts import PlannerCondition
 from orchestration.engines.rule_engine import get_rules
-from orchestration.state import Facets
+from orchestration.state import Facets, Intent
 from orchestration.warehouse.schema import Ontology, get_ontology
 
 _I = re.IGNORECASE
@@ -195,3 +195,11 @@ def read_facets(text: str, presentation: str = "narrative",
         planner_conditions=sorted(name for name, c in (conditions or {}).items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),
     )
+
+
+def condition_holds(name: str, condition: PlannerCondition, intent: Intent) -> bool:
+    """A named condition (the planner's, or one an agent or tool contract declares) holds for this request: the
+    prompt matched its patterns (read above into ``planner_conditions``), or an entity of its types was named."""
+    if name in intent.facets.planner_conditions:
+        return True
+    return any(e.type in condition.entity_types for e in intent.entities)
