@@ -21,6 +21,7 @@ from typing import Any
 
 from benchmarks.chat import burst, free_port, serve, warm
 from benchmarks.postgres import fresh_database, throwaway_cluster
+from orchestration.services import build_services
 from orchestration.warehouse.build import build_demo_warehouse
 
 
@@ -49,7 +50,7 @@ def replicas(sessions: int = 20, questions: int = 5, timeout: float = 120, datab
              report: Callable[[str], None] = print) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="assess-replicas-"))
     try:
-        build_demo_warehouse(root / "warehouse.duckdb")
+        build_demo_warehouse(root / "warehouse.duckdb", build_services().catalog)
         results: dict[str, Any] = {}
         with _database(database_url) as server:
             for label, workers, shared_database in CONFIGURATIONS:

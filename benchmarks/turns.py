@@ -113,10 +113,10 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
         target.mkdir(parents=True, exist_ok=True)
         with using_data_dir(target) as data_dir:
             close_warehouses()
-            if not (data_dir / "warehouse.duckdb").exists():
-                build = build_demo_warehouse(data_dir / "warehouse.duckdb", devices=n, runs=runs)
-                report(f"built {build.devices:,} devices, {build.results:,} results over {runs} runs in {build.seconds:.1f} s")
             services = build_services()
+            if not (data_dir / "warehouse.duckdb").exists():
+                build = build_demo_warehouse(data_dir / "warehouse.duckdb", services.catalog, devices=n, runs=runs)
+                report(f"built {build.devices:,} devices, {build.results:,} results over {runs} runs in {build.seconds:.1f} s")
             ensure_seed_index(services.knowledge())
             report(f"{n:,} devices ({data_dir}):")
             try:

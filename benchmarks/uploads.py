@@ -19,6 +19,7 @@ import duckdb
 
 from orchestration.config import get_settings, using_data_dir
 from orchestration.engines.judgement import judge
+from orchestration.services import build_services
 from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.user_configs import assess_files, check_config_text, command_line_workers
 
@@ -45,7 +46,8 @@ def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
     """Print and return configs/s end to end — the ``assess assess-configs`` command as a user runs it (a process of
     its own: Python's start, its imports, reading the folder, worker processes, one per core) and the chat server's
     upload (in process, one process) — and for parse + rules alone (medians of ``repeat``)."""
-    source = get_settings().warehouse_path
+    services = build_services()
+    source, rules = services.settings.warehouse_path, services.catalog.rules.rules
     if not source.exists():
         raise SystemExit(f"no warehouse at {source}; run 'assess demo build' first")
     files = fleet_configs(source, count)
@@ -55,13 +57,14 @@ def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
         for name, data in files:  # the floor: what every upload must do at least, nothing written, one core
             text, _, verdict = check_config_text(name, data)
             if text is not None:
-                judge(name, text, None, verdict)
+                judge(name, text, rules, None, verdict)
         timings["floor"].append(time.perf_counter() - started)
         timings["command line"].append(_command(source, files))
         with tempfile.TemporaryDirectory() as tmp, using_data_dir(Path(tmp)):
-            shutil.copy(source, get_settings().warehouse_path)
+            settings = get_settings()
+            shutil.copy(source, settings.warehouse_path)
             started = time.perf_counter()
-            report = assess_files(files, owner="bench")
+            report = assess_files(files, services.catalog, settings, owner="bench")
             timings["chat"].append(time.perf_counter() - started)
             close_warehouses()
         assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])

@@ -13,7 +13,10 @@ from typing import Any
 
 import duckdb
 
+from orchestration.catalog import Catalog
 from orchestration.nlu.facets import read_facets
+from orchestration.ontology import Ontology
+from orchestration.services import build_services
 from orchestration.state import Intent
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
@@ -21,8 +24,7 @@ from orchestration.tools.issue_tracking_tool import track
 from orchestration.tools.scope import scope_for
 from orchestration.tools.sql_plan import plan_sql
 from orchestration.warehouse.build import build_demo_warehouse
-from orchestration.warehouse.schema import get_ontology
-from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.sql_path import GuardedStatements, run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 
 SQLITE_INDEXES = [
@@ -32,9 +34,8 @@ SQLITE_INDEXES = [
 ]
 
 
-def export_sqlite(duck_path: Path, sqlite_path: Path) -> None:
+def export_sqlite(duck_path: Path, sqlite_path: Path, ontology: Ontology) -> None:
     """Copy every table to SQLite (config text left out: no query reads it and it would dominate the copy)."""
-    ontology = get_ontology()
     sqlite_path.unlink(missing_ok=True)
     src = duckdb.connect(str(duck_path), read_only=True)
     dst = sqlite3.connect(sqlite_path)
@@ -71,19 +72,23 @@ def _time(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(samples)
 
 
-def _workload(w: Warehouse) -> dict[str, Callable[[], Any]]:
+def _workload(w: Warehouse, catalog: Catalog) -> dict[str, Callable[[], Any]]:
+    statements = GuardedStatements(catalog.ontology)
+
     def sql(prompt: str, entities: list[dict[str, Any]]) -> Callable[[], Any]:
-        plan = plan_sql(read_facets(prompt), scope_for(Intent.model_validate({"entities": entities}))[0])
+        plan = plan_sql(read_facets(prompt, catalog), scope_for(Intent.model_validate({"entities": entities}))[0],
+                        catalog.ontology)
         assert plan is not None, prompt
         latest = w.query("SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1").rows[0][0]
         params = [latest, *plan.params] if plan.assessment_id else plan.params
-        return lambda: run_sql(w, plan.sql, params)
+        return lambda: run_sql(w, plan.sql, params, statements)
 
     return {
-        "analysis(summary)": lambda: analyse(w, "summary"),
+        "analysis(summary)": lambda: analyse(w, "summary", catalog=catalog),
         "analysis(filtering critical, production routers)": lambda: analyse(
-            w, "filtering", severity_filter="critical", scope={"environment": "production", "device_type": "router"}),
-        "analysis(assets) site HQ": lambda: analyse(w, "assets", scope={"sites": ["HQ"]}),
+            w, "filtering", severity_filter="critical", scope={"environment": "production", "device_type": "router"},
+            catalog=catalog),
+        "analysis(assets) site HQ": lambda: analyse(w, "assets", scope={"sites": ["HQ"]}, catalog=catalog),
         "comparison(latest vs previous)": lambda: compare(w, "latest", "previous", "assets"),
         "issue_tracking(persistent, critical)": lambda: track(w, "persistent", "since_prior", priority="critical"),
         "sql: IOS-XE versions at Branch-05": sql("Which IOS-XE versions run at Branch-05?",
@@ -98,19 +103,20 @@ def run_benchmark(devices: int = 10_000, runs: int = 3, repeat: int = 5, workdir
     workdir = workdir or Path(tempfile.mkdtemp(prefix="assess-bench-"))
     duck_path, sqlite_path = workdir / "warehouse.duckdb", workdir / "warehouse.sqlite"
     report(f"building a {devices:,}-device warehouse with {runs} assessment runs in {workdir} …")
-    build = build_demo_warehouse(duck_path, devices=devices, runs=runs)
+    catalog = build_services().catalog
+    build = build_demo_warehouse(duck_path, catalog, devices=devices, runs=runs)
     report(f"  built in {build.seconds:.1f} s: {build.devices:,} devices, {build.sites:,} sites, "
            f"{build.results:,} results, {build.slic_results:,} SLIC results, {build.events:,} events "
            f"({build.devices * runs / build.seconds:,.0f} configs assessed per second)")
     started = time.perf_counter()
-    export_sqlite(duck_path, sqlite_path)
+    export_sqlite(duck_path, sqlite_path, catalog.ontology)
     report(f"  SQLite copy in {time.perf_counter() - started:.1f} s (with indexes on the filtered columns)")
     duck, lite = DuckDBWarehouse(duck_path), SQLiteWarehouse(sqlite_path)
     rows = []
     report(f"\n{'query':<52} {'DuckDB ms':>10} {'SQLite ms':>10} {'ratio':>7}")
-    for name, fn in _workload(duck).items():
+    for name, fn in _workload(duck, catalog).items():
         d = _time(fn, repeat)
-        s = _time(_workload(lite)[name], repeat)
+        s = _time(_workload(lite, catalog)[name], repeat)
         rows.append({"query": name, "duckdb_ms": round(d, 1), "sqlite_ms": round(s, 1), "sqlite_over_duckdb": round(s / d, 1)})
         report(f"{name:<52} {d:>10.1f} {s:>10.1f} {s / d:>6.1f}x")
     duck.close()

@@ -252,7 +252,7 @@ class StepRenderer:
                 await step.send()
                 self.open[task.id] = step
             return
-        label = node_label(event.node)
+        label = node_label(event.node, app_services().contracts)
         if isinstance(plan, Plan) and event.task_ids and plan.tasks:  # a task agent finished its task
             task = plan.tasks[0]
             opened = self.open.pop(task.id, None)
@@ -507,7 +507,9 @@ def _process_uploads(documents: dict[Path, str], configs: list[tuple[str, bytes]
             if not progress.is_cancelled(name):
                 show(name, "assessing")
         try:
-            report = assess_files(configs, owner=user_id, cancelled=progress.is_cancelled)
+            services = app_services()
+            report = assess_files(configs, services.catalog, services.settings, owner=user_id,
+                                  cancelled=progress.is_cancelled)
             lines += [f"- {'✓' if f.ok else '✗'} {f.message}" for f in report.files]
             lines += [f"- ⚠ {w}" for w in report.warnings]
             if report.assessment_id and report.collection:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import re
 
-from orchestration.contracts import ContractError, get_contracts
+from orchestration.contracts import ContractError, ContractSet
 from orchestration.outputs import EnterpriseContext
 from orchestration.state import AssessmentState, Citation
 
 
-def node_label(node: str) -> str:
+def node_label(node: str, contracts: ContractSet) -> str:
     """A node's step name: its agent's name from the agent contracts (one list: the graph, the contracts and the
     chat agree); a node no agent owns (``dispatch``) by its own name."""
     try:
-        return get_contracts().by_node(node).name
+        return contracts.by_node(node).name
     except ContractError:
         return node
 

@@ -91,22 +91,23 @@ def _cmd_prefs(args: argparse.Namespace) -> int:
 
 
 def _cmd_ddl(args: argparse.Namespace) -> int:
-    from orchestration.warehouse.schema import get_ontology
+    from orchestration.services import build_services
 
-    for statement in get_ontology().ddl(args.engine, args.table_format if args.engine == "trino" else None):
+    for statement in build_services().catalog.ontology.ddl(args.engine, args.table_format if args.engine == "trino" else None):
         print(statement + ";")
     return 0
 
 
 def _cmd_demo_build(args: argparse.Namespace) -> int:
-    from orchestration.config import get_settings
+    from orchestration.services import build_services
     from orchestration.warehouse.build import build_demo_warehouse
 
-    path = get_settings().warehouse_path
+    services = build_services()
+    path = services.settings.warehouse_path
     if path.exists() and not args.force:
         print(f"{path} exists; use --force to rebuild it")
         return 0
-    r = build_demo_warehouse(path, devices=args.devices, seed=args.seed, runs=args.runs)
+    r = build_demo_warehouse(path, services.catalog, devices=args.devices, seed=args.seed, runs=args.runs)
     print(f"built {r.path}: {r.devices} devices at {r.sites} sites, {r.assessments} assessments, {r.results} results, "
           f"{r.slic_results} SLIC results, {r.events} events in {r.seconds} s")
     ensure_demo_data()
@@ -128,6 +129,7 @@ def _cmd_model_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_assess_configs(args: argparse.Namespace) -> int:
+    from orchestration.services import build_services
     from orchestration.warehouse.store import WarehouseUnavailable
     from orchestration.warehouse.user_configs import assess_folder, command_line_workers
 
@@ -135,9 +137,11 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         print(f"assess assess-configs: {folder} is not a folder", file=sys.stderr)
         return 2
+    services = build_services()
+    rules = services.catalog.rules.rules
     try:
         # fixes are written from each parsed configuration, which worker processes do not send back
-        report = assess_folder(folder, site=args.site, label=args.label, collection=args.collection,
+        report = assess_folder(folder, services.catalog, services.settings, site=args.site, label=args.label, collection=args.collection,
                                owner=args.owner, workers=1 if args.fixes else command_line_workers(),
                                judgements=args.json or args.fixes)
     except (WarehouseUnavailable, ValueError) as exc:
@@ -145,13 +149,13 @@ def _cmd_assess_configs(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         print(json.dumps({"assessment_id": report.assessment_id, "collection": report.collection, "files": [
-            f.judgement.as_dict(fixes=args.fixes) if f.judgement else {"file": f.name, "hostname": None, "platform": None,
+            f.judgement.as_dict(rules if args.fixes else None) if f.judgement else {"file": f.name, "hostname": None, "platform": None,
                                                       "accepted": False, "reason": f.message, "results": []}
             for f in report.files if f.judgement or not f.ok]}, indent=1))
         return 0 if report.assessed else 1
     for f in report.files:
         print(("ok    " if f.ok else "skip  ") + f.message)
-        for fix in f.judgement.fixes() if args.fixes and f.ok and f.judgement else []:
+        for fix in f.judgement.fixes(rules) if args.fixes and f.ok and f.judgement else []:
             print(f"  fix {fix.rule_id} ({fix.label}):")
             print("\n".join(f"      {line}" for line in fix.shown))
     for warning in report.warnings:
@@ -293,10 +297,11 @@ def ensure_demo_data() -> None:
     from orchestration.services import build_services
     from orchestration.warehouse.build import ensure_demo_warehouse
 
-    built = ensure_demo_warehouse()
+    services = build_services()
+    built = ensure_demo_warehouse(services.settings.warehouse_path, services.catalog)
     if built:
         print(f"first run: built the demo warehouse ({built.devices} devices) in {built.seconds} s")
-    added = ensure_seed_index(build_services().knowledge())
+    added = ensure_seed_index(services.knowledge())
     if added:
         print(f"first run: ingested the seed knowledge base ({added} chunks)")
 
@@ -307,14 +312,15 @@ def preflight() -> list[str]:
     import sqlite3
 
     from knowledge_base.embeddings import model_problem
+    from orchestration.catalog import load_catalog
     from orchestration.config import get_settings
-    from orchestration.contracts import ContractError, get_contracts
+    from orchestration.contracts import ContractError
     from orchestration.memory.store import MemoryStore, MemoryUnavailable
     from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 
     settings = get_settings()
     problems = [p for p in [model_problem(settings)] if p]
-    checks: list[Callable[[], object]] = [get_contracts, MemoryStore]
+    checks: list[Callable[[], object]] = [lambda: load_catalog(settings.contracts_dir), MemoryStore]
     if settings.warehouse_backend != "duckdb" or settings.warehouse_path.exists():  # a missing one is built next
         checks.append(get_warehouse)
     for check in checks:

@@ -9,14 +9,12 @@ file and the field.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from orchestration.config import get_settings
 from orchestration.outputs import output_models
 from orchestration.yaml_files import read_yaml
 
@@ -306,18 +304,3 @@ def _cross_check(
                 fail(f"tools/{tool.name}.yaml", "selected_when", f"unknown condition {tool.selected_when!r}")
             if tool.kind != "query" or agents[tool.owner].node != "data_query_agent":
                 fail(f"tools/{tool.name}.yaml", "selected_when", "only a query tool of the Data Query Agent is selected")
-
-
-@lru_cache(maxsize=4)
-def _cached(contracts_dir: str) -> ContractSet:
-    return load_contracts(Path(contracts_dir))
-
-
-def load_contracts_cached(contracts_dir: Path) -> ContractSet:
-    """The validated contracts of a directory, loaded once per process."""
-    return _cached(str(contracts_dir))
-
-
-def get_contracts() -> ContractSet:
-    """The validated contracts of the configured contracts directory (loaded once per process)."""
-    return load_contracts_cached(get_settings().contracts_dir)

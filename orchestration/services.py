@@ -1,21 +1,24 @@
 """The composition root: everything a node uses beyond STATE, built by ``build_services(settings)`` and passed in.
 
-``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, tools, the model, the
-router, the question-frame reader, the inventory's names, the knowledge base, the chat model or memory from process
-globals. A ``Services`` owns what it builds, each on first use: the embedding model, the router and the frame reader
-(shared with ``reuse``: they depend on the model and the bundled contracts, not on the data), the knowledge base,
-the names of its warehouse (kept per warehouse version), the optional chat model and the graph compiled over it
-(``kept``, by the runtime) — so two ``Services`` of two settings in one process (tests, a second data directory)
-never see each other's. A process builds one and passes it down: the CLI in its command, the chat server at
-start-up, each turn worker before its first turn.
+``build_graph(services)`` hands ``Services`` to every node; nodes never fetch contracts, rules, signatures, the
+ontology, tools, the model, the router, the question-frame reader, the inventory's names, the knowledge base, the chat
+model or memory from process globals. A ``Services`` owns what it builds, each on first use: the embedding model, the
+router and the frame reader (shared with ``reuse``: they depend on the model and the bundled contracts, not on the
+data), the knowledge base, the names of its warehouse (kept per warehouse version), the optional chat model and the
+graph compiled over it (``kept``, by the runtime) — so two ``Services`` of two settings in one process (tests, a second
+data directory) never see each other's. The catalog (``orchestration.catalog``: agent and tool contracts, rules,
+signatures, ontology) is read when the services are built, once per contracts directory (shared with ``reuse`` of the
+same directory), and handed down to the engines, tools and builders that use it. A process builds one and passes it
+down: the CLI in its command, the chat server at start-up, each turn worker before its first turn.
 
-Still kept by their modules (issue 33 moves them next; ``tests/unit/test_module_state.py`` lists them): the
-warehouse and database connections per path, the contract, rule, signature and ontology files read once per path,
-and the settings themselves. (The chat server's own parts are one object of the chat layer: chat_app/server_parts.py.)
+Still kept by their modules (issue 33; ``tests/unit/test_module_state.py`` lists them): the warehouse and database
+connections per path, the migrations already checked, and the settings themselves. (The chat server's own parts are
+one object of the chat layer: chat_app/server_parts.py.)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,8 +28,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from knowledge_base.embeddings import Embedder, load_embedder
 from knowledge_base.retrieval import HybridRetriever
 from knowledge_base.service import Knowledge
+from orchestration.catalog import Catalog, load_catalog
 from orchestration.config import Settings, get_settings
-from orchestration.contracts import ContractSet, load_contracts_cached
+from orchestration.contracts import ContractSet
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.inventory_names import NameCache, inventory_gazetteer, visible_collections
 from orchestration.nlu.names import Gazetteer
@@ -72,7 +76,7 @@ def _readers_key(settings: Settings, threads: int | None) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Services:
     settings: Settings
-    contracts: ContractSet
+    catalog: Catalog  # what the contracts directory declares: contracts, rules, signatures, ontology
     tools: ToolRegistry
     readers: _Readers
     # task agents beside the built-in ones (orchestration.agents.TASK_AGENTS), by graph node: the graph wires them
@@ -80,6 +84,10 @@ class Services:
     given_chat_model: Any = field(default=None, repr=False, compare=False)
     name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
     _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
+
+    @property
+    def contracts(self) -> ContractSet:
+        return self.catalog.contracts
 
     def embedder(self) -> Embedder:
         """The embedding model, loaded on first use (a few seconds; ``EmbeddingUnavailable`` says why it cannot)."""
@@ -125,8 +133,10 @@ class Services:
         return self.kept("chat model", lambda s: build_chat_model(s.settings))
 
     def names(self, viewer: str | None = None) -> Gazetteer:
-        """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them."""
-        return inventory_gazetteer(self.settings, viewer, self.name_cache)
+        """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them, and the rule ids (never
+        read as a name)."""
+        return dataclasses.replace(inventory_gazetteer(self.settings, viewer, self.name_cache),
+                                   rule_ids=self.catalog.rules.ids)
 
     def collections(self, viewer: str | None = None) -> list[str]:
         """Upload collections ``viewer`` may see (newest first); the fleet is everyone's and not listed."""
@@ -157,7 +167,9 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
     ``tools``: implementations beside the built-in ones, by graph node and tool name (each needs its contract in the
     configured contracts directory)."""
     settings = settings or get_settings()
-    contracts = load_contracts_cached(settings.contracts_dir)
+    # the catalog is read once per contracts directory: services built with ``reuse`` of the same directory share it
+    same = reuse is not None and reuse.catalog.directory == settings.contracts_dir
+    catalog = reuse.catalog if reuse is not None and same else load_catalog(settings.contracts_dir)
     key = _readers_key(settings, threads)
     if embedder is not None:  # readers of their own: the router and frame reader embed with the given model
         readers = _Readers((*key, f"given {id(embedder)}"), threads, embedder=embedder)
@@ -165,6 +177,6 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
         readers = reuse.readers
     else:
         readers = _Readers(key, threads)
-    return Services(settings=settings, contracts=contracts, readers=readers, given_chat_model=chat_model,
+    return Services(settings=settings, catalog=catalog, readers=readers, given_chat_model=chat_model,
                     agents=dict(agents or {}),
-                    tools=ToolRegistry(contracts, {**BUILTIN_TOOLS, **(tools or {})}, lambda: get_warehouse(settings)))
+                    tools=ToolRegistry(catalog, {**BUILTIN_TOOLS, **(tools or {})}, lambda: get_warehouse(settings)))

@@ -18,6 +18,7 @@ from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.services import Services, build_services
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses
+from tests.catalog import BUNDLED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 UPSTREAM_CASES = PROJECT_ROOT.parent / "shared" / "eval" / "upstream_cases.json"
@@ -69,7 +70,7 @@ def demo_warehouse_dir(tmp_path_factory: pytest.TempPathFactory, first_services:
     """The default demo data — warehouse (150 devices, 4 runs) and the seed knowledge base — built once
     per test session; read-only for tests (``writable_warehouse`` gives a private copy)."""
     data_dir = tmp_path_factory.mktemp("demo-data")
-    build_demo_warehouse(data_dir / "warehouse.duckdb")
+    build_demo_warehouse(data_dir / "warehouse.duckdb", BUNDLED)
     with using_data_dir(data_dir):
         ensure_seed_index(build_services(reuse=first_services).knowledge())
     # everything in the index file itself: copies (``writable_warehouse``) take the file, not a WAL still open here

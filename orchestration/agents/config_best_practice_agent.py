@@ -9,10 +9,8 @@ Missing required data gives a qualified answer with data gaps, never invented fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from orchestration.agents.evidence import Evidence, gather, qualified_outputs
-from orchestration.contracts import ToolContract
+from orchestration.catalog import Catalog
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import (
     answer_forms,
@@ -42,7 +40,7 @@ def _led(outputs: DomainOutputs, lead: str | None) -> DomainOutputs:
 
 
 def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str,
-                         tools: Mapping[str, ToolContract]) -> DomainOutputs | None:
+                         catalog: Catalog) -> DomainOutputs | None:
     """Findings from whichever tool answered (an extension's tool: its rows as it returned them), or None when the
     context holds no usable result."""
     report = evidence.report_data
@@ -52,6 +50,7 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
         presentation = "top_100"  # "what do those fail?": every failing rule, not the top ones
     limit = findings.top_n(presentation, 5)
     chunks = evidence.chunks
+    rules, tools = catalog.rules.by_id, catalog.contracts.tools
     nothing_there = empty_scope.no_device_outputs(intent.frame, evidence.assessment_context)
     if nothing_there is not None:  # "aaa accounting on hq core switches": HQ has none
         return nothing_there
@@ -61,24 +60,24 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
             return None
         # device-level reading only when the scope is exactly one device (not "the same 16 devices")
         device = analysis.scope_applied.get("device")
-        outputs = findings.from_analysis(analysis, intent.facets.chart_dimensions, presentation, chunks, device, prefix)
+        outputs = findings.from_analysis(analysis, intent.facets.chart_dimensions, presentation, chunks, device, rules, prefix)
         # one device's summary is its own answer, except to a yes/no ("is RTR-CORE-1 ok?": No, first)
         asked = not device or intent.frame.ask == "yes_no"
         return _led(outputs, answer_forms.analysis_lead(analysis, intent.frame) if asked else None)
     comparison = result_of(report, ComparisonResult)
     if comparison is not None:
-        outputs = findings.from_comparison(comparison, chunks, limit, prefix)
-        lead, listed = answer_forms.comparison_lead(comparison, intent.frame, intent.facets.changes_asked)
+        outputs = findings.from_comparison(comparison, chunks, limit, rules, prefix)
+        lead, listed = answer_forms.comparison_lead(comparison, intent.frame, rules, intent.facets.changes_asked)
         if listed:
             outputs = outputs.evolve(statistics={**outputs.statistics, "devices_listed": listed})
         return _led(outputs, lead)
     tracking = result_of(report, IssueTrackingResult)
     if tracking is not None:
-        return findings.from_tracking(tracking, chunks, limit, prefix)
+        return findings.from_tracking(tracking, chunks, limit, rules, prefix)
     rows = result_of(report, SqlPathResult)
     if rows is not None:
-        formed = answer_forms.answer(rows, intent.frame, chunks, prefix)
-        return formed if formed is not None else findings.from_sql(rows, prefix)
+        formed = answer_forms.answer(rows, intent.frame, chunks, prefix, rules)
+        return formed if formed is not None else findings.from_sql(rows, rules, prefix)
     extension = next((name for name in report if name not in RESULT_MODELS and name in tools), None)
     return tool_rows.tabulated(tools[extension], report[extension]) if extension else None
 
@@ -103,7 +102,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: DomainOutputs | None
     if task.skill == "cbp_generic":
-        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill)
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules)
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
     elif task.skill == "cbp_expert_insights":
@@ -111,7 +110,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit)
     else:
-        outputs = interpret_assessment(state, evidence, "CFG", services.contracts.tools)
+        outputs = interpret_assessment(state, evidence, "CFG", services.catalog)
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
     outputs = with_gaps(focused(outputs, state, evidence), evidence)

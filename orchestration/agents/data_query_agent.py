@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.catalog import Catalog
 from orchestration.contracts import ContractSet
 from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
@@ -231,15 +232,15 @@ def _call_with_memory(choice: ToolChoice, task: Task, services: Services) -> Too
     return outcome
 
 
-def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str, contracts: ContractSet,
+def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str, catalog: Catalog,
             form_required: bool = False) -> tuple[ToolChoice, str]:
     """The tool call for this request, and its source path (the SQL path serves bespoke data questions;
     expert-insight skills always go through the assessment tools). ``viewer``: the asking user, whose own
     uploads are the only ones a named assessment id may reach; ``form_required``: the Reflector's replan."""
-    extension = contract_choice(intent, contracts, scope, viewer, collection)
+    extension = contract_choice(intent, catalog.contracts, scope, viewer, collection)
     if extension is not None:
         return extension, "mcp"
-    plan = sql_plan_for(intent, scope, collection, form_required) if intent.domain_details.skill in SQL_SKILLS else None
+    plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}
@@ -255,7 +256,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     intent = state.intent
     scope, _ = scope_for(intent)
     choice, source_path = _choose(intent, scope, state.input.user_id, state.conversation.collection,
-                                  services.contracts, task.directive == "question_form")
+                                  services.catalog, task.directive == "question_form")
     outcome = services.tools.call(choice.tool, choice.params, task_id=task.id) if source_path == "sql" \
         else _call_with_memory(choice, task, services)
     call = outcome.call

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
 from orchestration.engines.judgement import all_fit, fits
-from orchestration.engines.rule_engine import get_rules
-from orchestration.engines.slic_engine import get_signatures
+from orchestration.engines.rule_engine import Rule
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -105,11 +105,10 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
 def with_facets(intent: Intent, text: str, services: Services) -> Intent:
     """The intent with the facets and the question frame of the request it answers (``text``: the effective
     request; a follow-up's entities carried from the conversation are filters of its frame as well)."""
-    conditions = services.contracts.conditions()
     unknown = [r.mention.upper() for r in intent.name_resolutions if r.entity_type == "device" and r.status == "unknown"]
     readable = text.strip() and not overlong(text, services.settings.max_prompt_chars)  # an overlong one was answered
     frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if readable else QuestionFrame()
-    facets = read_facets(text, intent.domain_details.presentation_requirement, conditions)
+    facets = read_facets(text, services.catalog, intent.domain_details.presentation_requirement)
     if frame.ask == "not_answerable" and set(facets.planner_conditions) & services.contracts.extension_conditions():
         # an extension's agent or tool declared it answers this ("plan the upgrade waves"): not refused, its rows
         frame = frame.evolve(ask="list", cannot=None)
@@ -185,8 +184,9 @@ def frame_catalogs(services: Services) -> Catalogs:
 
 
 def _catalogs(services: Services) -> Catalogs:
-    return Catalogs(tuple(r.id for r in get_rules()), tuple((s.id, s.title) for s in get_signatures()),
-                    tuple(title_words(f"{r.title} {r.deviation}") for r in get_rules()))
+    catalog = services.catalog
+    return Catalogs(tuple(catalog.rules.ids), tuple((s.id, s.title) for s in catalog.signatures),
+                    tuple(title_words(f"{r.title} {r.deviation}") for r in catalog.rules.rules))
 
 
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
@@ -206,12 +206,13 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
     frame: QuestionFrame | None = reader.frames.get(key)
     if frame is None:
         frame = read_frame(words, entities, reader, frame_catalogs(services), today, unknown_devices or ())
+        rules = services.catalog.rules
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
-                                                            get_rules()), frame))
+                                                            rules.rules), frame, rules.by_id))
         if frame.polarity is None and frame.ask == "yes_no":  # its words say neither: the checks it names decide
-            frame = frame.evolve(polarity=wanted_state(frame.checks, get_rules()) if frame.checks else "fails")
+            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules) if frame.checks else "fails")
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
-            frame = frame.evolve(polarity=wanted_state(frame.checks, get_rules()))
+            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
                 (everyday := everyday_words(words, reader, frame_catalogs(services))) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
@@ -222,13 +223,12 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
     return frame
 
 
-def _applicable(checks: list[str], frame: QuestionFrame) -> list[str]:
+def _applicable(checks: list[str], frame: QuestionFrame, rules: Mapping[str, Rule]) -> list[str]:
     """The checks asked that can apply to the device types and platforms named ("ssh v2 on the routers" is not the
     ASA's SSH rule); all of them when none can (then the answer says they are not judged there)."""
     types, platforms = frame.filters.device_type, set(frame.filters.platform)
     if frame.targets.rule or not (types or platforms):
         return checks
-    rules = {r.id: r for r in get_rules()}
     kept = [c for c in checks if c not in rules or (
         (not types or any(fits(p, t) for p in rules[c].platforms for t in types))
         and (not platforms or platforms & set(rules[c].platforms)))]
@@ -532,7 +532,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                "new_corrections": [], "new_preferences": {}}
     prefs = preference_statement(prompt) if prompt.strip() else None
     if prefs is not None:
-        intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt))
+        intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt, Gazetteer(rule_ids=services.catalog.rules.ids)))
         intent = with_facets(intent, prompt, services)
         updates.update(resolution="preference", new_preferences=prefs)
         return {"intent": intent, "conversation": conv.evolve(**updates)}

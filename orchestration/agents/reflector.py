@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from orchestration.interpretation.scope_statement import scope_gaps
+from orchestration.ontology import Ontology
 from orchestration.outputs import TaskOutputs
 from orchestration.services import Services
 from orchestration.state import MAX_PLAN_ITERATIONS, AssessmentState, Final, Plan, StateUpdate
@@ -120,7 +121,7 @@ def frame_gaps(state: AssessmentState, lacking: str | None) -> list[str]:
     return gaps
 
 
-def missing_form(state: AssessmentState) -> str | None:
+def missing_form(state: AssessmentState, ontology: Ontology) -> str | None:
     """The part of the question's form the first answer lacks and a run in the frame's form would give, or None.
     Only when the data came from somewhere else than that plan (an assessment tool, another SQL template)."""
     intent = state.intent
@@ -130,7 +131,7 @@ def missing_form(state: AssessmentState) -> str | None:
         return None
     answered = (context.report_data.get("sql_path") or {}).get("template") or next(iter(context.report_data))
     scope, _ = scope_for(intent)
-    plan = sql_plan_for(intent, scope, state.conversation.collection, form_required=True)
+    plan = sql_plan_for(intent, scope, state.conversation.collection, ontology, form_required=True)
     if plan is None or plan.template == answered or plan.template not in FORM_PARTS:
         return None
     if plan.template == "device_list" and intent.frame.ask not in ("list", "ranking"):
@@ -184,7 +185,7 @@ def reflect(state: AssessmentState, lacking: str | None = None) -> tuple[Final, 
 
 
 def run(state: AssessmentState, services: Services) -> StateUpdate:
-    missing = missing_form(state)  # once per check: it plans the frame's SQL, which is not free
+    missing = missing_form(state, services.catalog.ontology)  # once per check: it plans the frame's SQL, which is not free
     plan = replan(state, missing)
     if plan is not None:  # the draft is not the answer: the tasks run again and the composer writes a new one
         rerun = ", ".join(f"{t.id} {t.owner}" for t in plan.tasks if t.status == "pending")

@@ -9,10 +9,12 @@ determined from configuration data.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from orchestration.agents.config_best_practice_agent import focused, interpret_assessment, with_gaps
 from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.enforcement import TaskResult
-from orchestration.engines.rule_engine import rule_catalog
+from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.interpretation.findings import devices
 from orchestration.nlu.domain import GOALS
@@ -34,17 +36,17 @@ NO_VULN_DATA = ("Software vulnerabilities cannot be determined from configuratio
 DEFAULT_CATEGORY = "missing hardening"
 
 
-def category_of(rule_id: str) -> str:
+def category_of(rule_id: str, rules: Mapping[str, Rule]) -> str:
     """The rule's security category from the rule catalog (``security_category`` in config_rules.yaml)."""
-    rule = rule_catalog().by_id.get(rule_id)
+    rule = rules.get(rule_id)
     return rule.security_category if rule else DEFAULT_CATEGORY
 
 
-def _security_view(outputs: DomainOutputs) -> DomainOutputs:
+def _security_view(outputs: DomainOutputs, rules: Mapping[str, Rule]) -> DomainOutputs:
     # per category, per rule: devices affected — the larger of the stated count and the devices named, so that
     # device-level findings (one per device) are counted once per device, not listed once per row
     groups: dict[str, dict[str, tuple[int, set[str]]]] = {}
-    categorized = [f.evolve(security_category=category_of(f.rule_id)) for f in outputs.findings]
+    categorized = [f.evolve(security_category=category_of(f.rule_id, rules)) for f in outputs.findings]
     for f in categorized:
         category = f.security_category or DEFAULT_CATEGORY
         count, named = groups.setdefault(category, {}).get(f.rule_id, (0, set()))
@@ -65,7 +67,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: DomainOutputs | None
     if task.skill == "sec_generic":
-        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill).evolve(exposure_assumptions=[])
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules).evolve(exposure_assumptions=[])
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal).evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     elif task.skill == "sec_expert_insights":
@@ -74,11 +76,11 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                                          state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     else:
-        outputs = interpret_assessment(state, evidence, "SEC", services.contracts.tools)
+        outputs = interpret_assessment(state, evidence, "SEC", services.catalog)
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
             outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
         else:
-            outputs = _security_view(outputs)
+            outputs = _security_view(outputs, services.catalog.rules.by_id)
     outputs = with_gaps(focused(outputs, state, evidence), evidence)
     return TaskResult("completed", TaskOutputs.of(outputs), summary=outputs.summary[:200])

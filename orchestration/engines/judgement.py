@@ -15,7 +15,7 @@ import yaml
 from orchestration.engines.config_parser import ParsedConfig, PlatformVerdict, identify_platform, parse_config
 from orchestration.engines.interfaces import ROLES
 from orchestration.engines.remediation import Fix, verify_fix
-from orchestration.engines.rule_engine import RuleResult, evaluate_config, get_rules
+from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config
 
 ROLE_FILE = re.compile(r"(^|/)interface-roles\.ya?ml$", re.I)
 
@@ -32,16 +32,18 @@ class Judgement:
     config: ParsedConfig | None = None
     results: list[RuleResult] = field(default_factory=list)
 
-    def fixes(self) -> list[Fix]:
-        """Each failing rule's fix for this device, written from its evidence and proven by re-judging."""
+    def fixes(self, catalog: Sequence[Rule]) -> list[Fix]:
+        """Each failing rule's fix for this device, written from its evidence and proven by re-judging with
+        ``catalog`` (the rules it was judged with)."""
         if self.config is None:
             return []
-        rules = {r.id: r for r in get_rules()}
+        rules = {r.id: r for r in catalog}
         before = {r.rule_id: r.status for r in self.results}  # judged once, not again per fix
         return [verify_fix(rules[r.rule_id], self.config, r, list(rules.values()), self.device_type, before)
                 for r in self.results if r.status == "fail" and r.rule_id in rules]
 
-    def as_dict(self, fixes: bool = False) -> dict[str, Any]:
+    def as_dict(self, fixes_from: Sequence[Rule] | None = None) -> dict[str, Any]:
+        """As plain data; with ``fixes_from`` (the rules it was judged with), each failing rule's proven fix too."""
         results: list[dict[str, Any]] = []
         for r in self.results:
             if r.interfaces:
@@ -54,9 +56,9 @@ class Judgement:
                                 **({"reason": r.reason} if r.reason else {})})
         out = {"file": self.file, "hostname": self.hostname, "platform": self.platform, "accepted": self.accepted,
                "reason": self.reason, "device_type": self.device_type, "version": self.version, "results": results}
-        if fixes:
+        if fixes_from is not None:
             out["fixes"] = [{"rule_id": f.rule_id, "commands": f.shown, "verified": f.verified, "note": f.note}
-                            for f in self.fixes()]
+                            for f in self.fixes(fixes_from)]
         return out
 
 
@@ -111,9 +113,10 @@ def load_role_overrides(text: str, name: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = None,
+def judge(name: str, text: str, rules: Sequence[Rule], overrides: dict[str, dict[str, str]] | None = None,
           verdict: PlatformVerdict | None = None) -> Judgement:
-    """Parse and judge one configuration (``verdict``: ``identify_platform(text)`` when the caller has it)."""
+    """Parse and judge one configuration with ``rules`` (``verdict``: ``identify_platform(text)`` when the caller
+    has it)."""
     verdict = verdict or identify_platform(text)
     if not verdict.supported:
         return Judgement(name, verdict.platform, False, f"{name}: {verdict.reason}")
@@ -123,4 +126,4 @@ def judge(name: str, text: str, overrides: dict[str, dict[str, str]] | None = No
     kind = device_type(cfg)
     return Judgement(name, cfg.platform, True, hostname=hostname, device_type=kind,
                      version=software_version(text, cfg.platform), config=cfg,
-                     results=evaluate_config(get_rules(), cfg, kind))
+                     results=evaluate_config(list(rules), cfg, kind))

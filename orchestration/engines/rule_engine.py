@@ -22,7 +22,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.engines.bgp import bgp_view, passes_everything
 from orchestration.engines.config_parser import Line, ParsedConfig
@@ -609,15 +608,6 @@ class RuleCatalog:
         return frozenset(self.by_id)
 
 
-@lru_cache(maxsize=2)
-def _cached_rules(path: str) -> RuleCatalog:
-    return RuleCatalog(tuple(load_rules(Path(path))))
-
-
-def rule_catalog() -> RuleCatalog:
-    """The catalog of the configured contracts directory (read once per process and file)."""
-    return _cached_rules(str(get_settings().contracts_dir / "rules" / "config_rules.yaml"))
-
-
-def get_rules() -> list[Rule]:
-    return list(rule_catalog().rules)
+def load_rule_catalog(path: Path) -> RuleCatalog:
+    """The rules of the catalog file ``path``, validated (``orchestration.catalog`` reads it once per directory)."""
+    return RuleCatalog(tuple(load_rules(path)))

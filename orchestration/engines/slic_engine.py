@@ -7,14 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.engines.config_parser import ParsedConfig
 from orchestration.vocabulary.severity import Severity
@@ -119,12 +117,3 @@ def load_signatures(path: Path) -> list[Signature]:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise ContractError(f"{path}: field 'signatures.{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
-
-
-@lru_cache(maxsize=2)
-def _cached(path: str) -> tuple[Signature, ...]:
-    return tuple(load_signatures(Path(path)))
-
-
-def get_signatures() -> list[Signature]:
-    return list(_cached(str(get_settings().contracts_dir / "rules" / "slic_signatures.yaml")))

@@ -9,10 +9,10 @@ Reflector can trace them. Long lists are shown up to ``SHOWN`` rows in the chat;
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
-from orchestration.engines.rule_engine import Rule, get_rules
+from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import applied, chunks_for_rule
 from orchestration.interpretation.findings import (
@@ -21,7 +21,6 @@ from orchestration.interpretation.findings import (
     devices,
     risks,
     rule_facts,
-    rules_by_id,
 )
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
@@ -99,9 +98,8 @@ def _more(shown: int, total: int, noun: str) -> str:
 
 
 def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], prefix: str,
-                   platforms: dict[str, str]) -> list[Finding]:
+                   platforms: dict[str, str], rules: Mapping[str, Rule]) -> list[Finding]:
     """One finding per failing rule of the rows, most devices first, with the fix for their platform."""
-    rules = rules_by_id()
     ordered = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     out = []
     for i, (rule_id, assets) in enumerate(ordered, start=1):
@@ -109,18 +107,18 @@ def _rule_findings(counts: dict[str, list[str]], chunks: list[RetrievedChunk], p
             continue
         platform = platforms.get(assets[0])
         fix = {"remediation": "\n".join(rules[rule_id].fix_for(platform))} if platform else {}
-        rule = rule_facts(rule_id, failing_assets=len(assets), **fix)
-        out.append(_finding(prefix, i, rule, chunks, RP, "SQL path: frame rows", assets))
+        rule = rule_facts(rules, rule_id, failing_assets=len(assets), **fix)
+        out.append(_finding(prefix, i, rule, chunks, RP, "SQL path: frame rows", assets, rules))
     return out
 
 
-def _not_judged(frame: QuestionFrame) -> str:
+def _not_judged(frame: QuestionFrame, catalog: Mapping[str, Rule]) -> str:
     """The checks asked that the catalog never applies to the device types or platforms the question names
     ("COPP applies to ios-xe routers only"), as one sentence; empty when every check applies."""
     types, platforms = set(frame.filters.device_type), set(frame.filters.platform)
     if not platforms and types and types <= set(PLATFORMS_OF_TYPE):  # "firewalls": ASAs, whatever is not named
         platforms = {p for t in types for p in PLATFORMS_OF_TYPE[t]}
-    rules = [r for r in get_rules() if r.id in (frame.checks or frame.targets.rule)]
+    rules = [r for r in catalog.values() if r.id in (frame.checks or frame.targets.rule)]
     out = [f"{r.id} applies to {'/'.join(r.platforms)} {'/'.join(f'{t}s' for t in r.device_types) or 'devices'} only"
            for r in rules if (types and r.device_types and not types & set(r.device_types))
            or (platforms and not platforms & set(r.platforms))]
@@ -152,7 +150,7 @@ def _device_share(judged: int, failing: int, checks: str, polarity: str | None, 
 
 
 def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
-                 prefix: str) -> DomainOutputs:
+                 prefix: str, rules: Mapping[str, Rule]) -> DomainOutputs:
     rows = result.rows_as(DeviceRow)
     total = _total(rows)
     what = result.description.split(" in ")[0]
@@ -175,7 +173,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
             first = f"**No** — {first}"
         if frame.ask == "share" and condition and scope is not None and scope.judged:
             first = _device_share(scope.judged, 0, named, frame.polarity, run, scope.judged < scope.assessed)
-        unjudged = _not_judged(frame) if scope is None or scope.assessed else ""
+        unjudged = _not_judged(frame, rules) if scope is None or scope.assessed else ""
         if condition and unjudged:  # "which leaf switches fail copp": none fails because none is judged on it
             first = f"**Not judged.** {unjudged}: no device in this scope has a verdict on it in {run}."
         return DomainOutputs(summary=first, statistics={"row_count": 0, "total": 0})
@@ -249,7 +247,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
     for r in rows:
         for rule in r.rule_ids:
             counts.setdefault(rule, []).append(r.asset_id)
-    findings = _rule_findings(counts, chunks, prefix, {r.asset_id: r.platform or "" for r in rows})
+    findings = _rule_findings(counts, chunks, prefix, {r.asset_id: r.platform or "" for r in rows}, rules)
     spread = sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     failing = ("\n\n**What they fail:** " + ", ".join(f"{rule} ({devices(len(on))})" for rule, on in spread) + "."
                if len(spread) > 1 else "")  # every rule, where the table's cells are cut
@@ -390,7 +388,7 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
                          statistics={"row_count": n})
 
 
-def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
+def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk], rules: Mapping[str, Rule],
                   prefix: str) -> DomainOutputs:
     rows = result.rows_as(DeviceRuleRow)
     run = result.assessment_id or "the latest assessment"
@@ -441,8 +439,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                    [[r.rule_id, r.title, r.status, r.severity,
                      f"{r.exception_id} (expires {day(r.expires_on)})" if r.exception_id else "—"] for r in rows])
     counts = {r.rule_id: [device] for r in failing}
-    findings = _rule_findings(counts, chunks, prefix, {})
-    rules = rules_by_id()
+    findings = _rule_findings(counts, chunks, prefix, {}, rules)
     fixed = []
     proofs: dict[str, str] = {}
     for f in findings:
@@ -469,7 +466,7 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
                          statistics={"row_count": len(rows)})
 
 
-def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleRow], rules: dict[str, Rule]) -> str:
+def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleRow], rules: Mapping[str, Rule]) -> str:
     """Why a device fails the checks asked: per check, its own configuration lines (the evidence) and the catalog's
     reason the check exists; "it does not fail" when it passes them all."""
     if not bad:
@@ -479,7 +476,7 @@ def _why(device: str, run: str, bad: list[DeviceRuleRow], rows: list[DeviceRuleR
         rule = rules.get(r.rule_id)
         reason = (rule.rationale if rule is not None else "") or ""
         covered = f"; covered by approved exception {r.exception_id}" if r.status == "exception" else ""
-        deviation = deviation_title(r.rule_id, r.title)
+        deviation = deviation_title(rules, r.rule_id, r.title)
         evidence = f"\n\n```\n{r.evidence}\n```" if r.evidence else ""
         parts.append(f"**{r.rule_id}** fails on {device} ({r.severity}{covered}) — {deviation}. What the check found "
                      f"in its configuration ({run}):{evidence}" + (f"\n\nWhy it matters: {reason}" if reason else ""))
@@ -540,15 +537,15 @@ def _rule_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
                          statistics={"row_count": len(rows), "total": total})
 
 
-def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[RetrievedChunk]) -> DomainOutputs:
+def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[RetrievedChunk],
+                        rules: Mapping[str, Rule]) -> DomainOutputs:
     """"is RTR-CORE-1 compliant with our aaa standard": the verdict on the checks asked, and the company standard
     among the retrieved documents that names them, cited beside the verdict — with what that verdict cannot
     cover (a requirement of the standard that no check reads)."""
     kept = [c for c in chunks if c.metadata.topic == "approved_configurations"]
-    rules = rules_by_id()
     standards: dict[str, RetrievedChunk] = {}
     for rule_id in checks:
-        for c in chunks_for_rule(kept, rule_id, rules[rule_id].technology if rule_id in rules else None)[0]:
+        for c in chunks_for_rule(kept, rule_id, rules, rules[rule_id].technology if rule_id in rules else None)[0]:
             standards.setdefault(c.metadata.source, c)
     if not standards:
         return out
@@ -616,13 +613,15 @@ def _last_assessed(result: SqlPathResult) -> DomainOutputs:
                          statistics={"row_count": len(rows)})
 
 
-def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk],
-           prefix: str) -> DomainOutputs | None:
-    """The answer of a frame template's rows, or None for other SQL-path templates."""
+def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk], prefix: str,
+           rules: Mapping[str, Rule]) -> DomainOutputs | None:
+    """The answer of a frame template's rows, or None for other SQL-path templates (``rules``: the rule catalog by id,
+    for the checks' words and fixes)."""
     template = result.template
-    if template in ("device_list", "device_rules") and frame.checks:
-        form = _device_list if template == "device_list" else _device_rules
-        return _judged_by_standard(form(result, frame, chunks, prefix), frame.checks, chunks)
+    if template == "device_list" and frame.checks:
+        return _judged_by_standard(_device_list(result, frame, chunks, prefix, rules), frame.checks, chunks, rules)
+    if template == "device_rules" and frame.checks:
+        return _judged_by_standard(_device_rules(result, frame, chunks, rules, prefix), frame.checks, chunks, rules)
     if template == "group_compare":
         return _group_compare(result, frame)
     if template == "run_series":
@@ -630,9 +629,9 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
     if template == "exception_list":
         return _exception_list(result, frame)
     if template == "device_list":
-        return _device_list(result, frame, chunks, prefix)
+        return _device_list(result, frame, chunks, prefix, rules)
     if template == "device_rules":
-        return _device_rules(result, frame, chunks, prefix)
+        return _device_rules(result, frame, chunks, rules, prefix)
     if template == "signature_matches":
         return _signature_matches(result, frame)
     if template == "inventory_share":
@@ -646,7 +645,7 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
     return None
 
 
-def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
+def _changed_issues(result: ComparisonResult, asked: Sequence[str], rules: Mapping[str, Rule]) -> str:
     """"what got fixed on RTR-CORE-1 since the previous run", "new issues at the stores": the failed checks that
     appeared or were resolved between the two runs, counted and listed (device, check), before the totals."""
     m, d = result.metrics, result.detailed_findings
@@ -661,30 +660,30 @@ def _changed_issues(result: ComparisonResult, asked: Sequence[str]) -> str:
                          "now)")
             continue
         by_rule = Counter(r.rule_id for r in rows)
-        rules = ", ".join(f"{rule} ({k})" for rule, k in sorted(by_rule.items(), key=lambda x: (-x[1], x[0]))[:6])
-        heads.append(f"**{n:,} {name} {plural('check', n)}**" + (f" ({rules}{' …' if len(by_rule) > 6 else ''}"
+        named = ", ".join(f"{rule} ({k})" for rule, k in sorted(by_rule.items(), key=lambda x: (-x[1], x[0]))[:6])
+        heads.append(f"**{n:,} {name} {plural('check', n)}**" + (f" ({named}{' …' if len(by_rule) > 6 else ''}"
                                                                    f"{', from a sample' if n > len(rows) else ''})"
                                                                    if rows else ""))
         if rows:
             cut = f" (the first {len(rows)} of {n:,})" if n > len(rows) else ""
             tables.append(f"{name.capitalize()} checks{cut}:\n\n" + markdown.table(
                 ["#", "Device", "Check", "Severity"],
-                [[i, r.asset_id, f"{r.rule_id} — {deviation_title(r.rule_id, r.title)}", r.severity]
+                [[i, r.asset_id, f"{r.rule_id} — {deviation_title(rules, r.rule_id, r.title)}", r.severity]
                  for i, r in enumerate(rows[:SHOWN], 1)]))
     lead = (" · ".join(heads) + f" between {prev} and {cur} ({result.scope}; {m.previous_failures:,} → "
             f"{m.current_failures:,} failed checks in all).")
     return "\n\n".join([lead, *tables])
 
 
-def comparison_lead(result: ComparisonResult, frame: QuestionFrame, changes: Sequence[str] = ()
-                    ) -> tuple[str, list[str]]:
+def comparison_lead(result: ComparisonResult, frame: QuestionFrame, rules: Mapping[str, Rule],
+                    changes: Sequence[str] = ()) -> tuple[str, list[str]]:
     """The first line of a comparison between two runs, in the question's form: the failed checks that appeared or
     were fixed when those are asked (``changes``), the devices that changed (all of them, as a table) when devices are asked,
     else the direction with its figures; and the devices it listed."""
     m = result.metrics
     prev, cur = result.previous_assessment_id, result.current_assessment_id
     if changes and frame.subject != "devices":
-        return _changed_issues(result, changes), []
+        return _changed_issues(result, changes, rules), []
     if frame.subject == "devices" and frame.ask in ("list", "count", "ranking", "yes_no"):
         moved = {"worsened": (result.asset_level_changes.worsened, m.worsened_assets, "got worse"),
                  "improved": (result.asset_level_changes.improved, m.improved_assets, "improved")}
@@ -709,8 +708,8 @@ def comparison_lead(result: ComparisonResult, frame: QuestionFrame, changes: Seq
     if frame.ask == "yes_no" and frame.direction:  # "is hq more compliant than last time?": Yes/No, then the figures
         asked = "improved" if frame.direction == "better" else "worsened"
         lead = f"**{'Yes' if m.direction == asked else 'No'}** — {word.lower()}"
-    rules = result.rules_compared
-    kind = f"{', '.join(rules)} " if rules else ""  # the checks asked, when the question named some
+    compared = result.rules_compared
+    kind = f"{', '.join(compared)} " if compared else ""  # the checks asked, when the question named some
     return (f"{lead}: {result.scope} went from {m.previous_failures:,} to {m.current_failures:,} failed "
             f"{kind}checks ({m.failures_delta:+,}) between {prev} and {cur}."), []
 

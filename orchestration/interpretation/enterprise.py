@@ -4,9 +4,10 @@ policy question, with an excerpt and the source to cite. Nothing is matched that
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 
-from orchestration.engines.rule_engine import rule_catalog
+from orchestration.engines.rule_engine import Rule
 from orchestration.outputs import AppliedContext, RetrievedChunk
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -124,36 +125,35 @@ def chunks_mentioning(chunks: list[RetrievedChunk], token: str) -> list[Retrieve
 _RULE_ID = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
 
 
-def platforms_of(rule_ids: list[str]) -> set[str]:
+def platforms_of(rule_ids: list[str], rules: Mapping[str, Rule]) -> set[str]:
     """The platforms the catalog's checks ``rule_ids`` apply to (a check it does not know adds none)."""
-    rules = rule_catalog().by_id
     return {p for r in rule_ids if r in rules for p in rules[r].platforms}
 
 
-def speaks_for(chunk: RetrievedChunk, platforms: set[str]) -> bool:
+def speaks_for(chunk: RetrievedChunk, platforms: set[str], rules: Mapping[str, Rule]) -> bool:
     """Whether a chunk may stand for checks of ``platforms`` when it matched on a technology word only: not when every
     check it names is of other platforms ("Telnet is never configured [ASA-TELNET]" is the firewalls' standard, not
     the switches'). A chunk naming no check, or asked for no platform, may."""
-    rules = rule_catalog().by_id
     named = {rules[t].id for t in _RULE_ID.findall(chunk.content) if t in rules}
     return not named or not platforms or any(platforms & set(rules[r].platforms) for r in named)
 
 
-def chunks_for_rule(chunks: list[RetrievedChunk], rule_id: str,
+def chunks_for_rule(chunks: list[RetrievedChunk], rule_id: str, rules: Mapping[str, Rule],
                     technology: str | None = None) -> tuple[list[RetrievedChunk], str]:
     """The chunks that speak about a check, and the word they matched on: those naming the rule id; failing that,
     standards naming its technology ("NTP") and not only other platforms' checks."""
     named = chunks_mentioning(chunks, rule_id)
     if named or not technology or len(technology) <= 2:
         return named, rule_id
-    platforms = platforms_of([rule_id])
+    platforms = platforms_of([rule_id], rules)
     return [c for c in chunks_mentioning(chunks, technology)
-            if c.metadata.topic == "approved_configurations" and speaks_for(c, platforms)], technology
+            if c.metadata.topic == "approved_configurations" and speaks_for(c, platforms, rules)], technology
 
 
-def context_for_rule(chunks: list[RetrievedChunk], rule_id: str, technology: str | None = None) -> list[AppliedContext]:
+def context_for_rule(chunks: list[RetrievedChunk], rule_id: str, rules: Mapping[str, Rule],
+                     technology: str | None = None) -> list[AppliedContext]:
     """The first two documents that speak about a check (``chunks_for_rule``), each with its excerpt."""
-    found, needle = chunks_for_rule(chunks, rule_id, technology)
+    found, needle = chunks_for_rule(chunks, rule_id, rules, technology)
     hits = [applied(c, needle) for c in found]
     seen: set[str] = set()
     out = []

@@ -9,9 +9,10 @@ resolved issues go to the summary only.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from orchestration.engines.rule_engine import Rule, rule_catalog
+from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
 from orchestration.outputs import (
@@ -53,16 +54,16 @@ def _remediation(text: str | None) -> str:
     return "\n".join(lines)
 
 
-def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], ref: str,
-             provenance: str, assets: list[str], delta: DeltaStatus | None = None) -> Finding:
-    enterprise = context_for_rule(chunks, rule.rule_id, rule.technology)
+def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], ref: str, provenance: str,
+             assets: list[str], rules: Mapping[str, Rule], delta: DeltaStatus | None = None) -> Finding:
+    enterprise = context_for_rule(chunks, rule.rule_id, rules, rule.technology)
     refs = [r for r in (rule.refs or "").split(";") if r.strip()]
     n_assets, crit = rule.failing_assets, rule.critical_assets
     impact = (rule.rationale or rule.title or "").rstrip(".") + "."
     impact += f" Affects {n_assets} device{'s' if n_assets != 1 else ''}"
     impact += f" ({crit} of them critical or high criticality)." if crit else "."
     return Finding(
-        id=f"{prefix}-{i:03d}", rule_id=rule.rule_id, title=deviation_title(rule.rule_id, rule.title),
+        id=f"{prefix}-{i:03d}", rule_id=rule.rule_id, title=deviation_title(rules, rule.rule_id, rule.title),
         control=rule.title or rule.rule_id,
         severity=rule.severity or "medium", confidence=0.95,
         evidence_refs=[ref], impact=impact,
@@ -75,15 +76,10 @@ def _finding(prefix: str, i: int, rule: TopRule, chunks: list[RetrievedChunk], r
     )
 
 
-def rules_by_id() -> dict[str, Rule]:
-    """The configured rule catalog by rule id."""
-    return rule_catalog().by_id
-
-
-def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRule:
+def rule_facts(rules: Mapping[str, Rule], rule_id: str, title: str | None = None, **figures: Any) -> TopRule:
     """A rule's words and default fix from the rule catalog, with the figures given (``failing_assets``,
     ``severity`` …); a rule the catalog does not know (e.g. from a remote lake) keeps its id and ``title``."""
-    r = rules_by_id().get(rule_id)
+    r = rules.get(rule_id)
     words = ({"title": r.title, "severity": r.severity, "category": r.category, "technology": r.technology,
               "remediation": "\n".join(r.default_fix), "rationale": r.rationale, "refs": r.refs} if r else
              {"title": title, "severity": None, "category": None, "technology": None, "remediation": None,
@@ -91,10 +87,10 @@ def rule_facts(rule_id: str, title: str | None = None, **figures: Any) -> TopRul
     return TopRule.model_validate({"rule_id": rule_id, **words, "critical_assets": 0, "failing_assets": 0, **figures})
 
 
-def deviation_title(rule_id: str, title: str | None = None) -> str:
+def deviation_title(rules: Mapping[str, Rule], rule_id: str, title: str | None = None) -> str:
     """What a failing device does wrong ("HTTP server enabled"), from the rule catalog; a rule the catalog
     does not know (e.g. from a remote lake) is titled with its control, marked as not met."""
-    known = rules_by_id().get(rule_id)
+    known = rules.get(rule_id)
     if known is not None and known.deviation:
         return known.deviation
     return f"Not met: {title or rule_id}"
@@ -122,7 +118,7 @@ def risks(findings: list[Finding], limit: int, first_line: bool = True) -> list[
 
 
 def from_analysis(result: AnalysisResult, dims: list[str], presentation: str, chunks: list[RetrievedChunk],
-                  device: str | None, prefix: str = "CFG") -> DomainOutputs:
+                  device: str | None, rules: Mapping[str, Rule], prefix: str = "CFG") -> DomainOutputs:
     m = result.metrics
     src = f"{RP}.assessment_analysis_tool"
     prov = f"assessment_analysis_tool({result.query_type}) on {m.assessment_id}, {m.checks_performed} checks"
@@ -130,13 +126,13 @@ def from_analysis(result: AnalysisResult, dims: list[str], presentation: str, ch
     if device:
         findings = []
         for i, row in enumerate(result.results_sample, start=1):
-            rule = rule_facts(row.rule_id, row.title, severity=row.severity, failing_assets=1)
-            f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row.asset_id])
+            rule = rule_facts(rules, row.rule_id, row.title, severity=row.severity, failing_assets=1)
+            f = _finding(prefix, i, rule, chunks, f"{src}.results_sample[{i - 1}]", prov, [row.asset_id], rules)
             f.evidence, f.evidence_device = row.evidence, row.asset_id
             f.impact = (rule.rationale or row.title or "").rstrip(".") + "."
             findings.append(f)
     else:
-        findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [])
+        findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [], rules)
                     for i, rule in enumerate(result.top_rules[:limit], start=1)]
         for f in findings:  # name a few affected devices from the sample, with their evidence lines
             sample = [r for r in result.results_sample if r.rule_id == f.rule_id]
@@ -215,7 +211,7 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
     return " ".join(p for p in parts if p)
 
 
-def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limit: int,
+def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limit: int, rules: Mapping[str, Rule],
                     prefix: str = "CFG") -> DomainOutputs:
     m = result.metrics
     changes, detail = result.asset_level_changes, result.detailed_findings
@@ -231,9 +227,9 @@ def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limi
             grouped.setdefault(issue.rule_id, []).append(issue)
         ranked = sorted(grouped.items(), key=lambda kv: (-severity.rank(kv[1][0].severity), -len(kv[1])))
         for rule_id, issues in ranked[: limit if delta == "new" else max(3, limit // 2)]:
-            rule = rule_facts(rule_id, issues[0].title, severity=issues[0].severity, failing_assets=len(issues))
+            rule = rule_facts(rules, rule_id, issues[0].title, severity=issues[0].severity, failing_assets=len(issues))
             f = _finding(prefix, len(findings) + 1, rule, chunks, f"{src}.detailed_findings.{key}", prov,
-                         [i.asset_id for i in issues], delta)
+                         [i.asset_id for i in issues], rules, delta)
             f.impact += " (counted in the capped sample of the comparison)"
             findings.append(f)
     trend = [*(AssetTrend(asset_id=a.asset_id, direction="worsened", issues_delta=a.issues_delta)
@@ -274,7 +270,7 @@ def from_comparison(result: ComparisonResult, chunks: list[RetrievedChunk], limi
                      "removed between the runs are listed separately."])
 
 
-def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], limit: int,
+def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], limit: int, rules: Mapping[str, Rule],
                   prefix: str = "CFG") -> DomainOutputs:
     src = f"{RP}.issue_tracking_tool"
     runs = result.assessments_considered
@@ -282,10 +278,10 @@ def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], lim
     findings = []
     for i, rule in enumerate(result.most_persistent_rules[:limit], start=1):
         issues = [u for u in result.unresolved_issues if u.rule_id == rule.rule_id]
-        full = rule_facts(rule.rule_id, rule.title, severity=rule.severity, failing_assets=rule.assets)
+        full = rule_facts(rules, rule.rule_id, rule.title, severity=rule.severity, failing_assets=rule.assets)
         delta: DeltaStatus = "persistent" if rule.max_open_for_assessments >= 2 else "new"
         f = _finding(prefix, i, full, chunks, f"{src}.most_persistent_rules[{i - 1}]", prov,
-                     [u.asset_id for u in issues], delta)
+                     [u.asset_id for u in issues], rules, delta)
         f.impact += f" Open for up to {rule.max_open_for_assessments} consecutive assessments."
         if issues:
             f.evidence, f.evidence_device = issues[0].evidence, issues[0].asset_id
@@ -306,7 +302,7 @@ def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], lim
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
-def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
+def from_sql(result: SqlPathResult, rules: Mapping[str, Rule], prefix: str = "CFG") -> DomainOutputs:
     """The rows of the SQL path's own templates (a topic's failing devices; inventory counts and listings)."""
     rows, cols, description = result.rows, result.columns, result.description
     if not rows:
@@ -317,8 +313,8 @@ def from_sql(result: SqlPathResult, prefix: str = "CFG") -> DomainOutputs:
         by_rule: dict[str, list[TopicFailureRow]] = {}
         for r in failing:
             by_rule.setdefault(r.rule_id, []).append(r)
-        findings = [_finding(prefix, i, rule_facts(rid, items[0].title, failing_assets=len(items)), [],
-                             f"{RP}.sql_path.rows", f"SQL path: {description}", [x.asset_id for x in items])
+        findings = [_finding(prefix, i, rule_facts(rules, rid, items[0].title, failing_assets=len(items)), [],
+                             f"{RP}.sql_path.rows", f"SQL path: {description}", [x.asset_id for x in items], rules)
                     for i, (rid, items) in enumerate(by_rule.items(), start=1)]
         listed = ", ".join(f"{r.asset_id} ({r.site})" for r in failing[:15])
         more = f" and {len(rows) - 15} more" if len(rows) > 15 else ""

@@ -8,8 +8,10 @@ in the knowledge base" — then industry practice from the catalog, stated as su
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
 from orchestration.vocabulary.text import HOW_LONG, singular
@@ -39,12 +41,10 @@ def _terms(text: str) -> set[str]:
     return {_SAME.get(w, w) for w in words}
 
 
-def _catalog_rules(prompt: str) -> list[dict[str, Any]]:
-    from orchestration.engines.rule_engine import get_rules
-
+def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]:
     terms = _terms(prompt)
     scored = []
-    for r in get_rules():
+    for r in catalog:
         shared = terms & (_terms(r.title) | {r.technology})
         # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
         if len(shared) >= 2 or r.technology in shared:
@@ -122,10 +122,11 @@ def _disagreement(first: str, second: str) -> str:
     return ""
 
 
-def answer(prompt: str, chunks: list[RetrievedChunk], skill: str) -> DomainOutputs:
+def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Sequence[Rule]) -> DomainOutputs:
     """Whole sentences of the one document that answers best, cited where they stand; a second document that also
-    answers is shown apart and cited, with its disagreement named; nothing that answers: "not found"."""
-    rules = _catalog_rules(prompt)
+    answers is shown apart and cited, with its disagreement named; nothing that answers: "not found". ``catalog``:
+    the rules whose fix is offered where no document answers."""
+    rules = _catalog_rules(prompt, catalog)
     terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a

@@ -53,7 +53,7 @@ def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: 
     if not topics:
         return []
     patterns = [re.compile(p, re.I) for name, p in TOPICS if name in topics]
-    precise, length = topic_phrase_rules(text)
+    precise, length = topic_phrase_rules(text, rules)
     said = max((len(m.group(0)) for p in patterns for m in [p.search(text)] if m), default=0)
     if precise and length > said + 3:  # the catalog's phrase for one rule ("snmp v3")
         return precise

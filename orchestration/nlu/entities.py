@@ -173,7 +173,7 @@ def read_entities(text: str, gazetteer: Gazetteer | None = None,
     gaz = gazetteer or Gazetteer()
     typed = visible(text)  # full-width forms folded, control and right-to-left characters gone
     text = latin_lookalikes(typed)
-    reading = find_names(text, gaz, _rule_ids(), vocabulary)
+    reading = find_names(text, gaz, gaz.rule_ids, vocabulary)
     if text != typed:
         reading.resolutions = [_as_typed(r, text, typed) for r in reading.resolutions]
     out = _Collector()
@@ -204,12 +204,3 @@ def extract_entities(text: str, gazetteer: Gazetteer | None = None) -> list[Enti
     """The entities of ``read_entities`` (names unresolved against an empty inventory pass through as typed)."""
     return read_entities(text, gazetteer).entities
 
-
-def _rule_ids() -> frozenset[str]:
-    """Rule ids look like names ("SSH-V2"); they are never sites or devices."""
-    from orchestration.engines.rule_engine import rule_catalog
-
-    try:
-        return rule_catalog().ids
-    except Exception:  # a broken rule catalog is reported where rules are used, not here
-        return frozenset()

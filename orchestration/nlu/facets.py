@@ -10,12 +10,14 @@ without an NTP server") come from the rule catalog (``topics`` in config_rules.y
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
+from orchestration.catalog import Catalog
 from orchestration.contracts import PlannerCondition
-from orchestration.engines.rule_engine import get_rules
+from orchestration.engines.rule_engine import Rule
+from orchestration.ontology import Ontology
 from orchestration.state import Facets, Intent
-from orchestration.warehouse.schema import Ontology, get_ontology
 
 _I = re.IGNORECASE
 TRACKING = re.compile(
@@ -131,16 +133,16 @@ def _tracking(text: str) -> Literal["unresolved", "persistent", "recurring"] | N
     return "persistent" if PERSISTENCE_WORDS.search(text) else "unresolved"
 
 
-def topic_rules(text: str) -> list[str]:
-    """Rules whose catalog topic the text names; the longest matching phrase wins ("ntp authentication" is
+def topic_rules(text: str, catalog: Sequence[Rule]) -> list[str]:
+    """Rules of ``catalog`` whose topic the text names; the longest matching phrase wins ("ntp authentication" is
     NTP-AUTH, not NTP-SERVER), rules sharing that phrase are all returned (in catalog order)."""
-    return topic_phrase_rules(text)[0]
+    return topic_phrase_rules(text, catalog)[0]
 
 
-def topic_phrase_rules(text: str) -> tuple[list[str], int]:
+def topic_phrase_rules(text: str, catalog: Sequence[Rule]) -> tuple[list[str], int]:
     """``topic_rules`` and the length of the phrase that chose them."""
     best, rules = 0, []
-    for rule in get_rules():
+    for rule in catalog:
         length = max((len(m.group(0)) for t in rule.topics for m in [re.search(t, text, _I)] if m), default=0)
         if length > best:
             best, rules = length, [rule.id]
@@ -166,9 +168,10 @@ def wanted_dimensions(text: str, presentation: str) -> list[str]:
     return dims
 
 
-def read_facets(text: str, presentation: str = "narrative",
-                conditions: dict[str, PlannerCondition] | None = None) -> Facets:
-    """Every facet of one request (the effective one for a follow-up that re-runs an earlier request)."""
+def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") -> Facets:
+    """Every facet of one request (the effective one for a follow-up that re-runs an earlier request), read with
+    ``catalog``'s rule topics, ontology synonyms and named conditions."""
+    conditions = catalog.contracts.conditions()
     # "how many devices got worse since last month" counts a change between runs, not the inventory
     issue_words = bool(ISSUE_WORDS.search(text) or CHANGE.search(text))
     listing = bool(LISTING.search(text)) and not issue_words
@@ -180,10 +183,10 @@ def read_facets(text: str, presentation: str = "narrative",
         asset_breakdown=bool(ASSET_BREAKDOWN.search(text)),
         technology_breakdown=bool(TECH_BREAKDOWN.search(text)),
         focus_areas=[f for f in FOCUS_AREAS if re.search(rf"\b{f}", text, _I)],
-        without_rules=topic_rules(text) if WITHOUT.search(text) else [],
+        without_rules=topic_rules(text, catalog.rules.rules) if WITHOUT.search(text) else [],
         inventory_count=bool(COUNT.search(text)) and not issue_words,
         failing=bool(FAILING.search(text)),
-        listing_column=attribute_column(text, get_ontology()) if listing else None,
+        listing_column=attribute_column(text, catalog.ontology) if listing else None,
         chart_dimensions=wanted_dimensions(text, presentation),
         export=any(w in text.lower() for w in EXPORT_WORDS),
         evidence=bool(EVIDENCE.search(text)),
@@ -192,7 +195,7 @@ def read_facets(text: str, presentation: str = "narrative",
         changes_asked=_changes_asked(text),
         group_by=group_key(text),
         mentions_pci="pci" in text.lower(),
-        planner_conditions=sorted(name for name, c in (conditions or {}).items()
+        planner_conditions=sorted(name for name, c in conditions.items()
                                   if any(re.search(p, text, _I) for p in c.patterns)),
     )
 

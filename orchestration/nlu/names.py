@@ -96,6 +96,7 @@ class Gazetteer:
     platforms: dict[str, str] = field(default_factory=dict)
     os_versions: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
+    rule_ids: frozenset[str] = frozenset()  # the rule catalog's ids: they look like names ("SSH-V2") and are not
 
     @classmethod
     def of(cls, sites: Iterable[str] = (), devices: Iterable[str] = (), assessments: Iterable[str] = (),

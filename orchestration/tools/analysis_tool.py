@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestration.engines.rule_engine import get_rules
+from orchestration.catalog import Catalog
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
 from orchestration.warehouse import run_summary, summary_rows
 from orchestration.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
@@ -32,15 +32,14 @@ def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, pro
     return BASE.format(where=where), [assessment_id, *params], canonical
 
 
-def _platform_fixes(top_rules: list[dict[str, Any]], failing: list[tuple[Any, ...]]) -> None:
+def _platform_fixes(top_rules: list[dict[str, Any]], failing: list[tuple[Any, ...]], catalog: Catalog) -> None:
     """Each top rule's fix in the syntax of the platforms that fail it (the catalog keeps one per platform): one
     platform → its commands; several → each platform's commands under a '! platform' comment line."""
-    catalog = {r.id: r for r in get_rules()}
     platforms: dict[str, list[str]] = {}
     for rule_id, platform, _ in failing:
         platforms.setdefault(rule_id, []).append(platform)
     for rule in top_rules:
-        known = catalog.get(rule["rule_id"])
+        known = catalog.rules.by_id.get(rule["rule_id"])
         if known is None or not platforms.get(rule["rule_id"]):
             continue
         fixes = {p: "\n".join(known.fix_for(p)) for p in platforms[rule["rule_id"]]}
@@ -76,7 +75,8 @@ def _results(w: Warehouse, assessment_id: str, base: str, params: list[Any], sev
 
 def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severity_filter: str | None = None,
             product_filter: str | None = None, focus_area: str | None = None,
-            scope: dict[str, Any] | None = None, collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+            scope: dict[str, Any] | None = None, collection: str = FLEET, viewer: str | None = None, *,
+            catalog: Catalog) -> dict[str, Any]:
     focus_area = ",".join(t.strip() for t in (focus_area or "").split(",") if t.strip()) or None  # " " is no topic
     product_filter = (product_filter or "").strip() or None
     run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer)
@@ -102,7 +102,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
                         "pct_assets_with_matching_failures": round(100 * assets_matching / assets, 1) if assets else 0.0})
     breakdowns, breakdown_keys = _breakdowns(found["breakdowns"])
     top_rules = found["top_rules"].dicts()
-    _platform_fixes(top_rules, found["rule_platforms"].rows)
+    _platform_fixes(top_rules, found["rule_platforms"].rows, catalog)
     top_assets = found["top_assets"].dicts()
     sample = found["sample"].dicts()
     result: dict[str, Any] = {

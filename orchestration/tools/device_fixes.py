@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from orchestration.catalog import Catalog
 from orchestration.engines.config_parser import SUPPORTED, parse_config
 from orchestration.engines.remediation import verify_fix
-from orchestration.engines.rule_engine import evaluate_config, get_rules
+from orchestration.engines.rule_engine import evaluate_config
 from orchestration.warehouse.sql_guard import UnsafeSQL
-from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.sql_path import GuardedStatements, run_sql
 from orchestration.warehouse.store import Warehouse
 
 _CONFIG = ("SELECT c.config_text, a.platform, a.device_type FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
@@ -39,13 +40,13 @@ def _one_token_markers(text: str) -> str:
 
 
 def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, Any]],
-                 viewer: str | None) -> dict[str, dict[str, Any]]:
+                 viewer: str | None, catalog: Catalog, statements: GuardedStatements) -> dict[str, dict[str, Any]]:
     """rule id → {commands, verified, note} for the failing rows of one device's verdicts."""
     failing = [r for r in rows if r.get("status") == "fail"]
     if not failing or not assessment_id:
         return {}
     try:
-        _, result = run_sql(w, _CONFIG, [assessment_id, failing[0]["asset_id"]], viewer)
+        _, result = run_sql(w, _CONFIG, [assessment_id, failing[0]["asset_id"]], statements, viewer)
     except UnsafeSQL:
         return {}
     found = result.dicts()
@@ -53,7 +54,7 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
         return {}
     text, platform, device_type = found[0]["config_text"], found[0]["platform"], found[0]["device_type"]
     cfg = parse_config(_one_token_markers(text), platform)
-    rules = {r.id: r for r in get_rules()}
+    rules = catalog.rules.by_id
     verdicts = {r.rule_id: r for r in evaluate_config(list(rules.values()), cfg, device_type)}  # once per device
     before = {rule_id: r.status for rule_id, r in verdicts.items()}
     out: dict[str, dict[str, Any]] = {}

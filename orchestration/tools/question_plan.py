@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestration.ontology import Ontology
 from orchestration.state import Intent, QuestionFrame
 from orchestration.tools.frame_sql import Condition, compared_key, last_assessed, plan_frame
 from orchestration.tools.sql_plan import SqlPlan, plan_sql
@@ -59,7 +60,8 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     return None
 
 
-def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, form_required: bool = False) -> SqlPlan | None:
+def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, ontology: Ontology,
+                 form_required: bool = False) -> SqlPlan | None:
     """The SQL path's plan: the facet templates of inventory questions, else the frame's form, else the topic
     listing. Change and tracking questions stay with their tools, except a trend over a time range (the series).
     ``form_required``: the Reflector found the first answer not in the question's form."""
@@ -72,6 +74,6 @@ def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, form_re
     if frame.targets.signature or frame.checks:
         facets = facets.evolve(inventory_count=False, listing_column=None)
     elif facets.inventory_count or facets.listing_column:
-        return plan_sql(facets, scope, collection)
+        return plan_sql(facets, scope, ontology, collection)
     plan = frame_plan(intent.evolve(facets=facets), scope, collection, form_required or sure_of_form(frame))
-    return plan if plan is not None else plan_sql(facets, scope, collection)
+    return plan if plan is not None else plan_sql(facets, scope, ontology, collection)

@@ -6,12 +6,14 @@ contract's JSON Schema before the implementation runs, and the result against it
 declare, a required one missing or a value of the wrong type is an error, not a silent extra). An extension's
 tool without a model is checked against ``returns`` by name.
 Every call, failed or not, becomes a ``ToolCall`` record for ``mcp.tool_calls``. Implementations take the
-warehouse as their first argument; the composition root (``orchestration.services``) builds the registry
-with the built-in implementations and the warehouse it was configured with.
+warehouse as their first argument, and the catalog (rules, ontology) as ``catalog=`` and the SQL path's guarded
+statements as ``statements=`` when they declare them; the composition root (``orchestration.services``) builds the
+registry with the built-in implementations, the catalog and the warehouse it was configured with.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -21,10 +23,12 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from orchestration.contracts import ContractSet, ToolContract
+from orchestration.catalog import Catalog
+from orchestration.contracts import ToolContract
 from orchestration.state import ToolCall
 from orchestration.tools.errors import ToolError
 from orchestration.tools.results import RESULT_MODELS, ToolResult
+from orchestration.warehouse.sql_path import GuardedStatements
 from orchestration.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
@@ -65,14 +69,20 @@ def _short(text: str, limit: int = 300) -> str:
 class ToolRegistry:
     """Contract-checked calls of registered implementations against one warehouse."""
 
-    def __init__(self, contracts: ContractSet, implementations: Mapping[str, ToolImpl],
-                 warehouse: Callable[[], Warehouse]) -> None:
-        self.contracts, self._warehouse = contracts, warehouse
-        self._implementations = dict(implementations)
+    def __init__(self, catalog: Catalog, implementations: Mapping[str, ToolImpl],
+                 warehouse: Callable[[], Warehouse], statements: GuardedStatements | None = None) -> None:
+        self.contracts, self._warehouse = catalog.contracts, warehouse
+        # what an implementation is given beside its parameters when it declares it
+        self._given = {"catalog": catalog, "statements": statements or GuardedStatements(catalog.ontology)}
+        self._implementations: dict[str, ToolImpl] = {}
+        self._wants: dict[str, set[str]] = {}
+        for name, implementation in implementations.items():
+            self.register(name, implementation)
 
     def register(self, name: str, implementation: ToolImpl) -> None:
         """Add an extension's implementation (it needs a contract in contracts/tools/ to be callable)."""
         self._implementations[name] = implementation
+        self._wants[name] = set(self._given) & set(inspect.signature(implementation).parameters)
 
     def call(self, name: str, params: Mapping[str, Any], task_id: str | None = None) -> ToolOutcome:
         """Validate and run one tool call; never raises for a user-facing problem."""
@@ -104,7 +114,7 @@ class ToolRegistry:
             return ToolOutcome(record("error", error=f"{name} has no registered implementation", used=full), None)
         try:
             warehouse = RecordingWarehouse(self._warehouse())
-            result = implementation(warehouse, **full)
+            result = implementation(warehouse, **full, **{k: self._given[k] for k in self._wants[name]})
         except (ToolError, WarehouseUnavailable) as exc:
             return ToolOutcome(record("error", error=_short(str(exc)), used=full), None)
         except Exception as exc:  # a defect must not take the turn down; the call is recorded as failed

@@ -9,31 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestration.catalog import Catalog
 from orchestration.tools.device_fixes import device_fixes
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import FLEET, resolve_assessment
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
-from orchestration.warehouse.sql_path import run_sql
+from orchestration.warehouse.sql_path import GuardedStatements, run_sql
 from orchestration.warehouse.store import Warehouse
 
 
 def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, params: list[Any] | None = None,
                   assessment_id: str | None = None, collection: str = FLEET, viewer: str | None = None,
-                  scope_sql: str | None = None, scope_params: list[Any] | None = None) -> dict[str, Any]:
+                  scope_sql: str | None = None, scope_params: list[Any] | None = None, *,
+                  catalog: Catalog, statements: GuardedStatements) -> dict[str, Any]:
     run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer) if assessment_id else None
     resolved = run.assessment_id if run else None
     bound = [resolved, *(params or [])] if resolved else list(params or [])
     try:
-        safe_sql, result = run_sql(w, sql, bound, viewer)
+        safe_sql, result = run_sql(w, sql, bound, statements, viewer)
     except UnsafeSQL as exc:
         raise ToolError(str(exc)) from None
     rows = result.dicts()
-    fixes = device_fixes(w, resolved, rows, viewer) if template == "device_rules" else {}
+    fixes = device_fixes(w, resolved, rows, viewer, catalog, statements) if template == "device_rules" else {}
     scope = None
     if not rows and scope_sql:  # nothing selected: out of how many devices (none there, or none of them fails)
         try:
             scope_sql, totals = run_sql(w, scope_sql, [resolved, *(scope_params or [])] if resolved else
-                                        list(scope_params or []), viewer)
+                                        list(scope_params or []), statements, viewer)
         except UnsafeSQL as exc:
             raise ToolError(str(exc)) from None
         scope = totals.dicts()[0]

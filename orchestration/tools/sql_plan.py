@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from orchestration.ontology import Ontology
 from orchestration.state import Facets
 from orchestration.tools.scope import FLEET, scope_conditions
-from orchestration.warehouse.schema import get_ontology
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,10 @@ def _scope_text(params: list[Any]) -> str:
     return ", ".join(str(p) for p in params) or "all devices"
 
 
-def plan_sql(facets: Facets, scope: dict[str, Any], collection: str = FLEET) -> SqlPlan | None:
+def plan_sql(facets: Facets, scope: dict[str, Any], ontology: Ontology, collection: str = FLEET) -> SqlPlan | None:
     """A SQL plan when the request (its facets) is one the tools do not answer, else None. Inventory templates
-    read the assets of ``collection`` only (an upload's devices are not the fleet's)."""
-    ontology = get_ontology()
+    read the assets of ``collection`` only (an upload's devices are not the fleet's); ``ontology`` names the column
+    listed."""
     where, params = scope_conditions(scope)
     cond = " AND ".join(where) or "1 = 1"
     inventory_cond, inventory_params = f"{cond} AND a.collection = ?", [*params, collection]

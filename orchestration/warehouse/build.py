@@ -14,20 +14,21 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from orchestration.config import get_settings
+from orchestration.catalog import Catalog
 from orchestration.engines.config_parser import ParsedConfig, parse_config
-from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config, get_rules
+from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config
 from orchestration.engines.secrets import mask_config, mask_evidence
-from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device, get_signatures
+from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device
+from orchestration.ontology import Ontology
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse import demo_network as demo
 from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.versions import discard_versions
 from orchestration.yaml_files import read_yaml
@@ -58,8 +59,7 @@ class ApprovedException:
                 and self.device_type in ("any", device_type) and on <= self.expires_on)
 
 
-def load_exceptions(path: Path | None = None) -> list[ApprovedException]:
-    path = path or get_settings().contracts_dir / "rules" / "approved_exceptions.yaml"
+def load_exceptions(path: Path) -> list[ApprovedException]:
     data = read_yaml(path)
     return [ApprovedException(**e) for e in data["exceptions"]]
 
@@ -112,9 +112,10 @@ def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: s
     return rows
 
 
-def _assess_demo_device(args: tuple[demo.DemoDevice, int, list[tuple[str, datetime]]]) -> Rows:
+def _assess_demo_device(judged_with: tuple[list[Rule], list[Signature], list[ApprovedException]],
+                        args: tuple[demo.DemoDevice, int, list[tuple[str, datetime]]]) -> Rows:
     device, seed, runs = args
-    rules, signatures, exceptions = get_rules(), get_signatures(), load_exceptions()
+    rules, signatures, exceptions = judged_with
     hygiene = demo.hygiene_runs(device, seed, len(runs))
     rows = Rows()
     for i, (assessment_id, at) in enumerate(runs):
@@ -165,27 +166,28 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple
     con.execute(f"INSERT INTO {table} SELECT {', '.join('unnest(?)' for _ in columns)}", columns)
 
 
-def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int = 7, runs: int = 4,
+def build_demo_warehouse(path: Path, catalog: Catalog, devices: int = 150, seed: int = 7, runs: int = 4,
                          workers: int | None = None) -> BuildReport:
-    """Generate the demo network and its assessments into a DuckDB file (atomic replace)."""
+    """Generate the demo network and its assessments into a DuckDB file (atomic replace), judged with the rules,
+    signatures and approved exceptions of ``catalog`` and laid out by its ontology."""
     started = time.perf_counter()
-    path = path or get_settings().warehouse_path
     path.parent.mkdir(parents=True, exist_ok=True)
     sites = demo.sites_for(devices)
     fleet = list(demo.devices_for(sites, seed, runs))
     run_ids = demo.assessment_ids(runs)
     work = [(d, seed, run_ids) for d in fleet]
     workers = workers or (min(os.cpu_count() or 1, 4) if len(fleet) > 400 else 1)
+    rules, exceptions = list(catalog.rules.rules), load_exceptions(catalog.exceptions_file)
+    assess = partial(_assess_demo_device, (rules, list(catalog.signatures), exceptions))
     rows = Rows()
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for part in pool.map(_assess_demo_device, work, chunksize=64):
+            for part in pool.map(assess, work, chunksize=64):
                 rows.extend(part)
     else:
         for item in work:
-            rows.extend(_assess_demo_device(item))
+            rows.extend(assess(item))
 
-    rules = get_rules()
     asset_rows = []
     for d in fleet:
         seen = [run_ids[i][0] for i, p in enumerate(d.present) if p]
@@ -207,22 +209,22 @@ def build_demo_warehouse(path: Path | None = None, devices: int = 150, seed: int
         "configs": sorted(rows.configs, key=lambda r: (r[0], r[1])),
         "results": sorted(rows.results, key=lambda r: (r[0], r[1], r[2])),
         "exceptions": [(e.exception_id, e.rule_id, ",".join(e.sites), e.device_type, e.reason, e.approved_by,
-                        e.expires_on, e.source_document) for e in load_exceptions()],
+                        e.expires_on, e.source_document) for e in exceptions],
         "slic_results": sorted(rows.slic, key=lambda r: (r[1], r[2], r[0])),
         "events": [(i + 1, *e) for i, e in enumerate(sorted(rows.events, key=lambda e: (e[1], e[0])))],
     }
-    _write_database(path, tables)
+    _write_database(path, tables, catalog.ontology)
     return BuildReport(path, len(fleet), len(sites), runs, len(rows.results), len(rows.slic), len(rows.events),
                        round(time.perf_counter() - started, 2))
 
 
-def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]]) -> None:
+def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]], ontology: Ontology) -> None:
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp_dir:
         tmp = Path(tmp_dir)
         target = tmp / "warehouse.duckdb"
         con = duckdb.connect(str(target))
         try:
-            for ddl in get_ontology().ddl():
+            for ddl in ontology.ddl():
                 con.execute(ddl)
             for table, rows in tables.items():
                 _load(con, table, rows, tmp)
@@ -237,9 +239,8 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]]) -> Non
         discard_versions(path)  # versions published over the previous file are gone with it
 
 
-def ensure_demo_warehouse() -> BuildReport | None:
+def ensure_demo_warehouse(path: Path, catalog: Catalog) -> BuildReport | None:
     """Build the demo warehouse on first run; leave an existing one alone."""
-    path = get_settings().warehouse_path
     if path.exists():
         return None
-    return build_demo_warehouse(path)
+    return build_demo_warehouse(path, catalog)

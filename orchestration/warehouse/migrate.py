@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.warehouse.schema import get_ontology
+from orchestration.ontology import Ontology, load_ontology
 
 log = logging.getLogger(__name__)
 DEFAULTS = {("assessments", "collection"): "'fleet'", ("assets", "collection"): "'fleet'"}
@@ -19,28 +19,28 @@ _lock = threading.Lock()
 _checked: set[str] = set()
 
 
-def missing_columns(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+def missing_columns(con: duckdb.DuckDBPyConnection, ontology: Ontology) -> list[tuple[str, str, str]]:
     """(table, column, type) the ontology declares and the database lacks, in declaration order."""
     present = {(t, c) for t, c in con.execute(
         "SELECT table_name, column_name FROM information_schema.columns").fetchall()}
     tables = {t for t, _ in present}
-    return [(name, col, spec.type) for name, table in get_ontology().tables.items() if name in tables
+    return [(name, col, spec.type) for name, table in ontology.tables.items() if name in tables
             for col, spec in table.columns.items() if (name, col) not in present]
 
 
-def migrate(path: Path) -> list[str]:
-    """Add what is missing; returns the columns added (empty when the file is current)."""
+def migrate(path: Path, ontology: Ontology) -> list[str]:
+    """Add what ``ontology`` declares and the file lacks; returns the columns added (empty when it is current)."""
     con = duckdb.connect(str(path))
     try:
-        return migrate_open(con, path)
+        return migrate_open(con, path, ontology)
     finally:
         con.close()
 
 
-def migrate_open(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
+def migrate_open(con: duckdb.DuckDBPyConnection, path: Path, ontology: Ontology) -> list[str]:
     """``migrate`` on a connection the caller holds (a writer's new version: one open of the file, not two)."""
     added = []
-    for table, column, kind in missing_columns(con):
+    for table, column, kind in missing_columns(con, ontology):
         default = DEFAULTS.get((table, column))
         con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}" + (f" DEFAULT {default}" if default else ""))
         if default:
@@ -52,12 +52,13 @@ def migrate_open(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
     return added
 
 
-def ensure_current(path: Path) -> None:
-    """Migrate ``path`` once per process; a file another process holds open is left to that process."""
+def ensure_current(path: Path, ontology_file: Path) -> None:
+    """Migrate ``path`` to the ontology in ``ontology_file`` once per process; a file another process holds open is
+    left to that process."""
     key = str(path)
     with _lock:
         if key in _checked or not path.exists():
             return
         with contextlib.suppress(duckdb.IOException):  # locked by a running server, which migrated it on open
-            migrate(path)
+            migrate(path, load_ontology(ontology_file))
         _checked.add(key)

@@ -8,13 +8,14 @@ and their own uploads'), whatever the statement's WHERE says.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
-from orchestration.warehouse.schema import ontology_at, ontology_file
+from orchestration.ontology import Ontology
 from orchestration.warehouse.sql_guard import UnsafeSQL, validate
 from orchestration.warehouse.store import QueryResult, Warehouse
 
@@ -49,19 +50,38 @@ def _viewer_tree(sql: str, viewer: str | None, dialect: str) -> exp.Expr:
     return root
 
 
-@lru_cache(maxsize=256)
-def guarded(sql: str, viewer: str | None, ontology: str) -> tuple[str, int]:
-    """The statement as it runs for ``viewer`` (validated against the ontology in the file ``ontology``, bounded,
-    limited to their rows) and the number of values it takes. Kept per statement, viewer and ontology — the values
-    are bound apart, so a question asked again, by anyone with the same rights, reuses it: parsing it three times was
-    a fifth of a list question's turn."""
-    tree = _viewer_tree(validate(sql, ontology_at(ontology), dialect="duckdb"), viewer, "duckdb")
-    return tree.sql(dialect="duckdb"), sum(1 for _ in tree.find_all(exp.Placeholder))
+class GuardedStatements:
+    """Statements as they run for a viewer, validated against one ontology and kept (at most ``size``): the values are
+    bound apart, so a question asked again, by anyone with the same rights, reuses it — parsing it three times was a
+    fifth of a list question's turn. One per catalog (``orchestration.catalog``), so an ontology never sees another's."""
+
+    def __init__(self, ontology: Ontology, size: int = 256) -> None:
+        self.ontology, self._size = ontology, size
+        self._kept: OrderedDict[tuple[str, str | None], tuple[str, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def guarded(self, sql: str, viewer: str | None) -> tuple[str, int]:
+        """The statement as it runs for ``viewer`` (validated, bounded, limited to their rows) and the number of
+        values it takes."""
+        key = (sql, viewer)
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        tree = _viewer_tree(validate(sql, self.ontology, dialect="duckdb"), viewer, "duckdb")
+        made = tree.sql(dialect="duckdb"), sum(1 for _ in tree.find_all(exp.Placeholder))
+        with self._lock:
+            self._kept[key] = made
+            if len(self._kept) > self._size:
+                self._kept.popitem(last=False)
+        return made
 
 
-def run_sql(warehouse: Warehouse, sql: str, params: list[Any], viewer: str | None = None) -> tuple[str, QueryResult]:
-    """Guard, limit to ``viewer``'s rows, then execute with bound parameters on the (read-only) warehouse."""
-    safe, wanted = guarded(sql, viewer, ontology_file())
+def run_sql(warehouse: Warehouse, sql: str, params: list[Any], statements: GuardedStatements,
+            viewer: str | None = None) -> tuple[str, QueryResult]:
+    """Guard (against ``statements``' ontology), limit to ``viewer``'s rows, then execute with bound parameters on the
+    (read-only) warehouse."""
+    safe, wanted = statements.guarded(sql, viewer)
     if wanted != len(params):
         raise UnsafeSQL(f"the statement takes {wanted} value(s) but {len(params)} were given")
     return safe, warehouse.query(safe, params)

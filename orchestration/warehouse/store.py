@@ -209,7 +209,8 @@ def get_warehouse(settings: Settings | None = None) -> Warehouse:
             else:
                 from orchestration.warehouse.migrate import ensure_current
 
-                ensure_current(current_file(settings.warehouse_path))  # older files gain the collection columns first
+                # older files gain the collection columns first
+                ensure_current(current_file(settings.warehouse_path), settings.contracts_dir / "warehouse.yaml")
                 _open[key] = DuckDBWarehouse(settings.warehouse_path, settings.query_timeout_seconds)
         return _open[key]
 

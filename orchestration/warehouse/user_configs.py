@@ -21,11 +21,13 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.config import get_settings
+from orchestration.catalog import Catalog
+from orchestration.config import Settings
 from orchestration.engines.config_parser import PlatformVerdict, identify_platform
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
-from orchestration.engines.rule_engine import get_rules
-from orchestration.engines.slic_engine import get_signatures
+from orchestration.engines.rule_engine import Rule
+from orchestration.engines.slic_engine import Signature
+from orchestration.ontology import Ontology
 from orchestration.vocabulary.text import plural
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.build import (
@@ -109,7 +111,8 @@ def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
     return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
-def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: str | None = None,
+def assess_files(files: list[tuple[str, bytes]], catalog: Catalog, settings: Settings, site: str = "Uploaded",
+                 label: str | None = None,
                  now: datetime | None = None, collection: str | None = None, owner: str | None = None,
                  cancelled: Callable[[str], bool] | None = None, workers: int = 1,
                  judgements: bool = True) -> UploadReport:
@@ -121,8 +124,7 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     in as many forked processes — for a single-threaded caller only (the command line; never the chat server's
     threads), and without the parsed configuration on each judgement (no fixes). ``judgements=False`` keeps no
     per-rule judgement on the files' outcomes (only ``--json`` prints them; from worker processes they are most of
-    what is sent back)."""
-    settings = get_settings()
+    what is sent back). Judged with ``catalog``'s rules, signatures and exceptions, into ``settings``' warehouse."""
     if settings.warehouse_backend != "duckdb":  # written into a local file, the upload would never be read back
         raise WarehouseUnavailable("uploaded configurations are assessed into the embedded warehouse, and this "
                                    f"installation reads its assessments from {settings.warehouse_backend}: load them "
@@ -149,8 +151,8 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
                                                             f"{len(overrides)} device(s) applied"))
             except ValueError as exc:
                 report.files.append(FileOutcome(name, False, str(exc)))
-    batch = _Batch(collection, site, assessment_id, now, overrides, load_exceptions(), keep_config=workers <= 1,
-                   keep_judgement=judgements)
+    batch = _Batch(collection, site, assessment_id, now, overrides, list(catalog.rules.rules), list(catalog.signatures),
+                   load_exceptions(catalog.exceptions_file), keep_config=workers <= 1, keep_judgement=judgements)
     configs = [(name, data) for name, data in files if not ROLE_FILE.search(name.replace("\\", "/"))]
     for (name, data), done in zip(configs, _assessed(batch, configs, workers, cancelled), strict=True):
         if done.asset is None or done.rows is None:
@@ -172,7 +174,8 @@ def assess_files(files: list[tuple[str, bytes]], site: str = "Uploaded", label: 
     if not assets:
         report.assessment_id = None
         return report
-    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(get_rules()), new_collection)
+    _write(path, assessment_id, collection, owner, now, label, site, assets, rows, len(batch.rules), new_collection,
+           catalog.ontology)
     return report
 
 
@@ -185,6 +188,8 @@ class _Batch:
     assessment_id: str
     now: datetime
     overrides: dict[str, dict[str, str]]
+    rules: list[Rule]
+    signatures: list[Signature]
     exceptions: list[ApprovedException]
     keep_config: bool = True  # the parsed configuration stays on the judgement (fixes need it)
     keep_judgement: bool = True  # the judgement stays on the file's outcome
@@ -203,7 +208,6 @@ def _assessed(batch: _Batch, configs: list[tuple[str, bytes]], workers: int,
     """Each file's assessment, in the order given: in ``workers`` processes when asked (the command line: a batch
     of hundreds takes both cores), else here, one file after the other, each checked for cancellation first."""
     if workers > 1 and len(configs) >= PARALLEL_FROM:
-        get_rules(), get_signatures()  # loaded here, before the fork: each worker would otherwise read them again
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
             yield from pool.map(partial(_assess_pair, batch), configs, chunksize=max(8, len(configs) // (workers * 12)))
         return
@@ -223,7 +227,7 @@ def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = No
     text, problem, verdict = check_config_text(name, data)
     if text is None:
         return _Assessed(FileOutcome(name, False, problem))
-    judgement = judge(name, text, batch.overrides, verdict)
+    judgement = judge(name, text, batch.rules, batch.overrides, verdict)
     if not judgement.accepted or judgement.config is None:
         return _Assessed(FileOutcome(name, False, judgement.reason, platform=judgement.platform,
                                      judgement=judgement if batch.keep_judgement else None))
@@ -233,7 +237,7 @@ def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = No
     asset_id = asset_id or f"{batch.collection}/{hostname}"
     spec = DeviceSpec(asset_id, batch.site, "uploaded", "production", judgement.device_type, "unknown", "unknown",
                       "unknown", platform, "medium", "", 0)
-    part = assess_device(spec, judgement.version, text, batch.assessment_id, batch.now, get_rules(), get_signatures(),
+    part = assess_device(spec, judgement.version, text, batch.assessment_id, batch.now, batch.rules, batch.signatures,
                          batch.exceptions, cfg=cfg, judged=judgement.results)  # the rules ran once, in judge()
     failures = sum(1 for r in part.results if r[3] == "fail")
     if not batch.keep_config:
@@ -246,13 +250,13 @@ def _assess_one(batch: _Batch, name: str, data: bytes, asset_id: str | None = No
 
 def _write(path: Path, assessment_id: str, collection: str, owner: str | None, now: datetime, label: str | None,
            site: str, assets: list[tuple[str, str, str, str, str]], rows: Rows, rule_count: int,
-           new_collection: bool) -> None:
+           new_collection: bool, ontology: Ontology) -> None:
     """One transaction into a new published version of the warehouse (``versions.py``): turns that are reading
     it meanwhile are not disturbed, and the CLI and a running server can both upload. A new collection whose
     name another upload took meanwhile is refused (checked under the writers' lock): its devices would otherwise
     join that upload's collection, which may be another user's."""
     try:
-        with new_version(path) as con:
+        with new_version(path, ontology) as con:
             con.execute("BEGIN TRANSACTION")
             if new_collection and con.execute("SELECT 1 FROM assessments WHERE collection = ? UNION ALL "
                                               "SELECT 1 FROM assets WHERE collection = ? LIMIT 1",
@@ -290,10 +294,11 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                                    f"({str(exc)[:200]}); nothing was written") from None
 
 
-def assess_folder(folder: Path, site: str = "Uploaded", label: str | None = None, collection: str | None = None,
-                  owner: str | None = None, workers: int = 1, judgements: bool = True) -> UploadReport:
+def assess_folder(folder: Path, catalog: Catalog, settings: Settings, site: str = "Uploaded", label: str | None = None,
+                  collection: str | None = None, owner: str | None = None, workers: int = 1,
+                  judgements: bool = True) -> UploadReport:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
-    return assess_files([(str(p.relative_to(folder)), p.read_bytes()) for p in files], site, label,
+    return assess_files([(str(p.relative_to(folder)), p.read_bytes()) for p in files], catalog, settings, site, label,
                         collection=collection, owner=owner, workers=workers, judgements=judgements)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from orchestration.ontology import Ontology
 from orchestration.warehouse.migrate import migrate_open
 
 LOCK_WAIT_SECONDS = 60.0
@@ -82,8 +83,9 @@ def _exclusive(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def new_version(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A writable copy of the current version; published when the block ends without an exception."""
+def new_version(path: Path, ontology: Ontology) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A writable copy of the current version (with the columns of ``ontology``); published when the block ends
+    without an exception."""
     with _exclusive(path):
         _sweep_staging(path)
         source = current_file(path)
@@ -95,7 +97,7 @@ def new_version(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
             con = duckdb.connect(str(staging))
             try:
-                migrate_open(con, staging)  # a version copied from an older file gains the current columns
+                migrate_open(con, staging, ontology)  # a version copied from an older file gains the current columns
                 yield con
                 con.execute("CHECKPOINT")
             finally:

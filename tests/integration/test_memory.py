@@ -19,6 +19,7 @@ from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore, MemoryUn
 from orchestration.runtime import handle_turn, load_conversation
 from orchestration.services import Services
 from orchestration.trace_export import TraceAccessError, thread_states, to_markdown
+from tests.catalog import BUNDLED
 from tests.conftest import ASSESS
 
 WORKER = [sys.executable, "-m", "tests.memory_worker"]
@@ -116,7 +117,7 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     assert first.plan.tasks[-1].outputs.model_dump()["summary"] == second.plan.tasks[-1].outputs.model_dump()["summary"]
     spec = DeviceSpec("RTR-NEW-9", "Branch-05", "branch", "production", "router", "wan", "f", "m", "ios-xe", "high",
                       "10.250.5.9", 5)
-    assess_files([("rtr-new-9.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())])
+    assess_files([("rtr-new-9.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())], BUNDLED, get_settings())
     third = handle_turn(prompt, services=services)  # the warehouse changed: recomputed, not served from memory
     assert not any(c.cached for c in third.mcp.tool_calls)
     assert MemoryStore().recall("no-such-key") is None

@@ -18,7 +18,8 @@ import pytest
 
 from orchestration.config import PROJECT_ROOT
 from orchestration.engines.judgement import judge
-from orchestration.engines.rule_engine import get_rules, interfaces
+from orchestration.engines.rule_engine import interfaces
+from tests.catalog import RULES
 from tests.conftest import ASSESS, FIXTURES
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "realconfigs"
@@ -43,7 +44,7 @@ def corpus_names() -> list[str]:
 
 
 def observed(name: str) -> dict[str, Any]:
-    j = judge(name, path_of(name).read_text())
+    j = judge(name, path_of(name).read_text(), RULES)
     entry: dict[str, Any] = {"platform": j.platform, "accepted": j.accepted}
     if j.accepted and j.config is not None:
         by: dict[str, list[str]] = {}
@@ -77,7 +78,7 @@ def test_reviewed_verdicts_are_justified_by_the_line_they_quote(case: dict[str, 
         assert not [t for t in text if re.match(case["absent"], t)]
     else:
         assert text[case["line"] - 1].strip() == case["quote"]
-    j = judge(case["file"], "\n".join(text))
+    j = judge(case["file"], "\n".join(text), RULES)
     subject, verdict = case["subject"], case["verdict"]
     if subject == "platform":
         assert j.platform == verdict
@@ -90,7 +91,7 @@ def test_reviewed_verdicts_are_justified_by_the_line_they_quote(case: dict[str, 
 
 
 def test_edge_roles_carry_their_reason_into_the_evidence() -> None:
-    j = judge("iosxe_bgp_confederation/D2.cfg", (CORPUS / "iosxe_bgp_confederation/D2.cfg").read_text())
+    j = judge("iosxe_bgp_confederation/D2.cfg", (CORPUS / "iosxe_bgp_confederation/D2.cfg").read_text(), RULES)
     urpf = next(r for r in j.results if r.rule_id == "IF-URPF-EDGE")
     assert urpf.status == "fail"
     assert "interface GigabitEthernet3" in urpf.evidence
@@ -98,7 +99,7 @@ def test_edge_roles_carry_their_reason_into_the_evidence() -> None:
 
 
 def test_fixes_use_the_platforms_syntax_and_no_demo_addresses() -> None:
-    rules = {r.id: r for r in get_rules()}
+    rules = {r.id: r for r in RULES}
     assert rules["VTY-ACL"].fix_for("nx-os")[-2:] == ["line vty", " access-class MGMT-ONLY in"]
     assert rules["LOG-HOST"].fix_for("nx-os")[0].startswith("logging server ")
     assert rules["SSH-V2"].fix_for("ios-xr") == ["ssh server v2"]
@@ -112,8 +113,8 @@ def test_fixes_use_the_platforms_syntax_and_no_demo_addresses() -> None:
 
 def test_interface_role_overrides_win_over_inference(tmp_path: Path) -> None:
     text = (CORPUS / "iosxe_bgp_confederation/D1.cfg").read_text()
-    inferred = judge("D1.cfg", text)
-    forced = judge("D1.cfg", text, {"D1": {"GigabitEthernet1": "edge"}})
+    inferred = judge("D1.cfg", text, RULES)
+    forced = judge("D1.cfg", text, RULES, {"D1": {"GigabitEthernet1": "edge"}})
     assert inferred.config is not None and forced.config is not None
     before = {i.name: i for i in interfaces(inferred.config)}["GigabitEthernet1"]
     after = {i.name: i for i in interfaces(forced.config)}["GigabitEthernet1"]

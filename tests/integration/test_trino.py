@@ -21,6 +21,7 @@ from orchestration.warehouse.store import (
     close_warehouses,
     get_warehouse,
 )
+from tests.catalog import BUNDLED, ONTOLOGY, statements
 from tests.conftest import free_port
 from tests.trino_protocol_server import TrinoProtocolServer
 
@@ -43,7 +44,7 @@ def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocol
     assert isinstance(trino, TrinoWarehouse)
     duck = DuckDBWarehouse(demo_warehouse)
     try:
-        a, b = analyse(trino, "summary"), analyse(duck, "summary")
+        a, b = analyse(trino, "summary", catalog=BUNDLED), analyse(duck, "summary", catalog=BUNDLED)
         assert a["metrics"] == b["metrics"] and a["breakdowns"] == b["breakdowns"]
         scope = {"sites": ["DataCenter-1"]}
         assert compare(trino, "latest", "previous", "assets", scope=scope)["metrics"] == \
@@ -57,7 +58,7 @@ def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocol
 
 def test_sql_path_through_trino(trino_server: TrinoProtocolServer) -> None:
     sql, result = run_sql(get_warehouse(), "SELECT a.os_version, COUNT(*) AS n FROM assets a WHERE a.site = ? "
-                                           "GROUP BY a.os_version", ["Branch-05"])
+                                           "GROUP BY a.os_version", ["Branch-05"], statements())
     assert result.columns == ["os_version", "n"] and sum(r[1] for r in result.rows) > 0
 
 
@@ -86,7 +87,7 @@ def test_an_uploaded_config_is_refused_on_trino_not_written_where_nothing_reads_
 
     before = current_file(demo_warehouse)
     with pytest.raises(WarehouseUnavailable, match="reads its assessments from trino"):
-        assess_files([("r1.cfg", b"hostname R1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\n")])
+        assess_files([("r1.cfg", b"hostname R1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\n")], BUNDLED, get_settings())
     assert current_file(demo_warehouse) == before
 
 
@@ -111,9 +112,8 @@ def test_the_trino_ddl_declares_every_table_and_serves_the_tools(table_format: s
     import duckdb
     import sqlglot
 
-    from orchestration.warehouse.schema import get_ontology
 
-    ontology = get_ontology()
+    ontology = ONTOLOGY
     statements = ontology.ddl("trino", table_format)
     for statement, (name, table) in zip(statements, ontology.tables.items(), strict=True):
         create = sqlglot.parse_one(statement, read="trino")
@@ -136,7 +136,7 @@ def test_the_trino_ddl_declares_every_table_and_serves_the_tools(table_format: s
         close_warehouses()
         duck = DuckDBWarehouse(demo_warehouse)
         try:
-            a, b = analyse(get_warehouse(), "summary"), analyse(duck, "summary")
+            a, b = analyse(get_warehouse(), "summary", catalog=BUNDLED), analyse(duck, "summary", catalog=BUNDLED)
             assert a["metrics"] == b["metrics"] and a["breakdowns"] == b["breakdowns"]
         finally:
             duck.close()

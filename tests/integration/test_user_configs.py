@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestration.config import get_settings
 from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render
@@ -16,6 +17,7 @@ from orchestration.warehouse.migrate import migrate
 from orchestration.warehouse.store import close_warehouses, connect_reader, get_warehouse
 from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
 from orchestration.warehouse.versions import current_file
+from tests.catalog import BUNDLED, ONTOLOGY
 from tests.conftest import ASSESS
 
 FLEET_LATEST = "ASMT-2026-11-02"  # the demo network's latest run
@@ -40,7 +42,7 @@ def _folder(tmp_path: Path) -> Path:
 
 
 def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_warehouse: Path, tmp_path: Path) -> None:
-    report = assess_folder(_folder(tmp_path), site="Branch-09")
+    report = assess_folder(_folder(tmp_path), BUNDLED, get_settings(), site="Branch-09")
     by_name = {f.name: f for f in report.files}
     assert by_name["rtr-new-1.cfg"].ok and by_name["rtr-new-1.cfg"].failures >= 20
     assert by_name["fw-new-1.txt"].ok and by_name["fw-new-1.txt"].failures == 0
@@ -50,10 +52,10 @@ def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_war
     assert "binary" in by_name["image.bin"].message
     close_warehouses()
     # the upload is an assessment of its own collection: the fleet's latest is unchanged, the upload reachable by id
-    assert analyse(get_warehouse(), "summary")["metrics"]["assessment_id"] == FLEET_LATEST
-    uploaded = analyse(get_warehouse(), "summary", assessment_id=str(report.assessment_id))["metrics"]
+    assert analyse(get_warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
+    uploaded = analyse(get_warehouse(), "summary", assessment_id=str(report.assessment_id), catalog=BUNDLED)["metrics"]
     assert uploaded["assets_assessed"] == 2
-    assert analyse(get_warehouse(), "summary", collection=str(report.collection))["metrics"]["assessment_id"] == \
+    assert analyse(get_warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assessment_id"] == \
         report.assessment_id
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT platform, site, collection, source_file FROM assets WHERE asset_id = ?",
@@ -88,7 +90,7 @@ def _lab_configs(n: int) -> list[tuple[str, bytes]]:
 
 
 def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehouse: Path) -> None:
-    report = assess_files(_lab_configs(70))
+    report = assess_files(_lab_configs(70), BUNDLED, get_settings())
     assert report.assessed == 70 and len(report.warnings) == 35
     assert "lab1/d0.cfg: hostname D0 is also in lab0/d0.cfg" in report.warnings[0]
     close_warehouses()
@@ -100,7 +102,7 @@ def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehou
     assert con.execute("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM results WHERE assessment_id = ? "
                        "GROUP BY asset_id, rule_id)", [report.assessment_id]).fetchone() == (1,)
     con.close()
-    again = assess_files(_lab_configs(4))  # the same hostnames in another batch: another collection
+    again = assess_files(_lab_configs(4), BUNDLED, get_settings())  # the same hostnames in another batch: another collection
     assert again.collection != report.collection and again.assessed == 4
 
 
@@ -112,9 +114,9 @@ def test_a_new_collection_name_already_taken_is_refused_not_merged(writable_ware
     from orchestration.warehouse.store import WarehouseUnavailable
 
     monkeypatch.setattr(user_configs, "collection_name", lambda files, now: "upload-lab-20261122-100000-0000")
-    first = assess_files(_lab_configs(2), owner="alice")
+    first = assess_files(_lab_configs(2), BUNDLED, get_settings(), owner="alice")
     with pytest.raises(WarehouseUnavailable, match="took the collection name upload-lab-20261122-100000-0000"):
-        assess_files(_lab_configs(3), owner="bob")
+        assess_files(_lab_configs(3), BUNDLED, get_settings(), owner="bob")
     close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [first.collection]).fetchone() == (2,)
@@ -127,7 +129,7 @@ def test_concurrent_uploads_get_distinct_ids_and_all_land(writable_warehouse: Pa
 
     now = datetime(2026, 11, 22, 10, 0, 0)  # the same second for every upload
     with ThreadPoolExecutor(max_workers=8) as pool:
-        reports = list(pool.map(lambda i: assess_files(_lab_configs(1), now=now), range(20)))
+        reports = list(pool.map(lambda i: assess_files(_lab_configs(1), BUNDLED, get_settings(), now=now), range(20)))
     ids = {r.assessment_id for r in reports}
     assert len(ids) == 20 and None not in ids and len({r.collection for r in reports}) == 20
     close_warehouses()
@@ -145,10 +147,10 @@ def test_a_warehouse_from_before_collections_is_migrated_in_place(writable_wareh
                           ("assets", "collection")):
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     con.close()
-    assert migrate(writable_warehouse) == ["assets.collection", "assets.source_file", "assessments.collection",
+    assert migrate(writable_warehouse, ONTOLOGY) == ["assets.collection", "assets.source_file", "assessments.collection",
                                            "assessments.owner"]
-    assert migrate(writable_warehouse) == []
-    assert analyse(get_warehouse(), "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+    assert migrate(writable_warehouse, ONTOLOGY) == []
+    assert analyse(get_warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
 
 
 def test_cli_keeps_repeated_hostnames_apart_and_says_so(writable_warehouse: Path, tmp_path: Path) -> None:
@@ -178,23 +180,23 @@ def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path
         return [handle_turn(q, thread_id=thread, user_id=f"user{i}", services=services).final.risk_of_error for q in questions]
 
     with ThreadPoolExecutor(max_workers=22) as pool:
-        uploads = [pool.submit(assess_files, _lab_configs(2)) for _ in range(2)]
+        uploads = [pool.submit(assess_files, _lab_configs(2), services.catalog, services.settings) for _ in range(2)]
         turns = list(pool.map(conversation, range(20)))
         reports = [u.result() for u in uploads]
     assert [risk for conv in turns for risk in conv].count("high") == 0
     for report in reports:  # no close_warehouses(): the open reader moves to the published version by itself
-        assert analyse(get_warehouse(), "summary", collection=str(report.collection))["metrics"]["assets_assessed"] == 2
+        assert analyse(get_warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assets_assessed"] == 2
 
 
 def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehouse: Path, tmp_path: Path) -> None:
     reader = get_warehouse()  # what a running server holds
-    assert analyse(reader, "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+    assert analyse(reader, "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
     out = subprocess.run([ASSESS, "assess-configs", str(_folder(tmp_path)), "--collection", "lab-west"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
-    assert analyse(reader, "summary", collection="lab-west")["metrics"]["assets_assessed"] == 2
-    assert analyse(reader, "summary")["metrics"]["assessment_id"] == FLEET_LATEST
+    assert analyse(reader, "summary", collection="lab-west", catalog=BUNDLED)["metrics"]["assets_assessed"] == 2
+    assert analyse(reader, "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
 
 
 def test_rows_are_appended_in_one_statement_with_nulls_empty_strings_and_times_as_given() -> None:
@@ -212,7 +214,7 @@ def test_rows_are_appended_in_one_statement_with_nulls_empty_strings_and_times_a
 
 def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_warehouse: Path) -> None:
     files = [(f"{h.lower()}.cfg", _config(h, "ios-xe", good=False).encode()) for h in ("RTR-C-1", "RTR-C-2")]
-    report = assess_files(files, owner="alice", cancelled=lambda name: name == "rtr-c-2.cfg")
+    report = assess_files(files, BUNDLED, get_settings(), owner="alice", cancelled=lambda name: name == "rtr-c-2.cfg")
     assert report.assessed == 1
     assert [(f.name, f.ok, f.message) for f in report.files][1] == ("rtr-c-2.cfg", False,
                                                                    "rtr-c-2.cfg: cancelled — not assessed")
@@ -221,7 +223,7 @@ def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_ware
     assert con.execute("SELECT asset_id FROM assets WHERE collection = ?", [report.collection]).fetchall() == [
         (f"{report.collection}/RTR-C-1",)]
     con.close()
-    nothing = assess_files(files, cancelled=lambda name: True)  # every file cancelled: no assessment at all
+    nothing = assess_files(files, BUNDLED, get_settings(), cancelled=lambda name: True)  # every file cancelled: no assessment at all
     assert nothing.assessed == 0 and nothing.assessment_id is None
 
 
@@ -233,7 +235,7 @@ def test_a_batch_assessed_in_worker_processes_writes_what_one_process_writes(wri
     files = _lab_configs(PARALLEL_FROM + 10)
     files.insert(7, ("notes.txt", b"Shopping list:\nmilk\neggs\n"))
     now = datetime(2026, 11, 27, 10, 0, 0)
-    reports = [assess_files(files, collection=f"lab-{workers}", now=now, workers=workers) for workers in (1, 2)]
+    reports = [assess_files(files, BUNDLED, get_settings(), collection=f"lab-{workers}", now=now, workers=workers) for workers in (1, 2)]
     assert [(f.name, f.ok) for f in reports[0].files] == [(f.name, f.ok) for f in reports[1].files]
     assert reports[0].files[7].message == reports[1].files[7].message and not reports[1].files[7].ok
     assert [w.replace("lab-1", "lab-2") for w in reports[0].warnings] == reports[1].warnings and reports[1].warnings

@@ -330,7 +330,7 @@ def test_the_replan_is_bounded_and_what_stays_missing_is_said(demo_warehouse: Pa
                                                               monkeypatch, services: Services) -> None:  # type: ignore[no-untyped-def]
     """A form the second run still does not deliver: one replan, then the answer says what it does not cover."""
     from orchestration.agents import reflector
-    monkeypatch.setattr(reflector, "missing_form", lambda state: "the devices asked for, listed")
+    monkeypatch.setattr(reflector, "missing_form", lambda state, ontology: "the devices asked for, listed")
     state = handle_turn("how are the branches doing", services=services)
     assert state.plan.iteration == 2 and state.trace.node_run_order.count("reflector") == 2
     assert "**Not covered:** the devices asked for, listed: the data answered with a summary instead" \

@@ -13,6 +13,7 @@ import pytest
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.rendering import linked_markers
+from orchestration.config import get_settings
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services
@@ -20,6 +21,7 @@ from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.trace_export import thread_notes, thread_states, to_json, to_markdown
 from orchestration.warehouse.sql_text import bind
 from orchestration.warehouse.store import get_warehouse
+from tests.catalog import BUNDLED, CONTRACTS
 
 QUESTION = "Which switches at DataCenter-1 fail SNMP checks, and what does our SNMPv3 standard require?"
 
@@ -111,7 +113,7 @@ def test_collections_are_listed_and_switched_with_the_conversations_own_switch(w
     from orchestration.warehouse.user_configs import assess_files
 
     config = b"hostname lab-r1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\nline vty 0 4\n transport input ssh\n"
-    report = assess_files([("lab-r1.cfg", config)], owner="alice")
+    report = assess_files([("lab-r1.cfg", config)], BUNDLED, get_settings(), owner="alice")
     assert report.collection
     listed = commands.run(services, "/collections", "alice", "t-coll")
     assert "answers about **fleet**" in listed.text and report.collection in listed.text
@@ -287,10 +289,9 @@ def test_a_statement_laid_out_by_the_turn_worker_is_shown_without_parsing_it_aga
 def test_each_step_is_named_after_its_agents_contract() -> None:
     from chat_app.rendering import node_label
     from orchestration.agents import TASK_AGENTS
-    from orchestration.contracts import get_contracts
 
-    contracts = get_contracts().agents.values()
+    contracts = CONTRACTS.agents.values()
     assert {c.node for c in contracts} >= set(TASK_AGENTS) | {"intent_classifier", "planner", "reflector"}
-    assert all(node_label(c.node) == c.name for c in contracts)
-    assert (node_label("slic_agent"), node_label("context_pruner"), node_label("dispatch")) == (
+    assert all(node_label(c.node, CONTRACTS) == c.name for c in contracts)
+    assert (node_label("slic_agent", CONTRACTS), node_label("context_pruner", CONTRACTS), node_label("dispatch", CONTRACTS)) == (
         "SLIC Agent", "Context Pruner", "dispatch")  # a node no agent owns keeps its own name

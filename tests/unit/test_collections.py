@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
 from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.user_configs import assess_files
+from tests.catalog import BUNDLED
 
 FLEET_QUESTIONS = [
     "Summarize my latest configuration best practice assessment",
@@ -25,8 +27,7 @@ FLEET_QUESTIONS = [
 def _upload(owner: str, hostname: str = "RTR-HQ-EDGE-1") -> str:
     spec = DeviceSpec(hostname, "HQ", "hq", "production", "router", "wan", "f", "m", "ios-xe", "high",
                       "10.1.1.1", 1)  # the same hostname as a fleet device: still not the fleet's
-    report = assess_files([("rtr.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())],
-                          owner=owner)
+    report = assess_files([("rtr.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())], BUNDLED, get_settings(), owner=owner)
     assert report.assessment_id
     close_warehouses()
     return report.assessment_id

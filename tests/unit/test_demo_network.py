@@ -8,6 +8,7 @@ from pathlib import Path
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import connect_reader
 from orchestration.warehouse.versions import current_file
+from tests.catalog import BUNDLED
 
 
 def q(path: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
@@ -20,8 +21,8 @@ def q(path: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
 
 def test_same_seed_same_warehouse(tmp_path: Path) -> None:
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
-    build_demo_warehouse(a, devices=60, seed=3, runs=3)
-    build_demo_warehouse(b, devices=60, seed=3, runs=3)
+    build_demo_warehouse(a, BUNDLED, devices=60, seed=3, runs=3)
+    build_demo_warehouse(b, BUNDLED, devices=60, seed=3, runs=3)
     sql = "SELECT assessment_id, asset_id, rule_id, status, evidence FROM results ORDER BY 1, 2, 3"
     assert q(a, sql) == q(b, sql)
     assert q(a, "SELECT config_text FROM configs ORDER BY assessment_id, asset_id") == \
@@ -29,7 +30,7 @@ def test_same_seed_same_warehouse(tmp_path: Path) -> None:
 
 
 def test_size_is_a_parameter(tmp_path: Path) -> None:
-    report = build_demo_warehouse(tmp_path / "w.duckdb", devices=300, runs=3)
+    report = build_demo_warehouse(tmp_path / "w.duckdb", BUNDLED, devices=300, runs=3)
     assert 300 <= report.devices < 330
 
 

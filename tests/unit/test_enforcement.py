@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from orchestration.contracts import get_contracts
 from orchestration.enforcement import ContractViolation, TaskResult, check_task_result
 from orchestration.graph import control_node, task_node
 from orchestration.outputs import TaskOutputs
@@ -21,6 +20,7 @@ from orchestration.tools.registry import ToolRegistry
 from orchestration.tools.results import RESULT_MODELS, SqlPathResult
 from orchestration.tools.rows import SQL_ROWS
 from orchestration.warehouse.store import get_warehouse
+from tests.catalog import BUNDLED, CONTRACTS
 
 QUERY = {"formulated_query": "snmp", "query_metadata": {"intent_class": "cbp_generic", "skill": "cbp_generic",
                                                         "scope": {}, "is_followup": False, "query_kind": "generic"}}
@@ -50,7 +50,7 @@ def test_task_agent_writing_an_output_that_does_not_validate_is_refused() -> Non
 
 
 def test_a_model_changed_after_construction_is_validated_again_at_the_wrapper() -> None:
-    contract = get_contracts().agent("Knowledge Agent")
+    contract = CONTRACTS.agent("Knowledge Agent")
     _, task = _state_with_task("Knowledge Agent")
     outputs = TaskOutputs.model_validate({"retrieval_query": QUERY})
     assert outputs.retrieval_query is not None
@@ -67,7 +67,7 @@ def test_evolve_validates_what_model_copy_would_accept() -> None:
 
 
 def test_agent_without_tool_permission_cannot_record_tool_calls() -> None:
-    contract = get_contracts().agent("Knowledge Agent")
+    contract = CONTRACTS.agent("Knowledge Agent")
     _, task = _state_with_task("Knowledge Agent")
     result = TaskResult("completed", {"retrieval_query": QUERY}, tool_calls=(ToolCall(tool_name="issue_tracking_tool"),))
     with pytest.raises(ContractViolation, match="mcp.tool_calls"):
@@ -75,7 +75,7 @@ def test_agent_without_tool_permission_cannot_record_tool_calls() -> None:
 
 
 def test_agent_calling_a_tool_another_agent_owns_is_refused() -> None:
-    contracts = get_contracts()
+    contracts = CONTRACTS
     _, task = _state_with_task("Data Query Agent")
     result = TaskResult("completed", {}, tool_calls=(ToolCall(tool_name="slic_results_tool"),))
     with pytest.raises(ContractViolation, match="slic_results_tool.yaml gives to SLIC Agent"):
@@ -95,21 +95,21 @@ def test_control_node_writing_outside_its_contract_is_refused() -> None:
 
 
 def test_failed_task_must_say_why() -> None:
-    contract = get_contracts().agent("Data Query Agent")
+    contract = CONTRACTS.agent("Data Query Agent")
     _, task = _state_with_task("Data Query Agent")
     with pytest.raises(ContractViolation, match="without saying why"):
         check_task_result(contract, task, TaskResult("failed"))
 
 
 def test_agent_cannot_finish_a_task_it_does_not_own() -> None:
-    contract = get_contracts().agent("Data Query Agent")
+    contract = CONTRACTS.agent("Data Query Agent")
     _, task = _state_with_task("Knowledge Agent")
     with pytest.raises(ContractViolation, match="owned by"):
         check_task_result(contract, task, TaskResult("completed"))
 
 
 def test_allowed_writes_pass_and_are_listed_for_the_trace() -> None:
-    contract = get_contracts().agent("Knowledge Agent")
+    contract = CONTRACTS.agent("Knowledge Agent")
     _, task = _state_with_task("Knowledge Agent")
     fields, outputs = check_task_result(contract, task, TaskResult("failed", {"retrieval_query": QUERY}, error="no index"))
     assert fields == ["task.status", "task.outputs.retrieval_query", "task.error"]
@@ -136,7 +136,7 @@ def test_a_tool_result_its_contract_does_not_describe_fails_the_call(demo_wareho
     def broken(w: Any, **params: Any) -> dict[str, Any]:
         return {**BUILTIN_TOOLS["inventory_tool"](w, **params), **changed}
 
-    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": broken}, get_warehouse)
+    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": broken}, get_warehouse)
     outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
     assert outcome.call.status == "error" and outcome.result is None
     assert error in (outcome.call.error or "")
@@ -146,7 +146,7 @@ def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any) -> 
     def short(w: Any, **params: Any) -> dict[str, Any]:
         return {"assets": []}
 
-    registry = ToolRegistry(get_contracts(), {**BUILTIN_TOOLS, "inventory_tool": short}, get_warehouse)
+    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": short}, get_warehouse)
     outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
     assert outcome.call.status == "error" and "missing ['limit', 'row_count']" in (outcome.call.error or "")
 
@@ -169,7 +169,7 @@ def test_every_built_in_tool_returns_what_its_contract_declares(demo_warehouse: 
                                                                  params: dict[str, Any]) -> None:
     outcome = build_services().tools.call(tool, params)
     assert outcome.call.status == "ok", outcome.call.error
-    assert outcome.result is not None and set(outcome.result) <= set(get_contracts().tools[tool].returns)
+    assert outcome.result is not None and set(outcome.result) <= set(CONTRACTS.tools[tool].returns)
     RESULT_MODELS[tool].model_validate(outcome.result)  # what the agents get reads back through the typed model
 
 
@@ -191,7 +191,7 @@ def test_sql_rows_that_drifted_from_their_template_fail_the_call(demo_warehouse:
 
 
 def test_every_sql_template_has_a_row_model_but_the_attribute_listing() -> None:
-    templates = get_contracts().tools["sql_path"].parameters["properties"]["template"]["enum"]
+    templates = CONTRACTS.tools["sql_path"].parameters["properties"]["template"]["enum"]
     assert set(SQL_ROWS) == set(templates) - {"attribute_listing"}
     typed = SqlPathResult(template="device_rules", description="", sql="", params=[], assessment_id=None,
                        collection="fleet", columns=[], rows=[], row_count=0, row_cap_reached=False)
@@ -200,7 +200,7 @@ def test_every_sql_template_has_a_row_model_but_the_attribute_listing() -> None:
 
 
 def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> None:
-    contracts = get_contracts().tools
+    contracts = CONTRACTS.tools
     assert set(RESULT_MODELS) == set(contracts)
     for name, model in RESULT_MODELS.items():
         fields = model.model_fields
@@ -210,7 +210,7 @@ def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> Non
 
 
 def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path) -> None:
-    registry = ToolRegistry(get_contracts(), BUILTIN_TOOLS, get_warehouse)
+    registry = ToolRegistry(BUNDLED, BUILTIN_TOOLS, get_warehouse)
     none_params = registry.call("assessment_analysis_tool", None)  # type: ignore[arg-type]
     assert none_params.call.status == "error" and "must be an object" in (none_params.call.error or "")
     huge = registry.call("assessment_analysis_tool", {"query_type": "x" * 1_000_000})

@@ -23,6 +23,7 @@ from orchestration.engines.config_parser import ParsedConfig, literal_start, par
 from orchestration.engines.judgement import judge
 from orchestration.engines.secrets import mask_config
 from orchestration.yaml_files import load_yaml
+from tests.catalog import RULES
 from tests.conftest import FIXTURES
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "realconfigs"
@@ -58,7 +59,7 @@ def test_a_pattern_finds_on_its_first_words_lines_what_it_finds_on_every_line(
     monkeypatch.setattr(ParsedConfig, "find", recording)
     texts = _texts(demo_warehouse)
     for name, text in texts:
-        judge(name, text)
+        judge(name, text, RULES)
     assert len(texts) > 150 and len({p for _, p, _ in asked}) > 60
     shortened = 0
     for cfg, pattern, top_level in asked:

@@ -80,7 +80,7 @@ def test_a_throwaway_tool_and_agent_are_planned_run_rendered_and_exported(extend
     assert {r[1]: int(r[2]) for r in shown[("Wave", "Platform", "Devices", "Trains")]} == per_platform
     assert not state.final.partial, state.final.missing_inputs
     # the chat layer: the step is labelled from the agent's contract and shows its task
-    assert node_label("upgrade_wave_agent") == "Upgrade Wave Agent"
+    assert node_label("upgrade_wave_agent", extended.contracts) == "Upgrade Wave Agent"
     step = step_views.task_view(wave, [], "completed: 3 waves", 1.0, "T4 outputs (JSON)")
     assert step.startswith("**completed**") and f"Upgrade waves: {len(per_platform)} rows of Wave, Platform" in step
 

@@ -7,10 +7,9 @@ import pytest
 from orchestration.agents.data_query_agent import select_tool
 from orchestration.agents.intent_classifier import classify
 from orchestration.agents.security_assessment_agent import category_of
-from orchestration.contracts import get_contracts
-from orchestration.engines.rule_engine import get_rules
 from orchestration.nlu.facets import read_facets, topic_rules
 from orchestration.services import Services
+from tests.catalog import BUNDLED, BY_ID, CONTRACTS, RULES
 
 
 @pytest.mark.parametrize(("prompt", "tracking", "change"), [
@@ -22,7 +21,7 @@ from orchestration.services import Services
     ("Summarize the latest assessment", None, False),
 ])
 def test_over_time_questions_are_told_apart_once(prompt: str, tracking: str | None, change: bool) -> None:
-    facets = read_facets(prompt)
+    facets = read_facets(prompt, BUNDLED)
     assert (facets.tracking, facets.change) == (tracking, change)
 
 
@@ -42,25 +41,25 @@ def test_the_tool_follows_the_facets_not_the_prompt(services: Services) -> None:
     ("devices without a fresh coat of paint", []),
 ])
 def test_rule_topics_come_from_the_rule_catalog_longest_phrase_first(text: str, rules: list[str]) -> None:
-    assert topic_rules(text) == rules
-    assert read_facets(text).without_rules == rules
+    assert topic_rules(text, RULES) == rules
+    assert read_facets(text, BUNDLED).without_rules == rules
 
 
 def test_sql_templates_are_chosen_from_facets() -> None:
-    assert read_facets("Which IOS-XE versions run at Branch-05?").listing_column == "assets.os_version"
-    assert read_facets("How many firewalls are at HQ?").inventory_count
-    assert not read_facets("How many firewalls failed the SSH check?").inventory_count
+    assert read_facets("Which IOS-XE versions run at Branch-05?", BUNDLED).listing_column == "assets.os_version"
+    assert read_facets("How many firewalls are at HQ?", BUNDLED).inventory_count
+    assert not read_facets("How many firewalls failed the SSH check?", BUNDLED).inventory_count
 
 
 def test_planner_conditions_are_read_with_the_contract_patterns() -> None:
-    conditions = get_contracts().planner_rules.conditions
-    assert "enterprise_enrichment" in read_facets("Summarize against our standards", conditions=conditions).planner_conditions
-    assert read_facets("Summarize the latest assessment", conditions=conditions).planner_conditions == []
+    assert "enterprise_enrichment" in CONTRACTS.planner_rules.conditions
+    assert "enterprise_enrichment" in read_facets("Summarize against our standards", BUNDLED).planner_conditions
+    assert read_facets("Summarize the latest assessment", BUNDLED).planner_conditions == []
 
 
 def test_security_categories_live_in_the_rule_catalog() -> None:
-    categories = {r.id: r.security_category for r in get_rules()}
-    assert category_of("HTTP-SERVER") == "insecure management services"
-    assert category_of("AAA-NEW-MODEL") == "weak AAA" and category_of("IF-URPF-EDGE") == "exposure"
-    assert category_of("NO-SUCH-RULE") == "missing hardening"
+    categories = {r.id: r.security_category for r in RULES}
+    assert category_of("HTTP-SERVER", BY_ID) == "insecure management services"
+    assert category_of("AAA-NEW-MODEL", BY_ID) == "weak AAA" and category_of("IF-URPF-EDGE", BY_ID) == "exposure"
+    assert category_of("NO-SUCH-RULE", BY_ID) == "missing hardening"
     assert set(categories.values()) == {"insecure management services", "weak AAA", "exposure", "missing hardening"}

@@ -12,6 +12,7 @@ from orchestration.interpretation.generic_answers import answer
 from orchestration.outputs import ChunkMetadata, RetrievedChunk
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
+from tests.catalog import BY_ID, RULES
 
 
 def _chunk(cid: str, source: str, title: str, content: str) -> RetrievedChunk:
@@ -28,14 +29,14 @@ def test_a_knowledge_answer_quotes_one_document_and_shows_a_second_that_disagree
                      "Critical vulnerabilities on network devices are remediated within 30 days of the advisory.")
     other = _chunk("c#1", "standard-ntp.md", "NTP Standard", "Every device uses two NTP servers with authentication.")
     out = answer("within how many days must critical vulnerabilities be remediated?", [standard, runbook, other],
-                 "cbp_generic")
+                 "cbp_generic", RULES)
     first, second = out.summary.split("\n\n")[:2]
     assert first.startswith("According to our Patch Management Standard: Critical vulnerabilities on network devices "
                             "must be remediated within 14 days.") and first.endswith("⟦a#1⟧")
     assert "Operations Runbook" not in first and "NTP" not in out.summary
     assert second.startswith("**The documents disagree** (14 vs 30 days)") and second.endswith("⟦b#1⟧")
     assert [e.source for e in out.enterprise_context_applied] == ["standard-patching.md", "runbook-ops.md"]
-    missing = answer("what is our standard for ipv6 router advertisement guard?", [other], "cbp_generic")
+    missing = answer("what is our standard for ipv6 router advertisement guard?", [other], "cbp_generic", RULES)
     assert missing.summary.startswith("**Not found in the knowledge base**") and not missing.enterprise_context_applied
 
 
@@ -45,7 +46,7 @@ def test_a_value_kept_in_a_table_is_quoted_with_its_column_headings() -> None:
     policy = _chunk("p#1", "policy-patching.md", "Patching Policy",
                     "## Remediation deadlines\n\n| Severity | Exposed | Internal |\n|---|---|---|\n"
                     "| **Critical** | 5 days | 21 days |\n| High | 20 days | 45 days |\n\nLab devices are exempt.")
-    out = answer("what's our patching deadline for criticals", [policy], "cbp_generic")
+    out = answer("what's our patching deadline for criticals", [policy], "cbp_generic", RULES)
     assert out.summary.startswith("According to our Patching Policy: Critical — Exposed: 5 days; Internal: 21 days.")
     assert "High — Exposed: 20 days; Internal: 45 days." in out.summary
     assert "|" not in out.summary.split("⟦")[0]
@@ -90,9 +91,9 @@ def test_a_standard_matched_on_a_technology_word_stands_only_for_checks_of_its_p
     plain = _chunk("p#1", "standard-mgmt.md", "Management Standard", "Telnet is never used to manage a device.")
     for c in (firewall, switches, plain):
         c.metadata.topic = "approved_configurations"
-    assert platforms_of(["NXOS-TELNET", "XR-TELNET"]) == {"nx-os", "ios-xr"}
-    assert not speaks_for(firewall, {"nx-os"}) and speaks_for(firewall, {"asa"})
-    assert speaks_for(plain, {"nx-os"}) and speaks_for(switches, {"ios-xe", "nx-os"})
-    cited = [c.source for c in context_for_rule([firewall, switches, plain], "NXOS-TELNET", "telnet")]
+    assert platforms_of(["NXOS-TELNET", "XR-TELNET"], BY_ID) == {"nx-os", "ios-xr"}
+    assert not speaks_for(firewall, {"nx-os"}, BY_ID) and speaks_for(firewall, {"asa"}, BY_ID)
+    assert speaks_for(plain, {"nx-os"}, BY_ID) and speaks_for(switches, {"ios-xe", "nx-os"}, BY_ID)
+    cited = [c.source for c in context_for_rule([firewall, switches, plain], "NXOS-TELNET", BY_ID, "telnet")]
     assert "standard-firewall.md" not in cited and "standard-mgmt.md" in cited
-    assert [c.source for c in context_for_rule([firewall], "ASA-TELNET", "telnet")] == ["standard-firewall.md"]
+    assert [c.source for c in context_for_rule([firewall], "ASA-TELNET", BY_ID, "telnet")] == ["standard-firewall.md"]

@@ -31,24 +31,19 @@ _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Co
 
 # Memos: bounded caches of a function of its arguments alone — it reads no settings, environment or file and keeps
 # nothing else (checked below) — like ``re``'s cache of compiled patterns: nothing a second configuration, a test or
-# a changed file can make stale. (``guarded`` depends on the ontology through the file name it is given.)
+# a changed file can make stale.
 MEMOS = {
     ('cache', 'chat_app.charts', '_template'),  # Plotly's default template, from the installed package
     ('cache', 'orchestration.engines.config_parser', 'literal_start'),  # of a compiled pattern
     ('cache', 'orchestration.engines.rule_engine', '_compile'),  # a pattern's compiled form
     ('cache', 'orchestration.interpretation.enterprise', 'without_orders'),  # of a text
     ('cache', 'orchestration.interpretation.markdown', '_parser'),  # a CommonMark parser, used read-only
-    ('cache', 'orchestration.warehouse.sql_path', 'guarded'),  # of a statement, a viewer and an ontology file
     ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),  # of a statement and a dialect
     ('cache', 'orchestration.warehouse.store', 'transpile'),  # of a statement and a dialect
 }
 # What reads the outside world and is kept by a module (issue 33 moves each onto Services): kind, module, name.
 KNOWN = MEMOS | {
     ('cache', 'orchestration.config', 'get_settings'),
-    ('cache', 'orchestration.contracts', '_cached'),
-    ('cache', 'orchestration.engines.rule_engine', '_cached_rules'),
-    ('cache', 'orchestration.engines.slic_engine', '_cached'),
-    ('cache', 'orchestration.warehouse.schema', 'ontology_at'),
     ('mutated container', 'orchestration.database', '_engines'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
@@ -150,16 +145,16 @@ IMPURE_NAMES = {"get_settings", "environ", "getenv", "open", "read_text", "read_
                 "connect", "time", "now", "today", "random"}
 
 
-def _settings_readers() -> set[str]:
-    """The product's functions that read the settings, themselves or through another (``get_ontology``, ``get_rules``
-    …), by name."""
+def _impure_functions() -> set[str]:
+    """The product's functions that read the settings, the environment, a file or the clock, themselves or through
+    another (``get_warehouse``, ``load_catalog`` …), by name."""
     calls: dict[str, set[str]] = {}
     for path, _ in _sources():
         for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(fn, ast.FunctionDef):
                 calls.setdefault(fn.name, set()).update(
                     n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
-    readers = {"get_settings"}
+    readers = set(IMPURE_NAMES)
     while grown := {name for name, called in calls.items() if called & readers} - readers:
         readers |= grown
     return readers
@@ -167,8 +162,8 @@ def _settings_readers() -> set[str]:
 
 def test_a_memo_reads_nothing_but_its_arguments_and_is_bounded() -> None:
     sources = dict((module, path) for path, module in _sources())
-    impure = IMPURE_NAMES | _settings_readers()
-    assert {"get_ontology", "get_rules", "ontology_file"} <= impure
+    impure = _impure_functions()
+    assert {"get_warehouse", "load_catalog", "load_rules", "build_services"} <= impure
     for _, module, name in sorted(MEMOS):
         tree = ast.parse(sources[module].read_text(encoding="utf-8"))
         (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]

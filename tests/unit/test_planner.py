@@ -6,15 +6,15 @@ import pytest
 
 from orchestration.agents.intent_classifier import classify
 from orchestration.agents.planner import build_plan
-from orchestration.contracts import get_contracts
 from orchestration.services import Services
+from tests.catalog import CONTRACTS
 
 KA, DQ, SLIC = "Knowledge Agent", "Data Query Agent", "SLIC Agent"
 CBP, SEC = "Config Best Practice Agent", "Security Assessment Agent"
 
 
 def plan_for(prompt: str, services: Services):  # type: ignore[no-untyped-def]
-    return build_plan(classify(prompt, services=services), get_contracts())
+    return build_plan(classify(prompt, services=services), CONTRACTS)
 
 
 @pytest.mark.parametrize(("prompt", "routing"), [
@@ -59,4 +59,4 @@ def test_same_intent_same_plan(services: Services) -> None:
 
 def test_planner_refuses_an_unclassified_intent(services: Services) -> None:
     with pytest.raises(ValueError, match="clarification gate"):
-        build_plan(classify("what's the weather", services=services), get_contracts())
+        build_plan(classify("what's the weather", services=services), CONTRACTS)

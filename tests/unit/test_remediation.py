@@ -8,12 +8,13 @@ import pytest
 
 from orchestration.engines.config_parser import parse_config
 from orchestration.engines.remediation import apply_commands, derive_fix, verify_fix
-from orchestration.engines.rule_engine import evaluate_rule, get_rules
+from orchestration.engines.rule_engine import evaluate_rule
+from tests.catalog import RULES
 from tests.unit.test_rule_engine import CASES, IOS, NX, XR
 
 
 def _failing(rule_id: str, text: str, device_type: str = "router"):  # type: ignore[no-untyped-def]
-    rule = next(r for r in get_rules() if r.id == rule_id)
+    rule = next(r for r in RULES if r.id == rule_id)
     cfg = parse_config(text)
     result = evaluate_rule(rule, cfg, device_type)
     assert result.status == "fail", result
@@ -24,7 +25,7 @@ def _failing(rule_id: str, text: str, device_type: str = "router"):  # type: ign
 def test_every_rules_fix_is_verified_by_re_judging_the_patched_text(rule_id: str) -> None:
     header, device_type, bad, _good = CASES[rule_id]
     rule, cfg, result = _failing(rule_id, header + bad, device_type)
-    fix = verify_fix(rule, cfg, result, get_rules(), device_type)
+    fix = verify_fix(rule, cfg, result, RULES, device_type)
     assert fix.verified, (fix.note, fix.commands)
 
 
@@ -52,14 +53,14 @@ def test_bgp_fixes_go_to_the_peer_group_and_the_vrf() -> None:
                   " neighbor 203.0.113.1 peer-group EDGE\n neighbor 203.0.113.5 peer-group EDGE\n"
                   " address-family ipv4 vrf RED\n  neighbor 192.0.2.2 remote-as 65100\n")
     rule, cfg, result = _failing("BGP-NEIGHBOR-AUTH", text)
-    fix = verify_fix(rule, cfg, result, get_rules())
+    fix = verify_fix(rule, cfg, result, RULES)
     assert fix.commands == ["router bgp 65001", " neighbor EDGE password <secret>", " address-family ipv4 vrf RED",
                             "  neighbor 192.0.2.2 password <secret>"]
     assert fix.verified
     xr = XR + ("router bgp 65030\n vrf RED\n  neighbor 100.64.0.2\n   remote-as 65401\n   address-family ipv4 unicast\n"
                "    route-policy PASS in\nroute-policy PASS\n  pass\nend-policy\n")
     rule, cfg, result = _failing("BGP-EBGP-FILTER", xr)
-    fix = verify_fix(rule, cfg, result, get_rules())
+    fix = verify_fix(rule, cfg, result, RULES)
     at = fix.commands.index("router bgp 65030")
     assert fix.commands[at:at + 3] == ["router bgp 65030", " vrf RED", "  neighbor 100.64.0.2"] and fix.verified
     assert "route-policy PEER-IN" in fix.commands[:at]  # the policy the neighbour is given is defined first
@@ -67,7 +68,7 @@ def test_bgp_fixes_go_to_the_peer_group_and_the_vrf() -> None:
 
 def test_a_fix_that_leaves_the_exposure_is_labelled_not_verified() -> None:
     rule, cfg, result = _failing("LINE-EXEC-TIMEOUT", NX + "line console\n  exec-timeout 0\nline vty\n")
-    fix = verify_fix(rule, cfg, result, get_rules(), "switch")
+    fix = verify_fix(rule, cfg, result, RULES, "switch")
     assert fix.verified, fix.note
     from orchestration.engines.remediation import Fix
     assert Fix("X", [], note="X still fails").label == "not verified: X still fails"
@@ -75,7 +76,7 @@ def test_a_fix_that_leaves_the_exposure_is_labelled_not_verified() -> None:
 
 def test_secrets_the_device_has_are_masked_in_the_shown_fix() -> None:
     rule, cfg, result = _failing("SNMP-RW", IOS + "snmp-server community S3cr3tRW RW\n")
-    fix = verify_fix(rule, cfg, result, get_rules())
+    fix = verify_fix(rule, cfg, result, RULES)
     assert fix.verified and "S3cr3tRW" in " ".join(fix.commands) and "S3cr3tRW" not in " ".join(fix.shown)
 
 
@@ -118,7 +119,7 @@ PLATFORM_CASES: list[tuple[str, str, str, str]] = [
                          ids=[f"{c[0]}-{c[1].split()[0]}" for c in PLATFORM_CASES])
 def test_each_platforms_fix_is_verified_too(rule_id: str, header: str, device_type: str, body: str) -> None:
     rule, cfg, result = _failing(rule_id, header + body, device_type)
-    fix = verify_fix(rule, cfg, result, get_rules(), device_type)
+    fix = verify_fix(rule, cfg, result, RULES, device_type)
     assert fix.verified, (fix.note, fix.commands)
 
 
@@ -127,13 +128,13 @@ def test_patching_keeps_a_multi_line_banner() -> None:
     rule, cfg, result = _failing("VTY-SSH-ONLY", text)
     patched = apply_commands(cfg, derive_fix(rule, cfg, result))
     assert "Authorized access only.\nDisconnect now.\n^C" in patched and " transport input ssh" in patched
-    assert verify_fix(rule, cfg, result, get_rules()).verified
+    assert verify_fix(rule, cfg, result, RULES).verified
 
 
 def test_asa_management_from_anywhere_is_closed_per_service_it_opened() -> None:
     asa = ASA + "http server enable\nhttp 0.0.0.0 0.0.0.0 outside\nssh 0.0.0.0 0.0.0.0 outside\n"
     rule, cfg, result = _failing("ASA-MGMT-ANY", asa, "firewall")
-    fix = verify_fix(rule, cfg, result, get_rules(), "firewall")
+    fix = verify_fix(rule, cfg, result, RULES, "firewall")
     assert fix.commands == ["no http 0.0.0.0 0.0.0.0 outside", "http <MGMT-SUBNET> <MASK> management",
                             "no ssh 0.0.0.0 0.0.0.0 outside", "ssh <MGMT-SUBNET> <MASK> management"]
     assert fix.verified
@@ -143,8 +144,8 @@ def test_a_fix_on_a_masked_configuration_keeps_the_masked_values_as_the_devices_
     from orchestration.tools.device_fixes import _one_token_markers
     masked = IOS + "snmp-server community <community masked> RO\nsnmp-server group NETOPS v3 auth\n"
     cfg = parse_config(_one_token_markers(masked))
-    rule = next(r for r in get_rules() if r.id == "SNMP-ACL")
+    rule = next(r for r in RULES if r.id == "SNMP-ACL")
     result = evaluate_rule(rule, cfg, "router")
     assert result.status == "fail"  # one word, as the value was: the line has no ACL
-    fix = verify_fix(rule, cfg, result, get_rules())
+    fix = verify_fix(rule, cfg, result, RULES)
     assert "snmp-server community <community-masked-1> RO SNMP-MGMT" in fix.shown and fix.verified

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from orchestration.engines.config_parser import parse_config
-from orchestration.engines.rule_engine import evaluate_rule, get_rules
+from orchestration.engines.rule_engine import evaluate_rule
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
+from tests.catalog import RULES
 
 IOS, NX, ASA = "version 17.6\nhostname R1\n", "version 9.3(10)\nhostname NX1\nfeature lldp\n", "ASA Version 9.16(4)\nhostname FW1\n"
 XR = "!! IOS XR Configuration version = 6.2.2\nhostname XR1\n"
@@ -99,14 +100,14 @@ CASES: dict[str, tuple[str, str, str, str]] = {
 
 
 def test_every_rule_has_a_case_and_the_catalog_is_large_enough() -> None:
-    ids = {r.id for r in get_rules()}
+    ids = {r.id for r in RULES}
     assert len(ids) >= 40
     assert ids == set(CASES)
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_rule_fails_and_passes(rule_id: str) -> None:
-    rule = next(r for r in get_rules() if r.id == rule_id)
+    rule = next(r for r in RULES if r.id == rule_id)
     header, device_type, bad, good = CASES[rule_id]
     failing = evaluate_rule(rule, parse_config(header + bad), device_type)
     passing = evaluate_rule(rule, parse_config(header + good), device_type)
@@ -116,14 +117,14 @@ def test_rule_fails_and_passes(rule_id: str) -> None:
 
 
 def test_failing_lines_carry_their_line_numbers() -> None:
-    rule = next(r for r in get_rules() if r.id == "SNMP-DEFAULT-COMM")
+    rule = next(r for r in RULES if r.id == "SNMP-DEFAULT-COMM")
     result = evaluate_rule(rule, parse_config(IOS + "!\nsnmp-server community public RO\n"), "router")
     assert result.evidence_lines == (4,) and result.evidence == "4: snmp-server community public RO"
 
 
 def test_switchport_rules_do_not_flag_routed_ports_and_l3_rules_skip_access_ports() -> None:
     """A rule with no interface of its role has nothing to look at: not applicable, never a pass."""
-    rules = {r.id: r for r in get_rules()}
+    rules = {r.id: r for r in RULES}
     routed_only = parse_config(IOS + ROUTED_IF + " no ip redirects\n")
     assert evaluate_rule(rules["L2-BPDUGUARD"], routed_only, "switch").status == "not_applicable"
     access_only = parse_config(IOS + ACCESS_IF + " spanning-tree bpduguard enable\n")
@@ -132,7 +133,7 @@ def test_switchport_rules_do_not_flag_routed_ports_and_l3_rules_skip_access_port
 
 
 def test_rules_outside_their_scope_are_not_applicable() -> None:
-    rules = {r.id: r for r in get_rules()}
+    rules = {r.id: r for r in RULES}
     assert evaluate_rule(rules["NXOS-TELNET"], parse_config(IOS), "router").status == "not_applicable"
     assert evaluate_rule(rules["SVC-SMART-INSTALL"], parse_config(IOS), "router").status == "not_applicable"
     assert evaluate_rule(rules["OSPF-AUTH"], parse_config(IOS), "router").status == "not_applicable"
@@ -145,7 +146,7 @@ def test_rules_outside_their_scope_are_not_applicable() -> None:
 def test_complete_configs_per_platform(platform: str, device_type: str, role: str, min_fail: int) -> None:
     spec = DeviceSpec("T-1", "HQ", "hq", "production", device_type, role, "f", "m", platform, "high", "10.250.0.2", 1)
     version = {"ios-xe": "17.6.5", "nx-os": "9.3(10)", "asa": "9.16(4)"}[platform]
-    rules = get_rules()
+    rules = RULES
 
     def failures(good: bool) -> list[str]:
         cfg = parse_config(render(spec, version, dict.fromkeys(CONTROLS, good), "now"))
@@ -174,7 +175,7 @@ def test_bgp_model_resolves_groups_templates_and_overrides() -> None:
     ("ip prefix-list IN seq 5 permit 0.0.0.0/0\n", "pass"),  # the default route only
 ])
 def test_an_inbound_filter_that_accepts_everything_is_no_filter(policy: str, status: str) -> None:
-    rule = next(r for r in get_rules() if r.id == "BGP-EBGP-FILTER")
+    rule = next(r for r in RULES if r.id == "BGP-EBGP-FILTER")
     text = IOS + BGP + " neighbor 203.0.113.2 prefix-list IN in\n" + policy
     result = evaluate_rule(rule, parse_config(text), "router")
     assert result.status == status
@@ -183,7 +184,7 @@ def test_an_inbound_filter_that_accepts_everything_is_no_filter(policy: str, sta
 
 
 def test_a_feature_that_is_off_is_not_judged_and_the_result_says_why() -> None:
-    rules = {r.id: r for r in get_rules()}
+    rules = {r.id: r for r in RULES}
     cfg = parse_config(IOS + "logging host 10.0.0.1\n")
     for rule_id in ("SNMP-V3-PRIV", "SNMP-TRAPS"):
         result = evaluate_rule(rules[rule_id], cfg, "router")
@@ -216,7 +217,7 @@ def test_internet_facing_forms_and_fabric_ports_get_their_roles(header: str, blo
     (NX, "line console\n  exec-timeout 10\nline vty\n  exec-timeout 15\n", "fail"),
 ])
 def test_exec_timeout_is_judged_by_its_value(header: str, body: str, status: str) -> None:
-    rule = next(r for r in get_rules() if r.id == "LINE-EXEC-TIMEOUT")
+    rule = next(r for r in RULES if r.id == "LINE-EXEC-TIMEOUT")
     assert evaluate_rule(rule, parse_config(header + body), "router").status == status
 
 
@@ -226,7 +227,7 @@ def test_exec_timeout_is_judged_by_its_value(header: str, body: str, status: str
     ("ip ssh time-out 30\nip ssh authentication-retries 5\n", "fail"),
 ])
 def test_ssh_limits_are_compared_with_the_limits(body: str, status: str) -> None:
-    rule = next(r for r in get_rules() if r.id == "SSH-LIMITS")
+    rule = next(r for r in RULES if r.id == "SSH-LIMITS")
     assert evaluate_rule(rule, parse_config(IOS + body), "router").status == status
 
 
@@ -237,7 +238,7 @@ def test_ssh_limits_are_compared_with_the_limits(body: str, status: str) -> None
     (NX, "snmp-server user mon network-operator auth sha 0x1 priv 0x2 localizedkey\n", "fail"),
 ])
 def test_snmpv3_privacy_must_be_aes(header: str, line: str, status: str) -> None:
-    rule = next(r for r in get_rules() if r.id == "SNMP-V3-PRIV")
+    rule = next(r for r in RULES if r.id == "SNMP-V3-PRIV")
     assert evaluate_rule(rule, parse_config(header + line), "router").status == status
 
 
@@ -248,5 +249,5 @@ def test_snmpv3_privacy_must_be_aes(header: str, line: str, status: str) -> None
     ("line vty 0 4\n transport input ssh\n", "pass"),  # a VTY's default is 'login': without a password, no entry
 ])
 def test_vty_authentication_is_judged_from_the_aaa_lists_and_the_line(body: str, status: str) -> None:
-    rule = next(r for r in get_rules() if r.id == "VTY-AUTH")
+    rule = next(r for r in RULES if r.id == "VTY-AUTH")
     assert evaluate_rule(rule, parse_config(IOS + body), "router").status == status

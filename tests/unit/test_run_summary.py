@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from orchestration.config import get_settings
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.vocabulary.severity import SEVERITIES
@@ -21,6 +22,7 @@ from orchestration.warehouse.demo_network import CONTROLS
 from orchestration.warehouse.store import close_warehouses, get_warehouse
 from orchestration.warehouse.user_configs import assess_files
 from orchestration.warehouse.versions import current_file
+from tests.catalog import BUNDLED
 
 
 def _live(w: Any, assessment_id: str, severity: str | None) -> dict[str, Any]:
@@ -44,11 +46,11 @@ def test_the_stored_summary_of_every_run_equals_the_statements_run_now(demo_ware
 
 def test_the_tool_reads_the_summary_only_for_a_whole_run_question(demo_warehouse: Path) -> None:
     w = get_warehouse()
-    assert analyse(w, "summary")["computed_from"] == "summary stored with the run"
-    assert analyse(w, "filtering", severity_filter="high")["computed_from"] == "summary stored with the run"
+    assert analyse(w, "summary", catalog=BUNDLED)["computed_from"] == "summary stored with the run"
+    assert analyse(w, "filtering", severity_filter="high", catalog=BUNDLED)["computed_from"] == "summary stored with the run"
     for narrower in ({"scope": {"sites": ["HQ"]}}, {"product_filter": "catalyst"}, {"focus_area": "snmp"},
                      {"focus_area": "security"}, {"scope": {"environment": "production"}}):
-        assert analyse(w, "summary", **narrower)["computed_from"] == "results", narrower
+        assert analyse(w, "summary", **narrower, catalog=BUNDLED)["computed_from"] == "results", narrower
 
 
 def _drop_summaries(warehouse: Path) -> None:
@@ -60,10 +62,10 @@ def _drop_summaries(warehouse: Path) -> None:
 
 def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(writable_warehouse: Path) -> None:
     w = get_warehouse()
-    stored = [analyse(w, "summary", severity_filter=s) for s in (None, "critical")]
+    stored = [analyse(w, "summary", severity_filter=s, catalog=BUNDLED) for s in (None, "critical")]
     _drop_summaries(writable_warehouse)
     w = get_warehouse()
-    live = [analyse(w, "summary", severity_filter=s) for s in (None, "critical")]
+    live = [analyse(w, "summary", severity_filter=s, catalog=BUNDLED) for s in (None, "critical")]
     assert [r.pop("computed_from") for r in stored] == ["summary stored with the run"] * 2
     assert [r.pop("computed_from") for r in live] == ["results"] * 2
     assert live == stored
@@ -72,7 +74,7 @@ def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(
 def _upload(collection: str, version: str, controls_on: bool, now: datetime | None = None) -> str:
     spec = DeviceSpec("RTR-LAB-1", "Lab", "lab", "lab", "router", "wan", "f", "m", "ios-xe", "high", "10.9.9.9", 1)
     config = render(spec, version, dict.fromkeys(CONTROLS, controls_on), "now").encode()
-    report = assess_files([("rtr-lab-1.cfg", config)], collection=collection, owner="alice", now=now)
+    report = assess_files([("rtr-lab-1.cfg", config)], BUNDLED, get_settings(), collection=collection, owner="alice", now=now)
     assert report.assessment_id
     close_warehouses()
     return report.assessment_id
@@ -81,21 +83,21 @@ def _upload(collection: str, version: str, controls_on: bool, now: datetime | No
 def test_an_upload_stores_its_summary_and_drops_those_its_inventory_change_touches(writable_warehouse: Path) -> None:
     first = _upload("lab-a", "17.6.1", False)
     w = get_warehouse()
-    fleet_latest = analyse(w, "summary")
+    fleet_latest = analyse(w, "summary", catalog=BUNDLED)
     assert run_summary.read(w, first, None) == _live(w, first, None)
-    before = analyse(w, "summary", assessment_id=first, viewer="alice")
+    before = analyse(w, "summary", assessment_id=first, viewer="alice", catalog=BUNDLED)
     assert before["computed_from"] == "summary stored with the run"
 
     second = _upload("lab-a", "17.9.4", True)  # the same device again: its OS version in the inventory changes
     w = get_warehouse()
     assert run_summary.read(w, first, None) is None  # its 'os' breakdown joins the changed inventory row
-    again = analyse(w, "summary", assessment_id=first, viewer="alice")
+    again = analyse(w, "summary", assessment_id=first, viewer="alice", catalog=BUNDLED)
     assert again["computed_from"] == "results"
     version = w.query("SELECT os_version FROM assets WHERE asset_id = 'lab-a/RTR-LAB-1'").rows[0][0]
     assert [b["key"] for b in again["breakdowns"]["os"]] == [f"ios-xe {version}"]  # the inventory as it is now
     assert before["breakdowns"]["os"] != again["breakdowns"]["os"]  # a stored summary would have been stale
     assert run_summary.read(w, second, None) == _live(w, second, None)
-    assert analyse(w, "summary") == fleet_latest  # the fleet's runs were not touched
+    assert analyse(w, "summary", catalog=BUNDLED) == fleet_latest  # the fleet's runs were not touched
 
 
 def _live_comparison(w: Any, current: str, previous: str) -> dict[str, Any]:

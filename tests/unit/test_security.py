@@ -14,14 +14,16 @@ import pytest
 
 from chat_app.persistence import make_data_layer, masked_upload
 from chat_app.security import REQUEST_USER
+from orchestration.config import get_settings
 from orchestration.engines.config_parser import parse_config
-from orchestration.engines.rule_engine import evaluate_config, get_rules
+from orchestration.engines.rule_engine import evaluate_config
 from orchestration.engines.secrets import mask_config, mask_prompt
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.trace_export import thread_states, to_json, to_markdown
 from orchestration.warehouse.user_configs import assess_files
 from orchestration.warehouse.versions import current_file
+from tests.catalog import BUNDLED, RULES
 
 # one value per secret kind; each must vanish from every store, answer, export and log
 SECRETS = {
@@ -80,14 +82,14 @@ def test_every_secret_kind_is_masked_and_the_rules_still_see_what_they_judge() -
     assert len(masked.split("\n")) == len(CONFIG.split("\n"))  # line numbers in evidence stay right
     assert "enable password 0 <password type 0 masked>" in masked
     assert "username ops privilege 15 password 0 <password type 0 masked>" in masked
-    verdicts = {r.rule_id: r.status for r in evaluate_config(get_rules(), parse_config(masked))}
+    verdicts = {r.rule_id: r.status for r in evaluate_config(RULES, parse_config(masked))}
     assert verdicts["PWD-ENABLE-SECRET"] == "fail" and verdicts["PWD-USER-HASH"] == "fail"
 
 
 def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, caplog: pytest.LogCaptureFixture,
                                                       tmp_path: Path, services: Services) -> None:
     caplog.set_level(logging.DEBUG)
-    report = assess_files([("r-secrets.cfg", CONFIG.encode())], owner="alice")
+    report = assess_files([("r-secrets.cfg", CONFIG.encode())], BUNDLED, get_settings(), owner="alice")
     assert report.assessed == 1
     con = duckdb.connect(str(current_file(writable_warehouse)), read_only=True)
     try:

@@ -10,7 +10,6 @@ import pytest
 
 from orchestration.agents.security_assessment_agent import category_of
 from orchestration.config import PROJECT_ROOT, get_settings
-from orchestration.interpretation.findings import rules_by_id
 from orchestration.runtime import handle_turn, turn_graph
 from orchestration.services import Services, build_services
 from orchestration.warehouse.store import close_warehouses
@@ -44,8 +43,8 @@ def test_a_turn_runs_over_the_services_it_is_given(demo_warehouse: Path, service
     assert services.kept("graph", lambda s: None) is turn_graph(services)  # the turn compiled it onto these services
 
 
-def test_rule_views_follow_the_configured_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert category_of("SSH-V2") != "exposure"
+def test_each_services_read_the_catalog_of_their_contracts_directory(tmp_path: Path, services: Services) -> None:
+    assert category_of("SSH-V2", services.catalog.rules.by_id) != "exposure"
     contracts = tmp_path / "contracts"
     shutil.copytree(PROJECT_ROOT / "contracts", contracts)
     rules = contracts / "rules" / "config_rules.yaml"
@@ -57,10 +56,11 @@ def test_rule_views_follow_the_configured_catalog(tmp_path: Path, monkeypatch: p
     changed = "\n".join("    security_category: exposure" if line.startswith("    security_category:") else line
                         for line in block.split("\n"))
     rules.write_text(text[:start] + changed.replace("id: SSH-V2", "id: SSH-V2-LOCAL") + text[end:], encoding="utf-8")
-    monkeypatch.setenv("ASSESS_CONTRACTS_DIR", str(contracts))
-    get_settings.cache_clear()
-    assert category_of("SSH-V2-LOCAL") == "exposure"
-    assert "SSH-V2-LOCAL" in rules_by_id() and "SSH-V2" not in rules_by_id()
+    other = build_services(services.settings.model_copy(update={"contracts_dir": contracts}), reuse=services)
+    assert category_of("SSH-V2-LOCAL", other.catalog.rules.by_id) == "exposure"
+    assert "SSH-V2-LOCAL" in other.catalog.rules.ids and "SSH-V2" not in other.catalog.rules.ids
+    assert "SSH-V2" in services.catalog.rules.ids  # the first services' catalog is untouched
+    assert build_services(services.settings, reuse=services).catalog is services.catalog  # same directory: shared
 
 
 def test_the_chat_servers_parts_are_built_from_settings_and_two_builds_share_nothing(

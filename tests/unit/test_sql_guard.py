@@ -19,10 +19,10 @@ from orchestration.nlu.facets import read_facets
 from orchestration.state import Entity, Intent
 from orchestration.tools.scope import scope_for
 from orchestration.tools.sql_plan import plan_sql
-from orchestration.warehouse.schema import get_ontology
 from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL, validate
 from orchestration.warehouse.sql_path import run_sql
 from orchestration.warehouse.store import DuckDBWarehouse, QueryResult
+from tests.catalog import BUNDLED, ONTOLOGY, statements
 
 HOSTILE = [
     # stacked statements and comments
@@ -90,7 +90,7 @@ def assert_bounded_select(sql: str) -> None:
     limit = stmt.args["limit"].expression
     assert isinstance(limit, exp.Literal) and int(limit.name) <= ROW_CAP
     tables = {t.name for t in stmt.find_all(exp.Table)}
-    assert tables <= set(get_ontology().tables)
+    assert tables <= set(ONTOLOGY.tables)
 
 
 def test_the_hostile_list_is_long_enough() -> None:
@@ -101,7 +101,7 @@ def test_the_hostile_list_is_long_enough() -> None:
 def test_hostile_sql_never_reaches_the_database_as_anything_but_a_bounded_select(sql: str, demo_warehouse: Path) -> None:
     spy = Spy(DuckDBWarehouse(demo_warehouse))
     try:
-        run_sql(spy, sql, [])
+        run_sql(spy, sql, [], statements())
     except UnsafeSQL:
         pass
     except duckdb.Error:
@@ -112,7 +112,7 @@ def test_hostile_sql_never_reaches_the_database_as_anything_but_a_bounded_select
 
 
 def test_limits_keep_the_smaller_of_query_and_cap() -> None:
-    o = get_ontology()
+    o = ONTOLOGY
     assert validate("SELECT asset_id FROM assets LIMIT 10", o).endswith("LIMIT 10")
     assert validate("SELECT asset_id FROM assets LIMIT 99999", o).endswith(f"LIMIT {ROW_CAP}")
     assert validate("SELECT asset_id FROM assets", o).endswith(f"LIMIT {ROW_CAP}")
@@ -121,10 +121,10 @@ def test_limits_keep_the_smaller_of_query_and_cap() -> None:
 def test_entity_values_are_bound_never_spliced(demo_warehouse: Path) -> None:
     evil = "HQ'; DROP TABLE assets; --"
     intent = Intent(entities=[Entity(type="site", value=evil, confidence=1.0)])
-    plan = plan_sql(read_facets("Which versions run at that site?"), scope_for(intent)[0])
+    plan = plan_sql(read_facets("Which versions run at that site?", BUNDLED), scope_for(intent)[0], ONTOLOGY)
     assert plan is not None and evil not in plan.sql and evil in plan.params
     spy = Spy(DuckDBWarehouse(demo_warehouse))
-    _, result = run_sql(spy, plan.sql, plan.params)
+    _, result = run_sql(spy, plan.sql, plan.params, statements())
     assert result.rows == []
     assert spy.inner.query("SELECT COUNT(*) FROM assets").rows[0][0] > 0  # table still there
     spy.inner.close()
@@ -145,8 +145,8 @@ def test_second_wall_reader_refuses_writes_and_file_access_even_without_the_guar
 def test_deep_nesting_is_rejected_not_a_recursion_error() -> None:
     for depth in (41, 400, 1900):
         with pytest.raises(UnsafeSQL, match="nested"):
-            validate("SELECT " + "(" * depth + "1" + ")" * depth + " FROM assets", get_ontology())
-    assert validate("SELECT " + "(" * 10 + "1" + ")" * 10 + " AS x FROM assets", get_ontology())
+            validate("SELECT " + "(" * depth + "1" + ")" * depth + " FROM assets", ONTOLOGY)
+    assert validate("SELECT " + "(" * 10 + "1" + ")" * 10 + " AS x FROM assets", ONTOLOGY)
 
 
 def test_a_runaway_query_is_stopped_by_the_statement_timeout(demo_warehouse: Path) -> None:

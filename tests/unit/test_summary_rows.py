@@ -16,6 +16,7 @@ from orchestration.tools.scope import resolve_assessment
 from orchestration.vocabulary.severity import SEVERITIES
 from orchestration.warehouse import run_summary, summary_rows
 from orchestration.warehouse.store import Warehouse, get_warehouse
+from tests.catalog import BUNDLED
 
 
 def _both_ways(w: Warehouse, assessment_id: str, severity: str | None, scope: dict[str, Any] | None = None,
@@ -73,10 +74,10 @@ def test_the_tool_answers_the_same_whoever_groups(demo_warehouse: Path, monkeypa
     asks: list[dict[str, Any]] = [{"scope": {"sites": ["HQ"]}}, {"scope": {"environment": "production"},
                                                                  "severity_filter": "high"},
                                   {"focus_area": "snmp", "product_filter": "catalyst"}]
-    here = [analyse(w, "summary", **ask) for ask in asks]
+    here = [analyse(w, "summary", **ask, catalog=BUNDLED) for ask in asks]
     monkeypatch.setattr(summary_rows, "IN_PROCESS_MAX", 0)  # every scope now exceeds it: the engine groups
     assert analysis_tool.summary_rows.IN_PROCESS_MAX == 0
-    assert [analyse(w, "summary", **ask) for ask in asks] == here
+    assert [analyse(w, "summary", **ask, catalog=BUNDLED) for ask in asks] == here
     assert all(r["metrics"]["checks_failed"] for r in here)
 
 

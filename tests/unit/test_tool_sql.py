@@ -13,6 +13,7 @@ from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.tools.slic_tool import slic_results_tool
 from orchestration.warehouse.store import get_warehouse
+from tests.catalog import BUNDLED
 from tests.tool_oracles import compare_in_python, slic_in_python, track_in_python
 
 SCOPES: list[dict[str, Any] | None] = [
@@ -111,7 +112,7 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     from orchestration.warehouse.run_summary import BREAKDOWN_CAP
 
     w = get_warehouse()
-    result = analyse(w, "summary")
+    result = analyse(w, "summary", catalog=BUNDLED)
     latest = result["metrics"]["assessment_id"]
     sites = w.query("SELECT a.site, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
                     "WHERE r.assessment_id = ? AND r.status = 'fail' GROUP BY a.site ORDER BY 2 DESC, 1", [latest]).rows

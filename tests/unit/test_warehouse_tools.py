@@ -13,6 +13,7 @@ from orchestration.tools.comparison_tool import compare
 from orchestration.tools.errors import ToolError
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.warehouse.store import connect_reader, get_warehouse
+from tests.catalog import BUNDLED
 
 
 @pytest.fixture()
@@ -35,7 +36,7 @@ def test_summary_metrics_and_breakdowns(raw) -> None:  # type: ignore[no-untyped
     runs, results, assets, _ = raw
     latest = [r for r in results if r[0] == runs[-1]]
     fails = [r for r in latest if r[3] == "fail"]
-    out = analyse(get_warehouse(), "summary")
+    out = analyse(get_warehouse(), "summary", catalog=BUNDLED)
     m = out["metrics"]
     assert m["assessment_id"] == runs[-1]
     assert m["checks_performed"] == len(latest)
@@ -61,8 +62,7 @@ def test_filtered_percentage_of_production_routers_with_critical_deviations(raw)
     latest = [r for r in results if r[0] == runs[-1] and r[1] in scope]
     in_scope = {r[1] for r in latest}
     critical = {r[1] for r in latest if r[3] == "fail" and r[4] == "critical"}
-    m = analyse(get_warehouse(), "filtering", severity_filter="critical",
-                scope={"environment": "production", "device_type": "router"})["metrics"]
+    m = analyse(get_warehouse(), "filtering", severity_filter="critical", scope={"environment": "production", "device_type": "router"}, catalog=BUNDLED)["metrics"]
     assert m["assets_assessed"] == len(in_scope)
     assert m["assets_with_matching_failures"] == len(critical)
     assert m["pct_assets_with_matching_failures"] == round(100 * len(critical) / len(in_scope), 1)
@@ -71,7 +71,7 @@ def test_filtered_percentage_of_production_routers_with_critical_deviations(raw)
 def test_site_scope(raw) -> None:  # type: ignore[no-untyped-def]
     runs, results, assets, _ = raw
     hq = [r for r in results if r[0] == runs[-1] and assets[r[1]][0] == "HQ"]
-    m = analyse(get_warehouse(), "summary", scope={"sites": ["hq"]})["metrics"]
+    m = analyse(get_warehouse(), "summary", scope={"sites": ["hq"]}, catalog=BUNDLED)["metrics"]
     assert m["checks_failed"] == sum(r[3] == "fail" for r in hq) and m["scope"] == "HQ"
 
 
@@ -114,11 +114,11 @@ def test_issue_tracking_persistent_critical(raw) -> None:  # type: ignore[no-unt
 def test_unknown_assessment_site_and_empty_scope_are_explicit(demo_warehouse: Path) -> None:
     w = get_warehouse()
     with pytest.raises(ToolError, match="unknown assessment id 'ASMT-1999-01-01'"):
-        analyse(w, "summary", assessment_id="ASMT-1999-01-01")
+        analyse(w, "summary", assessment_id="ASMT-1999-01-01", catalog=BUNDLED)
     with pytest.raises(ToolError, match="unknown site 'Atlantis'"):
-        analyse(w, "summary", scope={"sites": ["Atlantis"]})
+        analyse(w, "summary", scope={"sites": ["Atlantis"]}, catalog=BUNDLED)
     with pytest.raises(ToolError, match="did you mean Branch-05"):
-        analyse(w, "summary", scope={"sites": ["Branch-5"]})
+        analyse(w, "summary", scope={"sites": ["Branch-5"]}, catalog=BUNDLED)
     empty = build_services().tools.call("assessment_analysis_tool", {"query_type": "filtering", "scope": {"sites": ["Lab-1"],
                                                                                            "environment": "staging"}})
     assert empty.call.status == "empty" and empty.call.row_count == 0

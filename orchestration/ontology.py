@@ -4,13 +4,11 @@ derived from it, so the schema is declared once."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestration.config import get_settings
 from orchestration.contracts import ContractError
 from orchestration.yaml_files import read_yaml
 
@@ -74,18 +72,3 @@ def load_ontology(path: Path) -> Ontology:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise ContractError(f"{path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
-
-
-@lru_cache(maxsize=2)
-def ontology_at(path: str) -> Ontology:
-    """The ontology in the file ``path`` (read once per process)."""
-    return load_ontology(Path(path))
-
-
-def ontology_file() -> str:
-    """The configured ontology's file."""
-    return str(get_settings().contracts_dir / "warehouse.yaml")
-
-
-def get_ontology() -> Ontology:
-    return ontology_at(ontology_file())
