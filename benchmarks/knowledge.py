@@ -64,7 +64,7 @@ def index_sizes(sizes: list[int], dimension: int = 384, report: Callable[[str], 
 def _scratch_knowledge_base() -> Iterator[Knowledge]:
     """A throw-away data directory's knowledge base, with the model loaded and warm: ingestion is timed on
     embedding, not start-up."""
-    from orchestration.config import using_data_dir
+    from foundation.config import using_data_dir
     from orchestration.services import build_services
 
     with using_data_dir(Path(tempfile.mkdtemp(prefix="assess-kb-bench-"))) as data_dir:

@@ -38,7 +38,7 @@ def census(questions: list[str] | None = None) -> QueryCensus:
     the statements are recorded as Trino received them (they must parse as Trino SQL); on DuckDB they are
     transpiled here. The stored whole-run summaries exist on DuckDB only: on Trino those turns compute them live,
     so their counts are higher there."""
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
     from orchestration.runtime import handle_turn
     from orchestration.services import build_services
 

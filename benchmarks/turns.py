@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from orchestration.config import PROJECT_ROOT, using_data_dir
+from foundation.config import PROJECT_ROOT, using_data_dir
 from orchestration.evaluation import load_cases
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn, iter_turn

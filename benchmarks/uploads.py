@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.config import get_settings, using_data_dir
+from foundation.config import get_settings, using_data_dir
 from orchestration.engines.judgement import judge
 from orchestration.services import build_services
 from orchestration.warehouse.store import close_warehouses
@@ -94,7 +94,7 @@ def _command(source: Path, files: list[tuple[str, bytes]]) -> float:
             (folder / name).write_bytes(text)
         env = {**os.environ, "ASSESS_DATA_DIR": str(data), "ASSESS_WAREHOUSE_FILE": str(data / source.name)}
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "orchestration.cli", "assess-configs", str(folder)], env=env,
+        done = subprocess.run([sys.executable, "-m", "command_line.assess", "assess-configs", str(folder)], env=env,
                               capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - started
     if files and (done.returncode != 0 or f"{len(files)} of {len(files)} files assessed" not in done.stdout):

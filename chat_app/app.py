@@ -44,8 +44,8 @@ from chat_app.uploads import (
     interrupted_report,
     pending_note,
 )
+from foundation.config import get_settings
 from knowledge_base.ingest import owned_name
-from orchestration.config import get_settings
 from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import PENDING, MemoryStore
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong

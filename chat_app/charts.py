@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 from chainlit.element import Element, ElementSize, ElementType
 from pydantic.dataclasses import dataclass
 
+from foundation.vocabulary.severity import SEVERITIES, rank
 from orchestration.outputs import ChartHint
-from orchestration.vocabulary.severity import SEVERITIES, rank
 
 SEVERITY_COLORS = {"critical": "#7f0000", "high": "#d7301f", "medium": "#fc8d59", "low": "#fdcc8a", "info": "#9e9e9e"}
 SERIES_COLORS = ["#3b6ea8", "#8fb3d9"]  # totals, then devices: one hue family, so severity colours keep meaning

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from foundation.vocabulary.text import visible
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.ingest import owned_name
-from orchestration.vocabulary.text import visible
 
 
 def usable_documents(index: KnowledgeIndex, user_id: str) -> list[dict[str, Any]]:

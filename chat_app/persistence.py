@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 from chat_app.security import REFUSALS, REQUEST_USER
 from chat_app.step_writes import StepWrites, step_row
 from chat_app.uploads import holds_device_secrets
-from orchestration.database import open_database
+from foundation.database import open_database
 from orchestration.engines.secrets import mask_config, mask_prompt
 
 SCHEMA = """

@@ -19,7 +19,7 @@ from chat_app.limits import MessageLimits
 from chat_app.sessions import LoginThrottle, RevokedTokens
 from chat_app.storage import LocalStorageClient
 from chat_app.uploads import Uploads
-from orchestration.config import Settings, app_secret
+from foundation.config import Settings, app_secret
 from orchestration.services import Services, build_services
 from orchestration.turn_pool import TurnPool
 

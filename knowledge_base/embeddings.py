@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from orchestration.config import Settings, available_cores
+from foundation.config import Settings, available_cores
 
 
 class Embedder(Protocol):

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from sqlalchemy.engine import make_url
 
+from foundation.database import Connection, Database, open_database
 from knowledge_base.segments import SHARED, Segment, SegmentFiles, built_segment, empty_segment
 from knowledge_base.splitter import Chunk
-from orchestration.database import Connection, Database, open_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (

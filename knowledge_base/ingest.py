@@ -19,13 +19,13 @@ from typing import Literal
 
 import numpy as np
 
+from foundation.vocabulary.text import visible
 from knowledge_base.embeddings import Embedder
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.loaders import IngestError, Parser, load_file
 from knowledge_base.parsing import ParserWorker
 from knowledge_base.service import SEED_CORPUS, Knowledge
 from knowledge_base.splitter import Chunk, split_documents
-from orchestration.vocabulary.text import visible
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -201,7 +201,7 @@ def ingest_paths(knowledge: Knowledge, paths: Iterable[Path], progress: Progress
     report = IngestReport()
     started = time.perf_counter()
     # the segment files are written once, after the last file; parsers run in one worker for the whole batch
-    with knowledge.index.batch(), ParserWorker() as parser:
+    with knowledge.index.batch(), ParserWorker(*knowledge.parse_limits) as parser:
         _ingest_each(knowledge, files, report, progress, names, owner, parser, embedded, cancelled)
     report.seconds = time.perf_counter() - started
     return report

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import yaml
 from langchain_core.documents import Document
 
-from orchestration.vocabulary.text import visible
+from foundation.vocabulary.text import visible
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TEXT_BYTES = 5 * 1024 * 1024

@@ -35,12 +35,9 @@ def _limits(memory_mb: int, cpu_seconds: int) -> None:  # runs in the child, bef
 class ParserWorker:
     """A parser process for a batch of files; used as a context manager, it is stopped at the end."""
 
-    def __init__(self, timeout: float | None = None, memory_mb: int | None = None) -> None:
-        from orchestration.config import get_settings
-
-        settings = get_settings()
-        self.timeout = timeout if timeout is not None else settings.parse_timeout_seconds
-        self.memory_mb = memory_mb if memory_mb is not None else settings.parse_memory_mb
+    def __init__(self, timeout: float, memory_mb: int) -> None:
+        """``timeout``: seconds a file may take; ``memory_mb``: the address space the process may use."""
+        self.timeout, self.memory_mb = timeout, memory_mb
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ParserWorker:

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from foundation.database import DatabaseUnavailable
 from knowledge_base.embeddings import Embedder
 from knowledge_base.index import Corpus, KnowledgeIndex
 from knowledge_base.terms import tokenize
-from orchestration.database import DatabaseUnavailable
 
 RRF_K = 60
 CANDIDATES = 50

@@ -23,8 +23,10 @@ class Knowledge:
     ``ASSESS_DATABASE_URL`` is set; None: the folder's own SQLite file). ``embedder`` is asked for the model on
     first use: listing or removing documents never loads it."""
 
-    def __init__(self, directory: Path, url: str | None, embedder: Callable[[], Embedder]) -> None:
+    def __init__(self, directory: Path, url: str | None, embedder: Callable[[], Embedder],
+                 parse_limits: tuple[float, int]) -> None:
         self.directory, self.url, self._embedder = directory, url, embedder
+        self.parse_limits = parse_limits  # a document parser's seconds and megabytes (``ParserWorker``)
         self._lock = threading.Lock()
         self._opened: tuple[KnowledgeIndex, HybridRetriever] | None = None
 

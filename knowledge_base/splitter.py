@@ -12,8 +12,8 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter
 
+from foundation.vocabulary.text import visible
 from knowledge_base.loaders import TITLE_CHARS
-from orchestration.vocabulary.text import visible
 
 CHUNK_SIZE = 900
 CHUNK_OVERLAP = 120

@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from foundation.yaml_files import read_yaml
 from orchestration.outputs import output_models
-from orchestration.yaml_files import read_yaml
 
 _WRITE_PATH = re.compile(r"^(input|intent|plan|mcp\.tool_calls|conversation|final|task\.(status|error|outputs\.[a-z_]+))$")
 

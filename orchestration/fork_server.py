@@ -21,7 +21,7 @@ PRELOAD = ["faiss", "duckdb", "orchestration.graph", "orchestration.runtime", "o
 def preload() -> list[str]:
     """The fork server's imports: the embedding runtime the workers will load (ONNX Runtime and the tokenizers take
     0.2 CPU-s; torch and sentence-transformers 6.8), then FAISS and the graph."""
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
 
     return (["onnxruntime", "tokenizers"] if get_settings().embeds_with_onnx else ["sentence_transformers"]) + PRELOAD
 
@@ -37,7 +37,7 @@ def start_for_chainlit() -> None:
     """Start the fork server when this process is the chat server of ``assess serve`` and will run turn workers."""
     if not os.environ.get("CHAINLIT_APP_ROOT"):  # set by 'assess serve' only: tests importing chat_app start nothing
         return
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
 
     if get_settings().turn_worker_count > 0:
         start()

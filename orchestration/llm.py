@@ -14,7 +14,7 @@ import logging
 import os
 from typing import Any
 
-from orchestration.config import Settings
+from foundation.config import Settings
 
 log = logging.getLogger(__name__)
 

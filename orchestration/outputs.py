@@ -17,8 +17,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from orchestration.vocabulary.scope import AnswerScope, Scope
-from orchestration.vocabulary.severity import Severity
+from foundation.vocabulary.scope import AnswerScope, Scope
+from foundation.vocabulary.severity import Severity
 
 _O = TypeVar("_O", bound="OutputModel")
 

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from foundation.database import DatabaseUnavailable
 from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
 from orchestration.contracts import ContractError
-from orchestration.database import DatabaseUnavailable
 from orchestration.engines.secrets import mask_prompt
 from orchestration.graph import build_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable

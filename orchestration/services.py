@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from foundation.config import Settings, get_settings
 from knowledge_base.embeddings import Embedder, load_embedder
 from knowledge_base.retrieval import HybridRetriever
 from knowledge_base.service import Knowledge
 from orchestration.catalog import Catalog, load_catalog
-from orchestration.config import Settings, get_settings
 from orchestration.contracts import ContractSet
 from orchestration.memory.store import MemoryStore
 from orchestration.nlu.inventory_names import NameCache, inventory_gazetteer, visible_collections
@@ -144,7 +144,9 @@ class Services:
 
     def knowledge(self) -> Knowledge:
         """The configured knowledge base (its index opened on first use)."""
-        return self.kept("knowledge", lambda s: Knowledge(s.settings.index_dir, s.settings.knowledge_url, s.embedder))
+        return self.kept("knowledge", lambda s: Knowledge(
+            s.settings.index_dir, s.settings.knowledge_url, s.embedder,
+            (s.settings.parse_timeout_seconds, s.settings.parse_memory_mb)))
 
     def retriever(self) -> HybridRetriever | None:
         """The knowledge retriever, or None when no knowledge index has been built."""

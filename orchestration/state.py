@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from foundation.vocabulary.scope import AnswerScope, Scope
 from orchestration.outputs import TaskOutputs
-from orchestration.vocabulary.scope import AnswerScope, Scope
 
 IntentClass = Literal[
     "cbp_assessment",

@@ -30,8 +30,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
+from foundation.config import available_cores
 from orchestration import fork_server
-from orchestration.config import available_cores
 from orchestration.runtime import TurnEvent, iter_turn, turn_graph
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from foundation.config import PROJECT_ROOT
 from orchestration.catalog import load_catalog
-from orchestration.config import PROJECT_ROOT
 from orchestration.warehouse.sql_path import GuardedStatements
 
 BUNDLED = load_catalog(PROJECT_ROOT / "contracts")

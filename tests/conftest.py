@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from foundation.config import PROJECT_ROOT, get_settings, using_data_dir
 from knowledge_base.ingest import ensure_seed_index
-from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.services import Services, build_services
 from orchestration.warehouse.build import build_demo_warehouse
 from orchestration.warehouse.store import close_warehouses

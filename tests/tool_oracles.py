@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from foundation.vocabulary.severity import SEVERITIES, rank_sql
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
     FLEET,
@@ -16,7 +17,6 @@ from orchestration.tools.scope import (
     scope_clause,
 )
 from orchestration.tools.slic_tool import RESULT_CAP, _grouped_here
-from orchestration.vocabulary.severity import SEVERITIES, rank_sql
 from orchestration.warehouse.store import Warehouse
 
 COMPARE_FAILS = """

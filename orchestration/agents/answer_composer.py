@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from foundation.vocabulary.scope import AnswerScope
 from orchestration.agents.evidence import gather
 from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import without_orders
@@ -21,7 +22,6 @@ from orchestration.interpretation.scope_statement import asked_scope, name_notes
 from orchestration.outputs import Finding, RetrievedChunk
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Citation, Final, StateUpdate, Task, shown_document
-from orchestration.vocabulary.scope import AnswerScope
 
 TABLE_ROWS = 50  # of an extension agent's table, shown in the chat
 

@@ -18,9 +18,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from foundation.database import DatabaseUnavailable
+from foundation.vocabulary.scope import AnswerScope
+from foundation.vocabulary.text import plural
 from orchestration.catalog import Catalog
 from orchestration.contracts import ContractSet
-from orchestration.database import DatabaseUnavailable
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
@@ -40,8 +42,6 @@ from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.results import InventoryResult, SqlPathResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
-from orchestration.vocabulary.scope import AnswerScope
-from orchestration.vocabulary.text import plural
 from orchestration.warehouse.versions import version_stamp
 
 SQL_TOOL_NAME = "sql_path"

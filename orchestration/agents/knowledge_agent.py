@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from orchestration.database import DatabaseUnavailable
+from foundation.database import DatabaseUnavailable
+from foundation.vocabulary.text import HOW_LONG
 from orchestration.enforcement import TaskResult
 from orchestration.outputs import (
     EnterpriseContext,
@@ -21,7 +22,6 @@ from orchestration.outputs import (
 )
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Task
-from orchestration.vocabulary.text import HOW_LONG
 
 TOP_K = 5
 TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interpreting SLIC results

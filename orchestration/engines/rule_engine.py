@@ -22,12 +22,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from foundation.vocabulary.severity import Severity
+from foundation.yaml_files import read_yaml
 from orchestration.contracts import ContractError
 from orchestration.engines.bgp import bgp_view, passes_everything
 from orchestration.engines.config_parser import Line, ParsedConfig
 from orchestration.engines.interfaces import Interface, interfaces_of
-from orchestration.vocabulary.severity import Severity
-from orchestration.yaml_files import read_yaml
 
 Status = Literal["pass", "fail", "not_applicable"]
 SecurityCategory = Literal["insecure management services", "weak AAA", "exposure", "missing hardening"]

@@ -13,10 +13,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from foundation.vocabulary.severity import Severity
+from foundation.yaml_files import read_yaml
 from orchestration.contracts import ContractError
 from orchestration.engines.config_parser import ParsedConfig
-from orchestration.vocabulary.severity import Severity
-from orchestration.yaml_files import read_yaml
 
 
 class Signature(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from foundation.vocabulary.text import plural
 from orchestration.engines.judgement import PLATFORMS_OF_TYPE
 from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation import markdown
@@ -40,7 +41,6 @@ from orchestration.tools.rows import (
     TopRule,
     day,
 )
-from orchestration.vocabulary.text import plural
 from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from foundation.vocabulary.text import plural
 from orchestration.outputs import AssessmentContext, DomainOutputs, InventoryRow
 from orchestration.state import QuestionFrame
 from orchestration.tools.inventory_tool import INVENTORY_LIMIT
 from orchestration.tools.results import InventoryResult, result_of
-from orchestration.vocabulary.text import plural
 
 FILTERS = ("device_type", "role", "platform", "os_version", "environment")
 

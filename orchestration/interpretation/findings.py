@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from foundation.vocabulary import severity
+from foundation.vocabulary.text import plural
 from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
@@ -32,8 +34,6 @@ from orchestration.tools.results import (
     SqlPathResult,
 )
 from orchestration.tools.rows import BreakdownRow, TopicFailureRow, TopRule
-from orchestration.vocabulary import severity
-from orchestration.vocabulary.text import plural
 
 RP = "assessment_context.report_data"
 NO_CONTEXT_ASSUMPTION = ("No enterprise standard was retrieved for this question; recommendations follow the industry "

@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from foundation.vocabulary.text import HOW_LONG, singular
 from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
-from orchestration.vocabulary.text import HOW_LONG, singular
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from foundation.vocabulary.scope import AnswerScope
 from orchestration.nlu.names import entity_type_label
 from orchestration.outputs import SlicContext
 from orchestration.state import Intent
 from orchestration.tools.results import AnalysisResult, ComparisonResult, IssueTrackingResult
 from orchestration.tools.rows import day
 from orchestration.tools.scope import DEVICE_TYPES
-from orchestration.vocabulary.scope import AnswerScope
 
 SITE_KINDS = {"store": "every store", "branch": "every branch", "datacenter": "every data centre",
               "campus": "every campus", "hq": "headquarters", "lab": "every lab"}

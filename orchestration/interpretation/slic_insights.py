@@ -6,6 +6,7 @@ CVEs are named only from the signature catalog's mapping carried in the SLIC res
 
 from __future__ import annotations
 
+from foundation.vocabulary import severity
 from orchestration.interpretation.enterprise import applied, by_topic, chunks_mentioning
 from orchestration.interpretation.findings import devices
 from orchestration.outputs import (
@@ -18,7 +19,6 @@ from orchestration.outputs import (
     SlicContext,
     SlicMatch,
 )
-from orchestration.vocabulary import severity
 
 SRC = "plan.tasks[SLIC Agent].outputs.slic_context.results"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from foundation.vocabulary.text import plural
 from orchestration.contracts import ToolContract
 from orchestration.interpretation import markdown
 from orchestration.outputs import DomainOutputs
-from orchestration.vocabulary.text import plural
 
 SHOWN = 50  # rows shown in the chat; the exported trace holds the whole result
 COLUMNS = 8

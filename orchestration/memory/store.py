@@ -18,8 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from orchestration.config import get_settings
-from orchestration.database import Connection, Database, DatabaseUnavailable, open_database
+from foundation.config import get_settings
+from foundation.database import Connection, Database, DatabaseUnavailable, open_database
 
 WINDOW = 6
 log = logging.getLogger(__name__)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from foundation.vocabulary.text import plural
 from orchestration.nlu.names import Gazetteer, entity_type_label
 from orchestration.nlu.router import OUT_OF_SCOPE, VAGUE, RouteDecision
 from orchestration.state import Entity, NameResolution
-from orchestration.vocabulary.text import plural
 
 SKILL_OFFERS = {
     "cbp_assessment": "a summary of the latest configuration best-practice assessment (top issues, statistics, trends)",

@@ -3,8 +3,8 @@ entities — shared by the Intent Classifier and the multi-turn resolution."""
 
 from __future__ import annotations
 
+from foundation.vocabulary.scope import Scope
 from orchestration.state import DomainDetails, Entity
-from orchestration.vocabulary.scope import Scope
 
 GOALS = {
     "cbp_assessment": "Interpret configuration best-practice assessment results",

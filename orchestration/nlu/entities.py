@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from foundation.vocabulary.text import latin_lookalikes, visible
 from orchestration.nlu.names import Gazetteer, Reading, find_names
 from orchestration.state import Entity, NameResolution
-from orchestration.vocabulary.text import latin_lookalikes, visible
 
 __all__ = ["EntityReading", "Gazetteer", "extract_entities", "read_entities"]
 

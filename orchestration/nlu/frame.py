@@ -27,6 +27,7 @@ from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
+from foundation.vocabulary.text import singular
 from knowledge_base.embedding_cache import cache_dir, embed_fixed, keep
 from knowledge_base.embeddings import Embedder
 from orchestration.nlu.facets import group_key
@@ -42,7 +43,6 @@ from orchestration.state import (
     QuestionFrame,
     Subject,
 )
-from orchestration.vocabulary.text import singular
 
 ASKS: tuple[str, ...] = get_args(Ask)
 SUBJECTS: tuple[str, ...] = get_args(Subject)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from orchestration.config import Settings
+from foundation.config import Settings
 from orchestration.nlu.names import Gazetteer
 from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
 from orchestration.warehouse.versions import version_stamp

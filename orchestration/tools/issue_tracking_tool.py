@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from foundation.vocabulary.severity import RANK, SEVERITIES, rank_sql
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
     FLEET,
@@ -14,7 +15,6 @@ from orchestration.tools.scope import (
     describe_scope,
     scope_clause,
 )
-from orchestration.vocabulary.severity import RANK, SEVERITIES, rank_sql
 from orchestration.warehouse.store import Warehouse, query_all
 
 # How long each failing (device, rule) of the latest run has been open, computed in the engine in one grouping:

@@ -18,7 +18,7 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
-from orchestration.vocabulary.severity import Severity
+from foundation.vocabulary.severity import Severity
 
 When = date | datetime | str | None
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from foundation.vocabulary.severity import rank_sql
 from orchestration.tools.scope import FLEET, resolve_assessment, scope_clause
-from orchestration.vocabulary.severity import rank_sql
 from orchestration.warehouse.store import Warehouse, query_all
 
 RESULT_CAP = 100

@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from foundation.yaml_files import read_yaml
 from orchestration.catalog import Catalog
 from orchestration.engines.config_parser import ParsedConfig, parse_config
 from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config
@@ -31,7 +32,6 @@ from orchestration.warehouse import demo_network as demo
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.versions import discard_versions
-from orchestration.yaml_files import read_yaml
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
 ANNOTATIONS = [

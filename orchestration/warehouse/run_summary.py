@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from orchestration.vocabulary.severity import SEVERITIES, high_or_above_sql, rank_sql
+from foundation.vocabulary.severity import SEVERITIES, high_or_above_sql, rank_sql
 from orchestration.warehouse.store import QueryResult, Warehouse
 
 SAMPLE_CAP = 50  # failing results shown as examples, in every tool

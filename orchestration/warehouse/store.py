@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import duckdb
 
-from orchestration.config import Settings, get_settings
+from foundation.config import Settings, get_settings
 from orchestration.warehouse.versions import current_file, version_stamp
 
 # Every read-only DuckDB connection in a process must use the same configuration (DuckDB refuses a

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from orchestration.vocabulary.severity import HIGH_OR_ABOVE, rank
+from foundation.vocabulary.severity import HIGH_OR_ABOVE, rank
 from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP, TOP_RULES
 from orchestration.warehouse.store import QueryResult
 

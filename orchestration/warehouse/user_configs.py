@@ -21,14 +21,14 @@ from pathlib import Path
 
 import duckdb
 
+from foundation.config import Settings
+from foundation.vocabulary.text import plural
 from orchestration.catalog import Catalog
-from orchestration.config import Settings
 from orchestration.engines.config_parser import PlatformVerdict, identify_platform
 from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
 from orchestration.engines.rule_engine import Rule
 from orchestration.engines.slic_engine import Signature
 from orchestration.ontology import Ontology
-from orchestration.vocabulary.text import plural
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.build import (
     FLEET,

@@ -16,7 +16,7 @@ from chainlit.user import User
 from chat_app.persistence import make_data_layer
 from chat_app.security import REQUEST_USER
 from chat_app.storage import LocalStorageClient
-from orchestration.config import get_settings
+from foundation.config import get_settings
 from orchestration.memory.store import MemoryStore
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foundation.config import PROJECT_ROOT, get_settings, using_data_dir
 from knowledge_base.embeddings import Embedder, OnnxEmbedder, SentenceTransformerEmbedder
 from knowledge_base.evaluation import load_questions
-from orchestration.config import PROJECT_ROOT, get_settings, using_data_dir
 from orchestration.nlu.router import SemanticRouter
 from orchestration.services import build_services
 from tests.conftest import UPSTREAM_CASES

@@ -70,7 +70,7 @@ def test_eval_json_includes_checks_and_full_state_per_case(tmp_path: Path) -> No
     cases = load_cases(OWN_CASES)[:2]
     case_file = tmp_path / "two.json"
     case_file.write_text(json.dumps({"eval_cases": cases}))
-    out = subprocess.run([sys.executable, "-m", "orchestration.cli", "eval", str(case_file), "--json"],
+    out = subprocess.run([sys.executable, "-m", "command_line.assess", "eval", str(case_file), "--json"],
                          capture_output=True, text=True, timeout=300, check=True)
     report = json.loads(out.stdout)
     assert [c["id"] for c in report["cases"]] == [c["id"] for c in cases]
@@ -81,7 +81,7 @@ def test_eval_json_includes_checks_and_full_state_per_case(tmp_path: Path) -> No
 
 
 def test_eval_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "orchestration.cli", "eval", str(tmp_path / "nope.json")],
+    out = subprocess.run([sys.executable, "-m", "command_line.assess", "eval", str(tmp_path / "nope.json")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "nope.json" in out.stderr and "Traceback" not in out.stderr
 
@@ -121,8 +121,8 @@ def test_answer_cases_pass_every_check_against_figures_computed_by_sql(demo_ware
 
 def test_an_answer_check_fails_when_the_answer_does_not_hold_what_sql_says(demo_warehouse: Path) -> None:
     """The checks can fail: an answer naming too few devices, the wrong yes/no, a figure not in the lead."""
+    from foundation.config import get_settings
     from orchestration.answer_checks import score_answer, warehouse_query
-    from orchestration.config import get_settings
     from orchestration.state import AssessmentState, Final
 
     query = warehouse_query(get_settings().warehouse_path)

@@ -40,7 +40,7 @@ def test_a_postgresql_server_lost_while_the_app_runs_costs_the_memory_not_the_an
     """The database goes away after the store was opened (and migrated): the next turn is answered, says it has no
     conversation memory and why (no password, no traceback), and the tool calls run without agent memory."""
     from benchmarks.postgres import fresh_database, stop_cluster, throwaway_cluster
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
     from tests.conftest import free_port
 
     with throwaway_cluster(free_port()) as server:

@@ -13,7 +13,7 @@ from orchestration.services import Services
 
 def test_a_reader_restored_from_the_cache_reads_every_question_as_the_fitted_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
     from orchestration.nlu.frame import FrameReader, load_corpus
 
     monkeypatch.setenv("ASSESS_CACHE_DIR", str(tmp_path))
@@ -35,7 +35,7 @@ def test_the_numpy_reader_reads_every_corpus_question_as_scikit_learn_does(tmp_p
     the same features and the same class probabilities as scikit-learn's own transform and predict_proba."""
     import numpy as np
 
-    from orchestration.config import get_settings
+    from foundation.config import get_settings
     from orchestration.nlu.frame import FrameReader, _plain, cue_vector, fit, load_corpus
 
     monkeypatch.setenv("ASSESS_CACHE_DIR", str(tmp_path))

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from foundation.config import get_settings
 from knowledge_base import loaders
 from knowledge_base.embeddings import Embedder
 from knowledge_base.evaluation import evaluate, load_questions
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.ingest import ingest_paths
 from knowledge_base.splitter import Chunk
-from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.conftest import ASSESS
@@ -390,9 +390,9 @@ def test_a_search_whose_corpus_changed_underneath_searches_the_new_version(tmp_p
 
 def test_a_corpus_that_keeps_changing_is_said_not_answered_as_nothing_found(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
+    from foundation.database import DatabaseUnavailable
     from knowledge_base.index import Corpus
     from knowledge_base.retrieval import HybridRetriever
-    from orchestration.database import DatabaseUnavailable
 
     embedder = services.embedder()
     index = KnowledgeIndex(tmp_path / "kb", embedder.dimension)

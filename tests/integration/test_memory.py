@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from foundation.config import get_settings
 from orchestration.agents.context_pruner import fold
-from orchestration.config import get_settings
 from orchestration.memory.store import MIGRATIONS, WINDOW, MemoryStore, MemoryUnavailable
 from orchestration.runtime import handle_turn, load_conversation
 from orchestration.services import Services

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from orchestration.config import PROJECT_ROOT
+from foundation.config import PROJECT_ROOT
 from orchestration.engines.judgement import judge
 from orchestration.engines.rule_engine import interfaces
 from tests.catalog import RULES

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.config import get_settings
+from foundation.config import get_settings
 from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render

@@ -13,7 +13,7 @@ import pytest
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.rendering import linked_markers
-from orchestration.config import get_settings
+from foundation.config import get_settings
 from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.config import get_settings
+from foundation.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
 from orchestration.warehouse.config_templates import DeviceSpec, render

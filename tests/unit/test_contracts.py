@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from orchestration.config import PROJECT_ROOT
+from foundation.config import PROJECT_ROOT
 from orchestration.contracts import ContractError, load_contracts
 
 AGENTS = {"Intent Classifier", "Planner", "Knowledge Agent", "Data Query Agent", "SLIC Agent",
@@ -105,7 +105,7 @@ def test_no_agent_reads_the_prompt_to_decide_what_to_do(node: str) -> None:
 
 
 def test_tool_severity_enums_are_the_severity_vocabulary() -> None:
-    from orchestration.vocabulary.severity import SEVERITIES
+    from foundation.vocabulary.severity import SEVERITIES
 
     tools = load_contracts(PROJECT_ROOT / "contracts").tools
     enums = [spec["enum"] for tool in tools.values() for name, spec in tool.parameters["properties"].items()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from foundation.config import get_settings
 from knowledge_base.ingest import ingest_paths
 from knowledge_base.loaders import IngestError, load_file
 from knowledge_base.parsing import ParserWorker
@@ -48,7 +49,7 @@ def test_a_huge_style_table_is_read_in_linear_time() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = write_hostile_docx(Path(folder) / "styles.docx", styles=100_000, paragraphs=3_000)
         started = time.perf_counter()
-        with ParserWorker() as parser:
+        with ParserWorker(get_settings().parse_timeout_seconds, get_settings().parse_memory_mb) as parser:
             [doc] = load_file(path, "styles.docx", parser)
         assert time.perf_counter() - started < 15
         assert doc.page_content.count("Paragraph") == 3_000
@@ -57,14 +58,15 @@ def test_a_huge_style_table_is_read_in_linear_time() -> None:
 def test_a_parser_that_runs_too_long_or_too_big_is_stopped_and_the_next_file_still_read(tmp_path: Path) -> None:
     slow = write_hostile_docx(tmp_path / "slow.docx", styles=100_000, paragraphs=3_000)
     fine = write_hostile_docx(tmp_path / "fine.docx", paragraphs=3)
-    with ParserWorker(timeout=0.2) as parser:
+    memory = get_settings().parse_memory_mb
+    with ParserWorker(timeout=0.2, memory_mb=memory) as parser:
         started = time.perf_counter()
         with pytest.raises(IngestError, match=r"slow\.docx: reading it took longer than 0\.2 s"):
             load_file(slow, "slow.docx", parser)
         assert time.perf_counter() - started < 2
-    with ParserWorker(timeout=30) as parser:
+    with ParserWorker(timeout=30, memory_mb=memory) as parser:
         assert "Paragraph 2" in load_file(fine, "fine.docx", parser)[0].page_content
-    with ParserWorker(memory_mb=200) as parser:  # 25 MB of document XML parsed into a tree needs far more
+    with ParserWorker(timeout=get_settings().parse_timeout_seconds, memory_mb=200) as parser:  # 25 MB of document XML parsed into a tree needs far more
         huge = write_hostile_docx(tmp_path / "huge.docx", paragraphs=45_000, words=100)
         with pytest.raises(IngestError, match=r"huge\.docx: reading it needed more"):
             load_file(huge, "huge.docx", parser)

@@ -16,7 +16,7 @@ import pytest
 
 from chat_app import step_views
 from chat_app.rendering import node_label
-from orchestration.config import PROJECT_ROOT, get_settings
+from foundation.config import PROJECT_ROOT, get_settings
 from orchestration.contracts import ContractError, load_contracts
 from orchestration.csv_export import answer_tables
 from orchestration.graph import build_graph

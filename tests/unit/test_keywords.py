@@ -69,9 +69,9 @@ def test_removal_and_a_round_trip_through_the_file_give_the_index_built_without(
 
 def test_an_owner_finds_only_their_own_chunks_and_the_shared_ones(tmp_path: Path) -> None:
     """Segments per owner: a viewer searches the shared documents and their own uploads, never anyone else's."""
+    from foundation.database import open_database
     from knowledge_base.index import Corpus
     from knowledge_base.segments import SHARED, SegmentFiles, built_segment
-    from orchestration.database import open_database
 
     def vec(seed: int) -> np.ndarray:
         v = np.random.default_rng(seed).normal(size=8).astype(np.float32)

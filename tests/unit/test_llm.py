@@ -9,9 +9,9 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
+from foundation.config import get_settings
 from orchestration import llm
 from orchestration.agents.intent_classifier import classify
-from orchestration.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from orchestration.config import PROJECT_ROOT
+from foundation.config import PROJECT_ROOT
 
-PACKAGES = ("orchestration", "knowledge_base", "chat_app")
+PACKAGES = ("foundation", "orchestration", "knowledge_base", "chat_app", "command_line")
 _MUTATORS = {"append", "extend", "add", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard",
              "insert", "appendleft", "move_to_end"}
 # classes whose module-level instances hold no state: compiled patterns, a sentinel
@@ -43,8 +43,8 @@ MEMOS = {
 }
 # What reads the outside world and is kept by a module (issue 33 moves each onto Services): kind, module, name.
 KNOWN = MEMOS | {
-    ('cache', 'orchestration.config', 'get_settings'),
-    ('mutated container', 'orchestration.database', '_engines'),
+    ('cache', 'foundation.config', 'get_settings'),
+    ('mutated container', 'foundation.database', '_engines'),
     ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
     ('mutated container', 'orchestration.warehouse.store', '_open'),

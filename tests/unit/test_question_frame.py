@@ -9,8 +9,8 @@ from datetime import date
 
 import pytest
 
+from foundation.config import PROJECT_ROOT
 from orchestration.agents.intent_classifier import frame_of
-from orchestration.config import PROJECT_ROOT
 from orchestration.frame_eval import CORPUS_DATE, evaluate
 from orchestration.nlu.frame import (
     FrameReader,

@@ -12,10 +12,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from orchestration.config import get_settings
+from foundation.config import get_settings
+from foundation.vocabulary.severity import SEVERITIES
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
-from orchestration.vocabulary.severity import SEVERITIES
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS

@@ -14,7 +14,7 @@ import pytest
 
 from chat_app.persistence import make_data_layer, masked_upload
 from chat_app.security import REQUEST_USER
-from orchestration.config import get_settings
+from foundation.config import get_settings
 from orchestration.engines.config_parser import parse_config
 from orchestration.engines.rule_engine import evaluate_config
 from orchestration.engines.secrets import mask_config, mask_prompt

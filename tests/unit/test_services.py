@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from foundation.config import PROJECT_ROOT, get_settings
 from orchestration.agents.security_assessment_agent import category_of
-from orchestration.config import PROJECT_ROOT, get_settings
 from orchestration.runtime import handle_turn, turn_graph
 from orchestration.services import Services, build_services
 from orchestration.warehouse.store import close_warehouses

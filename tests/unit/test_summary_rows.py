@@ -10,10 +10,10 @@ from typing import Any
 import duckdb
 import pytest
 
+from foundation.vocabulary.severity import SEVERITIES
 from orchestration.tools import analysis_tool
 from orchestration.tools.analysis_tool import _filters, analyse
 from orchestration.tools.scope import resolve_assessment
-from orchestration.vocabulary.severity import SEVERITIES
 from orchestration.warehouse import run_summary, summary_rows
 from orchestration.warehouse.store import Warehouse, get_warehouse
 from tests.catalog import BUNDLED

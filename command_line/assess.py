@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from orchestration.config import PROJECT_ROOT, app_secret
+from foundation.config import PROJECT_ROOT, app_secret
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -115,8 +115,8 @@ def _cmd_demo_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_model_export(args: argparse.Namespace) -> int:
+    from foundation.config import get_settings
     from knowledge_base.onnx_export import export
-    from orchestration.config import get_settings
 
     settings = get_settings()
     try:
@@ -311,9 +311,9 @@ def preflight() -> list[str]:
     does not exist yet is no problem: the first run builds the demo data)."""
     import sqlite3
 
+    from foundation.config import get_settings
     from knowledge_base.embeddings import model_problem
     from orchestration.catalog import load_catalog
-    from orchestration.config import get_settings
     from orchestration.contracts import ContractError
     from orchestration.memory.store import MemoryStore, MemoryUnavailable
     from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
@@ -330,7 +330,7 @@ def preflight() -> list[str]:
             problems.append(str(exc))
     index = settings.index_dir / "chunks.sqlite"
     if not settings.knowledge_url.startswith("sqlite"):
-        from orchestration.database import DatabaseUnavailable
+        from foundation.database import DatabaseUnavailable
         from orchestration.services import build_services
 
         try:
