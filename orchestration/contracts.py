@@ -28,6 +28,13 @@ class ContractError(ValueError):
     """A contract file is missing, unreadable or malformed."""
 
 
+def compiled(patterns: list[str]) -> list[str]:
+    """The patterns, each checked to compile (``re.error`` names the bad one when a contract loads)."""
+    for p in patterns:
+        re.compile(p)
+    return patterns
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -40,9 +47,7 @@ class PlannerCondition(Strict):
     @field_validator("patterns")
     @classmethod
     def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        for p in patterns:
-            re.compile(p)
-        return patterns
+        return compiled(patterns)
 
 
 class DataDependency(Strict):

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from foundation.vocabulary.severity import Severity
 from foundation.yaml_files import read_yaml
-from orchestration.contracts import ContractError
+from orchestration.contracts import ContractError, compiled
 from orchestration.engines.bgp import bgp_view, passes_everything
 from orchestration.engines.config_parser import Line, ParsedConfig
 from orchestration.engines.interfaces import Interface, interfaces_of
@@ -91,9 +91,7 @@ class Rule(BaseModel):
     @field_validator("topics")
     @classmethod
     def _topics_compile(cls, topics: list[str]) -> list[str]:
-        for topic in topics:
-            re.compile(topic)
-        return topics
+        return compiled(topics)
 
 
 @dataclass(frozen=True)
