@@ -12,7 +12,6 @@ threads show them as live. Step rows are written a moment later, a turn's togeth
 from __future__ import annotations
 
 import copy
-import sqlite3
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
@@ -27,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 from chat_app.security import REFUSALS, REQUEST_USER
 from chat_app.step_writes import StepWrites, step_row
 from chat_app.uploads import holds_device_secrets
+from foundation import migrations
 from foundation.database import open_database
 from orchestration.engines.secrets import mask_config, mask_prompt
 
@@ -52,30 +52,27 @@ CREATE TABLE IF NOT EXISTS feedbacks ("id" TEXT PRIMARY KEY, "forId" TEXT NOT NU
 PG_SCHEMA = "chainlit"
 
 
+MIGRATIONS_TABLE = "chat_history_migrations"
+
+
+def steps(dialect: str) -> list[migrations.Step]:
+    """Chainlit's tables, step by step (``foundation/migrations.py``: a change is a new step at the end)."""
+    return [migrations.script(SCHEMA if dialect == "sqlite" else SCHEMA.replace('"tags" TEXT', '"tags" TEXT[]'))]
+
+
 def ensure_schema(url: str) -> URL:
-    """Create the tables if missing; the SQLAlchemy URL of the async driver to reach them."""
+    """Create or bring up to date the tables; the SQLAlchemy URL of the async driver to reach them."""
     db = open_database(url)
-    if db.path is not None:
-        db.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(db.path)
-        try:
-            con.executescript(SCHEMA)
-            con.execute("PRAGMA journal_mode=WAL")
-        finally:
-            con.close()
-        return make_url(f"sqlite+aiosqlite:///{db.path}")
-    connection = db.connect()
     try:
-        connection.begin_exclusive("chainlit schema")  # replicas starting together create it once
-        connection.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
-        connection.execute(f"SET LOCAL search_path TO {PG_SCHEMA}")
-        connection.script(SCHEMA.replace('"tags" TEXT', '"tags" TEXT[]'))
-        connection.execute("COMMIT")
+        with db.writing("chainlit schema") as con:  # replicas starting together apply each step once
+            if db.path is None:
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
+                con.execute(f"SET LOCAL search_path TO {PG_SCHEMA}")
+            migrations.apply(con, steps(db.dialect), MIGRATIONS_TABLE)
     except Exception as exc:
-        connection.rollback()
         raise db.unavailable(exc) or exc from None
-    finally:
-        connection.close()
+    if db.path is not None:  # the opener made the file and switched it to WAL
+        return make_url(f"sqlite+aiosqlite:///{db.path}")
     return make_url(url).set(drivername="postgresql+psycopg")
 
 

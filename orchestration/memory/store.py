@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from foundation import migrations
 from foundation.config import get_settings
 from foundation.database import Connection, Database, DatabaseUnavailable, open_database
 
@@ -107,7 +108,8 @@ def _m7_thread_documents(db: Connection) -> None:
     """)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
+MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared foundation/migrations.py
+MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
                                                   _m7_thread_documents]
 _lock = threading.Lock()
@@ -167,26 +169,13 @@ class MemoryStore:
         return self.db.connect()
 
     def _migrate(self) -> None:
-        con = self._connect()
-        try:
-            con.begin_exclusive("migrations")
-            con.execute("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-            done = {r[0] for r in con.execute("SELECT version FROM _migrations")}
-            for version, migration in enumerate(MIGRATIONS, start=1):
-                if version not in done:
-                    migration(con)
-                    con.execute("INSERT INTO _migrations VALUES (?, ?)", (version, _now()))
-            con.execute("COMMIT")
-        except Exception:
-            con.rollback()
-            raise
-        finally:
-            con.close()
+        with self.db.writing("migrations") as con:
+            migrations.apply(con, MIGRATIONS, MIGRATIONS_TABLE)
 
     def schema_version(self) -> int:
         con = self._connect()
         try:
-            return int(con.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] or 0)
+            return migrations.version(con, MIGRATIONS_TABLE)
         finally:
             con.close()
 
