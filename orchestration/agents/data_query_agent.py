@@ -2,9 +2,9 @@
 calls it, and writes the canonical ``assessment_context``. Contract: contracts/agents/data_query_agent.yaml.
 
 Selection is deterministic and ordered. An extension's query tool comes first when the condition its contract names
-(``selected_when``) holds; then, from the facets the Intent Classifier read off the request: open/persistent issues -> issue tracking; change, trend or delta -> comparison; otherwise analysis, whose
-``query_type`` follows the facets (exceptions, per-asset breakdowns, technology breakdowns,
-severity/product filters, else summary). Questions the tools do not cover go to the guarded SQL path,
+(``selected_when``) holds; then, from the facets the Intent Classifier read off the request: open/persistent issues
+-> issue tracking; change, trend or delta -> comparison; otherwise analysis, whose ``query_type`` follows the facets
+(exceptions, per-asset breakdowns, technology breakdowns, severity/product filters, else summary). Questions the tools do not cover go to the guarded SQL path,
 itself a registered tool; the inventory rows of named devices or sites come from ``inventory_tool``.
 Every read is a tool call in ``mcp.tool_calls``.
 """
@@ -240,7 +240,8 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
     extension = contract_choice(intent, catalog.contracts, scope, viewer, collection)
     if extension is not None:
         return extension, "mcp"
-    plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) if intent.domain_details.skill in SQL_SKILLS else None
+    plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) \
+        if intent.domain_details.skill in SQL_SKILLS else None
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}
