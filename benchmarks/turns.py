@@ -17,7 +17,6 @@ from typing import Any
 
 from foundation.config import PROJECT_ROOT, using_data_dir
 from orchestration.evaluation import load_cases
-from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn, iter_turn
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState
@@ -39,7 +38,7 @@ def time_turn(prompt: str, services: Services, cold: bool = False) -> tuple[floa
     ``cold``: no tool result is served from agent memory and no question vector from the embedder's cache (as for
     a question nobody asked in the last minutes)."""
     if cold:
-        MemoryStore().forget("tool:")
+        services.memory().forget("tool:")
         getattr(services.embedder(), "forget", lambda: None)()
     started, cpu = time.perf_counter(), time.process_time()
     first = total = 0.0

@@ -47,7 +47,7 @@ from chat_app.uploads import (
 from foundation.config import get_settings
 from knowledge_base.ingest import owned_name
 from orchestration.csv_export import answer_tables, has_tables
-from orchestration.memory.store import PENDING, MemoryStore
+from orchestration.memory.store import PENDING
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
 from orchestration.outputs import ChartHint, ChartSeries
 from orchestration.runtime import TurnEvent, iter_turn
@@ -202,7 +202,7 @@ async def report_uploads_cut_short() -> None:
     history Chainlit sends after it)."""
     from chainlit.data import get_data_layer
 
-    layer, store = get_data_layer(), MemoryStore()  # no chat session here: plain threads, not cl.make_async
+    layer, store = get_data_layer(), app_services().memory()  # no chat session here: plain threads, not cl.make_async
     try:
         pending = await asyncio.to_thread(store.pending_uploads, parts().started_at)
         # in a thread: opening the index loads the model, which must not hold up the event loop
@@ -337,7 +337,7 @@ async def _forget_when_done(queue: asyncio.Queue[TurnEvent | AssessmentState | N
     while (item := await queue.get()) is not None:
         if isinstance(item, AssessmentState) and item.conversation.turn_number:
             with contextlib.suppress(Exception):
-                await cl.make_async(MemoryStore().forget_turn)(thread_id, item.conversation.turn_number)
+                await cl.make_async(app_services().memory().forget_turn)(thread_id, item.conversation.turn_number)
 
 
 async def _starting_step() -> tuple[cl.Step, float]:
@@ -384,7 +384,7 @@ async def run_turn(prompt: str, thread_id: str, user_id: str) -> None:
                 parts().background.add(forgetting)  # held until done: the loop keeps only a weak reference to a task
                 forgetting.add_done_callback(parts().background.discard)
             else:
-                await cl.make_async(MemoryStore().forget_turn)(thread_id, final_state.conversation.turn_number)
+                await cl.make_async(app_services().memory().forget_turn)(thread_id, final_state.conversation.turn_number)
             raise
         root.output = (" → ".join(final_state.trace.node_run_order) + f" · {views.duration(renderer.total_ms)}"
                        if final_state else "no result")
@@ -404,7 +404,7 @@ async def handle_uploads(elements: list[Any], user_id: str, thread_id: str) -> s
     not yet started can be cancelled from its line; Stop cancels every file not started, lets the one in hand finish
     and still reports the results (then the message's question is not asked)."""
     progress = Progress([e.name for e in elements], owner=user_id)
-    store = MemoryStore()
+    store = app_services().memory()
     parts().uploads.open(progress)
     stopped = False
     try:
@@ -606,7 +606,7 @@ async def send_note(thread_id: str, user_id: str, kind: str, title: str, text: s
     """A message that is not an answer (a command's output, upload results), kept for the conversation's export."""
     await cl.Message(content=text, actions=actions or []).send()
     try:
-        await cl.make_async(MemoryStore().add_note)(thread_id, user_id, kind, title, text)
+        await cl.make_async(app_services().memory().add_note)(thread_id, user_id, kind, title, text)
     except Exception as exc:  # noqa: BLE001 — the message was shown; only its place in the export is lost
         log.warning("could not keep the %s output for the export: %s", kind, type(exc).__name__)
 
@@ -650,7 +650,7 @@ async def regenerate(action: cl.Action) -> None:
     replaced without changing what the answers after it built on)."""
     thread_id, user_id, session = cl.context.session.thread_id, _user_id(), cl.context.session.id
     turn, prompt = int(action.payload.get("turn") or 0), str(action.payload.get("prompt") or "")
-    recent = await cl.make_async(MemoryStore().recent_turns)(thread_id, 1)
+    recent = await cl.make_async(app_services().memory().recent_turns)(thread_id, 1)
     if not prompt or not recent or recent[-1]["turn_number"] != turn or recent[-1]["user_id"] != user_id:
         await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
         return
@@ -659,7 +659,7 @@ async def regenerate(action: cl.Action) -> None:
         await cl.Message(content=refused).send()
         return
     with parts().limits.answering(session):
-        await cl.make_async(MemoryStore().forget_turn)(thread_id, turn)
+        await cl.make_async(app_services().memory().forget_turn)(thread_id, turn)
         await run_turn(prompt, thread_id, user_id)
 
 
@@ -674,7 +674,7 @@ async def export_csv(action: cl.Action) -> None:
 
     thread_id = str(action.payload.get("thread_id"))
     try:
-        states = await cl.make_async(thread_states)(thread_id, _user_id())
+        states = await cl.make_async(thread_states)(thread_id, _user_id(), app_services().memory())
     except TraceAccessError as exc:
         await cl.Message(content=f"Export refused: {exc}.").send()
         return
@@ -703,8 +703,8 @@ async def send_export(thread_id: str, fmt: str) -> None:
     from orchestration.trace_export import TraceAccessError, thread_notes, thread_states, to_json, to_markdown
 
     try:
-        states = await cl.make_async(thread_states)(thread_id, _user_id())
-        notes = await cl.make_async(thread_notes)(thread_id, _user_id())
+        states = await cl.make_async(thread_states)(thread_id, _user_id(), app_services().memory())
+        notes = await cl.make_async(thread_notes)(thread_id, _user_id(), app_services().memory())
     except TraceAccessError as exc:
         await cl.Message(content=f"Export refused: {exc}.").send()
         return

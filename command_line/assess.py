@@ -56,10 +56,11 @@ def _cmd_eval_frames(args: argparse.Namespace) -> int:
 
 
 def _cmd_trace_export(args: argparse.Namespace) -> int:
+    from orchestration.services import build_services
     from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
 
     try:
-        states = thread_states(args.thread, args.user)
+        states = thread_states(args.thread, args.user, build_services().memory())
     except TraceAccessError as exc:
         print(f"assess trace export: {exc}", file=sys.stderr)
         return 2
@@ -73,9 +74,9 @@ def _cmd_trace_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_prefs(args: argparse.Namespace) -> int:
-    from orchestration.memory.store import MemoryStore
+    from orchestration.services import build_services
 
-    store = MemoryStore()
+    store = build_services().memory()
     if args.action == "remove":
         removed = store.remove_preference(args.user, args.key)
         print(f"removed {removed} preference(s)")

@@ -3,7 +3,8 @@ replicas share it), behind the few operations the memory store needs.
 
 The store writes portable SQL with ``?`` placeholders; a connection here runs it on either engine. What differs
 is kept in this module: how a connection is opened (SQLite: a new connection per operation, WAL, waiting for a
-writer; PostgreSQL: psycopg 3 connections pooled by SQLAlchemy, one pool per process, renewed after a fork), how
+writer; PostgreSQL: psycopg 3 connections pooled by SQLAlchemy, one pool per URL kept by the ``Databases`` of the process's
+services, renewed after a fork), how
 a writer takes its lock (SQLite ``BEGIN IMMEDIATE`` locks the file; PostgreSQL a transaction-scoped advisory
 lock on the name given, so writers to different conversations never wait for each other), and which errors
 mean "this database cannot be used" (``DatabaseUnavailable``, worded for users, the URL's password hidden).
@@ -174,28 +175,34 @@ def _sqlite_connection(path: Path) -> sqlite3.Connection:
     return con
 
 
-_engines: dict[tuple[str, int], Engine] = {}
-_engines_lock = threading.Lock()
+class Databases:
+    """The databases one owner opens — the services of a process: one connection pool per PostgreSQL URL, made on
+    first use and kept with the owner (a forked process opens its own), and the stores already brought up to date in
+    them. ``open_database`` without one makes a pool of its own (a test, a one-off command)."""
 
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._engines: dict[tuple[str, int], Engine] = {}
+        self.migrated: set[str] = set()  # the stores migrated by this owner, by identity (``MemoryStore``)
 
-def _postgres_engine(url: str) -> Engine:
-    """One pool per URL and process: a forked turn worker opens its own connections."""
-    key = (url, os.getpid())
-    with _engines_lock:
-        if key not in _engines:
-            parsed = make_url(url).set(drivername="postgresql+psycopg")
-            engine = create_engine(parsed, pool_size=5, max_overflow=10, pool_pre_ping=True)
-            event.listen(engine, "connect", _autocommit)
-            _engines[key] = engine
-        return _engines[key]
+    def engine(self, url: str) -> Engine:
+        key = (url, os.getpid())
+        with self.lock:
+            if key not in self._engines:
+                parsed = make_url(url).set(drivername="postgresql+psycopg")
+                engine = create_engine(parsed, pool_size=5, max_overflow=10, pool_pre_ping=True)
+                event.listen(engine, "connect", _autocommit)
+                self._engines[key] = engine
+            return self._engines[key]
 
 
 def _autocommit(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.autocommit = True  # transactions are begun explicitly, as on SQLite
 
 
-def open_database(url: str) -> Database:
-    """The database at ``url``: ``sqlite:///path`` or ``postgresql://user:password@host:port/name``."""
+def open_database(url: str, databases: Databases | None = None) -> Database:
+    """The database at ``url``: ``sqlite:///path`` or ``postgresql://user:password@host:port/name``; on PostgreSQL
+    through the pool ``databases`` keeps for it (without: a pool of its own)."""
     parsed = make_url(url)
     where = parsed.render_as_string(hide_password=True)
     if parsed.get_backend_name() == "sqlite":
@@ -203,6 +210,6 @@ def open_database(url: str) -> Database:
             raise DatabaseUnavailable(where, "a SQLite URL needs a file path", "use sqlite:///path/to/file")
         return Database(url, "sqlite", parsed.database, path=Path(parsed.database))
     if parsed.get_backend_name() == "postgresql":
-        return Database(url, "postgresql", where, engine=_postgres_engine(url))
+        return Database(url, "postgresql", where, engine=(databases or Databases()).engine(url))
     raise DatabaseUnavailable(where, f"the engine {parsed.get_backend_name()!r} is not supported",
                               "use a sqlite:/// or postgresql:// URL")

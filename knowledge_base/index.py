@@ -23,7 +23,7 @@ import numpy as np
 from sqlalchemy.engine import make_url
 
 from foundation import migrations
-from foundation.database import Connection, Database, open_database
+from foundation.database import Connection, Database, Databases, open_database
 from knowledge_base.segments import SHARED, Segment, SegmentFiles, built_segment, empty_segment
 from knowledge_base.splitter import Chunk
 
@@ -87,16 +87,16 @@ def uploader(source: str, metadata: dict[str, Any]) -> str | None:
     return (metadata.get("owner") or None) if "/" in source else None
 
 
-def open_knowledge_database(url: str) -> Database:
+def open_knowledge_database(url: str, databases: Databases | None = None) -> Database:
     """The knowledge tables' database: on PostgreSQL in their own schema (created here), so that a generic name such
-    as ``meta`` never meets another application's table."""
-    db = open_database(url)
+    as ``meta`` never meets another application's table; through the pools ``databases`` keeps."""
+    db = open_database(url, databases)
     if db.path is not None:
         return db
     with db.writing("knowledge schema") as con:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
     scoped = make_url(url).update_query_dict({"options": f"-csearch_path={PG_SCHEMA}"})
-    return open_database(scoped.render_as_string(hide_password=False))
+    return open_database(scoped.render_as_string(hide_password=False), databases)
 
 
 def _scaled(rows: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -161,15 +161,16 @@ class Corpus:
 
 
 class KnowledgeIndex:
-    def __init__(self, directory: Path, dimension: int, url: str | None = None) -> None:
+    def __init__(self, directory: Path, dimension: int, url: str | None = None,
+                 databases: Databases | None = None) -> None:
         """The index whose local files (the segments' cache) are in ``directory``; its chunks in the database at ``url``,
-        by default ``chunks.sqlite`` in that folder."""
+        by default ``chunks.sqlite`` in that folder (on PostgreSQL through the pools ``databases`` keeps)."""
         directory.mkdir(parents=True, exist_ok=True)
         self.directory, self.dimension = directory, dimension
         self.db_path = directory / "chunks.sqlite"
         self.files = SegmentFiles(directory)
         self.files.sweep()
-        self.db = open_knowledge_database(url or f"sqlite:///{self.db_path}")
+        self.db = open_knowledge_database(url or f"sqlite:///{self.db_path}", databases)
         self._lock = threading.Lock()
         with self.db.writing("knowledge schema") as con:
             migrations.apply(con, steps(self.db.dialect), MIGRATIONS_TABLE)

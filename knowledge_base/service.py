@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from foundation.database import Databases
 from knowledge_base.embeddings import Embedder
 from knowledge_base.index import KnowledgeIndex
 from knowledge_base.retrieval import HybridRetriever
@@ -24,8 +25,8 @@ class Knowledge:
     first use: listing or removing documents never loads it."""
 
     def __init__(self, directory: Path, url: str | None, embedder: Callable[[], Embedder],
-                 parse_limits: tuple[float, int]) -> None:
-        self.directory, self.url, self._embedder = directory, url, embedder
+                 parse_limits: tuple[float, int], databases: Databases | None = None) -> None:
+        self.directory, self.url, self._embedder, self.databases = directory, url, embedder, databases
         self.parse_limits = parse_limits  # a document parser's seconds and megabytes (``ParserWorker``)
         self._lock = threading.Lock()
         self._opened: tuple[KnowledgeIndex, HybridRetriever] | None = None
@@ -37,7 +38,7 @@ class Knowledge:
         embedder = self.embedder()
         with self._lock:
             if self._opened is None:
-                index = KnowledgeIndex(self.directory, embedder.dimension, self.url)
+                index = KnowledgeIndex(self.directory, embedder.dimension, self.url, self.databases)
                 self._opened = (index, HybridRetriever(index, embedder))
             return self._opened
 
@@ -59,7 +60,7 @@ class Knowledge:
     def has_chunks(self) -> bool:
         """Whether the index holds any chunk, read without loading the model."""
         if self._on_server():
-            return KnowledgeIndex(self.directory, 0, self.url).has_chunks()
+            return KnowledgeIndex(self.directory, 0, self.url, self.databases).has_chunks()
         path = self.directory / "chunks.sqlite"
         if not path.exists():
             return False

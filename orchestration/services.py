@@ -11,8 +11,9 @@ signatures, ontology) is read when the services are built, once per contracts di
 same directory), and handed down to the engines, tools and builders that use it. A process builds one and passes it
 down: the CLI in its command, the chat server at start-up, each turn worker before its first turn.
 
-Still kept by their modules (issue 33; ``tests/unit/test_module_state.py`` lists them): the warehouse and database
-connections per path, the migrations already checked, and the settings themselves. (The chat server's own parts are
+The services keep their database pools and the stores migrated in them (``databases``). Still kept by their
+modules (issue 33; ``tests/unit/test_module_state.py`` lists them): the warehouse readers per path and the statement
+threads, the warehouse files already migrated, and the settings themselves. (The chat server's own parts are
 one object of the chat layer: chat_app/server_parts.py.)
 """
 
@@ -26,6 +27,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from foundation.config import Settings, get_settings
+from foundation.database import Databases
 from knowledge_base.embeddings import Embedder, load_embedder
 from knowledge_base.retrieval import HybridRetriever
 from knowledge_base.service import Knowledge
@@ -83,6 +85,8 @@ class Services:
     agents: Mapping[str, ModuleType] = field(default_factory=dict)
     given_chat_model: Any = field(default=None, repr=False, compare=False)
     name_cache: NameCache = field(default_factory=NameCache, repr=False, compare=False)
+    # the database pools (PostgreSQL) and the stores migrated in them, kept with the services
+    databases: Databases = field(default_factory=Databases, repr=False, compare=False)
     _kept: _Kept = field(default_factory=_Kept, repr=False, compare=False)
 
     @property
@@ -146,7 +150,7 @@ class Services:
         """The configured knowledge base (its index opened on first use)."""
         return self.kept("knowledge", lambda s: Knowledge(
             s.settings.index_dir, s.settings.knowledge_url, s.embedder,
-            (s.settings.parse_timeout_seconds, s.settings.parse_memory_mb)))
+            (s.settings.parse_timeout_seconds, s.settings.parse_memory_mb), s.databases))
 
     def retriever(self) -> HybridRetriever | None:
         """The knowledge retriever, or None when no knowledge index has been built."""
@@ -154,7 +158,9 @@ class Services:
         return knowledge.retriever if knowledge.exists() else None
 
     def memory(self) -> MemoryStore:
-        return MemoryStore(url=self.settings.memory_url, quota_bytes=self.settings.memory_quota_mb * 1024 * 1024)
+        """The conversation memory, through these services' database pools (migrated once by them)."""
+        return MemoryStore(url=self.settings.memory_url, quota_bytes=self.settings.memory_quota_mb * 1024 * 1024,
+                           databases=self.databases)
 
 
 def build_services(settings: Settings | None = None, reuse: Services | None = None,

@@ -16,6 +16,8 @@ class TraceAccessError(PermissionError):
 
 
 def thread_states(thread_id: str, user_id: str | None = None, store: MemoryStore | None = None) -> list[dict[str, Any]]:
+    """The stored turns of the thread, for its owner (``store``: the caller's services' memory; without, the
+    configured store opened for this call)."""
     store = store or MemoryStore()
     owner = store.thread_owner(thread_id)
     if owner is None:

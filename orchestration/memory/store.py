@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 from foundation import migrations
 from foundation.config import get_settings
-from foundation.database import Connection, Database, DatabaseUnavailable, open_database
+from foundation.database import Connection, Database, Databases, DatabaseUnavailable, open_database
 
 WINDOW = 6
 log = logging.getLogger(__name__)
@@ -112,8 +111,6 @@ MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared fou
 MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
                                                   _m7_thread_documents]
-_lock = threading.Lock()
-_migrated: set[str] = set()
 
 
 def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
@@ -136,22 +133,27 @@ def unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
 
 
 class MemoryStore:
-    def __init__(self, path: Path | None = None, url: str | None = None, quota_bytes: int | None = None) -> None:
+    def __init__(self, path: Path | None = None, url: str | None = None, quota_bytes: int | None = None,
+                 databases: Databases | None = None) -> None:
         """The store in the SQLite file ``path``, or at the database ``url``; by default the settings'
         ``memory_url`` (``ASSESS_DATABASE_URL``, else ``memory.sqlite`` in the data directory). ``quota_bytes``:
-        what one user's conversations may take (default ``ASSESS_MEMORY_QUOTA_MB``)."""
+        what one user's conversations may take (default ``ASSESS_MEMORY_QUOTA_MB``). ``databases``: the owner's
+        pools and the stores it has migrated (``Services.memory()`` gives its own); without, this store has its own
+        pool and brings the database up to date when it opens (each step applies once either way)."""
         self.quota_bytes = quota_bytes if quota_bytes is not None else get_settings().memory_quota_mb * 1024 * 1024
+        owner = databases or Databases()
         try:
-            self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url))
+            self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url),
+                                              owner)
         except DatabaseUnavailable as exc:
             raise unusable(exc) from None
         self.path = self.db.path  # the SQLite file, None on a server
         try:
-            with _lock:
+            with owner.lock:
                 key = self._identity()
-                if key not in _migrated:
+                if key not in owner.migrated:
                     self._migrate()
-                    _migrated.add(self._identity())
+                    owner.migrated.add(self._identity())
         except Exception as exc:
             failure = self.db.unavailable(exc)
             if failure is None:

@@ -44,8 +44,6 @@ MEMOS = {
 # What reads the outside world and is kept by a module (issue 33 moves each onto Services): kind, module, name.
 KNOWN = MEMOS | {
     ('cache', 'foundation.config', 'get_settings'),
-    ('mutated container', 'foundation.database', '_engines'),
-    ('mutated container', 'orchestration.memory.store', '_migrated'),
     ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
     ('mutated container', 'orchestration.warehouse.store', '_open'),
     ('slot', 'orchestration.warehouse.store', '_statements'),

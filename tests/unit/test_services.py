@@ -83,3 +83,13 @@ def test_the_chat_servers_parts_are_built_from_settings_and_two_builds_share_not
     assert first.files.folder.parent == isolated_data_dir / "chainlit_files" and first.files.folder.exists()
     assert second.files.folder == chainlit.config.FILES_DIRECTORY
 
+
+
+def test_each_services_keep_their_own_database_pools_and_migrations(services: Services) -> None:
+    """The stores a services object has migrated (and, on PostgreSQL, its connection pools) are its own: a second
+    services object over the same data migrates nothing twice in its own store and shares nothing with the first."""
+    store = services.memory()
+    assert store.schema_version() > 0 and len(services.databases.migrated) == 1
+    other = build_services(services.settings, reuse=services)
+    assert other.databases is not services.databases and not other.databases.migrated
+    assert other.memory().schema_version() == store.schema_version() and len(other.databases.migrated) == 1
