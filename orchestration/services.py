@@ -176,8 +176,8 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
     configured contracts directory)."""
     settings = settings or get_settings()
     # the catalog is read once per contracts directory: services built with ``reuse`` of the same directory share it
-    same = reuse is not None and reuse.catalog.directory == settings.contracts_dir
-    catalog = reuse.catalog if reuse is not None and same else load_catalog(settings.contracts_dir)
+    catalog = reuse.catalog if reuse is not None and reuse.catalog.directory == settings.contracts_dir \
+        else load_catalog(settings.contracts_dir)
     key = _readers_key(settings, threads)
     if embedder is not None:  # readers of their own: the router and frame reader embed with the given model
         readers = _Readers((*key, f"given {id(embedder)}"), threads, embedder=embedder)

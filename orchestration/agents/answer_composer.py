@@ -105,7 +105,7 @@ def _extension_tables(state: AssessmentState) -> list[str]:
         cut = f"The first {len(shown)} of {len(table.rows)} rows; the exported trace holds every row. " \
             if len(shown) < len(table.rows) else ""
         if cut or table.note:
-            parts += ["", f"*{cut}{table.note}*".replace("**", "")]
+            parts += ["", f"*{(cut + table.note).strip()}*"]
     return parts
 
 

@@ -39,7 +39,7 @@ class Judgement:
             return []
         rules = {r.id: r for r in catalog}
         before = {r.rule_id: r.status for r in self.results}  # judged once, not again per fix
-        return [verify_fix(rules[r.rule_id], self.config, r, list(rules.values()), self.device_type, before)
+        return [verify_fix(rules[r.rule_id], self.config, r, catalog, self.device_type, before)
                 for r in self.results if r.status == "fail" and r.rule_id in rules]
 
     def as_dict(self, fixes_from: Sequence[Rule] | None = None) -> dict[str, Any]:
@@ -126,4 +126,4 @@ def judge(name: str, text: str, rules: Sequence[Rule], overrides: dict[str, dict
     kind = device_type(cfg)
     return Judgement(name, cfg.platform, True, hostname=hostname, device_type=kind,
                      version=software_version(text, cfg.platform), config=cfg,
-                     results=evaluate_config(list(rules), cfg, kind))
+                     results=evaluate_config(rules, cfg, kind))

@@ -16,7 +16,7 @@ and it has no ASA driver — so the few replacement rules a fix needs are writte
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from orchestration.engines.bgp import bgp_view
@@ -427,7 +427,7 @@ def _masked(line: str) -> str:
 _RANK = {"pass": 0, "not_applicable": 0, "fail": 1}
 
 
-def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: list[Rule],
+def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: Collection[Rule],
                device_type: str | None = None, before: Mapping[str, str] | None = None) -> Fix:
     """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule.
     ``before``: the device's verdicts (rule id → status) when the caller has them — judged here otherwise."""

@@ -13,7 +13,7 @@ mappings are looked up by platform with the same fallback.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -565,7 +565,7 @@ def evaluate_rule(rule: Rule, cfg: ParsedConfig, device_type: str | None = None)
                       per_interface)
 
 
-def evaluate_config(rules: list[Rule], cfg: ParsedConfig, device_type: str | None = None) -> list[RuleResult]:
+def evaluate_config(rules: Iterable[Rule], cfg: ParsedConfig, device_type: str | None = None) -> list[RuleResult]:
     return [evaluate_rule(rule, cfg, device_type) for rule in rules]
 
 

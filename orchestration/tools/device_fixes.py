@@ -55,7 +55,7 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
     text, platform, device_type = found[0]["config_text"], found[0]["platform"], found[0]["device_type"]
     cfg = parse_config(_one_token_markers(text), platform)
     rules = catalog.rules.by_id
-    verdicts = {r.rule_id: r for r in evaluate_config(list(rules.values()), cfg, device_type)}  # once per device
+    verdicts = {r.rule_id: r for r in evaluate_config(catalog.rules.rules, cfg, device_type)}  # once per device
     before = {rule_id: r.status for rule_id, r in verdicts.items()}
     out: dict[str, dict[str, Any]] = {}
     for row in failing:
@@ -69,6 +69,6 @@ def device_fixes(w: Warehouse, assessment_id: str | None, rows: list[dict[str, A
                 if "masked>" in (row.get("evidence") or "") else
                 "the stored configuration no longer fails it under today's rules")}
             continue
-        fix = verify_fix(rule, cfg, judged, list(rules.values()), device_type, before)
+        fix = verify_fix(rule, cfg, judged, catalog.rules.rules, device_type, before)
         out[rule.id] = {"commands": fix.shown, "verified": fix.verified, "note": fix.note}
     return out

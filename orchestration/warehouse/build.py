@@ -90,7 +90,7 @@ def assess_device(spec: DeviceSpec, os_version: str, text: str, assessment_id: s
     masked = mask_config(text.replace("\r\n", "\n").replace("\r", "\n"))
     masked_lines = masked.split("\n")
     rows.configs.append((assessment_id, spec.hostname, at, os_version, len(masked_lines), masked))
-    for result in judged if judged is not None else evaluate_config(list(rules), cfg, spec.device_type):
+    for result in judged if judged is not None else evaluate_config(rules, cfg, spec.device_type):
         if result.status == "not_applicable":
             continue
         status: str = result.status
