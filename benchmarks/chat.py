@@ -311,9 +311,10 @@ IMPORTS = {"chainlit": "import chainlit.cli, chainlit.server",
 
 def _runtime_import() -> tuple[str, str]:
     """The embedding runtime the workers import (the fork server's first preloads)."""
+    from foundation.config import get_settings
     from orchestration.fork_server import PRELOAD, preload
 
-    modules = [m for m in preload() if m not in PRELOAD]
+    modules = [m for m in preload(get_settings()) if m not in PRELOAD]
     return " + ".join(modules), "import " + ", ".join(modules)
 
 

@@ -104,14 +104,12 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
         return {0: _measure(rounds, report)}
     from knowledge_base.ingest import ensure_seed_index
     from orchestration.warehouse.build import build_demo_warehouse
-    from orchestration.warehouse.store import close_warehouses
 
     results: dict[int, list[dict[str, Any]]] = {}
     for n in devices:
         target = workdir / f"turns-{n}-{runs}" if workdir else Path(tempfile.mkdtemp(prefix=f"assess-turns-{n}-"))
         target.mkdir(parents=True, exist_ok=True)
         with using_data_dir(target) as data_dir:
-            close_warehouses()
             services = build_services()
             if not (data_dir / "warehouse.duckdb").exists():
                 build = build_demo_warehouse(data_dir / "warehouse.duckdb", services.catalog, devices=n, runs=runs)
@@ -121,5 +119,5 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
             try:
                 results[n] = _measure(rounds, report, services)
             finally:
-                close_warehouses()
+                services.close()
     return results

@@ -20,7 +20,6 @@ import duckdb
 from foundation.config import get_settings, using_data_dir
 from orchestration.engines.judgement import judge
 from orchestration.services import build_services
-from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.user_configs import assess_files, check_config_text, command_line_workers
 
 HOSTNAME = re.compile(r"^(hostname|switchname)\s+(\S+)", re.MULTILINE)
@@ -66,7 +65,6 @@ def run(count: int = 600, repeat: int = 3) -> dict[str, float]:
             started = time.perf_counter()
             report = assess_files(files, services.catalog, settings, owner="bench")
             timings["chat"].append(time.perf_counter() - started)
-            close_warehouses()
         assert report.assessed == count, (report.assessed, [f.message for f in report.files if not f.ok][:3])
     timings["start"] = [_command(source, [])]
     medians = {k: statistics.median(v) for k, v in timings.items()}

@@ -170,7 +170,7 @@ async def on_chat_resume(thread: ThreadDict) -> None:
 @cl.on_app_startup
 async def on_startup() -> None:
     if turn_pool() is None and SETTINGS.turn_worker_count > 0:
-        parts().turn_pool = TurnPool(SETTINGS.turn_worker_count, wait_ready=False)
+        parts().turn_pool = TurnPool(SETTINGS.turn_worker_count, SETTINGS, wait_ready=False)
     # once the port is bound, in a thread: what the first answers would otherwise load on the event loop (Plotly's
     # template, the Markdown and SQL parsers) — a 50–200 ms stall of every conversation at the first chart
     warming = asyncio.get_running_loop().run_in_executor(None, warm_chat_layer)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from foundation.config import PROJECT_ROOT, app_secret
+from foundation.config import PROJECT_ROOT, app_secret, get_settings
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -116,7 +116,6 @@ def _cmd_demo_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_model_export(args: argparse.Namespace) -> int:
-    from foundation.config import get_settings
     from knowledge_base.onnx_export import export
 
     settings = get_settings()
@@ -312,18 +311,24 @@ def preflight() -> list[str]:
     does not exist yet is no problem: the first run builds the demo data)."""
     import sqlite3
 
-    from foundation.config import get_settings
     from knowledge_base.embeddings import model_problem
     from orchestration.catalog import load_catalog
     from orchestration.contracts import ContractError
     from orchestration.memory.store import MemoryStore, MemoryUnavailable
-    from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
+    from orchestration.ontology import load_ontology
+    from orchestration.warehouse.store import WarehouseUnavailable, open_warehouse
 
     settings = get_settings()
     problems = [p for p in [model_problem(settings)] if p]
-    checks: list[Callable[[], object]] = [lambda: load_catalog(settings.contracts_dir), MemoryStore]
+    checks: list[Callable[[], object]] = [lambda: load_catalog(settings.contracts_dir),
+                                          lambda: MemoryStore(url=settings.memory_url)]
+
+    def warehouse_opens() -> None:
+        reader = open_warehouse(settings, load_ontology(settings.contracts_dir / "warehouse.yaml"))
+        getattr(reader, "close", lambda: None)()
+
     if settings.warehouse_backend != "duckdb" or settings.warehouse_path.exists():  # a missing one is built next
-        checks.append(get_warehouse)
+        checks.append(warehouse_opens)
     for check in checks:
         try:
             check()
@@ -357,7 +362,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     ensure_demo_data()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINLIT_APP_ROOT": str(PROJECT_ROOT)}
-    env.setdefault("CHAINLIT_AUTH_SECRET", app_secret())
+    env.setdefault("CHAINLIT_AUTH_SECRET", app_secret(get_settings()))
     # the browser API answers only the app's own pages (Chainlit's default allows every origin)
     env.setdefault("ASSESS_ALLOWED_ORIGINS", ",".join(dict.fromkeys(
         f"http://{host}:{args.port}" for host in (args.host, "127.0.0.1", "localhost"))))

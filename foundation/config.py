@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MEMORY_QUOTA_MB = 200
 
 
 def bundled_model_path() -> Path:
@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     parse_timeout_seconds: float = Field(default=10.0, gt=0, description=(
         "A PDF, Word or HTML document whose parser runs longer is stopped and reported (it runs in a worker)."))
     parse_memory_mb: int = Field(default=1024, ge=256, description="Memory a document's parser worker may use.")
-    memory_quota_mb: int = Field(default=200, gt=0, description=(
+    memory_quota_mb: int = Field(default=DEFAULT_MEMORY_QUOTA_MB, gt=0, description=(
         "What one user's stored conversations may take; past it their least recently used ones are forgotten."))
 
     # Data plane: "duckdb" (embedded default) or "trino".
@@ -139,14 +139,14 @@ class Settings(BaseSettings):
         return self.data_dir / "knowledge_index"
 
 
-def app_secret() -> str:
+def app_secret(settings: Settings) -> str:
     """The secret that signs Chainlit session tokens and element links: CHAINLIT_AUTH_SECRET, else one kept
     (mode 0600) in the data directory, so that links and sessions survive a restart."""
     import secrets
 
     if os.environ.get("CHAINLIT_AUTH_SECRET"):
         return os.environ["CHAINLIT_AUTH_SECRET"]
-    path = get_settings().data_dir / ".chainlit_secret"
+    path = settings.data_dir / ".chainlit_secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(secrets.token_urlsafe(48))
@@ -154,9 +154,9 @@ def app_secret() -> str:
     return path.read_text().strip()
 
 
-@lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings; tests clear this cache after changing the environment."""
+    """The settings the environment (and ``.env``) gives now. Read by ``build_services`` and the front ends only:
+    everything below them is handed its settings, so nothing keeps a copy that a changed environment leaves stale."""
     return Settings()
 
 
@@ -165,7 +165,6 @@ def using_data_dir(path: Path) -> Iterator[Path]:
     """Point the settings at another data directory for a block (benchmarks, test fixtures), then restore."""
     previous = os.environ.get("ASSESS_DATA_DIR")
     os.environ["ASSESS_DATA_DIR"] = str(path)
-    get_settings.cache_clear()
     try:
         yield path
     finally:
@@ -173,4 +172,3 @@ def using_data_dir(path: Path) -> Iterator[Path]:
             os.environ.pop("ASSESS_DATA_DIR", None)
         else:
             os.environ["ASSESS_DATA_DIR"] = previous
-        get_settings.cache_clear()

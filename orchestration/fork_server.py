@@ -13,31 +13,21 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 
+from foundation.config import Settings
+
 # (not scikit-learn and SciPy: the question-frame reader is applied with numpy, ``nlu/frame_model.py``)
 PRELOAD = ["faiss", "duckdb", "orchestration.graph", "orchestration.runtime", "orchestration.turn_pool",
            "knowledge_base.service"]
 
 
-def preload() -> list[str]:
+def preload(settings: Settings) -> list[str]:
     """The fork server's imports: the embedding runtime the workers will load (ONNX Runtime and the tokenizers take
     0.2 CPU-s; torch and sentence-transformers 6.8), then FAISS and the graph."""
-    from foundation.config import get_settings
-
-    return (["onnxruntime", "tokenizers"] if get_settings().embeds_with_onnx else ["sentence_transformers"]) + PRELOAD
+    return (["onnxruntime", "tokenizers"] if settings.embeds_with_onnx else ["sentence_transformers"]) + PRELOAD
 
 
-def start() -> None:
+def start(settings: Settings) -> None:
     """Start the fork server (if it is not running) with its imports; returns at once, the imports go on."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # inherited by the fork server; why: knowledge_base/__init__.py
-    multiprocessing.get_context("forkserver").set_forkserver_preload(preload())
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload(settings))
     multiprocessing.forkserver.ensure_running()
-
-
-def start_for_chainlit() -> None:
-    """Start the fork server when this process is the chat server of ``assess serve`` and will run turn workers."""
-    if not os.environ.get("CHAINLIT_APP_ROOT"):  # set by 'assess serve' only: tests importing chat_app start nothing
-        return
-    from foundation.config import get_settings
-
-    if get_settings().turn_worker_count > 0:
-        start()

@@ -11,10 +11,10 @@ signatures, ontology) is read when the services are built, once per contracts di
 same directory), and handed down to the engines, tools and builders that use it. A process builds one and passes it
 down: the CLI in its command, the chat server at start-up, each turn worker before its first turn.
 
-The services keep their database pools and the stores migrated in them (``databases``). Still kept by their
-modules (issue 33; ``tests/unit/test_module_state.py`` lists them): the warehouse readers per path and the statement
-threads, the warehouse files already migrated, and the settings themselves. (The chat server's own parts are
-one object of the chat layer: chat_app/server_parts.py.)
+The services keep their warehouse readers (``warehouse()``, closed by ``close()``), their database pools and the
+stores migrated in them (``databases``): no module keeps state of its own (``tests/unit/test_module_state.py``), and
+settings are read by ``build_services`` and the front ends. (The chat server's own parts are one object of the chat
+layer: chat_app/server_parts.py.)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from orchestration.nlu.names import Gazetteer
 from orchestration.nlu.router import SemanticRouter
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolImpl, ToolRegistry
-from orchestration.warehouse.store import get_warehouse
+from orchestration.warehouse.store import Warehouse, Warehouses
 
 if TYPE_CHECKING:
     from orchestration.nlu.frame import FrameReader
@@ -81,6 +81,7 @@ class Services:
     catalog: Catalog  # what the contracts directory declares: contracts, rules, signatures, ontology
     tools: ToolRegistry
     readers: _Readers
+    warehouses: Warehouses = field(repr=False, compare=False)  # the warehouse readers (``warehouse()``), kept with the services and closed with them
     # task agents beside the built-in ones (orchestration.agents.TASK_AGENTS), by graph node: the graph wires them
     agents: Mapping[str, ModuleType] = field(default_factory=dict)
     given_chat_model: Any = field(default=None, repr=False, compare=False)
@@ -92,6 +93,14 @@ class Services:
     @property
     def contracts(self) -> ContractSet:
         return self.catalog.contracts
+
+    def warehouse(self) -> Warehouse:
+        """The configured warehouse's reader, opened on first use (``WarehouseUnavailable`` says why it cannot)."""
+        return self.warehouses.get(self.settings)
+
+    def close(self) -> None:
+        """Close the warehouse readers (a test's services, a benchmark's data directory); the next use reopens."""
+        self.warehouses.close()
 
     def embedder(self) -> Embedder:
         """The embedding model, loaded on first use (a few seconds; ``EmbeddingUnavailable`` says why it cannot)."""
@@ -139,12 +148,12 @@ class Services:
     def names(self, viewer: str | None = None) -> Gazetteer:
         """The inventory's names (sites, devices, assessments …) as ``viewer`` may see them, and the rule ids (never
         read as a name)."""
-        return dataclasses.replace(inventory_gazetteer(self.settings, viewer, self.name_cache),
+        return dataclasses.replace(inventory_gazetteer(self.settings, self.warehouse, viewer, self.name_cache),
                                    rule_ids=self.catalog.rules.ids)
 
     def collections(self, viewer: str | None = None) -> list[str]:
         """Upload collections ``viewer`` may see (newest first); the fleet is everyone's and not listed."""
-        return visible_collections(self.settings, viewer)
+        return visible_collections(self.settings, self.warehouse, viewer)
 
     def knowledge(self) -> Knowledge:
         """The configured knowledge base (its index opened on first use)."""
@@ -185,6 +194,7 @@ def build_services(settings: Settings | None = None, reuse: Services | None = No
         readers = reuse.readers
     else:
         readers = _Readers(key, threads)
+    warehouses = Warehouses(catalog.ontology)
     return Services(settings=settings, catalog=catalog, readers=readers, given_chat_model=chat_model,
-                    agents=dict(agents or {}),
-                    tools=ToolRegistry(catalog, {**BUILTIN_TOOLS, **(tools or {})}, lambda: get_warehouse(settings)))
+                    agents=dict(agents or {}), warehouses=warehouses,
+                    tools=ToolRegistry(catalog, {**BUILTIN_TOOLS, **(tools or {})}, lambda: warehouses.get(settings)))

@@ -15,10 +15,8 @@ class TraceAccessError(PermissionError):
     """The thread does not exist or belongs to another user."""
 
 
-def thread_states(thread_id: str, user_id: str | None = None, store: MemoryStore | None = None) -> list[dict[str, Any]]:
-    """The stored turns of the thread, for its owner (``store``: the caller's services' memory; without, the
-    configured store opened for this call)."""
-    store = store or MemoryStore()
+def thread_states(thread_id: str, user_id: str | None, store: MemoryStore) -> list[dict[str, Any]]:
+    """The stored turns of the thread in ``store`` (the caller's services' memory), for its owner."""
     owner = store.thread_owner(thread_id)
     if owner is None:
         raise TraceAccessError(f"no conversation '{thread_id}'")
@@ -27,9 +25,8 @@ def thread_states(thread_id: str, user_id: str | None = None, store: MemoryStore
     return store.thread_states(thread_id)
 
 
-def thread_notes(thread_id: str, user_id: str | None = None, store: MemoryStore | None = None) -> list[dict[str, Any]]:
+def thread_notes(thread_id: str, user_id: str | None, store: MemoryStore) -> list[dict[str, Any]]:
     """Upload results and command outputs of the conversation (the same access check as its turns)."""
-    store = store or MemoryStore()
     owner = store.thread_owner(thread_id)
     if owner is None or (user_id is not None and owner != user_id):
         return []

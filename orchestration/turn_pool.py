@@ -30,7 +30,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
-from foundation.config import available_cores
+from foundation.config import Settings, available_cores
 from orchestration import fork_server
 from orchestration.runtime import TurnEvent, iter_turn, turn_graph
 from orchestration.services import Services, build_services
@@ -119,13 +119,13 @@ class _Worker:
 class TurnPool:
     """``workers`` turn processes; ``submit`` streams a turn's items to ``deliver`` (``None`` ends the turn)."""
 
-    def __init__(self, workers: int, ready_timeout: float = 180.0, wait_ready: bool = True) -> None:
-        """``wait_ready``: return once every worker has loaded the model (else at once: turns submitted meanwhile
+    def __init__(self, workers: int, settings: Settings, ready_timeout: float = 180.0, wait_ready: bool = True) -> None:
+        """``settings``: the chat server's (what the fork server imports follows its embedding runtime). ``wait_ready``: return once every worker has loaded the model (else at once: turns submitted meanwhile
         wait in order and run when a worker is ready — the chat server answers HTTP first)."""
         # Workers fork from a fork server that has imported the embedding runtime, FAISS and the graph once (and
         # nothing else: not the chat server, not its threads): each starts in a fraction of a second and shares
         # the libraries' pages; the model and indexes are loaded per worker, before any thread exists in it.
-        fork_server.start()  # already running when the chat app started it early
+        fork_server.start(settings)  # already running when the chat app started it early
         self._threads = max(1, available_cores() // max(1, workers))
         self._ctx = multiprocessing.get_context("forkserver")
         self._lock = threading.Lock()

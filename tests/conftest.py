@@ -17,7 +17,6 @@ from foundation.config import PROJECT_ROOT, get_settings, using_data_dir
 from knowledge_base.ingest import ensure_seed_index
 from orchestration.services import Services, build_services
 from orchestration.warehouse.build import build_demo_warehouse
-from orchestration.warehouse.store import close_warehouses
 from tests.catalog import BUNDLED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -31,8 +30,6 @@ ASSESS = str(Path(sys.executable).with_name("assess"))
 
 def _use_data_dir(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
     monkeypatch.setenv("ASSESS_DATA_DIR", str(data_dir))
-    get_settings.cache_clear()
-    close_warehouses()
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +40,6 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.delenv("ASSESS_DATABASE_URL", raising=False)  # tests choose their database themselves
     _use_data_dir(monkeypatch, data_dir)
     yield data_dir
-    close_warehouses()
-    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")
@@ -55,14 +50,16 @@ def first_services() -> Services:
 
 
 @pytest.fixture()
-def services(request: pytest.FixtureRequest, first_services: Services) -> Services:
+def services(request: pytest.FixtureRequest, first_services: Services) -> Iterator[Services]:
     """Services over the test's data directory — built after the fixture that chose it (``demo_warehouse``,
-    ``writable_warehouse``, ``database_backend``), whatever the order of the test's arguments. A test that changes
-    the settings afterwards builds its own."""
-    for chooser in ("writable_warehouse", "demo_warehouse", "database_backend"):
+    ``writable_warehouse``, ``database_backend``), whatever the order of the test's arguments, and closed after the
+    test. A test that changes the settings afterwards builds its own."""
+    for chooser in ("writable_warehouse", "demo_warehouse", "database_backend", "trino_server"):
         if chooser in request.fixturenames:
             request.getfixturevalue(chooser)
-    return build_services(get_settings(), reuse=first_services)
+    built = build_services(get_settings(), reuse=first_services)
+    yield built
+    built.close()
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +81,6 @@ def demo_warehouse(demo_warehouse_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
     """Point the settings at the shared demo warehouse."""
     _use_data_dir(monkeypatch, demo_warehouse_dir)
     yield demo_warehouse_dir / "warehouse.duckdb"
-    close_warehouses()
 
 
 @pytest.fixture()
@@ -125,7 +121,6 @@ def database_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     test server, set in the environment so that the processes a test starts use it too."""
     if request.param == "postgresql":
         monkeypatch.setenv("ASSESS_DATABASE_URL", request.getfixturevalue("postgres_url"))
-        get_settings.cache_clear()
     return str(request.param)
 
 
@@ -157,6 +152,23 @@ def browser() -> Iterator[Any]:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port on 127.0.0.1 that no other process of this test run was given: a server binds its port seconds
+    after it is chosen, and meanwhile the kernel may offer the same free port to a parallel worker, whose health check
+    would then reach the other's server (a login answered by a server without sign-in). The ports given are listed
+    in a file of the run, under a lock."""
+    import fcntl
+    import tempfile
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
+    given = Path(tempfile.gettempdir()) / f"assess-test-ports-{run}"
+    with given.open("a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        taken = set(fh.read().split())
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if str(port) not in taken:
+                fh.write(f"{port}\n")
+                return port

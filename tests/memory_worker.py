@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from orchestration.memory.store import MemoryStore
+from tests.stores import configured_memory
 
 
 def record(thread: str, user: str, n: int) -> dict[str, object]:
@@ -17,7 +17,7 @@ def record(thread: str, user: str, n: int) -> dict[str, object]:
 
 if __name__ == "__main__":
     thread, user, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    store = MemoryStore()
+    store = configured_memory()
     for n in range(1, count + 1):
         store.save_turn(record(thread, user, n))
         print(n, flush=True)

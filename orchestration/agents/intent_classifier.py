@@ -585,7 +585,7 @@ def _collection_of_named_devices(intent: Intent, current: str | None, services: 
     """The collection this turn's named devices are all in, when it is not the thread's: naming an uploaded device
     switches the thread to its upload, naming a fleet device in an upload's thread switches back."""
     named = [e.value for e in intent.entities if e.type == "device" and e.source == "inventory"]
-    found = collections_of(named, services.settings) if named else set()
+    found = collections_of(named, services.warehouse) if named else set()
     return next(iter(found)) if len(found) == 1 and found != {current or "fleet"} else None
 
 

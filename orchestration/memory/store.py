@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from foundation import migrations
-from foundation.config import get_settings
+from foundation.config import DEFAULT_MEMORY_QUOTA_MB
 from foundation.database import Connection, Database, Databases, DatabaseUnavailable, open_database
 
 WINDOW = 6
+DEFAULT_QUOTA_BYTES = DEFAULT_MEMORY_QUOTA_MB * 1024 * 1024
 log = logging.getLogger(__name__)
 
 
@@ -133,18 +134,19 @@ def unusable(failure: DatabaseUnavailable) -> MemoryUnavailable:
 
 
 class MemoryStore:
-    def __init__(self, path: Path | None = None, url: str | None = None, quota_bytes: int | None = None,
+    def __init__(self, path: Path | None = None, url: str | None = None, quota_bytes: int = DEFAULT_QUOTA_BYTES,
                  databases: Databases | None = None) -> None:
-        """The store in the SQLite file ``path``, or at the database ``url``; by default the settings'
-        ``memory_url`` (``ASSESS_DATABASE_URL``, else ``memory.sqlite`` in the data directory). ``quota_bytes``:
-        what one user's conversations may take (default ``ASSESS_MEMORY_QUOTA_MB``). ``databases``: the owner's
+        """The store in the SQLite file ``path``, or at the database ``url`` (``Services.memory()``: the settings'
+        ``memory_url``). ``quota_bytes``: what one user's conversations may take (``ASSESS_MEMORY_QUOTA_MB``'s
+        default unless given). ``databases``: the owner's
         pools and the stores it has migrated (``Services.memory()`` gives its own); without, this store has its own
         pool and brings the database up to date when it opens (each step applies once either way)."""
-        self.quota_bytes = quota_bytes if quota_bytes is not None else get_settings().memory_quota_mb * 1024 * 1024
+        if url is None and path is None:
+            raise TypeError("MemoryStore needs the file path or the database URL of the store")
+        self.quota_bytes = quota_bytes
         owner = databases or Databases()
         try:
-            self.db: Database = open_database(url or (f"sqlite:///{path}" if path else get_settings().memory_url),
-                                              owner)
+            self.db: Database = open_database(url or f"sqlite:///{path}", owner)
         except DatabaseUnavailable as exc:
             raise unusable(exc) from None
         self.path = self.db.path  # the SQLite file, None on a server

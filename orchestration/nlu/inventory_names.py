@@ -6,10 +6,11 @@ question may list known names)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from foundation.config import Settings
 from orchestration.nlu.names import Gazetteer
-from orchestration.warehouse.store import WarehouseUnavailable, get_warehouse
+from orchestration.warehouse.store import Warehouse, WarehouseUnavailable
 from orchestration.warehouse.versions import version_stamp
 
 _VIEWERS = 512  # gazetteers kept per version: a viewer's costs two queries a turn otherwise
@@ -34,10 +35,9 @@ class NameCache:
         return gaz
 
 
-def _fleet(settings: Settings, key: tuple[str, str, str], cache: NameCache) -> Gazetteer:
+def _fleet(w: Warehouse, key: tuple[str, str, str], cache: NameCache) -> Gazetteer:
     if (kept := cache.get(key)) is not None:
         return kept
-    w = get_warehouse(settings)
     sites = [r[0] for r in w.query("SELECT site FROM sites WHERE site_type <> 'uploaded'").rows]
     assets = w.query("SELECT asset_id, platform, os_version FROM assets WHERE collection = 'fleet'").rows
     assessments = [r[0] for r in w.query(
@@ -50,9 +50,10 @@ def _fleet(settings: Settings, key: tuple[str, str, str], cache: NameCache) -> G
 _VISIBLE = "collection <> 'fleet' AND (owner IS NULL OR owner = '' OR owner = ?)"
 
 
-def inventory_gazetteer(settings: Settings, viewer: str | None = None, cache: NameCache | None = None) -> Gazetteer:
-    """Names of the configured warehouse as ``viewer`` may see them; empty if there is none. ``cache``: where the
-    lists are kept between turns (without one, each call reads them)."""
+def inventory_gazetteer(settings: Settings, warehouse: Callable[[], Warehouse], viewer: str | None = None,
+                        cache: NameCache | None = None) -> Gazetteer:
+    """Names of the configured warehouse (read through ``warehouse``) as ``viewer`` may see them; empty if there is
+    none. ``cache``: where the lists are kept between turns (without one, each call reads them)."""
     cache = cache or NameCache()
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return Gazetteer()
@@ -60,12 +61,12 @@ def inventory_gazetteer(settings: Settings, viewer: str | None = None, cache: Na
     stamp = version_stamp(path)
     key = (str(path), stamp, viewer or "")
     try:
-        fleet = _fleet(settings, (str(path), stamp, ""), cache)
+        fleet = _fleet(warehouse(), (str(path), stamp, ""), cache)
         if not viewer:
             return fleet
         if (kept := cache.get(key)) is not None:
             return kept
-        w = get_warehouse(settings)
+        w = warehouse()
         own = [r[0] for r in w.query(
             "SELECT assessment_id FROM assessments WHERE collection <> 'fleet' AND owner = ?", [viewer]).rows]
         # the devices of the uploads the viewer may see, by id ("lab-east/D2_IOSXE") and by hostname ("D2_IOSXE")
@@ -79,24 +80,24 @@ def inventory_gazetteer(settings: Settings, viewer: str | None = None, cache: Na
     return cache.keep(key, gaz) if stamp else gaz  # a warehouse without a version stamp (a server) is asked every time
 
 
-def collections_of(devices: list[str], settings: Settings) -> set[str]:
+def collections_of(devices: list[str], warehouse: Callable[[], Warehouse]) -> set[str]:
     """The collections the devices are in (an upload's devices are named "<collection>/<hostname>")."""
     if not devices:
         return set()
     try:
-        rows = get_warehouse(settings).query(
+        rows = warehouse().query(
             f"SELECT DISTINCT collection FROM assets WHERE asset_id IN ({', '.join('?' for _ in devices)})", devices).rows
     except WarehouseUnavailable:
         return set()
     return {str(r[0]) for r in rows}
 
 
-def visible_collections(settings: Settings, viewer: str | None = None) -> list[str]:
+def visible_collections(settings: Settings, warehouse: Callable[[], Warehouse], viewer: str | None = None) -> list[str]:
     """The upload collections ``viewer`` may switch a thread to (their own, and uploads shared with everyone)."""
     if settings.warehouse_backend == "duckdb" and not settings.warehouse_path.exists():
         return []
     try:
-        rows = get_warehouse(settings).query(
+        rows = warehouse().query(
             f"SELECT collection, MAX(started_at) FROM assessments WHERE {_VISIBLE} GROUP BY collection ORDER BY 2 DESC",
             [viewer or ""]).rows
     except WarehouseUnavailable:

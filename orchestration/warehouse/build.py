@@ -30,7 +30,6 @@ from orchestration.ontology import Ontology
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse import demo_network as demo
 from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.versions import discard_versions
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
@@ -234,8 +233,7 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]], ontolo
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        close_warehouses()
-        os.replace(target, path)
+        os.replace(target, path)  # an open reader sees the new stamp and reopens (``DuckDBWarehouse._open``)
         discard_versions(path)  # versions published over the previous file are gone with it
 
 

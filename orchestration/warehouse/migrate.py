@@ -1,22 +1,18 @@
 """In-place migration of warehouses built before collections existed: the columns the ontology declares
 but the file lacks are appended (their tables keep every row), and existing assessments and assets become
-the fleet collection. Runs once per file and process, before the first reader opens it."""
+the fleet collection. A reader that finds columns missing has it run before it reads (``store.open_warehouse``)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 from pathlib import Path
 
 import duckdb
 
-from orchestration.ontology import Ontology, load_ontology
+from orchestration.ontology import Ontology
 
 log = logging.getLogger(__name__)
 DEFAULTS = {("assessments", "collection"): "'fleet'", ("assets", "collection"): "'fleet'"}
-_lock = threading.Lock()
-_checked: set[str] = set()
 
 
 def missing_columns(con: duckdb.DuckDBPyConnection, ontology: Ontology) -> list[tuple[str, str, str]]:
@@ -50,15 +46,3 @@ def migrate_open(con: duckdb.DuckDBPyConnection, path: Path, ontology: Ontology)
         con.execute("CHECKPOINT")
         log.info("migrated %s: added %s", path, ", ".join(added))
     return added
-
-
-def ensure_current(path: Path, ontology_file: Path) -> None:
-    """Migrate ``path`` to the ontology in ``ontology_file`` once per process; a file another process holds open is
-    left to that process."""
-    key = str(path)
-    with _lock:
-        if key in _checked or not path.exists():
-            return
-        with contextlib.suppress(duckdb.IOException):  # locked by a running server, which migrated it on open
-            migrate(path, load_ontology(ontology_file))
-        _checked.add(key)

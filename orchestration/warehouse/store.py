@@ -9,7 +9,7 @@ not write, attach or read files.
 
 from __future__ import annotations
 
-import os
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -21,8 +21,12 @@ from typing import Any, Protocol
 
 import duckdb
 
-from foundation.config import Settings, get_settings
+from foundation.config import Settings
+from orchestration.ontology import Ontology
+from orchestration.warehouse.migrate import migrate, missing_columns
 from orchestration.warehouse.versions import current_file, version_stamp
+
+log = logging.getLogger(__name__)
 
 # Every read-only DuckDB connection in a process must use the same configuration (DuckDB refuses a
 # second configuration of an open file), so this is the one reader configuration.
@@ -95,11 +99,19 @@ class DuckDBWarehouse:
         self.path, self.timeout = path, timeout
         self._lock = threading.Lock()
         self._stamp = ""
-        self._con = self._open()
+        self._file: Path | None = None
         self._retired: list[duckdb.DuckDBPyConnection] = []
+        self._con = self._open()
 
     def _open(self) -> duckdb.DuckDBPyConnection:
         current = current_file(self.path)
+        if current == self._file:
+            # rebuilt in place (``assess demo build``): DuckDB hands out the instance it has open for a path, so the
+            # old file's connections go first — a query still running on them fails, as a rebuild under it would
+            for old in [self._con, *self._retired]:
+                old.close()
+            self._retired = []
+        self._file = current
         try:
             con = connect_reader(current)
         except duckdb.Error as exc:
@@ -194,59 +206,57 @@ class TrinoWarehouse:
         return None
 
 
-_lock = threading.Lock()
-_open: dict[tuple[str, str], Warehouse] = {}
+def open_warehouse(settings: Settings, ontology: Ontology) -> Warehouse:
+    """A reader of the configured warehouse. A DuckDB file built before the ontology's newest columns is brought up
+    to date first (``migrate``): its reader looks, and only when columns are missing does a writer open it."""
+    if settings.warehouse_backend == "trino":
+        return TrinoWarehouse(settings)
+    reader = DuckDBWarehouse(settings.warehouse_path, settings.query_timeout_seconds)
+    if not missing_columns(reader.connection(), ontology):
+        return reader
+    reader.close()  # DuckDB opens a file one way per process: the reader goes before the writer comes
+    try:
+        migrate(current_file(settings.warehouse_path), ontology)
+    except (duckdb.IOException, duckdb.ConnectionException) as exc:  # held by another process, which migrates it
+        log.warning("the warehouse at %s could not be migrated here: %s", settings.warehouse_path, exc)
+    return DuckDBWarehouse(settings.warehouse_path, settings.query_timeout_seconds)
 
 
-def get_warehouse(settings: Settings | None = None) -> Warehouse:
-    """The configured warehouse (opened once per process and path)."""
-    settings = settings or get_settings()
-    key = (settings.warehouse_backend, str(settings.warehouse_path))
-    with _lock:
-        if key not in _open:
-            if settings.warehouse_backend == "trino":
-                _open[key] = TrinoWarehouse(settings)
-            else:
-                from orchestration.warehouse.migrate import ensure_current
+class Warehouses:
+    """The warehouse readers one owner keeps — the services of a process: one per backend and path, opened on first
+    use and closed with the owner."""
 
-                # older files gain the collection columns first
-                ensure_current(current_file(settings.warehouse_path), settings.contracts_dir / "warehouse.yaml")
-                _open[key] = DuckDBWarehouse(settings.warehouse_path, settings.query_timeout_seconds)
-        return _open[key]
+    def __init__(self, ontology: Ontology) -> None:
+        self.ontology = ontology
+        self._lock = threading.Lock()
+        self._open: dict[tuple[str, str], Warehouse] = {}
 
+    def get(self, settings: Settings) -> Warehouse:
+        key = (settings.warehouse_backend, str(settings.warehouse_path))
+        with self._lock:
+            if key not in self._open:
+                self._open[key] = open_warehouse(settings, self.ontology)
+            return self._open[key]
 
-def close_warehouses() -> None:
-    """Close every open reader (before a writer replaces the file, and in tests)."""
-    with _lock:
-        for warehouse in _open.values():
-            close = getattr(warehouse, "close", None)
-            if close:
-                close()
-        _open.clear()
+    def close(self) -> None:
+        with self._lock:
+            for warehouse in self._open.values():
+                close = getattr(warehouse, "close", None)
+                if close:
+                    close()
+            self._open.clear()
 
 
 STATEMENT_THREADS = 4
-_statements: ThreadPoolExecutor | None = None
-_statements_lock = threading.Lock()
-
-
-def _forget_statement_threads() -> None:
-    global _statements
-    _statements = None  # a forked child has the pool object but none of its threads
-
-
-os.register_at_fork(after_in_child=_forget_statement_threads)
 
 
 def query_all(w: Warehouse, statements: Mapping[str, tuple[str, Sequence[Any]]]) -> dict[str, QueryResult]:
     """The independent statements of one tool call, run at the same time: name → result (the first error, in
     the order given, is raised as a serial run would raise it). DuckDB runs a statement outside the interpreter
     lock, and most of a small statement's time is planning, so one thread per statement spreads a tool call over
-    the cores (the analysis of one site: 61 → 33 ms on 2 cores); a remote engine overlaps the round trips."""
-    global _statements
-    with _statements_lock:
-        if _statements is None:
-            _statements = ThreadPoolExecutor(STATEMENT_THREADS, thread_name_prefix="warehouse-statement")
-        pool = _statements
-    futures = {name: pool.submit(w.query, sql, params) for name, (sql, params) in statements.items()}
-    return {name: future.result() for name, future in futures.items()}
+    the cores (the analysis of one site: 61 → 33 ms on 2 cores); a remote engine overlaps the round trips. The
+    threads are the call's own (starting them costs tens of microseconds), so nothing outlives it or a fork."""
+    with ThreadPoolExecutor(min(STATEMENT_THREADS, len(statements)) or 1,
+                            thread_name_prefix="warehouse-statement") as pool:
+        futures = {name: pool.submit(w.query, sql, params) for name, (sql, params) in statements.items()}
+        return {name: future.result() for name, future in futures.items()}

@@ -17,7 +17,7 @@ from chat_app.persistence import make_data_layer
 from chat_app.security import REQUEST_USER
 from chat_app.storage import LocalStorageClient
 from foundation.config import get_settings
-from orchestration.memory.store import MemoryStore
+from tests.stores import configured_memory
 
 
 def _step(step_id: str, thread_id: str, kind: str, output: str, at: str, parent: str | None = None) -> dict[str, object]:
@@ -30,7 +30,7 @@ def test_a_thread_written_by_one_replica_is_resumed_by_another(database_backend:
     url = get_settings().chat_history_url
     assert url.startswith(database_backend)
     elements = LocalStorageClient(tmp_path / "shared-elements", "x" * 48)
-    MemoryStore().set_preference("alice", "severity", "high")  # the memory store's users/threads tables too
+    configured_memory().set_preference("alice", "severity", "high")  # the memory store's users/threads tables too
 
     async def scenario() -> None:
         replica_a, replica_b = make_data_layer(url, elements), make_data_layer(url, elements)
@@ -71,4 +71,4 @@ def test_a_thread_written_by_one_replica_is_resumed_by_another(database_backend:
         assert await replica_a.get_thread("th-1") is None
 
     asyncio.run(scenario())
-    assert MemoryStore().preferences("alice") == {"severity": "high"}
+    assert configured_memory().preferences("alice") == {"severity": "high"}

@@ -37,12 +37,10 @@ def test_a_postgresql_server_lost_while_the_app_runs_costs_the_memory_not_the_an
     """The database goes away after the store was opened (and migrated): the next turn is answered, says it has no
     conversation memory and why (no password, no traceback), and the tool calls run without agent memory."""
     from benchmarks.postgres import fresh_database, stop_cluster, throwaway_cluster
-    from foundation.config import get_settings
     from tests.conftest import free_port
 
     with throwaway_cluster(free_port()) as server:
         monkeypatch.setenv("ASSESS_DATABASE_URL", fresh_database(server).replace("assess@", "assess:s3cret-pw@"))
-        get_settings.cache_clear()
         services = build_services()  # over the settings just changed
         first = handle_turn("Summarize configuration best practice findings for Branch-05", thread_id="t-lost", services=services)
         assert "Without conversation memory" not in first.final.answer

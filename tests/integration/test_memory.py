@@ -21,12 +21,13 @@ from orchestration.services import Services
 from orchestration.trace_export import TraceAccessError, thread_states, to_markdown
 from tests.catalog import BUNDLED
 from tests.conftest import ASSESS
+from tests.stores import configured_memory
 
 WORKER = [sys.executable, "-m", "tests.memory_worker"]
 
 
 def test_schema_is_versioned_by_migrations(database_backend: str) -> None:
-    store = MemoryStore()
+    store = configured_memory()
     assert store.db.dialect == database_backend
     assert store.schema_version() == len(MIGRATIONS)
     MemoryStore(url=store.db.url)  # re-opening applies nothing twice
@@ -43,7 +44,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(isolated_data_dir: Path, da
     time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    store = MemoryStore()
+    store = configured_memory()
     assert store.integrity_check() == "ok"
     states = store.thread_states("crash-thread")
     assert len(states) >= completed
@@ -58,7 +59,7 @@ def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, databas
              for i in range(20)]
     for p in procs:
         assert p.wait(timeout=300) == 0
-    store = MemoryStore()
+    store = configured_memory()
     assert store.integrity_check() == "ok"
     for t in range(10):  # two writers per thread: every turn kept, numbers unique and contiguous
         assert [s["turn"] for s in store.thread_states(f"thread-{t}")] != []
@@ -66,7 +67,7 @@ def test_twenty_concurrent_writers_lose_no_turn(isolated_data_dir: Path, databas
 
 
 def test_context_read_per_turn_is_bounded(demo_warehouse: Path, services: Services) -> None:
-    store = MemoryStore()
+    store = configured_memory()
     thread = "long-thread"
     for n in range(1, 41):
         store.save_turn({"thread_id": thread, "user_id": "bob", "prompt": f"Summarize findings for Branch-{n:02d}",
@@ -87,11 +88,11 @@ def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, t
     thread = "export-thread"
     handle_turn("Summarize configuration findings for HQ", thread_id=thread, user_id="carol", services=services)
     handle_turn("What about security?", thread_id=thread, user_id="carol", services=services)
-    states = thread_states(thread, "carol")
+    states = thread_states(thread, "carol", services.memory())
     assert len(states) == 2 and states[1]["conversation"]["resolution"] == "carryover"
     assert "## Turn 2: What about security?" in to_markdown(thread, states)
     try:
-        thread_states(thread, "mallory")
+        thread_states(thread, "mallory", services.memory())
         raise AssertionError("another user must not export this thread")
     except TraceAccessError:
         pass
@@ -100,7 +101,7 @@ def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, t
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and len(json.loads(out.read_text())["turns"]) == 2
     refused = handle_turn("And the firewalls?", thread_id=thread, user_id="mallory", services=services)
-    assert "another user" in refused.final.answer and MemoryStore().turn_count(thread) == 2
+    assert "another user" in refused.final.answer and configured_memory().turn_count(thread) == 2
 
 
 def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(writable_warehouse: Path,
@@ -120,11 +121,11 @@ def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(wri
     assess_files([("rtr-new-9.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())], BUNDLED, get_settings())
     third = handle_turn(prompt, services=services)  # the warehouse changed: recomputed, not served from memory
     assert not any(c.cached for c in third.mcp.tool_calls)
-    assert MemoryStore().recall("no-such-key") is None
+    assert configured_memory().recall("no-such-key") is None
 
 
 def test_forget_drops_exactly_the_entries_of_a_prefix(database_backend: str) -> None:
-    store = MemoryStore()
+    store = configured_memory()
     store.remember("tool:a", {"x": 1}, 300)
     store.remember("tool:b", {"x": 2}, 300)
     store.remember("other:c", {"x": 3}, 300)
@@ -134,7 +135,7 @@ def test_forget_drops_exactly_the_entries_of_a_prefix(database_backend: str) -> 
 
 
 def test_preferences_corrections_and_collections_replace_their_row(database_backend: str) -> None:
-    store = MemoryStore()
+    store = configured_memory()
     store.set_preference("ann", "top_n", "3")
     store.set_preference("ann", "top_n", "5")
     store.add_correction("ann", "site", "Site-B", "Site-A")
@@ -154,9 +155,8 @@ def test_a_postgresql_server_that_does_not_answer_is_named_without_its_password(
     from tests.conftest import free_port
 
     monkeypatch.setenv("ASSESS_DATABASE_URL", f"postgresql://assess:s3cr3t-pw@127.0.0.1:{free_port()}/memory")
-    get_settings.cache_clear()
     with pytest.raises(MemoryUnavailable) as refused:
-        MemoryStore()
+        configured_memory()
     assert "s3cr3t-pw" not in str(refused.value) and "127.0.0.1" in str(refused.value)
     assert "ASSESS_DATABASE_URL" in str(refused.value)
 
@@ -164,7 +164,7 @@ def test_a_postgresql_server_that_does_not_answer_is_named_without_its_password(
 def test_a_user_over_the_quota_loses_their_oldest_conversations_whole_and_nobody_elses(database_backend: str) -> None:
     from tests.memory_worker import record
 
-    store = MemoryStore(quota_bytes=1_000_000)  # each record is about 200 KB
+    store = configured_memory(quota_bytes=1_000_000)  # each record is about 200 KB
     for n in range(1, 4):
         store.save_turn(record("other-user-thread", "bob", n))
     for thread in ("old", "middle", "current"):
@@ -187,20 +187,20 @@ def test_a_revoked_session_token_stays_revoked_on_every_replica(database_backend
 
     from chat_app.sessions import RevokedTokens, token_key
 
-    replica_a, replica_b = RevokedTokens(MemoryStore), RevokedTokens(MemoryStore)
+    replica_a, replica_b = RevokedTokens(configured_memory), RevokedTokens(configured_memory)
     assert not replica_b.is_revoked("token-1")
     replica_a.revoke("token-1", "alice", datetime.now(UTC) + timedelta(days=15))
     assert replica_b.is_revoked("token-1") and not replica_b.is_revoked("token-2")
-    rows = MemoryStore()._kv("SELECT token_hash FROM revoked_tokens", ())
+    rows = configured_memory()._kv("SELECT token_hash FROM revoked_tokens", ())
     assert rows == [(token_key("token-1"),)]  # only a hash is stored: a token at rest would be a credential
     replica_a.revoke("token-old", "alice", datetime.now(UTC) - timedelta(seconds=1))  # expired ones are dropped
-    assert len(MemoryStore()._kv("SELECT token_hash FROM revoked_tokens", ())) == 1
+    assert len(configured_memory()._kv("SELECT token_hash FROM revoked_tokens", ())) == 1
 
 
 def test_a_stopped_turn_is_forgotten_with_its_bytes_and_notes_count_to_their_owner(database_backend: str) -> None:
     from tests.memory_worker import record
 
-    store = MemoryStore()
+    store = configured_memory()
     store.save_turn(record("t-stop", "alice", 1))
     kept = store.stored_bytes("alice")
     number = store.save_turn(record("t-stop", "alice", 2))

@@ -18,8 +18,6 @@ from orchestration.warehouse.store import (
     DuckDBWarehouse,
     TrinoWarehouse,
     WarehouseUnavailable,
-    close_warehouses,
-    get_warehouse,
 )
 from tests.catalog import BUNDLED, ONTOLOGY, statements
 from tests.conftest import free_port
@@ -33,14 +31,11 @@ def trino_server(demo_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
         monkeypatch.setenv("ASSESS_TRINO_HOST", "127.0.0.1")
         monkeypatch.setenv("ASSESS_TRINO_PORT", str(port))
-        get_settings.cache_clear()
-        close_warehouses()
         yield server
-        close_warehouses()
 
 
-def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocolServer, demo_warehouse: Path) -> None:
-    trino = get_warehouse()
+def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocolServer, demo_warehouse: Path, services: Services) -> None:
+    trino = services.warehouse()
     assert isinstance(trino, TrinoWarehouse)
     duck = DuckDBWarehouse(demo_warehouse)
     try:
@@ -56,8 +51,8 @@ def test_tools_return_the_same_figures_through_trino(trino_server: TrinoProtocol
     assert any(s.startswith("EXECUTE IMMEDIATE") for s in trino_server.statements)  # parameters were bound
 
 
-def test_sql_path_through_trino(trino_server: TrinoProtocolServer) -> None:
-    sql, result = run_sql(get_warehouse(), "SELECT a.os_version, COUNT(*) AS n FROM assets a WHERE a.site = ? "
+def test_sql_path_through_trino(trino_server: TrinoProtocolServer, services: Services) -> None:
+    sql, result = run_sql(services.warehouse(), "SELECT a.os_version, COUNT(*) AS n FROM assets a WHERE a.site = ? "
                                            "GROUP BY a.os_version", ["Branch-05"], statements())
     assert result.columns == ["os_version", "n"] and sum(r[1] for r in result.rows) > 0
 
@@ -71,9 +66,7 @@ def test_a_whole_turn_runs_on_trino(trino_server: TrinoProtocolServer, services:
 def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
     monkeypatch.setenv("ASSESS_TRINO_PORT", str(free_port()))
-    get_settings.cache_clear()
     services = build_services()  # over the settings just changed
-    close_warehouses()
     state = handle_turn("Summarize my latest configuration best practice assessment", services=services)
     (call,) = state.mcp.tool_calls
     assert call.status == "error" and "Trino" in (call.error or "")
@@ -132,12 +125,11 @@ def test_the_trino_ddl_declares_every_table_and_serves_the_tools(table_format: s
         monkeypatch.setenv("ASSESS_WAREHOUSE_BACKEND", "trino")
         monkeypatch.setenv("ASSESS_TRINO_HOST", "127.0.0.1")
         monkeypatch.setenv("ASSESS_TRINO_PORT", str(port))
-        get_settings.cache_clear()
-        close_warehouses()
+        on_trino = build_services()  # over the settings just changed
         duck = DuckDBWarehouse(demo_warehouse)
         try:
-            a, b = analyse(get_warehouse(), "summary", catalog=BUNDLED), analyse(duck, "summary", catalog=BUNDLED)
+            a, b = analyse(on_trino.warehouse(), "summary", catalog=BUNDLED), analyse(duck, "summary", catalog=BUNDLED)
             assert a["metrics"] == b["metrics"] and a["breakdowns"] == b["breakdowns"]
         finally:
             duck.close()
-            close_warehouses()
+            on_trino.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from foundation.config import get_settings
 from orchestration.runtime import TurnEvent, handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState
@@ -45,7 +46,7 @@ class Collected:
 
 @pytest.fixture()
 def pool(demo_warehouse: Path) -> Iterator[TurnPool]:
-    pool = TurnPool(2)
+    pool = TurnPool(2, get_settings())
     try:
         yield pool
     finally:
@@ -115,7 +116,7 @@ def test_a_worker_killed_mid_turn_costs_only_that_turn(pool: TurnPool) -> None:
 def test_a_pool_that_does_not_wait_for_its_workers_runs_a_turn_submitted_before_they_are_ready(
         demo_warehouse: Path) -> None:
     started = time.monotonic()
-    pool = TurnPool(1, wait_ready=False)  # the chat server's: HTTP is answered while the worker loads the model
+    pool = TurnPool(1, get_settings(), wait_ready=False)  # the chat server's: HTTP is answered while the worker loads the model
     try:
         assert time.monotonic() - started < 1.0 and not pool.ready
         sink = Collected()

@@ -14,7 +14,7 @@ from orchestration.tools.analysis_tool import analyse
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
 from orchestration.warehouse.migrate import migrate
-from orchestration.warehouse.store import close_warehouses, connect_reader, get_warehouse
+from orchestration.warehouse.store import connect_reader
 from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
 from orchestration.warehouse.versions import current_file
 from tests.catalog import BUNDLED, ONTOLOGY
@@ -41,7 +41,7 @@ def _folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_warehouse: Path, tmp_path: Path) -> None:
+def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
     report = assess_folder(_folder(tmp_path), BUNDLED, get_settings(), site="Branch-09")
     by_name = {f.name: f for f in report.files}
     assert by_name["rtr-new-1.cfg"].ok and by_name["rtr-new-1.cfg"].failures >= 20
@@ -50,12 +50,11 @@ def test_folder_becomes_a_new_assessment_and_bad_files_are_reported(writable_war
     assert "empty" in by_name["empty.cfg"].message
     assert "limit" in by_name["huge.cfg"].message
     assert "binary" in by_name["image.bin"].message
-    close_warehouses()
     # the upload is an assessment of its own collection: the fleet's latest is unchanged, the upload reachable by id
-    assert analyse(get_warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
-    uploaded = analyse(get_warehouse(), "summary", assessment_id=str(report.assessment_id), catalog=BUNDLED)["metrics"]
+    assert analyse(services.warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
+    uploaded = analyse(services.warehouse(), "summary", assessment_id=str(report.assessment_id), catalog=BUNDLED)["metrics"]
     assert uploaded["assets_assessed"] == 2
-    assert analyse(get_warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assessment_id"] == \
+    assert analyse(services.warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assessment_id"] == \
         report.assessment_id
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT platform, site, collection, source_file FROM assets WHERE asset_id = ?",
@@ -93,7 +92,6 @@ def test_repeated_hostnames_stay_distinct_devices_with_warnings(writable_warehou
     report = assess_files(_lab_configs(70), BUNDLED, get_settings())
     assert report.assessed == 70 and len(report.warnings) == 35
     assert "lab1/d0.cfg: hostname D0 is also in lab0/d0.cfg" in report.warnings[0]
-    close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [report.collection]).fetchone() == (70,)
     assert con.execute("SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = ?",
@@ -117,7 +115,6 @@ def test_a_new_collection_name_already_taken_is_refused_not_merged(writable_ware
     first = assess_files(_lab_configs(2), BUNDLED, get_settings(), owner="alice")
     with pytest.raises(WarehouseUnavailable, match="took the collection name upload-lab-20261122-100000-0000"):
         assess_files(_lab_configs(3), BUNDLED, get_settings(), owner="bob")
-    close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assets WHERE collection = ?", [first.collection]).fetchone() == (2,)
     assert con.execute("SELECT COUNT(*) FROM assessments WHERE collection = ?", [first.collection]).fetchone() == (1,)
@@ -132,25 +129,29 @@ def test_concurrent_uploads_get_distinct_ids_and_all_land(writable_warehouse: Pa
         reports = list(pool.map(lambda i: assess_files(_lab_configs(1), BUNDLED, get_settings(), now=now), range(20)))
     ids = {r.assessment_id for r in reports}
     assert len(ids) == 20 and None not in ids and len({r.collection for r in reports}) == 20
-    close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT COUNT(*) FROM assessments WHERE started_at = ?", [now]).fetchone() == (20,)
     con.close()
 
 
-def test_a_warehouse_from_before_collections_is_migrated_in_place(writable_warehouse: Path) -> None:
+def test_a_warehouse_from_before_collections_is_migrated_in_place(writable_warehouse: Path, services: Services) -> None:
     import duckdb
 
-    close_warehouses()
-    con = duckdb.connect(str(writable_warehouse))
-    for table, column in (("assessments", "owner"), ("assessments", "collection"), ("assets", "source_file"),
-                          ("assets", "collection")):
-        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    con.close()
+    def drop_collection_columns() -> None:
+        con = duckdb.connect(str(writable_warehouse))
+        for table, column in (("assessments", "owner"), ("assessments", "collection"), ("assets", "source_file"),
+                              ("assets", "collection")):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        con.close()
+
+    drop_collection_columns()
     assert migrate(writable_warehouse, ONTOLOGY) == ["assets.collection", "assets.source_file", "assessments.collection",
                                            "assessments.owner"]
     assert migrate(writable_warehouse, ONTOLOGY) == []
-    assert analyse(get_warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
+    drop_collection_columns()  # and a reader that finds the columns missing has them added before it reads
+    assert analyse(services.warehouse(), "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
+    services.close()
+    assert migrate(writable_warehouse, ONTOLOGY) == []
 
 
 def test_cli_keeps_repeated_hostnames_apart_and_says_so(writable_warehouse: Path, tmp_path: Path) -> None:
@@ -184,12 +185,12 @@ def test_uploads_never_disturb_concurrent_conversations(writable_warehouse: Path
         turns = list(pool.map(conversation, range(20)))
         reports = [u.result() for u in uploads]
     assert [risk for conv in turns for risk in conv].count("high") == 0
-    for report in reports:  # no close_warehouses(): the open reader moves to the published version by itself
-        assert analyse(get_warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assets_assessed"] == 2
+    for report in reports:  # the open reader moves to the published version by itself
+        assert analyse(services.warehouse(), "summary", collection=str(report.collection), catalog=BUNDLED)["metrics"]["assets_assessed"] == 2
 
 
-def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehouse: Path, tmp_path: Path) -> None:
-    reader = get_warehouse()  # what a running server holds
+def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehouse: Path, tmp_path: Path, services: Services) -> None:
+    reader = services.warehouse()  # what a running server holds
     assert analyse(reader, "summary", catalog=BUNDLED)["metrics"]["assessment_id"] == FLEET_LATEST
     out = subprocess.run([ASSESS, "assess-configs", str(_folder(tmp_path)), "--collection", "lab-west"],
                          capture_output=True, text=True, timeout=300)
@@ -218,7 +219,6 @@ def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_ware
     assert report.assessed == 1
     assert [(f.name, f.ok, f.message) for f in report.files][1] == ("rtr-c-2.cfg", False,
                                                                    "rtr-c-2.cfg: cancelled — not assessed")
-    close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     assert con.execute("SELECT asset_id FROM assets WHERE collection = ?", [report.collection]).fetchall() == [
         (f"{report.collection}/RTR-C-1",)]
@@ -240,7 +240,6 @@ def test_a_batch_assessed_in_worker_processes_writes_what_one_process_writes(wri
     assert reports[0].files[7].message == reports[1].files[7].message and not reports[1].files[7].ok
     assert [w.replace("lab-1", "lab-2") for w in reports[0].warnings] == reports[1].warnings and reports[1].warnings
     assert reports[1].files[0].judgement is not None and reports[1].files[0].judgement.results  # what --json prints
-    close_warehouses()
     con = connect_reader(current_file(writable_warehouse))
     try:
         def stored(report: object, table: str, columns: str) -> list[tuple[object, ...]]:

@@ -264,7 +264,7 @@ def test_every_table_of_an_answer_downloads_as_csv_with_the_complete_query_rows(
     handle_turn("which switches are still on 16.12.4?", thread_id=thread, user_id="alice", services=services)
     expected = sorted(r[0] for r in sql(demo_warehouse, """
         SELECT asset_id FROM assets WHERE device_type = 'switch' AND os_version = '16.12.4' AND collection = 'fleet'"""))
-    (state,) = thread_states(thread, "alice")
+    (state,) = thread_states(thread, "alice", services.memory())
     tables = {t.name: t for t in answer_tables(state, 1)}
     shown = list(csv.reader(io.StringIO(tables["turn1-table1.csv"].text())))
     assert shown[0][:2] == ["#", "Device"] and sorted(r[1] for r in shown[1:]) == expected

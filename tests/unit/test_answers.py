@@ -11,7 +11,7 @@ from orchestration.agents.reflector import reflect
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Citation
-from orchestration.warehouse.store import close_warehouses, connect_reader
+from orchestration.warehouse.store import connect_reader
 from orchestration.warehouse.versions import current_file
 
 LATEST = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1)"
@@ -226,7 +226,7 @@ def test_missing_device_config_gives_a_qualified_answer(demo_warehouse: Path, se
 def test_slic_question_without_slic_results_is_qualified(writable_warehouse: Path, services: Services) -> None:
     import duckdb
 
-    close_warehouses()
+    services.close()  # a writer opens the file itself: the reader goes first
     con = duckdb.connect(str(writable_warehouse))
     con.execute("DELETE FROM slic_results")
     con.close()

@@ -14,14 +14,13 @@ from chat_app import commands
 from chat_app import step_views as views
 from chat_app.rendering import linked_markers
 from foundation.config import get_settings
-from orchestration.memory.store import MemoryStore
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.trace_export import thread_notes, thread_states, to_json, to_markdown
 from orchestration.warehouse.sql_text import bind
-from orchestration.warehouse.store import get_warehouse
 from tests.catalog import BUNDLED, CONTRACTS
+from tests.stores import configured_memory
 
 QUESTION = "Which switches at DataCenter-1 fail SNMP checks, and what does our SNMPv3 standard require?"
 
@@ -54,7 +53,7 @@ def test_each_step_reads_as_what_it_did_with_the_sql_it_ran_and_the_chunks_it_ra
     assert "Tool chosen: **`" in data and re.search(r"→ ok, \d+ rows, \d+ ms", data)
     blocks = re.findall(r"```sql\n(.*?)```", data, re.S)
     assert blocks and all("?" not in b for b in blocks)  # every value in place, as the engine used it
-    warehouse = get_warehouse()
+    warehouse = services.warehouse()
     run = warehouse.query("SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
                           "ORDER BY started_at DESC LIMIT 1").rows[0][0]
     assert any(f"'{run}'" in b and "'DataCenter-1'" in b and "'switch'" in b for b in blocks)
@@ -122,24 +121,24 @@ def test_collections_are_listed_and_switched_with_the_conversations_own_switch(w
 
     switched = commands.run(services, f"/use {report.collection}", "alice", "t-coll")
     assert f"collection **{report.collection}**" in switched.text
-    assert load_conversation(MemoryStore(), "t-coll", "alice").collection == report.collection
+    assert load_conversation(configured_memory(), "t-coll", "alice").collection == report.collection
     assert "no collection named" in commands.run(services, f"/use {report.collection}", "bob", "t-coll-b").text
-    assert load_conversation(MemoryStore(), "t-coll-b", "bob").collection == "fleet"
+    assert load_conversation(configured_memory(), "t-coll-b", "bob").collection == "fleet"
     commands.run(services, "/use fleet", "alice", "t-coll")
-    assert load_conversation(MemoryStore(), "t-coll", "alice").collection == "fleet"
+    assert load_conversation(configured_memory(), "t-coll", "alice").collection == "fleet"
 
 
 def test_the_export_keeps_upload_results_and_command_outputs_where_they_appeared(writable_warehouse: Path, services: Services) -> None:
-    store = MemoryStore()
+    store = configured_memory()
     store.add_note("t-exp", "alice", "upload", "Upload results", "**Upload results**\n\n- ✓ notes.md: added 3 chunks")
     _turn("Summarize my latest configuration best practice assessment", "t-exp", "alice", services=services)
     store.add_note("t-exp", "alice", "command", "/docs", "**Knowledge documents you can use** …")
     store.add_note("t-exp", "mallory", "command", "/docs", "planted")  # not her conversation: nothing is added
-    notes = thread_notes("t-exp", "alice")
+    notes = thread_notes("t-exp", "alice", services.memory())
     assert [(n["after_turn"], n["title"]) for n in notes] == [(0, "Upload results"), (1, "/docs")]
-    assert thread_notes("t-exp", "mallory") == []
+    assert thread_notes("t-exp", "mallory", services.memory()) == []
 
-    states = thread_states("t-exp", "alice")
+    states = thread_states("t-exp", "alice", services.memory())
     report = to_markdown("t-exp", states, notes)
     upload, turn, docs = (report.index(s) for s in ("notes.md: added 3 chunks", "## Turn 1", "Knowledge documents you"))
     assert upload < turn < docs and "planted" not in report
@@ -160,7 +159,7 @@ def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable
     question = "Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?"
     assert "Not among the documents you can use: **nope.md**" in commands.run(services, "/sources standard-snmpv3.md, nope.md",
                                                                              "alice", "t-src").text
-    assert MemoryStore().thread_documents("t-src") == []  # nothing changed
+    assert configured_memory().thread_documents("t-src") == []  # nothing changed
     assert "cites only **standard-snmpv3.md**" in commands.run(services, "/sources standard-snmpv3.md", "alice", "t-src").text
     found = services.knowledge().retriever.search(question, viewer="alice", sources=["standard-snmpv3.md"])
     assert found and {c.metadata["source"] for c in found} == {"standard-snmpv3.md"}
@@ -169,7 +168,7 @@ def test_a_thread_restricted_to_documents_retrieves_and_cites_only_them(writable
     assert "cites only standard-snmpv3.md" in final.final.answer
     assert "✓" in commands.run(services, "/docs", "alice", "t-src").text.split("standard-snmpv3.md")[1].split("\n")[0]
     commands.run(services, "/sources all", "alice", "t-src")
-    assert MemoryStore().thread_documents("t-src") == []
+    assert configured_memory().thread_documents("t-src") == []
 
 
 def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(isolated_data_dir: Path) -> None:
@@ -204,7 +203,7 @@ def test_upload_progress_and_the_report_of_an_upload_a_server_stop_cut_short(iso
     assert "added before it stopped: a.md" in report and "not added: c.md — attach again" in report
     assert "configurations b.cfg: not assessed" in report
 
-    store = MemoryStore()
+    store = configured_memory()
     seq = store.add_note("t-up", "alice", PENDING, "Upload in progress", body)
     assert store.thread_notes("t-up") == []  # in progress: not part of the conversation's export yet
     assert [n["seq"] for n in store.pending_uploads("9999")] == [seq] and store.pending_uploads("2000") == []

@@ -11,9 +11,9 @@ from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
-from orchestration.warehouse.store import close_warehouses
 from orchestration.warehouse.user_configs import assess_files
 from tests.catalog import BUNDLED
+from tests.stores import configured_memory
 
 FLEET_QUESTIONS = [
     "Summarize my latest configuration best practice assessment",
@@ -29,7 +29,6 @@ def _upload(owner: str, hostname: str = "RTR-HQ-EDGE-1") -> str:
                       "10.1.1.1", 1)  # the same hostname as a fleet device: still not the fleet's
     report = assess_files([("rtr.cfg", render(spec, "17.9.4", dict.fromkeys(CONTROLS, False), "now").encode())], BUNDLED, get_settings(), owner=owner)
     assert report.assessment_id
-    close_warehouses()
     return report.assessment_id
 
 
@@ -43,7 +42,7 @@ def test_an_upload_leaves_every_fleet_answer_byte_identical(writable_warehouse: 
 def test_the_uploader_reaches_the_upload_by_id_and_nobody_else_does(writable_warehouse: Path, services: Services) -> None:
     uploaded = _upload("bob")
     mine = handle_turn(f"Summarize assessment {uploaded}", user_id="bob", services=services)
-    assert mine.final.answer.startswith(f"**Scope:** collection {_collection_of(uploaded)} · assessment {uploaded}")
+    assert mine.final.answer.startswith(f"**Scope:** collection {_collection_of(services, uploaded)} · assessment {uploaded}")
     assert "1 device in scope" in mine.final.answer.split("\n")[0]
     theirs = handle_turn(f"Summarize assessment {uploaded}", user_id="alice", services=services)
     assert theirs.intent.clarification_question and f"could not find the assessment '{uploaded}'" in theirs.final.answer
@@ -71,16 +70,14 @@ def test_no_tool_reaches_another_users_upload(writable_warehouse: Path, tool: st
         assert own.call.status != "error", own.call.error
 
 
-def _collection_of(assessment_id: str) -> str:
-    from orchestration.warehouse.store import get_warehouse
-
-    return str(get_warehouse().query("SELECT collection FROM assessments WHERE assessment_id = ?",
+def _collection_of(services: Services, assessment_id: str) -> str:
+    return str(services.warehouse().query("SELECT collection FROM assessments WHERE assessment_id = ?",
                                      [assessment_id]).rows[0][0])
 
 
 def test_a_thread_switches_to_an_upload_and_back_and_remembers_it(writable_warehouse: Path, services: Services) -> None:
     uploaded = _upload("bob")
-    collection = _collection_of(uploaded)
+    collection = _collection_of(services, uploaded)
     switched = handle_turn(f"use the {collection} configs", thread_id="t-bob", user_id="bob", services=services)
     assert switched.conversation.new_collection == collection and not switched.plan.tasks
     assert f"answers about the collection **{collection}**" in switched.final.answer
@@ -97,7 +94,7 @@ def test_a_thread_switches_to_an_upload_and_back_and_remembers_it(writable_wareh
 
 
 def test_nobody_switches_to_another_users_collection(writable_warehouse: Path, services: Services) -> None:
-    collection = _collection_of(_upload("bob"))
+    collection = _collection_of(services, _upload("bob"))
     refused = handle_turn(f"use the {collection} configs", thread_id="t-alice", user_id="alice", services=services)
     assert f"I don't know a collection '{collection}' you can see" in refused.final.answer
     assert refused.conversation.new_collection is None
@@ -135,14 +132,12 @@ def test_an_uploaded_document_is_its_owners_and_never_replaces_a_shared_one(writ
 
 def test_naming_an_uploaded_device_answers_from_its_upload_and_a_fleet_device_switches_back(
         writable_warehouse: Path, services: Services) -> None:
-    from orchestration.warehouse.store import get_warehouse
-
     uploaded = _upload("bob", hostname="RTR-LABX-9")
-    collection = _collection_of(uploaded)
+    collection = _collection_of(services, uploaded)
     turn = handle_turn("what does RTR-LABX-9 fail?", thread_id="t-bob-dev", user_id="bob", services=services)
     assert turn.conversation.new_collection == collection
     assert turn.final.answer.startswith(f"**Scope:** collection {collection} · assessment {uploaded}")
-    failed = get_warehouse().query("SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail'",
+    failed = services.warehouse().query("SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail'",
                                    [uploaded]).rows[0][0]
     assert f"has {failed} failed check" in turn.final.answer
     back = handle_turn("and RTR-BR05-1?", thread_id="t-bob-dev", user_id="bob", services=services)
@@ -154,7 +149,6 @@ def test_naming_an_uploaded_device_answers_from_its_upload_and_a_fleet_device_sw
 def test_files_sent_with_assess_these_are_answered_with_their_assessment(writable_warehouse: Path, services: Services) -> None:
     """The chat sets the thread's collection to the upload's and makes the message's references to the files
     explicit (``about_upload``): "assess these" is the upload's assessment, not an earlier answer's devices."""
-    from orchestration.memory.store import MemoryStore
     from orchestration.nlu.meta_intent import about_upload
 
     assert about_upload("which of these have telnet on?") == \
@@ -162,7 +156,7 @@ def test_files_sent_with_assess_these_are_answered_with_their_assessment(writabl
     assert about_upload("summarize HQ") == "summarize HQ"
     uploaded = _upload("bob", hostname="RTR-LABX-8")
     handle_turn("Summarize the latest assessment", thread_id="t-bob-files", user_id="bob", services=services)  # an earlier answer
-    MemoryStore().set_thread_collection("t-bob-files", _collection_of(uploaded))
+    configured_memory().set_thread_collection("t-bob-files", _collection_of(services, uploaded))
     turn = handle_turn(about_upload("assess these"), thread_id="t-bob-files", user_id="bob", services=services)
-    assert turn.final.answer.startswith(f"**Scope:** collection {_collection_of(uploaded)} · assessment {uploaded}")
+    assert turn.final.answer.startswith(f"**Scope:** collection {_collection_of(services, uploaded)} · assessment {uploaded}")
     assert "1 device" in turn.final.answer.split("\n")[0]

@@ -9,10 +9,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from orchestration.memory.store import MemoryStore
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState
+from tests.stores import configured_memory
 
 
 class Chat:
@@ -88,7 +88,7 @@ def test_self_correction_reruns_and_is_remembered(demo_warehouse: Path, services
     assert fixed.conversation.resolution == "self_correction"
     assert ents(fixed, "site") == ["Site-A"] and fixed.intent.intent_class == "cbp_assessment"
     assert fixed.mcp.tool_calls[0].input["scope"]["sites"] == ["Site-A"]
-    assert {"entity_type": "site", "wrong": "Site-B", "right": "Site-A"} in MemoryStore().corrections(chat.user)
+    assert {"entity_type": "site", "wrong": "Site-B", "right": "Site-A"} in configured_memory().corrections(chat.user)
 
 
 def test_acknowledgement_and_cancellation_do_not_plan(demo_warehouse: Path, services: Services) -> None:
@@ -112,13 +112,13 @@ def test_personalization_is_stored_applied_visible_and_removable(demo_warehouse:
     chat = Chat(services, user=user)
     noted = chat("Always show me the top 3 issues from now on. My site is HQ.")
     assert noted.conversation.resolution == "preference" and "top 3" in noted.final.answer
-    assert MemoryStore().preferences(user) == {"top_n": "3", "default_site": "HQ"}
+    assert configured_memory().preferences(user) == {"top_n": "3", "default_site": "HQ"}
     later = Chat(services, user=user)("Summarize my latest configuration best practice assessment")  # a new conversation
     assert "top_3" in ents(later, "output_format") and ents(later, "site") == ["HQ"]
     assert len(later.plan.tasks[-1].outputs.model_dump()["findings"]) == 3
     assert later.mcp.tool_calls[0].input["scope"]["sites"] == ["HQ"]
     chat("Forget my preferences")
-    assert MemoryStore().preferences(user) == {}
+    assert configured_memory().preferences(user) == {}
     other = Chat(services)("Summarize my latest configuration best practice assessment")  # other users are unaffected
     assert ents(other, "site") == []
 

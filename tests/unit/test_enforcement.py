@@ -13,13 +13,12 @@ from pydantic import ValidationError
 from orchestration.enforcement import ContractViolation, TaskResult, check_task_result
 from orchestration.graph import control_node, task_node
 from orchestration.outputs import TaskOutputs
-from orchestration.services import build_services
+from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Final, Intent, Plan, Task, ToolCall
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolRegistry
 from orchestration.tools.results import RESULT_MODELS, SqlPathResult
 from orchestration.tools.rows import SQL_ROWS
-from orchestration.warehouse.store import get_warehouse
 from tests.catalog import BUNDLED, CONTRACTS
 
 QUERY = {"formulated_query": "snmp", "query_metadata": {"intent_class": "cbp_generic", "skill": "cbp_generic",
@@ -131,22 +130,22 @@ def test_agent_exception_fails_its_task_instead_of_the_turn() -> None:
     ({"enable_secret": "cisco"}, "undeclared ['enable_secret']"),  # a field its contract does not declare
     ({"row_count": "many"}, "wrong type at row_count"),  # a declared field of the wrong type (the typed model)
 ])
-def test_a_tool_result_its_contract_does_not_describe_fails_the_call(demo_warehouse: Any, changed: dict[str, Any],
-                                                                     error: str) -> None:
+def test_a_tool_result_its_contract_does_not_describe_fails_the_call(demo_warehouse: Any, services: Services,
+                                                                     changed: dict[str, Any], error: str) -> None:
     def broken(w: Any, **params: Any) -> dict[str, Any]:
         return {**BUILTIN_TOOLS["inventory_tool"](w, **params), **changed}
 
-    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": broken}, get_warehouse)
+    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": broken}, services.warehouse)
     outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
     assert outcome.call.status == "error" and outcome.result is None
     assert error in (outcome.call.error or "")
 
 
-def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any) -> None:
+def test_a_tool_missing_a_required_field_fails_the_call(demo_warehouse: Any, services: Services) -> None:
     def short(w: Any, **params: Any) -> dict[str, Any]:
         return {"assets": []}
 
-    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": short}, get_warehouse)
+    registry = ToolRegistry(BUNDLED, {**BUILTIN_TOOLS, "inventory_tool": short}, services.warehouse)
     outcome = registry.call("inventory_tool", {"scope": {"sites": ["HQ"]}})
     assert outcome.call.status == "error" and "missing ['limit', 'row_count']" in (outcome.call.error or "")
 
@@ -209,8 +208,8 @@ def test_every_tool_contract_has_a_typed_result_with_exactly_its_fields() -> Non
 
 
 
-def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path) -> None:
-    registry = ToolRegistry(BUNDLED, BUILTIN_TOOLS, get_warehouse)
+def test_malformed_tool_calls_are_failed_calls_with_short_errors(demo_warehouse: Path, services: Services) -> None:
+    registry = ToolRegistry(BUNDLED, BUILTIN_TOOLS, services.warehouse)
     none_params = registry.call("assessment_analysis_tool", None)  # type: ignore[arg-type]
     assert none_params.call.status == "error" and "must be an object" in (none_params.call.error or "")
     huge = registry.call("assessment_analysis_tool", {"query_type": "x" * 1_000_000})

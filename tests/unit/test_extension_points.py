@@ -41,7 +41,6 @@ def _contracts_with_extension(tmp_path: Path) -> Path:
 @pytest.fixture()
 def extended(demo_warehouse: Path, services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Services:
     monkeypatch.setenv("ASSESS_CONTRACTS_DIR", str(_contracts_with_extension(tmp_path)))
-    get_settings.cache_clear()  # the chat layer's step labels read the configured contracts
     # the one registration line of each
     return build_services(get_settings(), reuse=services, agents={"upgrade_wave_agent": upgrade_wave_agent},
                           tools={"software_train_tool": software_train_tool.software_trains})
@@ -85,7 +84,7 @@ def test_a_throwaway_tool_and_agent_are_planned_run_rendered_and_exported(extend
     assert step.startswith("**completed**") and f"Upgrade waves: {len(per_platform)} rows of Wave, Platform" in step
 
     # exported: the Markdown report, the JSON trace and the CSV tables of the stored turn
-    stored = thread_states("ext-1", store=extended.memory())
+    stored = thread_states("ext-1", None, extended.memory())
     report, trace = to_markdown("ext-1", stored), to_json("ext-1", stored)
     assert "Upgrade waves" in report and "software_train_tool" in report
     assert '"Upgrade Wave Agent"' in trace and '"software_train_tool"' in trace

@@ -9,7 +9,6 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from foundation.config import get_settings
 from orchestration import llm
 from orchestration.agents.intent_classifier import classify
 from orchestration.runtime import handle_turn
@@ -49,7 +48,6 @@ def test_no_llm_by_default(services: Services) -> None:
 def test_a_real_model_is_never_built_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSESS_LLM_PROVIDER", "openai")
     monkeypatch.setenv("ASSESS_LLM_MODEL", "gpt-4o-mini")
-    get_settings.cache_clear()
     with pytest.raises(RuntimeError, match="fake"):
         build_services().chat_model()
 

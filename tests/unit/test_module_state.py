@@ -41,13 +41,8 @@ MEMOS = {
     ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),  # of a statement and a dialect
     ('cache', 'orchestration.warehouse.store', 'transpile'),  # of a statement and a dialect
 }
-# What reads the outside world and is kept by a module (issue 33 moves each onto Services): kind, module, name.
-KNOWN = MEMOS | {
-    ('cache', 'foundation.config', 'get_settings'),
-    ('mutated container', 'orchestration.warehouse.migrate', '_checked'),
-    ('mutated container', 'orchestration.warehouse.store', '_open'),
-    ('slot', 'orchestration.warehouse.store', '_statements'),
-}
+# What reads the outside world and is kept by a module: none (what a process holds is its ``Services``').
+KNOWN = MEMOS
 
 
 def _names(target: ast.expr) -> list[str]:
@@ -145,7 +140,7 @@ IMPURE_NAMES = {"get_settings", "environ", "getenv", "open", "read_text", "read_
 
 def _impure_functions() -> set[str]:
     """The product's functions that read the settings, the environment, a file or the clock, themselves or through
-    another (``get_warehouse``, ``load_catalog`` …), by name."""
+    another (``load_catalog``, ``assess_files`` …), by name."""
     calls: dict[str, set[str]] = {}
     for path, _ in _sources():
         for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -161,7 +156,7 @@ def _impure_functions() -> set[str]:
 def test_a_memo_reads_nothing_but_its_arguments_and_is_bounded() -> None:
     sources = dict((module, path) for path, module in _sources())
     impure = _impure_functions()
-    assert {"get_warehouse", "load_catalog", "load_rules", "build_services"} <= impure
+    assert {"load_ontology", "load_catalog", "load_rules", "build_services", "assess_files"} <= impure
     for _, module, name in sorted(MEMOS):
         tree = ast.parse(sources[module].read_text(encoding="utf-8"))
         (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
@@ -219,3 +214,25 @@ def local():
     assert module_state(path, "sample", {"Limits"}) == {
         ("cache", "sample", "cached"), ("cache", "sample", "also"), ("mutated container", "sample", "CACHE"),
         ("slot", "sample", "_POOL"), ("object", "sample", "LIMITS"), ("object", "sample", "POOL")}
+
+
+# The front ends read the settings (each is a process's start); below them, only the composition root does.
+FRONT_ENDS = ("chat_app", "command_line", "benchmarks")
+
+
+def _reads_settings(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("get_settings", "Settings")
+               for n in ast.walk(node))
+
+
+def test_the_settings_are_read_by_the_composition_root_and_the_front_ends_only() -> None:
+    readers = set()
+    for path, module in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        readers |= {(module, fn.name) for fn in ast.walk(tree)
+                    if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and _reads_settings(fn)}
+        readers |= {(module, "<import>") for stmt in tree.body
+                    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and _reads_settings(stmt)}
+    below = {(m, f) for m, f in readers if not m.startswith(FRONT_ENDS)}
+    assert below == {("orchestration.services", "build_services"), ("foundation.config", "get_settings")}, below
+    assert ("chat_app.app", "<import>") in readers  # the test sees a read where there is one

@@ -14,12 +14,12 @@ import pytest
 
 from foundation.config import get_settings
 from foundation.vocabulary.severity import SEVERITIES
+from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.warehouse import comparison_summary, run_summary
 from orchestration.warehouse.config_templates import DeviceSpec, render
 from orchestration.warehouse.demo_network import CONTROLS
-from orchestration.warehouse.store import close_warehouses, get_warehouse
 from orchestration.warehouse.user_configs import assess_files
 from orchestration.warehouse.versions import current_file
 from tests.catalog import BUNDLED
@@ -32,8 +32,8 @@ def _live(w: Any, assessment_id: str, severity: str | None) -> dict[str, Any]:
 
 @pytest.mark.parametrize("severity", [None, *SEVERITIES])
 def test_the_stored_summary_of_every_run_equals_the_statements_run_now(demo_warehouse: Path,
-                                                                       severity: str | None) -> None:
-    w = get_warehouse()
+                                                                       severity: str | None, services: Services) -> None:
+    w = services.warehouse()
     runs = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
     assert len(runs) >= 4
     for assessment_id in runs:
@@ -44,8 +44,8 @@ def test_the_stored_summary_of_every_run_equals_the_statements_run_now(demo_ware
         assert stored["sample"].rows and stored["breakdowns"].rows and stored["top_rules"].rows
 
 
-def test_the_tool_reads_the_summary_only_for_a_whole_run_question(demo_warehouse: Path) -> None:
-    w = get_warehouse()
+def test_the_tool_reads_the_summary_only_for_a_whole_run_question(demo_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     assert analyse(w, "summary", catalog=BUNDLED)["computed_from"] == "summary stored with the run"
     assert analyse(w, "filtering", severity_filter="high", catalog=BUNDLED)["computed_from"] == "summary stored with the run"
     for narrower in ({"scope": {"sites": ["HQ"]}}, {"product_filter": "catalyst"}, {"focus_area": "snmp"},
@@ -53,18 +53,18 @@ def test_the_tool_reads_the_summary_only_for_a_whole_run_question(demo_warehouse
         assert analyse(w, "summary", **narrower, catalog=BUNDLED)["computed_from"] == "results", narrower
 
 
-def _drop_summaries(warehouse: Path) -> None:
-    close_warehouses()
+def _drop_summaries(warehouse: Path, services: Services) -> None:
+    services.close()  # a writer opens the file itself: the reader goes first
     con = duckdb.connect(str(current_file(warehouse)))
     con.execute("DROP TABLE run_summaries")
     con.close()
 
 
-def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(writable_warehouse: Path) -> None:
-    w = get_warehouse()
+def test_a_warehouse_written_before_summaries_answers_the_same_from_its_results(writable_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     stored = [analyse(w, "summary", severity_filter=s, catalog=BUNDLED) for s in (None, "critical")]
-    _drop_summaries(writable_warehouse)
-    w = get_warehouse()
+    _drop_summaries(writable_warehouse, services)
+    w = services.warehouse()
     live = [analyse(w, "summary", severity_filter=s, catalog=BUNDLED) for s in (None, "critical")]
     assert [r.pop("computed_from") for r in stored] == ["summary stored with the run"] * 2
     assert [r.pop("computed_from") for r in live] == ["results"] * 2
@@ -76,20 +76,19 @@ def _upload(collection: str, version: str, controls_on: bool, now: datetime | No
     config = render(spec, version, dict.fromkeys(CONTROLS, controls_on), "now").encode()
     report = assess_files([("rtr-lab-1.cfg", config)], BUNDLED, get_settings(), collection=collection, owner="alice", now=now)
     assert report.assessment_id
-    close_warehouses()
     return report.assessment_id
 
 
-def test_an_upload_stores_its_summary_and_drops_those_its_inventory_change_touches(writable_warehouse: Path) -> None:
+def test_an_upload_stores_its_summary_and_drops_those_its_inventory_change_touches(writable_warehouse: Path, services: Services) -> None:
     first = _upload("lab-a", "17.6.1", False)
-    w = get_warehouse()
+    w = services.warehouse()
     fleet_latest = analyse(w, "summary", catalog=BUNDLED)
     assert run_summary.read(w, first, None) == _live(w, first, None)
     before = analyse(w, "summary", assessment_id=first, viewer="alice", catalog=BUNDLED)
     assert before["computed_from"] == "summary stored with the run"
 
     second = _upload("lab-a", "17.9.4", True)  # the same device again: its OS version in the inventory changes
-    w = get_warehouse()
+    w = services.warehouse()
     assert run_summary.read(w, first, None) is None  # its 'os' breakdown joins the changed inventory row
     again = analyse(w, "summary", assessment_id=first, viewer="alice", catalog=BUNDLED)
     assert again["computed_from"] == "results"
@@ -111,8 +110,8 @@ def _live_comparison(w: Any, current: str, previous: str) -> dict[str, Any]:
     return found
 
 
-def test_each_run_stores_its_comparison_with_the_run_before_and_the_tool_reads_it(demo_warehouse: Path) -> None:
-    w = get_warehouse()
+def test_each_run_stores_its_comparison_with_the_run_before_and_the_tool_reads_it(demo_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     runs = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
     assert comparison_summary.read(w, runs[1], runs[0]) is not None
     for previous, current in zip(runs, runs[1:], strict=False):
@@ -129,24 +128,24 @@ def test_each_run_stores_its_comparison_with_the_run_before_and_the_tool_reads_i
     assert compare(w, runs[-1], runs[0], "overall")["computed_from"] == "results"
 
 
-def test_a_comparison_read_back_is_the_comparison_computed_now(writable_warehouse: Path) -> None:
-    w = get_warehouse()
+def test_a_comparison_read_back_is_the_comparison_computed_now(writable_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     stored = compare(w, "latest", "previous", "overall")
-    close_warehouses()
+    services.close()  # a writer opens the file itself: the reader goes first
     con = duckdb.connect(str(current_file(writable_warehouse)))
     con.execute(f"DROP TABLE {comparison_summary.TABLE}")
     con.close()
-    live = compare(get_warehouse(), "latest", "previous", "overall")
+    live = compare(services.warehouse(), "latest", "previous", "overall")
     assert (stored.pop("computed_from"), live.pop("computed_from")) == ("comparison stored with the run", "results")
     assert live == stored
 
 
 def test_an_upload_stores_its_comparison_and_an_inventory_change_drops_the_pairs_it_touches(
-        writable_warehouse: Path) -> None:
+        writable_warehouse: Path, services: Services) -> None:
     first = _upload("lab-b", "17.6.1", False, datetime(2026, 11, 27, 9, 0))
     same_second = _upload("lab-b", "17.6.1", False, datetime(2026, 11, 27, 9, 0))
     second = _upload("lab-b", "17.6.1", True, datetime(2026, 11, 27, 10, 0))  # its controls on: fewer failures
-    w = get_warehouse()
+    w = services.warehouse()
     assert not w.query(f"SELECT * FROM {comparison_summary.TABLE} WHERE current_assessment_id IN (?, ?)",
                        [first, same_second]).rows  # a collection's first run has none, nor a run of the same second
     previous = max(first, same_second)  # of two runs of one second, the later id is "previous", as the tool resolves it
@@ -155,6 +154,6 @@ def test_an_upload_stores_its_comparison_and_an_inventory_change_drops_the_pairs
     assert result["computed_from"] == "comparison stored with the run" and result["metrics"]["direction"] == "improved"
     assert result["previous_assessment_id"] == previous
     third = _upload("lab-b", "17.9.4", True, datetime(2026, 11, 27, 11, 0))  # its OS version changes: pairs dropped
-    w = get_warehouse()
+    w = services.warehouse()
     assert comparison_summary.read(w, second, previous) is None
     assert comparison_summary.read(w, third, second) == _live_comparison(w, third, second)

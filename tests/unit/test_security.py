@@ -109,7 +109,7 @@ def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, 
         f"is this line ok: snmp-server community {S['community']} RO",
         f"why does 'tacacs-server key {S['tacacs key']}' fail on R-SECRETS?\nenable secret 5 {S['enable secret']}")]
     assert leaks("\n".join(answers)) == []
-    states = thread_states(thread, "alice")
+    states = thread_states(thread, "alice", services.memory())
     assert leaks(to_json(thread, states)) == [] and leaks(to_markdown(thread, states)) == []
     for stored in writable_warehouse.parent.rglob("*"):
         if stored.is_file() and stored.suffix != ".duckdb" and "duckdb" not in stored.name:

@@ -12,7 +12,6 @@ from foundation.config import PROJECT_ROOT, get_settings
 from orchestration.agents.security_assessment_agent import category_of
 from orchestration.runtime import handle_turn, turn_graph
 from orchestration.services import Services, build_services
-from orchestration.warehouse.store import close_warehouses
 
 
 def test_two_services_over_two_data_directories_read_their_own_names(
@@ -20,8 +19,6 @@ def test_two_services_over_two_data_directories_read_their_own_names(
     demo = services
     assert "HQ" in demo.names().sites.values()
     monkeypatch.setenv("ASSESS_DATA_DIR", str(isolated_data_dir))  # an empty data directory: no warehouse
-    get_settings.cache_clear()
-    close_warehouses()
     empty = build_services(get_settings(), reuse=demo)
     assert empty.names().sites == {} and "HQ" in demo.names().sites.values()
     assert empty.name_cache is not demo.name_cache

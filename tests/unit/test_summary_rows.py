@@ -11,11 +11,12 @@ import duckdb
 import pytest
 
 from foundation.vocabulary.severity import SEVERITIES
+from orchestration.services import Services
 from orchestration.tools import analysis_tool
 from orchestration.tools.analysis_tool import _filters, analyse
 from orchestration.tools.scope import resolve_assessment
 from orchestration.warehouse import run_summary, summary_rows
-from orchestration.warehouse.store import Warehouse, get_warehouse
+from orchestration.warehouse.store import Warehouse
 from tests.catalog import BUNDLED
 
 
@@ -41,8 +42,8 @@ def test_every_breakdown_of_the_statements_has_a_python_key() -> None:
 
 
 @pytest.mark.parametrize("severity", [None, "high"])
-def test_every_site_grouped_in_python_equals_the_statements(demo_warehouse: Path, severity: str | None) -> None:
-    w = get_warehouse()
+def test_every_site_grouped_in_python_equals_the_statements(demo_warehouse: Path, severity: str | None, services: Services) -> None:
+    w = services.warehouse()
     run = resolve_assessment(w, "latest")
     sites = [r[0] for r in w.query("SELECT DISTINCT site FROM assets ORDER BY site").rows]
     assert len(sites) >= 10
@@ -52,8 +53,8 @@ def test_every_site_grouped_in_python_equals_the_statements(demo_warehouse: Path
 
 
 def test_severities_topics_products_and_an_older_run_grouped_in_python_equal_the_statements(
-        demo_warehouse: Path) -> None:
-    w = get_warehouse()
+        demo_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     runs = [r[0] for r in w.query("SELECT assessment_id FROM assessments ORDER BY started_at").rows]
     compared_failures = 0
     for severity in (None, *SEVERITIES):
@@ -69,8 +70,8 @@ def test_severities_topics_products_and_an_older_run_grouped_in_python_equal_the
     assert compared_failures > 50  # the comparison is not between empty results
 
 
-def test_the_tool_answers_the_same_whoever_groups(demo_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    w = get_warehouse()
+def test_the_tool_answers_the_same_whoever_groups(demo_warehouse: Path, monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
+    w = services.warehouse()
     asks: list[dict[str, Any]] = [{"scope": {"sites": ["HQ"]}}, {"scope": {"environment": "production"},
                                                                  "severity_filter": "high"},
                                   {"focus_area": "snmp", "product_filter": "catalyst"}]

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from orchestration.services import Services
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.tools.slic_tool import slic_results_tool
-from orchestration.warehouse.store import get_warehouse
 from tests.catalog import BUNDLED
 from tests.tool_oracles import compare_in_python, slic_in_python, track_in_python
 
@@ -36,8 +36,8 @@ def _computed(result: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("scope", SCOPES[:-1])
 @pytest.mark.parametrize("severity", [None, "critical", "medium"])
 def test_comparison_in_sql_equals_the_python_comparison(demo_warehouse: Path, scope: dict[str, Any] | None,
-                                                         severity: str | None) -> None:
-    w = get_warehouse()
+                                                         severity: str | None, services: Services) -> None:
+    w = services.warehouse()
     runs = _runs(w)
     for current, previous in [("latest", "previous"), (runs[-1], runs[0]), (runs[1], runs[2])]:
         got = _computed(compare(w, current, previous, "assets", severity_filter=severity, scope=scope))
@@ -48,10 +48,10 @@ def test_comparison_in_sql_equals_the_python_comparison(demo_warehouse: Path, sc
 
 @pytest.mark.parametrize("scope", SCOPES[:-1])
 def test_a_comparison_of_named_checks_in_sql_equals_the_python_comparison(demo_warehouse: Path,
-                                                                          scope: dict[str, Any] | None) -> None:
+                                                                          scope: dict[str, Any] | None, services: Services) -> None:
     """The checks a question names ("did telnet and snmp get better?"): the engine's IN filter against a filter
     applied here to every failing row."""
-    w = get_warehouse()
+    w = services.warehouse()
     rules = ["NTP-AUTH", "SNMP-V3-PRIV", "VTY-SSH-ONLY", "ASA-TELNET"]
     got = _computed(compare(w, "latest", "previous", "assets", scope=scope, rules=rules))
     assert got == compare_in_python(w, "latest", "previous", "assets", scope=scope, rules=rules)
@@ -66,8 +66,8 @@ def test_a_comparison_of_named_checks_in_sql_equals_the_python_comparison(demo_w
     ("persistent", "latest", None, "ntp-auth"), ("all", "since_prior", "high", None)])
 def test_issue_tracking_in_sql_equals_the_python_tracking(demo_warehouse: Path, scope: dict[str, Any] | None,
                                                           tracking: str, window: str, priority: str | None,
-                                                          rule: str | None) -> None:
-    w = get_warehouse()
+                                                          rule: str | None, services: Services) -> None:
+    w = services.warehouse()
     for lookback in (2, 3):
         got = track(w, tracking, window, rule_filter=rule, priority=priority, lookback_assessments=lookback, scope=scope)
         want = track_in_python(w, tracking, window, rule_filter=rule, priority=priority, lookback_assessments=lookback,
@@ -79,11 +79,11 @@ def test_issue_tracking_in_sql_equals_the_python_tracking(demo_warehouse: Path, 
 @pytest.mark.parametrize("scope", SCOPES[:-1] + [{"sites": ["Store-45", "Store-46"]}])
 def test_slic_results_grouped_either_way_equal_the_python_grouping(demo_warehouse: Path, scope: dict[str, Any] | None,
                                                                    group_here_max: int,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                   monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
     from orchestration.tools import slic_tool
 
     monkeypatch.setattr(slic_tool, "GROUP_HERE_MAX", group_here_max)
-    w = get_warehouse()
+    w = services.warehouse()
     for run in [*_runs(w), "latest"]:
         got = slic_results_tool(w, run, scope=scope)
         assert got == slic_in_python(w, run, scope=scope), (run, scope)
@@ -93,9 +93,9 @@ def test_slic_results_grouped_either_way_equal_the_python_grouping(demo_warehous
         assert got["total_matches"] > len(got["results"]) == got["result_cap"]
 
 
-def test_the_demo_data_exercises_every_branch(demo_warehouse: Path) -> None:
+def test_the_demo_data_exercises_every_branch(demo_warehouse: Path, services: Services) -> None:
     """The equality above means something only if the data has improved, worsened, new and recurring cases."""
-    w = get_warehouse()
+    w = services.warehouse()
     runs = _runs(w)
     changes = compare(w, runs[-1], runs[0], "assets")["metrics"]
     assert changes["improved_assets"] and changes["worsened_assets"] and changes["new_issues"] and changes["resolved_issues"]
@@ -103,7 +103,7 @@ def test_the_demo_data_exercises_every_branch(demo_warehouse: Path) -> None:
     assert track(w, "persistent", "since_prior")["total_unresolved"] > 0
 
 
-def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_warehouse: Path) -> None:
+def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_warehouse: Path, services: Services) -> None:
     """Thousands of sites at 10,000 devices: the tool sends the largest keys of each breakdown and how many there are,
     and the summary's table says how many more there are."""
     from orchestration.interpretation.findings import breakdown_table
@@ -111,7 +111,7 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     from orchestration.tools.results import AnalysisResult
     from orchestration.warehouse.run_summary import BREAKDOWN_CAP
 
-    w = get_warehouse()
+    w = services.warehouse()
     result = analyse(w, "summary", catalog=BUNDLED)
     latest = result["metrics"]["assessment_id"]
     sites = w.query("SELECT a.site, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "

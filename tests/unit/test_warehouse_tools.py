@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.services import build_services
+from orchestration.services import Services, build_services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.errors import ToolError
 from orchestration.tools.issue_tracking_tool import track
-from orchestration.warehouse.store import connect_reader, get_warehouse
+from orchestration.warehouse.store import connect_reader
 from tests.catalog import BUNDLED
 
 
@@ -32,11 +32,11 @@ def raw(demo_warehouse: Path):  # type: ignore[no-untyped-def]
     return runs, results, assets, assessed
 
 
-def test_summary_metrics_and_breakdowns(raw) -> None:  # type: ignore[no-untyped-def]
+def test_summary_metrics_and_breakdowns(raw, services: Services) -> None:  # type: ignore[no-untyped-def]
     runs, results, assets, _ = raw
     latest = [r for r in results if r[0] == runs[-1]]
     fails = [r for r in latest if r[3] == "fail"]
-    out = analyse(get_warehouse(), "summary", catalog=BUNDLED)
+    out = analyse(services.warehouse(), "summary", catalog=BUNDLED)
     m = out["metrics"]
     assert m["assessment_id"] == runs[-1]
     assert m["checks_performed"] == len(latest)
@@ -56,26 +56,26 @@ def test_summary_metrics_and_breakdowns(raw) -> None:  # type: ignore[no-untyped
     assert len(out["results_sample"]) <= out["sample_cap"] < len(fails)  # sample capped, aggregates are not
 
 
-def test_filtered_percentage_of_production_routers_with_critical_deviations(raw) -> None:  # type: ignore[no-untyped-def]
+def test_filtered_percentage_of_production_routers_with_critical_deviations(raw, services: Services) -> None:  # type: ignore[no-untyped-def]
     runs, results, assets, _ = raw
     scope = {a for a, v in assets.items() if v[1] == "production" and v[2] == "router"}
     latest = [r for r in results if r[0] == runs[-1] and r[1] in scope]
     in_scope = {r[1] for r in latest}
     critical = {r[1] for r in latest if r[3] == "fail" and r[4] == "critical"}
-    m = analyse(get_warehouse(), "filtering", severity_filter="critical", scope={"environment": "production", "device_type": "router"}, catalog=BUNDLED)["metrics"]
+    m = analyse(services.warehouse(), "filtering", severity_filter="critical", scope={"environment": "production", "device_type": "router"}, catalog=BUNDLED)["metrics"]
     assert m["assets_assessed"] == len(in_scope)
     assert m["assets_with_matching_failures"] == len(critical)
     assert m["pct_assets_with_matching_failures"] == round(100 * len(critical) / len(in_scope), 1)
 
 
-def test_site_scope(raw) -> None:  # type: ignore[no-untyped-def]
+def test_site_scope(raw, services: Services) -> None:  # type: ignore[no-untyped-def]
     runs, results, assets, _ = raw
     hq = [r for r in results if r[0] == runs[-1] and assets[r[1]][0] == "HQ"]
-    m = analyse(get_warehouse(), "summary", scope={"sites": ["hq"]}, catalog=BUNDLED)["metrics"]
+    m = analyse(services.warehouse(), "summary", scope={"sites": ["hq"]}, catalog=BUNDLED)["metrics"]
     assert m["checks_failed"] == sum(r[3] == "fail" for r in hq) and m["scope"] == "HQ"
 
 
-def test_comparison_new_resolved_persistent_and_assets(raw) -> None:  # type: ignore[no-untyped-def]
+def test_comparison_new_resolved_persistent_and_assets(raw, services: Services) -> None:  # type: ignore[no-untyped-def]
     runs, results, _, assessed = raw
     fails = defaultdict(set)
     for r in results:
@@ -83,7 +83,7 @@ def test_comparison_new_resolved_persistent_and_assets(raw) -> None:  # type: ig
             fails[r[0]].add((r[1], r[2]))
     prev, cur = fails[runs[-2]], fails[runs[-1]]
     common = assessed[runs[-1]] & assessed[runs[-2]]
-    out = compare(get_warehouse(), "latest", "previous", "changes")
+    out = compare(services.warehouse(), "latest", "previous", "changes")
     m = out["metrics"]
     assert (out["current_assessment_id"], out["previous_assessment_id"]) == (runs[-1], runs[-2])
     assert m["new_issues"] == len({k for k in cur - prev if k[0] in common})
@@ -98,21 +98,21 @@ def test_comparison_new_resolved_persistent_and_assets(raw) -> None:  # type: ig
     assert [t["failures"] for t in out["trend_analysis"]] == [len(fails[r]) for r in runs]
 
 
-def test_issue_tracking_persistent_critical(raw) -> None:  # type: ignore[no-untyped-def]
+def test_issue_tracking_persistent_critical(raw, services: Services) -> None:  # type: ignore[no-untyped-def]
     runs, results, _, _ = raw
     fails = defaultdict(set)
     for r in results:
         if r[3] == "fail" and r[4] == "critical":
             fails[(r[1], r[2])].add(r[0])
     persistent = {k for k, seen in fails.items() if runs[-1] in seen and runs[-2] in seen}
-    out = track(get_warehouse(), "persistent", "since_prior", priority="critical")
+    out = track(services.warehouse(), "persistent", "since_prior", priority="critical")
     assert out["total_unresolved"] == len(persistent)
     assert out["severity_breakdown"]["critical"] == len(persistent)
     assert out["risk_assessment"]["level"] == ("critical" if persistent else "low")
 
 
-def test_unknown_assessment_site_and_empty_scope_are_explicit(demo_warehouse: Path) -> None:
-    w = get_warehouse()
+def test_unknown_assessment_site_and_empty_scope_are_explicit(demo_warehouse: Path, services: Services) -> None:
+    w = services.warehouse()
     with pytest.raises(ToolError, match="unknown assessment id 'ASMT-1999-01-01'"):
         analyse(w, "summary", assessment_id="ASMT-1999-01-01", catalog=BUNDLED)
     with pytest.raises(ToolError, match="unknown site 'Atlantis'"):
