@@ -23,7 +23,7 @@ run: install
 	$(BIN)/assess serve
 
 lint: install
-	$(BIN)/ruff check foundation orchestration knowledge_base chat_app benchmarks command_line tests
+	$(BIN)/ruff check foundation assessment_engine orchestration knowledge_base chat_app benchmarks command_line tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

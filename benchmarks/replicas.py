@@ -19,10 +19,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from assessment_engine.warehouse.build import build_demo_warehouse
 from benchmarks.chat import burst, free_port, serve, warm
 from benchmarks.postgres import fresh_database, throwaway_cluster
 from orchestration.services import build_services
-from orchestration.warehouse.build import build_demo_warehouse
 
 
 def _folder(label: str) -> str:

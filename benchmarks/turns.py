@@ -102,8 +102,8 @@ def run(rounds: int = 2, devices: list[int] | None = None, runs: int = 4, workdi
     the next run: a 10,000-device build takes minutes)."""
     if not devices:
         return {0: _measure(rounds, report)}
+    from assessment_engine.warehouse.build import build_demo_warehouse
     from knowledge_base.ingest import ensure_seed_index
-    from orchestration.warehouse.build import build_demo_warehouse
 
     results: dict[int, list[dict[str, Any]]] = {}
     for n in devices:

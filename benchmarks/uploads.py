@@ -17,10 +17,10 @@ from pathlib import Path
 
 import duckdb
 
+from assessment_engine.checks.judgement import judge
+from assessment_engine.warehouse.user_configs import assess_files, check_config_text, command_line_workers
 from foundation.config import get_settings, using_data_dir
-from orchestration.engines.judgement import judge
 from orchestration.services import build_services
-from orchestration.warehouse.user_configs import assess_files, check_config_text, command_line_workers
 
 HOSTNAME = re.compile(r"^(hostname|switchname)\s+(\S+)", re.MULTILINE)
 

@@ -13,9 +13,12 @@ from typing import Any
 
 import duckdb
 
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse.build import build_demo_warehouse
+from assessment_engine.warehouse.sql_path import GuardedStatements, run_sql
+from assessment_engine.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 from orchestration.catalog import Catalog
 from orchestration.nlu.facets import read_facets
-from orchestration.ontology import Ontology
 from orchestration.services import build_services
 from orchestration.state import Intent
 from orchestration.tools.analysis_tool import analyse
@@ -23,9 +26,6 @@ from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
 from orchestration.tools.scope import scope_for
 from orchestration.tools.sql_plan import plan_sql
-from orchestration.warehouse.build import build_demo_warehouse
-from orchestration.warehouse.sql_path import GuardedStatements, run_sql
-from orchestration.warehouse.store import DuckDBWarehouse, SQLiteWarehouse, Warehouse
 
 SQLITE_INDEXES = [
     "CREATE INDEX ix_results_run ON results(assessment_id, status)", "CREATE INDEX ix_results_asset ON results(asset_id)",

@@ -23,6 +23,7 @@ from chainlit.config import config as chainlit_config
 from chainlit.server import app as chainlit_app
 from chainlit.types import ThreadDict
 
+from assessment_engine.warehouse.sql_text import pretty_sql
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
@@ -54,7 +55,6 @@ from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.turn_pool import TurnPool, warm_up
-from orchestration.warehouse.sql_text import pretty_sql
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 log = logging.getLogger(__name__)
@@ -478,8 +478,8 @@ def _process_uploads(documents: dict[Path, str], configs: list[tuple[str, bytes]
                      progress: Progress, show: Any) -> tuple[list[str], str | None]:
     """The documents added (embedded together, each file reported), then the configurations assessed into one new
     assessment; runs in a worker thread. The results' lines, and the collection the configurations went to."""
+    from assessment_engine.warehouse.user_configs import assess_files
     from knowledge_base.ingest import ingest_paths
-    from orchestration.warehouse.user_configs import assess_files
 
     lines: list[str] = []
     shown = {owned_name(n, user_id): n for n in documents.values()}

@@ -28,9 +28,9 @@ import chainlit.config
 import chainlit.server
 from chainlit.session import BaseSession
 
+from assessment_engine.checks.secrets import mask_config
 from chat_app.security import UPLOADING
 from chat_app.uploads import holds_device_secrets
-from orchestration.engines.secrets import mask_config
 
 LOCK = ".alive"
 

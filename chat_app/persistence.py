@@ -23,12 +23,12 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
+from assessment_engine.checks.secrets import mask_config, mask_prompt
 from chat_app.security import REFUSALS, REQUEST_USER
 from chat_app.step_writes import StepWrites, step_row
 from chat_app.uploads import holds_device_secrets
 from foundation import migrations
 from foundation.database import open_database
-from orchestration.engines.secrets import mask_config, mask_prompt
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users ("id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from orchestration.contracts import ContractError, ContractSet
+from foundation.yaml_files import ContractError
+from orchestration.contracts import ContractSet
 from orchestration.outputs import EnterpriseContext
 from orchestration.state import AssessmentState, Citation
 

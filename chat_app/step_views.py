@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assessment_engine.warehouse.sql_text import bind, pretty_sql
 from orchestration.outputs import TaskOutputs
 from orchestration.state import Final, Intent, Plan, Task, ToolCall, Trace
-from orchestration.warehouse.sql_text import bind, pretty_sql
 
 MAX_ROWS = 12  # rows of a findings or chunk table shown in a step; the full list is in the JSON beside it
 

@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 from chainlit.auth import get_current_user
 from fastapi import Body, Depends
 
+from assessment_engine.checks.config_parser import identify_platform, looks_like_config
+from assessment_engine.checks.judgement import ROLE_FILE
 from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
-from orchestration.engines.config_parser import identify_platform, looks_like_config
-from orchestration.engines.judgement import ROLE_FILE
 
 CONFIG_TYPES = (".cfg", ".conf", ".config", ".txt", ".log")
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # the same limit as [features.spontaneous_file_upload] max_size_mb

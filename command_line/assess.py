@@ -100,8 +100,8 @@ def _cmd_ddl(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_build(args: argparse.Namespace) -> int:
+    from assessment_engine.warehouse.build import build_demo_warehouse
     from orchestration.services import build_services
-    from orchestration.warehouse.build import build_demo_warehouse
 
     services = build_services()
     path = services.settings.warehouse_path
@@ -129,9 +129,9 @@ def _cmd_model_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_assess_configs(args: argparse.Namespace) -> int:
+    from assessment_engine.warehouse.store import WarehouseUnavailable
+    from assessment_engine.warehouse.user_configs import assess_folder, command_line_workers
     from orchestration.services import build_services
-    from orchestration.warehouse.store import WarehouseUnavailable
-    from orchestration.warehouse.user_configs import assess_folder, command_line_workers
 
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -293,9 +293,9 @@ def _cmd_bench_kb(args: argparse.Namespace) -> int:
 
 def ensure_demo_data() -> None:
     """Warehouse and seed knowledge base on first run; existing data is left alone."""
+    from assessment_engine.warehouse.build import ensure_demo_warehouse
     from knowledge_base.ingest import ensure_seed_index
     from orchestration.services import build_services
-    from orchestration.warehouse.build import ensure_demo_warehouse
 
     services = build_services()
     built = ensure_demo_warehouse(services.settings.warehouse_path, services.catalog)
@@ -311,12 +311,12 @@ def preflight() -> list[str]:
     does not exist yet is no problem: the first run builds the demo data)."""
     import sqlite3
 
+    from assessment_engine.ontology import load_ontology
+    from assessment_engine.warehouse.store import WarehouseUnavailable, open_warehouse
+    from foundation.yaml_files import ContractError
     from knowledge_base.embeddings import model_problem
     from orchestration.catalog import load_catalog
-    from orchestration.contracts import ContractError
     from orchestration.memory.store import MemoryStore, MemoryUnavailable
-    from orchestration.ontology import load_ontology
-    from orchestration.warehouse.store import WarehouseUnavailable, open_warehouse
 
     settings = get_settings()
     problems = [p for p in [model_problem(settings)] if p]
@@ -545,10 +545,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _reason(exc: Exception) -> str:
+    from assessment_engine.warehouse.store import WarehouseUnavailable
+    from foundation.yaml_files import ContractError
     from knowledge_base.embeddings import EmbeddingUnavailable
-    from orchestration.contracts import ContractError
     from orchestration.memory.store import MemoryUnavailable
-    from orchestration.warehouse.store import WarehouseUnavailable
 
     if isinstance(exc, (ContractError, MemoryUnavailable, WarehouseUnavailable, EmbeddingUnavailable)):
         return str(exc)

@@ -5,7 +5,7 @@ together apply each step once, and a step that fails leaves the database as it w
 A new column or table is a new step at the end of the store's list (never an edit of an applied one): the memory
 store (``orchestration/memory/store.py``), the knowledge index (``knowledge_base/index.py``) and the chat history
 (``chat_app/persistence.py``) each keep theirs. (The assessment warehouse is read-only for turns and versioned by
-file; its columns follow the ontology instead: ``orchestration/warehouse/migrate.py``.)
+file; its columns follow the ontology instead: ``assessment_engine/warehouse/migrate.py``.)
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ _NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?")
 
 def warehouse_query(path: Path) -> Query:
     """Read-only queries on the DuckDB warehouse the product answers from (its current version)."""
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.store import connect_reader
+    from assessment_engine.warehouse.versions import current_file
 
     def run(sql: str) -> list[tuple[Any, ...]]:
         con = connect_reader(current_file(path))

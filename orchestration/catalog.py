@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from assessment_engine.checks.rule_engine import RuleCatalog, load_rule_catalog
+from assessment_engine.checks.slic_engine import Signature, load_signatures
+from assessment_engine.ontology import Ontology, load_ontology
 from orchestration.contracts import ContractSet, load_contracts
-from orchestration.engines.rule_engine import RuleCatalog, load_rule_catalog
-from orchestration.engines.slic_engine import Signature, load_signatures
-from orchestration.ontology import Ontology, load_ontology
 
 
 @dataclass(frozen=True)

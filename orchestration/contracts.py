@@ -15,24 +15,13 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from foundation.yaml_files import read_yaml
+from foundation.yaml_files import ContractError, compiled, read_yaml
 from orchestration.outputs import output_models
 
 _WRITE_PATH = re.compile(r"^(input|intent|plan|mcp\.tool_calls|conversation|final|task\.(status|error|outputs\.[a-z_]+))$")
 
 
 _M = TypeVar("_M", bound=BaseModel)
-
-
-class ContractError(ValueError):
-    """A contract file is missing, unreadable or malformed."""
-
-
-def compiled(patterns: list[str]) -> list[str]:
-    """The patterns, each checked to compile (``re.error`` names the bad one when a contract loads)."""
-    for p in patterns:
-        re.compile(p)
-    return patterns
 
 
 class Strict(BaseModel):

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
+from foundation.yaml_files import ContractError
 from orchestration.agents import (
     TASK_AGENTS,
     answer_composer,
@@ -34,7 +35,7 @@ from orchestration.agents import (
     planner,
     reflector,
 )
-from orchestration.contracts import ContractError, ContractSet
+from orchestration.contracts import ContractSet
 from orchestration.enforcement import ContractViolation, TaskResult, check_control_update, check_task_result
 from orchestration.services import Services
 from orchestration.state import (

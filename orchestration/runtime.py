@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from assessment_engine.checks.secrets import mask_prompt
 from foundation.database import DatabaseUnavailable
+from foundation.yaml_files import ContractError
 from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
-from orchestration.contracts import ContractError
-from orchestration.engines.secrets import mask_prompt
 from orchestration.graph import build_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
 from orchestration.services import Services, build_services

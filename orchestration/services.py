@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from assessment_engine.warehouse.store import Warehouse, Warehouses
 from foundation.config import Settings, get_settings
 from foundation.database import Databases
 from knowledge_base.embeddings import Embedder, load_embedder
@@ -39,7 +40,6 @@ from orchestration.nlu.names import Gazetteer
 from orchestration.nlu.router import SemanticRouter
 from orchestration.tools.builtin import BUILTIN_TOOLS
 from orchestration.tools.registry import ToolImpl, ToolRegistry
-from orchestration.warehouse.store import Warehouse, Warehouses
 
 if TYPE_CHECKING:
     from orchestration.nlu.frame import FrameReader

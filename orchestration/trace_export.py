@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assessment_engine.warehouse.sql_text import bind
 from orchestration.memory.store import MemoryStore
-from orchestration.warehouse.sql_text import bind
 
 
 class TraceAccessError(PermissionError):

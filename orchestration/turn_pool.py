@@ -30,12 +30,12 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
+from assessment_engine.warehouse.sql_text import layouts
 from foundation.config import Settings, available_cores
 from orchestration import fork_server
 from orchestration.runtime import TurnEvent, iter_turn, turn_graph
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Final, TurnInput
-from orchestration.warehouse.sql_text import layouts
 
 log = logging.getLogger(__name__)
 Deliver = Callable[[TurnEvent | AssessmentState | None], object]  # None: the turn is over

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from assessment_engine.warehouse.sql_path import GuardedStatements
 from foundation.config import PROJECT_ROOT
 from orchestration.catalog import load_catalog
-from orchestration.warehouse.sql_path import GuardedStatements
 
 BUNDLED = load_catalog(PROJECT_ROOT / "contracts")
 RULES = list(BUNDLED.rules.rules)

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from assessment_engine.warehouse.build import build_demo_warehouse
 from foundation.config import PROJECT_ROOT, get_settings, using_data_dir
 from knowledge_base.ingest import ensure_seed_index
 from orchestration.services import Services, build_services
-from orchestration.warehouse.build import build_demo_warehouse
 from tests.catalog import BUNDLED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from assessment_engine.warehouse.store import Warehouse
 from foundation.vocabulary.severity import SEVERITIES, rank_sql
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
@@ -17,7 +18,6 @@ from orchestration.tools.scope import (
     scope_clause,
 )
 from orchestration.tools.slic_tool import RESULT_CAP, _grouped_here
-from orchestration.warehouse.store import Warehouse
 
 COMPARE_FAILS = """
 SELECT r.asset_id, r.rule_id, r.severity, a.site, ru.title

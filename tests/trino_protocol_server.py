@@ -23,7 +23,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from orchestration.warehouse.store import connect_reader
+from assessment_engine.warehouse.store import connect_reader
 
 _EXECUTE = re.compile(r"^\s*EXECUTE IMMEDIATE\s+'((?:[^']|'')*)'(?:\s+USING\s+(.*))?\s*$", re.S | re.I)
 _TYPES = {"VARCHAR": "varchar", "BIGINT": "bigint", "INTEGER": "integer", "DOUBLE": "double", "BOOLEAN": "boolean",

@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from assessment_engine.warehouse.versions import version_stamp
 from foundation.database import DatabaseUnavailable
 from foundation.vocabulary.scope import AnswerScope
 from foundation.vocabulary.text import plural
@@ -42,7 +43,6 @@ from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.results import InventoryResult, SqlPathResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
-from orchestration.warehouse.versions import version_stamp
 
 SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from orchestration.engines.judgement import all_fit, fits
-from orchestration.engines.rule_engine import Rule
+from assessment_engine.checks.judgement import all_fit, fits
+from assessment_engine.checks.rule_engine import Rule
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,

@@ -21,8 +21,8 @@ import json
 import re
 from typing import Any
 
+from assessment_engine.ontology import Ontology
 from orchestration.interpretation.scope_statement import scope_gaps
-from orchestration.ontology import Ontology
 from orchestration.outputs import TaskOutputs
 from orchestration.services import Services
 from orchestration.state import MAX_PLAN_ITERATIONS, AssessmentState, Final, Plan, StateUpdate

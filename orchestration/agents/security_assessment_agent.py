@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from assessment_engine.checks.rule_engine import Rule
 from orchestration.agents.config_best_practice_agent import focused, interpret_assessment, with_gaps
 from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.enforcement import TaskResult
-from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation import findings, generic_answers, slic_insights
 from orchestration.interpretation.findings import devices
 from orchestration.nlu.domain import GOALS

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from assessment_engine.checks.judgement import PLATFORMS_OF_TYPE
+from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.warehouse.sql_guard import ROW_CAP
 from foundation.vocabulary.text import plural
-from orchestration.engines.judgement import PLATFORMS_OF_TYPE
-from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import applied, chunks_for_rule
 from orchestration.interpretation.findings import (
@@ -41,7 +42,6 @@ from orchestration.tools.rows import (
     TopRule,
     day,
 )
-from orchestration.warehouse.sql_guard import ROW_CAP
 
 SHOWN = 100  # rows of a list shown in the chat; the exported trace holds every row the query returned
 RP = "assessment_context.report_data.sql_path.rows"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from orchestration.engines.rule_engine import Rule
+from assessment_engine.checks.rule_engine import Rule
 from orchestration.outputs import AppliedContext, RetrievedChunk
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")

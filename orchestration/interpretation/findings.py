@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from assessment_engine.checks.rule_engine import Rule
 from foundation.vocabulary import severity
 from foundation.vocabulary.text import plural
-from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.charts import breakdown_charts, trend_chart
 from orchestration.interpretation.enterprise import context_for_rule
 from orchestration.outputs import (

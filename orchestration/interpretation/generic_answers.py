@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from assessment_engine.checks.rule_engine import Rule
 from foundation.vocabulary.text import HOW_LONG, singular
-from orchestration.engines.rule_engine import Rule
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
 

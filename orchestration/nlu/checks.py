@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
-from orchestration.engines.rule_engine import Rule
+from assessment_engine.checks.rule_engine import Rule
 from orchestration.nlu.facets import topic_phrase_rules
 from orchestration.nlu.frame import TOPICS
 

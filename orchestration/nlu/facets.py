@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.ontology import Ontology
 from orchestration.catalog import Catalog
 from orchestration.contracts import PlannerCondition
-from orchestration.engines.rule_engine import Rule
-from orchestration.ontology import Ontology
 from orchestration.state import Facets, Intent
 
 _I = re.IGNORECASE

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from orchestration.engines.judgement import all_fit
+from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
 from orchestration.state import (

@@ -8,10 +8,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from assessment_engine.warehouse.store import Warehouse, WarehouseUnavailable
+from assessment_engine.warehouse.versions import version_stamp
 from foundation.config import Settings
 from orchestration.nlu.names import Gazetteer
-from orchestration.warehouse.store import Warehouse, WarehouseUnavailable
-from orchestration.warehouse.versions import version_stamp
 
 _VIEWERS = 512  # gazetteers kept per version: a viewer's costs two queries a turn otherwise
 

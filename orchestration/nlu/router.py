@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from foundation.yaml_files import read_yaml
+from foundation.yaml_files import ContractError, read_yaml
 from knowledge_base.embedding_cache import embed_fixed
 from knowledge_base.embeddings import Embedder
-from orchestration.contracts import ContractError
 from orchestration.nlu.spelling import SpellingNormalizer
 
 TEMPERATURE = 0.05

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from assessment_engine.warehouse import run_summary, summary_rows
+from assessment_engine.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
+from assessment_engine.warehouse.store import QueryResult, Warehouse, query_all
 from orchestration.catalog import Catalog
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
-from orchestration.warehouse import run_summary, summary_rows
-from orchestration.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
-from orchestration.warehouse.store import QueryResult, Warehouse, query_all
 
 
 def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, product_filter: str | None,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assessment_engine.warehouse import comparison_summary
+from assessment_engine.warehouse.store import Warehouse, query_all
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
     FLEET,
@@ -15,8 +17,6 @@ from orchestration.tools.scope import (
     resolve_assessment,
     scope_clause,
 )
-from orchestration.warehouse import comparison_summary
-from orchestration.warehouse.store import Warehouse, query_all
 
 
 def _issue(row: tuple[Any, ...]) -> dict[str, Any]:

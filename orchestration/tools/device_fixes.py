@@ -2,7 +2,7 @@
 
 The warehouse keeps each device's configuration as assessed (secrets masked, ``configs``). For a question about
 one device ("how do I fix VTY-SSH-ONLY on RTR-BR-03-1"), the catalog's pattern is not the answer: the fix is
-written from the device's evidence and names (``orchestration.engines.remediation``), applied to that
+written from the device's evidence and names (``assessment_engine.checks.remediation``), applied to that
 configuration in memory and re-judged with every rule. Masked values stay masked in the commands (the user fills
 them in, as the placeholders); a device whose configuration is not stored gets no entry, and the answer says that
 the catalog's fix is not verified on it.
@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assessment_engine.checks.config_parser import SUPPORTED, parse_config
+from assessment_engine.checks.remediation import verify_fix
+from assessment_engine.checks.rule_engine import evaluate_config
+from assessment_engine.warehouse.sql_guard import UnsafeSQL
+from assessment_engine.warehouse.sql_path import GuardedStatements, run_sql
+from assessment_engine.warehouse.store import Warehouse
 from orchestration.catalog import Catalog
-from orchestration.engines.config_parser import SUPPORTED, parse_config
-from orchestration.engines.remediation import verify_fix
-from orchestration.engines.rule_engine import evaluate_config
-from orchestration.warehouse.sql_guard import UnsafeSQL
-from orchestration.warehouse.sql_path import GuardedStatements, run_sql
-from orchestration.warehouse.store import Warehouse
 
 _CONFIG = ("SELECT c.config_text, a.platform, a.device_type FROM configs c JOIN assets a ON a.asset_id = c.asset_id "
            "WHERE c.assessment_id = ? AND c.asset_id = ?")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from assessment_engine.warehouse.store import Warehouse
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import FLEET, assessment_runs
-from orchestration.warehouse.store import Warehouse
 
 INVENTORY_LIMIT = 50  # rows per call unless the caller asks for another limit
 COLUMNS = "asset_id, site, environment, device_type, role, product_family, platform, os_version, criticality"

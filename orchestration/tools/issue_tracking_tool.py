@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from assessment_engine.warehouse.store import Warehouse, query_all
 from foundation.vocabulary.severity import RANK, SEVERITIES, rank_sql
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import (
@@ -15,7 +16,6 @@ from orchestration.tools.scope import (
     describe_scope,
     scope_clause,
 )
-from orchestration.warehouse.store import Warehouse, query_all
 
 # How long each failing (device, rule) of the latest run has been open, computed in the engine in one grouping:
 # per run a 0/1 "failed in it", and the streak is 1 + (failed in the run before: 1 + (…)) counted back from the

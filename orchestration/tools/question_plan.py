@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestration.ontology import Ontology
+from assessment_engine.ontology import Ontology
 from orchestration.state import Intent, QuestionFrame
 from orchestration.tools.frame_sql import Condition, compared_key, last_assessed, plan_frame
 from orchestration.tools.sql_plan import SqlPlan, plan_sql

@@ -23,13 +23,13 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
+from assessment_engine.warehouse.sql_path import GuardedStatements
+from assessment_engine.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 from orchestration.catalog import Catalog
 from orchestration.contracts import ToolContract
 from orchestration.state import ToolCall
 from orchestration.tools.errors import ToolError
 from orchestration.tools.results import RESULT_MODELS, ToolResult
-from orchestration.warehouse.sql_path import GuardedStatements
-from orchestration.warehouse.store import RecordingWarehouse, Warehouse, WarehouseUnavailable
 
 ToolImpl = Callable[..., dict[str, Any]]
 log = logging.getLogger(__name__)

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from assessment_engine.warehouse.run_summary import (
+    SAMPLE_CAP as SAMPLE_CAP,  # one cap for every tool's samples
+)
+from assessment_engine.warehouse.store import Warehouse
 from orchestration.state import Intent
 from orchestration.tools.errors import ToolError
-from orchestration.warehouse.run_summary import SAMPLE_CAP as SAMPLE_CAP  # one cap for every tool's samples
-from orchestration.warehouse.store import Warehouse
 
 DEVICE_TYPES = ("router", "switch", "firewall", "wireless_controller")  # the inventory's device types
 FLEET = "fleet"  # the managed network's collection (contracts/warehouse.yaml)

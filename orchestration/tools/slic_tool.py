@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from assessment_engine.warehouse.store import Warehouse, query_all
 from foundation.vocabulary.severity import rank_sql
 from orchestration.tools.scope import FLEET, resolve_assessment, scope_clause
-from orchestration.warehouse.store import Warehouse, query_all
 
 RESULT_CAP = 100
 GROUP_HERE_MAX = 500  # matches fetched whole and grouped in Python; above this the engine groups them

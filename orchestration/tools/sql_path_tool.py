@@ -1,4 +1,4 @@
-"""``sql_path`` (DESIGN §6.2): one read-only SELECT planned by ``orchestration.warehouse.sql_path`` from the
+"""``sql_path`` (DESIGN §6.2): one read-only SELECT planned by ``assessment_engine.warehouse.sql_path`` from the
 ontology, checked by the SQL guard and run with bound parameters. With ``assessment_id`` the statement's
 first parameter is that assessment, resolved here ('latest' → its id) so the answer can name it (a
 description's ``{assessment_id}`` is replaced by it). A ``device_rules`` result also carries the device's own
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from assessment_engine.warehouse.sql_guard import ROW_CAP, UnsafeSQL
+from assessment_engine.warehouse.sql_path import GuardedStatements, run_sql
+from assessment_engine.warehouse.store import Warehouse
 from orchestration.catalog import Catalog
 from orchestration.tools.device_fixes import device_fixes
 from orchestration.tools.errors import ToolError
 from orchestration.tools.scope import FLEET, resolve_assessment
-from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL
-from orchestration.warehouse.sql_path import GuardedStatements, run_sql
-from orchestration.warehouse.store import Warehouse
 
 
 def sql_path_tool(w: Warehouse, template: str, sql: str, description: str, params: list[Any] | None = None,

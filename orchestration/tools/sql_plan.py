@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orchestration.ontology import Ontology
+from assessment_engine.ontology import Ontology
 from orchestration.state import Facets
 from orchestration.tools.scope import FLEET, scope_conditions
 

@@ -231,8 +231,8 @@ def test_users_cannot_see_each_others_threads(auth_app: tuple[str, Path], browse
 
 def test_an_upload_is_its_owners_collection_and_never_changes_anyone_elses_fleet(
         auth_app: tuple[str, Path], tmp_path: Path, browser: Any) -> None:
-    from orchestration.warehouse.config_templates import DeviceSpec, render
-    from orchestration.warehouse.demo_network import CONTROLS
+    from assessment_engine.warehouse.config_templates import DeviceSpec, render
+    from assessment_engine.warehouse.demo_network import CONTROLS
 
     url, data = auth_app
     config = tmp_path / "lab-rtr-1.cfg"

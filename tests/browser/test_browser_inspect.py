@@ -105,8 +105,8 @@ def test_every_step_of_a_cited_chart_answer_reads_without_opening_json(app: tupl
 
 def test_commands_a_collection_switch_button_and_an_export_that_holds_uploads_and_outputs(
         app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
-    from orchestration.warehouse.config_templates import DeviceSpec, render
-    from orchestration.warehouse.demo_network import CONTROLS
+    from assessment_engine.warehouse.config_templates import DeviceSpec, render
+    from assessment_engine.warehouse.demo_network import CONTROLS
 
     page = open_chat(browser, app[0])
     console = _console(page)

@@ -106,9 +106,9 @@ def test_trace_export_json_and_markdown_with_owner_check(demo_warehouse: Path, t
 
 def test_agent_memory_serves_repeated_tool_calls_until_the_warehouse_changes(writable_warehouse: Path,
                                                                              tmp_path: Path, services: Services) -> None:
-    from orchestration.warehouse.config_templates import DeviceSpec, render
-    from orchestration.warehouse.demo_network import CONTROLS
-    from orchestration.warehouse.user_configs import assess_files
+    from assessment_engine.warehouse.config_templates import DeviceSpec, render
+    from assessment_engine.warehouse.demo_network import CONTROLS
+    from assessment_engine.warehouse.user_configs import assess_files
 
     prompt = "Summarize configuration best practice findings for Branch-05"
     first, second = handle_turn(prompt, services=services), handle_turn(prompt, services=services)

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from assessment_engine.checks.judgement import judge
+from assessment_engine.checks.rule_engine import interfaces
 from foundation.config import PROJECT_ROOT
-from orchestration.engines.judgement import judge
-from orchestration.engines.rule_engine import interfaces
 from tests.catalog import RULES
 from tests.conftest import ASSESS, FIXTURES
 

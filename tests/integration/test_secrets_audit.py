@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.engines.secrets import RULES, TRIGGER, mask_config
+from assessment_engine.checks.secrets import RULES, TRIGGER, mask_config
 from tests.browser import running_app
 from tests.chat_client import ChatSession
 from tests.conftest import TEST_OUTPUT

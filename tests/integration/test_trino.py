@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.sql_path import run_sql
+from assessment_engine.warehouse.store import (
+    DuckDBWarehouse,
+    TrinoWarehouse,
+    WarehouseUnavailable,
+)
 from foundation.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.issue_tracking_tool import track
-from orchestration.warehouse.sql_path import run_sql
-from orchestration.warehouse.store import (
-    DuckDBWarehouse,
-    TrinoWarehouse,
-    WarehouseUnavailable,
-)
 from tests.catalog import BUNDLED, ONTOLOGY, statements
 from tests.conftest import free_port
 from tests.trino_protocol_server import TrinoProtocolServer
@@ -75,8 +75,8 @@ def test_unreachable_trino_is_a_clear_tool_error(monkeypatch: pytest.MonkeyPatch
 
 def test_an_uploaded_config_is_refused_on_trino_not_written_where_nothing_reads_it(
         trino_server: TrinoProtocolServer, demo_warehouse: Path) -> None:
-    from orchestration.warehouse.user_configs import assess_files
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.user_configs import assess_files
+    from assessment_engine.warehouse.versions import current_file
 
     before = current_file(demo_warehouse)
     with pytest.raises(WarehouseUnavailable, match="reads its assessments from trino"):

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.sql_text import pretty_sql
 from foundation.config import get_settings
 from orchestration.runtime import TurnEvent, handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState
 from orchestration.turn_pool import TurnPool
-from orchestration.warehouse.sql_text import pretty_sql
 
 PROMPTS = ["Summarize my latest configuration best practice assessment, top 5 issues.",
            "Which assets got worse since the previous assessment?",

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.demo_network import CONTROLS
+from assessment_engine.warehouse.migrate import migrate
+from assessment_engine.warehouse.store import connect_reader
+from assessment_engine.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
+from assessment_engine.warehouse.versions import current_file
 from foundation.config import get_settings
 from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.demo_network import CONTROLS
-from orchestration.warehouse.migrate import migrate
-from orchestration.warehouse.store import connect_reader
-from orchestration.warehouse.user_configs import MAX_CONFIG_BYTES, assess_files, assess_folder
-from orchestration.warehouse.versions import current_file
 from tests.catalog import BUNDLED, ONTOLOGY
 from tests.conftest import ASSESS
 
@@ -108,8 +108,8 @@ def test_a_new_collection_name_already_taken_is_refused_not_merged(writable_ware
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Two uploads that draw the same new collection name (a 32-bit suffix makes it rare, not impossible): the
     second is refused with a reason, and the first collection keeps only its own devices."""
-    from orchestration.warehouse import user_configs
-    from orchestration.warehouse.store import WarehouseUnavailable
+    from assessment_engine.warehouse import user_configs
+    from assessment_engine.warehouse.store import WarehouseUnavailable
 
     monkeypatch.setattr(user_configs, "collection_name", lambda files, now: "upload-lab-20261122-100000-0000")
     first = assess_files(_lab_configs(2), BUNDLED, get_settings(), owner="alice")
@@ -203,7 +203,7 @@ def test_the_cli_uploads_while_a_server_has_the_warehouse_open(writable_warehous
 def test_rows_are_appended_in_one_statement_with_nulls_empty_strings_and_times_as_given() -> None:
     import duckdb
 
-    from orchestration.warehouse.build import insert_rows
+    from assessment_engine.warehouse.build import insert_rows
 
     con = duckdb.connect(":memory:")
     con.execute("CREATE TABLE t (a VARCHAR, b VARCHAR, seen TIMESTAMP, n INTEGER)")
@@ -230,7 +230,7 @@ def test_a_configuration_cancelled_before_it_is_judged_is_left_out(writable_ware
 def test_a_batch_assessed_in_worker_processes_writes_what_one_process_writes(writable_warehouse: Path) -> None:
     """The command line's worker processes: the same results, evidence, configurations and SLIC rows, the files in
     their order, a repeated hostname kept apart, and a bad file reported in its place."""
-    from orchestration.warehouse.user_configs import PARALLEL_FROM
+    from assessment_engine.warehouse.user_configs import PARALLEL_FROM
 
     files = _lab_configs(PARALLEL_FROM + 10)
     files.insert(7, ("notes.txt", b"Shopping list:\nmilk\neggs\n"))

@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from assessment_engine.warehouse.store import connect_reader
+from assessment_engine.warehouse.versions import current_file
 from orchestration.agents.reflector import reflect
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Citation
-from orchestration.warehouse.store import connect_reader
-from orchestration.warehouse.versions import current_file
 
 LATEST = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1)"
 PREVIOUS = "(SELECT assessment_id FROM assessments ORDER BY started_at DESC LIMIT 1 OFFSET 1)"

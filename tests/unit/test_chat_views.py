@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.sql_text import bind
 from chat_app import commands
 from chat_app import step_views as views
 from chat_app.rendering import linked_markers
@@ -18,7 +19,6 @@ from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Mcp, Plan
 from orchestration.trace_export import thread_notes, thread_states, to_json, to_markdown
-from orchestration.warehouse.sql_text import bind
 from tests.catalog import BUNDLED, CONTRACTS
 from tests.stores import configured_memory
 
@@ -108,8 +108,8 @@ def test_help_lists_every_command_of_the_one_table_and_unknown_commands_point_to
 
 
 def test_collections_are_listed_and_switched_with_the_conversations_own_switch(writable_warehouse: Path, services: Services) -> None:
+    from assessment_engine.warehouse.user_configs import assess_files
     from orchestration.runtime import load_conversation
-    from orchestration.warehouse.user_configs import assess_files
 
     config = b"hostname lab-r1\ninterface Gi0/0\n ip address 10.0.0.1 255.255.255.0\nline vty 0 4\n transport input ssh\n"
     report = assess_files([("lab-r1.cfg", config)], BUNDLED, get_settings(), owner="alice")
@@ -147,7 +147,7 @@ def test_the_export_keeps_upload_results_and_command_outputs_where_they_appeared
 
 
 def test_smart_install_evidence_names_the_missing_command_not_a_pattern() -> None:
-    from orchestration.engines.slic_engine import _as_command
+    from assessment_engine.checks.slic_engine import _as_command
 
     assert _as_command("^no vstack$") == "`no vstack` line"
     assert _as_command(r"^snmp-server community \S+ RW") == "line like `snmp-server community … RW`"

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.demo_network import CONTROLS
+from assessment_engine.warehouse.user_configs import assess_files
 from foundation.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.demo_network import CONTROLS
-from orchestration.warehouse.user_configs import assess_files
 from tests.catalog import BUNDLED
 from tests.stores import configured_memory
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from ciscoconfparse2 import CiscoConfParse
 
-from orchestration.engines.config_parser import detect_platform, looks_like_config, parse_config
-from orchestration.engines.interfaces import interfaces_of
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.demo_network import CONTROLS
+from assessment_engine.checks.config_parser import detect_platform, looks_like_config, parse_config
+from assessment_engine.checks.interfaces import interfaces_of
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.demo_network import CONTROLS
 
 ALL_GOOD = dict.fromkeys(CONTROLS, True)
 ALL_BAD = dict.fromkeys(CONTROLS, False)
@@ -113,7 +113,7 @@ def test_garbage_indentation_and_crlf_parse() -> None:
 
 
 def test_platform_is_identified_before_deciding_what_is_a_configuration() -> None:
-    from orchestration.engines.config_parser import identify_platform
+    from assessment_engine.checks.config_parser import identify_platform
     fragment = identify_platform("interface Gi0/1\n ip address 10.0.0.1 255.255.255.252\n")
     assert (fragment.platform, fragment.supported) == ("fragment", False) and "fragment" in fragment.reason
     assert identify_platform("#\n sysname SW1\n#\nvlan 1\n#\nreturn\n").platform == "HP/H3C Comware"
@@ -135,6 +135,6 @@ def test_platform_is_identified_before_deciding_what_is_a_configuration() -> Non
      "Brocade/Ruckus ICX"),
 ])
 def test_more_systems_are_refused_by_their_name(text: str, platform: str) -> None:
-    from orchestration.engines.config_parser import identify_platform
+    from assessment_engine.checks.config_parser import identify_platform
     verdict = identify_platform(text)
     assert (verdict.platform, verdict.supported) == (platform, False)

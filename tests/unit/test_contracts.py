@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from foundation.config import PROJECT_ROOT
-from orchestration.contracts import ContractError, load_contracts
+from foundation.yaml_files import ContractError
+from orchestration.contracts import load_contracts
 
 AGENTS = {"Intent Classifier", "Planner", "Knowledge Agent", "Data Query Agent", "SLIC Agent",
           "Config Best Practice Agent", "Security Assessment Agent"}

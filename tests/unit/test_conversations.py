@@ -143,8 +143,8 @@ def test_what_about_another_site_keeps_the_request(demo_warehouse: Path, service
 
 
 def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_warehouse: Path, services: Services) -> None:
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.store import connect_reader
+    from assessment_engine.warehouse.versions import current_file
 
     handle_turn("which switches at DataCenter-2 fail critical checks", thread_id="t-where", services=services)
     follow = handle_turn("and at the stores?", thread_id="t-where", services=services)
@@ -164,8 +164,8 @@ def test_a_bare_follow_up_that_only_changes_where_keeps_the_questions_form(demo_
 
 def _of_latest_run(warehouse: Path, column: str, where: str, device: str) -> Any:
     """One value of ``device``'s results in the latest fleet run (``column`` over the rows matching ``where``)."""
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.store import connect_reader
+    from assessment_engine.warehouse.versions import current_file
 
     con = connect_reader(current_file(warehouse))
     try:
@@ -179,8 +179,8 @@ def _of_latest_run(warehouse: Path, column: str, where: str, device: str) -> Any
 
 def _latest_counts(warehouse: Path, where: str, failing: str) -> tuple[int, int]:
     """(devices assessed, devices failing) in the latest fleet run, among assets × sites rows matching ``where``."""
-    from orchestration.warehouse.store import connect_reader
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.store import connect_reader
+    from assessment_engine.warehouse.versions import current_file
 
     con = connect_reader(current_file(warehouse))
     try:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from assessment_engine.warehouse.store import connect_reader
+from assessment_engine.warehouse.versions import current_file
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
-from orchestration.warehouse.store import connect_reader
-from orchestration.warehouse.versions import current_file
 
 
 def context(prompt: str, services: Services) -> dict:  # type: ignore[type-arg]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from orchestration.warehouse.build import build_demo_warehouse
-from orchestration.warehouse.store import connect_reader
-from orchestration.warehouse.versions import current_file
+from assessment_engine.warehouse.build import build_demo_warehouse
+from assessment_engine.warehouse.store import connect_reader
+from assessment_engine.warehouse.versions import current_file
 from tests.catalog import BUNDLED
 
 

@@ -17,7 +17,8 @@ import pytest
 from chat_app import step_views
 from chat_app.rendering import node_label
 from foundation.config import PROJECT_ROOT, get_settings
-from orchestration.contracts import ContractError, load_contracts
+from foundation.yaml_files import ContractError
+from orchestration.contracts import load_contracts
 from orchestration.csv_export import answer_tables
 from orchestration.graph import build_graph
 from orchestration.interpretation.markdown import markdown_problems, tables

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from foundation.config import PROJECT_ROOT
 
-PACKAGES = ("foundation", "orchestration", "knowledge_base", "chat_app", "command_line")
+PACKAGES = ("foundation", "assessment_engine", "orchestration", "knowledge_base", "chat_app", "command_line")
 _MUTATORS = {"append", "extend", "add", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard",
              "insert", "appendleft", "move_to_end"}
 # classes whose module-level instances hold no state: compiled patterns, a sentinel
@@ -34,12 +34,12 @@ _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Co
 # a changed file can make stale.
 MEMOS = {
     ('cache', 'chat_app.charts', '_template'),  # Plotly's default template, from the installed package
-    ('cache', 'orchestration.engines.config_parser', 'literal_start'),  # of a compiled pattern
-    ('cache', 'orchestration.engines.rule_engine', '_compile'),  # a pattern's compiled form
+    ('cache', 'assessment_engine.checks.config_parser', 'literal_start'),  # of a compiled pattern
+    ('cache', 'assessment_engine.checks.rule_engine', '_compile'),  # a pattern's compiled form
     ('cache', 'orchestration.interpretation.enterprise', 'without_orders'),  # of a text
     ('cache', 'orchestration.interpretation.markdown', '_parser'),  # a CommonMark parser, used read-only
-    ('cache', 'orchestration.warehouse.sql_text', 'pretty_sql'),  # of a statement and a dialect
-    ('cache', 'orchestration.warehouse.store', 'transpile'),  # of a statement and a dialect
+    ('cache', 'assessment_engine.warehouse.sql_text', 'pretty_sql'),  # of a statement and a dialect
+    ('cache', 'assessment_engine.warehouse.store', 'transpile'),  # of a statement and a dialect
 }
 # What reads the outside world and is kept by a module: none (what a process holds is its ``Services``').
 KNOWN = MEMOS

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from orchestration.engines.config_parser import parse_config
-from orchestration.engines.remediation import apply_commands, derive_fix, verify_fix
-from orchestration.engines.rule_engine import evaluate_rule
+from assessment_engine.checks.config_parser import parse_config
+from assessment_engine.checks.remediation import apply_commands, derive_fix, verify_fix
+from assessment_engine.checks.rule_engine import evaluate_rule
 from tests.catalog import RULES
 from tests.unit.test_rule_engine import CASES, IOS, NX, XR
 
@@ -70,7 +70,7 @@ def test_a_fix_that_leaves_the_exposure_is_labelled_not_verified() -> None:
     rule, cfg, result = _failing("LINE-EXEC-TIMEOUT", NX + "line console\n  exec-timeout 0\nline vty\n")
     fix = verify_fix(rule, cfg, result, RULES, "switch")
     assert fix.verified, fix.note
-    from orchestration.engines.remediation import Fix
+    from assessment_engine.checks.remediation import Fix
     assert Fix("X", [], note="X still fails").label == "not verified: X still fails"
 
 

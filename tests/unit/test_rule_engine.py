@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from orchestration.engines.config_parser import parse_config
-from orchestration.engines.rule_engine import evaluate_rule
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.demo_network import CONTROLS
+from assessment_engine.checks.config_parser import parse_config
+from assessment_engine.checks.rule_engine import evaluate_rule
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.demo_network import CONTROLS
 from tests.catalog import RULES
 
 IOS, NX, ASA = "version 17.6\nhostname R1\n", "version 9.3(10)\nhostname NX1\nfeature lldp\n", "ASA Version 9.16(4)\nhostname FW1\n"
@@ -157,7 +157,7 @@ def test_complete_configs_per_platform(platform: str, device_type: str, role: st
 
 
 def test_bgp_model_resolves_groups_templates_and_overrides() -> None:
-    from orchestration.engines.bgp import bgp_view
+    from assessment_engine.checks.bgp import bgp_view
     text = IOS + ("router bgp 65001\n template peer-session A\n  inherit peer-session B\n template peer-session B\n"
                   "  inherit peer-session A\n  remote-as 64999\n neighbor G peer-group\n neighbor G remote-as 64500\n"
                   " neighbor 192.0.2.1 peer-group G\n neighbor 192.0.2.2 peer-group G\n neighbor 192.0.2.2 remote-as 65001\n"
@@ -204,7 +204,7 @@ def test_a_feature_that_is_off_is_not_judged_and_the_result_says_why() -> None:
          "  ip address 10.5.0.1/30\n", "unconfigured", "parent of sub-interface Ethernet1/5.100"),
 ])
 def test_internet_facing_forms_and_fabric_ports_get_their_roles(header: str, block: str, role: str, reason: str) -> None:
-    from orchestration.engines.rule_engine import interfaces
+    from assessment_engine.checks.rule_engine import interfaces
     first = interfaces(parse_config(header + block))[0]
     assert (first.role, reason in first.reason) == (role, True), first
 

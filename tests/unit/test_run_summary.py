@@ -12,16 +12,16 @@ from typing import Any
 import duckdb
 import pytest
 
+from assessment_engine.warehouse import comparison_summary, run_summary
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.demo_network import CONTROLS
+from assessment_engine.warehouse.user_configs import assess_files
+from assessment_engine.warehouse.versions import current_file
 from foundation.config import get_settings
 from foundation.vocabulary.severity import SEVERITIES
 from orchestration.services import Services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
-from orchestration.warehouse import comparison_summary, run_summary
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.demo_network import CONTROLS
-from orchestration.warehouse.user_configs import assess_files
-from orchestration.warehouse.versions import current_file
 from tests.catalog import BUNDLED
 
 

@@ -12,17 +12,17 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from assessment_engine.checks.config_parser import parse_config
+from assessment_engine.checks.rule_engine import evaluate_config
+from assessment_engine.checks.secrets import mask_config, mask_prompt
+from assessment_engine.warehouse.user_configs import assess_files
+from assessment_engine.warehouse.versions import current_file
 from chat_app.persistence import make_data_layer, masked_upload
 from chat_app.security import REQUEST_USER
 from foundation.config import get_settings
-from orchestration.engines.config_parser import parse_config
-from orchestration.engines.rule_engine import evaluate_config
-from orchestration.engines.secrets import mask_config, mask_prompt
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.trace_export import thread_states, to_json, to_markdown
-from orchestration.warehouse.user_configs import assess_files
-from orchestration.warehouse.versions import current_file
 from tests.catalog import BUNDLED, RULES
 
 # one value per secret kind; each must vanish from every store, answer, export and log

@@ -15,13 +15,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from assessment_engine.warehouse.sql_guard import ROW_CAP, UnsafeSQL, validate
+from assessment_engine.warehouse.sql_path import run_sql
+from assessment_engine.warehouse.store import DuckDBWarehouse, QueryResult
 from orchestration.nlu.facets import read_facets
 from orchestration.state import Entity, Intent
 from orchestration.tools.scope import scope_for
 from orchestration.tools.sql_plan import plan_sql
-from orchestration.warehouse.sql_guard import ROW_CAP, UnsafeSQL, validate
-from orchestration.warehouse.sql_path import run_sql
-from orchestration.warehouse.store import DuckDBWarehouse, QueryResult
 from tests.catalog import BUNDLED, ONTOLOGY, statements
 
 HOSTILE = [
@@ -150,8 +150,8 @@ def test_deep_nesting_is_rejected_not_a_recursion_error() -> None:
 
 
 def test_a_runaway_query_is_stopped_by_the_statement_timeout(demo_warehouse: Path) -> None:
-    from orchestration.warehouse.store import WarehouseUnavailable
-    from orchestration.warehouse.versions import current_file
+    from assessment_engine.warehouse.store import WarehouseUnavailable
+    from assessment_engine.warehouse.versions import current_file
 
     warehouse = DuckDBWarehouse(current_file(demo_warehouse).parent / "warehouse.duckdb", timeout=1.0)
     started = __import__("time").perf_counter()

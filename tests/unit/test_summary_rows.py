@@ -10,13 +10,13 @@ from typing import Any
 import duckdb
 import pytest
 
+from assessment_engine.warehouse import run_summary, summary_rows
+from assessment_engine.warehouse.store import Warehouse
 from foundation.vocabulary.severity import SEVERITIES
 from orchestration.services import Services
 from orchestration.tools import analysis_tool
 from orchestration.tools.analysis_tool import _filters, analyse
 from orchestration.tools.scope import resolve_assessment
-from orchestration.warehouse import run_summary, summary_rows
-from orchestration.warehouse.store import Warehouse
 from tests.catalog import BUNDLED
 
 

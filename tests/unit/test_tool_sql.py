@@ -106,10 +106,10 @@ def test_the_demo_data_exercises_every_branch(demo_warehouse: Path, services: Se
 def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_warehouse: Path, services: Services) -> None:
     """Thousands of sites at 10,000 devices: the tool sends the largest keys of each breakdown and how many there are,
     and the summary's table says how many more there are."""
+    from assessment_engine.warehouse.run_summary import BREAKDOWN_CAP
     from orchestration.interpretation.findings import breakdown_table
     from orchestration.tools.analysis_tool import analyse
     from orchestration.tools.results import AnalysisResult
-    from orchestration.warehouse.run_summary import BREAKDOWN_CAP
 
     w = services.warehouse()
     result = analyse(w, "summary", catalog=BUNDLED)

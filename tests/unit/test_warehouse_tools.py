@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from assessment_engine.warehouse.store import connect_reader
 from orchestration.services import Services, build_services
 from orchestration.tools.analysis_tool import analyse
 from orchestration.tools.comparison_tool import compare
 from orchestration.tools.errors import ToolError
 from orchestration.tools.issue_tracking_tool import track
-from orchestration.warehouse.store import connect_reader
 from tests.catalog import BUNDLED
 
 

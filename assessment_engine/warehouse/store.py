@@ -21,10 +21,10 @@ from typing import Any, Protocol
 
 import duckdb
 
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse.migrate import migrate, missing_columns
+from assessment_engine.warehouse.versions import current_file, version_stamp
 from foundation.config import Settings
-from orchestration.ontology import Ontology
-from orchestration.warehouse.migrate import migrate, missing_columns
-from orchestration.warehouse.versions import current_file, version_stamp
 
 log = logging.getLogger(__name__)
 

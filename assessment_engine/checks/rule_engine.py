@@ -22,12 +22,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from assessment_engine.checks.bgp import bgp_view, passes_everything
+from assessment_engine.checks.config_parser import Line, ParsedConfig
+from assessment_engine.checks.interfaces import Interface, interfaces_of
 from foundation.vocabulary.severity import Severity
-from foundation.yaml_files import read_yaml
-from orchestration.contracts import ContractError, compiled
-from orchestration.engines.bgp import bgp_view, passes_everything
-from orchestration.engines.config_parser import Line, ParsedConfig
-from orchestration.engines.interfaces import Interface, interfaces_of
+from foundation.yaml_files import ContractError, compiled, read_yaml
 
 Status = Literal["pass", "fail", "not_applicable"]
 SecurityCategory = Literal["insecure management services", "weak AAA", "exposure", "missing hardening"]

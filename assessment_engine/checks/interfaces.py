@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from orchestration.engines.bgp import bgp_view
-from orchestration.engines.config_parser import Line, ParsedConfig
+from assessment_engine.checks.bgp import bgp_view
+from assessment_engine.checks.config_parser import Line, ParsedConfig
 
 InterfaceRole = Literal["access", "trunk", "routed", "edge", "virtual", "management", "member", "unused",
                         "unconfigured"]

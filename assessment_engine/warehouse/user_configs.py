@@ -21,16 +21,14 @@ from pathlib import Path
 
 import duckdb
 
-from foundation.config import Settings
-from foundation.vocabulary.text import plural
-from orchestration.catalog import Catalog
-from orchestration.engines.config_parser import PlatformVerdict, identify_platform
-from orchestration.engines.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
-from orchestration.engines.rule_engine import Rule
-from orchestration.engines.slic_engine import Signature
-from orchestration.ontology import Ontology
-from orchestration.warehouse import comparison_summary, run_summary
-from orchestration.warehouse.build import (
+from assessment_engine.catalog import EngineCatalog
+from assessment_engine.checks.config_parser import PlatformVerdict, identify_platform
+from assessment_engine.checks.judgement import ROLE_FILE, Judgement, judge, load_role_overrides
+from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.checks.slic_engine import Signature
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse import comparison_summary, run_summary
+from assessment_engine.warehouse.build import (
     FLEET,
     ApprovedException,
     Rows,
@@ -38,9 +36,11 @@ from orchestration.warehouse.build import (
     insert_rows,
     load_exceptions,
 )
-from orchestration.warehouse.config_templates import DeviceSpec
-from orchestration.warehouse.store import WarehouseUnavailable
-from orchestration.warehouse.versions import WarehouseBusy, new_version
+from assessment_engine.warehouse.config_templates import DeviceSpec
+from assessment_engine.warehouse.store import WarehouseUnavailable
+from assessment_engine.warehouse.versions import WarehouseBusy, new_version
+from foundation.config import Settings
+from foundation.vocabulary.text import plural
 
 MAX_CONFIG_BYTES = 2 * 1024 * 1024
 PARALLEL_FROM = 100  # files: below this a process pool's start costs more than the second core gives
@@ -111,7 +111,7 @@ def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
     return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
-def assess_files(files: list[tuple[str, bytes]], catalog: Catalog, settings: Settings, site: str = "Uploaded",
+def assess_files(files: list[tuple[str, bytes]], catalog: EngineCatalog, settings: Settings, site: str = "Uploaded",
                  label: str | None = None,
                  now: datetime | None = None, collection: str | None = None, owner: str | None = None,
                  cancelled: Callable[[str], bool] | None = None, workers: int = 1,
@@ -294,7 +294,7 @@ def _write(path: Path, assessment_id: str, collection: str, owner: str | None, n
                                    f"({str(exc)[:200]}); nothing was written") from None
 
 
-def assess_folder(folder: Path, catalog: Catalog, settings: Settings, site: str = "Uploaded", label: str | None = None,
+def assess_folder(folder: Path, catalog: EngineCatalog, settings: Settings, site: str = "Uploaded", label: str | None = None,
                   collection: str | None = None, owner: str | None = None, workers: int = 1,
                   judgements: bool = True) -> UploadReport:
     files = sorted(p for p in folder.rglob("*") if p.is_file())

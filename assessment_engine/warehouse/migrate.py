@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.ontology import Ontology
+from assessment_engine.ontology import Ontology
 
 log = logging.getLogger(__name__)
 DEFAULTS = {("assessments", "collection"): "'fleet'", ("assets", "collection"): "'fleet'"}

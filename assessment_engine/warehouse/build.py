@@ -20,17 +20,17 @@ from typing import Any
 
 import duckdb
 
+from assessment_engine.catalog import EngineCatalog
+from assessment_engine.checks.config_parser import ParsedConfig, parse_config
+from assessment_engine.checks.rule_engine import Rule, RuleResult, evaluate_config
+from assessment_engine.checks.secrets import mask_config, mask_evidence
+from assessment_engine.checks.slic_engine import DeviceFacts, Signature, evaluate_device
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse import comparison_summary, run_summary
+from assessment_engine.warehouse import demo_network as demo
+from assessment_engine.warehouse.config_templates import DeviceSpec, render
+from assessment_engine.warehouse.versions import discard_versions
 from foundation.yaml_files import read_yaml
-from orchestration.catalog import Catalog
-from orchestration.engines.config_parser import ParsedConfig, parse_config
-from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config
-from orchestration.engines.secrets import mask_config, mask_evidence
-from orchestration.engines.slic_engine import DeviceFacts, Signature, evaluate_device
-from orchestration.ontology import Ontology
-from orchestration.warehouse import comparison_summary, run_summary
-from orchestration.warehouse import demo_network as demo
-from orchestration.warehouse.config_templates import DeviceSpec, render
-from orchestration.warehouse.versions import discard_versions
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own
 ANNOTATIONS = [
@@ -165,7 +165,7 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple
     con.execute(f"INSERT INTO {table} SELECT {', '.join('unnest(?)' for _ in columns)}", columns)
 
 
-def build_demo_warehouse(path: Path, catalog: Catalog, devices: int = 150, seed: int = 7, runs: int = 4,
+def build_demo_warehouse(path: Path, catalog: EngineCatalog, devices: int = 150, seed: int = 7, runs: int = 4,
                          workers: int | None = None) -> BuildReport:
     """Generate the demo network and its assessments into a DuckDB file (atomic replace), judged with the rules,
     signatures and approved exceptions of ``catalog`` and laid out by its ontology."""
@@ -237,7 +237,7 @@ def _write_database(path: Path, tables: dict[str, list[tuple[Any, ...]]], ontolo
         discard_versions(path)  # versions published over the previous file are gone with it
 
 
-def ensure_demo_warehouse(path: Path, catalog: Catalog) -> BuildReport | None:
+def ensure_demo_warehouse(path: Path, catalog: EngineCatalog) -> BuildReport | None:
     """Build the demo warehouse on first run; leave an existing one alone."""
     if path.exists():
         return None

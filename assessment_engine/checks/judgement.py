@@ -12,10 +12,15 @@ from typing import Any
 
 import yaml
 
-from orchestration.engines.config_parser import ParsedConfig, PlatformVerdict, identify_platform, parse_config
-from orchestration.engines.interfaces import ROLES
-from orchestration.engines.remediation import Fix, verify_fix
-from orchestration.engines.rule_engine import Rule, RuleResult, evaluate_config
+from assessment_engine.checks.config_parser import (
+    ParsedConfig,
+    PlatformVerdict,
+    identify_platform,
+    parse_config,
+)
+from assessment_engine.checks.interfaces import ROLES
+from assessment_engine.checks.remediation import Fix, verify_fix
+from assessment_engine.checks.rule_engine import Rule, RuleResult, evaluate_config
 
 ROLE_FILE = re.compile(r"(^|/)interface-roles\.ya?ml$", re.I)
 

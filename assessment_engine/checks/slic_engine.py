@@ -13,10 +13,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assessment_engine.checks.config_parser import ParsedConfig
 from foundation.vocabulary.severity import Severity
-from foundation.yaml_files import read_yaml
-from orchestration.contracts import ContractError
-from orchestration.engines.config_parser import ParsedConfig
+from foundation.yaml_files import ContractError, read_yaml
 
 
 class Signature(BaseModel):

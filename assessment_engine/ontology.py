@@ -9,8 +9,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from foundation.yaml_files import read_yaml
-from orchestration.contracts import ContractError
+from foundation.yaml_files import ContractError, read_yaml
 
 TABLE_FORMATS = ("iceberg", "hive")
 # Every question reads one collection (assets, assessments) and one or two runs (results, SLIC matches).

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from orchestration.warehouse.config_templates import DeviceSpec
+from assessment_engine.warehouse.config_templates import DeviceSpec
 
 ASSESSMENT_DATES = ["2026-08-03", "2026-09-07", "2026-10-05", "2026-11-02"]
 

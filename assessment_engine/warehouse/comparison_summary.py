@@ -21,8 +21,8 @@ from typing import Any
 
 import duckdb
 
-from orchestration.warehouse.run_summary import payload, query, stored
-from orchestration.warehouse.store import QueryResult, Warehouse
+from assessment_engine.warehouse.run_summary import payload, query, stored
+from assessment_engine.warehouse.store import QueryResult, Warehouse
 
 # The two runs' failing results and assessed devices in scope, compared by set operations in the engine: a
 # turn fetches the counts and capped samples, never the failing rows themselves (~100k per run at 10k devices).

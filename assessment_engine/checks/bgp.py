@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from orchestration.engines.config_parser import Line, ParsedConfig
+from assessment_engine.checks.config_parser import Line, ParsedConfig
 
 _ROUTER = re.compile(r"^router bgp (\d+(?:\.\d+)?)$")
 _FLAT = re.compile(r"^neighbor (\S+) (.+)$")

@@ -15,9 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from assessment_engine.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP, TOP_RULES
+from assessment_engine.warehouse.store import QueryResult
 from foundation.vocabulary.severity import HIGH_OR_ABOVE, rank
-from orchestration.warehouse.run_summary import BREAKDOWN_CAP, SAMPLE_CAP, TOP, TOP_RULES
-from orchestration.warehouse.store import QueryResult
 
 IN_PROCESS_MAX = 3000  # results fetched whole and grouped here; above this the engine groups them
 

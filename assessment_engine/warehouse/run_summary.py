@@ -21,8 +21,8 @@ from typing import Any
 
 import duckdb
 
+from assessment_engine.warehouse.store import QueryResult, Warehouse
 from foundation.vocabulary.severity import SEVERITIES, high_or_above_sql, rank_sql
-from orchestration.warehouse.store import QueryResult, Warehouse
 
 SAMPLE_CAP = 50  # failing results shown as examples, in every tool
 BREAKDOWN_CAP = 25  # keys kept per breakdown: at 10,000 devices there are thousands of sites

@@ -14,7 +14,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from orchestration.ontology import Ontology
+from assessment_engine.ontology import Ontology
 
 MAX_SQL_CHARS = 4000
 MAX_NESTING = 40  # parentheses deep; the parser recurses per level

@@ -19,9 +19,9 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
-from orchestration.engines.bgp import bgp_view
-from orchestration.engines.config_parser import Line, ParsedConfig, parse_config
-from orchestration.engines.rule_engine import (
+from assessment_engine.checks.bgp import bgp_view
+from assessment_engine.checks.config_parser import Line, ParsedConfig, parse_config
+from assessment_engine.checks.rule_engine import (
     Rule,
     RuleResult,
     evaluate_config,
@@ -29,7 +29,7 @@ from orchestration.engines.rule_engine import (
     interfaces,
     undefined_references,
 )
-from orchestration.engines.secrets import mask_line
+from assessment_engine.checks.secrets import mask_line
 
 # Commands that set one value: a new one replaces the old (the key is what the line sets, not its value)
 _SETS_ONE = [re.compile(p) for p in (

@@ -15,9 +15,9 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from orchestration.ontology import Ontology
-from orchestration.warehouse.sql_guard import UnsafeSQL, validate
-from orchestration.warehouse.store import QueryResult, Warehouse
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse.sql_guard import UnsafeSQL, validate
+from assessment_engine.warehouse.store import QueryResult, Warehouse
 
 _RUNS = "SELECT assessment_id FROM assessments WHERE {mine}"
 _COLLECTIONS = "SELECT collection FROM assessments WHERE {mine}"

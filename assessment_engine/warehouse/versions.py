@@ -22,8 +22,8 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.ontology import Ontology
-from orchestration.warehouse.migrate import migrate_open
+from assessment_engine.ontology import Ontology
+from assessment_engine.warehouse.migrate import migrate_open
 
 LOCK_WAIT_SECONDS = 60.0
 
