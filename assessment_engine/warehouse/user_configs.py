@@ -104,10 +104,17 @@ class CollectionTaken(RuntimeError):
     """A new upload's collection name is already in the warehouse."""
 
 
+# files a folder of configurations often holds beside them, never named after (a collection "upload-license-…")
+_NOT_CONFIGS = re.compile(r"^(readme|licen[cs]e|notice|changelog|copying|authors)\b", re.I)
+
+
 def collection_name(files: list[tuple[str, bytes]], now: datetime) -> str:
-    """A new upload's collection: named after its first file and the time, with a random suffix (32 bits) so that
-    two uploads in the same second do not pick the same one; ``_write`` refuses a name that is taken all the same."""
-    stem = re.sub(r"[^a-z0-9]+", "-", Path(files[0][0]).stem.lower()).strip("-")[:24] if files else ""
+    """A new upload's collection: named after its first file (not a README or LICENSE beside the configurations) and
+    the time, with a random suffix (32 bits) so that two uploads in the same second do not pick the same one;
+    ``_write`` refuses a name that is taken all the same."""
+    names = [Path(name).stem for name, _ in files]
+    first = next((n for n in names if not _NOT_CONFIGS.match(n)), names[0] if names else "")
+    stem = re.sub(r"[^a-z0-9]+", "-", first.lower()).strip("-")[:24]
     return f"upload-{stem or 'configs'}-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 

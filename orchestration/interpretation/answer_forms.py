@@ -352,7 +352,7 @@ def _run_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
         direction = ("improved" if change < 0 else "worsened" if change > 0 else "held steady") if narrow else \
             "improved" if delta > 0 else "worsened" if delta < 0 else "held steady"
         said = f"**{direction.capitalize()}**"
-        if frame.ask == "yes_no" and frame.direction:  # "did it get worse since september?": Yes/No, then how
+        if frame.polar and frame.direction:  # "did it get worse since september?": Yes/No, then how
             said = f"**{'Yes' if direction == {'worse': 'worsened', 'better': 'improved'}[frame.direction] else 'No'}** — {direction}"
         if narrow:
             kind = " or ".join(frame.filters.severity) + " " if frame.filters.severity else ""

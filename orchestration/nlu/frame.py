@@ -597,6 +597,8 @@ _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|contro
 _TOP_CHECKS = re.compile(r"^(?:the )?(?:top|worst|most common|most frequent)\s+(?:\d+\s+)?(?:[\w-]+\s+)?"
                          r"(?:checks?|rules?|controls?|failures?|deviations?)\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
+# "did it get better …", "is the data center improving", "has HQ gotten worse": a question put as yes or no
+_POLAR = re.compile(r"^(?:and |so |but )?(?:did|does|do|has|have|is|are|was|were|will|can|could)\b", _I)
 _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |all )?\S.* fail(?:ing)?\b", _I)
 
 
@@ -629,6 +631,7 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
                              catalogs.rule_words),
         limit=read_limit(text),
         direction=direction,
+        polar=ask == "yes_no" or bool(_POLAR.match(text.strip())),
         polarity=read_polarity(text) if ask == "yes_no" else read_list_polarity(text) if ask in ("list", "count")
         else read_share_polarity(text) if ask == "share" else None,
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.unit.test_answers import LATEST, PREVIOUS, sql
@@ -636,6 +638,22 @@ def test_did_it_get_worse_since_a_month_is_yes_or_no_over_the_runs_since(demo_wa
     verdict = "Yes" if last < first else "No"
     assert head.startswith(f"**{verdict}** — ") and f"from {first}%" in head and f"to {last}%" in head, head
     assert f"over {len(runs)} runs" in head, head
+
+
+@pytest.mark.parametrize("question", ["did Site-B get better since september?", "is site-b improving since september?"])
+def test_a_trend_put_as_a_yes_or_no_question_is_answered_yes_or_no_first(demo_warehouse: Path, services: Services,
+                                                                          question: str) -> None:
+    """Read as a trend (the series is the evidence), put as yes/no: the answer says Yes or No before how it moved."""
+    runs = sql(demo_warehouse, """SELECT m.assessment_id, COUNT(*) FILTER (WHERE r.status = 'pass'), COUNT(*)
+        FROM assessments m JOIN results r USING (assessment_id) JOIN assets a USING (asset_id)
+        WHERE m.collection = 'fleet' AND m.started_at >= DATE '2026-09-01' AND a.site = 'Site-B'
+        GROUP BY m.assessment_id, m.started_at ORDER BY m.started_at""")
+    first, last = (round(100 * p / n, 1) for _, p, n in (runs[0], runs[-1]))
+    state = handle_turn(question, services=services)
+    assert state.intent.frame.polar and state.intent.frame.direction == "better"
+    head = first_line(state.final.answer)
+    verdict = "Yes" if last > first else "No"
+    assert head.startswith(f"**{verdict}** — ") and f"from {first}%" in head and f"to {last}%" in head, head
 
 
 def test_a_device_fix_is_written_from_its_configuration_and_verified_on_it(demo_warehouse: Path, services: Services) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from assessment_engine.warehouse.config_templates import DeviceSpec, render
 from assessment_engine.warehouse.demo_network import CONTROLS
-from assessment_engine.warehouse.user_configs import assess_files
+from assessment_engine.warehouse.user_configs import assess_files, collection_name
 from foundation.config import get_settings
 from orchestration.runtime import handle_turn
 from orchestration.services import Services, build_services
@@ -160,3 +161,10 @@ def test_files_sent_with_assess_these_are_answered_with_their_assessment(writabl
     turn = handle_turn(about_upload("assess these"), thread_id="t-bob-files", user_id="bob", services=services)
     assert turn.final.answer.startswith(f"**Scope:** collection {_collection_of(services, uploaded)} · assessment {uploaded}")
     assert "1 device" in turn.final.answer.split("\n")[0]
+
+
+def test_a_new_collection_is_named_after_its_first_configuration_not_a_readme_beside_it() -> None:
+    now = datetime(2026, 11, 27, 9, 0, 0)
+    files = [("LICENSE.lab-validation", b""), ("README.md", b""), ("iosxe_lab/D1.cfg", b""), ("readme-notes/R2.cfg", b"")]
+    assert collection_name(files, now).startswith("upload-d1-20261127-090000-")
+    assert collection_name([("README.md", b"")], now).startswith("upload-readme-")  # nothing else to name it after
