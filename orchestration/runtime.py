@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assessment_engine.checks.secrets import mask_prompt
+from assessment_engine.checks.pasted_lines import judge_lines
+from assessment_engine.checks.secrets import mask_line, mask_prompt
 from foundation.database import DatabaseUnavailable
 from foundation.yaml_files import ContractError
 from knowledge_base.embeddings import EmbeddingUnavailable
@@ -32,6 +33,7 @@ from orchestration.state import (
     FindingDigest,
     Mcp,
     NameResolution,
+    PastedLine,
     PastTurn,
     QuestionFrame,
     TurnInput,
@@ -149,8 +151,9 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
     passes the services it built at start (a process keeps one); without them the turn builds its own from the
     current settings — loading the model, a second or more: a caller that asks more than once passes services."""
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
+    typed = prompt if isinstance(prompt, str) else ""
     # a configuration line pasted into the question keeps its secrets out of STATE, memory, traces and answers
-    prompt = mask_prompt(prompt) if isinstance(prompt, str) else ""
+    prompt = mask_prompt(typed)
     started, t0 = utc_now(), time.perf_counter()
     state = AssessmentState(input=TurnInput(user_prompt=prompt, thread_id=thread_id, user_id=user_id),
                             conversation=Conversation(thread_id=thread_id))
@@ -185,6 +188,11 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
             return
         if conversation is not None:
             state = state.evolve(conversation=conversation)
+    # lines pasted to be judged are judged here, on what was typed: masked, "public" would be no community at all
+    pasted = [PastedLine(line=mask_line(v.line), rule_id=v.rule.id, fails=v.fails, under=v.under)
+              for v in judge_lines(typed, services.catalog.rules.rules)]
+    if pasted:
+        state = state.evolve(input=state.input.evolve(pasted_lines=pasted))
     values: Any = state
     try:
         for mode, chunk in turn_graph(services).stream(state, stream_mode=["updates", "values"],

@@ -77,10 +77,21 @@ class StateModel(BaseModel):
 
 
 # --- input -------------------------------------------------------------------------------------
+class PastedLine(StateModel):
+    """A configuration line pasted into the question and a check that judges it on its own ("is this ok: ip http
+    server"), judged by the runtime before the prompt was masked; the line as shown, its secrets masked."""
+
+    line: str
+    rule_id: str
+    fails: bool  # the rule forbids the line; else the line is one the rule requires
+    under: str = ""  # the block or interface the rule looks for it in
+
+
 class TurnInput(StateModel):
     """Written by the runtime before the graph starts."""
 
-    user_prompt: str = ""
+    user_prompt: str = ""  # secrets masked
+    pasted_lines: list[PastedLine] = Field(default_factory=list)
     context_kv: dict[str, str] = Field(default_factory=dict)
     thread_id: str = "default"
     user_id: str = "local"

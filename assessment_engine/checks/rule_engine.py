@@ -155,6 +155,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+def compiled_pattern(pattern: str) -> re.Pattern[str]:
+    """A check's pattern as the engine matches it (case-insensitive; compiled once)."""
+    return _compile(pattern)
+
+
 # --- custom checks: each returns None (pass) or a _Finding ------------------------------------
 def _enable_secret(cfg: ParsedConfig) -> _Finding | None:
     bad = cfg.find(_rx(r"^enable password "), top_level=True)

@@ -102,7 +102,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: DomainOutputs | None
     if task.skill == "cbp_generic":
-        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules)
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules,
+                                         state.input.pasted_lines)
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
     elif task.skill == "cbp_expert_insights":

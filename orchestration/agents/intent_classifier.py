@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 from assessment_engine.checks.judgement import all_fit, fits
+from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
@@ -43,6 +44,8 @@ _FOLLOWUP_LEAD = re.compile(
     r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,?|sorry,? i meant|i meant|focus (?:only )?on)\b",
     re.I,
 )
+
+PASTED_LINES = "pasted configuration lines"  # the signal of a question that quotes configuration to judge
 
 
 
@@ -98,7 +101,8 @@ def classify(prompt: str, history_available: bool = False, gazetteer: Gazetteer 
     """Classification of one prompt on its own (the node adds conversation handling); ``services`` default to
     those of the current settings, for callers outside the graph."""
     services = services or build_services()
-    intent = _classify(prompt, history_available, gazetteer or services.names(), services)
+    pasted = bool(judge_lines(prompt, services.catalog.rules.rules))
+    intent = _classify(prompt, history_available, gazetteer or services.names(), services, pasted)
     return with_facets(intent, prompt, services)
 
 
@@ -412,7 +416,9 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
                                confidence=max(decision.confidence, CLEAR_ASK))
 
 
-def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, services: Services) -> Intent:
+def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, services: Services,
+              pasted: bool = False) -> Intent:
+    """``pasted``: the prompt quotes configuration lines a check judges (``TurnInput.pasted_lines``)."""
     settings = services.settings
     text = prompt.strip()
     if not text:
@@ -436,6 +442,12 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.evolve(route_scores=scores, signals=decision.signals)
+    if pasted:
+        # configuration lines pasted to be judged ("is this ok: ip http server"): the checks that look at one line
+        # answer, beside what our documents say — not the fleet's failures of the same checks
+        skill = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
+        return base.evolve(intent_class=SKILL_TO_CLASS[skill], signals=[*decision.signals, PASTED_LINES],
+                           confidence=0.9, domain_details=domain_details_for(skill, entities))
     if meta == "followup_question" and not history_available and (
             _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities)
                                         and not self_contained(text, services, entities))):
@@ -559,9 +571,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         updates.update(effective_prompt=prompt)
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
-    own = _classify(prompt, antecedent, gaz, services)
+    pasted = bool(state.input.pasted_lines) and switch is None
+    own = _classify(prompt, antecedent, gaz, services, pasted)
     own = own.evolve(frame=frame_of(prompt, services, own.entities))  # what it asks, before reading it against history
-    resolution = _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
+    # pasted lines are the subject: "is this ok: …" refers to them, not to an earlier answer
+    resolution = Resolution(own) if pasted else \
+        _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)

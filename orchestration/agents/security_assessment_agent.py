@@ -67,7 +67,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     goal = GOALS[task.skill]
     outputs: DomainOutputs | None
     if task.skill == "sec_generic":
-        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules).evolve(exposure_assumptions=[])
+        outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules,
+                                         state.input.pasted_lines).evolve(exposure_assumptions=[])
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal).evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     elif task.skill == "sec_expert_insights":

@@ -3,7 +3,10 @@ rule catalog's rationale where a rule is about the same thing. Extractive and at
 sentences of the one document that answers best, cited where they stand (``⟦chunk id⟧`` placeholders the Answer
 Composer numbers); a second document that also answers is shown apart with its own citation, and amounts they
 disagree on ("14 vs 30 days") are named; when no retrieved sentence speaks to the question's own words, "not found
-in the knowledge base" — then industry practice from the catalog, stated as such."""
+in the knowledge base" — then industry practice from the catalog, stated as such. Configuration lines pasted into
+the question ("is this ok: ip http server") are judged first, by the checks that look at one line
+(``assessment_engine.checks.pasted_lines``, by the runtime: ``TurnInput.pasted_lines``): Yes or No, each line with
+the check it fails or meets and its fix."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from assessment_engine.checks.rule_engine import Rule
 from foundation.vocabulary.text import HOW_LONG, singular
 from orchestration.interpretation.enterprise import applied, sentences
 from orchestration.outputs import DomainOutputs, RetrievedChunk
+from orchestration.state import PastedLine
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
@@ -122,11 +126,54 @@ def _disagreement(first: str, second: str) -> str:
     return ""
 
 
-def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Sequence[Rule]) -> DomainOutputs:
+LINE_ALONE = ("Each line was judged by the checks that look at that line alone; checks that need the rest of the "
+              "configuration (the platform, an ACL it names, the blocks and interfaces around it) were not. Upload the "
+              "running configuration for the whole assessment.")
+
+
+def _pasted(verdicts: Sequence[PastedLine], catalog: Sequence[Rule]) -> str:
+    """The verdict on pasted configuration lines: Yes or No first, then each line with its check."""
+    by_id = {r.id: r for r in catalog}
+    failing = list(dict.fromkeys(v.line for v in verdicts if v.fails))
+    if failing:
+        lead = (f"**No** — {'this line fails' if len(failing) == 1 else f'{len(failing)} lines fail'} "
+                f"{'a check' if len(failing) == 1 else 'checks'} of the catalog:")
+    else:
+        lead = "**Yes** — as far as the checks that look at one line go:"
+    out = [lead, ""]
+    for v in verdicts:
+        where = f" (under `{v.under}`)" if v.under else ""
+        rule = by_id[v.rule_id]
+        if v.fails:
+            fix = "; ".join(f"`{c.strip()}`" for c in rule.default_fix)
+            out.append(f"- `{v.line}`{where} fails **{rule.id}** ({rule.severity}): {rule.deviation}. {rule.rationale} "
+                       f"Fix: {fix}")
+        else:
+            out.append(f"- `{v.line}`{where} is what **{rule.id}** requires ({_lower_first(rule.title)}).")
+    return "\n".join(out)  # what a line alone cannot show is the answer's assumption (LINE_ALONE)
+
+
+def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Sequence[Rule],
+           pasted: Sequence[PastedLine] = ()) -> DomainOutputs:
     """Whole sentences of the one document that answers best, cited where they stand; a second document that also
     answers is shown apart and cited, with its disagreement named; nothing that answers: "not found". ``catalog``:
-    the rules whose fix is offered where no document answers."""
-    rules = _catalog_rules(prompt, catalog)
+    the rules whose fix is offered where no document answers. ``pasted``: the configuration lines the question
+    quotes, as the runtime judged them — answered first, the documents following as what our standards say."""
+    known = {r.id for r in catalog}
+    verdicts = [v for v in pasted if v.rule_id in known]
+    if verdicts:
+        outputs = _documents(prompt, chunks, [])
+        said = outputs.summary
+        return outputs.evolve(
+            summary=_pasted(verdicts, catalog) + (f"\n\n**What our documents say:** {said}" if "Not found" not in said else ""),
+            assumptions=[LINE_ALONE],
+            statistics={**outputs.statistics, "lines_judged": len({v.line for v in verdicts}),
+                        "rules_referenced": list(dict.fromkeys(v.rule_id for v in verdicts))})
+    return _documents(prompt, chunks, _catalog_rules(prompt, catalog))
+
+
+def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, Any]]) -> DomainOutputs:
+    """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
     terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a

@@ -107,6 +107,7 @@ def test_no_store_answer_export_or_log_holds_a_secret(writable_warehouse: Path, 
         "Which passwords and SNMP communities are weak on R-SECRETS?",
         # configuration lines pasted into questions: their values never reach memory, traces or answers
         f"is this line ok: snmp-server community {S['community']} RO",
+        f"would these be fine?\nsnmp-server community {S['community rw']} RW\nenable password {S['enable password']}",
         f"why does 'tacacs-server key {S['tacacs key']}' fail on R-SECRETS?\nenable secret 5 {S['enable secret']}")]
     assert leaks("\n".join(answers)) == []
     states = thread_states(thread, "alice", services.memory())
