@@ -8,6 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+# a software version filter that names a whole train ("15.x", "17.9.x"): every release that starts with it
+TRAIN_SUFFIX = ".x"
+
 
 class Scope(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)

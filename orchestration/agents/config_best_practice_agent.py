@@ -20,6 +20,7 @@ from orchestration.interpretation import (
     slic_insights,
     tool_rows,
 )
+from orchestration.interpretation.empty_scope import train_not_run
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
@@ -110,6 +111,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit)
+    elif (outputs := train_not_run(state.intent)) is not None:
+        pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "CFG", services.catalog)
         if outputs is None:

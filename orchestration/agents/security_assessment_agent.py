@@ -16,6 +16,7 @@ from orchestration.agents.config_best_practice_agent import focused, interpret_a
 from orchestration.agents.evidence import gather, qualified_outputs
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation import findings, generic_answers, slic_insights
+from orchestration.interpretation.empty_scope import train_not_run
 from orchestration.interpretation.findings import devices
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
@@ -76,6 +77,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
+    elif (outputs := train_not_run(state.intent)) is not None:
+        pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "SEC", services.catalog)
         if outputs is None:

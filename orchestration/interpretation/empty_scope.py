@@ -1,5 +1,6 @@
 """Say plainly when the scope a question names holds no device at all ("aaa accounting on hq core switches":
-HQ has no core switches), instead of "no device fails" or "the assessment holds no results".
+HQ has no core switches; "anything still on 15.x?": no device runs 15.x), instead of "no device fails" or "the
+assessment holds no results".
 
 Read from the inventory rows the Data Query Agent fetched for the named sites or devices: the question's
 type, role, platform, version and environment filters are applied to them here. Nothing is said when the
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from foundation.vocabulary.scope import TRAIN_SUFFIX
 from foundation.vocabulary.text import plural
+from orchestration.nlu.names import NO_RELEASE
 from orchestration.outputs import AssessmentContext, DomainOutputs, InventoryRow
-from orchestration.state import QuestionFrame
+from orchestration.state import Intent, QuestionFrame
 from orchestration.tools.inventory_tool import INVENTORY_LIMIT
 from orchestration.tools.results import InventoryResult, result_of
 
@@ -24,7 +27,8 @@ def _matches(row: InventoryRow, frame: QuestionFrame) -> bool:
     reading can only keep a device in scope, never claim that none is."""
     def ok(field: str) -> bool:
         wanted, value = getattr(frame.filters, field), getattr(row, field) or ""
-        return not wanted or any(value == w or (field == "os_version" and value.startswith(w)) for w in wanted)
+        return not wanted or any(value == w or (field == "os_version" and value.startswith(w.removesuffix(TRAIN_SUFFIX)))
+                                 for w in wanted)
     return all(ok(f) for f in FILTERS)
 
 
@@ -80,3 +84,17 @@ def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -
     return DomainOutputs(summary=summary, statistics={"devices_in_scope": 0},
                          assumptions=["Read from the inventory of the site(s) named; the question's type, role, "
                                       "platform, version and environment applied to it."])
+
+
+def train_not_run(intent: Intent) -> DomainOutputs | None:
+    """The answer when the question names a train no device runs; None otherwise."""
+    missing = [r for r in intent.name_resolutions if r.entity_type == "os_version" and r.value
+               and r.value.endswith(TRAIN_SUFFIX) and (r.reason or "").startswith(NO_RELEASE)]
+    if not missing:
+        return None
+    trains = " or ".join(r.value or "" for r in missing)
+    runs = missing[0].candidates
+    said = f"no device runs {trains}" + (f" — the inventory runs {', '.join(runs)}" if runs else "")
+    lead = {"yes_no": "**No** — ", "count": "**0 devices** — ", "list": "**None** — "}.get(intent.frame.ask, "")
+    return DomainOutputs(summary=f"{lead}{said[0].upper() + said[1:] if not lead else said}.",
+                         statistics={"row_count": 0, "releases_in_inventory": len(runs)})

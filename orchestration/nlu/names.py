@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
+from foundation.vocabulary.scope import TRAIN_SUFFIX
 from orchestration.state import EntityType, NameResolution
 
 _I = re.IGNORECASE
@@ -64,6 +65,10 @@ PLATFORM_WORDS: list[tuple[re.Pattern[str], str]] = [
 ]
 PLATFORM_FAMILY = {"ios": "ios-xe"}  # classic IOS is read as IOS-XE when only IOS-XE is in the inventory
 VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[a-z]?\)))(?![\w.])", _I)
+# a whole train, as engineers write it: "15.x", "17.9.x", "16.*", "version 15", "ios-xe 17 train"
+VERSION_WILD = re.compile(r"(?<![\w.(])(\d{1,2}(?:\.\d{1,2})?)\.[x*](?![\w.])|\b(?:version|release|train|code|"
+                          r"ios(?:[- ]?x[er])?|nx[- ]?os|asa)\s+(\d{1,2})(?:\s+train)?(?![\w.(])", _I)
+NO_RELEASE = "the inventory runs no "  # how a train no device runs is resolved (its answer: interpretation.empty_scope)
 VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on|ios(?:[- ]?x[er])?|nx[- ]?os|asa|junos|eos)\s+"
                            r"(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
 # "the data center", "the branch": one site of a family the inventory has several of (or exactly one)
@@ -348,12 +353,29 @@ def _platforms_and_versions(text: str, gaz: Gazetteer, reading: Reading) -> None
             else:
                 reading.add(m.span(), NameResolution(entity_type="platform", mention=m.group(0), status="unknown",
                                                      candidates=sorted(gaz.platforms.values())))
+    for m in VERSION_WILD.finditer(text):
+        group = 1 if m.group(1) else 2
+        if not reading.taken(*m.span(group)):
+            _whole_train(m.group(0), m.group(group), m.span(), gaz, reading)
     for m in VERSION.finditer(text):
         if not reading.taken(*m.span(1)):
             _version(m.group(1), m.span(1), gaz, reading, train=False)
     for m in VERSION_TRAIN.finditer(text):
         if not reading.taken(*m.span(1)):
             _version(m.group(1), m.span(1), gaz, reading, train=True)
+
+
+def _whole_train(mention: str, train: str, span: tuple[int, int], gaz: Gazetteer, reading: Reading) -> None:
+    """"15.x": every release of the train, as one filter value ("15.x") — also when the inventory runs none of them
+    (the answer is then "none", not a question back)."""
+    value = train + TRAIN_SUFFIX
+    releases = sorted(v for vk, v in gaz.os_versions.items() if vk.startswith(_version_key(train) + "."))
+    # the train's releases; without any, every release the inventory runs (what the answer names instead)
+    reading.add(span, NameResolution(entity_type="os_version", mention=mention, status="exact", value=value,
+                                     candidates=releases or sorted(gaz.os_versions.values(), key=_numbers),
+                                     score=100.0,
+                                     reason=f"every {train} release in the inventory: {', '.join(releases)}"
+                                     if releases else f"{NO_RELEASE}{train} release"))
 
 
 def _version(mention: str, span: tuple[int, int], gaz: Gazetteer, reading: Reading, train: bool) -> None:

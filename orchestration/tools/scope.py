@@ -17,6 +17,7 @@ from assessment_engine.warehouse.run_summary import (
     SAMPLE_CAP as SAMPLE_CAP,  # one cap for every tool's samples
 )
 from assessment_engine.warehouse.store import Warehouse
+from foundation.vocabulary.scope import TRAIN_SUFFIX
 from orchestration.state import Intent
 from orchestration.tools.errors import ToolError
 
@@ -127,6 +128,17 @@ def scope_conditions(scope: dict[str, Any], alias: str = "a") -> tuple[list[str]
         params += kinds
     for key in LIST_FILTERS:
         wanted = values_of(scope.get(key))
+        if key == "os_version" and any(v.endswith(TRAIN_SUFFIX) for v in wanted):  # "15.x": the train's releases
+            either: list[str] = []
+            for v in wanted:
+                if v.endswith(TRAIN_SUFFIX):  # 17.9.4 and, on the ASA, 9.8(4)
+                    either += [f"{alias}.os_version LIKE ?", f"{alias}.os_version LIKE ?"]
+                    params += [v.removesuffix(TRAIN_SUFFIX) + ".%", v.removesuffix(TRAIN_SUFFIX) + "(%"]
+                else:
+                    either.append(f"{alias}.os_version = ?")
+                    params.append(v)
+            parts.append("(" + " OR ".join(either) + ")")
+            continue
         if len(wanted) == 1:
             parts.append(f"{alias}.{key} = ?")
         elif wanted:

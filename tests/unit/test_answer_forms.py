@@ -706,3 +706,26 @@ def test_is_it_fine_is_a_yes_or_no_on_whether_it_passes(demo_warehouse: Path, se
                                      "asset_id = 'RTR-CORE-1' AND status = 'fail'")
     head = first_line(new_chat(services)("is RTR-CORE-1 ok?").final.answer)
     assert head.startswith(f"**No** — {failed} failed checks" if failed else "**Yes**"), head
+
+
+@pytest.mark.parametrize(("question", "where"), [
+    ("how many devices run 17.9.x", "a.os_version LIKE '17.9.%'"),
+    ("which store ASAs are on 9.8.x", "(a.os_version LIKE '9.8(%' OR a.os_version LIKE '9.8.%') AND a.platform = 'asa' "
+                                      "AND a.site IN (SELECT site FROM sites WHERE site_type = 'store')"),
+])
+def test_a_whole_train_is_every_release_of_it(demo_warehouse: Path, services: Services, question: str, where: str) -> None:
+    """"17.9.x", "9.8.x" (ASA releases are written 9.8(4)): every release of the train, not a question back."""
+    n = sql(demo_warehouse, f"SELECT COUNT(*) FROM assets a WHERE a.collection = 'fleet' AND {where}")[0][0]
+    head = first_line(handle_turn(question, services=services).final.answer)
+    assert n > 0 and head.startswith(f"**{n} devices**"), (n, head)
+
+
+def test_a_train_no_device_runs_is_answered_no_with_the_releases_it_runs(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    releases = [r[0] for r in sql(demo_warehouse, "SELECT DISTINCT os_version FROM assets WHERE collection = 'fleet'")]
+    assert not any(r.startswith("15.") for r in releases)
+    head = first_line(handle_turn("anything still on version 15?", services=services).final.answer)
+    assert head.startswith("**No** — no device runs 15.x — the inventory runs "), head
+    assert all(r in head for r in releases), head
+    listed = first_line(handle_turn("which sites have devices on 15.x", services=services).final.answer)
+    assert listed.startswith("**None** — no device runs 15.x"), listed
