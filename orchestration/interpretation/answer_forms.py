@@ -39,6 +39,7 @@ from orchestration.tools.rows import (
     RunRow,
     ShareRow,
     SignatureMatchRow,
+    SiteChangeRow,
     TopRule,
     day,
 )
@@ -51,7 +52,7 @@ def _pct(part: int, whole: int) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
 
 
-def _total(rows: list[DeviceRow] | list[GroupRow] | list[RuleChangeRow] | list[SignatureMatchRow]) -> int:
+def _total(rows: list[DeviceRow] | list[GroupRow] | list[RuleChangeRow] | list[SiteChangeRow] | list[SignatureMatchRow]) -> int:
     """How many rows the statement has in all (its window count), past a LIMIT or the row cap."""
     return rows[0].total or len(rows) if rows else 0
 
@@ -537,6 +538,40 @@ def _rule_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
                          statistics={"row_count": len(rows), "total": total})
 
 
+def _site_changes(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    rows = result.rows_as(SiteChangeRow)
+    said = result.description.split(", by ")[0].removeprefix("sites ")  # "that got worse"
+    by_failed = result.description.endswith("failed checks")
+    if not rows:
+        return DomainOutputs(summary=f"**None.** No site {said.removeprefix('that ')}: each site's "
+                                     f"{'failed checks are' if by_failed else 'pass rate is'} the same in the first "
+                                     "and the last run of the time asked (or fewer than two runs fall in it).",
+                             statistics={"row_count": 0})
+
+    def moved(r: SiteChangeRow) -> str:
+        rate = f"{r.before_rate}% → {r.after_rate}% ({r.after_rate - r.before_rate:+.1f} points)"
+        failed = f"{r.before_failed:,} → {r.after_failed:,} failed checks ({r.change:+,})"
+        return f"{failed}, pass rate {rate}" if by_failed else f"pass rate {rate}, {failed}"
+
+    top, total = rows[0], _total(rows)
+    span = f"{top.first_run} ({day(top.first_date)}) → {top.last_run} ({day(top.last_date)})"
+    count = f"**{total} {plural('site', total)}** {said.removeprefix('that ').replace('got better', 'improved')}, {span}"
+    if frame.ask == "ranking":  # "which branch improved the most": the one first, then how many and the next ones
+        nxt = ", ".join(f"{r.site} ({r.after_rate - r.before_rate:+.1f} points)" if not by_failed
+                        else f"{r.site} ({r.change:+,})" for r in rows[1:4])
+        first = f"{count}: **{top.site}** the most — {moved(top)}" + (f"; then {nxt}" if nxt else "") + "."
+    else:
+        items = ", ".join(f"**{r.site}** ({r.before_rate}% → {r.after_rate}%)" if not by_failed
+                          else f"**{r.site}** ({r.before_failed:,} → {r.after_failed:,})" for r in rows[:8])
+        first = f"{count}: {items}{f' and {total - 8} more' if total > 8 else ''}."
+    table = markdown.table(["Site", "Failed checks before", "Failed checks after", "Change", "Pass rate before",
+                            "Pass rate after"],
+                           [[r.site, r.before_failed, r.after_failed, f"{r.change:+d}", f"{r.before_rate}%",
+                             f"{r.after_rate}%"] for r in rows[:SHOWN]])
+    return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), total, 'sites')}",
+                         statistics={"row_count": len(rows), "total": total})
+
+
 def _judged_by_standard(out: DomainOutputs, checks: list[str], chunks: list[RetrievedChunk],
                         rules: Mapping[str, Rule]) -> DomainOutputs:
     """"is RTR-CORE-1 compliant with our aaa standard": the verdict on the checks asked, and the company standard
@@ -638,6 +673,8 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
         return _inventory_share(result)
     if template == "rule_changes":
         return _rule_changes(result, frame)
+    if template == "site_changes":
+        return _site_changes(result, frame)
     if template == "last_assessed":
         return _last_assessed(result)
     if template == "clean_rules":

@@ -273,6 +273,51 @@ def rule_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Conditi
     return SqlPlan("rule_changes", sql, bound, f"checks {said}, by failing devices")
 
 
+def site_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str) -> SqlPlan:
+    """Per site, the failed checks and the pass rate in the first and in the last run of the time asked (the latest
+    two runs when no time is named): the sites that got worse or better ("which sites got worse since september",
+    "which branch improved the most"), only those the direction asks for, the largest change first. The change is
+    the pass rate's — sites differ in size — or, for checks narrowed by severity or name, the failed checks'."""
+    where, params = _where(scope)
+    match, match_params = condition.sql()
+    time_parts, time_params = _time_of_runs(frame)
+    last_n = frame.time.last_n or (2 if not time_parts else None)
+    runs = ("SELECT m.assessment_id, m.started_at FROM assessments m WHERE m.collection = ?"
+            + "".join(f" AND {p}" for p in time_parts) + " ORDER BY m.started_at DESC"
+            + (f" LIMIT {last_n}" if last_n else ""))
+    # better is a higher pass rate, or fewer failed checks of the kind asked
+    gain = "(x.before_failed - x.after_failed)" if condition.narrow else \
+        "(ROUND(100.0 * x.after_passed / x.after_checks, 1) - ROUND(100.0 * x.before_passed / x.before_checks, 1))"
+    keep = {"worse": f"{gain} < 0", "better": f"{gain} > 0"}.get(frame.direction or "", f"{gain} <> 0")
+    order = {"worse": f"{gain} ASC", "better": f"{gain} DESC"}.get(frame.direction or "", f"ABS({gain}) DESC")
+
+    def counted(run: str, status: str | None) -> str:
+        return (f"COUNT(CASE WHEN r.assessment_id = p.{run}" + (f" AND r.status = '{status}'" if status else "")
+                + " THEN 1 END)")
+
+    sql = (
+        f"WITH m AS ({runs}), ends AS (SELECT MIN(started_at) AS first_at, MAX(started_at) AS last_at FROM m), "
+        "pair AS (SELECT (SELECT assessment_id FROM m, ends WHERE m.started_at = ends.first_at) AS first_run, "
+        "(SELECT assessment_id FROM m, ends WHERE m.started_at = ends.last_at) AS last_run, "
+        "CAST(ends.first_at AS DATE) AS first_date, CAST(ends.last_at AS DATE) AS last_date FROM ends), "
+        "x AS (SELECT a.site, p.first_run, p.last_run, p.first_date, p.last_date, "
+        f"{counted('first_run', 'fail')} AS before_failed, {counted('last_run', 'fail')} AS after_failed, "
+        f"{counted('first_run', 'pass')} AS before_passed, {counted('last_run', 'pass')} AS after_passed, "
+        f"{counted('first_run', None)} AS before_checks, {counted('last_run', None)} AS after_checks "
+        "FROM results r JOIN assets a ON a.asset_id = r.asset_id CROSS JOIN pair p "
+        f"WHERE p.first_run <> p.last_run AND r.assessment_id IN (p.first_run, p.last_run) AND {where} AND {match} "
+        "GROUP BY a.site, p.first_run, p.last_run, p.first_date, p.last_date) "
+        "SELECT x.site, x.first_run, x.last_run, x.first_date, x.last_date, x.before_failed, x.after_failed, "
+        "ROUND(100.0 * x.before_passed / x.before_checks, 1) AS before_rate, "
+        "ROUND(100.0 * x.after_passed / x.after_checks, 1) AS after_rate, "
+        f"x.after_failed - x.before_failed AS change, COUNT(*) OVER () AS total "
+        f"FROM x WHERE x.before_checks > 0 AND x.after_checks > 0 AND {keep} ORDER BY {order}, x.site")
+    bound = [collection, *time_params, *params, *match_params]
+    said = {"worse": "that got worse", "better": "that got better"}.get(frame.direction or "", "that changed")
+    measure = "failed checks" if condition.narrow else "pass rate"
+    return SqlPlan("site_changes", sql, bound, f"sites {said}, by {measure}")
+
+
 def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
     """The approved exceptions (expiring before a date when asked), with the devices each covers in the latest
     run of the scope."""
@@ -421,6 +466,9 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
             or frame.time.relative):
         # "which checks got worse at the stores since october": per check, its failing devices then and now
         return rule_changes(frame, scope, condition, collection)
+    if subject == "sites" and not device and (frame.direction or (ask in ("trend", "compare") and not untimed)):
+        # "which sites got worse since september", "which branch improved the most": per site, then and now
+        return site_changes(frame, scope, condition, collection)
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)

@@ -27,9 +27,10 @@ def condition_of(intent: Intent) -> Condition:
 
 
 def structural(frame: QuestionFrame) -> bool:
-    """A date bound on exceptions, one device's verdict on the rules named, figures over several runs, whether it
-    got worse or better since a month: a form whatever the reader's doubt."""
+    """A date bound on exceptions, the sites that got worse or better, one device's verdict on the rules named,
+    figures over several runs, whether it got worse or better since a month: a form whatever the reader's doubt."""
     return bool((frame.subject == "exceptions" and frame.time.before) or (
+        frame.subject == "sites" and frame.direction and not frame.targets.device) or (
         frame.ask == "yes_no" and frame.direction and frame.time.since) or (
         frame.ask in ("exception", "yes_no", "fix", "explain") and frame.targets.device and frame.checks) or (
         frame.time.several_runs and frame.subject in ("findings", "runs")
@@ -49,7 +50,7 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
     # "prod vs staging" with no time named compares two groups, not two runs: the change words do not make it one
     sides = not timed and (frame.ask == "compare" or (frame.ask == "count" and compared_key(scope) is not None))
     # "which checks got worse since october": the change per check is a frame plan, not the comparison tool's totals
-    per_check = frame.subject == "rules" and frame.direction is not None
+    per_check = frame.subject in ("rules", "sites") and frame.direction is not None
     # "what changed since october", "new issues since the august run": that run against the latest, check by check —
     # the comparison's new and fixed checks, not the series of runs between them
     between = bool(facets.changes_asked and frame.time.since and not frame.time.last_n and not per_check)

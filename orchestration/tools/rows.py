@@ -177,6 +177,22 @@ class RuleChangeRow(RowModel):
     total: int
 
 
+class SiteChangeRow(RowModel):
+    """``site_changes``: a site's failed checks and pass rate in the first and in the last run of the time asked."""
+
+    site: str
+    first_run: str
+    last_run: str
+    first_date: When
+    last_date: When
+    before_failed: int
+    after_failed: int
+    before_rate: float
+    after_rate: float
+    change: int
+    total: int
+
+
 class CleanRuleRow(RowModel):
     """``clean_rules``: a check no device in scope fails, with the devices judged on it."""
 
@@ -277,6 +293,7 @@ SQL_ROWS: dict[str, type[RowModel]] = {
     "group_compare": GroupRow,
     "run_series": RunRow,
     "rule_changes": RuleChangeRow,
+    "site_changes": SiteChangeRow,
     "clean_rules": CleanRuleRow,
     "exception_list": ExceptionRow,
     "device_rules": DeviceRuleRow,

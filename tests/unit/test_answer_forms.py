@@ -729,3 +729,37 @@ def test_a_train_no_device_runs_is_answered_no_with_the_releases_it_runs(demo_wa
     assert all(r in head for r in releases), head
     listed = first_line(handle_turn("which sites have devices on 15.x", services=services).final.answer)
     assert listed.startswith("**None** — no device runs 15.x"), listed
+
+
+def _site_rates(path: Path, kind: str | None, since: str) -> list[tuple[str, float, float]]:
+    """(site, pass rate in the first run since ``since``, in the latest), by SQL."""
+    runs = sql(path, f"SELECT assessment_id FROM assessments WHERE collection = 'fleet' AND started_at >= DATE '{since}' "
+                     "ORDER BY started_at")
+    first, last = runs[0][0], runs[-1][0]
+    kinds = f"AND s.site_type = '{kind}'" if kind else ""
+    return sql(path, f"""WITH x AS (SELECT a.site, r.assessment_id,
+            ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) AS rate
+            FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+            WHERE r.assessment_id IN ('{first}', '{last}') {kinds} GROUP BY a.site, r.assessment_id)
+        SELECT b.site, b.rate, e.rate FROM x b JOIN x e ON e.site = b.site
+        WHERE b.assessment_id = '{first}' AND e.assessment_id = '{last}'""")
+
+
+def test_which_sites_got_worse_lists_the_sites_worst_first(demo_warehouse: Path, services: Services) -> None:
+    """"which sites got worse since september" is the sites, each then and now — not the fleet's series."""
+    worse = sorted((r for r in _site_rates(demo_warehouse, None, "2026-09-01") if r[2] < r[1]),
+                   key=lambda r: (round(r[2] - r[1], 1), r[0]))
+    state = handle_turn("which sites got worse since september?", services=services)
+    assert tool_of(state) == ("sql_path", "site_changes")
+    head = first_line(state.final.answer)
+    assert worse and head.startswith(f"**{len(worse)} sites** got worse"), head
+    assert head.split(": ", 1)[1].startswith(f"**{worse[0][0]}** ({worse[0][1]}% → {worse[0][2]}%)"), head
+
+
+def test_which_branch_improved_the_most_names_it_first(demo_warehouse: Path, services: Services) -> None:
+    better = sorted((r for r in _site_rates(demo_warehouse, "branch", "2026-09-01") if r[2] > r[1]),
+                    key=lambda r: (-round(r[2] - r[1], 1), r[0]))
+    head = first_line(handle_turn("which branch improved the most since september?", services=services).final.answer)
+    assert better and head.startswith(f"**{len(better)} sites** improved"), head
+    top = better[0]
+    assert f"**{top[0]}** the most — pass rate {top[1]}% → {top[2]}% ({top[2] - top[1]:+.1f} points)" in head, head
