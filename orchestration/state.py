@@ -144,6 +144,7 @@ class Facets(StateModel):
     inventory_count: bool = False  # "how many firewalls at HQ" (no issue words)
     failing: bool = False  # about what fails ("which spines fail anything?"), not what the inventory holds
     listing_column: str | None = None  # "which versions run at …": the ontology column asked about
+    release_age: Literal["oldest", "newest"] | None = None  # "the oldest ios version we run": that end first
     chart_dimensions: list[str] = Field(default_factory=list)  # breakdowns asked for (severity, os …)
     export: bool = False
     evidence: bool = False  # the offending configuration lines asked for ("with evidence")

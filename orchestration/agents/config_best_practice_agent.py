@@ -78,7 +78,7 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     rows = result_of(report, SqlPathResult)
     if rows is not None:
         formed = answer_forms.answer(rows, intent.frame, chunks, prefix, rules)
-        return formed if formed is not None else findings.from_sql(rows, rules, prefix)
+        return formed if formed is not None else findings.from_sql(rows, rules, prefix, intent.facets.release_age)
     extension = next((name for name in report if name not in RESULT_MODELS and name in tools), None)
     return tool_rows.tabulated(tools[extension], report[extension]) if extension else None
 

@@ -22,7 +22,7 @@ from orchestration.nlu.clarification import (
 from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
-from orchestration.nlu.facets import group_key, read_facets
+from orchestration.nlu.facets import asks_release_age, group_key, read_facets
 from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
@@ -113,6 +113,8 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
     readable = text.strip() and not overlong(text, services.settings.max_prompt_chars)  # an overlong one was answered
     frame = frame_of(text, services, intent.entities, unknown_devices=unknown) if readable else QuestionFrame()
     facets = read_facets(text, services.catalog, intent.domain_details.presentation_requirement)
+    if frame.ask == "not_answerable" and facets.release_age:  # "the oldest version we run": the releases, listed
+        frame = frame.evolve(ask="list", subject="devices", cannot=None)
     if frame.ask == "not_answerable" and set(facets.planner_conditions) & services.contracts.extension_conditions():
         # an extension's agent or tool declared it answers this ("plan the upgrade waves"): not refused, its rows
         frame = frame.evolve(ask="list", cannot=None)
@@ -442,10 +444,12 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.evolve(route_scores=scores, signals=decision.signals)
-    if pasted:
+    if pasted or asks_release_age(text):
         # configuration lines pasted to be judged ("is this ok: ip http server"): the checks that look at one line
-        # answer, beside what our documents say — not the fleet's failures of the same checks
-        skill = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
+        # answer, beside what our documents say — not the fleet's failures of the same checks; "the oldest ios version
+        # we run" is the inventory's
+        skill = "cbp_assessment" if not pasted else "sec_generic" if (decision.skill or "").startswith("sec_") \
+            else "cbp_generic"
         return base.evolve(intent_class=SKILL_TO_CLASS[skill], signals=[*decision.signals, PASTED_LINES],
                            confidence=0.9, domain_details=domain_details_for(skill, entities))
     if meta == "followup_question" and not history_available and (

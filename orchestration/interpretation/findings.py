@@ -302,8 +302,32 @@ def from_tracking(result: IssueTrackingResult, chunks: list[RetrievedChunk], lim
                          assumptions=[] if chunks else [NO_CONTEXT_ASSUMPTION])
 
 
-def from_sql(result: SqlPathResult, rules: Mapping[str, Rule], prefix: str = "CFG") -> DomainOutputs:
-    """The rows of the SQL path's own templates (a topic's failing devices; inventory counts and listings)."""
+def _release_key(version: object) -> tuple[int, ...]:
+    """17.3.4a → (17, 3, 4); the ASA's 9.8(4) → (9, 8, 4)."""
+    return tuple(int(n) for n in re.findall(r"\d+", str(version)))
+
+
+def _release_ends(rows: list[dict[str, Any]], age: str) -> str:
+    """"the oldest ios version we run": that end of each platform's releases (releases of two platforms are not
+    older or newer than each other)."""
+    by_platform: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_platform.setdefault(str(r.get("platform") or "unknown platform"), []).append(r)
+    pick = min if age == "oldest" else max
+    ends = [(platform, pick(found, key=lambda r: _release_key(r["os_version"])))
+            for platform, found in sorted(by_platform.items())]
+    said = [f"**{platform} {r['os_version']}** ({devices(int(r['devices']))}, e.g. {r['example_device']})"
+            for platform, r in ends]
+    if len(ends) == 1:
+        return f"{said[0]} is the {age} release in scope."
+    return (f"The {age} release of each platform: {', '.join(said)} (releases of different platforms are not "
+            "compared with each other).")
+
+
+def from_sql(result: SqlPathResult, rules: Mapping[str, Rule], prefix: str = "CFG",
+             release_age: str | None = None) -> DomainOutputs:
+    """The rows of the SQL path's own templates (a topic's failing devices; inventory counts and listings).
+    ``release_age``: the oldest or newest release asked for (an os_version listing leads with it)."""
     rows, cols, description = result.rows, result.columns, result.description
     if not rows:
         return DomainOutputs(findings=[], summary=f"No rows matched ({description}).", statistics=result.model_dump(),
@@ -327,7 +351,11 @@ def from_sql(result: SqlPathResult, rules: Mapping[str, Rule], prefix: str = "CF
                       for r in rows[:20])
     more = f" and {len(rows) - 20} more" if len(rows) > 20 else ""
     summary = f"{description[0].upper()}{description[1:]}: {parts}{more}."
-    if "devices" in cols and result.template != "inventory_count":  # "which versions run at …": each, its devices
+    if release_age and "os_version" in cols:  # "the oldest ios version we run": that end first, then every release
+        ordered = sorted(rows, key=lambda r: (str(r.get("platform")), _release_key(r["os_version"])))
+        listed = ", ".join(f"{r.get('platform')} {r['os_version']} ({devices(int(r['devices']))})" for r in ordered[:20])
+        summary = f"{_release_ends(rows, release_age)}\n\nEvery release in scope, oldest first: {listed}{more}."
+    elif "devices" in cols and result.template != "inventory_count":  # "which versions run at …": each, its devices
         summary = f"**{devices(sum(int(r['devices']) for r in rows))}** — {description}: {parts}{more}."
     elif "devices" in cols:  # "how many firewalls do we have": the number first, then how they are spread
         total = sum(int(r["devices"]) for r in rows)

@@ -52,6 +52,17 @@ PERSISTENCE_WORDS = re.compile(r"persist|remain|still|(?:open|failing|there|unre
 # the SQL path's templates
 LISTING = re.compile(r"\b(which|what|list|show)\b.*\b(versions?|releases?|software|models?|hardware|platforms?|"
                      r"operating systems?|product famil\w+|ip addresses|roles?)\b", _I)
+# "what's the oldest ios version we run", "newest release on the switches": the software releases, that end first
+RELEASE_AGE = re.compile(r"\b(oldest|earliest|newest|most recent|latest)\b(?:\s+[\w-]+){0,2}?\s+(?:versions?|releases?|"
+                         r"software|code|trains?|images?)\b", _I)
+
+
+def asks_release_age(text: str) -> bool:
+    """"the oldest ios version we run": the inventory's releases, not findings (answerable, though no word of the
+    frame corpus says so)."""
+    return bool(RELEASE_AGE.search(text)) and not (ISSUE_WORDS.search(text) or CHANGE.search(text))
+
+
 WITHOUT = re.compile(r"\b(without|missing|lacking|(?:do|does) not have|don'?t have|doesn'?t have|with no|ha(?:ve|s) no)\b", _I)
 COUNT = re.compile(r"\bhow many\b.*\b(devices|routers|switches|firewalls|wireless controllers|assets)\b", _I)
 ISSUE_WORDS = re.compile(r"\b(fail\w*|deviations?|issues?|violations?|findings?|checks?|compliance|critical|severity|"
@@ -175,6 +186,8 @@ def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") ->
     # "how many devices got worse since last month" counts a change between runs, not the inventory
     issue_words = bool(ISSUE_WORDS.search(text) or CHANGE.search(text))
     listing = bool(LISTING.search(text)) and not issue_words
+    age = RELEASE_AGE.search(text) if not issue_words else None
+    oldest = age is not None and age.group(1).lower() in ("oldest", "earliest")
     return Facets(
         tracking=_tracking(text),
         change=bool(CHANGE.search(text)),
@@ -186,7 +199,8 @@ def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") ->
         without_rules=topic_rules(text, catalog.rules.rules) if WITHOUT.search(text) else [],
         inventory_count=bool(COUNT.search(text)) and not issue_words,
         failing=bool(FAILING.search(text)),
-        listing_column=attribute_column(text, catalog.ontology) if listing else None,
+        listing_column="assets.os_version" if age else attribute_column(text, catalog.ontology) if listing else None,
+        release_age=("oldest" if oldest else "newest") if age else None,
         chart_dimensions=wanted_dimensions(text, presentation),
         export=any(w in text.lower() for w in EXPORT_WORDS),
         evidence=bool(EVIDENCE.search(text)),

@@ -763,3 +763,23 @@ def test_which_branch_improved_the_most_names_it_first(demo_warehouse: Path, ser
     assert better and head.startswith(f"**{len(better)} sites** improved"), head
     top = better[0]
     assert f"**{top[0]}** the most — pass rate {top[1]}% → {top[2]}% ({top[2] - top[1]:+.1f} points)" in head, head
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version))
+
+
+def test_the_oldest_release_we_run_is_named_per_platform(demo_warehouse: Path, services: Services) -> None:
+    """"the oldest ios version we run" is the inventory's, oldest by its numbers (16.9.4 before 16.12.4), not a
+    refusal; releases of two platforms are not compared."""
+    ios = sql(demo_warehouse, "SELECT os_version, COUNT(*) FROM assets WHERE collection = 'fleet' AND platform = 'ios-xe' "
+                              "GROUP BY os_version")
+    version, n = min(ios, key=lambda r: _release(r[0]))
+    answer = handle_turn("what's the oldest ios version we run", services=services).final.answer
+    assert f"**ios-xe {version}** ({n} devices, e.g. " in answer and "is the oldest release in scope" in answer, answer
+    switches = sql(demo_warehouse, "SELECT platform, os_version, COUNT(*) FROM assets WHERE collection = 'fleet' "
+                                   "AND device_type = 'switch' GROUP BY platform, os_version")
+    answer = handle_turn("what is the newest version on the switches", services=services).final.answer
+    for platform in {r[0] for r in switches}:
+        _, newest, count = max((r for r in switches if r[0] == platform), key=lambda r: _release(r[1]))
+        assert f"**{platform} {newest}** ({count} devices" in answer, answer
