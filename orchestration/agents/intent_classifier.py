@@ -320,7 +320,11 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
             and not (frame.time.months or frame.time.relative or frame.time.runs) \
             and any(len(filters[k]) >= 2 for k in ("site", "site_type", "device_type", "platform", "os_version",
                                                    "environment", "role"))
-        if not (verdict or matches or exceptions or sides or series):
+        # "which rules do all firewalls pass?": the checks every device passes, counted in the warehouse — no SLIC
+        # signature is a rule a device passes
+        clean = frame.subject == "rules" and frame.polarity == "passes" and frame.ask in ("list", "count") \
+            and not frame.targets.signature and "slic" not in decision.signals
+        if not (verdict or matches or exceptions or sides or series or clean):
             return None
     else:
         return None

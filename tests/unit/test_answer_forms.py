@@ -783,3 +783,16 @@ def test_the_oldest_release_we_run_is_named_per_platform(demo_warehouse: Path, s
     for platform in {r[0] for r in switches}:
         _, newest, count = max((r for r in switches if r[0] == platform), key=lambda r: _release(r[1]))
         assert f"**{platform} {newest}** ({count} devices" in answer, answer
+
+
+def test_which_rules_all_firewalls_pass_is_the_data_not_the_slic_view(demo_warehouse: Path, services: Services) -> None:
+    """The router leans to the SLIC expert for "rules … firewalls"; the checks every device passes are counted."""
+    judged = sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(*) FILTER (WHERE r.status IN ('fail', 'exception'))
+        FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.device_type = 'firewall'
+        AND r.status IN ('pass', 'fail', 'exception') GROUP BY r.rule_id""")
+    clean = sorted(rule for rule, failing in judged if failing == 0)
+    state = handle_turn("which rules do all firewalls pass", services=services)
+    assert tool_of(state) == ("sql_path", "clean_rules")
+    head = first_line(state.final.answer)
+    assert head.startswith(f"**{len(clean)} of the {len(judged)} checks**"), head
+    assert all(f"**{rule}**" in head for rule in clean), head
