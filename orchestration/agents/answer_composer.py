@@ -174,9 +174,9 @@ CAN_INSTEAD = ("What I can do instead: show the findings, evidence and fix comma
                "that applies.")
 
 
-def _cannot_answer(state: AssessmentState) -> Final:
+def _cannot_answer(state: AssessmentState, example: str) -> Final:
     frame = state.intent.frame
-    target = (frame.targets.device or frame.filters.site or ["HQ"])[0]
+    target = (frame.targets.device or frame.filters.site or [example])[0]
     text = CANNOT.get(frame.cannot or "off_topic", CANNOT["off_topic"])
     instead = CAN_INSTEAD.format(target=target)
     if frame.cannot == "live_state" and frame.checks:  # "can FW-HQ-1 reach the syslog server?": how it is set up
@@ -190,7 +190,9 @@ def _cannot_answer(state: AssessmentState) -> Final:
                  f"{frame.cannot or 'off_topic'}"], partial=True, risk_of_error="low")
 
 
-def compose(state: AssessmentState) -> Final:
+def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
+    """The answer of the turn. ``example``: a site of the inventory the asker may see, named where the answer offers
+    what it can do instead."""
     from orchestration.agents.intent_classifier import cannot_answer
 
     intent = state.intent
@@ -204,7 +206,7 @@ def compose(state: AssessmentState) -> Final:
     if intent.meta_intent == "cancellation":
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
     if cannot_answer(intent):
-        return _cannot_answer(state)
+        return _cannot_answer(state, example)
     if intent.intent_class == "unknown_or_needs_clarification":
         return Final(answer=intent.clarification_question or "Could you tell me what you would like to know?")
     task = state.plan.domain_task()
@@ -298,8 +300,18 @@ def narrate(state: AssessmentState, draft: Final, services: Services) -> Final:
     return draft if unverified or bad else candidate
 
 
+def _example_site(state: AssessmentState, services: Services) -> str:
+    """A site of the inventory to name in an example question (the first by name); a placeholder without one."""
+    from orchestration.agents.intent_classifier import cannot_answer
+
+    if not cannot_answer(state.intent):  # read only where an answer offers what it can do instead
+        return "<site or device>"
+    sites = sorted(services.names(state.input.user_id).sites.values())
+    return sites[0] if sites else "<site or device>"
+
+
 def run(state: AssessmentState, services: Services) -> StateUpdate:
-    return {"final": narrate(state, compose(state), services)}
+    return {"final": narrate(state, compose(state, _example_site(state, services)), services)}
 
 
 def summarize(update: StateUpdate) -> str:

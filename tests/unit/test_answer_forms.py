@@ -796,3 +796,10 @@ def test_which_rules_all_firewalls_pass_is_the_data_not_the_slic_view(demo_wareh
     head = first_line(state.final.answer)
     assert head.startswith(f"**{len(clean)} of the {len(judged)} checks**"), head
     assert all(f"**{rule}**" in head for rule in clean), head
+
+
+def test_what_it_can_do_instead_names_a_site_the_inventory_has(demo_warehouse: Path, services: Services) -> None:
+    first = sql(demo_warehouse, "SELECT MIN(site) FROM sites WHERE site_type <> 'uploaded'")[0][0]
+    answer = handle_turn("which devices are reachable from the internet?", services=services).final.answer
+    assert answer.startswith("I can't see live or operational state"), answer[:100]
+    assert f'("what does {first} fail and how do I fix it?")' in answer, answer
