@@ -34,6 +34,7 @@ from orchestration.tools.rows import (
     DeviceRuleRow,
     ExceptionRow,
     GroupRow,
+    GroupRunRow,
     LastAssessedRow,
     RuleChangeRow,
     RunRow,
@@ -372,6 +373,40 @@ def _run_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
         "row_count": len(rows), "series": [r.model_dump() for r in rows], "deltas": [delta]})
 
 
+def _group_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
+    """Each group's series side by side: the groups as rows, the runs as columns (failed checks, pass rate); the
+    groups that moved most first — worse first for "got worse", better first for "improved"."""
+    rows = result.rows_as(GroupRunRow)
+    if not rows:
+        return DomainOutputs(summary="No assessment run falls in the time asked for.", statistics={"row_count": 0})
+    runs = sorted({(r.started_at, r.assessment_id, r.run_date) for r in rows}, key=lambda x: str(x[0]))
+    per: dict[str, dict[str, GroupRunRow]] = {}
+    for r in rows:
+        per.setdefault(r.group_key or "(none)", {})[r.assessment_id] = r
+    first_id, last_id = runs[0][1], runs[-1][1]
+    both = {g: (s[first_id], s[last_id]) for g, s in per.items() if first_id in s and last_id in s}
+
+    def change(g: str) -> float:
+        return round(both[g][1].pass_rate - both[g][0].pass_rate, 1)
+
+    order = sorted(both, key=lambda g: (change(g), g) if frame.direction != "better" else (-change(g), g))
+    label = result.description.removeprefix("failed checks per ").split(" and ")[0]
+    if len(runs) == 1:
+        head = f"Only one run falls in the time asked for: {runs[0][1]} ({runs[0][2]}), per {label} below."
+    else:
+        moved = ", ".join(f"**{g}** {both[g][0].pass_rate}% → {both[g][1].pass_rate}% ({change(g):+.1f} points; "
+                          f"failed {both[g][0].failed:,} → {both[g][1].failed:,})" for g in order[:6])
+        head = (f"Per {label}, {runs[0][1]} ({runs[0][2]}) → {runs[-1][1]} ({runs[-1][2]}), {len(runs)} runs, "
+                f"{'worst change' if frame.direction != 'better' else 'best change'} first: {moved}"
+                f"{f' and {len(order) - 6} more' if len(order) > 6 else ''}.")
+    groups = sorted(per, key=lambda g: order.index(g) if g in order else len(order))
+    table = markdown.table([label.capitalize(), *(f"{d} failed (pass rate)" for _, _, d in runs)],
+                           [[g, *(f"{per[g][a].failed:,} ({per[g][a].pass_rate}%)" if a in per[g] else "—"
+                                  for _, a, _ in runs)] for g in groups[:SHOWN]])
+    return DomainOutputs(summary=f"{head}\n\n{table}", statistics={
+        "row_count": len(rows), "series": [r.model_dump() for r in rows], "groups": len(per)})
+
+
 def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
     rows = result.rows_as(ExceptionRow)
     when = f" expiring by {frame.time.before}" if frame.time.before else ""
@@ -661,6 +696,8 @@ def answer(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedCh
         return _group_compare(result, frame)
     if template == "run_series":
         return _run_series(result, frame)
+    if template == "group_series":
+        return _group_series(result, frame)
     if template == "exception_list":
         return _exception_list(result, frame)
     if template == "device_list":

@@ -128,7 +128,7 @@ def _rate(text: str) -> Literal["lowest", "highest"] | None:
     return "highest" if HIGHEST.search(text) and not LOWEST.search(text) else "lowest"
 # "pass rate per site type", "failures by role": one row per group of a column the analysis tool does not break
 # down by (its breakdowns answer "by site", "by platform", "by severity")
-GROUP_BY = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|which|what)\s+(?:the\s+)?(?:(?P<site_type>"
+GROUP_BY = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|which|what)[\s-]+(?:the\s+)?(?:(?P<site_type>"
                       r"site[- ]?types?|kinds? of sites?|types? of sites?)|(?P<role>roles?|device roles?)|"
                       r"(?P<environment>environments?|envs?)|(?P<sites>sites?)(?![- ]?types?))\b", _I)
 # "show the failed checks with evidence", "which config lines fail it": the offending lines are asked for

@@ -206,6 +206,33 @@ def run_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     return SqlPlan("run_series", sql, bound, "failed checks per assessment run")
 
 
+GROUP_COLUMNS_OF_RUNS = {"sites": "a.site", "site_type": "s.site_type", "role": "a.role", "environment": "a.environment"}
+
+
+def group_series(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str,
+                 key: str) -> SqlPlan:
+    """One row per group (role, kind of site, environment, site) and run in the time asked: the series of each
+    group, side by side ("failed checks per role since august")."""
+    match, match_params = condition.sql()
+    where, params = _where(scope)
+    time_parts, time_params = _time_of_runs(frame)
+    column = GROUP_COLUMNS_OF_RUNS[key]
+    last = ("m.assessment_id IN (SELECT z.assessment_id FROM assessments z WHERE z.collection = ? "
+            f"ORDER BY z.started_at DESC LIMIT {frame.time.last_n})") if frame.time.last_n else ""
+    sql = (
+        f"SELECT {column} AS group_key, m.assessment_id, m.started_at, COUNT(DISTINCT a.asset_id) AS devices, "
+        f"COUNT(CASE WHEN {match} THEN 1 END) AS checks, "
+        f"COUNT(CASE WHEN r.status = 'fail' AND {match} THEN 1 END) AS failed, "
+        f"COUNT(CASE WHEN r.status = 'pass' AND {match} THEN 1 END) AS passed "
+        "FROM assessments m JOIN results r ON r.assessment_id = m.assessment_id "
+        "JOIN assets a ON a.asset_id = r.asset_id" + (" JOIN sites s ON s.site = a.site" if key == "site_type" else "")
+        + f" WHERE m.collection = ? AND {' AND '.join([where, *time_parts, *([last] if last else [])])} "
+        f"GROUP BY {column}, m.assessment_id, m.started_at ORDER BY group_key, m.started_at")
+    bound = [*match_params * 3, collection, *params, *time_params, *([collection] if last else [])]
+    label = {"sites": "site", "site_type": "kind of site"}.get(key, key)
+    return SqlPlan("group_series", sql, bound, f"failed checks per {label} and assessment run")
+
+
 def last_assessed(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan:
     """Each device of the inventory in scope with the latest run of its collection that assessed it (none: never
     assessed), and when the collection's latest run started: "when was RTR-CORE-1 last assessed?"."""
@@ -469,6 +496,8 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
     if subject == "sites" and not device and (frame.direction or (ask in ("trend", "compare") and not untimed)):
         # "which sites got worse since september", "which branch improved the most": per site, then and now
         return site_changes(frame, scope, condition, collection)
+    if ask == "trend" and group_by in GROUP_COLUMNS_OF_RUNS and not device:
+        return group_series(frame, scope, condition, collection, group_by)  # "failed checks per role since august"
     if ask == "trend" and (frame.time.since or frame.time.last_n or len(frame.time.months) > 2
                            or not (frame.time.relative or frame.time.months)):
         return run_series(frame, scope, condition, collection)

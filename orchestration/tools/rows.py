@@ -135,6 +135,20 @@ class _Rates(RowModel):
         return round(100 * self.passed / self.checks, 1) if self.checks else 0.0
 
 
+class GroupRunRow(_Rates):
+    """``group_series``: one group (role, kind of site, environment, site) in one run of the series."""
+
+    group_key: str | None
+    assessment_id: str
+    started_at: When
+    devices: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def run_date(self) -> str:
+        return day(self.started_at)
+
+
 class GroupRow(_Rates):
     """``group_compare``: one group (site, kind of site, device type, version …) side by side with the others."""
 
@@ -292,6 +306,7 @@ SQL_ROWS: dict[str, type[RowModel]] = {
     "device_list": DeviceRow,
     "group_compare": GroupRow,
     "run_series": RunRow,
+    "group_series": GroupRunRow,
     "rule_changes": RuleChangeRow,
     "site_changes": SiteChangeRow,
     "clean_rules": CleanRuleRow,

@@ -803,3 +803,21 @@ def test_what_it_can_do_instead_names_a_site_the_inventory_has(demo_warehouse: P
     answer = handle_turn("which devices are reachable from the internet?", services=services).final.answer
     assert answer.startswith("I can't see live or operational state"), answer[:100]
     assert f'("what does {first} fail and how do I fix it?")' in answer, answer
+
+
+def test_a_trend_per_group_is_each_groups_series_side_by_side(demo_warehouse: Path, services: Services) -> None:
+    """"failed checks per role since august": every role's figures per run, not the fleet's one series."""
+    state = handle_turn("per-role trend of failed checks since august", services=services)
+    assert tool_of(state) == ("sql_path", "group_series")
+    runs = [r[0] for r in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' AND "
+                                              "started_at >= DATE '2026-08-01' ORDER BY started_at")]
+    figures = sql(demo_warehouse, f"""SELECT a.role, r.assessment_id, COUNT(*) FILTER (WHERE r.status = 'fail'),
+        ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id IN ('{runs[0]}', '{runs[-1]}') GROUP BY a.role, r.assessment_id""")
+    at = {(role, run): (failed, rate) for role, run, failed, rate in figures}
+    worst = min({role for role, _ in at}, key=lambda g: (round(at[(g, runs[-1])][1] - at[(g, runs[0])][1], 1), g))
+    (before_failed, before), (after_failed, after) = at[(worst, runs[0])], at[(worst, runs[-1])]
+    head = first_line(state.final.answer)
+    assert head.startswith(f"Per role, {runs[0]} "), head
+    assert f"first: **{worst}** {before}% → {after}% ({after - before:+.1f} points; failed {before_failed:,} → " \
+           f"{after_failed:,})" in head, head
