@@ -265,25 +265,34 @@ def _time_of_runs(frame: QuestionFrame) -> tuple[list[str], list[Any]]:
     return parts, params
 
 
+FIRST_AND_LAST = ("ends AS (SELECT MIN(started_at) AS first_at, MAX(started_at) AS last_at FROM m), "
+                  "pair AS (SELECT (SELECT assessment_id FROM m, ends WHERE m.started_at = ends.first_at) AS first_run, "
+                  "(SELECT assessment_id FROM m, ends WHERE m.started_at = ends.last_at) AS last_run, "
+                  "CAST(ends.first_at AS DATE) AS first_date, CAST(ends.last_at AS DATE) AS last_date FROM ends)")
+
+
+def _first_and_last(frame: QuestionFrame) -> tuple[str, list[Any]]:
+    """The CTEs ``m`` (the runs of the time asked: the latest two when none is named, or the last N), ``ends`` and
+    ``pair`` (its first and last run), and their parameters after the collection's."""
+    time_parts, time_params = _time_of_runs(frame)
+    last_n = frame.time.last_n or (2 if not time_parts else None)
+    runs = ("SELECT m.assessment_id, m.started_at FROM assessments m WHERE m.collection = ?"
+            + "".join(f" AND {p}" for p in time_parts) + " ORDER BY m.started_at DESC"
+            + (f" LIMIT {last_n}" if last_n else ""))
+    return f"WITH m AS ({runs}), {FIRST_AND_LAST}, ", time_params
+
+
 def rule_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Condition, collection: str) -> SqlPlan:
     """Per rule, the devices failing it in the first and in the last run of the time asked (the latest two runs
     when no time is named, or the last N): the checks that got worse or better ("which checks got worse at the
     stores since october"), only those the direction asks for, largest change first."""
     where, params = _where(scope)
     match, match_params = condition.sql()
-    time_parts, time_params = _time_of_runs(frame)
-    last_n = frame.time.last_n or (2 if not time_parts else None)
-    runs = ("SELECT m.assessment_id, m.started_at FROM assessments m WHERE m.collection = ?"
-            + "".join(f" AND {p}" for p in time_parts) + " ORDER BY m.started_at DESC"
-            + (f" LIMIT {last_n}" if last_n else ""))
+    pair, time_params = _first_and_last(frame)
     change = "after_devices - before_devices"
     keep = {"worse": f"{change} > 0", "better": f"{change} < 0"}.get(frame.direction or "", f"{change} <> 0")
     sql = (
-        f"WITH m AS ({runs}), ends AS (SELECT MIN(started_at) AS first_at, MAX(started_at) AS last_at FROM m), "
-        "pair AS (SELECT (SELECT assessment_id FROM m, ends WHERE m.started_at = ends.first_at) AS first_run, "
-        "(SELECT assessment_id FROM m, ends WHERE m.started_at = ends.last_at) AS last_run, "
-        "CAST(ends.first_at AS DATE) AS first_date, CAST(ends.last_at AS DATE) AS last_date FROM ends), "
-        "per_rule AS (SELECT r.rule_id, p.first_run, p.last_run, p.first_date, p.last_date, "
+        pair + "per_rule AS (SELECT r.rule_id, p.first_run, p.last_run, p.first_date, p.last_date, "
         "COUNT(DISTINCT CASE WHEN r.assessment_id = p.first_run AND r.status = 'fail' THEN r.asset_id END) "
         "AS before_devices, "
         "COUNT(DISTINCT CASE WHEN r.assessment_id = p.last_run AND r.status = 'fail' THEN r.asset_id END) "
@@ -307,11 +316,7 @@ def site_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Conditi
     the pass rate's — sites differ in size — or, for checks narrowed by severity or name, the failed checks'."""
     where, params = _where(scope)
     match, match_params = condition.sql()
-    time_parts, time_params = _time_of_runs(frame)
-    last_n = frame.time.last_n or (2 if not time_parts else None)
-    runs = ("SELECT m.assessment_id, m.started_at FROM assessments m WHERE m.collection = ?"
-            + "".join(f" AND {p}" for p in time_parts) + " ORDER BY m.started_at DESC"
-            + (f" LIMIT {last_n}" if last_n else ""))
+    pair, time_params = _first_and_last(frame)
     # better is a higher pass rate, or fewer failed checks of the kind asked
     gain = "(x.before_failed - x.after_failed)" if condition.narrow else \
         "(ROUND(100.0 * x.after_passed / x.after_checks, 1) - ROUND(100.0 * x.before_passed / x.before_checks, 1))"
@@ -323,11 +328,7 @@ def site_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Conditi
                 + " THEN 1 END)")
 
     sql = (
-        f"WITH m AS ({runs}), ends AS (SELECT MIN(started_at) AS first_at, MAX(started_at) AS last_at FROM m), "
-        "pair AS (SELECT (SELECT assessment_id FROM m, ends WHERE m.started_at = ends.first_at) AS first_run, "
-        "(SELECT assessment_id FROM m, ends WHERE m.started_at = ends.last_at) AS last_run, "
-        "CAST(ends.first_at AS DATE) AS first_date, CAST(ends.last_at AS DATE) AS last_date FROM ends), "
-        "x AS (SELECT a.site, p.first_run, p.last_run, p.first_date, p.last_date, "
+        pair + "x AS (SELECT a.site, p.first_run, p.last_run, p.first_date, p.last_date, "
         f"{counted('first_run', 'fail')} AS before_failed, {counted('last_run', 'fail')} AS after_failed, "
         f"{counted('first_run', 'pass')} AS before_passed, {counted('last_run', 'pass')} AS after_passed, "
         f"{counted('first_run', None)} AS before_checks, {counted('last_run', None)} AS after_checks "

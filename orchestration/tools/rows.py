@@ -135,10 +135,7 @@ class _Rates(RowModel):
         return round(100 * self.passed / self.checks, 1) if self.checks else 0.0
 
 
-class GroupRunRow(_Rates):
-    """``group_series``: one group (role, kind of site, environment, site) in one run of the series."""
-
-    group_key: str | None
+class _OfRun(_Rates):
     assessment_id: str
     started_at: When
     devices: int
@@ -147,6 +144,12 @@ class GroupRunRow(_Rates):
     @property
     def run_date(self) -> str:
         return day(self.started_at)
+
+
+class GroupRunRow(_OfRun):
+    """``group_series``: one group (role, kind of site, environment, site) in one run of the series."""
+
+    group_key: str | None
 
 
 class GroupRow(_Rates):
@@ -159,20 +162,12 @@ class GroupRow(_Rates):
     total: int
 
 
-class RunRow(_Rates):
+class RunRow(_OfRun):
     """``run_series``: one assessment run of the series."""
 
-    assessment_id: str
-    started_at: When
-    devices: int
     critical: int
     high: int
     devices_failing: int
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def run_date(self) -> str:
-        return day(self.started_at)
 
 
 class RuleChangeRow(RowModel):
