@@ -31,7 +31,7 @@ _ABOUT_THE_FLEET = re.compile(r"\b(?:which|how many|any of|devices?|routers?|swi
 
 @dataclass(frozen=True)
 class LineVerdict:
-    line: str  # as pasted (secrets masked)
+    line: str  # as pasted (the runtime masks it before it is kept or shown)
     rule: Rule
     fails: bool  # the rule forbids the line; else it is a line the rule requires
     under: str = ""  # the block or interface the rule looks for the line in ("line vty", "interface")

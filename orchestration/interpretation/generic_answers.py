@@ -135,7 +135,12 @@ def _pasted(verdicts: Sequence[PastedLine], catalog: Sequence[Rule]) -> str:
     """The verdict on pasted configuration lines: Yes or No first, then each line with its check."""
     by_id = {r.id: r for r in catalog}
     failing = list(dict.fromkeys(v.line for v in verdicts if v.fails))
-    if failing:
+    # "transport input ssh" alone: what the VTY lines require and what the AUX port forbids — the block decides
+    both = [line for line in failing if any(v.line == line and not v.fails for v in verdicts)]
+    if both and len(both) == len(failing):
+        lead = (f"**It depends on the block** — {'this line is' if len(both) == 1 else 'these lines are'} right in "
+                "one block and wrong in another; paste the block header above it (`line vty 0 4`) for one verdict:")
+    elif failing:
         lead = (f"**No** — {'this line fails' if len(failing) == 1 else f'{len(failing)} lines fail'} "
                 f"{'a check' if len(failing) == 1 else 'checks'} of the catalog:")
     else:

@@ -66,3 +66,13 @@ def test_lines_that_meet_their_checks_are_a_yes_and_the_fleet_question_still_ask
     failing = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = {LATEST}
         AND rule_id = 'HTTP-SERVER' AND status = 'fail'""")[0][0]
     assert failing > 0 and fleet.final.answer.split("\n\n")[1].startswith("**Yes** — ")
+
+
+def test_a_line_right_in_one_block_and_wrong_in_another_depends_on_the_block() -> None:
+    from orchestration.interpretation.generic_answers import _pasted
+    from orchestration.state import PastedLine
+
+    verdicts = [PastedLine(line=v.line, rule_id=v.rule.id, fails=v.fails, under=v.under)
+                for v in judge_lines("is this ok: transport input ssh", RULES)]
+    assert {(v.rule_id, v.fails) for v in verdicts} == {("AUX-DISABLED", True), ("VTY-SSH-ONLY", False)}
+    assert _pasted(verdicts, RULES).startswith("**It depends on the block**")
