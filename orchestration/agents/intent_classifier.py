@@ -46,7 +46,7 @@ _FOLLOWUP_LEAD = re.compile(
 )
 
 PASTED_LINES = "pasted configuration lines"  # the signal of a question that quotes configuration to judge
-
+RELEASE_AGE = "the releases run, by age"  # the signal of "the oldest ios version we run"
 
 
 
@@ -454,7 +454,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         # we run" is the inventory's
         skill = "cbp_assessment" if not pasted else "sec_generic" if (decision.skill or "").startswith("sec_") \
             else "cbp_generic"
-        return base.evolve(intent_class=SKILL_TO_CLASS[skill], signals=[*decision.signals, PASTED_LINES],
+        return base.evolve(intent_class=SKILL_TO_CLASS[skill],
+                           signals=[*decision.signals, PASTED_LINES if pasted else RELEASE_AGE],
                            confidence=0.9, domain_details=domain_details_for(skill, entities))
     if meta == "followup_question" and not history_available and (
             _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities)
