@@ -311,21 +311,22 @@ def preflight() -> list[str]:
     does not exist yet is no problem: the first run builds the demo data)."""
     import sqlite3
 
-    from assessment_engine.ontology import load_ontology
     from assessment_engine.warehouse.store import WarehouseUnavailable, open_warehouse
     from foundation.yaml_files import ContractError
     from knowledge_base.embeddings import model_problem
-    from orchestration.catalog import load_catalog
+    from orchestration.catalog import Catalog, load_catalog
     from orchestration.memory.store import MemoryStore, MemoryUnavailable
 
     settings = get_settings()
     problems = [p for p in [model_problem(settings)] if p]
-    checks: list[Callable[[], object]] = [lambda: load_catalog(settings.contracts_dir),
+    catalogs: list[Catalog] = []  # read once: the warehouse is opened with its ontology
+    checks: list[Callable[[], object]] = [lambda: catalogs.append(load_catalog(settings.contracts_dir)),
                                           lambda: MemoryStore(url=settings.memory_url)]
 
     def warehouse_opens() -> None:
-        reader = open_warehouse(settings, load_ontology(settings.contracts_dir / "warehouse.yaml"))
-        getattr(reader, "close", lambda: None)()
+        if catalogs:  # else the catalog's own problem is already reported
+            reader = open_warehouse(settings, catalogs[0].ontology)
+            getattr(reader, "close", lambda: None)()
 
     if settings.warehouse_backend != "duckdb" or settings.warehouse_path.exists():  # a missing one is built next
         checks.append(warehouse_opens)

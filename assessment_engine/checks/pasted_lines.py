@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from assessment_engine.checks.rule_engine import Rule, compiled_pattern
+from assessment_engine.checks.rule_engine import Rule, compiled_pattern, shown_pattern
 
 # where a pasted command may start inside a sentence: after a colon, a question mark, a quote or a backtick
 _PASTE_START = re.compile(r"[:?`\"'>]\s*")
@@ -41,10 +41,6 @@ def _variants(source: str | dict[str, str] | None) -> list[str]:
     return list(dict.fromkeys(source.values())) if isinstance(source, dict) else [source] if source else []
 
 
-def _shown(pattern: str) -> str:
-    return pattern.strip("^$").replace(r"\S+", "<name>").replace(r"\d+", "<n>").replace("\\", "")
-
-
 def _line_patterns(rule: Rule) -> list[tuple[str, bool, str]]:
     """(pattern, forbids, where) of a rule that judges single lines; none for the other kinds."""
     check = rule.check
@@ -52,7 +48,7 @@ def _line_patterns(rule: Rule) -> list[tuple[str, bool, str]]:
     if kind not in _FORBIDS | _REQUIRES:
         return []
     if kind.startswith("block"):
-        where = _shown(_variants(check.parent)[0]) if check.parent else ""
+        where = shown_pattern(_variants(check.parent)[0]) if check.parent else ""
         offending = [(check.offending, True, where)] if check.offending else []
         return [(p, kind in _FORBIDS, where) for p in _variants(check.child)] + offending
     if kind.startswith("iface"):

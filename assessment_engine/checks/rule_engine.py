@@ -455,7 +455,7 @@ def _pattern_for(pattern: str | dict[str, str] | None, platform: str) -> str | N
     return pattern
 
 
-def _shown(pattern: str | None) -> str:
+def shown_pattern(pattern: str | None) -> str:
     """A check's regex as people read it: '^transport input ssh$' -> 'transport input ssh'."""
     return (pattern or "").strip("^$").replace(r"\S+", "<name>").replace(r"\d+", "<n>")
 
@@ -464,10 +464,10 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
     kind = check.kind
     if kind == "require":
         pattern = _pattern_for(check.pattern, cfg.platform) or ""
-        return None if cfg.find(_rx(pattern), check.top_level) else _Finding(missing=f"no '{_shown(pattern)}' line")
+        return None if cfg.find(_rx(pattern), check.top_level) else _Finding(missing=f"no '{shown_pattern(pattern)}' line")
     if kind == "require_all":
         missing = [p for p in check.patterns if not cfg.find(_rx(p), check.top_level)]
-        return _Finding(missing="no " + " and no ".join(f"'{_shown(p)}'" for p in missing) + " line") if missing else None
+        return _Finding(missing="no " + " and no ".join(f"'{shown_pattern(p)}'" for p in missing) + " line") if missing else None
     if kind == "forbid":
         hits = cfg.find(_rx(_pattern_for(check.pattern, cfg.platform) or ""), check.top_level)
         return _Finding(hits) if hits else None
@@ -475,7 +475,7 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
         parent = _pattern_for(check.parent, cfg.platform) or ""
         blocks = cfg.blocks(_rx(parent))
         if not blocks:
-            return _Finding(missing=f"no '{_shown(parent)}' block") if check.parent_required else NOT_APPLICABLE
+            return _Finding(missing=f"no '{shown_pattern(parent)}' block") if check.parent_required else NOT_APPLICABLE
         child_pattern = _pattern_for(check.child, cfg.platform) or ""
         child = _rx(child_pattern)
         if kind == "block_forbid":
@@ -487,7 +487,7 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
         # the lines that are the deviation (e.g. 'transport input telnet'), else the block that lacks the child
         offending = [c for b in failing for c in b.child_matches(_rx(check.offending))] if check.offending else []
         lacking = [b for b in failing if not any(c.parent is b for c in offending)]
-        return _Finding(offending + lacking, missing=f"'{_shown(child_pattern)}' under it" if lacking else "")
+        return _Finding(offending + lacking, missing=f"'{shown_pattern(child_pattern)}' under it" if lacking else "")
     if kind in ("iface_require", "iface_forbid"):
         ifaces, child = _role_interfaces(check, cfg)
         if not ifaces:
@@ -497,7 +497,7 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
         notes = {i.block.number: f"{i.role}: {i.reason}" for i in ifaces}
         if kind == "iface_require":
             bad = [i.block for i in ifaces if not i.block.child_matches(child)]
-            return _Finding(bad, missing=f"'{_shown(_pattern_for(check.child, cfg.platform))}' under it",
+            return _Finding(bad, missing=f"'{shown_pattern(_pattern_for(check.child, cfg.platform))}' under it",
                             notes=notes) if bad else None
         bad = [c for i in ifaces for c in i.block.child_matches(child)]
         return _Finding(bad, notes=notes) if bad else None

@@ -448,15 +448,15 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     decision: RouteDecision = router.route(text)
     scores = {k: round(v, 4) for k, v in decision.skill_probabilities.items()}
     base = base.evolve(route_scores=scores, signals=decision.signals)
-    if pasted or asks_release_age(text):
+    if pasted:
         # configuration lines pasted to be judged ("is this ok: ip http server"): the checks that look at one line
-        # answer, beside what our documents say — not the fleet's failures of the same checks; "the oldest ios version
-        # we run" is the inventory's
-        skill = "cbp_assessment" if not pasted else "sec_generic" if (decision.skill or "").startswith("sec_") \
-            else "cbp_generic"
-        return base.evolve(intent_class=SKILL_TO_CLASS[skill],
-                           signals=[*decision.signals, PASTED_LINES if pasted else RELEASE_AGE],
+        # answer, beside what our documents say — not the fleet's failures of the same checks
+        skill = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
+        return base.evolve(intent_class=SKILL_TO_CLASS[skill], signals=[*decision.signals, PASTED_LINES],
                            confidence=0.9, domain_details=domain_details_for(skill, entities))
+    if asks_release_age(text):  # "the oldest ios version we run": the inventory's releases
+        return base.evolve(intent_class=SKILL_TO_CLASS["cbp_assessment"], signals=[*decision.signals, RELEASE_AGE],
+                           confidence=0.9, domain_details=domain_details_for("cbp_assessment", entities))
     if meta == "followup_question" and not history_available and (
             _is_bare_followup(text) or (refers_back(text) and not any(e.type in NAMED_SCOPE for e in entities)
                                         and not self_contained(text, services, entities))):
