@@ -33,7 +33,7 @@ _ABOUT_THE_FLEET = re.compile(r"\b(?:which|how many|any of|devices?|routers?|swi
 class LineVerdict:
     line: str  # as pasted (the runtime masks it before it is kept or shown)
     rule: Rule
-    fails: bool  # the rule forbids the line; else it is a line the rule requires
+    fails: bool  # the rule forbids the line, or requires what its "no" takes away; else the line meets the rule
     under: str = ""  # the block or interface the rule looks for the line in ("line vty", "interface")
 
 
@@ -84,6 +84,11 @@ def judge_lines(text: str, rules: Iterable[Rule]) -> list[LineVerdict]:
             line = next((c for c in candidates if rx.match(c)), None)
             if line is not None:
                 verdicts.append(LineVerdict(line, rule, forbids, where))
+                break
+            # "no service password-encryption" takes away what a rule requires; "no ip http server" what it forbids
+            negated = next((c for c in candidates if c.lower().startswith("no ") and rx.match(c[3:])), None)
+            if negated is not None:
+                verdicts.append(LineVerdict(negated, rule, not forbids, where))
                 break
     if not verdicts:
         return []

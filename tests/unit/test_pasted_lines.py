@@ -25,6 +25,9 @@ def _judged(text: str) -> list[tuple[str, str, bool]]:
     # the block pasted above the line decides which block rule judges it (not the AUX port's)
     ("review this:\nline vty 0 4\n transport input telnet", [("transport input telnet", "VTY-SSH-ONLY", True)]),
     ("is this secure: no ip redirects", [("no ip redirects", "IF-REDIRECTS", False)]),
+    # a "no" takes away what a rule requires (a failure) or what it forbids (met)
+    ("is this line fine: no service password-encryption", [("no service password-encryption", "PWD-SERVICE-ENC", True)]),
+    ("is this ok: no ip http server", [("no ip http server", "HTTP-SERVER", False)]),
 ])
 def test_a_pasted_line_is_judged_by_the_checks_that_look_at_it(text: str, expected: list[tuple[str, str, bool]]) -> None:
     assert _judged(text) == expected
