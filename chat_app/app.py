@@ -32,7 +32,7 @@ from chat_app.files_dir import install_upload_guards, take_raw_upload
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import final_notes, linked_markers, node_label
-from chat_app.security import CLIENT_ADDRESS, request_token
+from chat_app.security import CLIENT_ADDRESS, SIGN_IN, request_token
 from chat_app.security import install as install_guards
 from chat_app.server_parts import ServerParts, build_parts
 from chat_app.sessions import close_sockets_of, expiry_of, install_revocation
@@ -105,8 +105,13 @@ def data_layer():  # type: ignore[no-untyped-def]
 if SETTINGS.auth_enabled:
     @cl.password_auth_callback
     async def login(username: str, password: str) -> cl.User | None:
-        # throttled per name and address (HTTP 429 with the wait); the check and the count happen without an await
-        ok = parts().throttle.check(username, CLIENT_ADDRESS.get(), lambda: check_password(username, password))
+        # backed off per name and address or trusted device (HTTP 429 with the wait), counted before it is checked
+        sign_in = SIGN_IN.get() or {}
+        throttle = parts().throttle
+        ok = await throttle.check(username, CLIENT_ADDRESS.get(), sign_in.get("cookie"),
+                                  lambda: check_password(username, password))
+        if ok and "issue" in sign_in:  # this browser is now a trusted device of the user's (chat_app/sessions.py)
+            sign_in["issue"] = throttle.device_cookie(username)
         return cl.User(identifier=username, metadata={"provider": "password"}) if ok else None
 
     # Chainlit's decorator wraps the callback so that any exception becomes "wrong password" (HTTP 401); the login

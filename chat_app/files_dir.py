@@ -7,15 +7,18 @@ session, at upload time) and ``chainlit.server.FILES_DIRECTORY`` (at shutdown), 
 ``<data dir>/chainlit_files/<instance>``: each instance cleans up exactly its own uploads.
 
 A configuration holds device secrets, and a server can die between the upload and the message that uses it (its
-folder then outlives it). So a file that holds device secrets (``uploads.holds_device_secrets``) is written to disk
-already masked; the raw bytes stay in the upload's session, in memory, until the message takes them
-(``take_raw_upload``) or the session ends. Each instance holds a lock on its folder; at start, the folders of
+folder then outlives it). So an upload is written to disk only as it is kept (``uploads.kept_upload``: a
+configuration masked, a text document with the configuration lines in it masked); the raw bytes of a file that
+changed stay in the upload's session, in memory, until the message takes them (``take_raw_upload``) or the session
+ends. While a file arrives it stays in memory too (``MultiPartParser.spool_max_size`` is raised to the upload limit:
+Starlette spools anything over 1 MB to a temporary file, raw). Each instance holds a lock on its folder; at start, the folders of
 instances that no longer hold theirs (a crash, a SIGKILL) are removed.
 """
 
 from __future__ import annotations
 
 import fcntl
+import mimetypes
 import os
 import shutil
 import tempfile
@@ -28,9 +31,8 @@ import chainlit.config
 import chainlit.server
 from chainlit.session import BaseSession
 
-from assessment_engine.checks.secrets import mask_config
 from chat_app.security import UPLOADING
-from chat_app.uploads import holds_device_secrets
+from chat_app.uploads import holds_device_secrets, kept_upload
 
 LOCK = ".alive"
 
@@ -82,10 +84,16 @@ def take_raw_upload(session: Any, path: Path) -> bytes:
 
 def install_upload_guards() -> None:
     """Chainlit's ``persist_file``, so that (1) an empty file is stored as one — Chainlit's upload route answered it
-    with a server error, and the upload handler should say "the file is empty" — and (2) a file with device secrets
-    is written masked, its raw bytes kept in the session's memory. Only files of the upload route are looked at: the
+    with a server error, and the upload handler should say "the file is empty" — and (2) a file is written only as it
+    is kept (``kept_upload``), a configuration's raw bytes kept in the session's memory; and Starlette keeps an upload
+    in memory while it arrives, never in a temporary file. Only files of the upload route are looked at: the
     app's own elements passed through here too, each chart's and JSON view's text masked as if it were a
     configuration (a fifth of the chat server's CPU at 20 sessions) and its bytes kept for the session's life."""
+    from starlette.formparsers import MultiPartParser
+
+    upload = getattr(chainlit.config.config.features, "spontaneous_file_upload", None)
+    largest = (getattr(upload, "max_size_mb", None) or 25) + 1
+    MultiPartParser.spool_max_size = max(MultiPartParser.spool_max_size, largest * 1024 * 1024)
     original = BaseSession.persist_file
     if getattr(original, "guarded", False):
         return
@@ -101,13 +109,18 @@ def install_upload_guards() -> None:
                 Path(path).unlink(missing_ok=True)
         if not UPLOADING.get():
             return await original(self, name, mime, path=path, content=content)
+        # stored under the extension of the user's file name, not of the type the browser claimed (Chainlit names the
+        # file after the type: a text file sent as application/octet-stream became ".bin" and was refused)
+        mime = mimetypes.guess_type(name)[0] or mime
         raw = content.encode() if isinstance(content, str) else content
         if raw is None and path:
             raw = Path(path).read_bytes()
-        if raw is None or not holds_device_secrets(name, raw):
+        masked = kept_upload(name, raw) if raw is not None else None
+        if raw is None or masked is raw:
             return await original(self, name, mime, path=path, content=content)
-        masked = mask_config(raw.decode("utf-8", errors="replace")).encode()
         reference = await original(self, name, mime, content=masked)
+        if not holds_device_secrets(name, raw):  # a document is added from its masked text: nothing to keep
+            return reference
         stored = self.files[reference["id"]]["path"]
         if not hasattr(self, "raw_uploads"):
             self.raw_uploads = {}  # type: ignore[attr-defined]

@@ -23,12 +23,12 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
-from assessment_engine.checks.secrets import mask_config, mask_prompt
-from chat_app.security import REFUSALS, REQUEST_USER
+from chat_app.security import REFUSALS, REQUEST_USER, acting_user
 from chat_app.step_writes import StepWrites, step_row
-from chat_app.uploads import holds_device_secrets
+from chat_app.uploads import kept_upload
 from foundation import migrations
 from foundation.database import open_database
+from foundation.secrets import mask_prompt
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users ("id" TEXT PRIMARY KEY, "identifier" TEXT NOT NULL UNIQUE, "metadata" TEXT NOT NULL,
@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS feedbacks ("id" TEXT PRIMARY KEY, "forId" TEXT NOT NU
 
 
 PG_SCHEMA = "chainlit"
+# What the history keeps of a user's message: the longest prompt that is answered (``ASSESS_MAX_PROMPT_CHARS``'s
+# default) and a little more; a longer one is refused before it runs, and only its start is kept.
+MAX_STORED_CHARS = 10_000
 
 
 MIGRATIONS_TABLE = "chat_history_migrations"
@@ -76,15 +79,28 @@ def ensure_schema(url: str) -> URL:
     return make_url(url).set(drivername="postgresql+psycopg")
 
 
+def masked_step(step: dict[str, Any]) -> dict[str, Any]:
+    """A step as it is stored: its input and output with the secrets of pasted configuration lines masked (the
+    answers' own texts come from masked stores and pass unchanged), and a user's message cut at ``MAX_STORED_CHARS``
+    (an over-long message is refused, never run; the history keeps its start, not megabytes)."""
+    out = dict(step)
+    for key in ("input", "output"):
+        value = out.get(key)
+        if isinstance(value, str) and value:
+            if len(value) > MAX_STORED_CHARS and step.get("type") in ("user_message", "run"):
+                value = value[:MAX_STORED_CHARS] + f"… ({len(value) - MAX_STORED_CHARS:,} more characters not kept)"
+            out[key] = mask_prompt(value)
+    return out
+
+
 def masked_upload(path: Path, name: str | None = None) -> bytes:
-    """What is kept of a file a user attached: a device configuration only with its secrets masked."""
+    """What is kept of a file a user attached: a device configuration only with its secrets masked, a text document
+    with the configuration lines in it masked (``uploads.kept_upload``)."""
     try:
         data = path.read_bytes()
     except OSError:
-        return b"(the configuration file is not kept: it held device secrets)"
-    if not holds_device_secrets(name or path.name, data):
-        return data
-    return mask_config(data.decode("utf-8", errors="replace")).encode()
+        return b"(the file is not kept: it could not be read)"
+    return kept_upload(name or path.name, data)
 
 
 Method = TypeVar("Method", bound=Callable[..., Any])
@@ -99,8 +115,9 @@ LOGIN = ContextVar("a login's data-layer statements", default=False)
 
 
 class Refused(PermissionError):
-    """An action on another user's conversation. Chainlit's feedback routes turn any error into HTTP 500, so the
-    refusal is also recorded for the request (``REFUSALS``), and the request middleware answers it as a 403."""
+    """A write to another user's conversation. Chainlit's feedback routes turn any error into HTTP 500, so the
+    refusal is also recorded for the request (``REFUSALS``), and the request middleware answers it as a 403; in a
+    websocket session it is logged by Chainlit's task and nothing is written."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -117,19 +134,49 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
     class GuardedDataLayer(SQLAlchemyDataLayer):  # type: ignore[misc]
+        """Chainlit's data layer with every write checked against the thread's owner (``_check_owner``), the text of
+        every step masked on its way in, and steps written together."""
+
         known_threads: set[str] = set()
         thread_users: dict[str, str] = {}  # a thread's owner never changes: one SELECT per thread, not per element
+        thread_owners: dict[str, str] = {}  # the same, by the owner's identifier
         writes: StepWrites
+
+        async def _owner(self, thread_id: str) -> str | None:
+            """The identifier of the user a thread belongs to; None while it has none (being created)."""
+            if thread_id not in self.thread_owners:
+                rows = await self.execute_sql(query='SELECT "userIdentifier" FROM threads WHERE "id" = :id',
+                                              parameters={"id": thread_id})
+                owner = rows[0].get("userIdentifier") if isinstance(rows, list) and rows else None
+                if owner is None:
+                    return None
+                self.thread_owners[thread_id] = str(owner)
+            return self.thread_owners[thread_id]
+
+        async def _check_owner(self, thread_id: str | None, what: str) -> None:
+            """Refuse a write to a conversation that belongs to someone other than who is asking (the server's own
+            work, outside any request or session, may write anywhere)."""
+            actor = acting_user()
+            if actor is None or not thread_id:
+                return
+            owner = await self._owner(str(thread_id))
+            if owner is not None and owner != actor:
+                raise Refused(f"{what} another user's conversation is not allowed")
+
+        async def _thread_of(self, table: str, row_id: str) -> str | None:
+            rows = await self.execute_sql(query=f'SELECT "threadId" FROM {table} WHERE "id" = :id',
+                                          parameters={"id": row_id})
+            return str(rows[0]["threadId"]) if isinstance(rows, list) and rows and rows[0].get("threadId") else None
 
         @_queued
         async def create_step(self, step_dict: dict[str, Any]) -> None:
             """The thread's row at once (elements and feedback refer to it), the step's a moment later with the
-            turn's other steps (``chat_app/step_writes.py``). A user's message is kept with the secrets of a
-            configuration line pasted into it masked, as the turn itself is."""
+            turn's other steps (``chat_app/step_writes.py``). Every text a step carries is kept with the secrets of a
+            configuration line pasted into it masked, as the turn itself is: the user's message, and Chainlit's
+            ``on_message`` step and the graph's step, whose input is that message."""
+            await self._check_owner(step_dict.get("threadId"), "writing to")
             await self.update_thread(step_dict["threadId"])
-            if step_dict.get("type") == "user_message" and isinstance(step_dict.get("output"), str):
-                step_dict = {**step_dict, "output": mask_prompt(step_dict["output"])}
-            self.writes.add(step_row(step_dict))
+            self.writes.add(step_row(masked_step(step_dict)))
 
         @_queued
         async def update_step(self, step_dict: dict[str, Any]) -> None:
@@ -138,6 +185,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
         @_queued
         async def delete_step(self, step_id: str) -> None:
             await self.writes.flush()
+            await self._check_owner(await self._thread_of("steps", step_id), "deleting from")
             await super().delete_step(step_id)
 
         async def get_step(self, step_id: str) -> Any:
@@ -171,6 +219,7 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             (~20 steps per turn; at 20 concurrent conversations logins queued behind them for seconds)."""
             if name is None and user_id is None and metadata is None and tags is None and thread_id in self.known_threads:
                 return
+            await self._check_owner(thread_id, "changing")
             if name is not None:  # named from its first message: "Knowledge documents", not "/docs"
                 from chat_app.commands import thread_title
 
@@ -200,17 +249,29 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
 
         async def delete_thread(self, thread_id: str) -> None:
             await self.writes.flush()
+            await self._check_owner(thread_id, "deleting")
             self.known_threads.discard(thread_id)
             self.thread_users.pop(thread_id, None)
+            self.thread_owners.pop(thread_id, None)
             await super().delete_thread(thread_id)
 
         async def create_element(self, element: Any) -> None:
+            """An element of the asker's own thread; one whose id is already another thread's is refused (Chainlit
+            writes elements by id, so a forged id would move or overwrite someone else's file)."""
+            await self._check_owner(element.thread_id, "adding to")
+            existing = await self._thread_of("elements", str(element.id))
+            if existing is not None and existing != element.thread_id:
+                raise Refused("an element of another conversation cannot be replaced")
             source = getattr(element, "path", None)
             if source and getattr(element, "content", None) is None:
                 stored = copy.copy(element)  # the handler still reads the upload from the element's path
                 stored.content, stored.path = masked_upload(Path(source), getattr(element, "name", None)), None
                 element = stored
             await super().create_element(element)
+
+        async def delete_element(self, element_id: str, thread_id: str | None = None) -> None:
+            await self._check_owner(await self._thread_of("elements", element_id), "removing from")
+            await super().delete_element(element_id, thread_id)
 
         async def _owned(self, sql: str, key: str) -> str:
             """Feedback is its thread owner's: Chainlit's feedback routes do not check it, so this does."""

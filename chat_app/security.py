@@ -1,6 +1,14 @@
 """Web-facing guards Chainlit leaves to the application: which origins may talk to the app with a user's cookie
-(HTTP and the websocket alike), and who is asking on an HTTP request (the data layer refuses feedback on another
-user's thread; the login throttle counts per address).
+(HTTP and the websocket alike), who is asking (the data layer refuses any write to another user's conversation; the
+login throttle counts per address), and which of Chainlit's routes this app does not offer at all.
+
+Who is asking (``acting_user``): the signed-in user of the websocket session a write serves, else of the HTTP request
+(its cookie or bearer token), else nobody; the server's own work outside any request (the report of uploads cut short,
+written at start) is nobody's and may write anywhere. A request that carries a valid token was authenticated, so
+Chainlit's "401 Unauthorized" for another user's thread or session is answered as what it is: 403, with the reason.
+Chainlit's element routes (``PUT``/``DELETE /project/element``) serve custom elements, which this app has none of
+(the page's CSP refuses their in-browser compilation): they are refused outright. Sharing a thread, and reading a
+shared one, are refused unless ``allow_thread_sharing`` is on (Chainlit's routes do not look at the setting).
 
 An origin may talk to the app when it is the app's own — the scheme and host the request was made to, as the
 browser sees them (``X-Forwarded-*`` from the trusted proxy) — or listed in ``ASSESS_ALLOWED_ORIGINS``. A page on
@@ -18,12 +26,18 @@ from typing import Any
 
 from chainlit.auth.cookie import get_token_from_cookies
 from chainlit.config import config
+from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from chat_app.sessions import DEVICE_COOKIE, DEVICE_DAYS
+
 REQUEST_USER: ContextVar[str | None] = ContextVar("request_user", default=None)
+IN_REQUEST: ContextVar[bool] = ContextVar("in_request", default=False)  # an HTTP request of a client is being served
 CLIENT_ADDRESS: ContextVar[str | None] = ContextVar("client_address", default=None)
 REFUSALS: ContextVar[list[str] | None] = ContextVar("refusals", default=None)  # actions refused during a request
+# a sign-in request's device cookie as it came ("cookie"), and the one to set on a successful sign-in ("issue")
+SIGN_IN: ContextVar[dict[str, str | None] | None] = ContextVar("sign_in", default=None)
 # a file arriving through Chainlit's upload route: only such a file is a user's (the app's own elements — charts,
 # citations, JSON views — are written from masked stores and need no masking on their way to disk)
 UPLOADING: ContextVar[bool] = ContextVar("uploading", default=False)
@@ -79,6 +93,40 @@ def restrict_origins() -> None:
     sio.eio.max_http_buffer_size = MAX_SOCKET_MESSAGE_BYTES
 
 
+def acting_user() -> str | None:
+    """Who a write to the chat history is made for: the user of the websocket session it serves, else of the HTTP
+    request (``""`` for a request or session nobody signed in to), else None — the server's own work."""
+    from chainlit.context import context_var
+
+    context = context_var.get(None)
+    session_user = getattr(getattr(context, "session", None), "user", None) if context is not None else None
+    if session_user is not None:
+        return str(session_user.identifier)
+    if IN_REQUEST.get():
+        return REQUEST_USER.get() or ""
+    return "" if context is not None else None
+
+
+def sharing_allowed() -> bool:
+    return bool(getattr(config.features, "allow_thread_sharing", False))
+
+
+# Chainlit's routes whose answers a valid token turns from "who are you" (401) into "not yours" (403), and why.
+_NOT_YOURS = (("/project/thread", "this conversation belongs to another user"),
+              ("/project/share", "this conversation belongs to another user"),
+              ("/project/", "this chat session belongs to another user"),
+              ("/feedback", "feedback can only be given on your own conversations"))
+
+
+def _refusal(method: str, path: str) -> str | None:
+    """Why a request is refused before it reaches Chainlit, or None."""
+    if path == "/project/element" and method in ("PUT", "DELETE"):
+        return "this app has no elements that can be changed or removed through the API"
+    if (path == "/project/thread/share" or path.startswith("/project/share/")) and not sharing_allowed():
+        return "sharing conversations is turned off on this server"
+    return None
+
+
 def request_token(request: Request) -> str | None:
     """The session token of a request: the auth cookie, else a bearer token (as Chainlit reads it)."""
     token = get_token_from_cookies(dict(request.cookies))
@@ -89,9 +137,10 @@ def request_token(request: Request) -> str | None:
 
 
 class RequestContextMiddleware:
-    """Refuses a cross-origin request that could change something, and records who asks: the client address of a
-    login (for throttling) and the authenticated user of a feedback request. Plain ASGI: the socket.io and streaming
-    routes pass straight through (their origin is checked by engine.io)."""
+    """Refuses a cross-origin request that could change something and the routes this app does not offer, and
+    records who asks: the client address (for the login throttle) and the signed-in user of an API request. Plain
+    ASGI: the socket.io and streaming routes pass straight through (their origin is checked by engine.io, their user
+    is their session's)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -109,37 +158,69 @@ class RequestContextMiddleware:
                     scope, receive, send)
                 return
         path = str(scope.get("path", "")).rstrip("/")
-        user: str | None = None
-        if path.endswith("/feedback"):
-            user = _user_of(request_token(request))
+        refused = _refusal(request.method, path)
+        if refused:
+            await JSONResponse({"detail": refused}, status_code=403)(scope, receive, send)
+            return
+        api = path.startswith(("/project", "/feedback", "/assess"))
+        user = _user_of(request_token(request)) if api else None
         refusals: list[str] = []
         reset_user = REQUEST_USER.set(user)
+        reset_request = IN_REQUEST.set(api)
         reset_address = CLIENT_ADDRESS.set(request.client.host if request.client else None)
         reset_refusals = REFUSALS.set(refusals)
         reset_uploading = UPLOADING.set(request.method == "POST" and path.endswith("/project/file"))
+        not_yours = next((why for prefix, why in _NOT_YOURS if path.startswith(prefix)), None) if user else None
+        started: list[bool] = []
+        sign_in = {"cookie": request.cookies.get(DEVICE_COOKIE), "issue": None} if path == "/login" else None
+        reset_sign_in = SIGN_IN.set(sign_in)
+
+        async def sending(message: Any) -> None:
+            started.append(True)
+            if sign_in and sign_in["issue"] and message["type"] == "http.response.start" and message["status"] == 200:
+                MutableHeaders(scope=message).append("set-cookie", device_cookie_header(sign_in["issue"]))
+            await send(message)
+
         try:
-            await self.app(scope, receive, _refused_as_403(send, refusals))
+            await self.app(scope, receive, _refused_as_403(sending, refusals, not_yours))
+        except PermissionError as exc:  # a refusal no route of Chainlit's caught (``persistence.Refused``)
+            if started:
+                raise
+            await JSONResponse({"detail": str(exc)}, status_code=403)(scope, receive, send)
         finally:
             REQUEST_USER.reset(reset_user)
+            IN_REQUEST.reset(reset_request)
             CLIENT_ADDRESS.reset(reset_address)
             REFUSALS.reset(reset_refusals)
             UPLOADING.reset(reset_uploading)
+            SIGN_IN.reset(reset_sign_in)
 
 
-def _refused_as_403(send: Any, refusals: list[str]) -> Any:
-    """A response that failed because an action was refused (``persistence.Refused``) goes out as 403 with the reason
-    (Chainlit's routes turn every error into a 500)."""
+def device_cookie_header(value: str) -> str:
+    """The device cookie of a successful sign-in (``sessions.LoginThrottle``): sent back only with sign-ins, never
+    readable by the page's scripts (``Secure`` is added over TLS, ``headers._secure_cookies``)."""
+    return f"{DEVICE_COOKIE}={value}; Path=/login; Max-Age={DEVICE_DAYS * 86_400}; HttpOnly; SameSite=Lax"
+
+
+def _refused_as_403(send: Any, refusals: list[str], not_yours: str | None) -> Any:
+    """A response that failed because a write was refused (``persistence.Refused``; Chainlit's routes turn every
+    error into a 500), or that Chainlit answered 401 to a signed-in user (``not_yours``: the reason for this route),
+    goes out as 403 with the reason."""
     replaced = False
 
     async def wrapped(message: Any) -> None:
         nonlocal replaced
-        if message["type"] == "http.response.start" and message["status"] == 500 and refusals:
-            replaced = True
-            body = json.dumps({"detail": refusals[0]}).encode()
-            await send({"type": "http.response.start", "status": 403,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
-            return
+        if message["type"] == "http.response.start":
+            reason = (refusals[0] if message["status"] == 500 and refusals else
+                      not_yours if message["status"] == 401 else None)
+            if reason:
+                replaced = True
+                body = json.dumps({"detail": reason}).encode()
+                await send({"type": "http.response.start", "status": 403,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
         if replaced:  # the original error body is dropped
             return
         await send(message)

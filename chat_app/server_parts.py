@@ -42,8 +42,10 @@ class ServerParts:
 def build_parts(settings: Settings) -> ServerParts:
     """The parts over ``settings``: cheap, nothing slow is loaded (the services build what is slow on first use)."""
     services = build_services(settings)
+    secret = app_secret(settings)
     return ServerParts(settings=settings, services=services,
-                       elements=LocalStorageClient(settings.elements_path, app_secret(settings)),
+                       elements=LocalStorageClient(settings.elements_path, secret),
                        files=use_instance_files_directory(settings.data_dir),
-                       revoked=RevokedTokens(services.memory), throttle=LoginThrottle(), limits=MessageLimits(),
+                       revoked=RevokedTokens(services.memory), throttle=LoginThrottle(services.memory, secret),
+                       limits=MessageLimits(),
                        uploads=Uploads(), started_at=datetime.now(UTC).isoformat())

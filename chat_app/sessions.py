@@ -1,10 +1,20 @@
-"""Sign-in and sign-out that hold against guessing and stolen tokens.
+"""Sign-in and sign-out that hold against guessing and stolen tokens, without letting a guesser lock others out.
 
-- **Throttling**: failed sign-ins are counted per user name and per client address over a sliding minute; past
-  ``MAX_FAILURES_PER_USER`` (10) for a name or ``MAX_FAILURES_PER_ADDRESS`` (30) from an address, every attempt —
-  a right password included — is answered HTTP 429 with how long to wait, without checking the password. The
-  count is taken before the password is checked and with no await in between, so 200 concurrent guesses count
-  as 200. Counts are per server process (docs/SECURITY.md: behind N replicas an attacker gets N times as many).
+- **Back-off, not lock-out**: failed sign-ins are counted per user name *and* address (or per name and device, below).
+  After ``FREE_FAILURES`` (5) failures within ``WINDOW_SECONDS`` (15 minutes), each further attempt of that name from
+  that address must wait ``2^(failures-5)`` seconds after the last one (1, 2, 4 … at most ``MAX_WAIT_SECONDS``, 5
+  minutes): until then it is answered HTTP 429 with the wait, without checking the password. Nothing is counted per
+  name alone, so guessing alice's password from one address never keeps alice out from another; a success forgets
+  that name's failures from there.
+- **Trusted devices**: a successful sign-in sets a signed cookie naming the user (``DEVICE_COOKIE``, 180 days, sent
+  only to ``/login``). A sign-in that carries it for its name is counted per name and device instead of per address,
+  so a guesser behind the same address (a NAT, a proxy) does not keep that user out either (OWASP's "device cookie").
+- **A budget per address**: past ``ADDRESS_BUDGET`` (30) failures from one address within a minute, a failure puts
+  that name from that address at the longest wait at once (password spraying gets one guess a name per five minutes)
+  — the budget never refuses an attempt itself, so a right password from that address is never blocked by it.
+- The attempt is counted before its password is checked, in one transaction of the product database
+  (``MemoryStore.reserve_sign_in``; 200 concurrent guesses count as 200), which every replica shares: behind N
+  replicas an attacker gets no N times the guesses.
 - **Sign-out ends the session**: Chainlit's token is a signed JWT valid for ``user_session_timeout`` and its
   ``/logout`` only deletes the cookie. Here sign-out records the token as revoked in the product database (shared
   by replicas) until it would expire, and every place Chainlit decodes a token — cookie, bearer header, websocket
@@ -13,71 +23,100 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import hmac
 import math
-import threading
+import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import HTTPException
 
-WINDOW_SECONDS = 60.0
-MAX_FAILURES_PER_USER = 10
-MAX_FAILURES_PER_ADDRESS = 30
+WINDOW_SECONDS = 15 * 60.0  # failures older than this (since the last one) are forgotten
+FREE_FAILURES = 5
+MAX_WAIT_SECONDS = 300.0
+ADDRESS_WINDOW_SECONDS = 60.0
+ADDRESS_BUDGET = 30
+DEVICE_COOKIE = "assess_device"
+DEVICE_DAYS = 180
+
+Record = tuple[int, float, float]  # failures, first_at, last_at
+
+
+def backoff(failures: int) -> float:
+    """How long after the last failure the next attempt must wait, with ``failures`` counted."""
+    return 0.0 if failures < FREE_FAILURES else min(MAX_WAIT_SECONDS, 2.0 ** (failures - FREE_FAILURES))
 
 
 class LoginThrottle:
-    """Failed sign-ins per name and per address in the last ``window`` seconds."""
+    """Failed sign-ins in the product database (``store()``: the services' ``MemoryStore``); device cookies signed
+    with ``secret``."""
 
-    def __init__(self, per_user: int = MAX_FAILURES_PER_USER, per_address: int = MAX_FAILURES_PER_ADDRESS,
-                 window: float = WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_user, self.per_address, self.window, self.clock = per_user, per_address, window, clock
-        self._failures: dict[tuple[str, str], deque[float]] = {}
-        self._lock = threading.Lock()
+    def __init__(self, store: Callable[[], Any], secret: str, clock: Callable[[], float] = time.time) -> None:
+        self._store, self._secret, self.clock = store, secret.encode(), clock
 
-    def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
-        seen = self._failures.setdefault(key, deque())
-        while seen and seen[0] <= now - self.window:
-            seen.popleft()
-        return seen
+    # --- trusted devices ---------------------------------------------------------------------------------------
+    def device_cookie(self, user: str) -> str:
+        """A new device token for ``user``: their name's hash, a random id and a signature."""
+        device = secrets.token_urlsafe(12)
+        return f"{self._name(user)}.{device}.{self._sign(user, device)}"
 
-    def wait_seconds(self, user: str, address: str | None) -> int:
-        """0 when a sign-in may be tried now, else the seconds until it may."""
+    def device_of(self, user: str, cookie: str | None) -> str | None:
+        """The device id of ``cookie`` when it was issued for ``user`` by this app, else None."""
+        parts = (cookie or "").split(".")
+        if len(parts) != 3 or not hmac.compare_digest(parts[0], self._name(user)):
+            return None
+        return parts[1] if hmac.compare_digest(parts[2], self._sign(user, parts[1])) else None
+
+    def _name(self, user: str) -> str:
+        return hashlib.sha256(b"name\n" + user.casefold().encode()).hexdigest()[:16]
+
+    def _sign(self, user: str, device: str) -> str:
+        return hmac.new(self._secret, f"{user.casefold()}\n{device}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    # --- attempts ----------------------------------------------------------------------------------------------
+    def keys(self, user: str, address: str | None, device: str | None) -> tuple[str, str]:
+        """The failure record of this attempt (a name from a device, else from an address) and of its address."""
+        name = user.casefold()[:200]
+        who = f"device:{name}:{device}" if device else f"name:{name}:{address or '?'}"
+        return who, f"address:{address or '?'}"
+
+    def _decide(self, who: str, where: str, trusted: bool, now: float) -> Callable[[dict[str, Record]], tuple[float, dict[str, Record]]]:
+        def decide(found: dict[str, Record]) -> tuple[float, dict[str, Record]]:
+            failures, first, last = found[who]
+            if now - last > WINDOW_SECONDS:
+                failures, first = 0, now
+            wait = backoff(failures) - (now - last)
+            if wait > 0:
+                return wait, {}
+            spent, since, _ = found[where]
+            if now - since > ADDRESS_WINDOW_SECONDS:
+                spent, since = 0, now
+            failures += 1  # counted now; taken back if the password is right
+            if spent + 1 > ADDRESS_BUDGET and not trusted:
+                failures = max(failures, FREE_FAILURES + math.ceil(math.log2(MAX_WAIT_SECONDS)))
+            return 0.0, {who: (failures, first or now, now), where: (spent + 1, since, now)}
+
+        return decide
+
+    async def check(self, user: str, address: str | None, cookie: str | None, verify: Callable[[], bool]) -> bool:
+        """``verify()`` unless this name from this address (or device) must still wait (then HTTP 429 with the
+        wait); the attempt is counted first and taken back when the password is right."""
+        device = self.device_of(user, cookie)
+        who, where = self.keys(user, address, device)
         now = self.clock()
-        waits = []
-        with self._lock:
-            for key, limit in ((("user", user.casefold()), self.per_user), (("address", address or "?"), self.per_address)):
-                seen = self._recent(key, now)
-                if len(seen) >= limit:
-                    waits.append(seen[len(seen) - limit] + self.window - now)
-        return math.ceil(max(waits)) if waits else 0
-
-    def failed(self, user: str, address: str | None) -> None:
-        now = self.clock()
-        with self._lock:
-            for key in (("user", user.casefold()), ("address", address or "?")):
-                self._recent(key, now).append(now)
-            if len(self._failures) > 100_000:  # names an attacker made up: forget the idle ones
-                self._failures = {k: v for k, v in self._failures.items() if v and v[-1] > now - self.window}
-
-    def succeeded(self, user: str) -> None:
-        with self._lock:
-            self._failures.pop(("user", user.casefold()), None)
-
-    def check(self, user: str, address: str | None, verify: Callable[[], bool]) -> bool:
-        """``verify()`` unless ``user`` or ``address`` is throttled (then HTTP 429 with the wait); counts a failure."""
-        wait = self.wait_seconds(user, address)
-        if wait:
-            raise HTTPException(status_code=429, detail=f"Too many failed sign-ins. Try again in {wait} seconds.",
-                                headers={"Retry-After": str(wait)})
+        wait = await asyncio.to_thread(self._store().reserve_sign_in, [who, where],
+                                       self._decide(who, where, device is not None, now), now)
+        if wait > 0:
+            seconds = math.ceil(wait)
+            raise HTTPException(status_code=429, detail=f"Too many failed sign-ins. Try again in {seconds} seconds.",
+                                headers={"Retry-After": str(seconds)})
         ok = verify()
         if ok:
-            self.succeeded(user)
-        else:
-            self.failed(user, address)
+            await asyncio.to_thread(self._store().settle_sign_in, [who], [where])
         return ok
 
 

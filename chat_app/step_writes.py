@@ -38,10 +38,13 @@ def step_row(step: dict[str, Any]) -> dict[str, Any]:
 
 
 def upsert(columns: tuple[str, ...]) -> str:
+    """The row written, or the step of that id updated — only within its own thread: a step id is chosen by the
+    browser for a user's message, and a forged one must not move or overwrite another conversation's step."""
     names = ", ".join(f'"{c}"' for c in columns)
     values = ", ".join(f":{c}" for c in columns)
     updates = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c != "id")
-    return f"INSERT INTO steps ({names}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET {updates}"
+    return (f"INSERT INTO steps ({names}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET {updates} "
+            'WHERE steps."threadId" = excluded."threadId"')
 
 
 class StepWrites:

@@ -15,6 +15,7 @@ from fastapi import Body, Depends
 
 from assessment_engine.checks.config_parser import identify_platform, looks_like_config
 from assessment_engine.checks.judgement import ROLE_FILE
+from foundation.secrets import mask_config, mask_prompt
 from knowledge_base.loaders import SUPPORTED as KNOWLEDGE_TYPES
 
 CONFIG_TYPES = (".cfg", ".conf", ".config", ".txt", ".log")
@@ -29,14 +30,31 @@ class Upload:
     reason: str = ""
 
 
+TEXT_DOCUMENTS = (".txt", ".md", ".markdown", ".html", ".htm", ".csv")
+
+
 def holds_device_secrets(name: str, data: bytes) -> bool:
-    """Whether an uploaded file is kept only masked: every file with a configuration's extension (Junos and other
-    refused platforms included), and a text file that reads like a configuration. Knowledge documents are kept as
-    written (a standard that quotes a command must keep it)."""
+    """Whether an uploaded file is a device configuration, kept only with its secrets masked: every file with a
+    configuration's extension (Junos and other refused platforms included), and a text file that reads like one."""
     suffix = Path(name).suffix.lower()
     if suffix in (".cfg", ".conf", ".config", ".log") or not suffix:
         return True
     return suffix == ".txt" and looks_like_config(data[:200_000].decode("utf-8", errors="replace"))
+
+
+def kept_upload(name: str, data: bytes) -> bytes:
+    """What is ever written of an uploaded file: a configuration with its secrets masked; a text document with the
+    configuration lines in it masked, wherever they stand (after pages of show output too) and as a question's
+    pasted lines are, its prose as written; a PDF or Word file as uploaded (its extracted text is masked when it is
+    added to the knowledge base, docs/SECURITY.md)."""
+    suffix = Path(name).suffix.lower()
+    if holds_device_secrets(name, data):
+        return mask_config(data.decode("utf-8", errors="replace")).encode()
+    if suffix in TEXT_DOCUMENTS:
+        text = data.decode("utf-8", errors="replace")
+        masked = mask_prompt(text)
+        return data if masked == text else masked.encode()
+    return data
 
 
 def classify_upload(name: str, path: Path) -> Upload:

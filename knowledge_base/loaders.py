@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import yaml
 from langchain_core.documents import Document
 
+from foundation.secrets import mask_prompt
 from foundation.vocabulary.text import visible
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -228,6 +229,10 @@ def load_file(path: Path, display_name: str | None = None, parser: Parser | None
             raise IngestError(str(exc).replace(path.name, name, 1)) from None
     if not any(d.page_content.strip() for d in docs):
         raise IngestError(f"{name}: no text could be extracted")
+    for doc in docs:
+        # a configuration inside a document (pasted into a runbook, after pages of show output) is stored with its
+        # secrets masked, as a question's pasted lines are; a standard's prose that names a command keeps its words
+        doc.page_content = mask_prompt(doc.page_content)
     timestamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
     heading = next((m.group(1).strip() for d in docs for m in [re.search(r"^# (.+)$", d.page_content, re.M)] if m), None)
     heading = heading or first_line_title(docs[0].page_content if docs else "")

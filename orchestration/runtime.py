@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assessment_engine.checks.pasted_lines import judge_lines
-from assessment_engine.checks.secrets import mask_line, mask_prompt
 from foundation.database import DatabaseUnavailable
+from foundation.secrets import mask_line, mask_prompt
 from foundation.yaml_files import ContractError
 from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold

@@ -36,6 +36,7 @@ class ChatSession:
         self.client = socketio.AsyncClient(reconnection=False)
         self.session_id = str(uuid.uuid4())
         self.events: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []  # the user messages sent, in order
 
     async def login(self) -> httpx.Response:
         if self.user is None:
@@ -65,11 +66,18 @@ class ChatSession:
         message = {"id": str(uuid.uuid4()), "name": "User", "type": "user_message", "output": text,
                    "createdAt": datetime.now(UTC).isoformat()}
         started = time.perf_counter()
+        self.sent.append(message)
         await self.client.emit("client_message", {"message": message,
                                                   "fileReferences": [{"id": f} for f in files or []] or None})
         reply = await self._until_task_end(timeout)
         reply.seconds = time.perf_counter() - started
         return reply
+
+    async def edit(self, text: str, timeout: float = 120) -> str:
+        """The last message sent, edited to ``text`` (as the pencil under it does): the answer to the edited one."""
+        message = {**self.sent[-1], "output": text}
+        await self.client.emit("edit_message", {"message": message})
+        return (await self._until_task_end(timeout)).text
 
     async def _until_task_end(self, timeout: float) -> Reply:
         reply = Reply()

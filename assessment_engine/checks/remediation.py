@@ -29,7 +29,7 @@ from assessment_engine.checks.rule_engine import (
     interfaces,
     undefined_references,
 )
-from assessment_engine.checks.secrets import mask_line
+from foundation.secrets import mask_line
 
 # Commands that set one value: a new one replaces the old (the key is what the line sets, not its value)
 _SETS_ONE = [re.compile(p) for p in (

@@ -23,13 +23,13 @@ import duckdb
 from assessment_engine.catalog import EngineCatalog
 from assessment_engine.checks.config_parser import ParsedConfig, parse_config
 from assessment_engine.checks.rule_engine import Rule, RuleResult, evaluate_config
-from assessment_engine.checks.secrets import mask_config, mask_evidence
 from assessment_engine.checks.slic_engine import DeviceFacts, Signature, evaluate_device
 from assessment_engine.ontology import Ontology
 from assessment_engine.warehouse import comparison_summary, run_summary
 from assessment_engine.warehouse import demo_network as demo
 from assessment_engine.warehouse.config_templates import DeviceSpec, render
 from assessment_engine.warehouse.versions import discard_versions
+from foundation.secrets import mask_config, mask_evidence
 from foundation.yaml_files import read_yaml
 
 FLEET = "fleet"  # the collection of the managed network; uploads get collections of their own

@@ -26,6 +26,9 @@ DEFAULT_QUOTA_BYTES = DEFAULT_MEMORY_QUOTA_MB * 1024 * 1024
 log = logging.getLogger(__name__)
 
 
+# a sign-in's failure records, by key: (failures, first_at, last_at) -> (seconds to wait, the records to write)
+SignInPolicy = Callable[[dict[str, tuple[int, float, float]]], tuple[float, dict[str, tuple[int, float, float]]]]
+
 PENDING = "upload-pending"  # a note of an upload being processed; left behind when the server stopped during it
 
 
@@ -108,10 +111,20 @@ def _m7_thread_documents(db: Connection) -> None:
     """)
 
 
+def _m8_sign_in_failures(db: Connection) -> None:
+    """Failed sign-ins, by who tried from where (the back-off of a name from an address or a device) and by address
+    (its budget): shared by every replica of the database, so that N replicas give no N times the guesses."""
+    db.script("""
+    CREATE TABLE sign_in_failures (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, first_at DOUBLE PRECISION NOT NULL,
+                                   last_at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX ix_sign_in_failures_last ON sign_in_failures(last_at);
+    """)
+
+
 MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared foundation/migrations.py
 MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
-                                                  _m7_thread_documents]
+                                                  _m7_thread_documents, _m8_sign_in_failures]
 
 
 def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
@@ -256,6 +269,35 @@ class MemoryStore:
 
     def is_token_revoked(self, token_hash: str) -> bool:
         return bool(self._kv("SELECT 1 FROM revoked_tokens WHERE token_hash = ?", (token_hash,)))
+
+    # --- failed sign-ins -------------------------------------------------------------------------------
+    def reserve_sign_in(self, keys: list[str], decide: SignInPolicy, now: float) -> float:
+        """One sign-in attempt by the failure records ``keys`` (what tried, and the address's budget), decided and
+        counted in one transaction, before any password is checked (so 200 concurrent guesses count as 200): ``decide``
+        gets each key's ``(failures, first_at, last_at)`` (zeros when none) and returns the seconds to wait — then
+        nothing is counted — or 0 and the records to write. Records untouched for a day are dropped."""
+        with self.db.writing("sign-in") as con:
+            found = {k: (0, 0.0, 0.0) for k in keys}
+            marks = ", ".join("?" for _ in keys)
+            for key, failures, first, last in con.execute(
+                    f"SELECT key, failures, first_at, last_at FROM sign_in_failures WHERE key IN ({marks})", keys):
+                found[key] = (int(failures), float(first), float(last))
+            wait, records = decide(found)
+            if wait > 0:
+                return wait
+            for key, (failures, first, last) in records.items():
+                con.execute(_upsert("sign_in_failures", ("key",), ("failures", "first_at", "last_at")),
+                            (key, failures, first, last))
+            con.execute("DELETE FROM sign_in_failures WHERE last_at < ?", (now - 86_400,))
+            return 0.0
+
+    def settle_sign_in(self, forget: list[str], uncount: list[str]) -> None:
+        """A sign-in succeeded: the records ``forget`` are dropped, and the attempt is taken back from ``uncount``."""
+        with self.db.writing("sign-in") as con:
+            for key in forget:
+                con.execute("DELETE FROM sign_in_failures WHERE key = ?", (key,))
+            for key in uncount:
+                con.execute("UPDATE sign_in_failures SET failures = failures - 1 WHERE key = ? AND failures > 0", (key,))
 
     def recent_turns(self, thread_id: str, limit: int = WINDOW) -> list[dict[str, Any]]:
         """The last ``limit`` turns, oldest first (state JSON left out: it is only read for export)."""

@@ -20,8 +20,8 @@ import yaml
 from assessment_engine.checks import config_parser, rule_engine
 from assessment_engine.checks.config_parser import ParsedConfig, literal_start, parse_config
 from assessment_engine.checks.judgement import judge
-from assessment_engine.checks.secrets import mask_config
 from foundation.config import PROJECT_ROOT
+from foundation.secrets import mask_config
 from foundation.yaml_files import load_yaml
 from tests.catalog import RULES
 from tests.conftest import FIXTURES

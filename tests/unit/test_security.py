@@ -14,12 +14,12 @@ import pytest
 
 from assessment_engine.checks.config_parser import parse_config
 from assessment_engine.checks.rule_engine import evaluate_config
-from assessment_engine.checks.secrets import mask_config, mask_prompt
 from assessment_engine.warehouse.user_configs import assess_files
 from assessment_engine.warehouse.versions import current_file
 from chat_app.persistence import make_data_layer, masked_upload
 from chat_app.security import REQUEST_USER
 from foundation.config import get_settings
+from foundation.secrets import mask_config, mask_prompt
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.trace_export import thread_states, to_json, to_markdown
@@ -206,6 +206,70 @@ def test_feedback_only_on_your_own_threads(tmp_path: Path) -> None:
             REQUEST_USER.reset(token)
         rows = await layer.execute_sql(query='SELECT "value" FROM feedbacks', parameters={})
         assert rows == [{"value": 1}]
+
+    asyncio.run(scenario())
+
+
+def test_no_write_reaches_another_users_conversation(tmp_path: Path) -> None:
+    """Every write of the chat history is checked against the thread's owner, whoever calls it: bob cannot add a
+    step or an element to alice's thread, take over one of her steps or elements by its id, rename, share or delete
+    her thread, or remove her element; each refusal is a PermissionError with the reason, and nothing changes."""
+    import contextvars
+
+    from chainlit.context import init_http_context
+    from chainlit.element import Text
+    from chainlit.user import User
+
+    from chat_app.storage import LocalStorageClient
+
+    async def scenario() -> None:
+        storage = LocalStorageClient(tmp_path / "elements", "x" * 48)
+        layer = make_data_layer(f"sqlite:///{tmp_path / 'chainlit.sqlite'}", storage)
+        write = type(layer).create_step.__wrapped__
+        alice, bob = await layer.create_user(User(identifier="alice")), await layer.create_user(User(identifier="bob"))
+        step = {"streaming": False, "createdAt": "2026-11-28T10:00:00Z", "name": "x"}
+
+        def as_user(user: User) -> None:  # a request of ``user`` (Chainlit's HTTP context, as its routes make it)
+            init_http_context(user=user)
+
+        as_user(alice)
+        await layer.update_thread("th-a", name="alice's", user_id=alice.id)
+        await write(layer, {**step, "id": "a-q", "threadId": "th-a", "type": "user_message", "output": "hers"})
+        await layer.create_element(Text(id="el-a", name="notes.txt", content="her file", display="side",
+                                        for_id="a-q", thread_id="th-a"))
+        await layer.writes.flush()
+        before = await layer.execute_sql(query='SELECT * FROM steps ORDER BY "id"', parameters={})
+        before_el = await layer.execute_sql(query='SELECT * FROM elements ORDER BY "id"', parameters={})
+
+        as_user(bob)
+        await layer.update_thread("th-b", name="bob's", user_id=bob.id)
+        attempts = [
+            write(layer, {**step, "id": "b-1", "threadId": "th-a", "type": "user_message", "output": "injected"}),
+            layer.create_element(Text(id="el-b", name="x", content="injected", display="side", for_id="a-q",
+                                      thread_id="th-a")),
+            layer.create_element(Text(id="el-a", name="notes.txt", content="replaced", display="side", for_id="b-1",
+                                      thread_id="th-b")),  # her element's id, his thread
+            layer.delete_element("el-a", "th-b"),
+            layer.delete_element("el-a"),
+            layer.update_thread("th-a", name="pwned"),
+            layer.update_thread("th-a", metadata={"is_shared": True}),
+            layer.delete_thread("th-a"),
+            layer.delete_step("a-q"),
+        ]
+        for attempt in attempts:
+            with pytest.raises(PermissionError, match="another|cannot be replaced"):
+                await attempt
+        # a step id of hers in his own thread: written nowhere (the upsert stays within its thread)
+        await write(layer, {**step, "id": "a-q", "threadId": "th-b", "type": "user_message", "output": "taken"})
+        await layer.writes.flush()
+        assert await layer.execute_sql(query='SELECT * FROM steps ORDER BY "id"', parameters={}) == before
+        assert await layer.execute_sql(query='SELECT * FROM elements ORDER BY "id"', parameters={}) == before_el
+        assert (await layer.get_thread("th-a") or {}).get("name") == "alice's"
+        assert storage.read(str(before_el[0]["objectKey"]))[0] == b"her file"  # type: ignore[index]
+        # the server's own work (no request, no session) may
+        await asyncio.create_task(layer.delete_thread("th-a"), context=contextvars.Context())
+        assert await layer.get_thread("th-a") is None
+        await layer.close()
 
     asyncio.run(scenario())
 

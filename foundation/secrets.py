@@ -21,6 +21,11 @@ from dataclasses import dataclass, replace
 
 _V = r"(?P<value>\"[^\"]*\"|\S+)"
 _V2 = r"(?P<value2>\"[^\"]*\"|\S+)"
+# A value IOS reads to the end of the line (``LINE``: ``enable secret 0 two words``), up to the options other systems
+# write after it (NX-OS ``role``, ASA ``encrypted``/``privilege``, a server's ``timeout``/``port``)
+_AFTER = (r"role|privilege|encrypted|pbkdf2|nt-encrypted|level|timeout|port|auth-port|acct-port|single-connection|"
+          r"vrf|use-vrf|key-id")
+_VL = rf"(?P<value>\"[^\"]*\"|\S+(?: (?!(?:{_AFTER})\b)\S+)*)"
 _NUM = r"(?P<type>\d{1,2} )?"  # an encryption type before the value: 0, 5, 6, 7, 8, 9, 10 …
 _WORD = r"(?P<type>(?:\d{1,2}|encrypted|clear|sha512|hex|ascii|unencrypted|hidden) )?"  # also XR, EOS and ASA forms
 _ALG = r"(?:md5|sha\S*|hmac-\S+|cmac-\S+|aes-\S+|des\S*|3des|text)"
@@ -31,17 +36,18 @@ class Rule:
     kind: str
     pattern: re.Pattern[str]
     context: re.Pattern[str] | None = None
+    certain: bool = False  # the value is a secret even in a sentence (a URL's password, a Junos "$9$…")
 
 
-def _r(kind: str, pattern: str, context: str | None = None) -> Rule:
-    return Rule(kind, re.compile(pattern, re.I), re.compile(context, re.I) if context else None)
+def _r(kind: str, pattern: str, context: str | None = None, certain: bool = False) -> Rule:
+    return Rule(kind, re.compile(pattern, re.I), re.compile(context, re.I) if context else None, certain)
 
 
 RULES: list[Rule] = [
     # passwords and secrets of the device and its users
-    _r("password", rf"\benable (?:algorithm-type \S+ )?(?:password|secret)(?: level \d+)? {_WORD}{_V}"),
-    _r("password", rf"\b(?:username|user) \S+ (?:.*? )?(?:password|secret) {_WORD}{_V}"),
-    _r("password", rf"^\s*(?:password|secret)(?: (?:encrypted|clear|hidden))? (?!inheritance-disable$|strength-check$){_WORD}{_V}"),
+    _r("password", rf"\benable (?:algorithm-type \S+ )?(?:password|secret)(?: level \d+)? {_WORD}{_VL}"),
+    _r("password", rf"\b(?:username|user) \S+ (?:.*? )?(?:password|secret) {_WORD}{_VL}"),
+    _r("password", rf"^\s*(?:password|secret)(?: (?:encrypted|clear|hidden))? (?!inheritance-disable$|strength-check$){_WORD}{_VL}"),
     _r("password", rf"\bpasswd {_V}"),
     _r("password", rf"\baaa root secret {_WORD}{_V}"),
     _r("password", rf"\bencrypted-password {_V}"),
@@ -51,26 +57,36 @@ RULES: list[Rule] = [
     _r("password", rf"\bbind authenticated root-dn (?:\"[^\"]*\"|\S+) password {_NUM}{_V}"),
     _r("password", rf"\bldap-server host \S+ .*?\bpassword {_NUM}{_V}"),
     _r("password", rf"^\s*ldap-login-password {_V}"),
+    _r("password", rf"\bradius-common-pw {_V}"),
+    _r("password", rf"\bvtp password {_V}"),
+    _r("password", rf"\bdatabase archive (?:pkcs12|pem) password {_NUM}{_V}"),  # crypto pki server
+    _r("password", rf"\bcts sxp default password {_NUM}{_V}"),
+    _r("password", r"://[^\s/@:\"]+:(?P<value>[^\s@\"]+)@", certain=True),  # credentials in a URL: archive path, boot, call-home
+    _r("PIN", rf"\bcrypto pki token \S+ user-pin {_NUM}{_V}"),
+    _r("secret", rf"^\s*digest secret {_NUM}{_V}"),  # l2tp-class
     _r("master key", rf"\bkey config-key (?:password-encrypt|\d+) {_V}"),
     # SNMP (hosts: ``_snmp_host_values``)
-    _r("community", rf"\bsnmp-server community (?:(?P<type>clear |encrypted ))?{_V}"),
+    _r("community", rf"\bsnmp-server community (?:(?P<type>clear |encrypted |[08] (?=\S)))?{_V}"),  # ASA: 0 and 8
     _r("community", rf"\bsnmp-server community-map {_V}"),
     _r("community", rf"\bsnmp (?:mib )?community-map {_V}"),
-    _r("community", rf"^\s*(?:set snmp )?community {_V}(?= \{{| authorization|$)"),
+    _r("community", rf"(?:^\s*|\bset snmp )community {_V}(?= \{{| authorization|$)"),
     _r("SNMP auth key", rf"\bsnmp-server user \S+ .*?\bauth {_ALG} {_WORD}{_V}"),
     _r("SNMP privacy key", rf"\bsnmp-server user \S+ .*?\bpriv (?:(?:aes|des|3des|des56|aes-\d+)(?: \d+)? )?{_WORD}{_V}"),
     # AAA servers
-    _r("server key", rf"\b(?:tacacs-server|radius-server)(?: host \S+)?.*?\bkey {_NUM}{_V}"),
+    _r("server key", rf"\b(?:tacacs-server|radius-server)(?: host \S+)?.*?\bkey {_NUM}{_VL}"),
     _r("server key", rf"^\s*(?:key|pac key) {_NUM}{_V}",
        context=r"^(?:tacacs server|radius server|aaa-server \S+ .*host|tacacs-server host|radius-server host|"
                r"aaa group server|\s*server-private)"),
     _r("server key", rf"\bserver-private \S+ .*?\bkey {_NUM}{_V}"),
     _r("server key", rf"\bserver-key {_NUM}{_V}"),
+    _r("server key", rf"^\s*client \S+ (?:vrf \S+ )?key {_NUM}{_V}", context=r"^aaa server radius"),
+    # ASA's one-line form: ``aaa-server TAG [(if)] host ADDRESS [key] [timeout N]`` — the key is the word itself
+    _r("server key", r"\baaa-server \S+ (?:\(\S+\) )?host \S+ (?P<value>(?!timeout\b|key\b)\S+)"),
     # key chains and routing protocols
-    _r("key", rf"\bkey-string (?:(?P<type>(?:\d{{1,2}} |password \d{{1,2}} |password |clear |encrypted |7 )))?{_V}"),
+    _r("key", rf"\bkey-string (?:(?P<type>(?:\d{{1,2}} |password \d{{1,2}} |password |clear |encrypted |7 )))?{_VL}"),
     _r("NTP key", rf"\bauthentication-key \d+ {_ALG} {_WORD}{_V}"),
     _r("key", rf"\bmessage-digest-key \d+ md5 {_WORD}{_V}"),
-    _r("key", rf"\b(?:ip |ipv6 )?(?:ospf )?authentication-key (?!\d+ {_ALG} ){_WORD}{_V}"),
+    _r("key", rf"\b(?:ip |ipv6 )?(?:ospf )?authentication-key (?!\d+ {_ALG} |\d+ type ){_WORD}{_V}"),
     _r("key", rf"\b(?:ipv6 ospf|ospfv3) authentication ipsec spi \d+ (?:md5|sha1) {_NUM}{_V}"),
     _r("key", rf"\b(?:ipv6 ospf|ospfv3) encryption ipsec spi \d+ esp \S+(?: \d+)? {_NUM}{_V} (?:md5|sha1) (?:\d )?{_V2}"),
     _r("key", rf"\b(?:ipv6 ospf|ospfv3) (?:encryption|authentication) ipsec spi \d+ esp null (?:md5|sha1) (?:\d )?{_V}"),
@@ -78,17 +94,26 @@ RULES: list[Rule] = [
     _r("key", rf"\b(?:isis password|area-password|domain-password) {_V}"),
     _r("key", rf"\b(?:lsp|hello)-password (?:hmac-md5|text) {_WORD}{_V}"),
     _r("key", rf"^\s*authentication key {_NUM}{_V}", context=r"^router isis"),
+    _r("key", rf"\bisis authentication key {_NUM}{_V}"),  # EOS, per interface
+    _r("key", rf"\bauthentication mode hmac-sha-256 {_NUM}{_V}"),  # EIGRP named mode
+    _r("key", rf"\b(?:ip )?rsvp authentication key {_NUM}{_V}"),
+    _r("key", rf"\bip msdp (?:vrf \S+ )?password (?:peer )?\S+ {_NUM}{_V}"),
+    _r("key", rf"\bbfd authentication \S+ key-id \d+ (?:hex-key|key) {_V}"),
     _r("BGP password", rf"\bneighbor \S+ password {_WORD}{_V}"),
     _r("LDP password", rf"\bmpls ldp (?:neighbor \S+ password|password fallback) {_NUM}{_V}"),
     _r("LDP password", rf"^\s*neighbor (?:\S+ )?password {_WORD}{_V}", context=r"^mpls ldp"),
     # first-hop redundancy
     _r("key", rf"\b(?:standby|vrrp|glbp) \d+ (?:peer )?authentication (?:md5 |ietf-md5 )?key-string {_NUM}{_V}"),
-    _r("key", r"\b(?:standby|vrrp|glbp) \d+ authentication (?:text )?(?P<value>(?!md5\b|key-string\b|text\b)\S+)$"),
-    _r("key", r"\bvrrp \d+ peer authentication text (?P<value>\S+)"),
-    _r("key", r"^\s*authentication (?:text )?(?P<value>(?!md5\b|key-chain\b|text\b)\S+)$", context=r"^\s*(?:hsrp|vrrp)"),
+    _r("key", r"\b(?:standby|vrrp|glbp) \d+ authentication (?:text )?(?P<value>\"[^\"]*\"|(?!md5\b|key-string\b|text\b)\S+)$"),
+    _r("key", rf"\bvrrp \d+ peer authentication text {_V}"),
+    _r("key", r"^\s*authentication (?:text )?(?P<value>\"[^\"]*\"|(?!md5\b|key-chain\b|text\b)\S+)$",
+       context=r"^\s*(?:hsrp|vrrp)"),
+    _r("key", rf"\btext-authentication {_NUM}{_V}"),  # IOS-XR VRRP
     # IKE, IPsec, failover, NHRP
-    _r("pre-shared key", rf"\bcrypto isakmp key {_NUM}{_V}"),
-    _r("pre-shared key", rf"\bpre-shared-key (?!ascii-text |hexadecimal )(?:local |remote )?(?:address \S+ (?:\S+ )?key |"
+    _r("pre-shared key", rf"\b(?:crypto )?isakmp key {_NUM}{_V}"),
+    _r("pre-shared key", rf"^\s*(?:key|group \S+ key) {_NUM}{_V}",
+       context=r"^crypto (?:isakmp client configuration group|ipsec client ezvpn)"),  # Easy VPN group keys
+    _r("pre-shared key", rf"\bpre-shared-key (?!ascii-text |hexadecimal |key-chain )(?:local |remote )?(?:address \S+ (?:\S+ )?key |"
                          rf"hostname \S+ key )?{_NUM}{_V}"),
     _r("pre-shared key", rf"\bikev[12] (?:(?:local|remote)-authentication )?pre-shared-key {_NUM}{_V}"),
     _r("pre-shared key", rf"\bauthentication (?:local|remote) pre-share key {_NUM}{_V}"),
@@ -96,10 +121,14 @@ RULES: list[Rule] = [
     _r("failover key", rf"\bfailover key (?:hex )?{_V}"),
     _r("NHRP key", rf"\bip nhrp authentication {_V}"),
     # wireless
-    _r("pre-shared key", rf"\bwpa-psk ascii {_NUM}{_V}"),
+    _r("pre-shared key", rf"\bwpa-psk (?:ascii|hex) {_NUM}{_V}"),
     _r("pre-shared key", rf"\bpsk set-key (?:ascii|hex) {_NUM}{_V}"),
-    # Junos quoted secrets (attachments; the platform is not assessed)
-    _r("secret", r"\b(?:secret|simple-password|authentication-key|key) (?P<value>\"\$\d+\$[^\"]*\")"),
+    # EEM: an applet's environment variables hold what its scripts log in with (every value: their names are free)
+    _r("EEM variable", r"\bevent manager environment \S+ (?P<value>\S.*?)\s*$"),
+    # Junos quoted secrets (attachments; the platform is not assessed): a "$9$…" (or crypt "$1$ $5$ $6$") value on a
+    # line that names a secret, wherever it stands (NTP's ``value "$9$…"`` comes after the key's number and type)
+    _r("secret", r"\b(?:secret|passw\S*|key|authentication\S*|psk|community)\b[^\"]*?(?P<value>\"\$\d+\$[^\"]*\")",
+       certain=True),
 ]
 
 _SNMP_HOST = re.compile(r"\bsnmp-server host (?P<rest>.*)$", re.I)
@@ -149,7 +178,8 @@ def _marker(kind: str, kind_type: str) -> str:
 # Every rule above, and an ``snmp-server host`` line, needs one of these words in the line: a line without any of
 # them (nine in ten lines of a configuration) holds no secret, and skipping the ~55 patterns for it makes masking
 # about 5× faster (tests/integration/test_secrets_audit.py checks that each rule's pattern names one of them).
-TRIGGER = re.compile(r"passw|secret|key|community|snmp|ipsec|authentication|psk", re.I)
+TRIGGER = re.compile(r"passw|secret|key|community|snmp|ipsec|authentication|psk|user-pin|common-pw|"
+                     r"manager environment|aaa-server|://", re.I)
 # the same words in lower case, for ASCII text lowered first (offsets unchanged): ``re`` skips ahead on the first
 # letters of a case-sensitive pattern, and tries every character of an ignore-case one (7× slower over a config)
 _TRIGGER_LOWER = re.compile(TRIGGER.pattern)
@@ -186,7 +216,7 @@ def _spans(line: str, context: tuple[str, ...]) -> list[_Span]:
             for group in ("value", "value2"):
                 if m.groupdict().get(group) is not None and not m.group(group).startswith("<"):
                     spans.append(_Span(m.start(group), m.end(group), _marker(rule.kind, kind_type),
-                                       m.start(), bool(kind_type)))
+                                       m.start(), bool(kind_type) or rule.certain))
     host = _SNMP_HOST.search(line)
     spans += [_Span(a, b, _marker("community", t), host.start() if host else 0, True)
               for a, b, t in _snmp_host_values(line)]
@@ -224,11 +254,23 @@ def mask_prompt(text: str) -> str:
     for i, line in enumerate(lines):
         if TRIGGER.search(line):
             # a block pasted whole keeps its headers ("tacacs server X" above " key 0 …")
-            spans = [s for s in _spans(line, _headers_above(lines, i)) if s.typed or _QUOTED.search(line[:s.command])
-                     or _secret_like(line[s.start:s.end])]
-            # the sentence's closing quote or sign after the value stays
-            lines[i] = _masked(line, [replace(s, end=s.start + len(_unquoted(line[s.start:s.end]))) for s in spans])
+            cut = [replace(s, end=_end_in_sentence(line, s)) for s in _spans(line, _headers_above(lines, i))]
+            lines[i] = _masked(line, [s for s in cut if s.typed or _QUOTED.search(line[:s.command])
+                                      or _secret_like(line[s.start:s.end])])
     return "\n".join(lines)
+
+
+def _end_in_sentence(line: str, span: _Span) -> int:
+    """Where a value found in a question ends: at the sentence's closing quote (``does "… password cisco" pass?``),
+    after its first word unless the line is a configuration line (pasted alone, or after a colon), and before the
+    sentence's closing sign."""
+    value = line[span.start:span.end]
+    if not value.startswith('"'):
+        closing = re.search(r"[\"'`]", value)
+        value = value[:closing.start()] if closing else value
+        if line[:span.command].strip() and not line[:span.command].rstrip().endswith(":"):
+            value = value.split(" ", 1)[0]
+    return span.start + len(_unquoted(value))
 
 
 def _unquoted(value: str) -> str:
