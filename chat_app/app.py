@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
 import logging
@@ -14,6 +15,7 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from chat_app import step_views as views
 from chat_app.auth import LOCAL_USER, check_password, install_local_sign_in
 from chat_app.charts import PlotlyChart, chart_json, figure
 from chat_app.files_dir import install_upload_guards, take_raw_upload
+from chat_app.history_quota import HistoryQuota, Reckoning
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
 from chat_app.rendering import final_notes, linked_markers, node_label
@@ -99,7 +102,17 @@ add_cancel_route(chainlit_app, parts().uploads, LOCAL_USER)
 
 @cl.data_layer
 def data_layer():  # type: ignore[no-untyped-def]
-    return make_data_layer(SETTINGS.chat_history_url, parts().elements)
+    return make_data_layer(SETTINGS.chat_history_url, parts().elements,
+                           HistoryQuota(SETTINGS.memory_quota_mb * 1024 * 1024), tell_trimmed)
+
+
+async def tell_trimmed(thread_id: str, done: Reckoning) -> None:
+    """What the storage quota removed, said in the conversation whose write went over it."""
+    parts_of = ([f"{len(done.deleted_threads)} older conversation(s) deleted"] if done.deleted_threads else []) + (
+        [f"the text of {done.trimmed_steps} older step(s) of this conversation removed"] if done.trimmed_steps else [])
+    with contextlib.suppress(Exception):  # told in a session; without one (a server-side write) it is only logged
+        await cl.Message(content=f"Your stored conversations were over your {SETTINGS.memory_quota_mb} MB storage "
+                                 f"quota: {' and '.join(parts_of)}. The latest answers are kept.").send()
 
 
 if SETTINGS.auth_enabled:
@@ -539,7 +552,7 @@ async def on_message(message: cl.Message) -> None:
     if refused:
         await cl.Message(content=refused).send()
         return
-    with parts().limits.answering(cl.context.session.id):
+    with parts().limits.answering(user_id):
         await _answer(message, user_id, thread_id)
 
 
@@ -616,7 +629,22 @@ async def send_note(thread_id: str, user_id: str, kind: str, title: str, text: s
         log.warning("could not keep the %s output for the export: %s", kind, type(exc).__name__)
 
 
+def limited(callback: Callable[[cl.Action], Awaitable[None]]) -> Callable[[cl.Action], Awaitable[None]]:
+    """A button press counts against its sender's message limits (``chat_app/limits.py``), as a message does: a
+    flood of presses is refused with a notice that is shown, not stored."""
+    @functools.wraps(callback)
+    async def pressed(action: cl.Action) -> None:
+        refused = parts().limits.refusal(cl.context.session.id, _user_id())
+        if refused:
+            await cl.context.emitter.send_toast(refused, "warning")
+            return
+        await callback(action)
+
+    return pressed
+
+
 @cl.action_callback("use_collection")
+@limited
 async def use_collection(action: cl.Action) -> None:
     thread_id, user_id = cl.context.session.thread_id, _user_id()
     name = str(action.payload.get("collection") or "")
@@ -625,6 +653,7 @@ async def use_collection(action: cl.Action) -> None:
 
 
 @cl.action_callback("doc_preview")
+@limited
 async def doc_preview(action: cl.Action) -> None:
     from chat_app.documents import preview
 
@@ -634,6 +663,7 @@ async def doc_preview(action: cl.Action) -> None:
 
 
 @cl.action_callback("doc_remove")
+@limited
 async def doc_remove(action: cl.Action) -> None:
     from chat_app.documents import remove
 
@@ -643,6 +673,7 @@ async def doc_remove(action: cl.Action) -> None:
 
 
 @cl.action_callback("doc_cite")
+@limited
 async def doc_cite(action: cl.Action) -> None:
     names = [str(s) for s in action.payload.get("sources") or []]
     reply = await cl.make_async(commands.cite_documents)(app_services(), names, _user_id(), cl.context.session.thread_id)
@@ -650,30 +681,35 @@ async def doc_cite(action: cl.Action) -> None:
 
 
 @cl.action_callback("regenerate")
+@limited
 async def regenerate(action: cl.Action) -> None:
     """The latest answer again: its turn leaves the memory and the question runs anew (an earlier answer cannot be
-    replaced without changing what the answers after it built on)."""
-    thread_id, user_id, session = cl.context.session.thread_id, _user_id(), cl.context.session.id
+    replaced without changing what the answers after it built on). The button's question must be that answer's, as
+    the memory keeps it: a forged payload is refused, and an over-long one before anything is read."""
+    thread_id, user_id = cl.context.session.thread_id, _user_id()
     turn, prompt = int(action.payload.get("turn") or 0), str(action.payload.get("prompt") or "")
-    recent = await cl.make_async(app_services().memory().recent_turns)(thread_id, 1)
-    if not prompt or not recent or recent[-1]["turn_number"] != turn or recent[-1]["user_id"] != user_id:
-        await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
-        return
-    refused = parts().limits.refusal(session, user_id)
+    refused = overlong(prompt, SETTINGS.max_prompt_chars)
     if refused:
         await cl.Message(content=refused).send()
         return
-    with parts().limits.answering(session):
+    recent = await cl.make_async(app_services().memory().recent_turns)(thread_id, 1)
+    if not prompt or not recent or recent[-1]["turn_number"] != turn or recent[-1]["user_id"] != user_id or \
+            recent[-1]["prompt"] != prompt:
+        await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
+        return
+    with parts().limits.answering(user_id):
         await cl.make_async(app_services().memory().forget_turn)(thread_id, turn)
         await run_turn(prompt, thread_id, user_id)
 
 
 @cl.action_callback("export_trace")
+@limited
 async def export_trace(action: cl.Action) -> None:
     await send_export(str(action.payload.get("thread_id")), "md" if action.payload.get("format") == "md" else "json")
 
 
 @cl.action_callback("export_csv")
+@limited
 async def export_csv(action: cl.Action) -> None:
     from orchestration.trace_export import TraceAccessError, thread_states
 

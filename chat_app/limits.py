@@ -1,8 +1,8 @@
 """How much one chat session or user may ask at once, so that one of them cannot slow everyone else down.
 
-A message is refused, with a sentence that says why and when to try again, when its session already sent
-``PER_SESSION`` messages in the last minute, its user ``PER_USER`` (several tabs), or its session still has
-``MAX_IN_FLIGHT`` questions being answered. Counts are per server process, like the login throttle.
+A message — or a button press — is refused, with a sentence that says why and when to try again, when its session
+already sent ``PER_SESSION`` of them in the last minute, its user ``PER_USER`` (several tabs), or its user still has
+``MAX_IN_FLIGHT`` questions being answered (in any of their tabs). Counts are per server process.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ class MessageLimits:
         """None when the message may be answered (and it is counted), else the sentence to answer instead."""
         now = self.clock()
         with self._lock:
-            if self._running.get(session, 0) >= self.in_flight:
-                return ("I am still answering your previous questions in this conversation; send this one again when "
-                        "they are done.")
+            if self._running.get(user, 0) >= self.in_flight:
+                return ("I am still answering your previous questions; send this one again when they are done.")
             for key, limit in ((("session", session), self.per_session), (("user", user), self.per_user)):
                 sent = self._recent(key, now)
                 if len(sent) >= limit:
@@ -55,16 +54,16 @@ class MessageLimits:
         return None
 
     @contextmanager
-    def answering(self, session: str) -> Iterator[None]:
-        """A question of ``session`` is being answered for the duration of the block."""
+    def answering(self, user: str) -> Iterator[None]:
+        """A question of ``user`` is being answered for the duration of the block."""
         with self._lock:
-            self._running[session] = self._running.get(session, 0) + 1
+            self._running[user] = self._running.get(user, 0) + 1
         try:
             yield
         finally:
             with self._lock:
-                left = self._running[session] - 1
+                left = self._running[user] - 1
                 if left:
-                    self._running[session] = left
+                    self._running[user] = left
                 else:
-                    del self._running[session]
+                    del self._running[user]

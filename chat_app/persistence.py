@@ -11,8 +11,10 @@ threads show them as live. Step rows are written a moment later, a turn's togeth
 
 from __future__ import annotations
 
+import asyncio
 import copy
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -23,6 +25,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
+from chat_app.history_quota import HistoryQuota, Reckoning
 from chat_app.security import REFUSALS, REQUEST_USER, acting_user
 from chat_app.step_writes import StepWrites, step_row
 from chat_app.uploads import kept_upload
@@ -50,6 +53,8 @@ CREATE TABLE IF NOT EXISTS feedbacks ("id" TEXT PRIMARY KEY, "forId" TEXT NOT NU
 
 
 PG_SCHEMA = "chainlit"
+log = logging.getLogger(__name__)
+OnTrim = Callable[[str, Reckoning], Awaitable[None]]  # the thread whose write set a reckoning off, and what it removed
 # What the history keeps of a user's message: the longest prompt that is answered (``ASSESS_MAX_PROMPT_CHARS``'s
 # default) and a little more; a longer one is refused before it runs, and only its start is kept.
 MAX_STORED_CHARS = 10_000
@@ -58,9 +63,18 @@ MAX_STORED_CHARS = 10_000
 MIGRATIONS_TABLE = "chat_history_migrations"
 
 
+INDEXES = """
+CREATE INDEX IF NOT EXISTS ix_steps_thread ON steps ("threadId", "createdAt");
+CREATE INDEX IF NOT EXISTS ix_elements_thread ON elements ("threadId");
+CREATE INDEX IF NOT EXISTS ix_threads_user ON threads ("userIdentifier");
+"""
+
+
 def steps(dialect: str) -> list[migrations.Step]:
-    """Chainlit's tables, step by step (``foundation/migrations.py``: a change is a new step at the end)."""
-    return [migrations.script(SCHEMA if dialect == "sqlite" else SCHEMA.replace('"tags" TEXT', '"tags" TEXT[]'))]
+    """Chainlit's tables, step by step (``foundation/migrations.py``: a change is a new step at the end); then the
+    indexes a user's history is read and reckoned by (``history_quota.py``)."""
+    return [migrations.script(SCHEMA if dialect == "sqlite" else SCHEMA.replace('"tags" TEXT', '"tags" TEXT[]')),
+            migrations.script(INDEXES)]
 
 
 def ensure_schema(url: str) -> URL:
@@ -81,9 +95,12 @@ def ensure_schema(url: str) -> URL:
 
 def masked_step(step: dict[str, Any]) -> dict[str, Any]:
     """A step as it is stored: its input and output with the secrets of pasted configuration lines masked (the
-    answers' own texts come from masked stores and pass unchanged), and a user's message cut at ``MAX_STORED_CHARS``
-    (an over-long message is refused, never run; the history keeps its start, not megabytes)."""
+    answers' own texts come from masked stores and pass unchanged), a user's message cut at ``MAX_STORED_CHARS`` (an
+    over-long message is refused, never run; the history keeps its start, not megabytes), and Chainlit's
+    ``on_message`` step without the copy of the message it carries as input (shown nowhere; it doubled the bytes)."""
     out = dict(step)
+    if step.get("name") == "on_message" and step.get("type") == "run":  # Chainlit's copy of the user's message
+        out["input"] = ""
     for key in ("input", "output"):
         value = out.get(key)
         if isinstance(value, str) and value:
@@ -126,9 +143,11 @@ class Refused(PermissionError):
             refusals.append(detail)
 
 
-def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type: ignore[no-untyped-def]
+def make_data_layer(url: str, storage: BaseStorageClient | None = None,  # type: ignore[no-untyped-def]
+                    quota: HistoryQuota | None = None, on_trim: OnTrim | None = None):
     """Threads, steps and elements in the database at ``url`` (``sqlite:///path`` or ``postgresql://…``); element
-    bodies (citations, charts, files) in ``storage``. A file
+    bodies (citations, charts, files) in ``storage``; each user's history within ``quota`` (``on_trim`` hears what
+    it removed, in the session whose write set it off). A file
     the user attached is stored like the chat shows it, with device secrets masked (Chainlit persists a message's
     attachments itself, from the uploaded file)."""
     from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
@@ -141,6 +160,34 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
         thread_users: dict[str, str] = {}  # a thread's owner never changes: one SELECT per thread, not per element
         thread_owners: dict[str, str] = {}  # the same, by the owner's identifier
         writes: StepWrites
+        reckonings: set[asyncio.Task[None]] = set()  # held until done (the loop keeps only weak references)
+        reckoning: set[str] = set()  # the users whose history is being reckoned: one reckoning at a time each
+
+        def _count(self, user: str | None, thread: str, size: int) -> None:
+            """``size`` bytes written to ``user``'s history; when due, their history is reckoned meanwhile."""
+            if quota is None or not user or not quota.written(user, size) or user in self.reckoning:
+                return
+            self.reckoning.add(user)
+            task = asyncio.get_running_loop().create_task(self._reckon(user, thread))
+            self.reckonings.add(task)
+            task.add_done_callback(self.reckonings.discard)
+
+        async def _reckon(self, user: str, thread: str) -> None:
+            """Reckonings of ``user``'s history, one after the other while they write faster than one takes."""
+            assert quota is not None
+            try:
+                while True:
+                    quota.begin(user)
+                    await self.writes.flush()
+                    done = await quota.reckon(self, user, thread)
+                    if (done.deleted_threads or done.trimmed_steps) and on_trim is not None:
+                        await on_trim(thread, done)
+                    if not quota.written(user, 0):
+                        break
+            except Exception:  # a reckoning is bookkeeping: the conversation goes on, the next one tries again
+                log.exception("could not reckon the history of %s", user)
+            finally:
+                self.reckoning.discard(user)
 
         async def _owner(self, thread_id: str) -> str | None:
             """The identifier of the user a thread belongs to; None while it has none (being created)."""
@@ -176,7 +223,10 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
             ``on_message`` step and the graph's step, whose input is that message."""
             await self._check_owner(step_dict.get("threadId"), "writing to")
             await self.update_thread(step_dict["threadId"])
-            self.writes.add(step_row(masked_step(step_dict)))
+            row = step_row(masked_step(step_dict))
+            self.writes.add(row)
+            self._count(acting_user() or await self._owner(str(row["threadId"])), str(row["threadId"]),
+                        len(row.get("input") or "") + len(row.get("output") or ""))
 
         @_queued
         async def update_step(self, step_dict: dict[str, Any]) -> None:
@@ -268,6 +318,9 @@ def make_data_layer(url: str, storage: BaseStorageClient | None = None):  # type
                 stored.content, stored.path = masked_upload(Path(source), getattr(element, "name", None)), None
                 element = stored
             await super().create_element(element)
+            content = getattr(element, "content", None)
+            self._count(acting_user() or await self._owner(str(element.thread_id)), str(element.thread_id),
+                        len(content) if isinstance(content, str | bytes) else 0)
 
         async def delete_element(self, element_id: str, thread_id: str | None = None) -> None:
             await self._check_owner(await self._thread_of("elements", element_id), "removing from")

@@ -41,6 +41,13 @@ class LocalStorageClient(BaseStorageClient):
     def verify(self, object_key: str, expires: int, signature: str) -> bool:
         return expires >= time.time() and hmac.compare_digest(self.signature(object_key, expires), signature)
 
+    def size(self, object_key: str) -> int:
+        """The bytes a stored file takes (0 when there is none)."""
+        try:
+            return self.path_of(object_key).stat().st_size
+        except OSError:
+            return 0
+
     def read(self, object_key: str) -> tuple[bytes, str] | None:
         """The stored bytes and their MIME type, or None."""
         path = self.path_of(object_key)

@@ -205,6 +205,12 @@ def parse(path: Path) -> list[Document]:
                           f"{str(exc)[:120]})") from None
 
 
+def named_as(message: str, path: Path, name: str) -> str:
+    """A parser's message about ``path`` (an upload stored under an internal id) in the words of the user's file
+    ``name``: wherever the path or the stored name appears in it (a parser's own error quotes it too)."""
+    return message.replace(str(path), name).replace(path.name, name)
+
+
 def load_file(path: Path, display_name: str | None = None, parser: Parser | None = None) -> list[Document]:
     """Load one file into documents with base metadata; raise ``IngestError`` for any problem. PDF, Word and HTML
     go through ``parser`` when one is given (a worker with time and memory limits), else are read here."""
@@ -226,7 +232,7 @@ def load_file(path: Path, display_name: str | None = None, parser: Parser | None
         try:
             docs = parse(path)
         except IngestError as exc:
-            raise IngestError(str(exc).replace(path.name, name, 1)) from None
+            raise IngestError(named_as(str(exc), path, name)) from None
     if not any(d.page_content.strip() for d in docs):
         raise IngestError(f"{name}: no text could be extracted")
     for doc in docs:

@@ -23,7 +23,7 @@ from types import TracebackType
 
 from langchain_core.documents import Document
 
-from knowledge_base.loaders import IngestError
+from knowledge_base.loaders import IngestError, named_as
 
 
 def _limits(memory_mb: int, cpu_seconds: int) -> None:  # runs in the child, before it starts Python
@@ -92,7 +92,7 @@ class ParserWorker:
                               "was stopped; the file is unusually complex for its size")
         reply = json.loads(line)
         if "error" in reply:
-            raise IngestError(str(reply["error"]).replace(path.name, name, 1))
+            raise IngestError(named_as(str(reply["error"]), path, name))
         return [Document(page_content=d["content"], metadata=d["metadata"]) for d in reply["documents"]]
 
     def _read_line(self, process: subprocess.Popen[bytes]) -> bytes | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 SignInPolicy = Callable[[dict[str, tuple[int, float, float]]], tuple[float, dict[str, tuple[int, float, float]]]]
 
 PENDING = "upload-pending"  # a note of an upload being processed; left behind when the server stopped during it
+QUOTA_NOTE = "quota"  # a note saying what the quota removed from its conversation (seq 0: it leads the export)
 
 
 def _now() -> str:
@@ -236,17 +238,20 @@ class MemoryStore:
             con.close()
 
     def _within_quota(self, con: Connection, user: str, thread: str, added: int) -> None:
-        """Count ``added`` bytes to ``user``'s stored conversations; over the quota, their least recently used
-        conversations other than ``thread`` are forgotten whole (oldest first) until the rest fits."""
+        """Count ``added`` bytes to ``user``'s stored conversations. Over the quota, their least recently used
+        conversations other than ``thread`` are forgotten whole (oldest first); if ``thread`` alone is still over it,
+        its oldest notes and then its oldest answers go — never the last ``WINDOW`` answers, which follow-ups read —
+        and a note in the thread says how many (its export shows it)."""
         total = int(con.execute("UPDATE users SET stored_bytes = stored_bytes + ? WHERE user_id = ? RETURNING "
                                 "stored_bytes", (added, user)).fetchone()[0])
         quota = self.quota_bytes
         if total <= quota:
             return
-        threads = con.execute("SELECT h.thread_id, COALESCE(SUM(t.stored_bytes), 0) FROM threads h LEFT JOIN turns t "
-                              "ON t.thread_id = h.thread_id WHERE h.user_id = ? AND h.thread_id <> ? "
-                              "GROUP BY h.thread_id, h.updated_at ORDER BY h.updated_at, h.thread_id",
-                              (user, thread)).fetchall()
+        threads = con.execute(
+            "SELECT h.thread_id, COALESCE((SELECT SUM(t.stored_bytes) FROM turns t WHERE t.thread_id = h.thread_id), 0) "
+            "+ COALESCE((SELECT SUM(LENGTH(n.body) + LENGTH(n.title)) FROM thread_notes n WHERE n.thread_id = "
+            "h.thread_id), 0) FROM threads h WHERE h.user_id = ? AND h.thread_id <> ? ORDER BY h.updated_at, h.thread_id",
+            (user, thread)).fetchall()
         for old, size in threads:
             if total <= quota:
                 break
@@ -254,7 +259,41 @@ class MemoryStore:
                 con.execute(f"DELETE FROM {table} WHERE thread_id = ?", (old,))
             total -= int(size)
             log.info("memory quota: user %s over %d bytes, conversation %s forgotten", user, quota, old)
+        if total > quota:
+            total = self._trim_thread(con, thread, total, quota)
         con.execute("UPDATE users SET stored_bytes = ? WHERE user_id = ?", (max(total, 0), user))
+
+    def _trim_thread(self, con: Connection, thread: str, total: int, quota: int) -> int:
+        """The oldest notes but the newest (the one being added), then the oldest answers but the last ``WINDOW``, of
+        the conversation in hand, until its user is within ``quota``; the bytes they then hold."""
+        notes = con.execute("SELECT seq, LENGTH(body) + LENGTH(title) FROM thread_notes WHERE thread_id = ? AND kind "
+                            "NOT IN (?, ?) ORDER BY seq", (thread, PENDING, QUOTA_NOTE)).fetchall()[:-1]
+        turns = con.execute("SELECT turn_number, stored_bytes FROM turns WHERE thread_id = ? ORDER BY turn_number",
+                            (thread,)).fetchall()[:-WINDOW]
+        gone_notes = gone_turns = 0
+        for table, key, rows in (("thread_notes", "seq", notes), ("turns", "turn_number", turns)):
+            for number, size in rows:
+                if total <= quota:
+                    break
+                con.execute(f"DELETE FROM {table} WHERE thread_id = ? AND {key} = ?", (thread, number))
+                total -= int(size or 0)
+                gone_notes, gone_turns = (gone_notes + 1, gone_turns) if table == "thread_notes" else (
+                    gone_notes, gone_turns + 1)
+        if gone_notes or gone_turns:
+            log.info("memory quota: conversation %s trimmed by %d answers and %d notes", thread, gone_turns, gone_notes)
+            said = con.execute("SELECT body FROM thread_notes WHERE thread_id = ? AND kind = ?",
+                               (thread, QUOTA_NOTE)).fetchone()
+            counted = re.match(r"(\d+) older answers and (\d+)", said[0]) if said else None
+            before = [int(counted.group(1)), int(counted.group(2))] if counted else [0, 0]
+            body = (f"{before[0] + gone_turns} older answers and {before[1] + gone_notes} older outputs of this "
+                    f"conversation were removed: your stored conversations were over the {quota // (1024 * 1024) or 1} "
+                    "MB quota (ASSESS_MEMORY_QUOTA_MB).")
+            con.execute("DELETE FROM thread_notes WHERE thread_id = ? AND kind = ?", (thread, QUOTA_NOTE))
+            con.execute("INSERT INTO thread_notes VALUES (?, 0, (SELECT user_id FROM threads WHERE thread_id = ?), 0, ?, "
+                        "?, ?, ?)", (thread, thread, QUOTA_NOTE, "Storage quota", body, _now()))
+            # the note counts like any other (the running count stays the sum of what is stored)
+            total += len(body) + len("Storage quota") - (len(said[0]) + len("Storage quota") if said else 0)
+        return total
 
     def stored_bytes(self, user_id: str) -> int:
         rows = self._kv("SELECT stored_bytes FROM users WHERE user_id = ?", (user_id,))

@@ -177,9 +177,19 @@ def test_a_user_over_the_quota_loses_their_oldest_conversations_whole_and_nobody
     assert 0 < store.stored_bytes("alice") <= 1_000_000
     sizes = store._kv("SELECT SUM(stored_bytes) FROM turns WHERE user_id = ?", ("alice",))
     assert int(sizes[0][0]) == store.stored_bytes("alice")  # the running count is the rows' sum
-    for n in range(3, 12):  # the current conversation alone over the quota: it is kept (never cut mid-conversation)
+    for n in range(3, 12):  # the current conversation alone over the quota: its oldest answers go, the last six stay
         store.save_turn(record("current", "alice", n))
-    assert store.turn_count("current") == 11 and store.turn_count("middle") == 0
+    assert store.turn_count("middle") == 0 and store.turn_count("current") == 6
+    assert [t["turn_number"] for t in store.recent_turns("current")] == list(range(6, 12))
+    assert store.stored_bytes("alice") > 1_000_000  # six answers of 200 KB: over, but follow-ups keep their context
+    for n in range(30):  # outputs of commands (a document previewed again and again): the oldest go
+        store.add_note("current", "alice", "command", f"/preview {n}", "p" * 20_000)
+    notes = store.thread_notes("current")
+    assert notes[0]["kind"] == "quota" and "older outputs" in notes[0]["body"] and "quota" in notes[0]["body"]
+    assert len(notes) < 31 and notes[-1]["title"] == "/preview 29"
+    kept = sum(len(n["body"]) + len(n["title"]) for n in notes)  # the quota note counts like any other
+    turns = store._kv("SELECT SUM(stored_bytes) FROM turns WHERE user_id = ?", ("alice",))
+    assert store.stored_bytes("alice") == int(turns[0][0]) + kept  # the running count is what is stored
 
 
 def test_a_revoked_session_token_stays_revoked_on_every_replica(database_backend: str) -> None:

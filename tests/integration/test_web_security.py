@@ -153,6 +153,38 @@ def test_a_flood_of_messages_is_refused_with_a_sentence_and_a_huge_one_is_answer
     assert "1,000,000 characters" in huge and connected == "True"
 
 
+def test_a_forged_regenerate_is_refused_at_once_and_only_the_latest_question_runs_again(app: tuple[str, Path]) -> None:
+    url, _ = app
+
+    async def scenario() -> tuple[float, list[str]]:
+        bob = ChatSession(url, "bob", "builder")
+        await bob.login()
+        await bob.connect()
+        try:
+            await bob.ask("Which IOS-XE versions run at Branch-05?")
+
+            async def press(prompt: str) -> tuple[float, str]:
+                started = time.perf_counter()
+                reply = await bob.http.post("/project/action", json={"sessionId": bob.session_id, "action": {
+                    "id": "a1", "name": "regenerate", "payload": {"turn": 1, "prompt": prompt}, "forId": "x",
+                    "label": "Regenerate"}})
+                assert reply.status_code == 200
+                name, event = await asyncio.wait_for(bob.events.get(), 30)
+                while name != "new_message":
+                    name, event = await asyncio.wait_for(bob.events.get(), 30)
+                return time.perf_counter() - started, str(event.get("output"))
+
+            huge_seconds, huge = await press("x" * 200_000)
+            _, other = await press("Which IOS-XE versions run at Branch-09?")  # not the question that was answered
+            return huge_seconds, [huge, other]
+        finally:
+            await bob.close()
+
+    seconds, (huge, other) = run(scenario())  # type: ignore[misc]
+    assert seconds < 2 and "200,000 characters" in huge, (seconds, huge)
+    assert "Only the latest answer can be regenerated" in other
+
+
 def test_hostile_documents_are_reported_within_15_s_while_another_session_is_answered(app: tuple[str, Path],
                                                                                      tmp_path: Path) -> None:
     url, _ = app

@@ -274,6 +274,75 @@ def test_no_write_reaches_another_users_conversation(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_users_history_stays_within_the_quota_at_their_own_expense(tmp_path: Path) -> None:
+    """A flood of one user's writes deletes their least recently used conversations, then trims the oldest steps of
+    the one in hand (its newest kept), tells them, and leaves another user's history alone."""
+    from chainlit.context import init_http_context
+    from chainlit.element import Text
+    from chainlit.user import User
+
+    from chat_app.history_quota import KEPT_STEPS, TRIMMED, HistoryQuota
+    from chat_app.storage import LocalStorageClient
+
+    told: list[tuple[str, int, int]] = []
+
+    async def on_trim(thread: str, done) -> None:  # type: ignore[no-untyped-def]
+        told.append((thread, len(done.deleted_threads), done.trimmed_steps))
+
+    async def scenario() -> None:
+        storage = LocalStorageClient(tmp_path / "elements", "x" * 48)
+        layer = make_data_layer(f"sqlite:///{tmp_path / 'chainlit.sqlite'}", storage, HistoryQuota(400_000), on_trim)
+        write = type(layer).create_step.__wrapped__
+        users = {name: await layer.create_user(User(identifier=name)) for name in ("alice", "bob")}
+
+        async def steps(user: str, thread: str, count: int, size: int) -> None:
+            init_http_context(user=users[user])
+            await layer.update_thread(thread, name=thread, user_id=users[user].id)
+            for i in range(count):
+                await write(layer, {"id": f"{thread}-{i}", "threadId": thread, "name": "x", "type": "assistant_message",
+                                    "streaming": False, "createdAt": f"2026-11-28T10:{len(told):02d}:{i:02d}.{thread}",
+                                    "output": "a" * size})
+            await layer.writes.flush()
+            await asyncio.gather(*layer.reckonings)
+
+        await steps("bob", "bob-1", 20, 10_000)
+        await steps("alice", "old", 10, 10_000)
+        await steps("alice", "middle", 10, 10_000)
+        init_http_context(user=users["alice"])
+        await layer.create_element(Text(name="big.json", content="j" * 50_000, display="side", for_id="current-0",
+                                        thread_id="current"))
+        await steps("alice", "current", 120, 5_000)  # 600 KB in the conversation in hand alone
+        assert await layer.get_thread("old") is None and await layer.get_thread("middle") is None
+        rows = await layer.execute_sql(query='SELECT "id", "output" FROM steps WHERE "threadId" = \'current\' '
+                                             'ORDER BY "createdAt"', parameters={})
+        assert [r["output"] for r in rows[-KEPT_STEPS:]] == ["a" * 5_000] * KEPT_STEPS  # the newest are whole
+        assert rows[0]["output"] == TRIMMED and sum(r["output"] == TRIMMED for r in rows) >= 40
+        text = sum(len(r["output"]) for r in rows)
+        assert text <= 400_000 and await layer.execute_sql(query="SELECT id FROM elements", parameters={}) == []
+        assert told and {t[0] for t in told} == {"current"} and sum(t[1] for t in told) == 2  # each deletion told once
+        assert sum(t[2] for t in told) == sum(r["output"] == TRIMMED for r in rows)
+        bob = await layer.execute_sql(query='SELECT COUNT(*) AS n FROM steps WHERE "threadId" = \'bob-1\'', parameters={})
+        assert bob == [{"n": 20}] and (await layer.get_thread("bob-1")) is not None
+        await layer.close()
+
+    asyncio.run(scenario())
+
+
+def test_an_upload_is_held_in_memory_while_it_arrives_and_named_as_the_user_named_it(tmp_path: Path) -> None:
+    """Starlette spools an upload over 1 MB to a temporary file as it arrives (a configuration raw on disk): the guards
+    raise that to the upload limit. A parser's message about a stored upload names the user's file, not its id."""
+    from starlette.formparsers import MultiPartParser
+
+    from chat_app.files_dir import install_upload_guards
+    from knowledge_base.loaders import named_as
+
+    install_upload_guards()
+    assert MultiPartParser.spool_max_size >= 25 * 1024 * 1024
+    stored = tmp_path / "0f4c2a9e-1b7d-4e55-9a0b-6c1d2e3f4a5b.pdf"
+    message = f"{stored.name}: not a readable PDF (PdfReadError: {stored} is damaged)"
+    assert named_as(message, stored, "policies.pdf") == "policies.pdf: not a readable PDF (PdfReadError: policies.pdf is damaged)"
+
+
 def test_a_login_does_not_wait_for_the_conversations_writes(tmp_path: Path) -> None:
     """The conversations' steps share one connection; a login has its own, and a known user's login writes nothing:
     it completes while a conversation holds the steps' connection in an open write transaction."""
