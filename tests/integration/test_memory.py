@@ -235,3 +235,32 @@ def test_a_memory_file_replaced_while_the_process_runs_is_migrated_again(tmp_pat
     fresh.set_preference("bob", "top_n", "3")
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT user_id FROM preferences").fetchall() == [("bob",)]
+
+
+def test_failed_sign_ins_count_on_every_replica_and_back_off_per_address(database_backend: str) -> None:
+    """Two replicas' throttles on one database: five failures for a name on one make the other answer 429 for that name
+    from that address, before any password is checked; from another address the right password gets in."""
+    import asyncio
+
+    import pytest
+    from fastapi import HTTPException
+
+    from chat_app.sessions import LoginThrottle
+
+    now = [1_000_000.0]
+    replica_a, replica_b = (LoginThrottle(configured_memory, "s" * 48, clock=lambda: now[0]) for _ in range(2))
+    checked: list[str] = []
+
+    def wrong() -> bool:
+        checked.append("wrong")
+        return False
+
+    for _ in range(5):
+        assert asyncio.run(replica_a.check("carol", "10.0.0.1", None, wrong)) is False
+    with pytest.raises(HTTPException) as waiting:
+        asyncio.run(replica_b.check("carol", "10.0.0.1", None, lambda: True))
+    assert waiting.value.status_code == 429 and waiting.value.headers == {"Retry-After": "1"} and len(checked) == 5
+    assert asyncio.run(replica_b.check("carol", "10.0.0.2", None, lambda: True)) is True
+    now[0] += 2  # the wait is over: the right password from the first address gets in, and its failures are forgotten
+    assert asyncio.run(replica_b.check("carol", "10.0.0.1", None, lambda: True)) is True
+    assert configured_memory()._kv("SELECT failures FROM sign_in_failures WHERE key = ?", ("name:carol:10.0.0.1",)) == []

@@ -33,6 +33,8 @@ READINGS = [
     ("security posture of Stor-47", "site", "corrected", "Store-47"),
     ("deviations at branch 5", "site", "exact", "Branch-05"),
     ("failed checks at Lab1", "site", "exact", "Lab-1"),
+    ("failed checks at \u041dQ", "site", "corrected", "HQ"),  # a Cyrillic capital En: read as HQ, and said so
+    ("failed checks at H\u200bQ", "site", "exact", "HQ"),  # a zero-width space removed before reading
     ("compliance of Datacenter-3", "site", "unknown", None),
     ("how many failed checks does site Q have", "site", "ambiguous", None),
     ("critical issues at Store-44", "site", "unknown", None),
