@@ -158,6 +158,12 @@ def _user_id() -> str:
     return getattr(user, "identifier", None) or LOCAL_USER
 
 
+def _in_flight_key() -> str:
+    """Whose questions in progress are counted against the limit: the signed-in user's (in all their tabs), or the
+    session's when everyone is the one local user."""
+    return _user_id() if SETTINGS.auth_enabled else cl.context.session.id
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -548,11 +554,12 @@ async def on_message(message: cl.Message) -> None:
     user_id = _user_id()
     thread_id = cl.context.session.thread_id
     # an over-long message is answered here: it is neither run nor stored (a flood of them must not fill the memory)
-    refused = parts().limits.refusal(cl.context.session.id, user_id) or overlong(message.content, SETTINGS.max_prompt_chars)
+    refused = parts().limits.refusal(cl.context.session.id, user_id, _in_flight_key()) or \
+        overlong(message.content, SETTINGS.max_prompt_chars)
     if refused:
         await cl.Message(content=refused).send()
         return
-    with parts().limits.answering(user_id):
+    with parts().limits.answering(_in_flight_key()):
         await _answer(message, user_id, thread_id)
 
 
@@ -697,7 +704,7 @@ async def regenerate(action: cl.Action) -> None:
             recent[-1]["prompt"] != prompt:
         await cl.Message(content="Only the latest answer can be regenerated; ask the question again instead.").send()
         return
-    with parts().limits.answering(user_id):
+    with parts().limits.answering(_in_flight_key()):
         await cl.make_async(app_services().memory().forget_turn)(thread_id, turn)
         await run_turn(prompt, thread_id, user_id)
 

@@ -1,8 +1,9 @@
 """How much one chat session or user may ask at once, so that one of them cannot slow everyone else down.
 
 A message — or a button press — is refused, with a sentence that says why and when to try again, when its session
-already sent ``PER_SESSION`` of them in the last minute, its user ``PER_USER`` (several tabs), or its user still has
-``MAX_IN_FLIGHT`` questions being answered (in any of their tabs). Counts are per server process.
+already sent ``PER_SESSION`` of them in the last minute, its user ``PER_USER`` (several tabs), or ``MAX_IN_FLIGHT``
+questions are still being answered for it: for its user in any of their tabs when users sign in, for its session when
+everyone is the one local user (there "the user" is every browser). Counts are per server process.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ class MessageLimits:
             sent.popleft()
         return sent
 
-    def refusal(self, session: str, user: str) -> str | None:
-        """None when the message may be answered (and it is counted), else the sentence to answer instead."""
+    def refusal(self, session: str, user: str, flight: str | None = None) -> str | None:
+        """None when the message may be answered (and it is counted), else the sentence to answer instead; ``flight``:
+        whose questions in progress count (``answering``'s key), None for a press that starts no question."""
         now = self.clock()
         with self._lock:
-            if self._running.get(user, 0) >= self.in_flight:
+            if flight is not None and self._running.get(flight, 0) >= self.in_flight:
                 return ("I am still answering your previous questions; send this one again when they are done.")
             for key, limit in ((("session", session), self.per_session), (("user", user), self.per_user)):
                 sent = self._recent(key, now)
@@ -55,7 +57,8 @@ class MessageLimits:
 
     @contextmanager
     def answering(self, user: str) -> Iterator[None]:
-        """A question of ``user`` is being answered for the duration of the block."""
+        """A question of ``user`` (or of the key ``refusal`` is given as ``flight``) is being answered for the duration
+        of the block."""
         with self._lock:
             self._running[user] = self._running.get(user, 0) + 1
         try:

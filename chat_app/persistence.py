@@ -95,13 +95,16 @@ def ensure_schema(url: str) -> URL:
 
 def masked_step(step: dict[str, Any]) -> dict[str, Any]:
     """A step as it is stored: its input and output with the secrets of pasted configuration lines masked (the
-    answers' own texts come from masked stores and pass unchanged), a user's message cut at ``MAX_STORED_CHARS`` (an
+    answers' own texts come from masked stores and pass unchanged; a tool step's output is left as it is), a user's
+    message cut at ``MAX_STORED_CHARS`` (an
     over-long message is refused, never run; the history keeps its start, not megabytes), and Chainlit's
     ``on_message`` step without the copy of the message it carries as input (shown nowhere; it doubled the bytes)."""
     out = dict(step)
     if step.get("name") == "on_message" and step.get("type") == "run":  # Chainlit's copy of the user's message
         out["input"] = ""
-    for key in ("input", "output"):
+    # a tool step's output is a view of the turn's STATE, built from the masked question: it is not read again (the
+    # largest texts of a turn: SQL, tables, chunks; the secrets audit pastes 606 values through turns and finds none)
+    for key in ("input",) if step.get("type") == "tool" else ("input", "output"):
         value = out.get(key)
         if isinstance(value, str) and value:
             if len(value) > MAX_STORED_CHARS and step.get("type") in ("user_message", "run"):

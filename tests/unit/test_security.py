@@ -395,3 +395,21 @@ def test_a_step_written_while_others_are_being_written_goes_out_by_itself() -> N
         assert written == [["a"], ["b"]] and writes.pending == {}
 
     asyncio.run(scenario())
+
+
+def test_message_limits_count_presses_and_messages_and_questions_in_progress_per_key() -> None:
+    from chat_app.limits import MessageLimits
+
+    now = [0.0]
+    limits = MessageLimits(per_session=3, per_user=4, in_flight=1, clock=lambda: now[0])
+    assert [limits.refusal("tab-1", "alice") for _ in range(3)] == [None] * 3
+    assert "more than 3 messages" in (limits.refusal("tab-1", "alice") or "")  # the tab's minute is spent
+    assert limits.refusal("tab-2", "alice") is None  # another tab: the user's fourth
+    assert "more than 4 messages" in (limits.refusal("tab-3", "alice") or "")
+    assert limits.refusal("tab-9", "bob") is None  # nobody else is held back
+    now[0] = 61.0
+    with limits.answering("alice"):  # a question of alice's in progress (signed-in users: counted per user)
+        assert "still answering" in (limits.refusal("tab-1", "alice", "alice") or "")
+        assert limits.refusal("tab-1", "alice") is None  # a press starts no question: only its rate counts
+        assert limits.refusal("tab-5", "local", "tab-5") is None  # the local user's sessions are counted each
+    assert limits.refusal("tab-1", "alice", "alice") is None
