@@ -96,9 +96,9 @@ def ensure_schema(url: str) -> URL:
 def masked_step(step: dict[str, Any]) -> dict[str, Any]:
     """A step as it is stored: its input and output with the secrets of pasted configuration lines masked (the
     answers' own texts come from masked stores and pass unchanged; a tool step's output is left as it is), a user's
-    message cut at ``MAX_STORED_CHARS`` (an
-    over-long message is refused, never run; the history keeps its start, not megabytes), and Chainlit's
-    ``on_message`` step without the copy of the message it carries as input (shown nowhere; it doubled the bytes)."""
+    message cut at ``MAX_STORED_CHARS`` (an over-long message is refused, never run; the history keeps its start,
+    not megabytes), and Chainlit's ``on_message`` step without the copy of the message it carries as input (shown
+    nowhere; it doubled the bytes)."""
     out = dict(step)
     if step.get("name") == "on_message" and step.get("type") == "run":  # Chainlit's copy of the user's message
         out["input"] = ""
