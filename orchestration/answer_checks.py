@@ -2,20 +2,25 @@
 
 A case's ``expected.answer`` is a list of checks. Every expected figure and name comes from a SQL query run here
 against the warehouse when the case is scored — never from the product's output — so a case stays true when the
-demo data changes. ``{LATEST}`` and ``{PREVIOUS}`` in a query stand for the fleet's latest and previous assessment.
+demo data changes. ``{LATEST}``, ``{PREVIOUS}`` and ``{FIRST}`` in a query stand for the fleet's latest, previous and
+first assessment, ``{RUN_2026_08}`` for its run of a month, ``{R}`` / ``{A}`` / ``{SL}`` for its results / devices /
+SLIC matches joined with their device (``a``) and site (``s``), ``{PASS}`` for the pass rate of the results in hand.
 
 The *lead* is the answer's first line after the scope line: the line that must answer the question.
 
 | check | passes when |
 |---|---|
 | ``lead_count: SQL`` | the number of rows the query returns is a figure of the lead (none: the lead says none) |
+| ``has_number: SQL`` | the query's single value is a figure somewhere in the answer (a series, a comparison) |
+| ``has_any: SQL`` | at least one value is named somewhere in the answer |
+| ``has_names: SQL`` | every value is named somewhere in the answer (as ``lists``) |
 | ``lead_number: SQL`` | the query's single value is a figure of the lead (integers as written, ratios to 0.1) |
 | ``lead_names: SQL`` | every value of the query's first column is named in the lead |
 | ``lead_any: SQL`` | at least one value is named in the lead (a ranking's ties) |
 | ``lists: SQL`` | every value is named somewhere in the answer (the complete list) |
 | ``absent: SQL`` | no value is named anywhere in the answer (what the scope leaves out) |
 | ``lead_yes: SQL`` | the lead starts with **Yes** when the query's value is true, with **No** otherwise |
-| ``lead_has`` / ``has`` / ``lacks``: [text] | the lead / the answer contains / lacks each text (any case) |
+| ``lead_has`` / ``has`` / ``lacks``: [text] | the lead / the answer contains / lacks each text (any case; ``a|b``: either) |
 | ``no_tools: true`` | no tool ran (a question the product has no data for, answered by saying so) |
 """
 
@@ -34,9 +39,21 @@ MACROS = {
     "LATEST": "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at DESC LIMIT 1)",
     "PREVIOUS": ("(SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
                  "ORDER BY started_at DESC LIMIT 1 OFFSET 1)"),
+    "FIRST": "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at LIMIT 1)",
+    # the fleet's results, devices and SLIC matches with their device and site; the pass rate of the rows in hand
+    "R": ("results r JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' "
+          "JOIN sites s ON s.site = a.site"),
+    "A": "assets a JOIN sites s ON s.site = a.site",
+    "SL": ("slic_results x JOIN assets a ON a.asset_id = x.asset_id AND a.collection = 'fleet' "
+           "JOIN sites s ON s.site = a.site"),
+    "PASS": "ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / COUNT(*), 1)",
+    # the fleet's run of a month: {RUN_2026_08}
+    **{f"RUN_{year}_{month:02d}": ("(SELECT assessment_id FROM assessments WHERE collection = 'fleet' AND "
+                                   f"strftime(started_at, '%Y-%m') = '{year}-{month:02d}' ORDER BY started_at DESC "
+                                   "LIMIT 1)") for year in (2025, 2026, 2027) for month in range(1, 13)},
 }
 CHECKS = ("lead_count", "lead_number", "lead_names", "lead_any", "lists", "absent", "lead_yes", "lead_has", "has",
-          "lacks", "no_tools")
+          "lacks", "no_tools", "has_number", "has_any", "has_names")
 _NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?")
 
 
@@ -60,8 +77,11 @@ def lead_of(answer: str) -> str:
 
 
 def named(name: str, text: str) -> bool:
-    """``name`` appears as a whole name (SW-HQ-ACC-1 is not named by SW-HQ-ACC-10)."""
-    return re.search(rf"(?<![\w-]){re.escape(str(name))}(?![\w-])", text, re.I) is not None
+    """``name`` appears as a whole name (SW-HQ-ACC-1 is not named by SW-HQ-ACC-10), as stored or as people write
+    it: ``wireless_controller`` as "wireless controller", ``tier1`` as "Tier 1"."""
+    pattern = re.escape(str(name)).replace("_", "[_ ]")
+    pattern = re.sub(r"(?<=[a-zA-Z])(?=\d)", "[ -]?", pattern)  # a letter before a digit: "tier1" as "tier 1"
+    return re.search(rf"(?<![\w-]){pattern}(?![\w-])", text, re.I) is not None
 
 
 def figures(text: str) -> set[str]:
@@ -98,25 +118,28 @@ def _one(kind: str, arg: Any, answer: str, lead: str, state: AssessmentState, qu
     if kind == "no_tools":
         return f"tools ran: {[c.tool_name for c in state.mcp.tool_calls]}" if state.mcp.tool_calls else None
     if kind in ("lead_has", "has", "lacks"):
-        text = lead if kind == "lead_has" else answer
+        text = (lead if kind == "lead_has" else answer).lower()
         texts = [arg] if isinstance(arg, str) else arg
         if kind == "lacks":
-            found = [t for t in texts if t.lower() in text.lower()]
+            found = [t for t in texts if t.lower() in text]
             return f"contains {found}" if found else None
-        missing = [t for t in texts if t.lower() not in text.lower()]
+        missing = [t for t in texts if not any(one.lower() in text for one in str(t).split("|"))]
         return f"missing {missing}" if missing else None
     rows = query(arg)
     values = [r[0] for r in rows]
     if kind == "lead_count":
         none = not rows and re.match(r"\W*(none|no |nothing)", lead, re.I)  # "**None.** No device …" is a zero
         return None if none or str(len(rows)) in figures(lead) else f"{len(rows)} not a figure of the lead"
-    if kind in ("lead_number", "lead_yes"):
+    if kind in ("lead_number", "lead_yes", "has_number"):
         if len(rows) != 1 or len(rows[0]) != 1:
             raise ValueError(f"{kind} needs a query of one value, got {len(rows)} rows: {arg}")
         if kind == "lead_yes":
             want = "**Yes" if rows[0][0] else "**No"
             return None if lead.startswith(want) else f"lead should start with {want}"
-        return None if _figure(values[0]) & figures(lead) else f"{values[0]} not a figure of the lead"
+        part, where = ("lead", lead) if kind == "lead_number" else ("answer", answer)
+        return None if _figure(values[0]) & figures(where) else f"{values[0]} not a figure of the {part}"
+    if kind == "has_any":
+        return None if any(named(v, answer) for v in values) else f"none of {values[:10]} in the answer"
     if not values and kind == "lead_any":
         return "the query returned nothing: the case checks nothing"
     if kind == "lead_names":
@@ -124,7 +147,7 @@ def _one(kind: str, arg: Any, answer: str, lead: str, state: AssessmentState, qu
         return f"not in the lead: {missing}" if missing else None
     if kind == "lead_any":
         return None if any(named(v, lead) for v in values) else f"none of {values[:10]} in the lead"
-    if kind == "lists":
+    if kind in ("lists", "has_names"):
         missing = [v for v in values if not named(v, answer)]
         return f"{len(missing)} of {len(values)} not named: {missing[:10]}" if missing else None
     present = [v for v in values if named(v, answer)]  # absent

@@ -21,6 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from orchestration.answer_checks import Query, score_answer, warehouse_query
 from orchestration.interpretation.markdown import markdown_problems
 from orchestration.outputs import TaskOutputs
@@ -30,11 +32,23 @@ from orchestration.state import AssessmentState
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """The cases of a JSON file (upstream's form), or of a YAML file in the short form of ``evals/language``: ``q``
+    for the prompt and ``a`` for its answer checks, per case or per turn."""
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
     cases = data.get("eval_cases", data.get("cases")) if isinstance(data, dict) else data
     if not isinstance(cases, list):
         raise ValueError(f"{path}: expected a list of cases or an object with 'eval_cases'")
-    return cases
+    return [_long_form(c) for c in cases]
+
+
+def _long_form(case: dict[str, Any]) -> dict[str, Any]:
+    if "turns" in case:
+        return {**case, "turns": [_long_form(t) for t in case["turns"]]}
+    if "q" not in case:
+        return case
+    out = {k: v for k, v in case.items() if k not in ("q", "a")}
+    return {**out, "user_prompt": case["q"], "expected": {**case.get("expected", {}), "answer": case.get("a", [])}}
 
 
 def _norm(value: str) -> str:
@@ -194,7 +208,12 @@ def run_cases(cases: list[dict[str, Any]], services: Services | None = None) -> 
         results.append({"id": case["id"], "user_prompt": case["user_prompt"],
                         "passed": all(c["passed"] for c in checks.values()),
                         "checks": checks, "state": state.model_dump(mode="json")})
+    lines = sorted(answer_lines(t["state"]["final"]["answer"]) for r in results for t in r.get("turns", [r]))
+    conversations = [r for r in results if "turns" in r]
     summary = {
+        "answer_lines": {"median": _quantile(lines, 0.5), "p90": _quantile(lines, 0.9)},
+        "turns": {"passed": sum(all(c["passed"] for c in t["checks"].values()) for r in conversations for t in r["turns"]),
+                  "total": sum(len(r["turns"]) for r in conversations)},
         # gated turns carry "confidence in any domain intent", not in the class they got: left out
         "calibration": calibration([(r["state"]["intent"]["confidence"], r["checks"]["intent_class"]["passed"])
                                     for r in results if "state" in r and "intent_class" in r["checks"]
@@ -204,6 +223,15 @@ def run_cases(cases: list[dict[str, Any]], services: Services | None = None) -> 
         "checks": {name: {"passed": p, "total": t} for name, (p, t) in totals.items()},
     }
     return {"cases": results, "summary": summary}
+
+
+def answer_lines(answer: str) -> int:
+    """How long an answer reads: its lines with text (a table row is a line)."""
+    return sum(1 for line in answer.splitlines() if line.strip())
+
+
+def _quantile(values: list[int], q: float) -> int:
+    return values[min(len(values) - 1, int(q * len(values)))] if values else 0
 
 
 def calibration(pairs: list[tuple[float, bool]], bins: int = 5) -> dict[str, float]:
@@ -259,5 +287,8 @@ def render_scorecard(report: dict[str, Any]) -> str:
     cal = s["calibration"]
     lines.append(f"intent confidence (routed cases): mean {cal['mean_confidence']}, accuracy {cal['intent_accuracy']}, "
                  f"expected calibration error {cal['ece']}")
-    lines.append(f"cases passed: {s['passed']}/{s['cases']}")
+    lines.append(f"cases passed: {s['passed']}/{s['cases']}"
+                 + (f"; conversation turns passed: {s['turns']['passed']}/{s['turns']['total']}" if s["turns"]["total"]
+                    else ""))
+    lines.append(f"answer length in lines: median {s['answer_lines']['median']}, 90th percentile {s['answer_lines']['p90']}")
     return "\n".join(lines)
