@@ -1,5 +1,5 @@
 """What a contracts directory declares, read once by whoever owns it: the agent and tool contracts, the rule catalog,
-the SLIC signatures, the approved exceptions' file and the warehouse ontology.
+the SLIC signatures, the approved exceptions' file, the warehouse ontology and its semantic model.
 
 ``build_services`` loads one per contracts directory (services of the same directory share it through ``reuse``)
 and hands it down; the engines, tools and builders take it, or the part they use, as an argument. Nothing here is
@@ -14,6 +14,7 @@ from pathlib import Path
 from assessment_engine.checks.rule_engine import RuleCatalog, load_rule_catalog
 from assessment_engine.checks.slic_engine import Signature, load_signatures
 from assessment_engine.ontology import Ontology, load_ontology
+from assessment_engine.semantic_model import SemanticModel, load_semantic_model
 from orchestration.contracts import ContractSet, load_contracts
 
 
@@ -24,6 +25,7 @@ class Catalog:
     rules: RuleCatalog
     signatures: tuple[Signature, ...]
     ontology: Ontology
+    semantic_model: SemanticModel
 
     @property
     def exceptions_file(self) -> Path:
@@ -35,4 +37,4 @@ def load_catalog(directory: Path) -> Catalog:
     """Read and validate every file of ``directory`` (``ContractError`` names the file and field at fault)."""
     return Catalog(directory, load_contracts(directory), load_rule_catalog(directory / "rules" / "config_rules.yaml"),
                    tuple(load_signatures(directory / "rules" / "slic_signatures.yaml")),
-                   load_ontology(directory / "warehouse.yaml"))
+                   load_ontology(directory / "warehouse.yaml"), load_semantic_model(directory / "semantic_model.yaml"))

@@ -1,0 +1,86 @@
+"""A question about the warehouse as what executes (issue 52): the measures asked, what the rows are grouped by, the
+conditions (each may be negated), bounds on a measure per row ("more than 40 failed checks", "zero failures"), the
+runs or months, the order, the limit, and the form the answer takes. The reader fills it from the words, a follow-up
+edits the previous one, ``warehouse/query_compiler.py`` turns it into one SQL statement — the semantic model
+(``semantic_model.py``) names every measure and dimension it may use."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Output = Literal["value", "list", "table", "yes_no", "series", "change"]
+Comparison = Literal[">", ">=", "<", "<=", "="]
+
+
+class QueryModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Condition(QueryModel):
+    """Rows whose ``dimension`` is one of ``values`` (or none of them, ``negated``)."""
+
+    dimension: str
+    values: list[str]
+    negated: bool = False
+
+    def describe(self) -> str:
+        return f"{self.dimension}{' not' if self.negated else ''} {', '.join(self.values)}"
+
+
+class Bound(QueryModel):
+    """A row of the result counts only when its ``measure`` compares so with ``value``."""
+
+    measure: str
+    op: Comparison
+    value: float
+
+    def holds(self, actual: float | None) -> bool:
+        number = float(actual or 0)
+        return {">": number > self.value, ">=": number >= self.value, "<": number < self.value,
+                "<=": number <= self.value, "=": number == self.value}[self.op]
+
+    def describe(self) -> str:
+        value = int(self.value) if float(self.value).is_integer() else self.value
+        return f"{self.measure} {self.op} {value}"
+
+
+class Order(QueryModel):
+    measure: str
+    descending: bool = True
+
+
+class DataQuery(QueryModel):
+    """``runs``: the assessment ids read, oldest first — one (a value, a list, a table), two (a change) or several (a
+    series); ``months``: YYYY-MM for facts timed by their own clock (events). ``selected``: the rows of the previous
+    answer the question is about (their key values), kept as a condition on the first dimension grouped by."""
+
+    measures: list[str] = Field(default_factory=list)
+    group_by: list[str] = Field(default_factory=list)
+    conditions: list[Condition] = Field(default_factory=list)
+    bounds: list[Bound] = Field(default_factory=list)
+    runs: list[str] = Field(default_factory=list)
+    months: list[str] = Field(default_factory=list)
+    order: Order | None = None
+    limit: int | None = None
+    output: Output = "value"
+
+    def condition(self, dimension: str) -> Condition | None:
+        return next((c for c in self.conditions if c.dimension == dimension), None)
+
+    def describe(self) -> str:
+        """One line for the trace: ``failed_checks by site · site_type store · runs ASMT-… · top 5``."""
+        parts = [", ".join(self.measures) or "rows"]
+        if self.group_by:
+            parts[0] += " by " + ", ".join(self.group_by)
+        parts += [c.describe() for c in self.conditions] + [b.describe() for b in self.bounds]
+        if self.runs:
+            parts.append("runs " + ", ".join(self.runs))
+        if self.months:
+            parts.append("months " + ", ".join(self.months))
+        if self.order:
+            parts.append(f"{'highest' if self.order.descending else 'lowest'} {self.order.measure} first")
+        if self.limit:
+            parts.append(f"top {self.limit}")
+        return " · ".join(parts) + f" → {self.output}"

@@ -1,0 +1,119 @@
+"""The warehouse as people ask about it (``contracts/semantic_model.yaml``, issue 52): the facts a measure counts rows
+of, the measures (what is counted or rated, its SQL, its unit, which way is better) and the dimensions (what rows are
+grouped, filtered or ranked by, their SQL per fact and the words people use). The query reader, the compiler
+(``warehouse/query_compiler.py``) and the answer read it; nothing else lists them."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from foundation.yaml_files import ContractError, read_yaml
+
+Unit = Literal["count", "percent"]
+
+
+class Fact(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    from_: str = Field(alias="from")  # the fact's table joined to its device (a) and site (s)
+    run: str | None = None  # its assessment column: its rows belong to one run
+    at: str | None = None  # its timestamp: its rows belong to a month
+    collection: str | None = None  # the column that keeps the fleet apart from uploads
+
+
+class Measure(BaseModel):
+    """``count`` (``*`` or ``DISTINCT column``) of the rows ``where`` keeps, or the ``rate`` in percent of those rows
+    meeting a condition; the compiler adds the question's conditions on checks to ``where``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    fact: str
+    count: str | None = None
+    rate: str | None = None
+    where: str | None = None
+    unit: Unit = "count"
+    better: Literal["lower", "higher"] | None = None
+    noun: tuple[str, str]  # one, several
+    words: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_aggregate(self) -> Measure:
+        if (self.count is None) == (self.rate is None):
+            raise ValueError("a measure is a count or a rate")
+        return self
+
+    def sql(self, extra: list[str] | None = None) -> str:
+        """The aggregate, with the conditions ``extra`` (the question's conditions on checks) on the rows it reads."""
+        rows = [c for c in [self.where, *(extra or [])] if c]
+        if self.rate is not None:
+            within = f" FILTER (WHERE {' AND '.join(rows)})" if rows else ""
+            return (f"ROUND(100.0 * COUNT(*) FILTER (WHERE {' AND '.join([self.rate, *rows])}) / "
+                    f"NULLIF(COUNT(*){within}, 0), 1)")
+        return f"COUNT({self.count})" + (f" FILTER (WHERE {' AND '.join(rows)})" if rows else "")
+
+    def named(self, value: float | int | None) -> str:
+        """``value`` with its noun: "43 failed checks", "62.3% pass rate"."""
+        if value is None:
+            return f"no {self.noun[1]}"
+        if self.unit == "percent":
+            return f"{value:.1f}% {self.noun[0]}"
+        return f"{int(value):,} {self.noun[0] if value == 1 else self.noun[1]}"
+
+
+class Dimension(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)  # the SQL per fact: ``results: r.rule_id``
+    default: str | None = None
+    noun: str
+    values: list[str] = Field(default_factory=list)
+    words: list[str] = Field(default_factory=list)
+    join: dict[str, str] = Field(default_factory=dict)  # per fact: a table the dimension needs
+    match: Literal["equals", "contains"] = "equals"
+
+    def sql_for(self, fact: str) -> str | None:
+        """The dimension's column on ``fact``'s rows, or None when the fact has no such thing."""
+        extra = self.model_extra or {}
+        own = extra.get(fact)
+        return str(own) if own else self.default
+
+
+class SemanticModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    facts: dict[str, Fact]
+    measures: dict[str, Measure]
+    dimensions: dict[str, Dimension]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SemanticModel:
+        for name, measure in self.measures.items():
+            if measure.fact not in self.facts:
+                raise ValueError(f"measure {name}: no fact {measure.fact!r}")
+        for name, dim in self.dimensions.items():
+            for fact in (dim.model_extra or {}):
+                if fact not in self.facts:
+                    raise ValueError(f"dimension {name}: no fact {fact!r}")
+        return self
+
+    def dimension_sql(self, name: str, fact: str) -> str | None:
+        return self.dimensions[name].sql_for(fact)
+
+    @cached_property
+    def measure_words(self) -> list[tuple[str, str]]:
+        """Every word of every measure, longest first (so "failed logins" is read before "failed"): (word, measure)."""
+        pairs = [(w.lower(), name) for name, m in self.measures.items() for w in m.words]
+        return sorted(pairs, key=lambda p: -len(p[0]))
+
+    @cached_property
+    def dimension_words(self) -> list[tuple[str, str]]:
+        pairs = [(w.lower(), name) for name, d in self.dimensions.items() for w in d.words]
+        return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def load_semantic_model(path: Path) -> SemanticModel:
+    """The model of ``path``; a missing or malformed file is a ``ContractError`` naming it."""
+    data = read_yaml(path)
+    try:
+        return SemanticModel.model_validate(data)
+    except ValidationError as exc:
+        raise ContractError(f"{path.name}: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None

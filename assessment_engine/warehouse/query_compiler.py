@@ -1,0 +1,161 @@
+"""One compiler from a question (``assessment_engine/query.py``) to one read-only SQL statement over the warehouse,
+its values bound (issue 52). Every measure and dimension is the semantic model's (``contracts/semantic_model.yaml``);
+nothing here names a column of its own.
+
+The statement reads one fact (the measures' table, joined to each row's device ``a`` and site ``s``) of one collection:
+
+- conditions on the device or its site (site, role, release …) keep rows (``WHERE``); conditions on the fact's own
+  rows (rule, topic, severity, signature …) are added to each measure's rows instead, so a group none of whose rows
+  meets them still has its row, with 0 — "the stores with no critical finding" are those rows;
+- the runs asked keep the fact's rows of those runs; several runs group the rows by run as well (a series, a change);
+- bounds, the order and the limit apply to the grouped rows (an outer ``SELECT``), which also count how many rows there
+  are in all (``total_rows``) before the limit cuts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from assessment_engine.query import Condition, DataQuery
+from assessment_engine.semantic_model import SemanticModel
+
+
+class QueryError(ValueError):
+    """A question the semantic model cannot put together (measures of different facts, a dimension a fact lacks)."""
+
+
+@dataclass
+class _Sql:
+    """Text and its bound values, built in the order they appear."""
+
+    parts: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, text: str, *params: Any) -> _Sql:
+        self.parts.append(text)
+        self.params.extend(params)
+        return self
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass(frozen=True)
+class CompiledQuery:
+    sql: str
+    params: list[Any]
+    columns: list[str]  # the group columns, then ``run`` for several runs, then the measures
+    fact: str
+
+
+def fact_of(query: DataQuery, model: SemanticModel) -> str:
+    """The fact the measures count; a question with none lists devices (or the rows its conditions on checks need)."""
+    facts = {model.measures[m].fact for m in query.measures}
+    if len(facts) > 1:
+        raise QueryError(f"measures of different tables: {', '.join(query.measures)}")
+    if facts:
+        return facts.pop()
+    row_level = [c.dimension for c in query.conditions if _row_level(model, c.dimension)]
+    return next((f for f in model.facts if all(model.dimensions[d].sql_for(f) for d in row_level)), "devices") \
+        if row_level else "devices"
+
+
+def _row_level(model: SemanticModel, dimension: str) -> bool:
+    """A dimension of the fact's own rows (a check's rule or severity), not of the device or site."""
+    return bool(model.dimensions[dimension].model_extra)
+
+
+def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[str, list[Any]]:
+    dim = model.dimensions[condition.dimension]
+    column = dim.sql_for(fact)
+    if column is None:
+        raise QueryError(f"{condition.dimension} does not apply to {fact}")
+    if dim.match == "contains":
+        text = " OR ".join(f"{column} LIKE ?" for _ in condition.values)
+        sql = f"NOT ({text})" if condition.negated else f"({text})"
+        return sql, [f"%{v}%" for v in condition.values]
+    marks = ", ".join("?" for _ in condition.values)
+    return f"{column} {'NOT IN' if condition.negated else 'IN'} ({marks})", list(condition.values)
+
+
+def _month_bounds(month: str) -> tuple[str, str]:
+    year, number = (int(x) for x in month.split("-"))
+    start = date(year, number, 1)
+    end = date(year + (number == 12), number % 12 + 1, 1)
+    return f"{start} 00:00:00", f"{end} 00:00:00"
+
+
+def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> CompiledQuery:
+    """The statement that answers ``query`` over the rows of ``collection``."""
+    unknown = [m for m in query.measures if m not in model.measures] + [
+        d for d in [*query.group_by, *(c.dimension for c in query.conditions)] if d not in model.dimensions]
+    if unknown:
+        raise QueryError(f"not in the semantic model: {', '.join(unknown)}")
+    fact_name = fact_of(query, model)
+    fact = model.facts[fact_name]
+    on_rows = [c for c in query.conditions if _row_level(model, c.dimension)]
+    on_devices = [c for c in query.conditions if not _row_level(model, c.dimension)]
+    joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
+
+    inner = _Sql().add("SELECT ")
+    columns: list[str] = []
+    selected: list[str] = []
+    for dim in query.group_by:
+        column = model.dimension_sql(dim, fact_name)
+        if column is None:
+            raise QueryError(f"{dim} does not apply to {fact_name}")
+        selected.append(f"{column} AS {dim}")
+        columns.append(dim)
+    series = len(query.runs) > 1 and fact.run is not None
+    if series:
+        selected.append(f"{fact.run} AS run")
+        columns.append("run")
+    inner.add(", ".join(selected) + (", " if selected and query.measures else ""))
+    row_sql = [_condition(model, fact_name, c) for c in on_rows]
+    for i, name in enumerate(query.measures):
+        measure = model.measures[name]
+        text = measure.sql([sql for sql, _ in row_sql])
+        repeats = 2 if measure.rate is not None and row_sql else 1  # a rate reads its conditions twice
+        inner.add(("" if i == 0 else ", ") + f"{text} AS {name}",
+                  *[p for _ in range(repeats) for _, params in row_sql for p in params])
+        columns.append(name)
+    if not selected and not query.measures:
+        raise QueryError("a question with nothing to count and nothing to list")
+    inner.add(f" FROM {fact.from_}" + "".join(f" {j}" for j in sorted(joins) if j))
+    where = _Sql()
+    if fact.collection:
+        where.add(f"{fact.collection} = ?", collection)
+    if fact.run and query.runs:
+        where.add((" AND " if where.parts else "") + f"{fact.run} IN ({', '.join('?' for _ in query.runs)})",
+                  *query.runs)
+    if fact.at and query.months:
+        spans = [_month_bounds(m) for m in query.months]
+        where.add((" AND " if where.parts else "") + "(" + " OR ".join(f"({fact.at} >= ? AND {fact.at} < ?)" for _ in spans)
+                  + ")", *[b for span in spans for b in span])
+    for condition in on_devices:
+        sql, params = _condition(model, fact_name, condition)
+        where.add((" AND " if where.parts else "") + sql, *params)
+    if where.parts:
+        inner.add(" WHERE " + where.text, *where.params)
+    keys = [model.dimension_sql(d, fact_name) for d in query.group_by] + ([fact.run] if series else [])
+    if keys:
+        inner.add(" GROUP BY " + ", ".join(k for k in keys if k))
+
+    outer = _Sql().add("SELECT *, COUNT(*) OVER () AS total_rows FROM (").add(inner.text, *inner.params).add(") q")
+    kept = [f"COALESCE({b.measure}, 0) {b.op} ?" for b in query.bounds]
+    rates = [m for m in query.measures if model.measures[m].rate is not None and query.group_by]
+    kept += [f"{m} IS NOT NULL" for m in rates]  # a group none of whose rows were rated has no rate to list
+    if kept:
+        outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in query.bounds])
+    order = []
+    if query.order:
+        order.append(f"{query.order.measure} {'DESC' if query.order.descending else 'ASC'} NULLS LAST")
+    order += [c for c in columns if c not in query.measures]
+    if order:
+        outer.add(" ORDER BY " + ", ".join(order))
+    if query.limit:
+        outer.add(" LIMIT ?", int(query.limit))
+    return CompiledQuery(outer.text, outer.params, columns, fact_name)

@@ -1,0 +1,104 @@
+"""The compiler's statement gives what a hand-written one gives, on the demo warehouse: values, groups, bounds (zero
+included), negations, conditions on checks that keep empty groups, several runs, months of events, SLIC matches by
+CVE, orders and limits — and the semantic model refuses what it does not declare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assessment_engine.query import Bound, Condition, DataQuery, Order
+from assessment_engine.warehouse.query_compiler import QueryError, compile_query
+from orchestration.answer_checks import warehouse_query
+from orchestration.services import Services
+
+
+def _runs(query: Any) -> list[str]:
+    return [r[0] for r in query("SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at")]
+
+
+def _compiled_rows(services: Services, query: DataQuery) -> list[tuple[Any, ...]]:
+    compiled = compile_query(query, services.catalog.semantic_model, "fleet")
+    rows = services.warehouse().query(compiled.sql, compiled.params).rows
+    return [tuple(r[:len(compiled.columns)]) for r in rows]
+
+
+def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Path, services: Services) -> None:
+    oracle = warehouse_query(demo_warehouse)
+    runs = _runs(oracle)
+    latest = runs[-1]
+    cases: list[tuple[DataQuery, str]] = [
+        (DataQuery(measures=["failed_checks"], conditions=[Condition(dimension="site", values=["Store-50"])],
+                   runs=[latest]),
+         "SELECT COUNT(*) FROM {R} WHERE r.assessment_id = {LATEST} AND a.site = 'Store-50' AND r.status = 'fail'"),
+        (DataQuery(measures=["pass_rate"], group_by=["site_type"], runs=[latest]),
+         "SELECT s.site_type, {PASS} FROM {R} WHERE r.assessment_id = {LATEST} GROUP BY 1 ORDER BY 1"),
+        (DataQuery(measures=["failed_checks"], group_by=["device"], runs=[latest], bounds=[Bound(
+            measure="failed_checks", op=">", value=0)], conditions=[
+            Condition(dimension="site_type", values=["branch"]), Condition(dimension="rule", values=["NTP-AUTH"])]),
+         "SELECT r.asset_id, COUNT(*) FROM {R} WHERE r.assessment_id = {LATEST} AND s.site_type = 'branch' AND "
+         "r.rule_id = 'NTP-AUTH' AND r.status = 'fail' GROUP BY 1 ORDER BY 1"),
+        # the stores with no critical failure: a condition on checks keeps every store's row, the bound picks zeros
+        (DataQuery(measures=["failed_checks"], group_by=["site"], runs=[latest], bounds=[Bound(
+            measure="failed_checks", op="=", value=0)], conditions=[
+            Condition(dimension="site_type", values=["store"]), Condition(dimension="severity", values=["critical"])]),
+         "SELECT st.site, 0 FROM sites st WHERE st.site_type = 'store' AND NOT EXISTS (SELECT 1 FROM {R} WHERE "
+         "r.assessment_id = {LATEST} AND a.site = st.site AND r.status = 'fail' AND r.severity = 'critical') ORDER BY 1"),
+        (DataQuery(measures=["pass_rate"], group_by=["release"], runs=[latest], order=Order(
+            measure="pass_rate", descending=False), limit=3),
+         "SELECT a.os_version, {PASS} p FROM {R} WHERE r.assessment_id = {LATEST} GROUP BY 1 ORDER BY p, 1 LIMIT 3"),
+        (DataQuery(measures=[], group_by=["device"], conditions=[Condition(dimension="site", values=["HQ"]),
+                                                                Condition(dimension="release", values=["17.9.4"],
+                                                                          negated=True)]),
+         "SELECT asset_id FROM assets WHERE collection = 'fleet' AND site = 'HQ' AND os_version <> '17.9.4' ORDER BY 1"),
+        (DataQuery(measures=["failed_checks"], conditions=[Condition(dimension="site", values=["HQ"])],
+                   runs=runs, output="series"),
+         "SELECT r.assessment_id, COUNT(*) FILTER (WHERE r.status = 'fail') FROM {R} WHERE a.site = 'HQ' "
+         "GROUP BY 1 ORDER BY 1"),
+        (DataQuery(measures=["failed_logins"], group_by=["site"], months=["2026-10"], order=Order(
+            measure="failed_logins"), limit=1),
+         "SELECT a.site, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' "
+         "WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND strftime(e.ts, '%Y-%m') = '2026-10' GROUP BY 1 "
+         "ORDER BY n DESC, 1 LIMIT 1"),
+        (DataQuery(measures=["devices_matched"], conditions=[Condition(dimension="cve", values=["CVE-2023-20198"])],
+                   runs=[latest]),
+         "SELECT COUNT(DISTINCT x.asset_id) FROM {SL} WHERE x.assessment_id = {LATEST} AND x.cves LIKE "
+         "'%CVE-2023-20198%'"),
+        (DataQuery(measures=["pass_rate"], conditions=[Condition(dimension="topic", values=["ssh"]),
+                                                      Condition(dimension="device_type", values=["router"])],
+                   runs=[latest]),
+         "SELECT {PASS} FROM {R} JOIN rules u ON u.rule_id = r.rule_id WHERE r.assessment_id = {LATEST} AND "
+         "u.technology = 'ssh' AND a.device_type = 'router'"),
+        (DataQuery(measures=["failed_checks"], conditions=[Condition(dimension="site", values=["HQ"]), Condition(
+            dimension="severity", values=["critical"], negated=True)], runs=[latest]),
+         "SELECT COUNT(*) FROM {R} WHERE r.assessment_id = {LATEST} AND a.site = 'HQ' AND r.status = 'fail' AND "
+         "r.severity <> 'critical'"),
+    ]
+    for query, sql in cases:
+        want = [tuple(float(v) if isinstance(v, float) else v for v in row) for row in oracle(sql)]
+        got = _compiled_rows(services, query)
+        assert got == want, (query.describe(), got[:5], want[:5])
+
+
+def test_the_total_is_counted_before_the_limit_and_values_are_bound(demo_warehouse: Path, services: Services) -> None:
+    latest = _runs(warehouse_query(demo_warehouse))[-1]
+    query = DataQuery(measures=["failed_checks"], group_by=["site"], runs=[latest], order=Order(measure="failed_checks"),
+                      limit=2, conditions=[Condition(dimension="site", values=["x' OR '1'='1"], negated=True)])
+    compiled = compile_query(query, services.catalog.semantic_model, "fleet")
+    assert "x' OR" not in compiled.sql and "x' OR '1'='1" in compiled.params  # bound, never spliced
+    rows = services.warehouse().query(compiled.sql, compiled.params).dicts()
+    assert len(rows) == 2 and rows[0]["total_rows"] == 36 and rows[0]["failed_checks"] >= rows[1]["failed_checks"]
+
+
+@pytest.mark.parametrize(("query", "why"), [
+    (DataQuery(measures=["failed_checks", "slic_matches"]), "different tables"),
+    (DataQuery(measures=["no_such_measure"]), "not in the semantic model"),
+    (DataQuery(measures=["devices"], group_by=["rule"]), "does not apply"),
+    (DataQuery(), "nothing to count"),
+])
+def test_what_the_model_does_not_declare_is_refused_with_the_reason(query: DataQuery, why: str,
+                                                                    services: Services) -> None:
+    with pytest.raises(QueryError, match=why):
+        compile_query(query, services.catalog.semantic_model, "fleet")
