@@ -19,14 +19,19 @@ class QueryModel(BaseModel):
 
 
 class Condition(QueryModel):
-    """Rows whose ``dimension`` is one of ``values`` (or none of them, ``negated``)."""
+    """Rows whose ``dimension`` is one of ``values`` (or none of them, ``negated``). ``in_measure``: the condition says
+    what is counted, not which rows are grouped ("sites without any firewall": every site, its firewalls counted). A
+    release ending in ``.x`` is a train ("16.x": every 16 release)."""
 
     dimension: str
     values: list[str]
     negated: bool = False
+    in_measure: bool = False
 
     def describe(self) -> str:
-        return f"{self.dimension}{' not' if self.negated else ''} {', '.join(self.values)}"
+        values = ", ".join(self.values) if len(self.values) <= 6 else f"{', '.join(self.values[:3])} and " \
+            f"{len(self.values) - 3} more"
+        return f"{self.dimension}{' not' if self.negated else ''} {values}"
 
 
 class Bound(QueryModel):
@@ -47,8 +52,11 @@ class Bound(QueryModel):
 
 
 class Order(QueryModel):
+    """Rows by ``measure``, then by each of ``then`` (ties of the first), all the same way."""
+
     measure: str
     descending: bool = True
+    then: list[str] = Field(default_factory=list)
 
 
 class DataQuery(QueryModel):

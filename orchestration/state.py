@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assessment_engine.query import DataQuery
 from foundation.vocabulary.scope import AnswerScope, Scope
 from orchestration.outputs import TaskOutputs
 
@@ -256,6 +257,9 @@ class Intent(StateModel):
     signals: list[str] = Field(default_factory=list)
     facets: Facets = Field(default_factory=Facets)
     frame: QuestionFrame = Field(default_factory=QuestionFrame)
+    # a question about figures or lists of the warehouse, as what executes (issue 52; orchestration/nlu/query_reader.py)
+    query: DataQuery | None = None
+    query_notes: list[str] = Field(default_factory=list)  # what the words asked that the query could not hold
 
     def entity(self, entity_type: str) -> str | None:
         """The first value of an entity type, or None."""

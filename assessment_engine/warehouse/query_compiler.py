@@ -7,7 +7,8 @@ The statement reads one fact (the measures' table, joined to each row's device `
 - conditions on the device or its site (site, role, release …) keep rows (``WHERE``); conditions on the fact's own
   rows (rule, topic, severity, signature …) are added to each measure's rows instead, so a group none of whose rows
   meets them still has its row, with 0 — "the stores with no critical finding" are those rows;
-- the runs asked keep the fact's rows of those runs; several runs group the rows by run as well (a series, a change);
+- the runs asked keep the fact's rows of those runs; several runs (or months, for facts with a clock) group the rows
+  by run (or month) as well, as column ``run`` (a series, a change);
 - bounds, the order and the limit apply to the grouped rows (an outer ``SELECT``), which also count how many rows there
   are in all (``total_rows``) before the limit cuts them.
 """
@@ -77,8 +78,13 @@ def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[s
         text = " OR ".join(f"{column} LIKE ?" for _ in condition.values)
         sql = f"NOT ({text})" if condition.negated else f"({text})"
         return sql, [f"%{v}%" for v in condition.values]
-    marks = ", ".join("?" for _ in condition.values)
-    return f"{column} {'NOT IN' if condition.negated else 'IN'} ({marks})", list(condition.values)
+    trains = [v for v in condition.values if v.lower().endswith(".x")]
+    exact = [v for v in condition.values if v not in trains]
+    parts = [f"{column} IN ({', '.join('?' for _ in exact)})"] if exact else []
+    parts += [f"{column} LIKE ?" for _ in trains]  # "16.x": every release of the train
+    text = " OR ".join(parts)
+    params = [*exact, *[v[:-1] + "%" for v in trains]]
+    return (f"NOT ({text})" if condition.negated else f"({text})"), params
 
 
 def _month_bounds(month: str) -> tuple[str, str]:
@@ -96,8 +102,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         raise QueryError(f"not in the semantic model: {', '.join(unknown)}")
     fact_name = fact_of(query, model)
     fact = model.facts[fact_name]
-    on_rows = [c for c in query.conditions if _row_level(model, c.dimension)]
-    on_devices = [c for c in query.conditions if not _row_level(model, c.dimension)]
+    on_rows = [c for c in query.conditions if _row_level(model, c.dimension) or c.in_measure]
+    on_devices = [c for c in query.conditions if c not in on_rows]
     joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
 
     inner = _Sql().add("SELECT ")
@@ -109,9 +115,11 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
             raise QueryError(f"{dim} does not apply to {fact_name}")
         selected.append(f"{column} AS {dim}")
         columns.append(dim)
-    series = len(query.runs) > 1 and fact.run is not None
-    if series:
-        selected.append(f"{fact.run} AS run")
+    period = fact.run if len(query.runs) > 1 and fact.run else None
+    if len(query.months) > 1 and fact.at:  # a month as text, the same on DuckDB, Trino and PostgreSQL
+        period = f"SUBSTR(CAST({fact.at} AS VARCHAR), 1, 7)"
+    if period:
+        selected.append(f"{period} AS run")
         columns.append("run")
     inner.add(", ".join(selected) + (", " if selected and query.measures else ""))
     row_sql = [_condition(model, fact_name, c) for c in on_rows]
@@ -140,22 +148,24 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         where.add((" AND " if where.parts else "") + sql, *params)
     if where.parts:
         inner.add(" WHERE " + where.text, *where.params)
-    keys = [model.dimension_sql(d, fact_name) for d in query.group_by] + ([fact.run] if series else [])
+    keys = [model.dimension_sql(d, fact_name) for d in query.group_by] + ([period] if period else [])
     if keys:
         inner.add(" GROUP BY " + ", ".join(k for k in keys if k))
 
     outer = _Sql().add("SELECT *, COUNT(*) OVER () AS total_rows FROM (").add(inner.text, *inner.params).add(") q")
-    kept = [f"COALESCE({b.measure}, 0) {b.op} ?" for b in query.bounds]
+    bounds = query.bounds if query.group_by else []  # a yes/no's bound says when it is Yes: read by the answer
+    kept = [f"COALESCE({b.measure}, 0) {b.op} ?" for b in bounds]
     rates = [m for m in query.measures if model.measures[m].rate is not None and query.group_by]
     kept += [f"{m} IS NOT NULL" for m in rates]  # a group none of whose rows were rated has no rate to list
     if kept:
-        outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in query.bounds])
+        outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in bounds])
     order = []
-    if query.order:
-        order.append(f"{query.order.measure} {'DESC' if query.order.descending else 'ASC'} NULLS LAST")
+    if query.order and not period:  # a series is ordered and cut by its change, when the answer has both runs
+        way = "DESC" if query.order.descending else "ASC"
+        order += [f"{m} {way} NULLS LAST" for m in [query.order.measure, *query.order.then]]
     order += [c for c in columns if c not in query.measures]
     if order:
         outer.add(" ORDER BY " + ", ".join(order))
-    if query.limit:
-        outer.add(" LIMIT ?", int(query.limit))
+    if query.limit and not period:  # an integer of the query, written as one (the SQL guard caps the rows itself)
+        outer.add(f" LIMIT {int(query.limit)}")
     return CompiledQuery(outer.text, outer.params, columns, fact_name)

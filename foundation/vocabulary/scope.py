@@ -42,6 +42,8 @@ class AnswerScope(BaseModel):
     severity: str | None = None
     focus: str | None = None
     assets: int | None = None
+    # values a typed query excluded ("outside DataCenter-1", "not on ios-xe"), by the scope key of their kind
+    excluded: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("site_types", "environment", "device_type", "platform", "os_version", "role", mode="before")
     @classmethod

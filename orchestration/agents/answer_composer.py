@@ -226,6 +226,8 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
     parts = [*(f"{h}\n" for h in header), summary]
     findings = out.findings
     risks = out.prioritized_risks
+    # a question put as a query is answered by what it asked for, nothing appended (issue 52: answers in proportion)
+    brief = intent.query is not None and not findings
     if risks and len(findings) > 1:
         parts += ["", "**What to do first**", ""] + [
             f"{r.rank}. {r.title} ({r.severity}, {devices(r.assets_affected)}): `{_cell(r.action, 80)}`"
@@ -240,7 +242,7 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
         parts += [f"| {a.asset_id} | {a.direction} | {a.issues_delta:+d} |" for a in out.asset_trend[:12]]
     parts += _extension_tables(state)
-    if out.chart_hints:
+    if out.chart_hints and not brief:
         parts += ["", "Charts: " + "; ".join(c.title for c in out.chart_hints) + " (shown below the answer)."]
     applied = [(e, f.id) for f in findings for e in f.enterprise_context_applied]
     if applied:
@@ -253,9 +255,9 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
             seen.add(key)
             parts.append(f"- {cites.cite(e.chunk_id, e.source)} {e.title or e.source} "
                          f"({e.topic}), for {fid}: {_cell(e.content_excerpt, 200)}")
-    if out.exposure_assumptions:
+    if out.exposure_assumptions and not brief:
         parts += ["", "**Exposure assumptions**", ""] + [f"- {a}" for a in out.exposure_assumptions]
-    if out.assumptions:
+    if out.assumptions and not brief:
         parts += ["", "**Assumptions**", ""] + [f"- {a}" for a in dict.fromkeys(out.assumptions)]
     missing = list(dict.fromkeys(out.data_gaps))
     covered = " ".join(missing)

@@ -17,6 +17,7 @@ from orchestration.interpretation import (
     empty_scope,
     findings,
     generic_answers,
+    query_answer,
     slic_insights,
     tool_rows,
 )
@@ -76,6 +77,9 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     if tracking is not None:
         return findings.from_tracking(tracking, chunks, limit, rules, prefix)
     rows = result_of(report, SqlPathResult)
+    if rows is not None and rows.template == "query" and intent.query is not None:
+        return query_answer.answer(intent.query, rows.rows, catalog.semantic_model, intent.query_notes,
+                                   intent.frame.polarity, intent.frame.direction)
     if rows is not None:
         formed = answer_forms.answer(rows, intent.frame, chunks, prefix, rules)
         return formed if formed is not None else findings.from_sql(rows, rules, prefix, intent.facets.release_age)
@@ -111,7 +115,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit)
-    elif (outputs := train_not_run(state.intent)) is not None:
+    elif state.intent.query is None and (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "CFG", services.catalog)

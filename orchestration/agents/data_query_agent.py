@@ -15,9 +15,13 @@ import contextlib
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from assessment_engine.query import Condition, DataQuery
+from assessment_engine.semantic_model import SemanticModel
+from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.database import DatabaseUnavailable
 from foundation.vocabulary.scope import AnswerScope
@@ -43,6 +47,7 @@ from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.results import InventoryResult, SqlPathResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
+from orchestration.tools.sql_plan import SqlPlan
 
 SQL_TOOL_NAME = "sql_path"
 TOOL_MEMORY_SECONDS = 300
@@ -242,6 +247,9 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
         return extension, "mcp"
     plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) \
         if intent.domain_details.skill in SQL_SKILLS else None
+    if intent.query is not None and (plan is None or not same_shape(plan.template, intent.query)
+                                     or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)):
+        plan = query_plan(intent.query, catalog.semantic_model, collection)
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}
@@ -251,6 +259,99 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
     if plan.scope_sql:
         params.update(scope_sql=plan.scope_sql, scope_params=plan.scope_params)
     return ToolChoice(SQL_TOOL_NAME, params, f"bespoke question: {plan.template}"), "sql"
+
+
+# the question forms the frame's own templates answer (orchestration/tools/frame_sql.py), by the rows the typed query
+# groups by and its form: where both read a question alike, the template answers it (its answer forms say more: the
+# devices judged out of those assessed, ties, each side named); where they differ, the query is what was asked
+# ("the worst releases by pass rate" is no device ranking). Transitional: docs/ARCHITECTURE.md "Questions as queries".
+TEMPLATE_SHAPES: dict[str, Callable[[DataQuery], bool]] = {
+    "device_list": lambda q: q.group_by == ["device"] and q.output in ("list", "table", "yes_no"),
+    "device_rules": lambda q: q.group_by == ["rule"] and q.condition("device") is not None,
+    "group_compare": lambda q: len(q.group_by) == 1 and q.output in ("table", "list") and len(q.runs) <= 1
+    and all(b.op == "=" and b.value == 0 for b in q.bounds) and (q.group_by[0] not in ("device", "rule", "signature") or q.group_by == ["device"] and len(
+        (q.condition("device") or Condition(dimension="device", values=[])).values) > 1),
+    "run_series": lambda q: q.output in ("series", "change", "yes_no") and not q.group_by and len(q.runs) > 1,
+    "group_series": lambda q: q.output in ("series", "change") and len(q.group_by) == 1,
+    "site_changes": lambda q: q.output in ("series", "change") and q.group_by == ["site"],
+    "rule_changes": lambda q: q.output in ("series", "change") and q.group_by == ["rule"],
+    "signature_matches": lambda q: bool(q.measures) and q.measures[0] in ("devices_matched", "slic_matches"),
+    "inventory_share": lambda q: True, "exception_list": lambda q: True, "last_assessed": lambda q: True,
+    "clean_rules": lambda q: True, "devices_failing_topic": lambda q: q.group_by == ["device"],
+    "inventory_count": lambda q: bool(q.measures) and q.measures[0] == "devices",
+    "attribute_listing": lambda q: len(q.group_by) == 1 and q.group_by[0] in ("release", "model", "platform"),
+}
+
+
+# what the templates count and rank by; none of them excludes a value ("outside DataCenter-1", "not on ios-xe"), keeps
+# a figure's bound ("more than 20 failures") or reads calendar months of events
+TEMPLATE_MEASURES = frozenset({"failed_checks", "devices_failing", "pass_rate", "critical_findings", "high_findings",
+                               "checks", "devices_matched", "slic_matches"})
+INVENTORY_TEMPLATES = frozenset({"inventory_count", "inventory_share", "attribute_listing", "exception_list",
+                                 "last_assessed"})
+
+
+def same_shape(template: str, query: DataQuery) -> bool:
+    """Whether a frame template answers the question the typed query reads (``TEMPLATE_SHAPES``)."""
+    shape = TEMPLATE_SHAPES.get(template)
+    if shape is None or not shape(query) or query.months:
+        return False
+    if any(c.negated or c.in_measure for c in query.conditions):
+        return False
+    if template in INVENTORY_TEMPLATES:
+        return True
+    ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
+    return ranked and all(m in TEMPLATE_MEASURES for m in query.measures) and all(
+        b.op in (">", "=") and b.value == 0 for b in query.bounds)
+
+
+# a query's dimension as the scope key the answer's scope line names it by
+SCOPE_KEYS = {"site": "sites", "device": "devices", "site_type": "site_type", "device_type": "device_type",
+              "platform": "platform", "release": "os_version", "environment": "environment", "role": "role"}
+
+
+def _with_exclusions(covered: AnswerScope, query: DataQuery) -> AnswerScope:
+    """The scope a query covered, its excluded values said as such ("not site DataCenter-1"), not as the scope."""
+    negated = {SCOPE_KEYS[c.dimension]: c.values for c in query.conditions if c.negated and c.dimension in SCOPE_KEYS}
+    devices = query.condition("device")
+    if devices is not None and not devices.negated and not covered.devices:  # the devices of the last answer
+        covered = covered.model_copy(update={"devices": devices.values})
+    if not negated:
+        return covered
+    cleared: dict[str, Any] = {k: [] for k in negated if k != "devices"}
+    if "devices" in negated:
+        cleared["devices"] = []
+    if "site_type" in negated:
+        cleared["site_types"] = cleared.pop("site_type")
+    return covered.model_copy(update={**cleared, "excluded": negated})
+
+
+def _narrower(query: DataQuery, scope: dict[str, Any], rules: list[str]) -> bool:
+    """Whether the query keeps only values the templates' scope and checks do not name (the devices of the last
+    answer; "snmp rw": one check of the topic)."""
+    checks = query.condition("rule")
+    if checks is not None and set(checks.values) != set(rules):
+        return True
+    for condition in query.conditions:
+        key = SCOPE_KEYS.get(condition.dimension)
+        if key is None or condition.negated:
+            continue
+        named = scope.get(key) if key != "devices" else scope.get("devices") or scope.get("device")
+        if {str(v).lower() for v in ([named] if isinstance(named, str) else named or [])} != \
+                {v.lower() for v in condition.values}:
+            return True
+    return False
+
+
+def query_plan(query: DataQuery, model: SemanticModel, collection: str) -> SqlPlan:
+    """The typed query's one statement (``assessment_engine/warehouse/query_compiler.py``); a question about a month
+    with no run reads the runs there are, so that the answer can name them."""
+    fact = model.facts[model.measures[query.measures[0]].fact] if query.measures else None
+    if fact is not None and fact.run and not query.runs:
+        return SqlPlan("query", "SELECT assessment_id, started_at FROM assessments WHERE collection = ? "
+                                "ORDER BY started_at", [collection], "the runs on record")
+    compiled = compile_query(query, model, collection)
+    return SqlPlan("query", compiled.sql, compiled.params, query.describe())
 
 
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
@@ -263,7 +364,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     call = outcome.call
     errors = [ToolNote(tool=choice.tool, message=call.error)] if call.error else []
     # an empty list that says out of how many devices is an answer ("none of the 4 fails it"), not a gap
-    sized = isinstance(outcome.typed, SqlPathResult) and outcome.typed.scope is not None
+    sized = isinstance(outcome.typed, SqlPathResult) and (outcome.typed.scope is not None
+                                                          or outcome.typed.template == "query")  # "None — no …"
     if call.status == "empty" and not sized:
         errors.append(ToolNote(tool=choice.tool, message="no rows matched this scope"))
     known = ", ".join(plural(t.replace("_", " ")) for t in DEVICE_TYPES)
@@ -275,6 +377,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         counted = {**scope, "severity_filter": " or ".join(condition.severities) or None,
                    "focus_area": ", ".join(condition.rules) or None}
         covered = covered_scope(choice.tool, counted, outcome.result)
+        if covered is not None and choice.params.get("template") == "query" and intent.query is not None:
+            covered = _with_exclusions(covered, intent.query)
     else:
         covered = covered_scope(choice.tool, choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection, state.input.user_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -34,12 +34,19 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
+from orchestration.nlu.query_reader import read_query
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState, Conversation, Entity, Intent, QuestionFrame, StateUpdate
+from orchestration.tools.question_plan import SQL_SKILLS
+from orchestration.tools.scope import scope_for
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
+QUERY_SKILLS = (*SQL_SKILLS, "cbp_expert_insights", "sec_expert_insights")  # SLIC figures are data questions too
 NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
+# "which have zero failures" after a list: a question with no subject of its own is about the last answer's rows
+SUBJECTLESS = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what|how many)\s+(?:ones?\s+|of (?:them|those|these)\s+)?"
+                         r"(?:have|has|had|are|is|were|was|do|does|did|fail\w*|pass\w*|run\w*)\b", re.IGNORECASE)
 _FOLLOWUP_LEAD = re.compile(
     r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,?|sorry,? i meant|i meant|focus (?:only )?on)\b",
     re.I,
@@ -594,6 +601,16 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         updates.update(collection=moved, new_collection=moved)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
         intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt))
+    subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None
+    # the list in play: the devices the latest of the last three answers that listed devices completely named
+    listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
+    if resolution.kind == "none" and intent.meta_intent == "new_topic" and not refers_back(prompt) and (
+            not subjectless or listed):
+        # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
+        # after a complete list of devices asks about those devices ("which have zero failures")
+        among = listed if subjectless else []
+        intent = with_query(intent, prompt, services, updates.get("collection", conv.collection) or "fleet", pasted,
+                            among)
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt or updates["effective_prompt"],
         referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,
@@ -603,6 +620,31 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         previous_intent=previous.intent_class if previous else None,
     )
     return {"intent": intent, "conversation": conv.evolve(**updates)}
+
+
+def with_query(intent: Intent, prompt: str, services: Services, collection: str, pasted: bool = False,
+               among: Sequence[str] = ()) -> Intent:
+    """The question as a typed query when it asks for figures or lists of the warehouse (issue 52): read from the
+    words and the frame, its months resolved against the collection's runs; ``among``: the devices of the last
+    answer a question with no subject of its own is about."""
+    if intent.domain_details.skill not in QUERY_SKILLS or intent.clarification_question:
+        return intent
+    try:
+        rows = services.warehouse().query("SELECT assessment_id, started_at FROM assessments WHERE collection = ? "
+                                          "ORDER BY started_at", [collection]).rows
+    except Exception:  # noqa: BLE001 — no warehouse to read: the Data Query Agent says so in the answer
+        return intent
+    runs = [(str(r[0]), str(r[1])[:10]) for r in rows]
+    scope = scope_for(intent)[0]
+    if among:
+        scope = {**{k: v for k, v in scope.items() if k not in ("device", "devices")}, "devices": list(among)}
+    reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
+    if reading is None:
+        return intent
+    details = intent.domain_details
+    if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
+        details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")
+    return intent.evolve(query=reading.query, query_notes=reading.unsaid, domain_details=details)
 
 
 def _collection_of_named_devices(intent: Intent, current: str | None, services: Services) -> str | None:

@@ -132,6 +132,8 @@ def missing_form(state: AssessmentState, ontology: Ontology) -> str | None:
     answered = (context.report_data.get("sql_path") or {}).get("template") or next(iter(context.report_data))
     scope, _ = scope_for(intent)
     plan = sql_plan_for(intent, scope, state.conversation.collection, ontology, form_required=True)
+    if answered == "query":
+        return None  # the typed query's own form is what was asked (its output: a value, rows, a series)
     if plan is None or plan.template == answered or plan.template not in FORM_PARTS:
         return None
     if plan.template == "device_list" and intent.frame.ask not in ("list", "ranking"):

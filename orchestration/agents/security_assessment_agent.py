@@ -77,14 +77,14 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
-    elif (outputs := train_not_run(state.intent)) is not None:
+    elif state.intent.query is None and (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "SEC", services.catalog)
         if outputs is None:
             outputs = qualified_outputs(evidence, goal, "the assessment holds no results for this scope")
             outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
-        else:
+        elif state.intent.query is None:  # a query's answer is its figures, not a security review
             outputs = _security_view(outputs, services.catalog.rules.by_id)
     outputs = with_gaps(focused(outputs, state, evidence), evidence)
     return TaskResult("completed", TaskOutputs.of(outputs), summary=outputs.summary[:200])

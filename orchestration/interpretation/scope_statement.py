@@ -20,6 +20,8 @@ SITE_KINDS = {"store": "every store", "branch": "every branch", "datacenter": "e
               "campus": "every campus", "hq": "headquarters", "lab": "every lab"}
 
 LIST_LIMIT = 6
+EXCLUDED_LABELS = {"sites": "site", "devices": "device", "site_type": "site type", "device_type": "device type",
+                   "os_version": "software version"}
 
 
 def covered_scope(tool: str, params: dict[str, Any], result: dict[str, Any] | None) -> AnswerScope | None:
@@ -117,6 +119,7 @@ def scope_line(scope: AnswerScope) -> str:
                                                           ("role", scope.role),
                                                           ("platform", scope.platform),
                                                           ("software version", scope.os_version)) if v]
+    parts += [f"not {EXCLUDED_LABELS.get(key, key)} {' or '.join(v)}" for key, v in scope.excluded.items()]
     parts += [f"severity {scope.severity}"] if scope.severity else []
     if scope.focus:
         parts.append(f"{scope.focus} checks" if "issues" not in scope.focus and "SLIC" not in scope.focus else scope.focus)
@@ -151,18 +154,19 @@ def _asked(intent: Intent, etype: str) -> list[str]:
 def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
     """Where the covered scope is not the scope asked for (names, filters, assessment)."""
     gaps = []
+    excluded = {k.rstrip("s") for k in covered.excluded}  # asked for, and excluded as asked ("outside HQ")
     for etype, names in (("site", covered.sites), ("device", covered.devices)):
-        asked = _asked(intent, etype)
+        asked = _asked(intent, etype) if etype not in excluded else []
         if asked and {a.lower() for a in asked} != {n.lower() for n in names}:
             gaps.append(f"asked for {etype}s {', '.join(asked)}, the data covers "
                         f"{', '.join(names) if names else 'all ' + etype + 's'}")
     for etype, values in (("environment", covered.environment), ("platform", covered.platform),
                           ("os_version", covered.os_version), ("severity", [covered.severity] if covered.severity else [])):
-        asked = _asked(intent, etype)
+        asked = _asked(intent, etype) if etype not in excluded else []
         if asked and {a.lower() for a in asked} != {v.lower() for v in values}:
             gaps.append(f"asked for {entity_type_label(etype)} {' or '.join(asked)}, the data covers "
                         f"{' or '.join(values) or 'every ' + entity_type_label(etype)}")
-    asked_type = _asked(intent, "device_type")
+    asked_type = _asked(intent, "device_type") if "device_type" not in excluded else []
     if asked_type and set(asked_type) != set(covered.device_type):
         missing = [t for t in asked_type if t not in DEVICE_TYPES]
         covers = " or ".join(t.replace("_", " ") + "s" for t in covered.device_type)

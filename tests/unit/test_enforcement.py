@@ -189,9 +189,10 @@ def test_sql_rows_that_drifted_from_their_template_fail_the_call(demo_warehouse:
     assert error in (outcome.call.error or ""), outcome.call.error
 
 
-def test_every_sql_template_has_a_row_model_but_the_attribute_listing() -> None:
+def test_every_sql_template_has_a_row_model_but_the_attribute_listing_and_the_query() -> None:
     templates = CONTRACTS.tools["sql_path"].parameters["properties"]["template"]["enum"]
-    assert set(SQL_ROWS) == set(templates) - {"attribute_listing"}
+    # their columns are what was asked: an attribute's values, or the typed query's groups and measures
+    assert set(SQL_ROWS) == set(templates) - {"attribute_listing", "query"}
     typed = SqlPathResult(template="device_rules", description="", sql="", params=[], assessment_id=None,
                        collection="fleet", columns=[], rows=[], row_count=0, row_cap_reached=False)
     with pytest.raises(TypeError):  # a reader of another template's rows fails at once

@@ -1,0 +1,300 @@
+"""The answer to a typed query (issue 52): its first line answers in the question's form — the figure, Yes or No with
+the figure behind it, how many there are and which, the first of a ranking, the change between two runs — and the
+body is what the statement returned (the list, the table, the series) and nothing else. Every figure is a value of
+the rows or computed here and put in ``statistics`` (the Reflector traces each one).
+
+Values are written as the semantic model names them (``Measure.named``); conditions as the words of their values
+("store · firewall · high severity"); the run as its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assessment_engine.query import Condition, DataQuery
+from assessment_engine.semantic_model import SemanticModel
+from foundation.vocabulary.text import plural
+from orchestration.interpretation import markdown
+from orchestration.outputs import DomainOutputs
+
+SHOWN = 100  # rows of a list or table shown in the chat; the export keeps every row the statement returned
+INLINE = 12  # a list of up to this many names stands in the first line
+Row = Mapping[str, Any]
+
+
+def _value(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float) and unit == "count" and value.is_integer():
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:.1f}" + ("%" if unit == "percent" else "")
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def month_name(month: str) -> str:
+    """"2025-12" as "December 2025"."""
+    year, number = month.split("-")
+    return f"{MONTHS[int(number) - 1]} {year}"
+
+
+def _words(condition: Condition) -> str:
+    values = ", ".join(v.replace("_", " ") for v in condition.values)
+    if condition.dimension == "device" and len(condition.values) > 4:
+        values = f"{len(condition.values)} devices"
+    said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",
+            "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values}.get(
+        condition.dimension, values)
+    return f"not {said}" if condition.negated else said
+
+
+def where(query: DataQuery, runs: Sequence[str] | None = None) -> str:
+    """The scope of a figure in a few words: its conditions and its run(s)."""
+    parts = [_words(c) for c in query.conditions if not c.in_measure and (
+        c.dimension not in query.group_by or len(c.values) > 4)]  # "of the 7 devices" listed before
+    runs = list(runs if runs is not None else query.runs)
+    parts += [" → ".join(runs)] if runs else []
+    parts += [", ".join(query.months)] if query.months else []
+    return ", ".join(parts) or "all devices"
+
+
+def _label(dimension: str, model: SemanticModel, n: int = 2) -> str:
+    return plural(model.dimensions[dimension].noun, n)
+
+
+def _names(values: Sequence[Any]) -> str:
+    bold = [f"**{v}**" for v in values]
+    return ", ".join(bold[:-1]) + " and " + bold[-1] if len(bold) > 1 else "".join(bold)
+
+
+def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: Sequence[str] = (),
+           polarity: str | None = None, direction: str | None = None) -> DomainOutputs:
+    """The answer to ``query`` from its ``rows`` (``total_rows``: how many in all, past the limit)."""
+    if not query.runs and query.measures and model.facts[model.measures[query.measures[0]].fact].run:
+        return _no_such_run(rows, notes)
+    if query.output == "yes_no":
+        return _yes_no(query, rows, model, polarity, direction)
+    if query.output in ("series", "change"):
+        return _over_time(query, rows, model, direction)
+    if query.group_by:
+        return _grouped(query, rows, model)
+    return _value_answer(query, rows, model)
+
+
+def _no_such_run(rows: Sequence[Row], notes: Sequence[str]) -> DomainOutputs:
+    runs = [f"{r.get('assessment_id')} ({str(r.get('started_at'))[:10]})" for r in rows]
+    asked = " or ".join(month_name(m.strip()) for n in notes for m in n.replace("no run in ", "").split(",")) or \
+        "that time"
+    return DomainOutputs(summary=f"There is no assessment run in {asked}: the runs on record are {', '.join(runs)}. "
+                                 "Ask about one of them (\"… in the " + (runs[-1].split(" ")[0] if runs else "latest")
+                                 + " run\").", statistics={"runs": len(runs)})
+
+
+def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    row = rows[0] if rows else {}
+    if query.measures[:2] == ["devices_failing", "devices_assessed"]:
+        failing, assessed = (int(row.get(m) or 0) for m in query.measures[:2])
+        checks = [c for c in query.conditions if c.dimension in ("severity", "rule", "topic") and not c.negated]
+        what = " or ".join(_words(c) if c.dimension != "severity" else f"{' or '.join(c.values)} checks"
+                           for c in checks) or "at least one check"
+        return DomainOutputs(summary=f"**{failing:,}** of the {assessed:,} devices assessed in this scope fail {what} "
+                                     f"({where(query)}).", statistics={"devices_failing": failing,
+                                                                       "devices_assessed": assessed})
+    figures = [model.measures[m].named(row.get(m)) for m in query.measures]
+    lead = " · ".join(f"**{f.split(' ', 1)[0]}** {f.split(' ', 1)[1]}" if " " in f else f"**{f}**" for f in figures)
+    return DomainOutputs(summary=f"{lead} ({where(query)}).", statistics={m: row.get(m) for m in query.measures})
+
+
+def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,
+            direction: str | None) -> DomainOutputs:
+    measure = query.measures[0] if query.measures else None
+    if measure is None:
+        return _grouped(query, rows, model)
+    if query.group_by:  # "any … flagged?": Yes, and which
+        dim = query.group_by[0]
+        total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
+        if not rows:
+            return DomainOutputs(summary=f"**No** — no {_label(dim, model)} ({where(query)}).", statistics={"rows": 0})
+        names = [str(r.get(dim)) for r in rows]  # every one: a yes is proved by the complete list
+        listed = ", ".join(names[:SHOWN]) + (f" and {total - SHOWN} more (every one is in the export)"
+                                             if total > SHOWN else "")
+        return DomainOutputs(summary=f"**Yes** — {total} {_label(dim, model, total)} ({where(query)}): {listed}.",
+                             statistics={"rows": total, **_listed(dim, names, total)})
+    by_period = {str(r.get("run") or ""): r.get(measure) for r in rows}
+    periods = query.runs or query.months
+    unit = model.measures[measure].unit
+    if len(periods) == 2 and len(rows) >= 2:  # "did the lab get worse since last run?", "more in october or september?"
+        before, after = (float(by_period.get(r) or 0) for r in periods)
+        change = after - before
+        stats = {measure: after, "before": before, "change": change}
+        if direction is None:  # not a way of getting better or worse: which period has more
+            higher = periods[1] if after > before else periods[0]
+            text = (f"**More in {higher}**: {model.measures[measure].named(max(after, before))} against "
+                    f"{_value(min(after, before), unit)} ({', '.join(periods)}; {where(query, [])}).")
+            return DomainOutputs(summary=text, statistics=stats)
+        worse = after > before if model.measures[measure].better != "higher" else after < before
+        yes = (not worse and after != before) if direction == "better" else worse
+        text = (f"**{'Yes' if yes else 'No'}** — {model.measures[measure].named(after)} in {periods[1]} against "
+                f"{_value(before, unit)} in {periods[0]} ({change:+g}; {where(query, [])}).")
+        return DomainOutputs(summary=text, statistics=stats)
+    value = float(rows[0].get(measure) or 0) if rows else 0.0
+    bound = next((b for b in query.bounds if b.measure == measure), None)
+    yes = bound.holds(value) if bound else (value == 0 if polarity == "passes" else value > 0)
+    text = f"**{'Yes' if yes else 'No'}** — {model.measures[measure].named(rows[0].get(measure) if rows else 0)} " \
+           f"({where(query)})."
+    return DomainOutputs(summary=text, statistics={measure: rows[0].get(measure) if rows else 0})
+
+
+def bound_words(query: DataQuery, model: SemanticModel) -> str:
+    """The query's bounds as a reader says them: "with more than 20 failed checks", "with no failed checks"."""
+    said = []
+    for b in query.bounds:
+        noun = model.measures[b.measure].noun[1]
+        value = int(b.value) if float(b.value).is_integer() else b.value
+        if b.value == 0 and b.op in ("=", "<=", "<"):
+            said.append(f"no {noun}")
+        elif b.value == 0 and b.op == ">":
+            said.append(noun)
+        else:
+            op = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": "exactly"}[b.op]
+            said.append(f"{op} {value:,} {noun}")
+    return ("with " + " and ".join(said)) if said else ""
+
+
+def _listed(dim: str, names: Sequence[Any], total: int) -> dict[str, Any]:
+    """The devices an answer listed completely, in its order: "which of them …", "the second one" refer to them."""
+    return {"devices_listed": [str(n) for n in names]} if dim == "device" and total == len(names) else {}
+
+
+def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    dim = query.group_by[0]
+    total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
+    measures = query.measures
+    first = measures[0] if measures else None
+    name = _label(dim, model, total)
+    keys = [r.get(dim) for r in rows]
+    stats: dict[str, Any] = {"rows": total, **_listed(dim, keys, total)}
+    if first and query.order and rows:
+        best = rows[0].get(first)
+        tied = [r.get(dim) for r in rows if r.get(first) == best]
+        end = "most" if query.order.descending else "fewest"
+        if model.measures[first].unit == "percent":
+            end = "highest" if query.order.descending else "lowest"
+        noun = model.measures[first].noun[1] if model.measures[first].unit == "count" else model.measures[first].noun[0]
+        lead = (f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {_value(best)}"
+                f"{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)}).")
+        if query.limit and query.limit > 1:
+            lead += f" The {min(query.limit, total)} of {total} {_label(dim, model)} by {model.measures[first].noun[0]}:"
+        elif query.limit == 1 or len(rows) == 1:  # "which site has the most devices": the first line is the answer
+            return DomainOutputs(summary=lead, statistics=stats)
+    elif not rows:
+        return DomainOutputs(summary=f"**None** — no {_label(dim, model, 2)} {bound_words(query, model)} "
+                                     f"({where(query)}).".replace("  ", " "), statistics=stats)
+    else:
+        lead = f"**{total} {name}** {bound_words(query, model)} ({where(query)})".replace("  ", " ")
+        failures_listed = dim == "rule" and bool(query.bounds) and all(b.op == ">" and b.value == 0 for b in query.bounds)
+        counted = first is not None and model.measures[first].unit == "count" and total == len(rows) and (
+            (query.output == "table" and not query.bounds) or failures_listed)  # "critical findings at HQ": how many
+        if first and counted:  # "how many failed checks per role": the total first, then each group's share
+            value = sum(int(r.get(first) or 0) for r in rows)
+            stats[f"total_{first}"] = value
+            figure = model.measures[first].named(value)
+            lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)}) across {total} {name}"
+            rows = sorted(rows, key=lambda r: -float(r.get(first) or 0)) if not query.order else rows
+            keys = [r.get(dim) for r in rows]
+            stats.update(_listed(dim, keys, total))
+        if first and len(measures) == 1 and query.output == "table" and 1 < len(rows) <= INLINE and total == len(rows):
+            # a figure per group, every group in the first line (side by side)
+            unit = model.measures[first].unit
+            inline = " · ".join(f"**{k}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True))
+            opening = lead if counted else \
+                f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)})"
+            return DomainOutputs(summary=f"{opening}: {inline}.", statistics=stats)
+        none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
+        if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
+            return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
+        if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
+            shown = [f"{k} ({_value(r.get(first))})" if first and query.bounds and
+                     query.bounds[0].op != "=" else str(k) for k, r in zip(keys, rows, strict=True)]
+            return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
+        if first and not query.order and len(rows) > 1 and counted:
+            lead += "; the most: " + ", ".join(f"**{k}** ({_value(r.get(first), 'count')})"
+                                                for k, r in zip(keys[:3], rows[:3], strict=True))
+        lead += ":"
+    head = [model.dimensions[dim].noun.capitalize(), *(model.measures[m].noun[1 if model.measures[m].unit == "count"
+                                                                           else 0].capitalize() for m in measures)]
+    body = [[r.get(dim), *(_value(r.get(m)) for m in measures)] for r in rows[:SHOWN]]
+    more = f"\n\n… and {total - SHOWN} more (every row is in the export)." if total > SHOWN else ""
+    return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}{more}", statistics=stats)
+
+
+def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, direction: str | None) -> DomainOutputs:
+    measure = query.measures[0]
+    m = model.measures[measure]
+    periods = query.runs or query.months
+    if query.group_by:
+        return _groups_over_time(query, rows, model, direction)
+    by_period = {str(r.get("run")): r for r in rows}
+    values = [by_period.get(p, {}).get(measure) for p in periods]
+    stats: dict[str, Any] = {f"{name}_{p}": by_period.get(p, {}).get(name) for p in periods for name in query.measures}
+    if len(periods) == 2:
+        before, after = (float(v or 0) for v in values)
+        change = after - before
+        stats["change"] = change
+        worse = (change > 0) if m.better != "higher" else (change < 0)
+        verdict = "No change" if change == 0 else ("Worse" if worse else "Better") if m.better else "Changed"
+        lead = (f"**{verdict}**: {m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0])} in "
+                f"{periods[0]} to {_value(values[1])} in {periods[1]} ({change:+g}; {where(query, [])}).")
+        return DomainOutputs(summary=lead, statistics=stats)
+    units = {name: model.measures[name].unit for name in query.measures}
+    table = markdown.table(["Run" if query.runs else "Month",
+                            *(model.measures[n].noun[1 if units[n] == "count" else 0].capitalize() for n in units)],
+                           [[p, *(_value(by_period.get(p, {}).get(n), units[n]) for n in units)] for p in periods])
+    ends = "; ".join(f"{model.measures[n].noun[1 if units[n] == 'count' else 0]} {_value(by_period.get(periods[0], {}).get(n), units[n])} "
+                     f"→ {_value(by_period.get(periods[-1], {}).get(n), units[n])}" for n in units)
+    lead = f"From {periods[0]} to {periods[-1]} ({where(query, [])}): {ends}."
+    return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
+
+
+def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel,
+                      direction: str | None) -> DomainOutputs:
+    """Each group's figure in each run; for two runs, the groups that changed most first (worse first, or better
+    first when the question asks which improved)."""
+    dim, measure = query.group_by[0], query.measures[0]
+    m = model.measures[measure]
+    periods = list(query.runs or query.months)
+    table: dict[Any, dict[str, Any]] = {}
+    for r in rows:
+        table.setdefault(r.get(dim), {})[str(r.get("run"))] = r.get(measure)
+    stats: dict[str, Any] = {"groups": len(table)}
+    if len(periods) == 2:
+        def change(key: Any) -> float:
+            before, after = (float(table[key].get(p) or 0) for p in periods)
+            delta = after - before
+            return delta if m.better != "higher" else -delta  # how much worse
+        better = direction == "better" or (query.order is not None and query.order.descending is False
+                                             and m.better == "lower")
+        order = sorted(table, key=lambda k: (-change(k) if not better else change(k), str(k)))
+        order = order[:query.limit] if query.limit and query.limit > 1 else order
+        top = order[0] if order else None
+        if top is None:
+            return DomainOutputs(summary=f"**None** — nothing to compare ({where(query, [])}).", statistics=stats)
+        before, after = (table[top].get(p) for p in periods)
+        delta = float(after or 0) - float(before or 0)
+        stats.update(change=delta)
+        lead = (f"**{top}** got {'better' if better else 'worse'} the most: {m.noun[1 if m.unit == 'count' else 0]} "
+                f"{_value(before)} → {_value(after)} ({delta:+g}) between {periods[0]} and {periods[1]} "
+                f"({where(query, [])}).")
+        body = [[k, _value(table[k].get(periods[0])), _value(table[k].get(periods[1])),
+                 f"{float(table[k].get(periods[1]) or 0) - float(table[k].get(periods[0]) or 0):+g}"] for k in order[:20]]
+        head = [model.dimensions[dim].noun.capitalize(), periods[0], periods[1], "Change"]
+        return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
+    head = [model.dimensions[dim].noun.capitalize(), *periods]
+    body = [[k, *(_value(v.get(p)) for p in periods)] for k, v in list(table.items())[:SHOWN]]
+    lead = f"{m.noun[1 if m.unit == 'count' else 0].capitalize()} per {model.dimensions[dim].noun} and run ({where(query, [])}):"
+    return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)

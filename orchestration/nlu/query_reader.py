@@ -1,0 +1,443 @@
+"""A data question read as a typed query (issue 52, ``assessment_engine/query.py``): what is measured, what the rows
+are grouped by, the conditions (negated where the words negate them), bounds per row, the runs or months, the order,
+the limit and the answer's form. It builds on what the Intent Classifier already read — the question frame's ask,
+subject, filters, time, targets and limit, the resolved names — and reads the rest from the words with the semantic
+model's vocabulary (``contracts/semantic_model.yaml``): measure words, "by/per/each <dimension>", "which <things>",
+"worst/best/top N", "more than N <measure>", "zero/no/without", "not/outside/excluding <value>".
+
+Measures are named two ways: by words that only mean a measure ("pass rate", "failed checks", "failed logins"), and by
+the plain nouns of what is counted ("devices", "checks", "releases", "sites") — those only where they are counted
+("how many devices", "the most devices", "more than 20 failures"); elsewhere "which devices" names what is listed.
+Counting devices or checks where the words speak of failing ("how many devices fail NTP-AUTH") counts the failing ones.
+
+``read_query`` returns None for what is not a question about figures or lists of the warehouse (a summary, an
+explanation, a fix, a policy, new or resolved findings, pasted lines): those keep their own answers. What it cannot
+fill is said (``QueryReading.unsaid``), never dropped silently; a month that has no run is said with the runs there are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
+from assessment_engine.semantic_model import SemanticModel
+from orchestration.state import Intent
+
+_I = re.IGNORECASE
+DATA_ASKS = ("count", "list", "ranking", "yes_no", "trend", "compare")  # a share: the analysis tool's percentages
+DATA_SUBJECTS = ("devices", "findings", "rules", "sites", "runs", "signatures")
+COUNT_NOUNS = ("devices", "checks", "releases", "sites", "events", "exceptions")  # a measure only where counted
+DEVICE_COUNTS = ("devices", "devices_failing", "devices_matched", "failed_checks", "slic_matches")
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "twenty": 20}
+_N = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
+COUNT_CUE = re.compile(r"(?:^\s*#|\bhow many\b|\bnumber of\b|\bno\.? of\b|\bcount of\b|\b# of\b|\btotal\b|\bcount\b)", _I)
+COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btotal(?: number of)?|\bthe most|\bmost|"
+                     rf"\bfewest|\bleast|\bmore than {_N}|\bover {_N}|\bfewer than {_N}|\bless than {_N}|"
+                     rf"\bat least {_N})\s+(?:\w+[\s-]+){{0,2}}$", _I)
+NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcept(?: for)?|\bother than|"
+                      r"\bbesides|\bapart from|\bnon)[\s-]+(?:(?:on|in|at|running|using|the|a|an|from|of|be|being)\s+){0,2}$",
+                      _I)
+BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most)\s+"
+                   rf"(?P<n>{_N})\s+(?P<what>[\w -]+)", _I)
+ZERO = re.compile(r"\b(?:zero|no|without any|without)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
+                  r"issues?)|(?:\w+\s+){1,2}(?:failures?|findings?|checks?|deviations?))\b|"
+                  r"\bpass(?:ed|es)? (?:every|all)(?: the)? checks?\b|\bfail(?:s|ing)? nothing\b", _I)
+WITHOUT_THINGS = re.compile(r"\b(?:without(?: any)?|with no|no)\s+(?P<what>routers?|switch(?:es)?|firewalls?|"
+                            r"wireless controllers?|wlcs?)\b", _I)
+TOP = re.compile(rf"\b(?:top|worst|best|bottom|first|lowest|highest)\s+{_N}\b|\b{_N}\s+(?:worst|best|top|lowest|"
+                 rf"highest)\b", _I)
+WORST = re.compile(r"\b(?:worst|poorest|least compliant)\b", _I)
+BEST = re.compile(r"\b(?:best(?! practice)|cleanest|most compliant)\b", _I)
+MOST = re.compile(r"\b(?:most|highest|biggest|largest|top)\b", _I)
+LEAST = re.compile(r"\b(?:least|lowest|fewest|smallest|bottom)\b", _I)
+GROUP = re.compile(r"\b(?:by|per|for each|each|across|grouped by|broken down by|split by)[\s-]+(?:the\s+)?"
+                   r"(?P<dim>[a-z][\w ]*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)", _I)
+WHICH = re.compile(rf"\b(?:which|what|list|show|rank|worst|best|top|lowest|highest|bottom)(?:\s+{_N})?\s+(?:the\s+|all\s+|"
+                   rf"our\s+|of the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})", _I)
+WHAT_FAILS = re.compile(r"\bwhat(?:'s| is| are| do| does| did)?\b[^?]*\bfail(?:s|ing|ed)?\b|\bwhat fails\b|"
+                        r"\bwhat(?:'s| is)? wrong\b", _I)
+FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|issues?|problems?|violat\w*|crits?|"
+                     r"criticals?|not compliant|non[- ]?compliant|without|missing|lacking|allow\w*|enabled|hit by|"
+                     r"exposed|affected|worse|better|improv\w*|degrad\w*|at risk|risky|vulnerable|insecure|secure)\b", _I)
+POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
+                    r"escalat\w*)\b", _I)
+PASSING = re.compile(r"\bnot failing\b|\bpass(?:es|ing|ed)?\b(?! rate)|\bcompliant\b", _I)
+NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
+                          r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b", _I)
+CHANGE = re.compile(r"\bsince\b|\b(?:more|less)\s+\w+\s+than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
+                    r"\bincreas\w*|\bdecreas\w*|\bchang\w*|\bfrom\b.*\bto\b|\bvs\.?\b|\bversus\b|\bcompared? to\b", _I)
+CLEAN = re.compile(r"\b(?:clean|compliant|ok|okay|fine|pass(?:es|ing)?|disabled|off)\b(?! rate)|\b(?:do|does|are|is) "
+                   r"(?:all|every)\b", _I)
+OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\bper run\b|\bevery run\b|"
+                       r"\bacross (?:the |all )?runs\b|\bhistor\w*|\b(?:per|by|each|every) month\b|\bmonth(?:ly| by month| over month)\b|"
+                       r"\bover the (?:last|past) \w+ (?:runs|assessments)\b", _I)
+FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
+SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s", _I)
+LAST_TIME = re.compile(r"\bthan (?:the |it was )?(?:last|previous) (?:time|run|assessment|scan|audit)\b|\blast time\b",
+                       _I)
+FIRST_RUN = re.compile(r"\b(?:first|earliest|oldest)\s+(?:assessment|run|audit)\b", _I)
+DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
+TIER = re.compile(r"\btier[\s-]?([123])\b", _I)
+PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\s*(?:version|v)\s*(\d+)", _I)
+DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|leaf|management|mgmt|production|prod|"
+                          r"staging|lab|store|branch|campus|datacenter|hq|nx-os|ios-xe|asa|nexus|cisco|\d[\w.()]*)\s+)*"
+                          r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
+                          r"wireless controllers?|leafs|leaves|spines?|nodes?)\b", _I)
+SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:es)?|datacenters?|data centers?|campus(?:es)?|"
+                        r"locations?|offices?)\b", _I)
+RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
+
+
+@dataclass
+class QueryReading:
+    query: DataQuery
+    unsaid: list[str] = field(default_factory=list)  # what the words asked that the query could not hold
+    missing_runs: list[str] = field(default_factory=list)  # months asked that have no run
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
+
+
+def _negated(prompt: str, value: str) -> bool:
+    """Whether the words just before ``value`` negate it ("not on 17.9.4", "outside DataCenter-1", "non-critical")."""
+    for m in re.finditer(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", prompt, _I):
+        if NEGATORS.search(prompt[max(0, m.start() - 40):m.start()]):
+            return True
+    return False
+
+
+def _measure_words(prompt: str, model: SemanticModel) -> list[str]:
+    """The measures the words name, each once, in the order they stand: a word that only means a measure wherever it
+    stands, a counted noun only where it is counted."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for word, name in model.measure_words:
+        for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt, _I):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            if name in COUNT_NOUNS and not COUNTED.search(prompt[max(0, m.start() - 40):m.start()]):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append((m.start(), name))
+    return list(dict.fromkeys(name for _, name in sorted(found)))
+
+
+def _dimension(text: str, model: SemanticModel) -> str | None:
+    """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites)."""
+    phrase = text.strip().lower()
+    for word, name in model.dimension_words:
+        if re.match(rf"{re.escape(word)}(?![\w-])", phrase):
+            return name
+    if DEVICE_WORDS.match(phrase):
+        return "device"
+    if SITE_WORDS.match(phrase):
+        return "site"
+    return None
+
+
+def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
+               runs: Sequence[tuple[str, str]], pasted: bool = False, among: bool = False) -> QueryReading | None:
+    """The query a data question asks, or None. ``scope``: the filters the intent's names and frame bind (the tools'
+    ``scope_for``); ``runs``: the collection's runs as (assessment id, YYYY-MM-DD), oldest first; ``pasted``: the
+    question carries configuration lines (judged on their own); ``among``: the question has no subject of its own and
+    is about the devices ``scope`` holds (the last answer's list)."""
+    frame, facets = intent.frame, intent.facets
+    months = {d[:7] for _, d in runs}
+    missing = [m for m in frame.time.months if m not in months]
+    if missing and runs and not any(m in months for m in frame.time.months) and not pasted:
+        return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
+    measures = _measure_words(prompt, model)
+    named_measure = bool(measures)
+    counted = bool(COUNT_CUE.search(prompt))
+    data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
+    asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
+    if pasted or not runs or not (asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend"))):
+        return None
+    if intent.domain_details.skill in ("cbp_expert_insights", "sec_expert_insights") and POLICY.search(prompt):
+        return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
+    if facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or NEW_OR_FIXED.search(prompt):
+        return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
+    ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
+    unsaid: list[str] = []
+    conditions = _conditions(prompt, intent, scope, model)
+    group = _group_by(prompt, ask, frame.subject, scope, model)
+    named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
+    if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
+        ask = "list"
+    if among and not group and ask != "count":
+        group = ["device"]  # "which have more than 5 failures" (of the devices just listed): those devices
+    if group == ["device"] and len(named_devices) == 1 and ask == "list":
+        group = ["rule"]  # "failed checks on SW-HQ-CORE-2": one device's checks, not a list of one device
+    on_checks = any(c.dimension in ("rule", "severity", "topic") for c in conditions)
+    failing = bool(FAILING.search(prompt) or WORST.search(prompt) or BEST.search(prompt)) or on_checks or (
+        ask == "yes_no" and FINE.search(prompt) is not None)  # "is Branch-02 fine": whether anything fails there
+    sides = [c for c in conditions if len(c.values) > 1 and not c.negated and c.dimension not in ("rule", "topic")]
+    if not group and sides and SIDES.search(prompt):
+        group = [sides[0].dimension]  # "high findings in production vs lab": each side
+    zero = bool(ZERO.search(prompt))
+    without = WITHOUT_THINGS.search(prompt)
+    if without and group and group != ["device"]:  # "sites without any firewall": their firewalls counted, none kept
+        kind = re.sub(r"(?:e?s)$", "", without.group("what").lower()).replace("wlc", "wireless_controller")
+        kind = {"switch": "switch", "router": "router", "firewall": "firewall"}.get(kind, "wireless_controller")
+        conditions = [c for c in conditions if c.dimension != "device_type"]
+        conditions.append(Condition(dimension="device_type", values=[kind], in_measure=True))
+        measures, zero = ["devices"], False
+    measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions)
+    measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
+    bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
+    fact = model.measures[measures[0]].fact if measures else "devices"
+    time, missing = _time(prompt, intent, runs, fact, model)
+    two_sides = bool(sides and SIDES.search(prompt))  # "prod vs lab": two sides of one run, not a change
+    asked_change = (CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend"
+    if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
+        return None  # a change over fewer than two runs: the comparison says there is nothing to compare
+    if ask == "yes_no" and measures and not group:  # when it is Yes: "is HQ clean" — none; "any … with telnet" — some
+        bounds = [Bound(measure=measures[0], op="=" if CLEAN.search(prompt) else ">", value=0)]
+        if bounds[0].op == ">" and measures[0] in DEVICE_COUNTS and len(time.get("runs", [])) <= 1:
+            group = ["device"]  # "any … flagged?": Yes, and which devices
+            measures = [{"devices_failing": "failed_checks", "devices_matched": "slic_matches"}.get(measures[0],
+                                                                                                    measures[0])]
+            bounds = [Bound(measure=measures[0], op=">", value=0)]
+    if without and group and group != ["device"]:
+        bounds = [Bound(measure="devices", op="=", value=0)]
+    if missing:
+        unsaid.append("no run in " + ", ".join(missing))
+    order, limit = _order(prompt, ask, measures, group, frame.limit, model)
+    if order is not None and not named_measure and (WORST.search(prompt) or BEST.search(prompt)) and \
+            measures[0] == "failed_checks" and group == ["device"]:
+        # the worst device: the most critical failures, then high, then all (as every device ranking reads)
+        measures = ["critical_findings", "high_findings", "failed_checks"]
+        order = Order(measure="critical_findings", descending=order.descending, then=["high_findings", "failed_checks"])
+    output = _output(ask, group, time, prompt)
+    if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
+        measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
+    query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
+                      limit=limit, output=output, **time)
+    if kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule):
+        return None
+    return QueryReading(query, unsaid, missing)
+
+
+def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Sequence[str] = ()) -> bool:
+    """What the assessment tools answer with more than figures (DESIGN §6.2; the reference architecture's cases): a
+    breakdown for charts; the whole run's figures and its most common deviations, with their findings; a change on the
+    whole or per device (the comparison, with each device's trend); the devices failing named checks, each check a
+    finding with its fix. Transitional (docs/ARCHITECTURE.md "Questions as queries"): the compiler takes these over
+    once its answers carry findings and charts."""
+    one_run = len(query.runs) <= 1 and not query.months
+    whole = one_run and not [c for c in query.conditions if not c.in_measure]
+    plain = one_run and not any(c.negated for c in query.conditions) and not any(c.in_measure for c in query.conditions)
+    failing = bool(query.measures) and query.measures[0] in ("failed_checks", "devices_failing")
+    yes_no_or_some = all(b.value == 0 and b.op in (">", "=") for b in query.bounds)
+    rules = query.condition("rule")
+    # checks named as the tools read them (not one check of a topic the query narrowed to: "snmp rw")
+    checks_named = any(c.dimension == "topic" for c in query.conditions) or (
+        rules is not None and set(rules.values) == set(frame_rules))
+    return bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown) or (
+        whole and not query.group_by and failing and yes_no_or_some) or (
+        plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
+        len(query.runs) == 2 and query.group_by in ([], ["device"])) or (
+        checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some)
+
+
+def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,
+              conditions: list[Condition]) -> list[str]:
+    """The measures read, or the one the question's shape implies; a count of devices or checks where the words
+    speak of failing counts the failing ones, and a more specific measure of the same things ("devices … assessed")
+    replaces the plain count."""
+    for plain in ("devices", "checks"):
+        if plain in measures and any(m != plain and m.endswith(plain) or m.startswith(plain + "_")
+                                     for m in measures):
+            measures = [m for m in measures if m != plain]
+
+    slic = any(c.dimension in ("signature", "cve") for c in conditions) or subject == "signatures"
+    if slic and not any(m.startswith(("slic", "devices_matched")) for m in measures):
+        return ["devices_matched"] if group in ([], ["device"]) else ["slic_matches"]
+    failing_things = {"devices": "devices_failing", "checks": "failed_checks"}
+    if measures:
+        return [failing_things.get(m, m) if failing and not any(c.in_measure for c in conditions) else m
+                for m in measures]
+    if ask == "list" and group and not failing and group[0] in ("device", "site", "release", "platform", "model", "role"):
+        return []  # "which sites are tier 1": the sites, nothing counted
+    if ask == "trend":
+        return ["failed_checks", "pass_rate"]  # "how has HQ trended": both figures, run by run
+    if not failing and (subject == "devices" or ask == "yes_no"):
+        return ["devices"]  # "is there a firewall at Branch-04", "any 16.x code on the routers"
+    if subject == "devices" and not group:
+        return ["devices_failing"]
+    return ["failed_checks"]
+
+
+def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel) -> list[Condition]:
+    frame = intent.frame
+    named = {"sites": "site", "site_type": "site_type", "device": "device", "devices": "device",
+             "environment": "environment", "platform": "platform", "os_version": "release", "device_type": "device_type",
+             "role": "role"}
+    protocol = {m.group(1) for m in PROTOCOL_VERSION.finditer(prompt)}  # "ssh version 2" is a feature, not a release
+    out: list[Condition] = []
+    for key, dim in named.items():
+        values = scope.get(key)
+        if not values:
+            continue
+        values = [values] if isinstance(values, str) else list(values)
+        if dim == "release":
+            values = [v for v in values if v.split(".")[0] not in protocol]
+            if not values:
+                continue
+        negated = [v for v in values if _negated(prompt, v)]
+        out.append(Condition(dimension=dim, values=values, negated=bool(negated) and len(negated) == len(values)))
+    tiers = [f"tier{t}" for t in dict.fromkeys(TIER.findall(prompt))]
+    if tiers:
+        out.append(Condition(dimension="tier", values=tiers, negated=_negated(prompt, "tier")))
+    severities = frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"]
+    if severities:
+        non = bool(re.search(r"\bnon[- ]?(?:" + "|".join(map(re.escape, severities)) + r")", prompt, _I)) or any(
+            _negated(prompt, s) for s in severities)
+        out.append(Condition(dimension="severity", values=list(dict.fromkeys(severities)), negated=non))
+    rules = frame.checks or frame.targets.rule
+    spelled = [r for r in rules if "-" in r and re.search(
+        r"(?<![\w-])" + re.escape(r).replace("\\-", "[- ]") + r"(?![\w-])", prompt, _I)]
+    rules = spelled or rules  # "snmp rw anywhere": the check SNMP-RW of the snmp checks, as engineers type ids
+    if rules:
+        out.append(Condition(dimension="rule", values=list(dict.fromkeys(rules))))
+    if frame.targets.signature:
+        out.append(Condition(dimension="signature", values=frame.targets.signature))
+    if frame.targets.cve:
+        out.append(Condition(dimension="cve", values=frame.targets.cve))
+    return [c for c in out if c.dimension in model.dimensions]
+
+
+def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
+    """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
+    fails, its checks."""
+    for m in GROUP.finditer(prompt):
+        dim = _dimension(m.group("dim"), model)
+        if dim and dim != "run":
+            return [dim]
+    if ask == "count":
+        return []
+    if WHAT_FAILS.search(prompt) and ask in ("list", "summary", "explain"):
+        return ["rule"]
+    if ask in ("list", "ranking"):
+        dim = _dimension(prompt, model)
+        if dim and dim != "run":
+            return [dim]
+    if ask in ("list", "ranking", "compare", "yes_no", "share", "trend"):
+        for m in WHICH.finditer(prompt):
+            dim = _dimension(m.group("what"), model)
+            if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device"):
+                return [dim]
+    if ask in ("list", "ranking"):  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
+        return [{"devices": "device", "sites": "site", "rules": "rule", "signatures": "signature",
+                 "findings": "rule"}.get(subject, "device")]
+    if ask == "compare":
+        several = [k for k in ("sites", "devices", "device_type", "platform", "os_version", "site_type")
+                   if isinstance(scope.get(k), list) and len(scope[k]) > 1]
+        if several:
+            return [dict(sites="site", devices="device", device_type="device_type", platform="platform",
+                         os_version="release", site_type="site_type")[several[0]]]
+        for word, dim in model.dimension_words:
+            if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt, _I) and dim != "run":
+                return [dim]
+    return []
+
+
+def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failing: bool, zero: bool,
+            model: SemanticModel) -> list[Bound]:
+    if not measures or not group:
+        return []
+    m = BOUND.search(prompt)
+    if m:
+        ops: dict[str, Comparison] = {"more than": ">", "over": ">", "above": ">", "greater than": ">",
+                                      "at least": ">=", "fewer than": "<", "less than": "<", "under": "<",
+                                      "below": "<", "at most": "<="}
+        said = _measure_words(f"how many {m.group('what')}", model)
+        measure = said[0] if said and said[0] in measures else measures[0]
+        if said and said[0] not in measures:
+            measure = {"devices": "devices_failing", "checks": "failed_checks"}.get(said[0], said[0])
+        return [Bound(measure=measure, op=ops[m.group("op").lower()], value=_number(m.group("n")))]
+    measure = measures[0]
+    counts_failures = model.measures[measure].better == "lower" and model.measures[measure].unit == "count"
+    if zero and counts_failures:
+        return [Bound(measure=measure, op="=", value=0)]
+    if ask == "list" and group[0] in ("device", "site", "rule") and failing and counts_failures:
+        if PASSING.search(prompt) and re.search(r"\bnot failing\b|\bpass(?:es|ed|ing)?\b(?! rate)", prompt, _I):
+            return [Bound(measure=measure, op="=", value=0)]
+        return [Bound(measure=measure, op=">", value=0)]
+    return []
+
+
+def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: str,
+          model: SemanticModel) -> tuple[dict[str, list[str]], list[str]]:
+    """The runs (or, for events, the months) the question reads, and the months asked that have no run."""
+    time = intent.frame.time
+    ids = [r for r, _ in runs]
+    day_of = dict(runs)
+    month_of = {r: d[:7] for r, d in runs}
+    facts = model.facts[fact]
+    if facts.at:  # events: calendar months
+        months = list(time.months)
+        if time.relative in ("last_month", "previous") and not months:
+            year, month = (int(x) for x in month_of[ids[-1]].split("-"))
+            months = [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]
+        return {"months": sorted(dict.fromkeys(months))}, []
+    if facts.run is None:
+        return {}, []
+    missing = [m for m in time.months if m not in month_of.values()]
+    chosen = [r for r in ids if month_of[r] in time.months]
+    chosen += [r for r in time.runs if r in ids]
+    chosen += [r for r in ids if day_of[r][:10] in DATE.findall(prompt)]
+    if FIRST_RUN.search(prompt):
+        chosen.append(ids[0])
+    changed = bool(CHANGE.search(prompt)) or intent.frame.direction is not None
+    if OVER_TIME.search(prompt) and not chosen and not time.since and not time.last_n:
+        chosen = list(ids)  # "over time", "run by run": every run
+    if (time.relative in ("previous", "last_month") or LAST_TIME.search(prompt)) and len(ids) > 1 and not chosen:
+        chosen = [ids[-2], ids[-1]] if changed else [ids[-2]]
+    if time.since:
+        chosen = [r for r in ids if month_of[r] >= time.since]
+    elif time.last_n:
+        chosen = ids[-time.last_n:]
+    if len(chosen) == 1 and changed and time.months and chosen[0] != ids[-1] and not missing:
+        chosen.append(ids[-1])  # "what changed since october": that run against the latest
+    if not chosen:
+        chosen = ids[-1:] if not missing else []
+    return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
+
+
+def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: int | None,
+           model: SemanticModel) -> tuple[Order | None, int | None]:
+    if not group or not measures:
+        return None, limit
+    measure = model.measures[measures[0]]
+    m = TOP.search(prompt)
+    if m:
+        limit = _number(m.group(1) or m.group(2))
+    worst, best, most, least = (p.search(prompt) for p in (WORST, BEST, MOST, LEAST))
+    if not (worst or best or most or least or ask == "ranking" or limit):
+        return None, limit
+    if worst or best:  # the bad end: the most failures, the lowest pass rate; "best" the other one
+        bad_first = worst is not None and (best is None or worst.start() < best.start())
+        descending = bad_first if measure.better != "higher" else not bad_first
+    else:
+        descending = least is None or (most is not None and most.start() < least.start())
+    if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+\w+)?\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
+                                   r"\b(?:worst|best)\s+(?!\d)[a-z]+$", prompt, _I):
+        limit = 1 if not re.search(r"\b(?:which|what)\s+\w+s\b", prompt, _I) else None
+    return Order(measure=measures[0], descending=descending), limit
+
+
+def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str) -> Output:
+    several = len(time.get("runs", [])) > 1 or len(time.get("months", [])) > 1
+    if ask == "yes_no":
+        return "yes_no"
+    if several:
+        return "change" if len(time.get("runs", [])) == 2 and CHANGE.search(prompt) else "series"
+    if group:
+        return "list" if ask == "list" else "table"
+    return "value"
