@@ -310,12 +310,16 @@ SCOPE_KEYS = {"site": "sites", "device": "devices", "site_type": "site_type", "d
               "platform": "platform", "release": "os_version", "environment": "environment", "role": "role"}
 
 
-def _with_exclusions(covered: AnswerScope, query: DataQuery) -> AnswerScope:
-    """The scope a query covered, its excluded values said as such ("not site DataCenter-1"), not as the scope."""
+def _as_queried(covered: AnswerScope, query: DataQuery) -> AnswerScope:
+    """The scope a query covered: its run(s), the devices it kept, its excluded values said as such ("not site
+    DataCenter-1"), not as the scope."""
     negated = {SCOPE_KEYS[c.dimension]: c.values for c in query.conditions if c.negated and c.dimension in SCOPE_KEYS}
     devices = query.condition("device")
     if devices is not None and not devices.negated and not covered.devices:  # the devices of the last answer
         covered = covered.model_copy(update={"devices": devices.values})
+    if query.runs and not covered.assessment_id:  # one run's figures: the run they are of
+        covered = covered.model_copy(update={"assessment_id": query.runs[-1],
+                                             "previous_assessment_id": query.runs[0] if len(query.runs) > 1 else None})
     if not negated:
         return covered
     cleared: dict[str, Any] = {k: [] for k in negated if k != "devices"}
@@ -378,7 +382,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                    "focus_area": ", ".join(condition.rules) or None}
         covered = covered_scope(choice.tool, counted, outcome.result)
         if covered is not None and choice.params.get("template") == "query" and intent.query is not None:
-            covered = _with_exclusions(covered, intent.query)
+            covered = _as_queried(covered, intent.query)
     else:
         covered = covered_scope(choice.tool, choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection, state.input.user_id)

@@ -200,14 +200,15 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         failures_listed = dim == "rule" and bool(query.bounds) and all(b.op == ">" and b.value == 0 for b in query.bounds)
         counted = first is not None and model.measures[first].unit == "count" and total == len(rows) and (
             (query.output == "table" and not query.bounds) or failures_listed)  # "critical findings at HQ": how many
+        if first and not query.order and model.measures[first].unit == "count" and total == len(rows):
+            rows = sorted(rows, key=lambda r: -float(r.get(first) or 0))  # a list with a figure: the most first
+            keys = [r.get(dim) for r in rows]
+            stats.update(_listed(dim, keys, total))
         if first and counted:  # "how many failed checks per role": the total first, then each group's share
             value = sum(int(r.get(first) or 0) for r in rows)
             stats[f"total_{first}"] = value
             figure = model.measures[first].named(value)
             lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)}) across {total} {name}"
-            rows = sorted(rows, key=lambda r: -float(r.get(first) or 0)) if not query.order else rows
-            keys = [r.get(dim) for r in rows]
-            stats.update(_listed(dim, keys, total))
         if first and len(measures) == 1 and query.output == "table" and 1 < len(rows) <= INLINE and total == len(rows):
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit
@@ -228,7 +229,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         lead += ":"
     head = [model.dimensions[dim].noun.capitalize(), *(model.measures[m].noun[1 if model.measures[m].unit == "count"
                                                                            else 0].capitalize() for m in measures)]
-    body = [[r.get(dim), *(_value(r.get(m)) for m in measures)] for r in rows[:SHOWN]]
+    body = [[r.get(dim), *(_value(r.get(m), model.measures[m].unit) for m in measures)] for r in rows[:SHOWN]]
     more = f"\n\n… and {total - SHOWN} more (every row is in the export)." if total > SHOWN else ""
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}{more}", statistics=stats)
 

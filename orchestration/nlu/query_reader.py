@@ -238,7 +238,9 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # checks named as the tools read them (not one check of a topic the query narrowed to: "snmp rw")
     checks_named = any(c.dimension == "topic" for c in query.conditions) or (
         rules is not None and set(rules.values) == set(frame_rules))
-    return bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown) or (
+    breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
+    charted = breakdown and one_run and not query.bounds and not query.order and not query.limit
+    return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
         len(query.runs) == 2 and query.group_by in ([], ["device"])) or (

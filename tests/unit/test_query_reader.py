@@ -1,0 +1,84 @@
+"""Questions read as typed queries and answered from the compiled statement (issue 52): each question is a
+composition the templates never had a form for — a value excluded, a figure's bound, months of events, a ranking of
+releases, the devices of the last answer — and each answer's figures are what SQL computes on the demo warehouse.
+The wordings are not the language eval's (evals/language): these were written after its dev part was scored."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orchestration.runtime import handle_turn
+from orchestration.services import Services
+from tests.unit.test_answer_forms import first_line
+from tests.unit.test_answers import LATEST, sql
+from tests.unit.test_faithful_scope import new_chat
+
+
+def test_an_excluded_value_is_left_out_and_said_in_the_scope(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'router' "
+                                "AND environment <> 'production'")
+    state = handle_turn("how many routers aren't in production", services=services)
+    query = state.intent.query
+    assert query is not None and query.condition("environment") is not None
+    assert query.condition("environment").negated  # type: ignore[union-attr]
+    scope, lead = state.final.answer.split("\n\n")[:2]
+    assert "not environment production" in scope, scope
+    assert lead.startswith(f"**{n}**"), lead
+
+
+def test_a_bound_on_a_figure_keeps_the_groups_over_it(demo_warehouse: Path, services: Services) -> None:
+    over = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.collection = 'fleet' GROUP BY 1 HAVING n > 30
+        ORDER BY n DESC, 1""")
+    state = handle_turn("sites with more than 30 failed checks", services=services)
+    answer = state.final.answer
+    assert first_line(answer).startswith(f"**{len(over)} sites** with more than 30 failed checks"), answer[:300]
+    table = re.findall(r"^\| ([\w-]+) \| (\d+) \|$", answer, re.M)
+    assert [(s, int(n)) for s, n in table] == [(s, n) for s, n in over]  # the most first
+
+
+def test_a_ranking_of_releases_by_a_rate_is_not_a_device_ranking(demo_warehouse: Path, services: Services) -> None:
+    rates = sql(demo_warehouse, f"""SELECT a.os_version, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) AS rate FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' GROUP BY 1 ORDER BY rate, 1 LIMIT 3""")
+    answer = handle_turn("worst 3 releases by pass rate", services=services).final.answer
+    assert first_line(answer).startswith(f"**{rates[0][0]}** has the lowest pass rate: {rates[0][1]}%"), answer[:300]
+    table = re.findall(r"^\| ([\w.()-]+) \| ([\d.]+)% \|$", answer, re.M)
+    assert [(r, float(v)) for r, v in table] == [(r, float(v)) for r, v in rates]
+
+
+def test_events_of_a_month_are_counted_per_device(demo_warehouse: Path, services: Services) -> None:
+    month = sql(demo_warehouse, "SELECT MAX(strftime(ts, '%Y-%m')) FROM events WHERE strftime(ts, '%m') = '10'")[0][0]
+    devices = sql(demo_warehouse, f"""SELECT e.asset_id, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id
+        AND a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND strftime(e.ts, '%Y-%m') = '{month}'
+        GROUP BY 1 ORDER BY n DESC""")
+    answer = handle_turn("which devices had failed logins in october", services=services).final.answer
+    assert first_line(answer).startswith(f"**{len(devices)} devices** with failed logins"), answer[:300]
+    first = re.search(r"^\| ([\w-]+) \| (\d+) \|$", answer, re.M)
+    assert first is not None and int(first.group(2)) == devices[0][1]
+
+
+def test_a_question_with_no_subject_is_about_the_devices_just_listed(demo_warehouse: Path, services: Services) -> None:
+    listed = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) FILTER (WHERE r.status = 'fail') n FROM results r
+        JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.site = 'Site-A' GROUP BY 1""")
+    over = sorted(d for d, n in listed if n > 5)
+    assert 0 < len(over) < len(listed)
+    chat = new_chat(services)
+    chat("devices at Site-A")
+    state = chat("which have more than 5 failures")
+    lead = first_line(state.final.answer)
+    assert lead.startswith(f"**{len(over)} devices** with more than 5 failed checks"), lead
+    assert sorted(re.findall(r"([A-Z]+-[\w-]+) \(\d+\)", lead)) == over, lead
+    narrowed = chat("how many are routers").final.answer
+    routers = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE device_type = 'router' AND asset_id IN ("
+                                  + ", ".join(f"'{d}'" for d in over) + ")")[0][0]
+    assert first_line(narrowed).startswith(f"**{routers}**"), narrowed[:300]
+
+
+def test_a_count_of_failing_devices_says_out_of_how_many(demo_warehouse: Path, services: Services) -> None:
+    (failing, assessed), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id) FILTER (WHERE r.status = 'fail'
+        AND r.severity = 'high'), COUNT(DISTINCT r.asset_id) FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.role = 'access'""")
+    lead = first_line(handle_turn("how many access switches have high severity failures", services=services).final.answer)
+    assert lead.startswith(f"**{failing}** of the {assessed} devices assessed in this scope fail high checks"), lead
