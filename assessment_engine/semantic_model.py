@@ -5,6 +5,7 @@ grouped, filtered or ranked by, their SQL per fact and the words people use). Th
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -108,6 +109,13 @@ class SemanticModel(BaseModel):
     def dimension_words(self) -> list[tuple[str, str]]:
         pairs = [(w.lower(), name) for name, d in self.dimensions.items() for w in d.words]
         return sorted(pairs, key=lambda p: -len(p[0]))
+
+    @cached_property
+    def word_patterns(self) -> dict[str, re.Pattern[str]]:
+        """Each measure and dimension word as a whole word (not inside "sub-sites" or "sites2"), compiled once: the
+        reader tries a few hundred of them on every question."""
+        words = {w for w, _ in self.measure_words} | {w for w, _ in self.dimension_words}
+        return {w: re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])", re.IGNORECASE) for w in words}
 
 
 def load_semantic_model(path: Path) -> SemanticModel:

@@ -13,6 +13,7 @@ from typing import Any
 from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.warehouse.versions import version_stamp
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -630,11 +631,9 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     if intent.domain_details.skill not in QUERY_SKILLS or intent.clarification_question:
         return intent
     try:
-        rows = services.warehouse().query("SELECT assessment_id, started_at FROM assessments WHERE collection = ? "
-                                          "ORDER BY started_at", [collection]).rows
+        runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the Data Query Agent says so in the answer
         return intent
-    runs = [(str(r[0]), str(r[1])[:10]) for r in rows]
     scope = scope_for(intent)[0]
     if among:
         scope = {**{k: v for k, v in scope.items() if k not in ("device", "devices")}, "devices": list(among)}
@@ -645,6 +644,22 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
         details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")
     return intent.evolve(query=reading.query, query_notes=reading.unsaid, domain_details=details)
+
+
+def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:
+    """The collection's runs as (id, day), oldest first; read once per version of a DuckDB warehouse file (an upload
+    or a rebuild changes it), every time from a remote warehouse."""
+    path = services.settings.warehouse_path
+    stamp = version_stamp(path) if services.settings.warehouse_backend == "duckdb" and path.exists() else None
+    known: dict[str, tuple[Any, list[tuple[str, str]]]] = services.kept("query_runs", lambda _: {})
+    if stamp is not None and collection in known and known[collection][0] == stamp:
+        return known[collection][1]
+    rows = services.warehouse().query("SELECT assessment_id, started_at FROM assessments WHERE collection = ? "
+                                      "ORDER BY started_at", [collection]).rows
+    runs = [(str(r[0]), str(r[1])[:10]) for r in rows]
+    if stamp is not None:
+        known[collection] = (stamp, runs)
+    return runs
 
 
 def _collection_of_named_devices(intent: Intent, current: str | None, services: Services) -> str | None:

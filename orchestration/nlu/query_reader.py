@@ -117,7 +117,7 @@ def _measure_words(prompt: str, model: SemanticModel) -> list[str]:
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for word, name in model.measure_words:
-        for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt, _I):
+        for m in model.word_patterns[word].finditer(prompt):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             if name in COUNT_NOUNS and not COUNTED.search(prompt[max(0, m.start() - 40):m.start()]):
@@ -131,7 +131,7 @@ def _dimension(text: str, model: SemanticModel) -> str | None:
     """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites)."""
     phrase = text.strip().lower()
     for word, name in model.dimension_words:
-        if re.match(rf"{re.escape(word)}(?![\w-])", phrase):
+        if model.word_patterns[word].match(phrase):
             return name
     if DEVICE_WORDS.match(phrase):
         return "device"
@@ -344,7 +344,7 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
             return [dict(sites="site", devices="device", device_type="device_type", platform="platform",
                          os_version="release", site_type="site_type")[several[0]]]
         for word, dim in model.dimension_words:
-            if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt, _I) and dim != "run":
+            if model.word_patterns[word].search(prompt) and dim != "run":
                 return [dim]
     return []
 
