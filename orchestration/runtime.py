@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assessment_engine.checks.pasted_lines import judge_lines
+from assessment_engine.query import DataQuery
 from foundation.database import DatabaseUnavailable
 from foundation.secrets import mask_line, mask_prompt
 from foundation.yaml_files import ContractError
@@ -69,7 +70,9 @@ def _past(row: dict[str, Any]) -> PastTurn:
                     answer_excerpt=(row["answer"] or "")[:300],
                     name_resolutions=[NameResolution.model_validate(r) for r in row.get("name_resolutions") or []],
                     answer_devices=list(row.get("answer_devices") or []),
-                    frame=QuestionFrame.model_validate(row["frame"]) if row.get("frame") else None)
+                    frame=QuestionFrame.model_validate(row["frame"]) if row.get("frame") else None,
+                    query=DataQuery.model_validate(row["query"]) if row.get("query") else None,
+                    answer_rows=list(row.get("answer_rows") or []))
 
 
 def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
@@ -104,6 +107,33 @@ def answer_devices(state: AssessmentState) -> list[str]:
     return sorted({str(r["asset_id"]) for r in report.rows})  # every template with devices names them asset_id
 
 
+# a dimension's column in the rows of the frame's own templates, where it is not named as the dimension
+ROW_COLUMNS = {"device": "asset_id", "release": "os_version", "rule": "rule_id", "signature": "signature_id"}
+
+
+def answer_rows(state: AssessmentState) -> list[str]:
+    """The keys of the rows an answer showed, in its order — the first dimension its query grouped by — so that "the
+    third one" or "the worst one" is that row; empty when the answer was no list of one kind of thing."""
+    query = state.intent.asked_query
+    if query is None or not query.group_by:
+        return []
+    task = state.plan.domain_task()
+    shown = task.outputs.statistics.get("rows_listed") if task else None
+    if shown:  # a query's answer: in the order it showed them
+        return [str(s) for s in shown]
+    if query.group_by == ["device"] and (listed := answer_devices(state)):
+        return listed
+    context = state.task_outputs("Data Query Agent").assessment_context
+    report = result_of(context.report_data, SqlPathResult) if context else None
+    if report is None:
+        return []
+    dim = query.group_by[0]
+    column = next((c for c in (dim, ROW_COLUMNS.get(dim), "group_key") if c in report.columns), None)
+    if column is None:  # group_key: the frame's comparison template, one row per group in the order it showed
+        return []
+    return list(dict.fromkeys(str(r[column]) for r in report.rows if r.get(column) is not None))[:100]
+
+
 def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds: float) -> int:
     conv = state.conversation
     for key, value in conv.new_preferences.items():
@@ -126,6 +156,8 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "name_resolutions": [r.model_dump() for r in intent.name_resolutions],
         "answer_devices": answer_devices(state),
         "frame": intent.frame.model_dump(),
+        "query": intent.asked_query.model_dump() if intent.asked_query is not None else None,
+        "answer_rows": answer_rows(state),
     }, fold=fold)
 
 

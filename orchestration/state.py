@@ -260,6 +260,8 @@ class Intent(StateModel):
     # a question about figures or lists of the warehouse, as what executes (issue 52; orchestration/nlu/query_reader.py)
     query: DataQuery | None = None
     query_notes: list[str] = Field(default_factory=list)  # what the words asked that the query could not hold
+    # the question as a query whoever answers it (the assessment tools keep some shapes): the next turn edits it
+    asked_query: DataQuery | None = None
 
     def entity(self, entity_type: str) -> str | None:
         """The first value of an entity type, or None."""
@@ -407,6 +409,8 @@ class PastTurn(StateModel):
     name_resolutions: list[NameResolution] = Field(default_factory=list)
     answer_devices: list[str] = Field(default_factory=list)  # a complete device list the answer enumerated
     frame: QuestionFrame | None = None  # what it asked: a follow-up keeps the filters it does not change
+    query: DataQuery | None = None  # what it asked as a query: a follow-up edits it ("and in september?")
+    answer_rows: list[str] = Field(default_factory=list)  # the keys of its rows, as shown ("the third one")
 
 
 class Conversation(StateModel):

@@ -32,6 +32,7 @@ from orchestration.enforcement import TaskResult
 from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.nlu.facets import condition_holds
+from orchestration.nlu.query_edits import is_edit
 from orchestration.outputs import (
     AssessmentContext,
     ContextAssets,
@@ -248,7 +249,8 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
     plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) \
         if intent.domain_details.skill in SQL_SKILLS else None
     if intent.query is not None and (plan is None or not same_shape(plan.template, intent.query)
-                                     or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)):
+                                     or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
+                                     or is_edit(intent)):
         plan = query_plan(intent.query, catalog.semantic_model, collection)
     if plan is None:
         choice = select_tool(intent)

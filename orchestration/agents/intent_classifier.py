@@ -35,10 +35,19 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
+from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
 from orchestration.nlu.query_reader import read_query
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
-from orchestration.state import AssessmentState, Conversation, Entity, Intent, QuestionFrame, StateUpdate
+from orchestration.state import (
+    AssessmentState,
+    Conversation,
+    Entity,
+    Intent,
+    PastTurn,
+    QuestionFrame,
+    StateUpdate,
+)
 from orchestration.tools.question_plan import SQL_SKILLS
 from orchestration.tools.scope import scope_for
 
@@ -589,6 +598,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # something to refer back to: an earlier turn that was answered (a clarification question is not one)
     antecedent = any(t.intent_class not in (None, "unknown_or_needs_clarification") for t in conv.history)
     pasted = bool(state.input.pasted_lines) and switch is None
+    # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
+    last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
+                None)
+    picked = None if pasted else picked_prompt(prompt, last, services.catalog.semantic_model)
+    if picked is not None:
+        prompt = picked
+        updates.update(effective_prompt=picked)
     own = _classify(prompt, antecedent, gaz, services, pasted)
     own = own.evolve(frame=frame_of(prompt, services, own.entities))  # what it asks, before reading it against history
     # pasted lines are the subject: "is this ok: …" refers to them, not to an earlier answer
@@ -602,10 +618,16 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         updates.update(collection=moved, new_collection=moved)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
         intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt))
-    subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None
+    subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None and not any(
+        e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
     # the list in play: the devices the latest of the last three answers that listed devices completely named
     listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
-    if resolution.kind == "none" and intent.meta_intent == "new_topic" and not refers_back(prompt) and (
+    # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows
+    edit = None if pasted or picked is not None or PICKS_AMONG.search(prompt) else \
+        _edit_of(prompt, own, last, services, conv.collection or "fleet")
+    if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
+        intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
+    elif resolution.kind == "none" and intent.meta_intent == "new_topic" and not refers_back(prompt) and (
             not subjectless or listed):
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
         # after a complete list of devices asks about those devices ("which have zero failures")
@@ -640,10 +662,37 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
     if reading is None:
         return intent
+    if reading.kept:
+        return intent.evolve(asked_query=reading.query)
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
         details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")
-    return intent.evolve(query=reading.query, query_notes=reading.unsaid, domain_details=details)
+    return intent.evolve(query=reading.query, query_notes=reading.unsaid, domain_details=details,
+                         asked_query=reading.query)
+
+
+def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str) -> QueryEdit | None:
+    """The last answer's query as this follow-up edits it (``orchestration/nlu/query_edits.py``), or None."""
+    if last is None or last.query is None:
+        return None
+    try:
+        runs = _runs_of(collection, services)
+    except Exception:  # noqa: BLE001 — no warehouse to read: the follow-up keeps its own answers
+        return None
+    return edited_query(prompt, own, scope_for(own)[0], last, services.catalog.semantic_model, runs)
+
+
+def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
+    """The turn as the edited query: a data question of the last answer's kind, whatever the follow-up's few words
+    were classified as alone ("and august" is no question by itself)."""
+    if intent.intent_class in (None, "unknown_or_needs_clarification") or intent.clarification_question:
+        intent = intent.evolve(intent_class=last.intent_class, clarification_question=None,
+                               confidence=max(intent.confidence, 0.8))
+    skill = intent.domain_details.skill if intent.domain_details.skill in SQL_SKILLS else (
+        last.skill if last.skill in SQL_SKILLS else "cbp_assessment")
+    return intent.evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes,
+                         meta_intent="followup_question", domain_details=domain_details_for(skill, intent.entities),
+                         signals=[*intent.signals, EDITED + "; ".join(edit.said)])
 
 
 def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:

@@ -167,8 +167,10 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
 
 
 def _listed(dim: str, names: Sequence[Any], total: int) -> dict[str, Any]:
-    """The devices an answer listed completely, in its order: "which of them …", "the second one" refer to them."""
-    return {"devices_listed": [str(n) for n in names]} if dim == "device" and total == len(names) else {}
+    """The rows an answer listed, in its order: "the second one", "the worst one" refer to them; the devices when it
+    listed them completely ("which of them …")."""
+    shown = {"rows_listed": [str(n) for n in names if n is not None][:SHOWN]}
+    return {**shown, "devices_listed": [str(n) for n in names]} if dim == "device" and total == len(names) else shown
 
 
 def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:

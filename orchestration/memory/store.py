@@ -123,10 +123,19 @@ def _m8_sign_in_failures(db: Connection) -> None:
     """)
 
 
+def _m9_turn_queries(db: Connection) -> None:
+    """Each turn's question as a typed query and the keys of its rows as shown: a follow-up is an edit of that query
+    ("and in september?", "sort those by pass rate") or picks one of its rows ("the third one")."""
+    db.script("""
+    ALTER TABLE turns ADD COLUMN query TEXT;
+    ALTER TABLE turns ADD COLUMN answer_rows TEXT;
+    """)
+
+
 MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared foundation/migrations.py
 MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
-                                                  _m7_thread_documents, _m8_sign_in_failures]
+                                                  _m7_thread_documents, _m8_sign_in_failures, _m9_turn_queries]
 
 
 def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
@@ -213,7 +222,7 @@ class MemoryStore:
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
                     "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
-                    "name_resolutions", "answer_devices", "frame", "stored_bytes"]
+                    "name_resolutions", "answer_devices", "frame", "query", "answer_rows", "stored_bytes"]
             row = {**record, "turn_number": number}
             values = [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols]
             size = sum(len(v) for v in values if isinstance(v, str))
@@ -343,7 +352,7 @@ class MemoryStore:
         con = self._connect()
         try:
             cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
-                              "entities, answer, findings, name_resolutions, answer_devices, frame FROM turns "
+                              "entities, answer, findings, name_resolutions, answer_devices, frame, query, answer_rows FROM turns "
                               "WHERE thread_id = ? ORDER BY turn_number DESC "
                               "LIMIT ?", (thread_id, limit))
             names = [d[0] for d in cur.description]
@@ -351,8 +360,9 @@ class MemoryStore:
         finally:
             con.close()
         for r in rows:
-            for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices", "frame"):
-                r[key] = json.loads(r[key]) if r[key] else ([] if key not in ("scope", "frame") else {})
+            for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices", "frame", "query",
+                        "answer_rows"):
+                r[key] = json.loads(r[key]) if r[key] else ([] if key not in ("scope", "frame", "query") else {})
         return list(reversed(rows))
 
     def summary(self, thread_id: str) -> str:

@@ -329,6 +329,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "refinement", prev.prompt, None, [prev.turn_number])
+    if not prev.answer_devices or len(prev.answer_devices) == 1:  # one of a list drilled into: "them" is the list
+        answered = [t for t in conversation.history if _answered(t)][-3:]
+        several = next((t.answer_devices for t in reversed(answered) if len(t.answer_devices) > 1), None)
+        if several is not None and (LISTED.search(prompt) or PICKS_AMONG.search(prompt)):
+            prev = prev.model_copy(update={"answer_devices": several})
     if SAME.search(prompt) or (prev.answer_devices and LISTED.search(prompt)) or PICKS_AMONG.search(prompt):
         # "which ones?" after "how many store switches fail bpdu guard": the devices counted, listed
         # "the same devices": the previous scope with every filter, or the exact devices it listed

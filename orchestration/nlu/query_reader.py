@@ -11,7 +11,9 @@ the plain nouns of what is counted ("devices", "checks", "releases", "sites") â€
 Counting devices or checks where the words speak of failing ("how many devices fail NTP-AUTH") counts the failing ones.
 
 ``read_query`` returns None for what is not a question about figures or lists of the warehouse (a summary, an
-explanation, a fix, a policy, new or resolved findings, pasted lines): those keep their own answers. What it cannot
+explanation, a fix, a policy, new or resolved findings, pasted lines): those keep their own answers. A shape the
+assessment tools answer with more (``kept_by_the_assessment_tools``) is read and marked ``kept``: they answer it, a
+follow-up edits it. What it cannot
 fill is said (``QueryReading.unsaid``), never dropped silently; a month that has no run is said with the runs there are.
 """
 
@@ -97,6 +99,7 @@ class QueryReading:
     query: DataQuery
     unsaid: list[str] = field(default_factory=list)  # what the words asked that the query could not hold
     missing_runs: list[str] = field(default_factory=list)  # months asked that have no run
+    kept: bool = False  # a shape the assessment tools answer (``kept_by_the_assessment_tools``): read, not executed
 
 
 def _number(text: str) -> int:
@@ -156,7 +159,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
-    if pasted or not runs or not (asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend"))):
+    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend"))
+    # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
+    if pasted or not runs or not (executed or (named_measure and frame.ask in ("summary", "share"))):
         return None
     if intent.domain_details.skill in ("cbp_expert_insights", "sec_expert_insights") and POLICY.search(prompt):
         return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
@@ -213,14 +218,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # the worst device: the most critical failures, then high, then all (as every device ranking reads)
         measures = ["critical_findings", "high_findings", "failed_checks"]
         order = Order(measure="critical_findings", descending=order.descending, then=["high_findings", "failed_checks"])
-    output = _output(ask, group, time, prompt)
+    output = _output(ask, group, time, prompt, named_measure and bool(GROUP.search(prompt)))
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, output=output, **time)
-    if kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule):
-        return None
-    return QueryReading(query, unsaid, missing)
+    kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule)
+    return QueryReading(query, unsaid, missing, kept)
 
 
 def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Sequence[str] = ()) -> bool:
@@ -434,12 +438,14 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
     return Order(measure=measures[0], descending=descending), limit
 
 
-def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str) -> Output:
+def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str, per_measure: bool = False) -> Output:
+    """The answer's form; ``per_measure``: a measure named per group ("failed checks per environment") is a table of
+    its figures, whatever the frame's ask."""
     several = len(time.get("runs", [])) > 1 or len(time.get("months", [])) > 1
     if ask == "yes_no":
         return "yes_no"
     if several:
         return "change" if len(time.get("runs", [])) == 2 and CHANGE.search(prompt) else "series"
     if group:
-        return "list" if ask == "list" else "table"
+        return "list" if ask == "list" and not per_measure else "table"
     return "value"

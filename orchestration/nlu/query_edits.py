@@ -1,0 +1,224 @@
+"""A follow-up read as an edit of the previous answer's query (issue 52, DESIGN §9): the conversation is the last
+typed query and the keys of the rows it showed (``PastTurn.query``, ``PastTurn.answer_rows``).
+
+Two kinds of follow-up:
+
+- **a row picked** ("the third one - what does it fail?", "how many devices run the worst one", "the lowest one"): the
+  words that pick it are replaced by the row's key, and the question is read as if it had named it
+  (``picked_prompt``). "worst", "best", "lowest" and "highest" pick the end of the previous ranking that the words
+  mean, by the measure it was ordered by and which way that measure is better (``semantic_model.yaml``: ``better``).
+- **the query edited** (``edited_query``): a follow-up made only of edits changes the previous query where it speaks
+  and keeps the rest — the time ("and in september?", "what about the october run?"), the order ("sort those by
+  failed checks"), the measure ("by critical findings instead"), the rows' grouping ("by site type"), the best or worst
+  group ("which type is worst"), the conditions ("just the firewalls", "and high?" — a value replaces the one of its
+  kind; "not counting the lab" excludes), the rest of a list ("and the rest, sorted by failures").
+
+A follow-up that asks anything else (a fix, an explanation, a policy) is not an edit: None, and it keeps its answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assessment_engine.query import Bound, Condition, DataQuery, Order
+from assessment_engine.semantic_model import SemanticModel
+from orchestration.nlu.query_reader import _conditions, _dimension, _measure_words, _time
+from orchestration.state import Intent, PastTurn
+
+_I = re.IGNORECASE
+ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
+           "fifth": 4, "5th": 4, "last": -1, "bottom": -1}
+SUPERLATIVE = ("worst", "best", "lowest", "highest")
+PLACES = frozenset({"site", "site_type", "tier", "region"})  # where: a follow-up's place replaces every other
+ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|top|bottom|"
+                     r"worst|best|lowest|highest)\s+(?:one|site|store|branch|device|box|switch|router|firewall|"
+                     r"release|version|rule|check|type|platform|signature)(?:\s+(?:on|in|of)\s+(?:that|the|this)\s+"
+                     r"(?:list|table|ranking))?\b", _I)
+SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|those|these|it|that|the list|the "
+                  r"rest))?\s+by\s+(?P<what>[\w\s-]+?)(?:\s+instead)?\s*(?:$|[?.!,])", _I)
+INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b", _I)
+REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+)*(?:by|per|broken down by|split by|grouped by)\s+"
+                     r"(?P<dim>[\w\s-]+?)\s*[?.!]*$", _I)
+GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
+                           r"does|did)\s+(?:the\s+)?(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
+REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
+TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+                        r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
+                        r"run|runs|assessment|assessments|scan|time|20\d\d(?:-\d\d(?:-\d\d)?)?|asmt-[\d-]+)\b", _I)
+FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those", "these", "them", "they", "it",
+                    "its", "that", "this", "ones", "one", "in", "on", "at", "for", "of", "please", "pls", "now",
+                    "ok", "okay", "instead", "then", "same", "but", "with", "was", "were", "is", "are", "there",
+                    "show", "me", "sorted", "sort", "order", "ordered", "rank", "ranked", "by", "not", "counting",
+                    "excluding", "without", "except", "also", "too", "so", "whats", "what's", "did", "do", "does",
+                    "a", "an", "all", "any", "from", "to", "get", "give", "list", "again", "which", "rest", "others",
+                    "other", "remaining", "thanks"])
+
+
+EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
+
+
+def is_edit(intent: Intent) -> bool:
+    """Whether the turn is an edit of the last query: it runs on the compiler, whatever a template would read."""
+    return intent.query is not None and any(s.startswith(EDITED) for s in intent.signals)
+
+
+@dataclass
+class QueryEdit:
+    query: DataQuery
+    notes: list[str] = field(default_factory=list)  # what the edit asked that has no run
+    said: list[str] = field(default_factory=list)  # what it changed, for the step's summary
+
+
+def _better(model: SemanticModel, measure: str) -> str:
+    return model.measures[measure].better or "lower" if measure in model.measures else "lower"
+
+
+def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) -> str | None:
+    """The prompt with the words that pick a row of the previous answer ("the third one", "the worst one") replaced
+    by that row's key; None when they pick none."""
+    if previous is None or not previous.answer_rows or previous.query is None:
+        return None
+    m = ROW_REF.search(prompt)
+    if m is None:
+        return None
+    which = m.group("which").lower()
+    if which not in SUPERLATIVE and previous.query.group_by == ["device"]:
+        return None  # "the first one" of a device list: the follow-up resolution keeps what that list was about
+    rows = previous.answer_rows
+    if which in SUPERLATIVE:
+        query = previous.query
+        measure = query.order.measure if query.order else (query.measures[0] if query.measures else None)
+        if measure is None or query.order is None:
+            return None  # an unranked list has no worst
+        high_first = query.order.descending
+        if which in ("lowest", "highest"):
+            first = (which == "highest") == high_first
+        else:
+            worst_high = _better(model, measure) == "lower"
+            first = (which == "worst") == (worst_high == high_first)
+        index = 0 if first else -1
+    else:
+        index = ORDINAL[which]
+    if index >= len(rows):
+        return None
+    return prompt[:m.start()] + rows[index] + prompt[m.end():]
+
+
+def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequence[Condition]) -> list[str]:
+    """The words of ``prompt`` no edit accounts for."""
+    text = prompt
+    for a, b in sorted(spans, reverse=True):
+        text = text[:a] + " " + text[b:]
+    text = TIME_WORDS.sub(" ", text)
+    words = [w for w in re.findall(r"[a-z0-9][\w'.()-]*", text.lower()) if w not in FILLER]
+    values = [v.lower().replace("_", " ") for c in conditions for v in c.values]
+    return [w for w in words if not any(w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
+
+
+def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
+                 runs: Sequence[tuple[str, str]]) -> QueryEdit | None:
+    """The previous query as the follow-up edits it, or None when the follow-up is no edit of it (``own``: the
+    follow-up read on its own, ``scope`` its own scope)."""
+    if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
+        return None
+    query = previous.query
+    time = own.frame.time
+    spans: list[tuple[int, int]] = []
+    said: list[str] = []
+    notes: list[str] = []
+    update: dict[str, Any] = {}
+    measures = list(query.measures)
+    order = query.order
+    group = list(query.group_by)
+    limit = query.limit
+    output = query.output
+
+    m = REGROUP.match(prompt)
+    dim = _dimension(m.group("dim"), model) if m else None
+    if m and dim and dim != "run":
+        group, spans, output, limit = [dim], spans + [m.span()], "table", None
+        said.append(f"grouped by {dim}")
+    m = GROUP_EXTREME.match(prompt)
+    if m and (group or m.group("dim")):
+        named = _dimension(m.group("dim"), model) if m.group("dim") else None
+        if named and named != "run" and named not in group:
+            group = [named]
+        measure = order.measure if order else (measures[0] if measures else None)
+        if measure and group:
+            which = m.group("which").lower()
+            if which in ("worst", "best"):
+                descending = (which == "worst") == (_better(model, measure) == "lower")
+            else:
+                descending = which in ("highest", "most")
+            order, limit, output = Order(measure=measure, descending=descending), 1, "list"
+            spans.append(m.span())
+            said.append(f"the {which} {group[0]}")
+    for pattern in (SORT, INSTEAD):
+        m = pattern.search(prompt)
+        if not m:
+            continue
+        named_measures = _measure_words(f"how many {m.group('what')}", model) or _measure_words(m.group("what"), model)
+        if not named_measures:
+            return None  # "sort by name": no measure the model knows
+        new = named_measures[0]
+        if pattern is INSTEAD and measures:
+            if model.measures[new].fact != model.measures[measures[0]].fact:
+                return None  # another fact entirely: a question of its own
+            measures = [new] + [x for x in measures[1:] if x != new]
+        elif new not in measures:
+            if measures and model.measures[new].fact != model.measures[measures[0]].fact:
+                return None
+            measures = [new] + measures
+        if order is not None or pattern is SORT:
+            order = Order(measure=new, descending=_better(model, new) == "lower")
+        spans.append(m.span())
+        said.append(f"{'ordered' if pattern is SORT else 'measured'} by {new}")
+        if not group and pattern is SORT:
+            return None  # nothing listed to sort
+    bounds = list(query.bounds)
+    m = REST.search(prompt)
+    if m and bounds:
+        flip = {"=": ">", ">": "=", "<": ">=", ">=": "<", "<=": ">"}
+        bounds = [Bound(measure=b.measure, op=flip.get(b.op, b.op), value=b.value) for b in bounds]  # type: ignore[arg-type]
+        spans.append(m.span())
+        said.append("the rest")
+        if order is None and measures and group:
+            order = Order(measure=bounds[0].measure, descending=_better(model, bounds[0].measure) == "lower")
+    conditions = list(query.conditions)
+    own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
+    if own_conditions and not said and not (time.months or time.runs or time.relative) and all(
+            c.dimension in PLACES for c in own_conditions):
+        return None  # only a new place ("and at the data centers?"): the follow-up resolution asks it again there
+    for condition in own_conditions:
+        # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
+        replaced = PLACES if condition.dimension in PLACES else {condition.dimension}
+        kept = [c for c in conditions if c.dimension not in replaced]
+        if kept != conditions or condition not in conditions:
+            said.append(condition.describe())
+        conditions = kept + [condition]
+    if time.months or time.runs or time.relative or time.since or time.last_n:
+        read, missing = _time(prompt, own, runs, model.measures[measures[0]].fact if measures else "devices", model)
+        if missing:  # no run then: the answer says so and names the runs there are, never another run's figure
+            notes.append("no run in " + ", ".join(missing))
+            update["runs"] = read.get("runs", [])
+        elif read.get("runs") and read["runs"] != query.runs:
+            update["runs"] = read["runs"]
+            said.append("runs " + " → ".join(read["runs"]))
+            if len(read["runs"]) == 1 and output in ("series", "change"):
+                output = "table" if group else "value"
+        elif read.get("months") and read["months"] != query.months:
+            update["months"] = read["months"]
+            said.append("months " + ", ".join(read["months"]))
+    if not said and not notes:
+        return None
+    read_fact = model.facts[model.measures[measures[0]].fact] if measures else None
+    if read_fact is not None and read_fact.run and not update.get("runs", query.runs) and not notes:
+        update["runs"] = [runs[-1][0]]  # a list of the inventory sorted by failed checks: the latest run's
+    if _leftover(prompt, spans, own_conditions):
+        return None  # it asks something besides the edits: a question of its own
+    edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,
+                                      "bounds": bounds, "order": order, "limit": limit, "output": output, **update})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)

@@ -1,0 +1,76 @@
+"""Follow-ups read as edits of the last answer's query (issue 52, ``orchestration/nlu/query_edits.py``): a new time, a
+new order, a narrower condition, the best or worst group, a row picked by its place — each answer's figures checked
+against SQL on the demo warehouse. The wordings are not the language eval's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orchestration.services import Services
+from tests.unit.test_answer_forms import first_line
+from tests.unit.test_answers import sql
+from tests.unit.test_conversations import Chat
+
+RUNS = "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at"
+FLEET = "results r JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' JOIN sites s ON s.site = a.site"
+FAILS = f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail'"
+
+
+def test_a_follow_up_naming_only_a_month_re_times_the_last_figure(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    chat("number of high severity failures at Branch-04")
+    for month, run in (("september", runs[1]), ("aug", runs[0])):
+        (n,), = sql(demo_warehouse, FAILS + " AND a.site = 'Branch-04' AND r.severity = 'high'", [run])
+        state = chat(f"and {month}?")
+        assert state.intent.query is not None and state.intent.query.runs == [run], state.intent.query
+        assert first_line(state.final.answer).startswith(f"**{n}**"), state.final.answer[:300]
+        assert run in state.final.answer
+
+
+def test_a_month_with_no_run_is_said_not_answered_with_another(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    chat("number of failed checks at Store-41")
+    answer = chat("what about march?").final.answer
+    assert "no assessment run" in answer.lower() or "no run" in answer.lower(), answer[:300]
+    assert not re.search(r"^\*\*\d", first_line(answer)), answer[:300]  # no figure of another run
+
+
+def test_sorting_narrowing_and_the_worst_group_edit_the_grouped_query(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    chat = Chat(services)
+    chat("failed checks per environment")
+    narrowed = chat("only the switches")
+    per = dict(sql(demo_warehouse, f"SELECT a.environment, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND a.device_type = 'switch' GROUP BY 1", [latest]))
+    query = narrowed.intent.query
+    assert query is not None and query.group_by == ["environment"] and query.condition("device_type") is not None
+    for env, n in per.items():
+        assert re.search(rf"\b{env}\b\D{{0,12}}\b{n}\b", narrowed.final.answer), (env, n, narrowed.final.answer[:400])
+    worst = chat("which environment is the worst")
+    top = max(per.items(), key=lambda kv: kv[1])
+    assert first_line(worst.final.answer).startswith(f"**{top[0]}**"), worst.final.answer[:300]
+
+
+def test_the_nth_row_of_a_ranking_is_the_subject_of_the_next_question(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                 "r.status = 'fail' AND s.site_type = 'branch' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 4",
+                 [latest])
+    chat = Chat(services)
+    chat("top 4 branches by failed checks")
+    second = ranked[1][0]
+    state = chat("how many devices does the second one have")
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND site = ?", [second])
+    assert state.conversation.effective_prompt == f"how many devices does {second} have"
+    assert first_line(state.final.answer).startswith(f"**{n} device"), state.final.answer[:300]
+
+
+def test_a_follow_up_asking_something_else_is_no_edit(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    chat("pass rate at Branch-02")
+    state = chat("how do I fix its worst finding?")
+    assert not any("edit of the last query" in s for s in state.intent.signals)
