@@ -149,6 +149,12 @@ class Facets(StateModel):
     chart_dimensions: list[str] = Field(default_factory=list)  # breakdowns asked for (severity, os …)
     export: bool = False
     evidence: bool = False  # the offending configuration lines asked for ("with evidence")
+    # what else the words ask for (issue 52, answers in proportion; ``facets.asked_besides``): the fixes in order, the
+    # findings behind a figure, a figure, the offending lines ("which line", "why")
+    actions_asked: bool = False
+    findings_asked: bool = False
+    figure_asked: bool = False
+    lines_asked: bool = False
     when_assessed: bool = False  # "when was X last assessed?": the date of each device's latest run
     # "what got fixed on X since the previous run": the new failed checks, the resolved ones, or both
     changes_asked: list[Literal["new", "resolved"]] = Field(default_factory=list)

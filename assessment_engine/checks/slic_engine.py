@@ -38,6 +38,7 @@ class Signature(BaseModel):
     cves: list[str] = Field(default_factory=list)
     hypothesis: str
     recommendation: str
+    words: list[str] = Field(default_factory=list)  # what engineers call it ("malloc failures", "ospf flaps")
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,9 @@ def _cell(text: Any, limit: int = 90) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+FINDINGS_SHOWN = 20  # rows of the findings table in the chat; the export keeps every finding
+
+
 def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
     trend = any(f.delta_status for f in findings)
     refs = [" ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in f.enterprise_context_applied)))
@@ -65,12 +68,22 @@ def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
     head = ("| # | Deviation | Severity | Devices |" + (" Change |" if trend else "") + " Fix |"
             + (" Context |" if context else ""))
     rows = ["", "**Findings**", "", head, "|" + "---|" * (head.count("|") - 1)]
-    for f, ref in zip(findings, refs, strict=True):
+    for f, ref in zip(findings[:FINDINGS_SHOWN], refs, strict=False):
         fix = [ln for ln in f.recommendation.split("\n") if ln.strip() and not ln.startswith("!")] or [""]
         rows.append(f"| {f.id} | {f.rule_id} — {_cell(f.title, 60)} | {f.severity} | {f.assets_affected} |"
                     + (f" {f.delta_status or ''} |" if trend else "")
                     + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} |" + (f" {ref} |" if context else ""))
+    if len(findings) > FINDINGS_SHOWN:
+        # no count of its own: every figure of an answer traces to the task outputs (the Reflector checks)
+        rows += ["", "*More findings than shown here, the most widespread first: the exported trace holds every one.*"]
     return rows
+
+
+def _first_sentence(text: str) -> str:
+    """An assumption's first clause, said in the one line of assumptions."""
+    text = text.strip()
+    ends = [i for i in (text.find(". "), text.find("; "), text.find(": ")) if i > 0]
+    return (text[:min(ends)] if ends else text).rstrip(".;:")
 
 
 def _device_evidence(findings: list[Finding], several: bool = False) -> list[str]:
@@ -84,11 +97,20 @@ def _device_evidence(findings: list[Finding], several: bool = False) -> list[str
                       "Each finding with the lines of one device failing it (ask about a device for all of its lines).",
                       ""]
     for f in findings[:10]:
-        lines.append(f"- **{f.rule_id}** {f.title} ({f.severity})")
-        if f.evidence:
-            where = f" on {f.evidence_device}" if f.evidence_device else ""
-            lines.append(f"  - evidence{where} (line numbers of its configuration):\n\n" + code_block(f.evidence, 4))
-        if f.recommendation:
+        # one line per finding where its evidence and fix are one line each; a block only for several lines
+        evidence = [ln for ln in (f.evidence or "").split("\n") if ln.strip()]
+        fix = [ln for ln in (f.recommendation or "").split("\n") if ln.strip()]
+        where = f" on {f.evidence_device}" if f.evidence_device and several else ""
+        line = f"- **{f.rule_id}** {f.title} ({f.severity})"
+        if len(evidence) == 1:
+            said = evidence[0] if len(evidence[0]) <= 160 else evidence[0][:159] + "…"  # as stored: a "|" is no cell
+            line += f" — line{where}: `{said}`"
+        if len(fix) == 1:
+            line += f"; fix: `{fix[0]}`"
+        lines.append(line)
+        if len(evidence) > 1:
+            lines.append(f"  - lines{where} (numbered as in its configuration):\n\n" + code_block("\n".join(evidence), 4))
+        if len(fix) > 1:
             lines.append("  - fix:\n\n" + code_block(f.recommendation, 4))
     return lines
 
@@ -226,18 +248,35 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
     parts = [*(f"{h}\n" for h in header), summary]
     findings = out.findings
     risks = out.prioritized_risks
-    # a question put as a query is answered by what it asked for, nothing appended (issue 52: answers in proportion)
+    # answers in proportion (issue 52): what was asked and nothing else — the fixes in order, the offending lines and the
+    # assumptions only when asked (or one line offering them); a question put as a query has its rows only
     brief = intent.query is not None and not findings
-    if risks and len(findings) > 1:
+    asks = intent.facets
+    device_answer = bool(intent.entity("device"))
+    wants_actions = intent.frame.ask == "fix" or asks.actions_asked
+    wants_evidence = asks.evidence or asks.lines_asked or (device_answer and len(findings) <= 12)
+    # a figure or a list put as a query ("pass rate at HQ?", "which devices run 16.12.4?"): what was asked, and one line
+    # offering the findings behind it
+    query = intent.asked_query
+    figure = query is not None and query.output in ("value", "change") and asks.figure_asked
+    unasked = query is not None and findings and not (wants_actions or wants_evidence) and (
+        figure or not asks.findings_asked)
+    if unasked:
+        if query.output == "value":  # type: ignore[union-attr]  # unasked: a query
+            parts = [*(f"{h}\n" for h in header), summary.split("\n\n")[0]]
+        parts += ["", "Ask \"what fails there?\" for the failing checks behind it, or for the fixes in order."]
+        findings, risks = [], []
+    if risks and len(findings) > 1 and wants_actions:
         parts += ["", "**What to do first**", ""] + [
             f"{r.rank}. {r.title} ({r.severity}, {devices(r.assets_affected)}): `{_cell(r.action, 80)}`"
             for r in risks[:5]]
     if findings:
         parts += _findings_table(findings, cites)
-        device_answer = bool(intent.entity("device"))
-        short_with_evidence = bool(findings[0].evidence) and len(findings) <= 12
-        if device_answer or short_with_evidence or intent.facets.evidence:
+        if wants_evidence or (wants_actions and (device_answer or len(findings) <= 3)):
             parts += _device_evidence(findings, several=not device_answer)
+        elif not wants_actions:
+            parts += ["", f"Ask for the fixes in order (\"what should I fix first?\") or a finding's evidence and fix "
+                          f"(\"how do I fix {findings[0].id}?\")."]
     if out.asset_trend:
         parts += ["", "**Devices that changed**", "", "| Device | Direction | Change in failed checks |", "|---|---|---|"]
         parts += [f"| {a.asset_id} | {a.direction} | {a.issues_delta:+d} |" for a in out.asset_trend[:12]]
@@ -255,10 +294,9 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
             seen.add(key)
             parts.append(f"- {cites.cite(e.chunk_id, e.source)} {e.title or e.source} "
                          f"({e.topic}), for {fid}: {_cell(e.content_excerpt, 200)}")
-    if out.exposure_assumptions and not brief:
-        parts += ["", "**Exposure assumptions**", ""] + [f"- {a}" for a in out.exposure_assumptions]
-    if out.assumptions and not brief:
-        parts += ["", "**Assumptions**", ""] + [f"- {a}" for a in dict.fromkeys(out.assumptions)]
+    assumed = [*out.exposure_assumptions, *dict.fromkeys(out.assumptions)] if not brief else []
+    if assumed:  # said in one paragraph: what the answer rests on, not a section longer than the answer
+        parts += ["", "*Assumed:* " + " · ".join(_first_sentence(a) for a in assumed)]
     missing = list(dict.fromkeys(out.data_gaps))
     covered = " ".join(missing)
     missing += [f"{t.owner}: {t.error}" for t in state.plan.tasks

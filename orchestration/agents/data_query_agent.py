@@ -298,8 +298,8 @@ def same_shape(template: str, query: DataQuery) -> bool:
     shape = TEMPLATE_SHAPES.get(template)
     if shape is None or not shape(query) or query.months:
         return False
-    if any(c.negated or c.in_measure for c in query.conditions):
-        return False
+    if any(c.negated or c.in_measure for c in query.conditions) or query.condition("cve") is not None:
+        return False  # no template excludes a value, counts a kind inside a group, or reads a CVE
     if template in INVENTORY_TEMPLATES:
         return True
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")

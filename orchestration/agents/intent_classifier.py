@@ -23,7 +23,7 @@ from orchestration.nlu.clarification import (
 from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
-from orchestration.nlu.facets import asks_release_age, group_key, read_facets
+from orchestration.nlu.facets import asked_besides, asks_release_age, group_key, read_facets
 from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
@@ -209,7 +209,8 @@ def frame_catalogs(services: Services) -> Catalogs:
 def _catalogs(services: Services) -> Catalogs:
     catalog = services.catalog
     return Catalogs(tuple(catalog.rules.ids), tuple((s.id, s.title) for s in catalog.signatures),
-                    tuple(title_words(f"{r.title} {r.deviation}") for r in catalog.rules.rules))
+                    tuple(title_words(f"{r.title} {r.deviation}") for r in catalog.rules.rules),
+                    tuple((s.id, w) for s in catalog.signatures for w in s.words))
 
 
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
@@ -634,6 +635,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         among = listed if subjectless else []
         intent = with_query(intent, prompt, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
+    # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
+    besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
+    intent = intent.evolve(facets=intent.facets.evolve(**besides))
     updates.update(
         resolution=resolution.kind, effective_prompt=resolution.effective_prompt or updates["effective_prompt"],
         referenced_finding=resolution.referenced_finding, new_corrections=resolution.new_corrections,
@@ -650,6 +654,12 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     """The question as a typed query when it asks for figures or lists of the warehouse (issue 52): read from the
     words and the frame, its months resolved against the collection's runs; ``among``: the devices of the last
     answer a question with no subject of its own is about."""
+    targets = intent.frame.targets
+    if intent.domain_details.skill not in QUERY_SKILLS and (targets.signature or targets.cve) and \
+            intent.frame.ask in ("list", "count", "yes_no", "ranking") and not intent.clarification_question:
+        # "ospf adjacency flaps - which devices": a signature named is a question about its matches, not the documents
+        intent = intent.evolve(intent_class=SKILL_TO_CLASS["sec_assessment"],
+                               domain_details=domain_details_for("sec_assessment", intent.entities))
     if intent.domain_details.skill not in QUERY_SKILLS or intent.clarification_question:
         return intent
     try:

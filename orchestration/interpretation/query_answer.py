@@ -18,6 +18,7 @@ from foundation.vocabulary.text import plural
 from orchestration.interpretation import markdown
 from orchestration.outputs import DomainOutputs
 
+ONE_PER_DEVICE = ("devices_matched", "devices_failing")  # on a row per device, 1 or 0: a yes, not a figure
 SHOWN = 100  # rows of a list or table shown in the chat; the export keeps every row the statement returned
 INLINE = 12  # a list of up to this many names stands in the first line
 Row = Mapping[str, Any]
@@ -158,6 +159,8 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
         value = int(b.value) if float(b.value).is_integer() else b.value
         if b.value == 0 and b.op in ("=", "<=", "<"):
             said.append(f"no {noun}")
+        elif b.value == 0 and b.op == ">" and b.measure in ONE_PER_DEVICE and query.group_by == ["device"]:
+            return "matched" if b.measure == "devices_matched" else "failing"  # "6 devices matched (SLIC-EVT-002)"
         elif b.value == 0 and b.op == ">":
             said.append(noun)
         else:
@@ -221,9 +224,15 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
+        if dim == "device" and measures == [first] and first in ONE_PER_DEVICE and query.output != "table":
+            names = ", ".join(str(k) for k in keys[:SHOWN])  # the devices are the answer; their 1s are not
+            more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
+            return DomainOutputs(summary=f"{lead}: {names}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
-            shown = [f"{k} ({_value(r.get(first))})" if first and query.bounds and
-                     query.bounds[0].op != "=" else str(k) for k, r in zip(keys, rows, strict=True)]
+            figured = first and query.bounds and query.bounds[0].op != "=" and not (
+                dim == "device" and first in ONE_PER_DEVICE)  # a device "matched" once: no "(1)" after each
+            shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
+                     for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
         if first and not query.order and len(rows) > 1 and counted:
             lead += "; the most: " + ", ".join(f"**{k}** ({_value(r.get(first), 'count')})"

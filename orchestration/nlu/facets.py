@@ -179,6 +179,25 @@ def wanted_dimensions(text: str, presentation: str) -> list[str]:
     return dims
 
 
+# what a question asks for besides its answer (issue 52, answers in proportion): the fixes in order, the findings behind a
+# figure, the offending lines
+ACTIONS_ASKED = re.compile(r"\b(?:fix\w*|remediat\w*|clean(?:ing)? up|harden\w*|prioriti\w*|first|plan|action\w*|cli|"
+                           r"commands?|recommend\w*|assess\w*|posture|audit|review|what (?:should|do|must) (?:we|i))\b",
+                           re.IGNORECASE)
+FINDINGS_ASKED = re.compile(r"\bwhat\b[^?]{0,40}\bfail\w*|\b(?:which|what) (?:checks|rules)\b|\b(?:wrong|findings?|issues?|"
+                            r"problems?|deviations?|summar\w*|review|assess\w*|posture|rundown|status|overview|report|"
+                            r"doing|look(?:s|ing)?)\b", re.IGNORECASE)
+COUNTED_ASKED = re.compile(r"\b(?:how many|number of|no\.? of|count|total|pass rate|percent\w*|%)", re.IGNORECASE)
+LINES_ASKED = re.compile(r"\b(?:evidence|lines?|show me where|where exactly|why)\b", re.IGNORECASE)
+
+
+def asked_besides(text: str) -> dict[str, bool]:
+    """What the words ask for besides the answer itself (``Facets.actions_asked`` …): read over the words the user typed
+    and the request they stood for (a follow-up's "how do I fix the telnet one" asks for a fix of that request)."""
+    return {"actions_asked": bool(ACTIONS_ASKED.search(text)), "findings_asked": bool(FINDINGS_ASKED.search(text)),
+            "figure_asked": bool(COUNTED_ASKED.search(text)), "lines_asked": bool(LINES_ASKED.search(text))}
+
+
 def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") -> Facets:
     """Every facet of one request (the effective one for a follow-up that re-runs an earlier request), read with
     ``catalog``'s rule topics, ontology synonyms and named conditions."""

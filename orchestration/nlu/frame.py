@@ -477,7 +477,8 @@ def title_words(text: str) -> frozenset[str]:
 
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
                  signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = (),
-                 rule_words: Sequence[frozenset[str]] = ()) -> FrameTargets:
+                 rule_words: Sequence[frozenset[str]] = (),
+                 signature_words: Iterable[tuple[str, str]] = ()) -> FrameTargets:
     devices = [e.value for e in entities if e.type == "device" and e.source != "unresolved"]
     rules = []
     for rule in rule_ids:
@@ -493,6 +494,9 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
         # unless those words are a configuration check's own ("smart install" is the rule, not SLIC-CFG-001)
         telling = len(shared) >= 3 or (len(shared) >= 2 and len(shared) >= 0.6 * len(words))
         if telling and not any(shared <= rule for rule in rule_words):
+            named.add(sid)
+    for sid, phrase in signature_words:  # what engineers call it, declared with the signature ("malloc")
+        if re.search(rf"(?<![\w-]){re.escape(phrase)}", text, _I):
             named.add(sid)
     return FrameTargets(
         device=_ordered([*devices, *unknown_devices]),
@@ -575,6 +579,7 @@ class Catalogs:
     rule_ids: tuple[str, ...]
     signatures: tuple[tuple[str, str], ...]
     rule_words: tuple[frozenset[str], ...] = ()  # each rule's title and deviation words (``title_words``)
+    signature_words: tuple[tuple[str, str], ...] = ()  # (signature id, a name engineers use for it)
 
     @cached_property
     def all_rule_words(self) -> frozenset[str]:
@@ -623,12 +628,17 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
     if ask == "trend" and group_key(text) and time == FrameTime() and not _SERIES.search(text):
         ask = "count"  # "failures per role": one figure per group, not a series over runs
+    targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
+                           catalogs.rule_words, catalogs.signature_words)
+    if cannot == "live_state" and targets.signature and not _REACH.search(text):
+        # "power supply failures anywhere?": a signature the logged events match, not live state
+        ask, subject, cannot = ("yes_no" if _POLAR.match(text.strip()) or text.rstrip().endswith("?") else "list",
+                                "devices", None)
     return QuestionFrame(
         ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),
         time=time,
-        targets=read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
-                             catalogs.rule_words),
+        targets=targets,
         limit=read_limit(text),
         direction=direction,
         polar=ask == "yes_no" or bool(_POLAR.match(text.strip())),

@@ -196,6 +196,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
     bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
     fact = model.measures[measures[0]].fact if measures else "devices"
+    apart = [c for c in conditions if not c.in_measure and model.dimension_sql(c.dimension, fact) is None]
+    if apart:  # "ospf adjacency flaps": the signature's matches have no checks to filter — said, not failed
+        conditions = [c for c in conditions if c not in apart]
+        unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
     time, missing = _time(prompt, intent, runs, fact, model)
     two_sides = bool(sides and SIDES.search(prompt))  # "prod vs lab": two sides of one run, not a change
     asked_change = (CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend"

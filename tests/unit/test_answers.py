@@ -68,9 +68,10 @@ def test_percentage_of_production_routers_with_critical_deviations(demo_warehous
     (total, crit), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id), COUNT(DISTINCT r.asset_id) FILTER (
         r.status = 'fail' AND r.severity = 'critical') FROM results r JOIN assets a USING (asset_id)
         WHERE r.assessment_id = {LATEST} AND a.environment = 'production' AND a.device_type = 'router'""")
-    assert number(answer, r"(\d+) of \d+ devices \([\d.]+%\) have critical") == crit
+    # the figure asked leads, with what it is of (issue 52: the run's summary is not repeated under it)
+    assert number(answer, r"(\d+) of \d+ devices have at least one failed critical") == crit
     assert number(answer, r"\d+ of (\d+) devices") == total
-    assert number(answer, r"\(([\d.]+)%\) have critical") == round(100 * crit / total, 1)
+    assert number(answer, r"\*\*([\d.]+)%\*\*") == round(100 * crit / total, 1)
 
 
 def test_top_deviations_are_the_most_common_rules(demo_warehouse: Path, services: Services) -> None:

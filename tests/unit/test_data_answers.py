@@ -153,7 +153,7 @@ def test_failed_checks_asked_with_evidence_show_lines_of_a_device_that_fails_eac
     """"show the failed checks with evidence" of the whole fleet: each finding shown with the lines of one device,
     and that device really fails that rule in the run (the fleet sample holds an example of every failing rule)."""
     answer = handle_turn("show me the failed checks with evidence", services=services).final.answer
-    shown = re.findall(r"- \*\*([A-Z0-9-]+)\*\* .*\n  - evidence on ([A-Za-z0-9_-]+) ", answer)
+    shown = re.findall(r"- \*\*([A-Z0-9-]+)\*\* [^\n]*?(?: — line|\n  - lines) on ([A-Za-z0-9_-]+)", answer)
     assert len(shown) == 10, answer  # the first ten findings of the table, each with its lines
     for rule, device in shown:
         assert one(demo_warehouse, f"SELECT status FROM results WHERE assessment_id = {LATEST} AND asset_id = ? "
