@@ -82,3 +82,23 @@ def test_a_count_of_failing_devices_says_out_of_how_many(demo_warehouse: Path, s
         WHERE r.assessment_id = {LATEST} AND a.role = 'access'""")
     lead = first_line(handle_turn("how many access switches have high severity failures", services=services).final.answer)
     assert lead.startswith(f"**{failing}** of the {assessed} devices assessed in this scope fail high checks"), lead
+
+
+def test_a_signature_named_as_engineers_say_it_lists_its_matches(demo_warehouse: Path, services: Services) -> None:
+    """"memory leak" names SLIC-EVT-003 by the words its contract declares (not its title's): its matched devices,
+    as SQL finds them, and no device it did not match."""
+    matched = {d for d, in sql(demo_warehouse, f"""SELECT DISTINCT asset_id FROM slic_results WHERE
+        assessment_id = {LATEST} AND signature_id = 'SLIC-EVT-003'""")}
+    state = handle_turn("any boxes showing a memory leak lately? which", services=services)
+    assert state.intent.frame.targets.signature == ["SLIC-EVT-003"]
+    named = set(re.findall(r"\b(?:RTR|SW|FW|NX|WLC)-[\w-]+\b", first_line(state.final.answer)))
+    assert matched and named == matched, (matched, state.final.answer[:400])
+
+
+def test_a_cve_keeps_only_the_devices_its_signatures_matched(demo_warehouse: Path, services: Services) -> None:
+    (cve, n), = sql(demo_warehouse, f"""SELECT cves, COUNT(DISTINCT asset_id) FROM slic_results WHERE
+        assessment_id = {LATEST} AND cves IS NOT NULL AND cves <> '' GROUP BY 1 ORDER BY 2 LIMIT 1""")
+    (everyone,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = {LATEST}")
+    answer = handle_turn(f"list the devices exposed to {cve.split(',')[0]}", services=services).final.answer
+    assert first_line(answer).startswith(f"**{n} device"), answer[:300]
+    assert n < everyone
