@@ -85,6 +85,12 @@ FIRST_RUN = re.compile(r"\b(?:first|earliest|oldest)\s+(?:assessment|run|audit)\
 DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
 TIER = re.compile(r"\btier[\s-]?([123])\b", _I)
 PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\s*(?:version|v)\s*(\d+)", _I)
+# conditions the assessment tools' scope has no key for: a summary there is the compiler's
+BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve"})
+# dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
+# before a kind of device ("wan routers", "core devices"; not "access lists" or "edge interfaces")
+VALUE_WORDS = {"region": "", "role": r"(?=\s+(?:routers?|switch(?:es)?|firewalls?|devices?|boxes|box|nodes?|layer|"
+                                     r"controllers?)\b)"}
 DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|leaf|management|mgmt|production|prod|"
                           r"staging|lab|store|branch|campus|datacenter|hq|nx-os|ios-xe|asa|nexus|cisco|\d[\w.()]*)\s+)*"
                           r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
@@ -227,6 +233,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, output=output, **time)
+    if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or any(
+            c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
+        executed = True  # "pass rate by tier", "… in september", "… of the wan routers": more than the tools' summary
     kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule)
     return QueryReading(query, unsaid, missing, kept)
 
@@ -247,11 +256,12 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     checks_named = any(c.dimension == "topic" for c in query.conditions) or (
         rules is not None and set(rules.values) == set(frame_rules))
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
-    charted = breakdown and one_run and not query.bounds and not query.order and not query.limit
+    charted = breakdown and one_run and not query.bounds and not query.order and not query.limit and not any(
+        d in BEYOND_THE_TOOLS for d in query.group_by)  # the tools break down by no tier or region
     return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
-        len(query.runs) == 2 and query.group_by in ([], ["device"])) or (
+        len(query.runs) == 2 and query.group_by in ([], ["device"]) and query.measures[:1] in ([], ["failed_checks"])) or (
         checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some)
 
 
@@ -301,6 +311,14 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
                 continue
         negated = [v for v in values if _negated(prompt, v)]
         out.append(Condition(dimension=dim, values=values, negated=bool(negated) and len(negated) == len(values)))
+    for dim, after in VALUE_WORDS.items():  # values the words name that no scope key holds ("us-west", "wan routers")
+        if dim not in model.dimensions or any(c.dimension == dim for c in out):
+            continue
+        found = [v for v in model.dimensions[dim].values
+                 if re.search(rf"(?<![\w-]){re.escape(v)}(?:e?s)?(?![\w-]){after}", prompt, _I)]
+        if found:
+            negated = [v for v in found if _negated(prompt, v)]
+            out.append(Condition(dimension=dim, values=found, negated=bool(negated) and len(negated) == len(found)))
     tiers = [f"tier{t}" for t in dict.fromkeys(TIER.findall(prompt))]
     if tiers:
         out.append(Condition(dimension="tier", values=tiers, negated=_negated(prompt, "tier")))
