@@ -8,12 +8,15 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.versions import version_stamp
+from foundation.yaml_files import ContractError
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -32,7 +35,7 @@ from orchestration.nlu.followups import (
     preference_statement,
     resolve,
 )
-from orchestration.nlu.frame import Catalogs, everyday_words, read_frame, title_words
+from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
@@ -210,7 +213,24 @@ def _catalogs(services: Services) -> Catalogs:
     catalog = services.catalog
     return Catalogs(tuple(catalog.rules.ids), tuple((s.id, s.title) for s in catalog.signatures),
                     tuple(title_words(f"{r.title} {r.deviation}") for r in catalog.rules.rules),
-                    tuple((s.id, w) for s in catalog.signatures for w in s.words))
+                    tuple((s.id, w) for s in catalog.signatures for w in s.words),
+                    _exception_words(catalog.exceptions_file))
+
+
+def _exception_words(path: Path) -> tuple[tuple[str, str], ...]:
+    """The words only one approved exception has — of its source document's name and the acronyms of its reason
+    ("approved-exceptions-legacy-pos.md", "POS terminals"): "the POS exception" is that one."""
+    try:
+        exceptions = load_exceptions(path)
+    except (OSError, ContractError, KeyError, TypeError):  # no exceptions file: none named by a word
+        return ()
+    words: dict[str, set[str]] = {}
+    for e in exceptions:
+        own = set(re.split(r"[-_.]", e.source_document.lower())) - {"approved", "exceptions", "exception", "md", ""}
+        own |= {a.lower() for a in re.findall(r"\b[A-Z][A-Za-z]*[A-Z]\b", e.reason)} | {e.rule_id.lower()}
+        for w in own:
+            words.setdefault(w, set()).add(e.exception_id)
+    return tuple(sorted((w, next(iter(ids))) for w, ids in words.items() if len(ids) == 1))
 
 
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
@@ -233,6 +253,11 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         rules = services.catalog.rules
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
                                                             rules.rules), frame, rules.by_id))
+        if frame.ask in ("list", "summary") and ANY.search(words.strip()) and not (
+                frame.checks and wanted_state(frame.checks, rules.rules) == "passes"):
+            # "telnet anywhere in DC2?": whether any fails, then which; not "is snmp v3 used anywhere" (a feature
+            # wanted on, whose yes is a device passing — read as the list it was)
+            frame = frame.evolve(ask="yes_no", polar=True)
         if frame.polarity is None and frame.ask == "yes_no":  # its words say neither: the checks it names decide
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules) if frame.checks else "fails")
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
@@ -370,7 +395,9 @@ def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> Ro
 # "recommended" are not among them: "best practice deviations" and "recommended actions" are the data's)
 DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|owns|"
                             r"supposed to|mandat\w*|required|how (?:long|soon|quickly)|how much time|by when|"
-                            r"time limit)\b", re.I)
+                            r"time limit|how many (?:days|hours|weeks|business days))\b", re.I)
+# the words above are a strong cue on their own: the frame's policy reading needs less confidence beside them
+DOCUMENT_LOOKUP = 0.45
 
 
 # who is responsible for a part of the network is the documents' (the ownership of sites and devices), whatever
@@ -390,8 +417,8 @@ def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str
     if OWNERSHIP.search(text):
         part = False  # "who owns the store firewalls": the stores' owner, not their findings
     if not data_view or frame.ask != "policy" or frame.subject != "documents" \
-            or frame.confidence < CLEAR_ASK or part or frame.targets.device or frame.time.runs or frame.time.months \
-            or not DOCUMENT_WORDS.search(text):
+            or frame.confidence < DOCUMENT_LOOKUP or part or frame.targets.device or frame.time.runs \
+            or frame.time.months or not DOCUMENT_WORDS.search(text):
         return None
     chosen = "sec_generic" if skill.startswith("sec_") else "cbp_generic"
     return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],

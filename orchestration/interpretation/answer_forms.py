@@ -416,6 +416,12 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     n = len(rows)
     ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
+    if frame.polar:  # "is that covered by the POS exception?": Yes or No first, by the devices it covers there
+        covering = [r for r in rows if r.devices_covered > 0]
+        first = (f"**Yes** — covered by {', '.join(f'{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})' for r in covering)}"
+                 f" for {sum(r.devices_covered for r in covering)} of the devices asked about."
+                 if covering else f"**No** — no approved exception covers the devices and checks asked about "
+                                  f"({ids}{' …' if n > 10 else ''} cover none of them).")
     table = markdown.table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
                    [[r.exception_id, f"{r.rule_id} — {r.title}", r.sites, r.device_type, day(r.expires_on),
                      r.devices_covered, r.approved_by, r.source_document] for r in rows[:SHOWN]])
@@ -439,7 +445,21 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
     failing = [r for r in rows if r.status == "fail"]
     excepted = [r for r in rows if r.status == "exception"]
     device = rows[0].asset_id
-    if frame.ask == "exception":
+    named = frame.targets.exception
+    by_named = [e for e in excepted if e.exception_id in named]
+    if frame.ask == "exception" and named and not by_named:
+        # "does the POS exception also cover the public community on RTR-CORE-1?": about that exception — it covers
+        # none of the checks asked there; what does (another exception) or fails is said after the No
+        asked = ", ".join(dict.fromkeys(r.rule_id for r in rows))
+        first = f"**No** — {', '.join(named)} does not cover {asked} on {device}."
+        if failing:
+            first += (f" {', '.join(r.rule_id for r in failing)} {'fails' if len(failing) == 1 else 'fail'} there with "
+                      "no approved exception: the fix is below.")
+        others = [e for e in excepted if e.exception_id not in named]
+        if others:
+            first += " " + "; ".join(f"{e.rule_id} is covered by another exception, {e.exception_id} (expires "
+                                     f"{day(e.expires_on)})" for e in others) + "."
+    elif frame.ask == "exception":
         covered = "; ".join(f"{e.rule_id} is covered by approved exception {e.exception_id} (expires "
                             f"{day(e.expires_on)})" for e in excepted)
         if excepted and failing:  # some of what it fails is covered, the rest is not

@@ -120,7 +120,9 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         dim = query.group_by[0]
         total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
         if not rows:
-            return DomainOutputs(summary=f"**No** — no {_label(dim, model)} ({where(query)}).", statistics={"rows": 0})
+            said = bound_words(query, model).removeprefix("with ")  # "No — no device with failed checks (…)"
+            return DomainOutputs(summary=f"**No** — no {_label(dim, model)}{' with ' + said if said else ''} "
+                                         f"({where(query)}).", statistics={"rows": 0})
         names = [str(r.get(dim)) for r in rows]  # every one: a yes is proved by the complete list
         listed = ", ".join(names[:SHOWN]) + (f" and {total - SHOWN} more (every one is in the export)"
                                              if total > SHOWN else "")

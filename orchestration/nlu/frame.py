@@ -475,10 +475,20 @@ def title_words(text: str) -> frozenset[str]:
     return frozenset(singular(w) for w in words if w not in _TITLE_STOP)
 
 
+# "the POS exception", "the lab waiver": an exception named by a word only it has
+_EXCEPTION_BY_WORD = re.compile(r"\bthe\s+([\w-]+)\s+(?:exception|waiver|risk acceptance)\b", _I)
+
+
+def _exceptions_by_word(text: str, words: Iterable[tuple[str, str]]) -> list[str]:
+    known = dict(words)
+    return [known[m.group(1).lower()] for m in _EXCEPTION_BY_WORD.finditer(text) if m.group(1).lower() in known]
+
+
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
                  signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = (),
                  rule_words: Sequence[frozenset[str]] = (),
-                 signature_words: Iterable[tuple[str, str]] = ()) -> FrameTargets:
+                 signature_words: Iterable[tuple[str, str]] = (),
+                 exception_words: Iterable[tuple[str, str]] = ()) -> FrameTargets:
     devices = [e.value for e in entities if e.type == "device" and e.source != "unresolved"]
     rules = []
     for rule in rule_ids:
@@ -501,7 +511,8 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
     return FrameTargets(
         device=_ordered([*devices, *unknown_devices]),
         rule=sorted(rules, key=lambda r: text.upper().find(r)),
-        exception=_ordered(m.upper() for m in re.findall(r"\bEXC-\d{4}-\d{3}\b", text, _I)),
+        exception=_ordered([*(m.upper() for m in re.findall(r"\bEXC-\d{4}-\d{3}\b", text, _I)),
+                            *_exceptions_by_word(text, exception_words)]),
         cve=_ordered(m.upper() for m in re.findall(r"\bCVE-\d{4}-\d{4,}\b", text, _I)),
         signature=sorted(named),
     )
@@ -580,6 +591,7 @@ class Catalogs:
     signatures: tuple[tuple[str, str], ...]
     rule_words: tuple[frozenset[str], ...] = ()  # each rule's title and deviation words (``title_words``)
     signature_words: tuple[tuple[str, str], ...] = ()  # (signature id, a name engineers use for it)
+    exception_words: tuple[tuple[str, str], ...] = ()  # (a word only one exception has, its id): "the POS exception"
 
     @cached_property
     def all_rule_words(self) -> frozenset[str]:
@@ -601,6 +613,8 @@ _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|contro
 # "top 5 failing checks at the branches": a ranking whose head noun is the checks ranks checks, whatever place follows
 _TOP_CHECKS = re.compile(r"^(?:the )?(?:top|worst|most common|most frequent)\s+(?:\d+\s+)?(?:[\w-]+\s+)?"
                          r"(?:checks?|rules?|controls?|failures?|deviations?)\b", _I)
+# "telnet anywhere in DC2?", "any power supply problems flagged": whether there are any, then which
+ANY = re.compile(r"^(?:and |so )?any(?:thing|one)?\b(?!.*\b(?:which|what|list|show)\b)|\banywhere\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
 # "did it get better …", "is the data center improving", "has HQ gotten worse": a question put as yes or no
 _POLAR = re.compile(r"^(?:and |so |but )?(?:did|does|do|has|have|is|are|was|were|will|can|could)\b", _I)
@@ -629,11 +643,11 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     if ask == "trend" and group_key(text) and time == FrameTime() and not _SERIES.search(text):
         ask = "count"  # "failures per role": one figure per group, not a series over runs
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
-                           catalogs.rule_words, catalogs.signature_words)
+                           catalogs.rule_words, catalogs.signature_words, catalogs.exception_words)
     if cannot == "live_state" and targets.signature and not _REACH.search(text):
         # "power supply failures anywhere?": a signature the logged events match, not live state
-        ask, subject, cannot = ("yes_no" if _POLAR.match(text.strip()) or text.rstrip().endswith("?") else "list",
-                                "devices", None)
+        polar = _POLAR.match(text.strip()) or ANY.search(text.strip()) or text.rstrip().endswith("?")
+        ask, subject, cannot = "yes_no" if polar else "list", "devices", None
     return QuestionFrame(
         ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),
@@ -641,7 +655,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         targets=targets,
         limit=read_limit(text),
         direction=direction,
-        polar=ask == "yes_no" or bool(_POLAR.match(text.strip())),
+        # "the TLS thing - is that covered?": a clause after a dash or comma asks as well
+        polar=ask == "yes_no" or any(_POLAR.match(part.strip()) for part in re.split(r"\s[-–—]\s|[,;:]\s", text)),
         polarity=read_polarity(text) if ask == "yes_no" else read_list_polarity(text) if ask in ("list", "count")
         else read_share_polarity(text) if ask == "share" else None,
     )

@@ -47,6 +47,9 @@ DEVICE_PREFIXES = (
     "RTR|R|SW|FW|ASA|WLC|AP|NX|N9K|N7K|CORE|EDGE|DIST|ACC|LEAF|SPINE|VPN|GW|CE|PE|BR|DC|WAN|LAN|MGMT|CSR|ISR|ASR|CAT")
 DEVICE_SHAPE = re.compile(rf"(?:{DEVICE_PREFIXES})(?:[-_][A-Z0-9]{{1,12}}){{0,3}}[-_]\d{{1,4}}[A-Z]?", _I)
 HARDWARE_MODEL = re.compile(r"(?:ISR|ASR|CSR|CAT|N\dK|C)[-_]?\d{3,}\w*", _I)
+# letters, a number, letters again: how hostnames are typed run together ("dc1border"); not "snmpv3", "sha256",
+# "tier1" or "aes128", which end in their number
+RUN_TOGETHER_HOST = re.compile(r"(?<![\w-])([a-z]{2,}\d{1,3}[a-z]{3,}\d{0,3})(?![\w-])", _I)
 SITE_SHAPE = re.compile(r"([A-Za-z]{3,})[-_](\d{1,4})")
 # identifiers of other kinds that look like names: rules, findings, signatures, CVEs, exceptions, tickets
 ID_PREFIXES = frozenset(["cfg", "sec", "slic", "cve", "exc", "ra", "rfc", "inc", "chg", "req", "ticket", "case", "eval", "own", "conv", "ghsa", "psirt", "sa", "cis", "nist", "pci", "aes", "sha", "md", "tls", "ssl", "ipv", "snmpv", "vlan", "top", "p", "tier", "step", "phase", "section", "level", "priority", "group", "area", "type", "vty", "con", "aux", "line", "gi", "te", "po", "fa", "eth", "port", "channel", "loopback", "tunnel", "interface", "asn", "as", "acl", "iso", "fy", "q", "dot", "rule", "check", "finding"])
@@ -305,6 +308,9 @@ def _unknown_shapes(text: str, gaz: Gazetteer, reading: Reading, rule_ids: froze
             _resolve("device", name, name.upper(), gaz, reading, span)
         elif (sm := SITE_SHAPE.fullmatch(name)) and sm.group(1).lower() not in ID_PREFIXES:
             _resolve("site", name, name, gaz, reading, span)
+    for m in RUN_TOGETHER_HOST.finditer(text):  # "dc1border", "br08rtr": a hostname typed without separators
+        if not reading.taken(*m.span(1)):
+            _resolve("device", m.group(1), m.group(1).upper(), gaz, reading, m.span(1))
 
 
 def _locative_names(text: str, gaz: Gazetteer, reading: Reading, vocabulary: frozenset[str]) -> None:

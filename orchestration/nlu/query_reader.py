@@ -236,11 +236,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or any(
             c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
         executed = True  # "pass rate by tier", "… in september", "… of the wan routers": more than the tools' summary
-    kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule)
+    kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule,
+                                                        frame.polarity)
     return QueryReading(query, unsaid, missing, kept)
 
 
-def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Sequence[str] = ()) -> bool:
+def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Sequence[str] = (),
+                                 polarity: str | None = None) -> bool:
     """What the assessment tools answer with more than figures (DESIGN §6.2; the reference architecture's cases): a
     breakdown for charts; the whole run's figures and its most common deviations, with their findings; a change on the
     whole or per device (the comparison, with each device's trend); the devices failing named checks, each check a
@@ -255,6 +257,9 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # checks named as the tools read them (not one check of a topic the query narrowed to: "snmp rw")
     checks_named = any(c.dimension == "topic" for c in query.conditions) or (
         rules is not None and set(rules.values) == set(frame_rules))
+    # "telnet anywhere in DC2?", "is HQ clean on ssh?": whether something fails, Yes or No first (the compiler's); one
+    # device's verdict, and checks wanted on ("is aaa configured everywhere?"), stay with the tools' verdicts
+    asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
     charted = breakdown and one_run and not query.bounds and not query.order and not query.limit and not any(
         d in BEYOND_THE_TOOLS for d in query.group_by)  # the tools break down by no tier or region
@@ -262,7 +267,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
         len(query.runs) == 2 and query.group_by in ([], ["device"]) and query.measures[:1] in ([], ["failed_checks"])) or (
-        checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some)
+        checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some
+        and not asks_for_failures)
 
 
 def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,

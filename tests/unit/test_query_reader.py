@@ -102,3 +102,33 @@ def test_a_cve_keeps_only_the_devices_its_signatures_matched(demo_warehouse: Pat
     answer = handle_turn(f"list the devices exposed to {cve.split(',')[0]}", services=services).final.answer
     assert first_line(answer).startswith(f"**{n} device"), answer[:300]
     assert n < everyone
+
+
+def test_anywhere_is_answered_yes_or_no_and_then_which(demo_warehouse: Path, services: Services) -> None:
+    """"<check words> anywhere at <site>?": Yes with the devices that fail, or No — as SQL finds them."""
+    for site in ("Branch-02", "DataCenter-2"):
+        failing = {d for d, in sql(demo_warehouse, f"""SELECT DISTINCT r.asset_id FROM results r JOIN assets a
+            USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.site = ? AND r.status = 'fail' AND
+            r.rule_id IN ('VTY-SSH-ONLY', 'ASA-TELNET', 'NXOS-TELNET', 'XR-TELNET')""", [site])}
+        lead = first_line(handle_turn(f"telnet allowed anywhere at {site}?", services=services).final.answer)
+        assert lead.startswith("**Yes**" if failing else "**No**"), (site, failing, lead)
+        assert all(d in lead for d in failing), (failing, lead)
+
+
+def test_a_hostname_typed_run_together_that_the_inventory_lacks_is_asked_about_not_answered(
+        demo_warehouse: Path, services: Services) -> None:
+    state = handle_turn("what fails on dc9edge", services=services)
+    assert not state.mcp.tool_calls, "nothing is run for a device the inventory does not know"
+    assert "could not find the device 'dc9edge'" in state.final.answer, state.final.answer
+
+
+def test_an_exception_named_by_its_own_word_covers_only_its_rule(demo_warehouse: Path, services: Services) -> None:
+    """"the POS exception" is the one exception whose file and reason say POS; asked about another check on another
+    device, the answer is No about that exception, whatever other exception covers something there."""
+    (pos,), = sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE source_document LIKE '%pos%'")
+    (device,), = sql(demo_warehouse, f"""SELECT MIN(r.asset_id) FROM results r WHERE r.assessment_id = {LATEST} AND
+        r.rule_id = 'SNMP-DEFAULT-COMM' AND r.status = 'fail'""")
+    state = handle_turn(f"is {device}'s default snmp community covered by the pos waiver?", services=services)
+    assert state.intent.frame.targets.exception == [pos]
+    lead = first_line(state.final.answer)
+    assert lead.startswith(f"**No** — {pos} does not cover"), lead
