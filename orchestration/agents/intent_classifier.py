@@ -396,7 +396,10 @@ def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> Ro
 DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|owns|"
                             r"supposed to|mandat\w*|required|how (?:long|soon|quickly)|how much time|by when|"
                             r"time limit|how many (?:days|hours|weeks|business days))\b", re.I)
-# the words above are a strong cue on their own: the frame's policy reading needs less confidence beside them
+# a deadline asked ("how many days do we have to fix …") is a strong cue on its own: the frame's policy reading needs
+# less confidence beside it (other document words do not: "… and what does our SNMPv3 standard say?" asks the data too)
+DEADLINE = re.compile(r"\b(?:deadlines?|sla|how (?:long|soon|quickly)|how much time|by when|time limit|"
+                      r"how many (?:days|hours|weeks|business days))\b", re.I)
 DOCUMENT_LOOKUP = 0.45
 
 
@@ -417,7 +420,8 @@ def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str
     if OWNERSHIP.search(text):
         part = False  # "who owns the store firewalls": the stores' owner, not their findings
     if not data_view or frame.ask != "policy" or frame.subject != "documents" \
-            or frame.confidence < DOCUMENT_LOOKUP or part or frame.targets.device or frame.time.runs \
+            or frame.confidence < (DOCUMENT_LOOKUP if DEADLINE.search(text) else CLEAR_ASK) or part \
+            or frame.targets.device or frame.time.runs \
             or frame.time.months or not DOCUMENT_WORDS.search(text):
         return None
     chosen = "sec_generic" if skill.startswith("sec_") else "cbp_generic"
