@@ -659,11 +659,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         _edit_of(prompt, own, last, services, conv.collection or "fleet")
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
-    elif resolution.kind == "none" and intent.meta_intent == "new_topic" and not refers_back(prompt) and (
-            not subjectless or listed):
+    elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
+                                and not refers_back(prompt) and (not subjectless or listed)):
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
-        # after a complete list of devices asks about those devices ("which have zero failures")
-        among = listed if subjectless else []
+        # after a complete list of devices asks about those devices ("which have zero failures"); a row picked
+        # ("the lowest one - what are its devices") is a question of its own about that row
+        among = listed if subjectless and picked is None else []
         intent = with_query(intent, prompt, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")

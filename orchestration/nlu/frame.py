@@ -617,6 +617,21 @@ _TOP_CHECKS = re.compile(r"^(?:the )?(?:top|worst|most common|most frequent)\s+(
 ANY = re.compile(r"^(?:and |so )?any(?:thing|one)?\b(?!.*\b(?:which|what|list|show)\b)|\banywhere\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer
 # "did it get better …", "is the data center improving", "has HQ gotten worse": a question put as yes or no
+_TOPIC_THEN_QUESTION = re.compile(r"^(?P<head>[^:?]+?)(?:\s+[-–—]\s+|:\s+)(?P<rest>\S.*)$")
+
+
+def asking_clause(text: str, entities: Sequence[Entity]) -> str:
+    """The clause the ask is read from: "Branch-05 - what are its devices" asks "what are its devices" about the
+    names before the dash (or colon), which carry no cue for the ask; the whole text otherwise."""
+    m = _TOPIC_THEN_QUESTION.match(text.strip())
+    if m is None:
+        return text
+    head = m.group("head").lower()
+    for value in sorted((e.value.lower() for e in entities), key=len, reverse=True):
+        head = head.replace(value, " ")
+    return m.group("rest") if not re.sub(r"\b(?:the|and|so|ok|okay|then|re|about)\b", " ", head).strip() else text
+
+
 _POLAR = re.compile(r"^(?:and |so |but )?(?:did|does|do|has|have|is|are|was|were|will|can|could)\b", _I)
 _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |all )?\S.* fail(?:ing)?\b", _I)
 
@@ -624,7 +639,7 @@ _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |a
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
                today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
     """The whole frame of one request."""
-    ask, subject, cannot, confidence, margin = reader.read(text)
+    ask, subject, cannot, confidence, margin = reader.read(asking_clause(text, entities))
     if _REACH.search(text):
         ask, subject, cannot, confidence, margin = "not_answerable", "none", "live_state", max(confidence, 0.9), 0.5
     direction = read_direction(text)

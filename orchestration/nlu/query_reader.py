@@ -58,8 +58,8 @@ MOST = re.compile(r"\b(?:most|highest|biggest|largest|top)\b", _I)
 LEAST = re.compile(r"\b(?:least|lowest|fewest|smallest|bottom)\b", _I)
 GROUP = re.compile(r"\b(?:by|per|for each|each|across|grouped by|broken down by|split by)[\s-]+(?:the\s+)?"
                    r"(?P<dim>[a-z][\w ]*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)", _I)
-WHICH = re.compile(rf"\b(?:which|what|list|show|rank|worst|best|top|lowest|highest|bottom)(?:\s+{_N})?\s+(?:the\s+|all\s+|"
-                   rf"our\s+|of the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})", _I)
+WHICH = re.compile(rf"\b(?:which|what(?:\s+(?:are|is|were))?|list|show|rank|worst|best|top|lowest|highest|bottom)"
+                   rf"(?:\s+{_N})?\s+(?:the\s+|all\s+|our\s+|its\s+|their\s+|of the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})", _I)
 WHAT_FAILS = re.compile(r"\bwhat(?:'s| is| are| do| does| did)?\b[^?]*\bfail(?:s|ing|ed)?\b|\bwhat fails\b|"
                         r"\bwhat(?:'s| is)? wrong\b", _I)
 FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|issues?|problems?|violat\w*|crits?|"
@@ -96,7 +96,7 @@ DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|
                           r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
                           r"wireless controllers?|leafs|leaves|spines?|nodes?)\b", _I)
 SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:es)?|datacenters?|data centers?|campus(?:es)?|"
-                        r"locations?|offices?)\b", _I)
+                        r"locations?|offices?)\b(?!-\d)", _I)  # "Store-50" is a site's name, not "stores"
 RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
 
 
@@ -262,7 +262,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
     charted = breakdown and one_run and not query.bounds and not query.order and not query.limit and not any(
-        d in BEYOND_THE_TOOLS for d in query.group_by)  # the tools break down by no tier or region
+        d in BEYOND_THE_TOOLS for d in query.group_by) and not any(  # the tools break down by no tier or region,
+        c.negated for c in query.conditions)  # and exclude nothing ("firewalls not running 9.18(3)")
     return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (

@@ -74,3 +74,24 @@ def test_a_follow_up_asking_something_else_is_no_edit(demo_warehouse: Path, serv
     chat("pass rate at Branch-02")
     state = chat("how do I fix its worst finding?")
     assert not any("edit of the last query" in s for s in state.intent.signals)
+
+
+def test_a_picked_row_asked_about_its_devices_lists_them(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (lowest,), = sql(demo_warehouse, f"""SELECT site FROM (SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE
+        r.status = 'pass') / COUNT(*), 1) p FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch'
+        GROUP BY 1 ORDER BY p, 1 LIMIT 1)""", [latest])
+    devices = {d for d, in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' AND site = ?",
+                               [lowest])}
+    chat = Chat(services)
+    chat("branches ranked by pass rate, worst first")
+    answer = chat("the worst one - what are its devices").final.answer
+    assert first_line(answer).startswith(f"**{len(devices)} device"), answer[:300]
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer)) == devices, answer[:600]
+
+
+def test_a_negated_release_lists_the_devices_on_every_other_one(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'firewall' "
+                                "AND os_version <> '9.16(4)'")
+    lead = first_line(Chat(services)("which firewalls are not on 9.16(4)").final.answer)
+    assert lead.startswith(f"**{n} devices**"), lead
