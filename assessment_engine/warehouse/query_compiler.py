@@ -151,6 +151,10 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     keys = [model.dimension_sql(d, fact_name) for d in query.group_by] + ([period] if period else [])
     if keys:
         inner.add(" GROUP BY " + ", ".join(k for k in keys if k))
+        judged = [_condition(model, fact_name, c) for c in on_rows if not c.in_measure]
+        if judged:  # a group none of whose rows is of the checks asked was not judged on them: no row, not a zero
+            inner.add(" HAVING COUNT(*) FILTER (WHERE " + " AND ".join(sql for sql, _ in judged) + ") > 0",
+                      *[p for _, params in judged for p in params])
 
     outer = _Sql().add("SELECT *, COUNT(*) OVER () AS total_rows FROM (").add(inner.text, *inner.params).add(") q")
     bounds = query.bounds if query.group_by else []  # a yes/no's bound says when it is Yes: read by the answer

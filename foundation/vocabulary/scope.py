@@ -44,6 +44,8 @@ class AnswerScope(BaseModel):
     assets: int | None = None
     # values a typed query excluded ("outside DataCenter-1", "not on ios-xe"), by the scope key of their kind
     excluded: dict[str, list[str]] = Field(default_factory=dict)
+    # values of the other dimensions a typed query kept ("region us-west", "tier tier1"), by the dimension's noun
+    more: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("site_types", "environment", "device_type", "platform", "os_version", "role", mode="before")
     @classmethod

@@ -33,6 +33,7 @@ from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.nlu.facets import condition_holds
 from orchestration.nlu.query_edits import is_edit
+from orchestration.nlu.query_reader import KEPT_BY_NO_TOOL
 from orchestration.outputs import (
     AssessmentContext,
     ContextAssets,
@@ -300,6 +301,10 @@ def same_shape(template: str, query: DataQuery) -> bool:
         return False
     if any(c.negated or c.in_measure for c in query.conditions) or query.condition("cve") is not None:
         return False  # no template excludes a value, counts a kind inside a group, or reads a CVE
+    if any(d in KEPT_BY_NO_TOOL for d in query.group_by):
+        return False  # nor groups by a region or tier ("which region has the worst pass rate")
+    if query.output == "yes_no" and query.group_by == ["device"] and any(b.op == "=" for b in query.bounds):
+        return False  # nor says whether some device passes ("is snmp v3 used anywhere at HQ")
     if template in INVENTORY_TEMPLATES:
         return True
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
@@ -312,10 +317,22 @@ SCOPE_KEYS = {"site": "sites", "device": "devices", "site_type": "site_type", "d
               "platform": "platform", "release": "os_version", "environment": "environment", "role": "role"}
 
 
-def _as_queried(covered: AnswerScope, query: DataQuery) -> AnswerScope:
+# dimensions the scope line says elsewhere (the checks and severities counted) or not at all
+SAID_APART = frozenset({"rule", "topic", "severity"})
+
+
+def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) -> AnswerScope:
     """The scope a query covered: its run(s), the devices it kept, its excluded values said as such ("not site
-    DataCenter-1"), not as the scope."""
+    DataCenter-1"), not as the scope; a condition on a dimension the scope has no key for ("region us-west", "tier
+    tier1") by the dimension's noun."""
     negated = {SCOPE_KEYS[c.dimension]: c.values for c in query.conditions if c.negated and c.dimension in SCOPE_KEYS}
+    for c in query.conditions:
+        if c.dimension not in SCOPE_KEYS and c.dimension not in SAID_APART and c.dimension in model.dimensions:
+            noun = model.dimensions[c.dimension].noun
+            if c.negated:
+                negated[noun] = c.values
+            else:
+                covered = covered.model_copy(update={"more": {**covered.more, noun: c.values}})
     devices = query.condition("device")
     if devices is not None and not devices.negated and not covered.devices:  # the devices of the last answer
         covered = covered.model_copy(update={"devices": devices.values})
@@ -334,12 +351,14 @@ def _as_queried(covered: AnswerScope, query: DataQuery) -> AnswerScope:
 
 def _narrower(query: DataQuery, scope: dict[str, Any], rules: list[str]) -> bool:
     """Whether the query keeps only values the templates' scope and checks do not name (the devices of the last
-    answer; "snmp rw": one check of the topic)."""
+    answer; "snmp rw": one check of the topic; a region or tier, which no template's scope has)."""
     checks = query.condition("rule")
     if checks is not None and set(checks.values) != set(rules):
         return True
     for condition in query.conditions:
         key = SCOPE_KEYS.get(condition.dimension)
+        if key is None and condition.dimension in KEPT_BY_NO_TOOL:
+            return True
         if key is None or condition.negated:
             continue
         named = scope.get(key) if key != "devices" else scope.get("devices") or scope.get("device")
@@ -384,7 +403,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                    "focus_area": ", ".join(condition.rules) or None}
         covered = covered_scope(choice.tool, counted, outcome.result)
         if covered is not None and choice.params.get("template") == "query" and intent.query is not None:
-            covered = _as_queried(covered, intent.query)
+            covered = _as_queried(covered, intent.query, services.catalog.semantic_model)
     else:
         covered = covered_scope(choice.tool, choice.params, outcome.result)
     inventory, inventory_calls = _inventory(scope, task, services, state.conversation.collection, state.input.user_id)

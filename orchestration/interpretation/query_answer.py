@@ -126,7 +126,9 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         names = [str(r.get(dim)) for r in rows]  # every one: a yes is proved by the complete list
         listed = ", ".join(names[:SHOWN]) + (f" and {total - SHOWN} more (every one is in the export)"
                                              if total > SHOWN else "")
-        return DomainOutputs(summary=f"**Yes** — {total} {_label(dim, model, total)} ({where(query)}): {listed}.",
+        # "… with no failed checks": the devices that pass, said so ("is snmp v3 used anywhere")
+        clean = " " + bound_words(query, model) if any(b.op == "=" for b in query.bounds) else ""
+        return DomainOutputs(summary=f"**Yes** — {total} {_label(dim, model, total)}{clean} ({where(query)}): {listed}.",
                              statistics={"rows": total, **_listed(dim, names, total)})
     by_period = {str(r.get("run") or ""): r.get(measure) for r in rows}
     periods = query.runs or query.months

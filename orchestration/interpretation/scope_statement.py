@@ -119,6 +119,7 @@ def scope_line(scope: AnswerScope) -> str:
                                                           ("role", scope.role),
                                                           ("platform", scope.platform),
                                                           ("software version", scope.os_version)) if v]
+    parts += [f"{noun} {' or '.join(v)}" for noun, v in scope.more.items()]
     parts += [f"not {EXCLUDED_LABELS.get(key, key)} {' or '.join(v)}" for key, v in scope.excluded.items()]
     parts += [f"severity {scope.severity}"] if scope.severity else []
     if scope.focus:

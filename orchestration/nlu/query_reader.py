@@ -26,6 +26,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
+from orchestration.nlu.frame import ANY
 from orchestration.state import Intent
 
 _I = re.IGNORECASE
@@ -60,6 +61,8 @@ GROUP = re.compile(r"\b(?:by|per|for each|each|across|grouped by|broken down by|
                    r"(?P<dim>[a-z][\w ]*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)", _I)
 WHICH = re.compile(rf"\b(?:which|what(?:\s+(?:are|is|were))?|list|show|rank|worst|best|top|lowest|highest|bottom)"
                    rf"(?:\s+{_N})?\s+(?:the\s+|all\s+|our\s+|its\s+|their\s+|of the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})", _I)
+AMONG = re.compile(r"\b(?:of|among|out of|in)\s+(?:any|all|every|each)(?:\s+(?:of\s+)?(?:the|our))?\s+"
+                   r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})", _I)
 WHAT_FAILS = re.compile(r"\bwhat(?:'s| is| are| do| does| did)?\b[^?]*\bfail(?:s|ing|ed)?\b|\bwhat fails\b|"
                         r"\bwhat(?:'s| is)? wrong\b", _I)
 FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|issues?|problems?|violat\w*|crits?|"
@@ -87,6 +90,8 @@ TIER = re.compile(r"\btier[\s-]?([123])\b", _I)
 PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\s*(?:version|v)\s*(\d+)", _I)
 # conditions the assessment tools' scope has no key for: a summary there is the compiler's
 BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve"})
+# what neither the tools' scope nor a SQL template keeps or groups by (both know a role)
+KEPT_BY_NO_TOOL = BEYOND_THE_TOOLS - {"role"}
 # dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
 # before a kind of device ("wan routers", "core devices"; not "access lists" or "edge interfaces")
 VALUE_WORDS = {"region": "", "role": r"(?=\s+(?:routers?|switch(?:es)?|firewalls?|devices?|boxes|box|nodes?|layer|"
@@ -220,6 +225,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             bounds = [Bound(measure=measures[0], op=">", value=0)]
     if without and group and group != ["device"]:
         bounds = [Bound(measure="devices", op="=", value=0)]
+    if ask == "yes_no" and frame.polarity == "passes" and ANY.search(prompt) and group == ["device"] and \
+            measures[:1] == ["failed_checks"] and (frame.checks or frame.targets.rule):
+        # "is snmp v3 used anywhere at HQ": a feature wanted on is there where a device passes its checks — Yes
+        # when some device does, and which
+        bounds = [Bound(measure="failed_checks", op="=", value=0)]
     if missing:
         unsaid.append("no run in " + ", ".join(missing))
     order, limit = _order(prompt, ask, measures, group, frame.limit, model)
@@ -260,16 +270,22 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # "telnet anywhere in DC2?", "is HQ clean on ssh?": whether something fails, Yes or No first (the compiler's); one
     # device's verdict, and checks wanted on ("is aaa configured everywhere?"), stay with the tools' verdicts
     asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
+    # "… used anywhere?": whether some device passes, which the tools' verdicts (none failing) do not say
+    asks_for_some_passing = query.output == "yes_no" and query.group_by == ["device"] and any(
+        b.op == "=" for b in query.bounds)
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
+    if any(d in BEYOND_THE_TOOLS for d in query.group_by) or any(c.dimension in KEPT_BY_NO_TOOL
+                                                                 for c in query.conditions):
+        # the tools break down by no tier, region or role, and keep a role only ("pass rate in us-west by site type")
+        return False
     charted = breakdown and one_run and not query.bounds and not query.order and not query.limit and not any(
-        d in BEYOND_THE_TOOLS for d in query.group_by) and not any(  # the tools break down by no tier or region,
-        c.negated for c in query.conditions)  # and exclude nothing ("firewalls not running 9.18(3)")
+        c.negated for c in query.conditions)  # the tools exclude nothing ("firewalls not running 9.18(3)")
     return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
         len(query.runs) == 2 and query.group_by in ([], ["device"]) and query.measures[:1] in ([], ["failed_checks"])) or (
         checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some
-        and not asks_for_failures)
+        and not asks_for_failures and not asks_for_some_passing)
 
 
 def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,
@@ -351,7 +367,8 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
     fails, its checks."""
     for m in GROUP.finditer(prompt):
-        dim = _dimension(m.group("dim"), model)
+        # the longest name of a dimension where the group starts ("by kind of site for us-west": not just "kind")
+        dim = _dimension(prompt[m.start("dim"):], model) or _dimension(m.group("dim"), model)
         if dim and dim != "run":
             return [dim]
     if ask == "count":
@@ -366,6 +383,11 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         for m in WHICH.finditer(prompt):
             dim = _dimension(m.group("what"), model)
             if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device"):
+                return [dim]
+    if MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt):
+        for m in AMONG.finditer(prompt):  # "the lowest pass rate of any region": the regions ranked
+            dim = _dimension(m.group("what"), model)
+            if dim and dim != "run":
                 return [dim]
     if ask in ("list", "ranking"):  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
         return [{"devices": "device", "sites": "site", "rules": "rule", "signatures": "signature",

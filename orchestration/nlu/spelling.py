@@ -24,6 +24,8 @@ COMMON_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", 
 _ENDINGS = ("s", "es", "d", "ed", "ing", "ly")
 _PREFIXES = ("un", "non", "re")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")
+# a protocol and its version typed as one word ("snmpv3", "sshv2"), read as the checks name them ("snmp v3")
+_GLUED_VERSION = re.compile(r"\b(snmp|ssh|ntp|tls|ssl|http)(v\d(?:\.\d)?)\b", re.IGNORECASE)
 
 
 class SpellingNormalizer:
@@ -55,4 +57,4 @@ class SpellingNormalizer:
         return any(stem in self._known or any(stem + end in self._known for end in _ENDINGS) for stem in stems)
 
     def normalize(self, text: str) -> str:
-        return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)
+        return _WORD.sub(lambda m: self.correct_word(m.group(0)), _GLUED_VERSION.sub(r"\1 \2", text))

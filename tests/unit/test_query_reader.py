@@ -132,3 +132,40 @@ def test_an_exception_named_by_its_own_word_covers_only_its_rule(demo_warehouse:
     assert state.intent.frame.targets.exception == [pos]
     lead = first_line(state.final.answer)
     assert lead.startswith(f"**No** — {pos} does not cover"), lead
+
+
+SITES_OF = "FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site"
+
+
+def test_a_region_kept_is_applied_and_said_in_the_scope(demo_warehouse: Path, services: Services) -> None:
+    """A region is a condition no template or tool keeps: the compiler answers, and the scope line says it."""
+    rates = sql(demo_warehouse, f"""SELECT s.site_type, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass')
+        / COUNT(*), 1) {SITES_OF} WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND s.region = 'us-west'
+        GROUP BY 1 ORDER BY 1""")
+    answer = handle_turn("what's the pass rate by kind of site for us-west", services=services).final.answer
+    scope, lead = answer.split("\n\n")[:2]
+    assert "region us-west" in scope, scope
+    said = dict(re.findall(r"\*\*(\w+)\*\* (\d+\.\d)%", lead))
+    assert said == {t: f"{p:.1f}" for t, p in rates}, (rates, lead)
+
+
+def test_the_worst_region_is_named_by_its_pass_rate(demo_warehouse: Path, services: Services) -> None:
+    (worst, rate), = sql(demo_warehouse, f"""SELECT s.region, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass')
+        / COUNT(*), 1) p {SITES_OF} WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' GROUP BY 1
+        ORDER BY p, 1 LIMIT 1""")
+    lead = first_line(handle_turn("lowest pass rate of any region?", services=services).final.answer)
+    assert lead.startswith(f"**{worst}** has the lowest pass rate: {rate}%"), lead
+
+
+def test_a_feature_wanted_on_asked_anywhere_is_yes_with_the_devices_that_have_it(
+        demo_warehouse: Path, services: Services) -> None:
+    """"… used anywhere" of a check whose pass is the feature being on: Yes when some device passes, and those
+    devices — not "No" because others fail it."""
+    passing = {d for d, in sql(demo_warehouse, f"""SELECT r.asset_id FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.site = 'HQ' AND r.rule_id = 'SNMP-V3-PRIV'
+        GROUP BY 1 HAVING COUNT(*) FILTER (WHERE r.status = 'fail') = 0""")}
+    assert passing  # the demo has some: else this proves nothing
+    answer = handle_turn("do any HQ boxes run snmpv3 anywhere", services=services).final.answer
+    lead = first_line(answer)
+    assert lead.startswith(f"**Yes** — {len(passing)} devices with no failed checks"), lead
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", lead)) == passing, lead
