@@ -422,12 +422,26 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
                  f" for {sum(r.devices_covered for r in covering)} of the devices asked about."
                  if covering else f"**No** — no approved exception covers the devices and checks asked about "
                                   f"({ids}{' …' if n > 10 else ''} cover none of them).")
+    elif frame.targets.exception:  # "which devices does the lab exception cover": a named one's devices, by name
+        covered = sorted({d for r in rows for d in _names_of(r.covered_devices)})
+        first = (f"**{len(covered)} device{'s' if len(covered) != 1 else ''}** covered by {ids}: {', '.join(covered)}."
+                 if covered else f"**No device** is covered in this run by {ids}.")
     table = markdown.table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
                    [[r.exception_id, f"{r.rule_id} — {r.title}", r.sites, r.device_type, day(r.expires_on),
-                     r.devices_covered, r.approved_by, r.source_document] for r in rows[:SHOWN]])
+                     _covered_cell(r), r.approved_by, r.source_document] for r in rows[:SHOWN]])
     reasons = "\n".join(f"- {r.exception_id}: {markdown.cell(r.reason, 240)}" for r in rows[:10])
     return DomainOutputs(summary=f"{first}\n\n{table}\n\nWhy each was approved:\n\n{reasons}",
                          statistics={"row_count": n})
+
+
+def _names_of(listed: str | None) -> list[str]:
+    return sorted(n.strip() for n in (listed or "").split(",") if n.strip())
+
+
+def _covered_cell(row: ExceptionRow) -> str:
+    """The devices an exception covers: named when few, counted when many."""
+    names = _names_of(row.covered_devices)
+    return ", ".join(names) if 0 < len(names) <= 6 else str(row.devices_covered)
 
 
 def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[RetrievedChunk], rules: Mapping[str, Rule],

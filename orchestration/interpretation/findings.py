@@ -132,8 +132,14 @@ def from_analysis(result: AnalysisResult, dims: list[str], presentation: str, ch
             f.impact = (rule.rationale or row.title or "").rstrip(".") + "."
             findings.append(f)
     else:
-        findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{i - 1}]", prov, [], rules)
-                    for i, rule in enumerate(result.top_rules[:limit], start=1)]
+        # the most common deviations, and the most severe ones beside them: what to do first ranks by severity, and a
+        # critical on one device must not be left out because ten mediums are on more (a number asked is kept)
+        shown = result.top_rules[:limit]
+        severe = [] if "top_" in (presentation or "") else sorted(
+            result.top_rules, key=lambda r: (-severity.rank(r.severity), -r.failing_assets))[:5]
+        listed = shown + [r for r in severe if all(r.rule_id != s.rule_id for s in shown)]
+        findings = [_finding(prefix, i, rule, chunks, f"{src}.top_rules[{result.top_rules.index(rule)}]", prov, [], rules)
+                    for i, rule in enumerate(listed, start=1)]
         for f in findings:  # name a few affected devices from the sample, with their evidence lines
             sample = [r for r in result.results_sample if r.rule_id == f.rule_id]
             f.entities_referenced = [r.asset_id for r in sample][:10]

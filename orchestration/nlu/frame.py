@@ -476,12 +476,15 @@ def title_words(text: str) -> frozenset[str]:
 
 
 # "the POS exception", "the lab waiver": an exception named by a word only it has
-_EXCEPTION_BY_WORD = re.compile(r"\bthe\s+([\w-]+)\s+(?:exception|waiver|risk acceptance)\b", _I)
+# "the POS exception", "our legacy POS waiver": up to three words before it, one of them an exception's own
+_EXCEPTION_BY_WORD = re.compile(r"\b(?:the|our|that|this)\s+((?:[\w-]+\s+){0,2}[\w-]+)\s+"
+                                r"(?:exception|waiver|risk acceptance)\b", _I)
 
 
 def _exceptions_by_word(text: str, words: Iterable[tuple[str, str]]) -> list[str]:
     known = dict(words)
-    return [known[m.group(1).lower()] for m in _EXCEPTION_BY_WORD.finditer(text) if m.group(1).lower() in known]
+    return list(dict.fromkeys(known[w] for m in _EXCEPTION_BY_WORD.finditer(text)
+                              for w in m.group(1).lower().split() if w in known))
 
 
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],

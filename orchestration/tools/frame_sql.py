@@ -376,7 +376,8 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
         bound += types
     sql = (
         "SELECT e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, "
-        "e.reason, e.source_document, COUNT(DISTINCT c.asset_id) AS devices_covered, COUNT(*) OVER () AS total "
+        "e.reason, e.source_document, COUNT(DISTINCT c.asset_id) AS devices_covered, "
+        "LISTAGG(DISTINCT c.asset_id, ', ') AS covered_devices, COUNT(*) OVER () AS total "
         "FROM exceptions e JOIN rules ru ON ru.rule_id = e.rule_id LEFT JOIN ("
         "SELECT r.asset_id, r.exception_id FROM results r JOIN assets a ON a.asset_id = r.asset_id "
         f"WHERE r.assessment_id = ? AND r.status = 'exception' AND {where}) c ON c.exception_id = e.exception_id "

@@ -226,6 +226,7 @@ class ExceptionRow(RowModel):
     reason: str | None
     source_document: str | None
     devices_covered: int
+    covered_devices: str | None = None  # their names, comma-separated
     total: int
 
 

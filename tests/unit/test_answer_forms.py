@@ -823,3 +823,13 @@ def test_a_trend_per_group_is_each_groups_series_side_by_side(demo_warehouse: Pa
     assert head.startswith(f"Per role, {runs[0]} "), head
     assert f"first: **{worst}** {before}% → {after}% ({after - before:+.1f} points; failed {before_failed:,} → " \
            f"{after_failed:,})" in head, head
+
+
+def test_a_named_exception_asked_about_names_the_devices_it_covers(demo_warehouse: Path, services: Services) -> None:
+    """The devices an exception covers are those the run marked excepted under it (SQL), named in the lead."""
+    covered = sorted(d for d, in sql(demo_warehouse, f"""SELECT DISTINCT asset_id FROM results WHERE
+        assessment_id = {LATEST} AND status = 'exception' AND exception_id = 'EXC-2026-007'"""))
+    assert covered
+    lead = first_line(handle_turn("what boxes fall under the legacy POS exception?", services=services).final.answer)
+    assert lead.startswith(f"**{len(covered)} devices** covered by EXC-2026-007"), lead
+    assert lead.endswith(": " + ", ".join(covered) + "."), lead

@@ -4,6 +4,7 @@ line offering them. Each case checks what must be there as well as what must not
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from orchestration.evaluation import answer_lines
@@ -48,3 +49,21 @@ def test_a_device_question_shows_each_finding_with_its_line_and_fix_in_a_line(de
     assert one_line, "the answer should show a finding with one line of evidence"
     for rule, evidence in one_line:
         assert evidence[:60] in shown[rule], (rule, evidence, shown[rule])  # on the finding's own line
+
+
+SEVERITY_RANK = {"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
+
+
+def test_what_to_do_first_leads_with_the_most_severe_deviations_however_few_devices_they_are_on(
+        demo_warehouse: Path, services: Services) -> None:
+    """Store-50's criticals are each on one device while its mediums are on two: the fixes in order start with
+    every critical SQL finds there, then the highs — not with the commonest deviations."""
+    failing = sql(demo_warehouse, f"""SELECT r.rule_id, MIN(r.severity), COUNT(DISTINCT r.asset_id) FROM results r
+        JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet'
+        AND a.site = 'Store-50' AND r.status = 'fail' GROUP BY 1""")
+    expected = sorted((SEVERITY_RANK[s] for _, s, _ in failing), reverse=True)[:5]
+    assert expected[0] == SEVERITY_RANK["critical"]  # else the demo proves nothing here
+    answer = handle_turn("overview of Store-50 — what should we fix first?", services=services).final.answer
+    first = answer.split("**What to do first**")[1].split("**Findings**")[0]
+    said = [SEVERITY_RANK[s] for s in re.findall(r"^\d+\. .+ \((critical|high|medium|low|info), \d+ devices?\)", first, re.M)]
+    assert said == expected, first
