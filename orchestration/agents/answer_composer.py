@@ -225,6 +225,11 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
         return Final(answer=_preference_answer(state.conversation.new_preferences))
     if state.conversation.resolution == "collection":
         return Final(answer=_collection_answer(state.conversation.collection))
+    if state.conversation.resolution == "scope_reset":
+        where = "the fleet" if (state.conversation.collection or "fleet") == "fleet" else \
+            f"the collection **{state.conversation.collection}**"
+        return Final(answer=f"Filters cleared: the next question is about all of {where} (its latest assessment), "
+                            "with nothing carried from the answers before. Nothing was run; ask your question.")
     if intent.meta_intent == "cancellation":
         return Final(answer="Okay, cancelled. Nothing was run; ask a new question whenever you are ready.")
     if cannot_answer(intent):

@@ -336,6 +336,9 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
     devices = query.condition("device")
     if devices is not None and not devices.negated and not covered.devices:  # the devices of the last answer
         covered = covered.model_copy(update={"devices": devices.values})
+    severities = query.condition("severity")
+    if severities is not None and not severities.negated and not covered.severity:  # "only critical", an edit
+        covered = covered.model_copy(update={"severity": " or ".join(severities.values)})
     if query.runs and not covered.assessment_id:  # one run's figures: the run they are of
         covered = covered.model_copy(update={"assessment_id": query.runs[-1],
                                              "previous_assessment_id": query.runs[0] if len(query.runs) > 1 else None})

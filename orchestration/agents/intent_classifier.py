@@ -30,10 +30,12 @@ from orchestration.nlu.facets import asked_besides, asks_release_age, group_key,
 from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
+    after_reset,
     name_reply,
     names_what,
     preference_statement,
     resolve,
+    since_reset,
 )
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
@@ -596,10 +598,18 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
 
 def run(state: AssessmentState, services: Services) -> StateUpdate:
     """Node: classify the prompt, then read it against the thread's history and the user's preferences."""
-    conv = state.conversation
     prompt = state.input.user_prompt
+    cleared = after_reset(prompt)  # "clear the filters": no earlier answer is referred to or carried from here on
+    conv = state.conversation.evolve(history=[] if cleared is not None else since_reset(state.conversation.history))
     updates: dict[str, Any] = {"resolution": "none", "effective_prompt": "", "referenced_finding": None,
                                "new_corrections": [], "new_preferences": {}}
+    if cleared == "":
+        intent = with_facets(Intent(meta_intent="confirmation", confidence=0.95), prompt, services)
+        updates.update(resolution="scope_reset")
+        return {"intent": intent.evolve(frame=QuestionFrame()), "conversation": conv.evolve(**updates)}
+    if cleared:  # "start over - pass rate?": the question, asked afresh
+        prompt = cleared
+        updates.update(effective_prompt=prompt)
     prefs = preference_statement(prompt) if prompt.strip() else None
     if prefs is not None:
         intent = Intent(meta_intent="confirmation", confidence=0.95, entities=extract_entities(prompt, Gazetteer(rule_ids=services.catalog.rules.ids)))

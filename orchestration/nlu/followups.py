@@ -75,6 +75,25 @@ class Resolution:
     new_preferences: dict[str, str] = field(default_factory=dict)
 
 
+# "clear the filters", "reset scope", "start over - pass rate?": nothing earlier carries into what follows
+SCOPE_RESET = re.compile(r"^\s*(?:(?:ok(?:ay)?|so|now|please)[\s,]+)?(?:(?:clear|reset|drop|remove|forget)\s+(?:the\s+|all\s+"
+                         r"(?:the\s+)?|my\s+|those\s+|these\s+|any\s+)?(?:filters?|scope|conditions?)|start (?:over|again|"
+                         r"fresh)|from scratch)\b[\s,.:;!-]*", _I)
+
+
+def after_reset(prompt: str) -> str | None:
+    """The question asked after the words that clear the scope ("" when nothing follows them); None when the prompt
+    clears nothing."""
+    m = SCOPE_RESET.match(prompt)
+    return None if m is None else prompt[m.end():].strip()
+
+
+def since_reset(history: list[PastTurn]) -> list[PastTurn]:
+    """The turns after the latest that cleared the scope: nothing before it is referred to or carried."""
+    cut = max((i + 1 for i, t in enumerate(history) if SCOPE_RESET.match(t.prompt)), default=0)
+    return history[cut:]
+
+
 def preference_statement(prompt: str) -> dict[str, str] | None:
     """Preferences the prompt sets ({key: value}) or removes ({key: ""}); None when it is no such statement."""
     forget = FORGET.search(prompt)

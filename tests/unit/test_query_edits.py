@@ -95,3 +95,24 @@ def test_a_negated_release_lists_the_devices_on_every_other_one(demo_warehouse: 
                                 "AND os_version <> '9.16(4)'")
     lead = first_line(Chat(services)("which firewalls are not on 9.16(4)").final.answer)
     assert lead.startswith(f"**{n} devices**"), lead
+
+
+def test_clearing_the_filters_asks_the_next_question_of_the_whole_fleet(demo_warehouse: Path, services: Services) -> None:
+    """Follow-ups narrow the last query; "reset the scope" ends that: the next figure is the fleet's (SQL), not the
+    store firewalls', and a follow-up with nothing to build on is asked about rather than applied to them."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (fleet,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' "
+                                    "AND r.severity = 'critical'", [latest])
+    (narrow,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' "
+                                     "AND r.severity = 'critical' AND s.site_type = 'store' AND a.device_type = "
+                                     "'firewall'", [latest])
+    assert fleet != narrow
+    chat = Chat(services)
+    chat("what fails at the stores")
+    assert first_line(chat("just the firewalls, critical only").final.answer).startswith(f"**{narrow}**")
+    assert chat("ok, reset the scope").final.answer.startswith("Filters cleared")
+    lead = first_line(chat("how many critical failed checks?").final.answer)
+    assert lead.startswith(f"**{fleet}**"), lead
+    chat("what fails at the stores")
+    lead = first_line(chat("start over: how many critical failed checks").final.answer)
+    assert lead.startswith(f"**{fleet}**"), lead
