@@ -52,7 +52,9 @@ from foundation.config import get_settings
 from knowledge_base.ingest import owned_name
 from orchestration.csv_export import answer_tables, has_tables
 from orchestration.memory.store import PENDING
+from orchestration.nlu.followups import CLEAR_FILTERS
 from orchestration.nlu.meta_intent import about_upload, is_file_handoff, overlong
+from orchestration.nlu.query_edits import narrowed_by_follow_ups
 from orchestration.outputs import ChartHint, ChartSeries
 from orchestration.runtime import TurnEvent, iter_turn
 from orchestration.services import Services
@@ -347,6 +349,10 @@ def _export_actions(thread_id: str, state: AssessmentState | None = None) -> lis
                                  label="Regenerate", icon="refresh-cw",
                                  tooltip="Answer the last question again on the current data (it replaces this answer "
                                          "in the conversation)"))
+    if state is not None and narrowed_by_follow_ups(state):  # the scope follow-ups narrowed, cleared in one click
+        actions.append(cl.Action(name="clear_filters", payload={}, label="Clear the filters", icon="filter-x",
+                                 tooltip="Ask the next question of all the data again: nothing carried from the "
+                                         "answers before"))
     sql_rows = sum(c.row_count for c in state.mcp.tool_calls if c.tool_name == "sql_path") if state else 0
     if state is not None and has_tables(state.final.answer, sql_rows):
         # the answer is found again by its text: a button under an earlier answer exports that answer's tables
@@ -707,6 +713,15 @@ async def regenerate(action: cl.Action) -> None:
     with parts().limits.answering(_in_flight_key()):
         await cl.make_async(app_services().memory().forget_turn)(thread_id, turn)
         await run_turn(prompt, thread_id, user_id)
+
+
+@cl.action_callback("clear_filters")
+@limited
+async def clear_filters(action: cl.Action) -> None:
+    """The button of a narrowed answer: the words that clear the scope, run as a turn (the memory keeps it, so no
+    later follow-up refers back past it)."""
+    with parts().limits.answering(_in_flight_key()):
+        await run_turn(CLEAR_FILTERS, cl.context.session.thread_id, _user_id())
 
 
 @cl.action_callback("export_trace")

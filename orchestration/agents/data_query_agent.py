@@ -249,7 +249,7 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
         return extension, "mcp"
     plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) \
         if intent.domain_details.skill in SQL_SKILLS else None
-    if intent.query is not None and (plan is None or not same_shape(plan.template, intent.query)
+    if intent.query is not None and (plan is None or not same_shape(plan, intent.query, catalog.semantic_model)
                                      or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
                                      or is_edit(intent)):
         plan = query_plan(intent.query, catalog.semantic_model, collection)
@@ -294,10 +294,18 @@ INVENTORY_TEMPLATES = frozenset({"inventory_count", "inventory_share", "attribut
                                  "last_assessed"})
 
 
-def same_shape(template: str, query: DataQuery) -> bool:
-    """Whether a frame template answers the question the typed query reads (``TEMPLATE_SHAPES``)."""
+def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
+    """Whether a frame template answers the question the typed query reads (``TEMPLATE_SHAPES``): a per-group
+    template's rows must be the query's groups ("rank the platforms by failed checks" is no ranking of sites), an
+    inventory template counts the inventory only ("how many devices … and their pass rate" is more)."""
+    template, group = plan.template, plan.group
     shape = TEMPLATE_SHAPES.get(template)
     if shape is None or not shape(query) or query.months:
+        return False
+    if group is not None and query.group_by and SCOPE_KEYS.get(query.group_by[0], query.group_by[0]) != group:
+        return False
+    if template in ("inventory_count", "inventory_share", "attribute_listing") and any(
+            model.measures[m].fact != "devices" for m in query.measures):
         return False
     if any(c.negated or c.in_measure for c in query.conditions) or query.condition("cve") is not None:
         return False  # no template excludes a value, counts a kind inside a group, or reads a CVE

@@ -41,7 +41,7 @@ from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, t
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
-from orchestration.nlu.query_reader import read_query
+from orchestration.nlu.query_reader import measure_words, read_query
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.services import Services, build_services
 from orchestration.state import (
@@ -431,14 +431,18 @@ def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str
                                signals=[*decision.signals, "the documents answer: a policy lookup about no device"])
 
 
-def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:
+def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "",
+                    measured: bool = False) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
-    between the configuration and security views. None when the frame is not that clear."""
+    between the configuration and security views. None when the frame is not that clear. ``measured``: the words
+    name a measure of the semantic model ("pass rate", "failed checks"), which says what is asked."""
     named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception or frame.targets.signature)
     targeted = named or _filtered(frame)
-    # a named device or rule with a topic or check is clear enough at a lower confidence of the ask
-    floor = CLEAR_ASK_NAMED if named and (frame.checks or frame.targets.rule or frame.targets.signature) else CLEAR_ASK
+    # a named device or rule with a topic or check, or a measure named about a target, is clear enough at a lower
+    # confidence of the ask ("number of boxes at Branch-07 and their pass rate?")
+    floor = CLEAR_ASK_NAMED if (named and (frame.checks or frame.targets.rule or frame.targets.signature)) or (
+        measured and targeted and frame.ask in DATA_ASKS) else CLEAR_ASK
     if frame.subject == "exceptions" and targeted:  # "which exceptions cover DataCenter-2": the exception list answers
         floor = min(floor, CLEAR_ASK_POPULATION)
     filters = frame.filters.model_dump()
@@ -517,7 +521,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
-        clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text)
+        clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text,
+                                measured=bool(measure_words(text, services.catalog.semantic_model)))
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True

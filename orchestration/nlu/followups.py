@@ -81,6 +81,9 @@ SCOPE_RESET = re.compile(r"^\s*(?:(?:ok(?:ay)?|so|now|please)[\s,]+)?(?:(?:clear
                          r"fresh)|from scratch)\b[\s,.:;!-]*", _I)
 
 
+CLEAR_FILTERS = "Clear the filters"  # what the chat's button says, as a turn
+
+
 def after_reset(prompt: str) -> str | None:
     """The question asked after the words that clear the scope ("" when nothing follows them); None when the prompt
     clears nothing."""

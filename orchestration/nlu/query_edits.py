@@ -25,8 +25,8 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
-from orchestration.nlu.query_reader import _conditions, _dimension, _measure_words, _time
-from orchestration.state import Intent, PastTurn
+from orchestration.nlu.query_reader import _conditions, _dimension, _time, measure_words
+from orchestration.state import AssessmentState, Intent, PastTurn
 
 _I = re.IGNORECASE
 ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
@@ -58,6 +58,16 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
 
 
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
+# how a follow-up read against the history keeps an earlier answer's scope (the Intent Classifier's resolutions)
+KEPT_SCOPE = frozenset({"carryover", "refinement", "same_devices", "device_reference", "finding_reference",
+                        "self_correction", "name_clarification"})
+
+
+def narrowed_by_follow_ups(state: AssessmentState) -> bool:
+    """Whether a data answer's scope came from earlier answers (an edit of the last query, a scope carried over): the
+    chat offers to clear it."""
+    return state.final.scope is not None and (state.conversation.resolution in KEPT_SCOPE or any(
+        s.startswith(EDITED) for s in state.intent.signals))
 
 
 def is_edit(intent: Intent) -> bool:
@@ -160,7 +170,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         m = pattern.search(prompt)
         if not m:
             continue
-        named_measures = _measure_words(f"how many {m.group('what')}", model) or _measure_words(m.group("what"), model)
+        named_measures = measure_words(f"how many {m.group('what')}", model) or measure_words(m.group("what"), model)
         if not named_measures:
             return None  # "sort by name": no measure the model knows
         new = named_measures[0]

@@ -125,7 +125,7 @@ def _negated(prompt: str, value: str) -> bool:
     return False
 
 
-def _measure_words(prompt: str, model: SemanticModel) -> list[str]:
+def measure_words(prompt: str, model: SemanticModel) -> list[str]:
     """The measures the words name, each once, in the order they stand: a word that only means a measure wherever it
     stands, a counted noun only where it is counted."""
     found: list[tuple[int, str]] = []
@@ -165,7 +165,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     missing = [m for m in frame.time.months if m not in months]
     if missing and runs and not any(m in months for m in frame.time.months) and not pasted:
         return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
-    measures = _measure_words(prompt, model)
+    measures = measure_words(prompt, model)
     named_measure = bool(measures)
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
@@ -204,6 +204,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         conditions.append(Condition(dimension="device_type", values=[kind], in_measure=True))
         measures, zero = ["devices"], False
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions)
+    facts = {model.measures[m].fact for m in measures}
+    if "devices" in measures and len(facts) > 1 and "devices_assessed" in model.measures and \
+            model.measures["devices_assessed"].fact in facts:
+        # "how many devices at Store-48 and what's their pass rate": the devices those checks were on, beside the rate
+        measures = list(dict.fromkeys("devices_assessed" if m == "devices" else m for m in measures))
     measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
     bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
     fact = model.measures[measures[0]].fact if measures else "devices"
@@ -243,9 +248,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, output=output, **time)
-    if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or any(
+    if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
+            len(set(measure_words(prompt, model))) > 1 and len(query.measures) > 1) or any(
             c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
-        executed = True  # "pass rate by tier", "… in september", "… of the wan routers": more than the tools' summary
+        # "pass rate by tier", "… in september", "… of the wan routers", "how many devices … and their pass rate":
+        # more than the tools' summary
+        executed = True
     kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule,
                                                         frame.polarity)
     return QueryReading(query, unsaid, missing, kept)
@@ -413,7 +421,7 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
         ops: dict[str, Comparison] = {"more than": ">", "over": ">", "above": ">", "greater than": ">",
                                       "at least": ">=", "fewer than": "<", "less than": "<", "under": "<",
                                       "below": "<", "at most": "<="}
-        said = _measure_words(f"how many {m.group('what')}", model)
+        said = measure_words(f"how many {m.group('what')}", model)
         measure = said[0] if said and said[0] in measures else measures[0]
         if said and said[0] not in measures:
             measure = {"devices": "devices_failing", "checks": "failed_checks"}.get(said[0], said[0])

@@ -168,7 +168,7 @@ def group_compare(scope: dict[str, Any], key: str, condition: Condition, limit: 
     clean_words = f" without failed {condition.words()} checks" if clean else ""
     order = f" by {by_rate} pass rate" if by_rate else ""
     return SqlPlan("group_compare", sql, bound, f"per {label}{clean_words}{order} in {{assessment_id}}",
-                   assessment_id="latest")
+                   assessment_id="latest", group=key)
 
 
 def wants_clean(frame: QuestionFrame) -> bool:
@@ -230,7 +230,7 @@ def group_series(frame: QuestionFrame, scope: dict[str, Any], condition: Conditi
         f"GROUP BY {column}, m.assessment_id, m.started_at ORDER BY group_key, m.started_at")
     bound = [*match_params * 3, collection, *params, *time_params, *([collection] if last else [])]
     label = {"sites": "site", "site_type": "kind of site"}.get(key, key)
-    return SqlPlan("group_series", sql, bound, f"failed checks per {label} and assessment run")
+    return SqlPlan("group_series", sql, bound, f"failed checks per {label} and assessment run", group=key)
 
 
 def last_assessed(scope: dict[str, Any], collection: str = FLEET) -> SqlPlan:

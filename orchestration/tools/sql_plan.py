@@ -28,6 +28,7 @@ class SqlPlan:
     # not "no ASA there"); its parameters follow the assessment id as ``params`` do
     scope_sql: str | None = None
     scope_params: list[Any] | None = None
+    group: str | None = None  # what a per-group template's rows are (its scope key: "sites", "site_type", "platform" …)
 
 
 def _scope_text(params: list[Any]) -> str:

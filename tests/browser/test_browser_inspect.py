@@ -386,3 +386,24 @@ def test_a_file_cancelled_from_its_line_and_a_stop_during_an_upload_leave_them_o
     errors = [t for kind, t in console if kind == "error"]
     assert errors == [], errors[:5]
     page.close()
+
+
+def test_an_answer_narrowed_by_follow_ups_clears_its_filters_in_one_click(app: tuple[str, Path], browser: Any) -> None:
+    """Follow-ups narrow the last query; the narrowed answer offers "Clear the filters", and after the click the next
+    question is the whole fleet's again (its figure as SQL computes it)."""
+    import duckdb
+
+    with duckdb.connect(str(app[1] / "warehouse.duckdb"), read_only=True) as con:
+        (fleet,), = con.execute("""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE
+            a.collection = 'fleet' AND r.status = 'fail' AND r.severity = 'critical' AND r.assessment_id = (SELECT
+            assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at DESC LIMIT 1)""").fetchall()
+    page = open_chat(browser, app[0])
+    send(page, "what fails at the stores")
+    assert page.get_by_role("button", name="Clear the filters").count() == 0  # nothing narrowed yet
+    narrowed = send(page, "just the firewalls, critical only")
+    assert "device type firewall" in narrowed.inner_text()
+    assert page.get_by_role("button", name="Clear the filters").count() == 1
+    assert "Filters cleared" in _click(page, "Clear the filters")
+    lead = send(page, "how many critical failed checks?").inner_text()
+    assert f"{fleet} critical failed checks" in lead.replace("**", ""), lead
+    page.close()

@@ -169,3 +169,22 @@ def test_a_feature_wanted_on_asked_anywhere_is_yes_with_the_devices_that_have_it
     lead = first_line(answer)
     assert lead.startswith(f"**Yes** — {len(passing)} devices with no failed checks"), lead
     assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", lead)) == passing, lead
+
+
+def test_a_ranking_of_another_group_than_the_templates_is_of_that_group(demo_warehouse: Path, services: Services) -> None:
+    """"put the platforms in order of failed checks": the platforms, as SQL ranks them — no template's sites."""
+    ranked = sql(demo_warehouse, f"""SELECT a.platform, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' GROUP BY 1 ORDER BY n DESC, 1""")
+    answer = handle_turn("rank platforms by failures", services=services).final.answer
+    lead = first_line(answer)
+    assert lead.startswith(f"**{ranked[0][0]}** has the most failed checks: {ranked[0][1]:,}"), lead
+    assert all(p in answer for p, _ in ranked), answer[:600]
+
+
+def test_a_count_of_devices_and_a_rate_of_their_checks_are_both_answered(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    (devices, rate), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id), ROUND(100.0 * COUNT(*) FILTER (WHERE
+        r.status = 'pass') / COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST}
+        AND a.collection = 'fleet' AND a.site = 'Branch-07'""")
+    lead = first_line(handle_turn("number of boxes at Branch-07 and their pass rate?", services=services).final.answer)
+    assert lead.startswith(f"**{devices}** devices assessed · **{rate}%** pass rate"), lead
