@@ -25,7 +25,10 @@ _JUDGED = re.compile(r"^(?:is|are|would|does|do)\s+(?:this\s+|the\s+(?:line\s+)?
 _FORBIDS = {"forbid", "block_forbid", "iface_forbid"}
 _REQUIRES = {"require", "block_require", "iface_require"}
 # the prose around a pasted line that asks about the fleet instead ("do any of my devices have `ip http server`")
-_ABOUT_THE_FLEET = re.compile(r"\b(?:which|how many|any of|devices?|routers?|switches?|firewalls?|asas?|sites?|fleet|"
+# "for a store router", "on this switch": the device the line is meant for, not the fleet's devices
+_ONE_DEVICE = re.compile(r"\b(?:a|an|one|this|that|my|our new)\s+(?:[\w-]+\s+){0,2}?(?:devices?|routers?|"
+                         r"switch(?:es)?|firewalls?|asas?)\b", re.IGNORECASE)
+_ABOUT_THE_FLEET = re.compile(r"\b(?:which|how many|any of|devices?|routers?|switch(?:es)?|firewalls?|asas?|sites?|fleet|"
                               r"where|inventory|assessment|run)\b", re.IGNORECASE)
 
 
@@ -100,6 +103,6 @@ def judge_lines(text: str, rules: Iterable[Rule]) -> list[LineVerdict]:
     prose = text
     for v in verdicts:
         prose = prose.replace(v.line, " ")
-    if _ABOUT_THE_FLEET.search(prose):
+    if _ABOUT_THE_FLEET.search(_ONE_DEVICE.sub(" ", prose)):
         return []
     return sorted(verdicts, key=lambda v: (not v.fails, v.line))

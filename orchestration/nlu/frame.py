@@ -632,7 +632,10 @@ def asking_clause(text: str, entities: Sequence[Entity]) -> str:
     head = m.group("head").lower()
     for value in sorted((e.value.lower() for e in entities), key=len, reverse=True):
         head = head.replace(value, " ")
-    return m.group("rest") if not re.sub(r"\b(?:the|and|so|ok|okay|then|re|about)\b", " ", head).strip() else text
+    left = re.sub(r"\b(?:the|and|so|ok|okay|then|re|about)\b", " ", head).split()
+    # nothing but names: entities, or one token written as a name ("us-west", "9.16(4)" — a row picked by its key)
+    names_only = not left or (len(left) == 1 and re.search(r"[-\d]", left[0]) is not None)
+    return m.group("rest") if names_only else text
 
 
 _POLAR = re.compile(r"^(?:and |so |but )?(?:did|does|do|has|have|is|are|was|were|will|can|could)\b", _I)

@@ -28,6 +28,8 @@ def _judged(text: str) -> list[tuple[str, str, bool]]:
     # a "no" takes away what a rule requires (a failure) or what it forbids (met)
     ("is this line fine: no service password-encryption", [("no service password-encryption", "PWD-SERVICE-ENC", True)]),
     ("is this ok: no ip http server", [("no ip http server", "HTTP-SERVER", False)]),
+    # the device a line is meant for is no question about the fleet
+    ("would this be fine on a branch router? ip http server", [("ip http server", "HTTP-SERVER", True)]),
 ])
 def test_a_pasted_line_is_judged_by_the_checks_that_look_at_it(text: str, expected: list[tuple[str, str, bool]]) -> None:
     assert _judged(text) == expected

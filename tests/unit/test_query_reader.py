@@ -188,3 +188,13 @@ def test_a_count_of_devices_and_a_rate_of_their_checks_are_both_answered(demo_wa
         AND a.collection = 'fleet' AND a.site = 'Branch-07'""")
     lead = first_line(handle_turn("number of boxes at Branch-07 and their pass rate?", services=services).final.answer)
     assert lead.startswith(f"**{devices}** devices assessed · **{rate}%** pass rate"), lead
+
+
+def test_a_kind_of_device_counted_is_a_count_of_devices(demo_warehouse: Path, services: Services) -> None:
+    (devices, rate), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id), ROUND(100.0 * COUNT(*) FILTER (WHERE
+        r.status = 'pass') / COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.device_type = 'router'
+        AND s.region = 'us-central'""")
+    lead = first_line(handle_turn("how many routers in us-central, and what pass rate do they have",
+                                  services=services).final.answer)
+    assert lead.startswith(f"**{devices}** devices assessed · **{rate}%** pass rate"), lead
