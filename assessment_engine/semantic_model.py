@@ -99,6 +99,14 @@ class SemanticModel(BaseModel):
     def dimension_sql(self, name: str, fact: str) -> str | None:
         return self.dimensions[name].sql_for(fact)
 
+    def adds_up(self, measure: str, dimension: str) -> bool:
+        """Whether ``measure`` per ``dimension`` sums to the whole: a count of rows does; a count of distinct devices
+        only over a dimension each device has one value of (a site, a platform — not a check: a device fails many)."""
+        m = self.measures[measure]
+        if m.unit != "count" or not (m.count or "").upper().startswith("DISTINCT"):
+            return m.unit == "count"
+        return (self.dimension_sql(dimension, m.fact) or "").startswith(("a.", "s."))
+
     @cached_property
     def measure_words(self) -> list[tuple[str, str]]:
         """Every word of every measure, longest first (so "failed logins" is read before "failed"): (word, measure)."""

@@ -24,6 +24,10 @@ SELECT r.asset_id, r.rule_id, r.severity, a.site, ru.title
 FROM results r JOIN assets a ON a.asset_id = r.asset_id JOIN rules ru ON ru.rule_id = r.rule_id
 WHERE r.assessment_id = ? AND r.status = 'fail' AND {where} {severity}
 """
+COMPARE_CHECKED_OK = """
+SELECT r.asset_id, r.rule_id FROM results r JOIN assets a ON a.asset_id = r.asset_id
+WHERE r.assessment_id = ? AND r.status <> 'fail' AND {where} {severity}
+"""
 COMPARE_ASSESSED = "SELECT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id WHERE c.assessment_id = ? AND {where}"
 
 
@@ -58,8 +62,11 @@ def compare_in_python(w: Warehouse, current_assessment_id: str, previous_assessm
     cur, prev = fails(current.assessment_id), fails(previous.assessment_id)
     cur_assets, prev_assets = assessed(current.assessment_id), assessed(previous.assessment_id)
     common = cur_assets & prev_assets
-    new_issues = [cur[k] for k in sorted(cur.keys() - prev.keys()) if k[0] in common]
-    resolved = [prev[k] for k in sorted(prev.keys() - cur.keys()) if k[0] in common]
+    # new: failing now, not before (a newly assessed device's too); resolved: failing before, checked and not failing now
+    checked_ok = {(r[0], r[1]) for r in w.query(COMPARE_CHECKED_OK.format(where=where, severity=sev_sql),
+                                                [current.assessment_id, *sparams, *sev_params]).rows}
+    new_issues = [cur[k] for k in sorted(cur.keys() - prev.keys())]
+    resolved = [prev[k] for k in sorted(prev.keys() & checked_ok)]
     persistent = [cur[k] for k in sorted(cur.keys() & prev.keys())]
 
     per_asset: dict[str, list[int]] = {a: [0, 0] for a in common}

@@ -34,7 +34,11 @@ prev AS (SELECT r.asset_id, r.rule_id, r.severity, a.site FROM results r JOIN as
 ca AS (SELECT DISTINCT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id
        WHERE c.assessment_id = ? AND {where}),
 pa AS (SELECT DISTINCT c.asset_id FROM configs c JOIN assets a ON a.asset_id = c.asset_id
-       WHERE c.assessment_id = ? AND {where})
+       WHERE c.assessment_id = ? AND {where}),
+ok AS (SELECT r.asset_id, r.rule_id FROM results r JOIN assets a ON a.asset_id = r.asset_id
+       WHERE r.assessment_id = ? AND r.status <> 'fail' AND {where} {severity}),
+fixed AS (SELECT p.asset_id, COUNT(*) AS fixed_f FROM prev p JOIN ok o ON o.asset_id = p.asset_id AND o.rule_id = p.rule_id
+          GROUP BY p.asset_id)
 """
 
 # Up to the cap of rows per device kind (improved, worsened, new, removed, same), each carrying the totals.
@@ -48,8 +52,9 @@ f AS (SELECT asset_id, SUM(in_cur) AS cur_f, SUM(in_prev) AS prev_f, SUM(in_cur 
 s AS (SELECT asset_id, MAX(in_ca) AS in_ca, MAX(in_pa) AS in_pa
       FROM (SELECT asset_id, 1 AS in_ca, 0 AS in_pa FROM ca UNION ALL SELECT asset_id, 0, 1 FROM pa) x GROUP BY asset_id),
 per AS (SELECT COALESCE(s.asset_id, f.asset_id) AS asset_id, COALESCE(s.in_ca, 0) AS in_ca, COALESCE(s.in_pa, 0) AS in_pa,
-               COALESCE(f.cur_f, 0) AS cur_f, COALESCE(f.prev_f, 0) AS prev_f, COALESCE(f.both_f, 0) AS both_f
-        FROM s FULL OUTER JOIN f ON s.asset_id = f.asset_id),
+               COALESCE(f.cur_f, 0) AS cur_f, COALESCE(f.prev_f, 0) AS prev_f, COALESCE(f.both_f, 0) AS both_f,
+               COALESCE(x.fixed_f, 0) AS fixed_f
+        FROM s FULL OUTER JOIN f ON s.asset_id = f.asset_id LEFT JOIN fixed x ON x.asset_id = COALESCE(s.asset_id, f.asset_id)),
 kinds AS (SELECT per.*, CASE WHEN in_ca = 1 AND in_pa = 1 AND cur_f < prev_f THEN 'improved'
                              WHEN in_ca = 1 AND in_pa = 1 AND cur_f > prev_f THEN 'worsened'
                              WHEN in_ca = 1 AND in_pa = 1 THEN 'same'
@@ -60,8 +65,8 @@ ranked AS (SELECT kinds.*,
                                                          CASE WHEN kind = 'worsened' THEN asset_id END DESC, asset_id) AS rn,
            COUNT(*) OVER (PARTITION BY kind) AS n_kind,
            SUM(cur_f) OVER () AS cur_total, SUM(prev_f) OVER () AS prev_total,
-           SUM(CASE WHEN in_ca = 1 AND in_pa = 1 THEN cur_f - both_f ELSE 0 END) OVER () AS new_total,
-           SUM(CASE WHEN in_ca = 1 AND in_pa = 1 THEN prev_f - both_f ELSE 0 END) OVER () AS resolved_total,
+           SUM(CASE WHEN in_ca = 1 THEN cur_f - both_f ELSE 0 END) OVER () AS new_total,
+           SUM(fixed_f) OVER () AS resolved_total,
            SUM(both_f) OVER () AS persistent_total, SUM(in_ca) OVER () AS cur_assets, SUM(in_pa) OVER () AS prev_assets
            FROM kinds)
 SELECT kind, asset_id, prev_f, cur_f, n_kind, cur_total, prev_total, new_total, resolved_total, persistent_total,
@@ -69,17 +74,17 @@ SELECT kind, asset_id, prev_f, cur_f, n_kind, cur_total, prev_total, new_total, 
 FROM ranked WHERE rn <= {cap} ORDER BY kind, rn
 """
 
-# The first issues of each kind by (device, rule): new and resolved only on devices assessed in both runs.
+# The first issues of each kind by (device, rule). New: failing now and not in the previous run, a newly assessed
+# device's failures included (they are new to whoever works the list). Resolved: failing then and checked again and
+# not failing now (passing, or covered by an exception); a check no longer run, or a device no longer assessed, is
+# not a fix.
 ISSUES = """,
-common AS (SELECT asset_id FROM ca INTERSECT SELECT asset_id FROM pa),
 issues AS (
   SELECT 'new' AS kind, c.asset_id, c.rule_id, c.severity, c.site FROM cur c
-  WHERE c.asset_id IN (SELECT asset_id FROM common)
-    AND NOT EXISTS (SELECT 1 FROM prev p WHERE p.asset_id = c.asset_id AND p.rule_id = c.rule_id)
+  WHERE NOT EXISTS (SELECT 1 FROM prev p WHERE p.asset_id = c.asset_id AND p.rule_id = c.rule_id)
   UNION ALL
   SELECT 'resolved', p.asset_id, p.rule_id, p.severity, p.site FROM prev p
-  WHERE p.asset_id IN (SELECT asset_id FROM common)
-    AND NOT EXISTS (SELECT 1 FROM cur c WHERE c.asset_id = p.asset_id AND c.rule_id = p.rule_id)
+  WHERE EXISTS (SELECT 1 FROM ok o WHERE o.asset_id = p.asset_id AND o.rule_id = p.rule_id)
   UNION ALL
   SELECT 'persistent', c.asset_id, c.rule_id, c.severity, c.site FROM cur c
   WHERE EXISTS (SELECT 1 FROM prev p WHERE p.asset_id = c.asset_id AND p.rule_id = c.rule_id)),
@@ -90,6 +95,7 @@ FROM ranked JOIN rules ru ON ru.rule_id = ranked.rule_id WHERE rn <= {cap} ORDER
 
 
 TABLE = "comparison_summaries"
+ASSETS_V, ISSUES_V = "assets.v2", "issues.v2"  # v2: new findings on newly assessed devices, fixes only checked again
 DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (current_assessment_id VARCHAR NOT NULL,
           previous_assessment_id VARCHAR NOT NULL, statement VARCHAR NOT NULL, payload VARCHAR NOT NULL)"""
 
@@ -100,10 +106,10 @@ def statements(current_id: str, previous_id: str, where: str, scope_params: list
     ``a``; ``filter_sql``: the results' severity and rule conditions (on ``r``), each with its parameters."""
     runs = RUNS.format(where=where, severity=filter_sql)
     params = [current_id, *scope_params, *filter_params, previous_id, *scope_params, *filter_params,
-              current_id, *scope_params, previous_id, *scope_params]
-    return {
-        "assets": (runs + ASSETS.format(cap=cap), params),
-        "issues": (runs + ISSUES.format(cap=cap), params),
+              current_id, *scope_params, previous_id, *scope_params, current_id, *scope_params, *filter_params]
+    return {  # a name carries its definition's version: rows stored by an earlier definition are not read back
+        ASSETS_V: (runs + ASSETS.format(cap=cap), params),
+        ISSUES_V: (runs + ISSUES.format(cap=cap), params),
         "trend_fails": (f"SELECT r.assessment_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id "
                         f"WHERE r.status = 'fail' AND {where} {filter_sql} GROUP BY r.assessment_id ORDER BY 1",
                         [*scope_params, *filter_params]),

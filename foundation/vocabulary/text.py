@@ -57,4 +57,4 @@ def plural(noun: str, n: int = 2) -> str:
 
 
 # "how long do we have to fix a critical finding": a question of time, answered by an amount of time (a deadline)
-HOW_LONG = re.compile(r"\b(?:how long|how much time|how soon|how quickly|by when|time limit|how many days)\b", re.I)
+HOW_LONG = re.compile(r"\b(?:how long|how much time|how soon|how quickly|how fast|by when|time limit|how many days)\b", re.I)

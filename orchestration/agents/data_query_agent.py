@@ -15,11 +15,10 @@ import contextlib
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assessment_engine.query import Condition, DataQuery
+from assessment_engine.query import DataQuery
 from assessment_engine.semantic_model import SemanticModel
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
@@ -30,6 +29,7 @@ from orchestration.catalog import Catalog
 from orchestration.contracts import ContractSet
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation.scope_statement import covered_scope
+from orchestration.interpretation.template_shapes import SCOPE_KEYS, same_shape
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.nlu.facets import condition_holds
 from orchestration.nlu.query_edits import is_edit
@@ -95,7 +95,13 @@ def select_tool(intent: Intent) -> ToolChoice:
         return ToolChoice("issue_tracking_tool", params, "open/unresolved/persistent issues", bindings)
 
     months = intent.frame.time.months
-    if not named_runs and len(months) >= 2 and intent.frame.ask in ("compare", "trend", "summary", "yes_no"):
+    asked = intent.asked_query
+    if not named_runs and asked is not None and len(asked.runs) == 2:
+        # "how many failed checks in september vs november": the two runs the question's query reads, newest current
+        named_runs = [asked.runs[1], asked.runs[0]]
+        assessment_id = named_runs[0]
+        bindings["current_assessment_id"] = bindings["previous_assessment_id"] = "query runs"
+    elif not named_runs and len(months) >= 2 and intent.frame.ask in ("compare", "trend", "summary", "yes_no"):
         named_runs = sorted(months, reverse=True)[:2]  # "October vs November": each month's run, newest current
         assessment_id = named_runs[0]
         bindings["current_assessment_id"] = bindings["previous_assessment_id"] = "frame time months"
@@ -262,67 +268,6 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
     if plan.scope_sql:
         params.update(scope_sql=plan.scope_sql, scope_params=plan.scope_params)
     return ToolChoice(SQL_TOOL_NAME, params, f"bespoke question: {plan.template}"), "sql"
-
-
-# the question forms the frame's own templates answer (orchestration/tools/frame_sql.py), by the rows the typed query
-# groups by and its form: where both read a question alike, the template answers it (its answer forms say more: the
-# devices judged out of those assessed, ties, each side named); where they differ, the query is what was asked
-# ("the worst releases by pass rate" is no device ranking). Transitional: docs/ARCHITECTURE.md "Questions as queries".
-TEMPLATE_SHAPES: dict[str, Callable[[DataQuery], bool]] = {
-    "device_list": lambda q: q.group_by == ["device"] and q.output in ("list", "table", "yes_no"),
-    "device_rules": lambda q: q.group_by == ["rule"] and q.condition("device") is not None,
-    "group_compare": lambda q: len(q.group_by) == 1 and q.output in ("table", "list") and len(q.runs) <= 1
-    and all(b.op == "=" and b.value == 0 for b in q.bounds) and (q.group_by[0] not in ("device", "rule", "signature") or q.group_by == ["device"] and len(
-        (q.condition("device") or Condition(dimension="device", values=[])).values) > 1),
-    "run_series": lambda q: q.output in ("series", "change", "yes_no") and not q.group_by and len(q.runs) > 1,
-    "group_series": lambda q: q.output in ("series", "change") and len(q.group_by) == 1,
-    "site_changes": lambda q: q.output in ("series", "change") and q.group_by == ["site"],
-    "rule_changes": lambda q: q.output in ("series", "change") and q.group_by == ["rule"],
-    "signature_matches": lambda q: bool(q.measures) and q.measures[0] in ("devices_matched", "slic_matches"),
-    "inventory_share": lambda q: True, "exception_list": lambda q: True, "last_assessed": lambda q: True,
-    "clean_rules": lambda q: True, "devices_failing_topic": lambda q: q.group_by == ["device"],
-    "inventory_count": lambda q: bool(q.measures) and q.measures[0] == "devices",
-    "attribute_listing": lambda q: len(q.group_by) == 1 and q.group_by[0] in ("release", "model", "platform"),
-}
-
-
-# what the templates count and rank by; none of them excludes a value ("outside DataCenter-1", "not on ios-xe"), keeps
-# a figure's bound ("more than 20 failures") or reads calendar months of events
-TEMPLATE_MEASURES = frozenset({"failed_checks", "devices_failing", "pass_rate", "critical_findings", "high_findings",
-                               "checks", "devices_matched", "slic_matches"})
-INVENTORY_TEMPLATES = frozenset({"inventory_count", "inventory_share", "attribute_listing", "exception_list",
-                                 "last_assessed"})
-
-
-def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
-    """Whether a frame template answers the question the typed query reads (``TEMPLATE_SHAPES``): a per-group
-    template's rows must be the query's groups ("rank the platforms by failed checks" is no ranking of sites), an
-    inventory template counts the inventory only ("how many devices … and their pass rate" is more)."""
-    template, group = plan.template, plan.group
-    shape = TEMPLATE_SHAPES.get(template)
-    if shape is None or not shape(query) or query.months:
-        return False
-    if group is not None and query.group_by and SCOPE_KEYS.get(query.group_by[0], query.group_by[0]) != group:
-        return False
-    if template in ("inventory_count", "inventory_share", "attribute_listing") and any(
-            model.measures[m].fact != "devices" for m in query.measures):
-        return False
-    if any(c.negated or c.in_measure for c in query.conditions) or query.condition("cve") is not None:
-        return False  # no template excludes a value, counts a kind inside a group, or reads a CVE
-    if any(d in KEPT_BY_NO_TOOL for d in query.group_by):
-        return False  # nor groups by a region or tier ("which region has the worst pass rate")
-    if query.output == "yes_no" and query.group_by == ["device"] and any(b.op == "=" for b in query.bounds):
-        return False  # nor says whether some device passes ("is snmp v3 used anywhere at HQ")
-    if template in INVENTORY_TEMPLATES:
-        return True
-    ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
-    return ranked and all(m in TEMPLATE_MEASURES for m in query.measures) and all(
-        b.op in (">", "=") and b.value == 0 for b in query.bounds)
-
-
-# a query's dimension as the scope key the answer's scope line names it by
-SCOPE_KEYS = {"site": "sites", "device": "devices", "site_type": "site_type", "device_type": "device_type",
-              "platform": "platform", "release": "os_version", "environment": "environment", "role": "role"}
 
 
 # dimensions the scope line says elsewhere (the checks and severities counted) or not at all

@@ -14,9 +14,11 @@ from typing import Any
 from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
+from assessment_engine.query import DataQuery
 from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
+from orchestration.interpretation.template_shapes import DEVICE_ROWS
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -43,6 +45,7 @@ from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, o
 from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
 from orchestration.nlu.query_reader import measure_words, read_query
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
+from orchestration.nlu.spelling import expand_shorthand
 from orchestration.services import Services, build_services
 from orchestration.state import (
     AssessmentState,
@@ -53,7 +56,7 @@ from orchestration.state import (
     QuestionFrame,
     StateUpdate,
 )
-from orchestration.tools.question_plan import SQL_SKILLS
+from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
 from orchestration.tools.scope import scope_for
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
@@ -652,6 +655,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if picked is not None:
         prompt = picked
         updates.update(effective_prompt=picked)
+    if not pasted:  # "crits @ hq": the words the shorthand stands for, read by everything below
+        prompt = expand_shorthand(prompt)
     own = _classify(prompt, antecedent, gaz, services, pasted)
     own = own.evolve(frame=frame_of(prompt, services, own.entities))  # what it asks, before reading it against history
     # pasted lines are the subject: "is this ok: …" refers to them, not to an earlier answer
@@ -672,6 +677,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows
     edit = None if pasted or picked is not None or PICKS_AMONG.search(prompt) else \
         _edit_of(prompt, own, last, services, conv.collection or "fleet")
+    if edit is None and intent.clarification_question and not pasted and picked is None and \
+            not PICKS_AMONG.search(prompt):
+        # "at the stores" after an edited list: the history gave no question to ask there again, so the place edits
+        # the last query
+        edit = _edit_of(prompt, own, last, services, conv.collection or "fleet", places=True)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
@@ -719,7 +729,7 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
     if reading is None:
         return intent
-    if reading.kept:
+    if reading.kept and _answered_as_asked(intent, reading.query, scope, collection, services):
         return intent.evolve(asked_query=reading.query)
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
@@ -728,7 +738,19 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
                          asked_query=reading.query)
 
 
-def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str) -> QueryEdit | None:
+def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], collection: str,
+                       services: Services) -> bool:
+    """Whether what answers a question the assessment tools keep answers it in its shape: the tools do; a frame
+    template only where its shape is the query's ("what are the lab devices failing" is their checks, not a list of
+    the devices)."""
+    if intent.domain_details.skill not in SQL_SKILLS or not query.measures or query.group_by in ([], ["device"]):
+        return True  # a figure, a yes/no or devices: the templates' leads answer those in every shape
+    plan = sql_plan_for(intent, scope, collection, services.catalog.ontology)
+    return plan is None or plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
+
+
+def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str,
+             places: bool = False) -> QueryEdit | None:
     """The last answer's query as this follow-up edits it (``orchestration/nlu/query_edits.py``), or None."""
     if last is None or last.query is None:
         return None
@@ -736,7 +758,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the follow-up keeps its own answers
         return None
-    return edited_query(prompt, own, scope_for(own)[0], last, services.catalog.semantic_model, runs)
+    return edited_query(prompt, own, scope_for(own)[0], last, services.catalog.semantic_model, runs, places)
 
 
 def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:

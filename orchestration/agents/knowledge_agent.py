@@ -28,6 +28,8 @@ TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interp
 # a question of time about remediation is about the deadlines, a word it does not use ("how long" and "deadline"
 # share nothing for the keyword index)
 _REMEDIATION = re.compile(r"\b(?:fix\w*|remediat\w*|patch\w*|clos\w*|resolv\w*|findings?|deviations?|issues?)\b", re.I)
+_APPROVED_RELEASE = re.compile(r"\b(?:releases?|versions?|code|images?|trains?|\d+\.\d+[\w.()]*)\s+(?:\w+\s+){0,3}?"
+                               r"(?:approved|allowed|permitted|sanctioned|supported)\b", re.I)
 SKILL_CUES = {
     "cbp_assessment": "configuration standard approved exceptions",
     "cbp_expert_insights": "policy approved exceptions escalation procedure",
@@ -55,8 +57,15 @@ def formulate_query(state: AssessmentState) -> RetrievalQuery:
                 terms.append(entity.value)
         if conv.history and conv.effective_prompt:
             augmented_from.append(f"turn {conv.history[-1].turn_number}: previous request")
+        severities = conv.history[-1].query.condition("severity") if conv.history and conv.history[-1].query else None
+        if severities is not None and not severities.negated and not any(v in terms[0] for v in severities.values):
+            # "how fast must we fix those" after the high findings: the policy's line for that severity
+            terms.append(" or ".join(severities.values) + " severity findings")
+            augmented_from.append(f"turn {conv.history[-1].turn_number}: severity {' or '.join(severities.values)}")
     if HOW_LONG.search(state.prompt) and _REMEDIATION.search(state.prompt):
         terms.append("remediation deadlines")
+    if _APPROVED_RELEASE.search(state.prompt):  # "is 16.12.4 approved?": the lifecycle policy's list of releases
+        terms.append("approved software releases lifecycle")
     if not skill.endswith("_generic"):
         terms.append(SKILL_CUES.get(skill, ""))
     return RetrievalQuery(

@@ -103,6 +103,9 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
         checks = [c for c in query.conditions if c.dimension in ("severity", "rule", "topic") and not c.negated]
         what = " or ".join(_words(c) if c.dimension != "severity" else f"{' or '.join(c.values)} checks"
                            for c in checks) or "at least one check"
+        if not assessed:  # nothing judged is nothing compliant either
+            return DomainOutputs(summary=f"**None.** No device in this scope was assessed ({where(query)}).",
+                                 statistics={"devices_failing": 0, "devices_assessed": 0})
         return DomainOutputs(summary=f"**{failing:,}** of the {assessed:,} devices assessed in this scope fail {what} "
                                      f"({where(query)}).", statistics={"devices_failing": failing,
                                                                        "devices_assessed": assessed})
@@ -207,7 +210,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
     else:
         lead = f"**{total} {name}** {bound_words(query, model)} ({where(query)})".replace("  ", " ")
         failures_listed = dim == "rule" and bool(query.bounds) and all(b.op == ">" and b.value == 0 for b in query.bounds)
-        counted = first is not None and model.measures[first].unit == "count" and total == len(rows) and (
+        counted = first is not None and model.adds_up(first, dim) and total == len(rows) and (
             (query.output == "table" and not query.bounds) or failures_listed)  # "critical findings at HQ": how many
         if first and not query.order and model.measures[first].unit == "count" and total == len(rows):
             rows = sorted(rows, key=lambda r: -float(r.get(first) or 0))  # a list with a figure: the most first
@@ -238,7 +241,9 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
-        if first and not query.order and len(rows) > 1 and counted:
+        # the most first, where the figures are counts; summed only where they add up (devices per check do not)
+        if first and not query.order and len(rows) > 1 and (counted or (
+                total == len(rows) and model.measures[first].unit == "count" and not model.adds_up(first, dim))):
             lead += "; the most: " + ", ".join(f"**{k}** ({_value(r.get(first), 'count')})"
                                                 for k, r in zip(keys[:3], rows[:3], strict=True))
         lead += ":"

@@ -29,9 +29,10 @@ TRACKING = re.compile(
     _I,
 )
 CHANGE = re.compile(
-    r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:my|the|our) (?:last|previous|prior)\b|"
+    r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:(?:my|the|our) )?(?:last|previous|prior)\b|"
     r"\bcompar\w*|\bversus\b|\bvs\.?\s|\btrend\w*|\bdelta\b|\bdrift\b|\bimprov(?:ed|ement)\b|\bgot (?:worse|better)\b|"
-    r"\bworsen\w*|\bregress\w*|\bnew (?:issues|findings|deviations)\b|\bresolved\b|\bfixed since\b",
+    r"\bworsen\w*|\bregress\w*|\bnew (?:\w+ ){0,2}?(?:issues|findings|deviations|failures|failed checks)\b|\bresolved\b|"
+    r"\bfixed since\b",
     _I,
 )
 EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bexempt\w*", _I)
@@ -84,7 +85,7 @@ WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|
                          r"technology|os|platform|product|criticality|site|device)\b|\bwhich \w+ famil", _I)
 EXPORT_WORDS = ("download", "export", "report", "pdf")
 # which changes between two runs are asked for: the new failures, the fixed ones, or both ("what changed")
-NEW_ISSUES = re.compile(r"\bnew (?:issues?|findings?|failures?|failed checks?|deviations?|problems?)\b|\bappeared\b|"
+NEW_ISSUES = re.compile(r"\bnew (?:\w+ ){0,2}?(?:issues?|findings?|failures?|failed checks?|deviations?|problems?)\b|\bappeared\b|"
                         r"\bintroduced\b|\bstarted failing\b", _I)
 FIXED_ISSUES = re.compile(r"\b(?:fixed|resolved|remediated|cleared|closed)\b", _I)
 WHAT_CHANGED = re.compile(r"\bwhat(?:'s| has| have)? changed\b", _I)

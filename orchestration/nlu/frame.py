@@ -638,6 +638,8 @@ def asking_clause(text: str, entities: Sequence[Entity]) -> str:
     return m.group("rest") if names_only else text
 
 
+# what only an assessment has: its findings and checks ("up or down" then speaks of their number, not of a link)
+_ASSESSED = re.compile(r"\b(?:findings?|failed checks?|failures?|checks?|deviations?|pass rate|issues?)\b", _I)
 _POLAR = re.compile(r"^(?:and |so |but )?(?:did|does|do|has|have|is|are|was|were|will|can|could)\b", _I)
 _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |all )?\S.* fail(?:ing)?\b", _I)
 
@@ -665,6 +667,9 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "count"  # "failures per role": one figure per group, not a series over runs
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
                            catalogs.rule_words, catalogs.signature_words, catalogs.exception_words)
+    if cannot == "live_state" and (time.months or time.runs) and _ASSESSED.search(text) and not _REACH.search(text):
+        # "did the number of high findings go up or down from sep to oct": assessment figures over runs, not a link
+        ask, subject, cannot = "compare" if len(time.months) + len(time.runs) > 1 else "count", "findings", None
     if cannot == "live_state" and targets.signature and not _REACH.search(text):
         # "power supply failures anywhere?": a signature the logged events match, not live state
         polar = _POLAR.match(text.strip()) or ANY.search(text.strip()) or text.rstrip().endswith("?")

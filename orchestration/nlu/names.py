@@ -71,6 +71,8 @@ VERSION = re.compile(r"(?<![\w.(])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}[a-z]?|\(\d{1,3}[
 # a whole train, as engineers write it: "15.x", "17.9.x", "16.*", "version 15", "ios-xe 17 train"
 VERSION_WILD = re.compile(r"(?<![\w.(])(\d{1,2}(?:\.\d{1,2})?)\.[x*](?![\w.])|\b(?:version|release|train|code|"
                           r"ios(?:[- ]?x[er])?|nx[- ]?os|asa)\s+(\d{1,2})(?:\s+train)?(?![\w.(])", _I)
+PROTOCOL_BEFORE = re.compile(r"\b(?:ssh|snmp|ntp|tls|ssl|http|https|ip|bgp|ospf|netflow|ipfix|vtp|rip|igmp|mld)\s*$",
+                             _I)
 NO_RELEASE = "the inventory runs no "  # how a train no device runs is resolved (its answer: interpretation.empty_scope)
 VERSION_TRAIN = re.compile(r"\b(?:version|release|running|train|on|ios(?:[- ]?x[er])?|nx[- ]?os|asa|junos|eos)\s+"
                            r"(\d{1,2}\.\d{1,2})(?![\w.(])", _I)
@@ -361,6 +363,8 @@ def _platforms_and_versions(text: str, gaz: Gazetteer, reading: Reading) -> None
                                                      candidates=sorted(gaz.platforms.values())))
     for m in VERSION_WILD.finditer(text):
         group = 1 if m.group(1) else 2
+        if group == 2 and PROTOCOL_BEFORE.search(text[:m.start()]):
+            continue  # "ssh version 2", "snmp version 3": a protocol's version, a feature the checks judge
         if not reading.taken(*m.span(group)):
             _whole_train(m.group(0), m.group(group), m.span(), gaz, reading)
     for m in VERSION.finditer(text):

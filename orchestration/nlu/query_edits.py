@@ -128,10 +128,26 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
     return [w for w in words if not any(w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
 
 
+def _other_values(prompt: str, query: DataQuery, read: Sequence[Condition], model: SemanticModel) -> list[Condition]:
+    """Another value, said bare, of a dimension the previous query keeps ("and high?" after critical findings): the
+    reader needs more words to take "high" for a severity; an edit has the previous query's to go by."""
+    found: list[Condition] = []
+    for condition in query.conditions:
+        dimension = model.dimensions.get(condition.dimension)
+        if dimension is None or condition.negated or any(c.dimension == condition.dimension for c in read):
+            continue
+        values = [v for v in dimension.values if v not in condition.values and re.search(
+            rf"(?<![\w-]){re.escape(v)}(?:s|\s+ones?)?(?![\w-])", prompt, _I)]
+        if values:
+            found.append(Condition(dimension=condition.dimension, values=values))
+    return found
+
+
 def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
-                 runs: Sequence[tuple[str, str]]) -> QueryEdit | None:
+                 runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     """The previous query as the follow-up edits it, or None when the follow-up is no edit of it (``own``: the
-    follow-up read on its own, ``scope`` its own scope)."""
+    follow-up read on its own, ``scope`` its own scope; ``places``: a new place alone is an edit too — the
+    follow-up resolution could not ask the question again there)."""
     if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
         return None
     query = previous.query
@@ -199,7 +215,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order = Order(measure=bounds[0].measure, descending=_better(model, bounds[0].measure) == "lower")
     conditions = list(query.conditions)
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
-    if own_conditions and not said and not (time.months or time.runs or time.relative) and all(
+    own_conditions += _other_values(prompt, query, own_conditions, model)
+    if own_conditions and not said and not places and not (time.months or time.runs or time.relative) and all(
             c.dimension in PLACES for c in own_conditions):
         return None  # only a new place ("and at the data centers?"): the follow-up resolution asks it again there
     for condition in own_conditions:
@@ -209,6 +226,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if kept != conditions or condition not in conditions:
             said.append(condition.describe())
         conditions = kept + [condition]
+    if any(c.dimension == "severity" for c in own_conditions):
+        # "and high?" after "critical findings": the failed checks of the severity now kept, not the critical ones
+        bound_to = {"critical_findings", "high_findings"}
+        swap = {m: "failed_checks" for m in measures if m in bound_to}
+        if swap:
+            measures = list(dict.fromkeys(swap.get(m, m) for m in measures))
+            order = order.model_copy(update={"measure": swap.get(order.measure, order.measure), "then": [
+                t for t in order.then if t not in bound_to]}) if order is not None else None
+            bounds = [b.model_copy(update={"measure": swap.get(b.measure, b.measure)}) for b in bounds]
     if time.months or time.runs or time.relative or time.since or time.last_n:
         read, missing = _time(prompt, own, runs, model.measures[measures[0]].fact if measures else "devices", model)
         if missing:  # no run then: the answer says so and names the runs there are, never another run's figure

@@ -41,9 +41,9 @@ COUNT_CUE = re.compile(r"(?:^\s*#|\bhow many\b|\bnumber of\b|\bno\.? of\b|\bcoun
 COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btotal(?: number of)?|\bthe most|\bmost|"
                      rf"\bfewest|\bleast|\bmore than {_N}|\bover {_N}|\bfewer than {_N}|\bless than {_N}|"
                      rf"\bat least {_N})\s+(?:\w+[\s-]+){{0,2}}$", _I)
-NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcept(?: for)?|\bother than|"
-                      r"\bbesides|\bapart from|\bnon)[\s-]+(?:(?:on|in|at|running|using|the|a|an|from|of|be|being)\s+){0,2}$",
-                      _I)
+NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
+                      r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon)[\s-]+"
+                      r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most)\s+"
                    rf"(?P<n>{_N})\s+(?P<what>[\w -]+)", _I)
 ZERO = re.compile(r"\b(?:zero|no|without any|without)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
@@ -286,7 +286,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
                                                                  for c in query.conditions):
         # the tools break down by no tier, region or role, and keep a role only ("pass rate in us-west by site type")
         return False
-    charted = breakdown and one_run and not query.bounds and not query.order and not query.limit and not any(
+    # a breakdown of failures the tools chart; a count of devices or SLIC matches per group is the compiler's
+    charted = breakdown and (failing or not query.measures) and one_run and not query.bounds and not query.order and not query.limit and not any(
         c.negated for c in query.conditions)  # the tools exclude nothing ("firewalls not running 9.18(3)")
     return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
@@ -382,7 +383,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     if ask == "count":
         return []
     if WHAT_FAILS.search(prompt) and ask in ("list", "summary", "explain"):
-        return ["rule"]
+        # "which switches are on 16.12.4 and what do they fail": the devices, each with its failing checks
+        named = any(m.group(0).lower().startswith(("which", "list", "show")) and _dimension(m.group("what"), model)
+                    == "device" for m in WHICH.finditer(prompt))
+        return ["device"] if named else ["rule"]
     if ask in ("list", "ranking"):
         dim = _dimension(prompt, model)
         if dim and dim != "run":

@@ -28,6 +28,28 @@ _WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")
 _GLUED_VERSION = re.compile(r"\b(snmp|ssh|ntp|tls|ssl|http)(v\d(?:\.\d)?)\b", re.IGNORECASE)
 
 
+# engineers' shorthand, read as the words it stands for before anything else reads the question ("# devices per
+# platform", "crits @ hq", "hosts w/o aaa"); whole tokens only, so that names ("FW-HQ-1", "SW-MGMT-1") never change
+SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"^\s*#\s*(?=[a-z])|(?<![\w#])#\s*of\b|(?<=\s)#\s+(?=[a-z])", "number of "),
+    (r"(?<=\s)@(?=\s)", "at"),
+    (r"(?<![\w/-])w/o(?![\w/-])", "without"),
+    (r"(?<![\w/-])w/(?=\s)", "with"),
+    (r"(?<![\w-])mgmt(?![\w-])", "management"),
+    (r"(?<![\w-])crits(?![\w-])", "critical findings"),
+    (r"(?<![\w-])crit(?![\w-])", "critical"),
+    (r"(?<![\w-])devs(?![\w-])", "devices"),
+    (r"(?<![\w-])cfgs?(?![\w-])", "config"),
+))
+
+
+def expand_shorthand(text: str) -> str:
+    """``text`` with engineers' shorthand written out, spaces kept single."""
+    for pattern, words in SHORTHAND:
+        text = pattern.sub(words, text)
+    return re.sub(r"[ \t]{2,}", " ", text)
+
+
 class SpellingNormalizer:
     def __init__(self, vocabulary: Iterable[str]) -> None:
         self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS) | set(COMMON_WORDS))

@@ -49,7 +49,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
     stored = comparison_summary.read(w, current.assessment_id, previous.assessment_id) if whole else None
     found = stored or query_all(w, comparison_summary.statements(current.assessment_id, previous.assessment_id, where,
                                                                  sparams, sev_sql, sev_params, SAMPLE_CAP))
-    assets = found["assets"].rows
+    assets = found[comparison_summary.ASSETS_V].rows
     by_kind: dict[str, list[tuple[Any, ...]]] = {}
     for row in assets:
         by_kind.setdefault(row[0], []).append(row)
@@ -60,7 +60,7 @@ def compare(w: Warehouse, current_assessment_id: str, previous_assessment_id: st
         return int(by_kind[kind][0][4]) if kind in by_kind else 0
 
     issues: dict[str, list[dict[str, Any]]] = {"new": [], "resolved": [], "persistent": []}
-    for row in found["issues"].rows:
+    for row in found[comparison_summary.ISSUES_V].rows:
         issues[row[0]].append(_issue(row))
     trend_fails = dict(found["trend_fails"].rows)
     trend_assets = dict(found["trend_assets"].rows)

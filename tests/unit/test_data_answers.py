@@ -209,18 +209,19 @@ def test_a_figure_per_group_of_the_whole_network_is_answered_not_asked_back(demo
 
 
 def test_what_changed_since_a_month_is_that_run_against_the_latest_check_by_check(demo_warehouse: Path, services: Services) -> None:
-    """"what changed since september" is the September run against the latest — its new and fixed failed checks on
-    the devices both assessed — not the series of runs between them, nor the previous run against the latest."""
+    """"what changed since september" is the September run against the latest — its new failed checks (a newly assessed
+    device's too) and those checked again that no longer fail — not the series of runs between them, nor the previous
+    run against the latest."""
     runs = one(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at")
     then = next(r for (r,) in runs if r[5:12] == "2026-09")
     latest = runs[-1][0]
     (new, fixed), = one(demo_warehouse, """
         WITH cur AS (SELECT asset_id, rule_id, status FROM results WHERE assessment_id = ?),
              pre AS (SELECT asset_id, rule_id, status FROM results WHERE assessment_id = ?)
-        SELECT (SELECT COUNT(*) FROM cur WHERE status = 'fail' AND asset_id IN (SELECT asset_id FROM pre) AND
+        SELECT (SELECT COUNT(*) FROM cur WHERE status = 'fail' AND
                 (asset_id, rule_id) NOT IN (SELECT asset_id, rule_id FROM pre WHERE status = 'fail')),
-               (SELECT COUNT(*) FROM pre WHERE status = 'fail' AND asset_id IN (SELECT asset_id FROM cur) AND
-                (asset_id, rule_id) NOT IN (SELECT asset_id, rule_id FROM cur WHERE status = 'fail'))""", [latest, then])
+               (SELECT COUNT(*) FROM pre WHERE status = 'fail' AND
+                (asset_id, rule_id) IN (SELECT asset_id, rule_id FROM cur WHERE status <> 'fail'))""", [latest, then])
     answer = handle_turn("what's changed since september?", services=services).final.answer
     assert answer.startswith(f"**Scope:** assessments {then} → {latest}"), answer
     lead = answer.split("\n\n")[1]
@@ -347,9 +348,9 @@ def test_two_named_sides_are_answered_side_by_side_not_with_signature_matches(de
         assert f"**{kind}**: " in answer and f"({rate}% pass)" in answer, answer[:500]
 
 
-RESOLVED = """SELECT p.asset_id, p.rule_id FROM results p JOIN assets a USING (asset_id) LEFT JOIN results n ON
+RESOLVED = """SELECT p.asset_id, p.rule_id FROM results p JOIN assets a USING (asset_id) JOIN results n ON
     n.asset_id = p.asset_id AND n.rule_id = p.rule_id AND n.assessment_id = ? WHERE p.assessment_id = ? AND
-    p.status = 'fail' AND {where} AND (n.status IS NULL OR n.status <> 'fail') ORDER BY 1, 2"""
+    p.status = 'fail' AND {where} AND n.status <> 'fail' ORDER BY 1, 2"""  # checked again and not failing
 
 
 def test_what_was_fixed_between_runs_is_the_resolved_checks_listed(demo_warehouse: Path, services: Services) -> None:

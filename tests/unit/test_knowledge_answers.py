@@ -13,6 +13,7 @@ from orchestration.outputs import ChunkMetadata, RetrievedChunk
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.catalog import BY_ID, RULES
+from tests.unit.test_conversations import Chat
 
 
 def _chunk(cid: str, source: str, title: str, content: str) -> RetrievedChunk:
@@ -97,3 +98,16 @@ def test_a_standard_matched_on_a_technology_word_stands_only_for_checks_of_its_p
     cited = [c.source for c in context_for_rule([firewall, switches, plain], "NXOS-TELNET", BY_ID, "telnet")]
     assert "standard-firewall.md" not in cited and "standard-mgmt.md" in cited
     assert [c.source for c in context_for_rule([firewall], "ASA-TELNET", BY_ID, "telnet")] == ["standard-firewall.md"]
+
+
+def test_a_deadline_asked_of_the_last_answer_and_a_release_asked_as_approved_read_the_policy_that_says(
+        demo_warehouse: Path, services: Services) -> None:
+    """"how fast do we need to fix those" after high findings is the deadline for high findings (the vulnerability
+    policy, not the change policy); "is 16.12.4 approved?" quotes the approved releases, never a count of devices."""
+    chat = Chat(services)
+    chat("high findings at Store-50")
+    answer = chat("how fast do we need to fix those per policy").final.answer
+    assert "policy-vulnerability-management.md" in answer and "30 days" in answer, answer[:500]
+    answer = handle_turn("is 16.12.4 approved?", services=services).final.answer
+    assert "Approved releases" in answer and "policy-vulnerability-management.md" in answer, answer[:500]
+    assert not answer.split("\n\n")[0].startswith("**Yes**"), answer[:300]

@@ -116,3 +116,40 @@ def test_clearing_the_filters_asks_the_next_question_of_the_whole_fleet(demo_war
     chat("what fails at the stores")
     lead = first_line(chat("start over: how many critical failed checks").final.answer)
     assert lead.startswith(f"**{fleet}**"), lead
+
+
+def test_a_bare_severity_excluded_place_and_new_place_edit_the_last_query(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    """"and high?" after the critical findings of a site counts its high ones (the reader alone does not take "high"
+    for a severity); "not counting the lab" excludes; "at the stores" after an edited list narrows that list."""
+    (latest,) = [r for r, in sql(demo_warehouse, RUNS)][-1:]
+    site = sql(demo_warehouse, f"SELECT a.site FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+                               "r.severity = 'high' GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1", [latest])[0][0]
+    (high,), = sql(demo_warehouse, FAILS + " AND a.site = ? AND r.severity = 'high'", [latest, site])
+    chat = Chat(services)
+    chat(f"critical findings at {site}")
+    state = chat("and high?")
+    assert state.intent.query is not None and state.intent.query.condition("severity").values == ["high"]  # type: ignore[union-attr]
+    assert first_line(state.final.answer).startswith(f"**{high}** "), state.final.answer[:300]
+
+    chat = Chat(services)
+    chat("how many devices fail ssh checks")
+    state = chat("not counting the lab")
+    query = state.intent.query
+    environment, rules = (query.condition("environment"), query.condition("rule")) if query else (None, None)
+    assert environment is not None and environment.negated and rules is not None, query
+    (lab_free,), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ?
+        AND r.status = 'fail' AND r.rule_id IN ({', '.join('?' * len(rules.values))}) AND a.environment <> 'lab'""",
+                       [latest, *rules.values])
+    assert first_line(state.final.answer).startswith(f"**{lab_free}**"), state.final.answer[:300]
+
+    release, kind = sql(demo_warehouse, """SELECT a.os_version, a.device_type FROM assets a JOIN sites s USING (site)
+        WHERE a.collection = 'fleet' AND s.site_type = 'store' GROUP BY 1, 2 ORDER BY COUNT(*) DESC, 1, 2 LIMIT 1""")[0]
+    stores = {d for d, in sql(demo_warehouse, """SELECT a.asset_id FROM assets a JOIN sites s USING (site) WHERE
+        a.collection = 'fleet' AND s.site_type = 'store' AND a.os_version = ? AND a.device_type = ?""", [release, kind])}
+    chat = Chat(services)
+    chat(f"devices on {release}")
+    chat(f"only the {kind}s")
+    answer = chat("at the stores").final.answer
+    assert first_line(answer).startswith(f"**{len(stores)} devices**"), answer[:300]
+    assert stores <= set(re.findall(r"\b[A-Z]{2,3}-[\w-]+\b", answer)), answer[:400]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orchestration.nlu.spelling import expand_shorthand
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.unit.test_answer_forms import first_line
@@ -198,3 +199,45 @@ def test_a_kind_of_device_counted_is_a_count_of_devices(demo_warehouse: Path, se
     lead = first_line(handle_turn("how many routers in us-central, and what pass rate do they have",
                                   services=services).final.answer)
     assert lead.startswith(f"**{devices}** devices assessed · **{rate}%** pass rate"), lead
+
+
+def test_two_months_named_are_compared_run_against_run(demo_warehouse: Path, services: Services) -> None:
+    """"how many failed checks in september vs november": those two runs compared, not the previous run against the
+    latest; "did the number of high findings go up or down from sep to oct" is no question about a link's state."""
+    runs = {m: r for r, m in sql(demo_warehouse, "SELECT assessment_id, strftime(started_at, '%m') FROM assessments "
+                                                 "WHERE collection = 'fleet' ORDER BY started_at")}
+    counts = {m: sql(demo_warehouse, "SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail'",
+                     [runs[m]])[0][0] for m in ("09", "11")}
+    lead = first_line(handle_turn("how many failed checks did we have in september vs november",
+                                  services=services).final.answer)
+    assert f"{counts['09']:,} to {counts['11']:,}" in lead and runs["09"] in lead and runs["11"] in lead, lead
+    high = {m: sql(demo_warehouse, "SELECT COUNT(*) FROM results WHERE assessment_id = ? AND status = 'fail' AND "
+                                   "severity = 'high'", [runs[m]])[0][0] for m in ("09", "10")}
+    state = handle_turn("did the number of high findings go up or down from sep to oct", services=services)
+    assert state.intent.frame.cannot is None
+    lead = first_line(state.final.answer)
+    assert f"{high['09']:,}" in lead and f"{high['10']:,}" in lead, lead
+
+
+def test_a_count_of_devices_or_matches_per_group_is_compiled_not_the_tools_failure_chart(
+        demo_warehouse: Path, services: Services) -> None:
+    """"slic matches per site type" and "fw count per site" are their own figure per group; "# devices per
+    platform" and "crits @ hq" are read as the words their shorthand stands for."""
+    per_type = sql(demo_warehouse, f"""SELECT s.site_type, COUNT(*) FROM slic_results x JOIN assets a USING (asset_id)
+        JOIN sites s USING (site) WHERE x.assessment_id = {LATEST} AND a.collection = 'fleet' GROUP BY 1""")
+    lead = first_line(handle_turn("slic matches per site type", services=services).final.answer)
+    for kind, n in per_type:
+        assert f"**{kind}** {n}" in lead, (kind, n, lead)
+    per_platform = sql(demo_warehouse, "SELECT platform, COUNT(*) FROM assets WHERE collection = 'fleet' GROUP BY 1")
+    lead = first_line(handle_turn("# devices per platform", services=services).final.answer)
+    for platform, n in per_platform:
+        assert f"**{platform}** {n}" in lead, (platform, n, lead)
+    (crits,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE
+        r.assessment_id = {LATEST} AND a.site = 'HQ' AND r.status = 'fail' AND r.severity = 'critical'""")
+    assert first_line(handle_turn("crits @ hq", services=services).final.answer).startswith(f"**{crits}** critical")
+
+
+def test_shorthand_is_written_out_and_names_are_left_alone() -> None:
+    assert expand_shorthand("# devices per platform") == "number of devices per platform"
+    assert expand_shorthand("crits @ hq w/o exceptions") == "critical findings at hq without exceptions"
+    assert expand_shorthand("mgmt ip of SW-MGMT-1, device #3") == "management ip of SW-MGMT-1, device #3"

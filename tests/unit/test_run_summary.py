@@ -117,7 +117,7 @@ def test_each_run_stores_its_comparison_with_the_run_before_and_the_tool_reads_i
     for previous, current in zip(runs, runs[1:], strict=False):
         stored = comparison_summary.read(w, current, previous)
         assert stored is not None and stored == _live_comparison(w, current, previous), (previous, current)
-        assert stored["assets"].rows and stored["issues"].rows
+        assert stored[comparison_summary.ASSETS_V].rows and stored[comparison_summary.ISSUES_V].rows
     assert comparison_summary.read(w, runs[2], runs[0]) is None  # not a pair written: computed live
     latest = compare(w, "latest", "previous", "overall")
     assert latest["computed_from"] == "comparison stored with the run"

@@ -86,8 +86,9 @@ def test_comparison_new_resolved_persistent_and_assets(raw, services: Services) 
     out = compare(services.warehouse(), "latest", "previous", "changes")
     m = out["metrics"]
     assert (out["current_assessment_id"], out["previous_assessment_id"]) == (runs[-1], runs[-2])
-    assert m["new_issues"] == len({k for k in cur - prev if k[0] in common})
-    assert m["resolved_issues"] == len({k for k in prev - cur if k[0] in common})
+    checked_ok = {(r[1], r[2]) for r in results if r[0] == runs[-1] and r[3] != "fail"}
+    assert m["new_issues"] == len(cur - prev)  # a newly assessed device's failures are new
+    assert m["resolved_issues"] == len(prev & checked_ok)  # fixed: checked again and not failing
     assert m["persistent_issues"] == len(cur & prev)
     delta = Counter(a for a, _ in cur) - Counter()
     before = Counter(a for a, _ in prev)
