@@ -77,6 +77,13 @@ class DataQuery(QueryModel):
     def condition(self, dimension: str) -> Condition | None:
         return next((c for c in self.conditions if c.dimension == dimension), None)
 
+    @property
+    def asks_whether_some_pass(self) -> bool:
+        """A yes/no over devices bound to none failing ("is snmp v3 used anywhere at HQ"): Yes when some device
+        passes the checks asked, and which — what no verdict of failures says."""
+        return self.output == "yes_no" and self.group_by == ["device"] and any(
+            b.op == "=" and b.value == 0 for b in self.bounds)
+
     def describe(self) -> str:
         """One line for the trace: ``failed_checks by site · site_type store · runs ASMT-… · top 5``."""
         parts = [", ".join(self.measures) or "rows"]

@@ -43,7 +43,7 @@ from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, t
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
-from orchestration.nlu.query_reader import measure_words, read_query
+from orchestration.nlu.query_reader import attribute_asked, attribute_query, measure_words, read_query
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
 from orchestration.services import Services, build_services
@@ -60,6 +60,7 @@ from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
 from orchestration.tools.scope import scope_for
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
+DEVICE_ATTRIBUTE = "device attribute: "  # the Intent step's signal of an inventory lookup, with the dimension asked
 QUERY_SKILLS = (*SQL_SKILLS, "cbp_expert_insights", "sec_expert_insights")  # SLIC figures are data questions too
 NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
 # "which have zero failures" after a list: a question with no subject of its own is about the last answer's rows
@@ -512,6 +513,12 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         skill = "sec_generic" if (decision.skill or "").startswith("sec_") else "cbp_generic"
         return base.evolve(intent_class=SKILL_TO_CLASS[skill], signals=[*decision.signals, PASTED_LINES],
                            confidence=0.9, domain_details=domain_details_for(skill, entities))
+    named_devices = [e.value for e in entities if e.type == "device"]
+    attribute = attribute_asked(text, services.catalog.semantic_model) if named_devices else None
+    if attribute:  # "what model is RTR-CORE-2", "mgmt ip of SW-HQ-CORE-1": the inventory's value, looked up
+        return base.evolve(intent_class=SKILL_TO_CLASS["cbp_assessment"], confidence=0.9,
+                           signals=[*decision.signals, DEVICE_ATTRIBUTE + attribute],
+                           domain_details=domain_details_for("cbp_assessment", entities))
     if asks_release_age(text):  # "the oldest ios version we run": the inventory's releases
         return base.evolve(intent_class=SKILL_TO_CLASS["cbp_assessment"], signals=[*decision.signals, RELEASE_AGE],
                            confidence=0.9, domain_details=domain_details_for("cbp_assessment", entities))
@@ -719,6 +726,12 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
                                domain_details=domain_details_for("sec_assessment", intent.entities))
     if intent.domain_details.skill not in QUERY_SKILLS or intent.clarification_question:
         return intent
+    attribute = next((s.removeprefix(DEVICE_ATTRIBUTE) for s in intent.signals if s.startswith(DEVICE_ATTRIBUTE)), None)
+    devices = [e.value for e in intent.entities if e.type == "device"]
+    if attribute and devices:  # a lookup in the inventory, whatever the reader took the words for
+        query = attribute_query(attribute, devices)
+        return intent.evolve(query=query, asked_query=query,
+                             frame=intent.frame.evolve(ask="list", subject="devices", cannot=None))
     try:
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the Data Query Agent says so in the answer

@@ -82,9 +82,24 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
         return _over_time(query, rows, model, direction)
+    if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
+        return _looked_up(query, rows, model)
     if query.group_by:
         return _grouped(query, rows, model)
     return _value_answer(query, rows, model)
+
+
+def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """One attribute of the devices named, from the inventory ("RTR-CORE-2: model **ASR1001-HX**"); a device the
+    inventory does not hold is said."""
+    dimension = query.group_by[1]
+    noun = model.dimensions[dimension].noun
+    found = {str(r.get("device")): r.get(dimension) for r in rows}
+    asked = (query.condition("device") or Condition(dimension="device", values=[])).values
+    lines = [f"**{d}**: {noun} **{found[d]}**" if found.get(d) not in (None, "") else
+             (f"**{d}**: no {noun} on record" if d in found else f"**{d}**: not in this inventory") for d in asked]
+    return DomainOutputs(summary="\n".join(f"- {line}" for line in lines) if len(lines) > 1 else lines[0] + ".",
+                         statistics={"rows": len(rows), **{f"{d} {noun}": v for d, v in found.items()}})
 
 
 def _no_such_run(rows: Sequence[Row], notes: Sequence[str]) -> DomainOutputs:

@@ -70,7 +70,7 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
         return False  # no template excludes a value, counts a kind inside a group, or reads a CVE
     if any(d in KEPT_BY_NO_TOOL for d in query.group_by):
         return False  # nor groups by a region or tier ("which region has the worst pass rate")
-    if query.output == "yes_no" and query.group_by == ["device"] and any(b.op == "=" for b in query.bounds):
+    if query.asks_whether_some_pass:
         return False  # nor says whether some device passes ("is snmp v3 used anywhere at HQ")
     if template in INVENTORY_TEMPLATES:
         return True

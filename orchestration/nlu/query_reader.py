@@ -105,6 +105,34 @@ SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:e
 RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
 
 
+# "where is RTR-CORE-2", "where's FW-HQ-1 located": the site a device is at
+WHERE_IS = re.compile(r"^\s*where(?:'s| is| are)\s+(?:the\s+)?[\w.-]+(?:\s+(?:located|installed|deployed|at))?\s*\??\s*$|"
+                      r"\blocation of\b", _I)
+
+
+def attribute_asked(prompt: str, model: SemanticModel) -> str | None:
+    """The device attribute the words ask for ("what model is RTR-CORE-2", "mgmt ip of SW-HQ-CORE-1", "where is
+    FW-HQ-1"): a dimension each device has one value of, named with no measure, finding or check word beside it.
+    The caller knows a device is named."""
+    if measure_words(prompt, model) or FAILING.search(prompt) or COUNT_CUE.search(prompt) or \
+            len(prompt.split()) > 10:  # a lookup is short; a longer question asks more than the inventory's value
+        return None
+    if WHERE_IS.search(prompt):
+        return "site"
+    for word, name in model.dimension_words:
+        dimension = model.dimensions[name]
+        if name not in ("device", "run") and (dimension.default or "").startswith(("a.", "s.")) and \
+                model.word_patterns[word].search(prompt):
+            return name
+    return None
+
+
+def attribute_query(dimension: str, devices: Sequence[str]) -> DataQuery:
+    """The named devices' value of one attribute, from the inventory."""
+    return DataQuery(group_by=["device", dimension], conditions=[Condition(dimension="device", values=list(devices))],
+                     output="list")
+
+
 @dataclass
 class QueryReading:
     query: DataQuery
@@ -165,7 +193,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     missing = [m for m in frame.time.months if m not in months]
     if missing and runs and not any(m in months for m in frame.time.months) and not pasted:
         return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
-    measures = measure_words(prompt, model)
+    measures = said = measure_words(prompt, model)
     named_measure = bool(measures)
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
@@ -249,7 +277,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, output=output, **time)
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
-            len(set(measure_words(prompt, model))) > 1 and len(query.measures) > 1) or any(
+            len(said) > 1 and len(query.measures) > 1) or any(
             c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
         # "pass rate by tier", "… in september", "… of the wan routers", "how many devices … and their pass rate":
         # more than the tools' summary
@@ -278,9 +306,6 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # "telnet anywhere in DC2?", "is HQ clean on ssh?": whether something fails, Yes or No first (the compiler's); one
     # device's verdict, and checks wanted on ("is aaa configured everywhere?"), stay with the tools' verdicts
     asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
-    # "… used anywhere?": whether some device passes, which the tools' verdicts (none failing) do not say
-    asks_for_some_passing = query.output == "yes_no" and query.group_by == ["device"] and any(
-        b.op == "=" for b in query.bounds)
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
     if any(d in BEYOND_THE_TOOLS for d in query.group_by) or any(c.dimension in KEPT_BY_NO_TOOL
                                                                  for c in query.conditions):
@@ -294,7 +319,7 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (
         len(query.runs) == 2 and query.group_by in ([], ["device"]) and query.measures[:1] in ([], ["failed_checks"])) or (
         checks_named and failing and query.group_by in ([], ["device"]) and not query.order and yes_no_or_some
-        and not asks_for_failures and not asks_for_some_passing)
+        and not asks_for_failures and not query.asks_whether_some_pass)
 
 
 def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,

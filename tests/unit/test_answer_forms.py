@@ -833,3 +833,19 @@ def test_a_named_exception_asked_about_names_the_devices_it_covers(demo_warehous
     lead = first_line(handle_turn("what boxes fall under the legacy POS exception?", services=services).final.answer)
     assert lead.startswith(f"**{len(covered)} devices** covered by EXC-2026-007"), lead
     assert lead.endswith(": " + ", ".join(covered) + "."), lead
+
+
+def test_what_to_fix_first_leads_with_the_most_severe_failing_checks(demo_warehouse: Path, services: Services) -> None:
+    """"what should we fix first at X" answers with the checks to fix first — the most severe failing there — and
+    the order after them, before the site's figures."""
+    site, severity = sql(demo_warehouse, f"""SELECT a.site, MIN(CASE r.severity WHEN 'critical' THEN 1 WHEN 'high'
+        THEN 2 ELSE 3 END) FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST} AND
+        r.status = 'fail' AND a.site LIKE 'Store-%' GROUP BY 1 ORDER BY 2, 1 LIMIT 1""")[0]
+    worst = {r for r, in sql(demo_warehouse, f"""SELECT DISTINCT r.rule_id FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = ? AND r.severity = ?""",
+                             [site, {1: "critical", 2: "high"}.get(severity, "medium")])}
+    answer = handle_turn(f"what should we fix first at {site}", services=services).final.answer
+    lead = first_line(answer)
+    named = set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", lead.split("(")[0]))
+    assert lead.startswith("**Fix first:**") and named and named <= worst, (lead, worst)
+    assert answer.index("1. ") < answer.index("checks performed"), answer[:600]  # the order before the figures

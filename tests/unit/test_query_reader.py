@@ -241,3 +241,20 @@ def test_shorthand_is_written_out_and_names_are_left_alone() -> None:
     assert expand_shorthand("# devices per platform") == "number of devices per platform"
     assert expand_shorthand("crits @ hq w/o exceptions") == "critical findings at hq without exceptions"
     assert expand_shorthand("mgmt ip of SW-MGMT-1, device #3") == "management ip of SW-MGMT-1, device #3"
+
+
+def test_a_device_attribute_is_looked_up_in_the_inventory(demo_warehouse: Path, services: Services) -> None:
+    """"what model is X", "mgmt ip of X", "where is X", "what role do X and Y have": the inventory's value for each
+    device named — not a live-state refusal, a question back, or a list of one device."""
+    (device, model, ip, site), (other, _, _, _) = sql(demo_warehouse, """SELECT asset_id, model, mgmt_ip, site FROM
+        assets WHERE collection = 'fleet' AND device_type = 'router' ORDER BY asset_id LIMIT 2""")
+    roles = dict(sql(demo_warehouse, "SELECT asset_id, role FROM assets WHERE asset_id IN (?, ?)", [device, other]))
+    for question, want in ((f"what model is {device}", f"**{device}**: model **{model}**"),
+                           (f"mgmt ip of {device}", f"**{device}**: management address **{ip}**"),
+                           (f"where is {device}", f"**{device}**: site **{site}**")):
+        state = handle_turn(question, services=services)
+        assert first_line(state.final.answer) == want + ".", (question, state.final.answer[:300])
+        assert [c.tool_name for c in state.mcp.tool_calls][:1] == ["sql_path"]
+    answer = handle_turn(f"what role do {device} and {other} have", services=services).final.answer
+    for d, role in roles.items():
+        assert f"- **{d}**: role **{role}**" in answer, answer[:300]
