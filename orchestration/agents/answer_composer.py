@@ -283,9 +283,9 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
             for r in risks[:5]]
         if FIRST_ASKED.search(state.prompt):  # "what should we fix first at Store-50": that is the answer's lead
             top = [r for r in risks if r.severity == risks[0].severity][:3]
-            lead = (f"**Fix first:** {', '.join(r.rule_id for r in top)} ({risks[0].severity}). The order to work "
-                    "in, most severe and most widespread first:")
-            parts = [*(f"{h}\n" for h in header), lead, "", *first[2:], "", summary]
+            lead = (f"**Fix first:** {', '.join(r.rule_id for r in top)} ({risks[0].severity}); then the order "
+                    "below, most severe and most widespread first.")
+            parts = [*(f"{h}\n" for h in header), lead, "", *first, "", summary]
         else:
             parts += ["", *first]
     if findings:

@@ -666,8 +666,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         prompt = expand_shorthand(prompt)
     own = _classify(prompt, antecedent, gaz, services, pasted)
     own = own.evolve(frame=frame_of(prompt, services, own.entities))  # what it asks, before reading it against history
-    # pasted lines are the subject: "is this ok: …" refers to them, not to an earlier answer
-    resolution = Resolution(own) if pasted else \
+    # pasted lines are the subject: "is this ok: …" refers to them, not to an earlier answer; a row picked by its place
+    # ("the third one - what does it fail?") is named, and its question is its own
+    resolution = Resolution(own) if pasted or picked is not None else \
         _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)

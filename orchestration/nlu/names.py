@@ -83,8 +83,9 @@ SITE_FAMILY = re.compile(r"(?<![\w-])(?:at|in|of|for|on)\s+(?:the|that|this)\s+(
                          r"last|this|today|compared|versus|vs)\b))", _I)
 FAMILY_LIMIT = 12
 LOCATIVE = re.compile(r"(?<![\w-])(?:at|in|site)\s+(?:the\s+)?([A-Z][a-z]{3,}[A-Za-z]*)(?![\w-])")
-PLACE_NOUN = re.compile(r"(?<![\w-])(?:at|in)\s+(?:the\s+|our\s+)?([a-z][a-z]{2,})\s+(?:office|site|campus|location|"
-                        r"plant|facility|building|warehouse)s?\b", _I)
+# "the paris office": a place named by its town; not "the campus site", "the core site" (kinds of site, roles)
+PLACE_NOUN = re.compile(r"(?<![\w-])(?:at|in)\s+(?:the\s+|our\s+)?([a-z][a-z]{2,})\s+(?:office|plant|facility|"
+                        r"warehouse)s?\b", _I)
 LOCATIVE_STOP = frozenset(["other", "same", "each", "every", "one", "branch", "store", "data", "lab", "detail", "general", "particular", "total", "summary", "short", "brief", "order", "case", "addition", "future", "practice", "place", "time", "terms", "production", "staging", "development", "cisco", "juniper", "arista", "fortinet", "palo", "nexus", "catalyst", "meraki", "english", "markdown", "json", "table", "chart", "charts", "excel", "which", "what", "where", "when", "there", "this", "that", "these", "those", "here", "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december", "sept"])
 
 
@@ -318,8 +319,8 @@ def _unknown_shapes(text: str, gaz: Gazetteer, reading: Reading, rule_ids: froze
 
 
 def _locative_names(text: str, gaz: Gazetteer, reading: Reading, vocabulary: frozenset[str]) -> None:
-    """A capitalised word after "at" / "in" / "site", or any word before "office" / "site" / "campus" after them,
-    that is no known word: a site name, maybe misspelled ("the paris office" is never the whole fleet)."""
+    """A capitalised word after "at" / "in" / "site", or any word between them and "office", that is no known word:
+    a site name, maybe misspelled ("the paris office" is never the whole fleet)."""
     for m in [*LOCATIVE.finditer(text), *PLACE_NOUN.finditer(text)]:
         word = m.group(1)
         if reading.taken(*m.span(1)) or word.lower() in vocabulary or word.lower() in LOCATIVE_STOP:

@@ -114,7 +114,23 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         index = ORDINAL[which]
     if index >= len(rows):
         return None
-    return prompt[:m.start()] + rows[index] + prompt[m.end():]
+    return _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+
+
+def _named_in_its_clause(prompt: str, picked: re.Match[str], key: str) -> str | None:
+    """"the third one - what does it fail?" as "what does Site-A fail?": the row named where the question's own
+    clause points at it, so that the question reads whole (None when there is no such clause)."""
+    if prompt[:picked.start()].strip(" ,.") not in ("", "and", "so", "ok", "okay", "now"):
+        return None
+    sep = re.match(r"\s*(?:[-–—:,;]|\.\s)\s*", prompt[picked.end():])
+    if sep is None:
+        return None
+    clause = prompt[picked.end() + sep.end():]
+    # "its devices" stays "<key> - what are its devices" (the asking clause reads that); "<key>'s devices" reads worse
+    pronoun = re.search(r"\b(?:it|that one|this one|they|them)\b", clause, _I)
+    if pronoun is None:
+        return None
+    return clause[:pronoun.start()] + key + clause[pronoun.end():]
 
 
 def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequence[Condition]) -> list[str]:

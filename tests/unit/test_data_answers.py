@@ -107,7 +107,7 @@ def test_unknown_site_is_asked_about_never_answered_for_the_fleet(demo_warehouse
     assert "Branch-77" in state.final.answer and not state.mcp.tool_calls
     (reading,) = [r for r in state.intent.name_resolutions if r.mention == "Branch-77"]
     assert reading.status == "unknown" and reading.candidates  # the closest branches are offered
-    for question, place in (("pass rate at the paris office", "paris"), ("failed checks at the main campus", "main")):
+    for question, place in (("pass rate at the paris office", "paris"), ("failed checks at the main office", "main")):
         state = handle_turn(question, services=services)  # a place in lower case, before a place noun
         assert f"the site '{place}'" in state.final.answer and not state.mcp.tool_calls, state.final.answer[:300]
 

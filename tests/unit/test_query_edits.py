@@ -153,3 +153,22 @@ def test_a_bare_severity_excluded_place_and_new_place_edit_the_last_query(demo_w
     answer = chat("at the stores").final.answer
     assert first_line(answer).startswith(f"**{len(stores)} devices**"), answer[:300]
     assert stores <= set(re.findall(r"\b[A-Z]{2,3}-[\w-]+\b", answer)), answer[:400]
+
+
+def test_a_row_picked_before_its_own_clause_is_that_clauses_subject(demo_warehouse: Path, services: Services) -> None:
+    """"the third one - what does it fail?" after a ranking of sites is "what does <third site> fail?" — asked on its
+    own, not the ranking again with one site — and "and in september?" then re-times that site's checks."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    ranked = [s for s, _ in sql(demo_warehouse, f"""SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND
+        r.status = 'fail' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 5""", [runs[-1]])]
+    failing = {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND a.site = ?", [runs[-1], ranked[2]])}
+    chat = Chat(services)
+    chat("worst 5 sites by failed checks")
+    state = chat("the third one - what does it fail?")
+    assert state.conversation.effective_prompt == f"what does {ranked[2]} fail?"
+    assert ranked[2] in state.final.answer and failing & set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b",
+                                                                      state.final.answer)), state.final.answer[:400]
+    (then,), = sql(demo_warehouse, FAILS + " AND a.site = ?", [runs[1], ranked[2]])
+    answer = chat("and in september?").final.answer
+    assert first_line(answer).startswith(f"**{then}** failed checks ({ranked[2]}"), answer[:300]
