@@ -72,7 +72,7 @@ def _past(row: dict[str, Any]) -> PastTurn:
                     answer_devices=list(row.get("answer_devices") or []),
                     frame=QuestionFrame.model_validate(row["frame"]) if row.get("frame") else None,
                     query=DataQuery.model_validate(row["query"]) if row.get("query") else None,
-                    answer_rows=list(row.get("answer_rows") or []))
+                    answer_rows=list(row.get("answer_rows") or []), asked=row.get("asked") or "")
 
 
 def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
@@ -158,6 +158,7 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "frame": intent.frame.model_dump(),
         "query": intent.asked_query.model_dump() if intent.asked_query is not None else None,
         "answer_rows": answer_rows(state),
+        "asked": conv.effective_prompt or None,
     }, fold=fold)
 
 

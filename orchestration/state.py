@@ -417,6 +417,12 @@ class PastTurn(StateModel):
     frame: QuestionFrame | None = None  # what it asked: a follow-up keeps the filters it does not change
     query: DataQuery | None = None  # what it asked as a query: a follow-up edits it ("and in september?")
     answer_rows: list[str] = Field(default_factory=list)  # the keys of its rows, as shown ("the third one")
+    asked: str = ""  # the question its words stood for, read against the history ("sorry I meant X" → "summarize X")
+
+    @property
+    def question(self) -> str:
+        """What the turn asked: the question its words stood for, else the words typed."""
+        return self.asked or self.prompt
 
 
 class Conversation(StateModel):

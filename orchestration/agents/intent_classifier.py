@@ -597,7 +597,7 @@ def _name_clarification(prompt: str, own: Intent, conv: Conversation, gaz: Gazet
     if reply is None:
         return None
     last, chosen = reply
-    effective = last.prompt
+    effective = last.question
     for mention, r in chosen.items():
         effective = re.sub(rf"(?<![\w-]){re.escape(mention)}(?![\w-])", r.value or mention, effective, flags=re.I)
     intent = _classify(effective, True, gaz, services)

@@ -132,10 +132,17 @@ def _m9_turn_queries(db: Connection) -> None:
     """)
 
 
+def _m10_turn_questions(db: Connection) -> None:
+    """The question a turn stood for when its words were read against the history ("summarize DataCenter-2" for
+    "sorry I meant DataCenter-2"): a later follow-up carries that question, not the words typed."""
+    db.script("ALTER TABLE turns ADD COLUMN asked TEXT;")
+
+
 MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared foundation/migrations.py
 MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
-                                                  _m7_thread_documents, _m8_sign_in_failures, _m9_turn_queries]
+                                                  _m7_thread_documents, _m8_sign_in_failures, _m9_turn_queries,
+                                                  _m10_turn_questions]
 
 
 def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
@@ -222,7 +229,7 @@ class MemoryStore:
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
                     "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
-                    "name_resolutions", "answer_devices", "frame", "query", "answer_rows", "stored_bytes"]
+                    "name_resolutions", "answer_devices", "frame", "query", "answer_rows", "asked", "stored_bytes"]
             row = {**record, "turn_number": number}
             values = [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols]
             size = sum(len(v) for v in values if isinstance(v, str))
@@ -352,8 +359,8 @@ class MemoryStore:
         con = self._connect()
         try:
             cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
-                              "entities, answer, findings, name_resolutions, answer_devices, frame, query, answer_rows FROM turns "
-                              "WHERE thread_id = ? ORDER BY turn_number DESC "
+                              "entities, answer, findings, name_resolutions, answer_devices, frame, query, answer_rows, "
+                              "asked FROM turns WHERE thread_id = ? ORDER BY turn_number DESC "
                               "LIMIT ?", (thread_id, limit))
             names = [d[0] for d in cur.description]
             rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]

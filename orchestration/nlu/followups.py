@@ -321,7 +321,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                 if old:
                     corrections.append({"entity_type": e.type, "wrong": old.value, "right": e.value})
             entities = _replace(prev.entities, right)
-            effective = prev.prompt
+            effective = prev.question
             for c in corrections:
                 effective = re.sub(re.escape(c["wrong"]), c["right"], effective, flags=_I)
             return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
@@ -346,11 +346,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                           "finding_reference", f"which devices fail {finding.rule_id}", None, [prev.turn_number])
     if finding is not None:
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
-                          "finding_reference", prev.prompt, finding, [prev.turn_number])
+                          "finding_reference", prev.question, finding, [prev.turn_number])
     if REFINE.search(prompt):
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
-                          "refinement", prev.prompt, None, [prev.turn_number])
+                          "refinement", prev.question, None, [prev.turn_number])
     if not prev.answer_devices or len(prev.answer_devices) == 1:  # one of a list drilled into: "them" is the list
         answered = [t for t in conversation.history if _answered(t)][-3:]
         several = next((t.answer_devices for t in reversed(answered) if len(t.answer_devices) > 1), None)
@@ -384,7 +384,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         # "what about HQ?" — the previous request, with the new scope
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
-                          "carryover", prev.prompt if has_scope else "", None, [prev.turn_number])
+                          "carryover", prev.question if has_scope else "", None, [prev.turn_number])
     if LEAD.search(prompt) and _frame_scope(own.frame) and not names_what(own.frame, prompt) and \
             not any(e.type not in SCOPE_TYPES + ("assessment_type",) for e in own.entities):
         # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there

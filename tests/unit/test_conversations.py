@@ -50,6 +50,19 @@ def test_refinement_focus_only_on_firewalls(demo_warehouse: Path, services: Serv
     assert scope == {"sites": ["DataCenter-1"], "device_type": "firewall"}
 
 
+def test_a_refinement_after_a_self_correction_refines_the_corrected_question(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    """"summarize DataCenter-1", "sorry I meant DataCenter-2", "just the firewalls": the firewalls of DataCenter-2 —
+    the question the correction stood for, kept with the turn (migration 10), not the words "sorry I meant …"."""
+    chat = Chat(services)
+    chat("summarize DataCenter-1")
+    assert chat("sorry I meant DataCenter-2").conversation.effective_prompt == "summarize DataCenter-2"
+    refined = chat("just the firewalls")
+    assert refined.conversation.effective_prompt == "summarize DataCenter-2"
+    assert (ents(refined, "site"), ents(refined, "device_type")) == (["DataCenter-2"], ["firewall"])
+    assert refined.intent.frame.cannot is None and "DataCenter-2 / firewall" in refined.final.answer
+
+
 def test_same_devices_keep_every_filter_of_the_previous_scope(demo_warehouse: Path, services: Services) -> None:
     chat = Chat(services)
     chat("Which critical configuration deviations are on the HQ devices?")
