@@ -155,6 +155,7 @@ class Facets(StateModel):
     findings_asked: bool = False
     figure_asked: bool = False
     lines_asked: bool = False
+    first_asked: bool = False  # "what should we fix first": the order of the fixes is the answer's lead
     when_assessed: bool = False  # "when was X last assessed?": the date of each device's latest run
     # "what got fixed on X since the previous run": the new failed checks, the resolved ones, or both
     changes_asked: list[Literal["new", "resolved"]] = Field(default_factory=list)

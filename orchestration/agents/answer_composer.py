@@ -9,7 +9,6 @@ Gate turns: the clarification question. Acknowledgements and cancellations: one 
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from foundation.vocabulary.scope import AnswerScope
@@ -213,11 +212,6 @@ def _cannot_answer(state: AssessmentState, example: str) -> Final:
                  f"{frame.cannot or 'off_topic'}"], partial=True, risk_of_error="low")
 
 
-# a question about what to do first: the order of the fixes is its answer, before the figures
-FIRST_ASKED = re.compile(r"\b(?:fix|address|tackle|do|remediate|handle|start with|work on)\b.{0,40}\bfirst\b|"
-                         r"\bprioriti[sz]\w*|\bwhere (?:do|should|would) (?:i|we) start\b|\bwhat comes first\b", re.I)
-
-
 def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
     """The answer of the turn. ``example``: a site of the inventory the asker may see, named where the answer offers
     what it can do instead."""
@@ -281,7 +275,7 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
         first = ["**What to do first**", ""] + [
             f"{r.rank}. {r.rule_id} — {r.title} ({r.severity}, {devices(r.assets_affected)}): `{_cell(r.action, 80)}`"
             for r in risks[:5]]
-        if FIRST_ASKED.search(state.prompt):  # "what should we fix first at Store-50": that is the answer's lead
+        if asks.first_asked:  # "what should we fix first at Store-50": that is the answer's lead
             top = [r for r in risks if r.severity == risks[0].severity][:3]
             lead = (f"**Fix first:** {', '.join(r.rule_id for r in top)} ({risks[0].severity}); then the order "
                     "below, most severe and most widespread first.")

@@ -25,7 +25,7 @@ from orchestration.interpretation.empty_scope import train_not_run
 from orchestration.nlu.domain import GOALS
 from orchestration.outputs import DomainOutputs, SlicContext, TaskOutputs
 from orchestration.services import Services
-from orchestration.state import AssessmentState, Intent, Task
+from orchestration.state import AssessmentState, Task
 from orchestration.tools.results import (
     RESULT_MODELS,
     AnalysisResult,
@@ -102,12 +102,6 @@ def focused(outputs: DomainOutputs, state: AssessmentState, evidence: Evidence) 
     return findings.focus_on(outputs, ref)
 
 
-def _release_excluded(intent: Intent) -> bool:
-    """"switches not on 15.x": a train no device runs, excluded — every device is the answer, not none."""
-    release = intent.query.condition("release") if intent.query is not None else None
-    return release is not None and release.negated
-
-
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     evidence = gather(state, task)
     goal = GOALS[task.skill]
@@ -121,7 +115,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit)
-    elif not _release_excluded(state.intent) and (outputs := train_not_run(state.intent)) is not None:
+    elif (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "CFG", services.catalog)

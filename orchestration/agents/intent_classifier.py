@@ -18,7 +18,7 @@ from assessment_engine.query import DataQuery
 from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
-from orchestration.interpretation.template_shapes import DEVICE_ROWS
+from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -60,6 +60,10 @@ from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
 from orchestration.tools.scope import scope_for
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
+# "which sites are they at", "what releases do those run": other rows of the devices the last answer was about
+WHICH_OF_THEM = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)\s+(?:sites?|releases?|versions?|platforms?|models?|roles?|"
+                           r"site types?|regions?)\s+(?:are|is|do|does|were|did)\s+(?:they|those|these|them|those devices)\b",
+                           re.IGNORECASE)
 DEVICE_ATTRIBUTE = "device attribute: "  # the Intent step's signal of an inventory lookup, with the dimension asked
 QUERY_SKILLS = (*SQL_SKILLS, "cbp_expert_insights", "sec_expert_insights")  # SLIC figures are data questions too
 NAMED_SCOPE = ("site", "device", "device_type", "platform", "os_version", "assessment_id", "environment")
@@ -693,11 +697,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
-                                and not refers_back(prompt) and (not subjectless or listed)):
+                                and not refers_back(prompt) and (not subjectless or listed)) or (
+            resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None):
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
         # after a complete list of devices asks about those devices ("which have zero failures"); a row picked
-        # ("the lowest one - what are its devices") is a question of its own about that row
-        among = listed if subjectless and picked is None else []
+        # ("the lowest one - what are its devices") is a question of its own about that row; "which sites are they
+        # at" asks for other rows of the same devices (their scope carried, or the list itself)
+        among = listed if (subjectless or resolution.kind == "same_devices") and picked is None else []
         intent = with_query(intent, prompt, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
@@ -757,10 +763,14 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     """Whether what answers a question the assessment tools keep answers it in its shape: the tools do; a frame
     template only where its shape is the query's ("what are the lab devices failing" is their checks, not a list of
     the devices)."""
-    if intent.domain_details.skill not in SQL_SKILLS or not query.measures or query.group_by in ([], ["device"]):
+    if intent.domain_details.skill not in SQL_SKILLS or query.group_by in ([], ["device"]):
         return True  # a figure, a yes/no or devices: the templates' leads answer those in every shape
     plan = sql_plan_for(intent, scope, collection, services.catalog.ontology)
-    return plan is None or plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
+    if plan is None:
+        return True
+    if not query.measures:  # rows of the inventory ("which sites are they at"): a ranking of failures is another question
+        return plan.template in INVENTORY_TEMPLATES
+    return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
 
 
 def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str,

@@ -77,7 +77,7 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
                                          state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
-    elif state.intent.query is None and (outputs := train_not_run(state.intent)) is not None:
+    elif (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:
         outputs = interpret_assessment(state, evidence, "SEC", services.catalog)

@@ -87,7 +87,11 @@ def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -
 
 
 def train_not_run(intent: Intent) -> DomainOutputs | None:
-    """The answer when the question names a train no device runs; None otherwise."""
+    """The answer when the question names a train no device runs; None otherwise — and when it excludes that train
+    ("switches not on 15.x": every device is the answer, not none)."""
+    release = intent.query.condition("release") if intent.query is not None else None
+    if release is not None and release.negated:
+        return None
     missing = [r for r in intent.name_resolutions if r.entity_type == "os_version" and r.value
                and r.value.endswith(TRAIN_SUFFIX) and (r.reason or "").startswith(NO_RELEASE)]
     if not missing:

@@ -74,6 +74,8 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
         return False  # nor says whether some device passes ("is snmp v3 used anywhere at HQ")
     if template in INVENTORY_TEMPLATES:
         return True
+    if not query.measures and query.group_by != ["device"]:
+        return False  # rows of the inventory ("which sites are they at"), not a ranking of failures
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
     return ranked and all(m in TEMPLATE_MEASURES for m in query.measures) and all(
         b.op in (">", "=") and b.value == 0 for b in query.bounds)

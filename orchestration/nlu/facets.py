@@ -189,6 +189,9 @@ FINDINGS_ASKED = re.compile(r"\bwhat\b[^?]{0,40}\bfail\w*|\b(?:which|what) (?:ch
                             r"problems?|deviations?|summar\w*|review|assess\w*|posture|rundown|status|overview|report|"
                             r"doing|look(?:s|ing)?)\b", re.IGNORECASE)
 COUNTED_ASKED = re.compile(r"\b(?:how many|number of|no\.? of|count|total|pass rate|percent\w*|%)", re.IGNORECASE)
+# a question about what to do first: the order of the fixes is its answer, before the figures
+FIRST_ASKED = re.compile(r"\b(?:fix|address|tackle|do|remediate|handle|start with|work on)\b.{0,40}\bfirst\b|"
+                         r"\bprioriti[sz]\w*|\bwhere (?:do|should|would) (?:i|we) start\b|\bwhat comes first\b", _I)
 LINES_ASKED = re.compile(r"\b(?:evidence|lines?|show me where|where exactly|why)\b", re.IGNORECASE)
 
 
@@ -196,7 +199,8 @@ def asked_besides(text: str) -> dict[str, bool]:
     """What the words ask for besides the answer itself (``Facets.actions_asked`` …): read over the words the user typed
     and the request they stood for (a follow-up's "how do I fix the telnet one" asks for a fix of that request)."""
     return {"actions_asked": bool(ACTIONS_ASKED.search(text)), "findings_asked": bool(FINDINGS_ASKED.search(text)),
-            "figure_asked": bool(COUNTED_ASKED.search(text)), "lines_asked": bool(LINES_ASKED.search(text))}
+            "figure_asked": bool(COUNTED_ASKED.search(text)), "lines_asked": bool(LINES_ASKED.search(text)),
+            "first_asked": bool(FIRST_ASKED.search(text))}
 
 
 def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") -> Facets:

@@ -172,3 +172,20 @@ def test_a_row_picked_before_its_own_clause_is_that_clauses_subject(demo_warehou
     (then,), = sql(demo_warehouse, FAILS + " AND a.site = ?", [runs[1], ranked[2]])
     answer = chat("and in september?").final.answer
     assert first_line(answer).startswith(f"**{then}** failed checks ({ranked[2]}"), answer[:300]
+
+
+def test_other_rows_of_the_same_devices_are_every_one_of_them_not_the_failing_ones(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    """"which sites are they at" after "how many devices run the worst one": every site with a device on that release
+    (a site whose device fails nothing included), not a ranking of the sites by failed checks."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    worst = sql(demo_warehouse, f"""SELECT a.os_version FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY
+        COUNT(*) FILTER (WHERE r.status = 'pass') * 1.0 / COUNT(*), 1 LIMIT 1""", [runs[-1]])[0][0]
+    sites = {s for s, in sql(demo_warehouse, "SELECT DISTINCT site FROM assets WHERE collection = 'fleet' AND "
+                                             "os_version = ?", [worst])}
+    chat = Chat(services)
+    chat("worst 3 releases by pass rate")
+    chat("how many devices run the worst one")
+    answer = chat("which sites are they at").final.answer
+    assert first_line(answer).startswith(f"**{len(sites)} sites**"), answer[:300]
+    assert sites <= set(re.findall(r"\b[A-Z][\w]*-\d+\b|\bHQ\b", answer)), answer[:600]
