@@ -33,6 +33,7 @@ from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
     after_reset,
+    exception_meant,
     name_reply,
     names_what,
     preference_statement,
@@ -662,7 +663,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
     last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
                 None)
-    picked = None if pasted else picked_prompt(prompt, last, services.catalog.semantic_model)
+    picked = None if pasted else picked_prompt(prompt, last, services.catalog.semantic_model) or \
+        exception_meant(prompt, last)  # "does it cover RTR-CORE-1?" after one exception: that exception
     if picked is not None:
         prompt = picked
         updates.update(effective_prompt=picked)

@@ -197,6 +197,42 @@ def _inherit(own: Intent, prev: PastTurn, entities: list[Entity]) -> Intent:
     )
 
 
+# "which expire this year", "what covers RTR-CORE-1": a question with a verb where its noun should be
+WHICH_VERB = re.compile(r"^\s*(?:and\s+|so\s+)?(?P<which>which|what)\s+(?P<verb>expire[sd]?|cover(?:s|ed)?|run[s]?|"
+                        r"ha(?:ve|s|d)|fail(?:s|ed)?|pass(?:es|ed)?|appl(?:y|ies)|affect(?:s|ed)?|match(?:es|ed)?|"
+                        r"belong[s]?|need[s]?|end[s]?|lapse[sd]?)\b(?P<rest>.*)$", _I)
+LISTED_THINGS = {"exceptions": "exceptions", "devices": "devices", "sites": "sites", "rules": "checks",
+                 "signatures": "signatures"}
+
+
+def _subject_of_list(prompt: str, own: Intent, prev: PastTurn) -> str | None:
+    """The follow-up with the previous list's things named where its noun should be ("which exceptions expire this
+    year"), when its own words are no clear question; None otherwise."""
+    m = WHICH_VERB.match(prompt)
+    if m is None or own.intent_class != "unknown_or_needs_clarification" or prev.frame is None:
+        return None
+    things = LISTED_THINGS.get(prev.frame.subject)
+    return f"{m.group('which')} {things} {m.group('verb')}{m.group('rest')}" if things else None
+
+
+# "does it cover RTR-CORE-1?": an exception asked about by a pronoun
+COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|that one|this one)\s+"
+                      r"(?:cover|apply to|exempt|include)\b", _I)
+EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
+
+
+def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
+    """The prompt with "it" in "does it cover …" replaced by the one exception the last answer named ("does
+    EXC-2026-014 cover RTR-CORE-1?"); None when the words ask no such thing or the answer named none or several."""
+    m = COVER_IT.search(prompt)
+    if m is None or previous is None:
+        return None
+    named = set(EXCEPTION_ID.findall(previous.answer_excerpt))
+    if len(named) != 1:
+        return None
+    return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
+
+
 def _bare_fix(own: Intent) -> bool:
     """A request for fixes that names nothing to fix — no place, device, rule or topic ("what corrective actions
     are recommended?"): said after an answer with findings, it asks for the fixes of that answer's scope."""
@@ -377,6 +413,10 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     # a short question naming a scope is a follow-up ("and in production?"), unless it names what it asks about
     # as well and leads with no "and"/"what about" ("are any leaf switches failing copp?" is a question of its own)
     short = has_scope and len(re.findall(r"\w+", prompt)) <= 6 and (LEAD.search(prompt) or not names_what(own.frame, prompt))
+    subject = _subject_of_list(prompt, own, prev)
+    if subject is not None:  # "which expire this year" after the exceptions: which of those things
+        return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, own.entities + carried),
+                          "carryover", subject, None, [prev.turn_number])
     followup = own.meta_intent == "followup_question" or short
     if not followup:
         return Resolution(own)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from orchestration.state import AssessmentState
 from tests.stores import configured_memory
+from tests.unit.test_answers import LATEST, sql
 
 
 class Chat:
@@ -297,3 +299,24 @@ def test_the_evidence_for_the_first_one_and_then_its_fix_keep_the_device_and_the
     fix = chat("and the fix?")
     assert fix.final.answer.split("\n\n")[1].startswith(f"**To fix ASA-TELNET on {first.group(1)}**"), \
         fix.final.answer[:400]
+
+
+def test_which_of_the_exceptions_listed_and_does_it_cover_a_device(demo_warehouse: Path, services: Services) -> None:
+    """"which exceptions do we have", "which expire this year" (of those), "does it cover RTR-CORE-1?" (the one
+    exception the last answer named): each answer as the register and the results say."""
+    end = f"{date.today().year}-12-31"  # "this year", as the product reads it
+    this_year = [e for e, in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE expires_on <= "
+                                                 "CAST(? AS DATE) ORDER BY 1", [end])]
+    later = [e for e, in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE expires_on > CAST(? AS DATE)",
+                             [end])]
+    chat = Chat(services)
+    chat("which exceptions do we have")
+    state = chat("which expire this year")
+    assert state.conversation.effective_prompt == "which exceptions expire this year"
+    answer = state.final.answer
+    assert all(e in answer for e in this_year) and not any(e in answer for e in later), answer[:400]
+    if len(this_year) == 1:
+        (covered,), = sql(demo_warehouse, f"SELECT COUNT(*) > 0 FROM results WHERE asset_id = 'RTR-CORE-1' AND "
+                                          f"exception_id = ? AND assessment_id = {LATEST}", this_year)
+        lead = chat("does it cover RTR-CORE-1?").final.answer.split("\n\n")[1]
+        assert lead.startswith("**Yes**" if covered else "**No**") and this_year[0] in lead, lead
