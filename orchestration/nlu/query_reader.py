@@ -231,7 +231,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         conditions = [c for c in conditions if c.dimension != "device_type"]
         conditions.append(Condition(dimension="device_type", values=[kind], in_measure=True))
         measures, zero = ["devices"], False
-    measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions)
+    measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
+                         COMMON.search(prompt) is not None)
     facts = {model.measures[m].fact for m in measures}
     if "devices" in measures and len(facts) > 1 and "devices_assessed" in model.measures and \
             model.measures["devices_assessed"].fact in facts:
@@ -322,8 +323,15 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
         and not asks_for_failures and not query.asks_whether_some_pass)
 
 
+# "which model is the most common at the stores": the devices counted per model, not their failures
+COMMON = re.compile(r"\b(?:most|least)\s+(?:common|popular|widespread|frequent|used|deployed)\b|\bcommonest\b|"
+                    r"\brarest\b", _I)
+DEVICE_ATTRIBUTES = ("model", "release", "platform", "role", "device_type", "site_type", "environment", "region",
+                     "product_family", "site", "tier", "criticality")
+
+
 def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,
-              conditions: list[Condition]) -> list[str]:
+              conditions: list[Condition], common: bool = False) -> list[str]:
     """The measures read, or the one the question's shape implies; a count of devices or checks where the words
     speak of failing counts the failing ones, and a more specific measure of the same things ("devices … assessed")
     replaces the plain count."""
@@ -339,6 +347,8 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
     if measures:
         return [failing_things.get(m, m) if failing and not any(c.in_measure for c in conditions) else m
                 for m in measures]
+    if common and group and group[0] in DEVICE_ATTRIBUTES:
+        return ["devices"]
     if ask == "list" and group and not failing and group[0] in ("device", "site", "release", "platform", "model", "role"):
         return []  # "which sites are tier 1": the sites, nothing counted
     if ask == "trend":

@@ -258,3 +258,13 @@ def test_a_device_attribute_is_looked_up_in_the_inventory(demo_warehouse: Path, 
     answer = handle_turn(f"what role do {device} and {other} have", services=services).final.answer
     for d, role in roles.items():
         assert f"- **{d}**: role **{role}**" in answer, answer[:300]
+
+
+def test_the_most_common_value_of_a_device_attribute_counts_devices(demo_warehouse: Path, services: Services) -> None:
+    """"which model is the most common at the stores": the devices counted per model (not their failed checks)."""
+    counts = sql(demo_warehouse, """SELECT a.model, COUNT(*) FROM assets a JOIN sites s USING (site) WHERE
+        a.collection = 'fleet' AND s.site_type = 'store' GROUP BY 1 ORDER BY 2 DESC, 1""")
+    lead = first_line(handle_turn("which model is the most common at the stores", services=services).final.answer)
+    top = [m for m, n in counts if n == counts[0][1]]
+    assert any(f"**{m}**" in lead for m in top) and f": {counts[0][1]} " in lead + " ", (lead, counts)
+    assert "devices" in lead and "failed" not in lead, lead
