@@ -227,7 +227,7 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     m = COVER_IT.search(prompt)
     if m is None or previous is None:
         return None
-    named = set(EXCEPTION_ID.findall(previous.answer_excerpt))
+    named: set[str] = set(EXCEPTION_ID.findall(previous.answer_excerpt))
     if len(named) != 1:
         return None
     return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
