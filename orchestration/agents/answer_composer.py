@@ -60,7 +60,10 @@ def _cell(text: Any, limit: int = 90) -> str:
 FINDINGS_SHOWN = 20  # rows of the findings table in the chat; the export keeps every finding
 
 
-def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
+def _findings_table(findings: list[Finding], cites: _Citations, whole: bool = False) -> list[str]:
+    """The findings, the most widespread first; ``whole``: every one (one device's failed checks, one per rule at
+    most — "what does RTR-LAB1-1 fail" is answered by all of them)."""
+    shown = len(findings) if whole else FINDINGS_SHOWN
     trend = any(f.delta_status for f in findings)
     refs = [" ".join(filter(None, (cites.cite(e.chunk_id, e.source) for e in f.enterprise_context_applied)))
             for f in findings]
@@ -68,12 +71,12 @@ def _findings_table(findings: list[Finding], cites: _Citations) -> list[str]:
     head = ("| # | Deviation | Severity | Devices |" + (" Change |" if trend else "") + " Fix |"
             + (" Context |" if context else ""))
     rows = ["", "**Findings**", "", head, "|" + "---|" * (head.count("|") - 1)]
-    for f, ref in zip(findings[:FINDINGS_SHOWN], refs, strict=False):
+    for f, ref in zip(findings[:shown], refs, strict=False):
         fix = [ln for ln in f.recommendation.split("\n") if ln.strip() and not ln.startswith("!")] or [""]
         rows.append(f"| {f.id} | {f.rule_id} — {_cell(f.title, 60)} | {f.severity} | {f.assets_affected} |"
                     + (f" {f.delta_status or ''} |" if trend else "")
                     + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} |" + (f" {ref} |" if context else ""))
-    if len(findings) > FINDINGS_SHOWN:
+    if len(findings) > shown:
         # no count of its own: every figure of an answer traces to the task outputs (the Reflector checks)
         rows += ["", "*More findings than shown here, the most widespread first: the exported trace holds every one.*"]
     return rows
@@ -283,7 +286,7 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
         else:
             parts += ["", *first]
     if findings:
-        parts += _findings_table(findings, cites)
+        parts += _findings_table(findings, cites, whole=device_answer)
         if wants_evidence or (wants_actions and (device_answer or len(findings) <= 3)):
             parts += _device_evidence(findings, several=not device_answer)
         elif not wants_actions:

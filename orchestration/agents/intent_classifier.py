@@ -211,8 +211,10 @@ def cannot_answer(intent: Intent) -> bool:
     frame = intent.frame
     # "what about that one?" with nothing before it: the question of what it points at comes first
     pointless = intent.meta_intent == "followup_question" and intent.intent_class == "unknown_or_needs_clarification"
+    # "which one has the fewest" after a breakdown: an edit of the last query, whatever the words alone read as
+    edited = intent.query is not None and frame.cannot in (None, "off_topic")
     return (frame.ask == "not_answerable" and frame.confidence >= CANNOT_CONFIDENCE
-            and intent.meta_intent not in CONVERSATIONAL and not pointless)
+            and intent.meta_intent not in CONVERSATIONAL and not pointless and not edited)
 
 
 def frame_catalogs(services: Services) -> Catalogs:

@@ -572,10 +572,15 @@ def _signature_matches(result: SqlPathResult, frame: QuestionFrame) -> DomainOut
     lead = devices(len(boxes)) if frame.ask in ("count", "list") else "Yes"  # "how many …": the number, "any …?": yes
     first = (f"**{lead}** — {titles} matched on {devices(len(boxes))} in {when}: "
              f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
+    statistics = {"row_count": len(rows), "devices_listed": boxes}
+    if frame.ask == "count":  # "how many boxes show brute force logins": the number and the names, each match on ask
+        ids = " or ".join(dict.fromkeys(r.signature_id for r in rows))
+        return DomainOutputs(summary=f"{first}\n\nAsk \"which devices match {ids}?\" for each one's evidence.",
+                             statistics=statistics)
     table = markdown.table(["Signature", "Device", "Site", "Severity", "Run", "Evidence"],
                    [[r.signature_id, r.asset_id, r.site, r.severity, r.assessment_id, r.evidence] for r in rows[:SHOWN]])
     return DomainOutputs(summary=f"{first}\n\n{table}{_more(min(len(rows), SHOWN), _total(rows), 'matches')}",
-                         statistics={"row_count": len(rows), "devices_listed": boxes})
+                         statistics=statistics)
 
 
 def _inventory_share(result: SqlPathResult) -> DomainOutputs:

@@ -41,7 +41,9 @@ TEMPLATE_SHAPES: dict[str, Callable[[DataQuery], bool]] = {
     "inventory_share": lambda q: True, "exception_list": lambda q: True, "last_assessed": lambda q: True,
     "clean_rules": lambda q: True, "devices_failing_topic": lambda q: q.group_by == ["device"],
     "inventory_count": lambda q: bool(q.measures) and q.measures[0] == "devices",
-    "attribute_listing": lambda q: len(q.group_by) == 1 and q.group_by[0] in ("release", "model", "platform"),
+    # every value with its devices; "which release is the most common" is a ranking, the compiler's
+    "attribute_listing": lambda q: len(q.group_by) == 1 and q.group_by[0] in ("release", "model", "platform")
+    and q.order is None and q.limit is None,
 }
 
 

@@ -181,8 +181,8 @@ def wanted_dimensions(text: str, presentation: str) -> list[str]:
 
 
 # what a question asks for besides its answer (issue 52, answers in proportion): the fixes in order, the findings behind a
-# figure, the offending lines
-ACTIONS_ASKED = re.compile(r"\b(?:fix\w*|remediat\w*|clean(?:ing)? up|harden\w*|prioriti\w*|first|plan|action\w*|cli|"
+# figure, the offending lines; "first" as an ordinal ("the first one") asks for no order of fixes
+ACTIONS_ASKED = re.compile(r"\b(?:fix\w*|remediat\w*|clean(?:ing)? up|harden\w*|prioriti\w*|first(?! (?:one|ones|two|three|\d+|of them|device|site|row|entry|item))|plan|action\w*|cli|"
                            r"commands?|recommend\w*|assess\w*|posture|audit|review|what (?:should|do|must) (?:we|i))\b",
                            re.IGNORECASE)
 FINDINGS_ASKED = re.compile(r"\bwhat\b[^?]{0,40}\bfail\w*|\b(?:which|what) (?:checks|rules)\b|\b(?:wrong|findings?|issues?|"

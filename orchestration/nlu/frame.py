@@ -20,7 +20,7 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
@@ -394,8 +394,37 @@ def _month(name: str, today: date) -> str:
     return f"{year}-{month:02d}"
 
 
+# an expiry's deadline: "expiring before march", "expire by the end of january 2027", "expires until june"
+_EXPIRY_MONTH = re.compile(rf"\bexpir\w*\s+(?:(?P<before>before)|by|until|till)\s+(?:the\s+)?(?:end\s+of\s+)?"
+                           rf"{_MONTH}(?:\s+(?P<year>\d{{4}}))?", _I)
+_EXPIRY_WITHIN = re.compile(rf"\bexpir\w*\s+(?:with)?in\s+(?:the\s+)?(?:next\s+)?{_N}\s+(?P<unit>days?|weeks?|months?)",
+                            _I)
+
+
+def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
+    """The last day an expiry asked about may fall on, and the words without it (its month is no run's month). A
+    month ahead is the next one of that name: exceptions expire in the future."""
+    m = _EXPIRY_MONTH.search(text)
+    if m:
+        month = MONTHS[m.group(2).lower()]
+        year = int(m.group("year")) if m.group("year") else today.year + (month < today.month)
+        first = date(year, month, 1)
+        if m.group("before"):
+            deadline = first - timedelta(days=1)
+        else:
+            deadline = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        return deadline.isoformat(), text[:m.start()] + text[m.end():]
+    m = _EXPIRY_WITHIN.search(text)
+    if m:
+        n, unit = _number(m.group(1)), m.group("unit").lower()
+        days = n * {"d": 1, "w": 7, "m": 30}[unit[0]]
+        return (today + timedelta(days=days)).isoformat(), text[:m.start()] + text[m.end():]
+    return None, text
+
+
 def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
+    expiry, text = _expiry_deadline(text, today)
     words = _MONTH_VERB.sub(" ", text)
     since = None
     m = re.search(rf"\bsince (?:the start of |early |late |the |our )?{_MONTH}", words, _I)
@@ -414,6 +443,7 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     iso = re.search(r"\bbefore (\d{4}-\d{2}-\d{2})\b", text)
     if iso:
         before = iso.group(1)
+    before = expiry or before
     relative: Literal["previous", "this_month", "last_month"] | None = None
     if re.search(r"\bthis month\b", text, _I):
         relative = "this_month"

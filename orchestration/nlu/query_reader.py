@@ -146,8 +146,10 @@ def _number(text: str) -> int:
 
 
 def _negated(prompt: str, value: str) -> bool:
-    """Whether the words just before ``value`` negate it ("not on 17.9.4", "outside DataCenter-1", "non-critical")."""
-    for m in re.finditer(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", prompt, _I):
+    """Whether the words just before ``value`` negate it ("not on 17.9.4", "outside DataCenter-1", "non-critical",
+    "excluding firewalls")."""
+    written = re.escape(value).replace("_", "[_ ]")
+    for m in re.finditer(rf"(?<![\w.-]){written}(?:e?s)?(?![\w-])", prompt, _I):
         if NEGATORS.search(prompt[max(0, m.start() - 40):m.start()]):
             return True
     return False
@@ -325,7 +327,7 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
 
 # "which model is the most common at the stores": the devices counted per model, not their failures
 COMMON = re.compile(r"\b(?:most|least)\s+(?:common|popular|widespread|frequent|used|deployed)\b|\bcommonest\b|"
-                    r"\brarest\b", _I)
+                    r"\brarest\b|\b(?:have|own|run|deploy|got) the (?:most|fewest|least) of\b", _I)
 DEVICE_ATTRIBUTES = ("model", "release", "platform", "role", "device_type", "site_type", "environment", "region",
                      "product_family", "site", "tier", "criticality")
 
@@ -414,6 +416,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         # the longest name of a dimension where the group starts ("by kind of site for us-west": not just "kind")
         dim = _dimension(prompt[m.start("dim"):], model) or _dimension(m.group("dim"), model)
         if dim and dim != "run":
+            return [dim]
+    for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
+        dim = _dimension(prompt[m.end():], model)
+        if dim and dim not in ("run", "device"):
             return [dim]
     if ask == "count":
         return []
