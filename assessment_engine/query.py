@@ -10,7 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Output = Literal["value", "list", "table", "yes_no", "series", "change"]
+# "difference": the rows of the first dimension grouped by that differ between the sides of the second ("what does
+# SW-1 fail that SW-2 doesn't": the checks failing on one of the two devices only)
+Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference"]
 Comparison = Literal[">", ">=", "<", "<=", "="]
 
 

@@ -10,7 +10,8 @@ The statement reads one fact (the measures' table, joined to each row's device `
 - the runs asked keep the fact's rows of those runs; several runs (or months, for facts with a clock) group the rows
   by run (or month) as well, as column ``run`` (a series, a change);
 - bounds, the order and the limit apply to the grouped rows (an outer ``SELECT``), which also count how many rows there
-  are in all (``total_rows``) before the limit cuts them.
+  are in all (``total_rows``) before the limit cuts them; a limit on ordered rows keeps the rows tied at its cut (their
+  ``place`` by ``RANK()``).
 """
 
 from __future__ import annotations
@@ -156,20 +157,26 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
             inner.add(" HAVING COUNT(*) FILTER (WHERE " + " AND ".join(sql for sql, _ in judged) + ") > 0",
                       *[p for _, params in judged for p in params])
 
-    outer = _Sql().add("SELECT *, COUNT(*) OVER () AS total_rows FROM (").add(inner.text, *inner.params).add(") q")
+    # a series is ordered and cut by its change, when the answer has both runs
+    ranked = [query.order.measure, *query.order.then] if query.order and not period else []
+    way = "DESC" if query.order and query.order.descending else "ASC"
+    limit = int(query.limit or 0) if not period else 0  # an integer of the query, written as one
+    # the rows tied at the limit's cut are kept: "the site with the most failures", when three have as many, is three
+    place = (", RANK() OVER (ORDER BY " + ", ".join(f"{m} {way} NULLS LAST" for m in ranked) + ") AS place") \
+        if ranked and limit else ""
+    outer = _Sql().add(f"SELECT *, COUNT(*) OVER () AS total_rows{place} FROM (").add(inner.text, *inner.params) \
+        .add(") q")
     bounds = query.bounds if query.group_by else []  # a yes/no's bound says when it is Yes: read by the answer
     kept = [f"COALESCE({b.measure}, 0) {b.op} ?" for b in bounds]
     rates = [m for m in query.measures if model.measures[m].rate is not None and query.group_by]
     kept += [f"{m} IS NOT NULL" for m in rates]  # a group none of whose rows were rated has no rate to list
     if kept:
         outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in bounds])
-    order = []
-    if query.order and not period:  # a series is ordered and cut by its change, when the answer has both runs
-        way = "DESC" if query.order.descending else "ASC"
-        order += [f"{m} {way} NULLS LAST" for m in [query.order.measure, *query.order.then]]
-    order += [c for c in columns if c not in query.measures]
+    order = [f"{m} {way} NULLS LAST" for m in ranked] + [c for c in columns if c not in query.measures]
+    if place:  # the SQL guard caps the rows itself
+        outer = _Sql().add("SELECT * FROM (").add(outer.text, *outer.params).add(f") r WHERE place <= {limit}")
     if order:
         outer.add(" ORDER BY " + ", ".join(order))
-    if query.limit and not period:  # an integer of the query, written as one (the SQL guard caps the rows itself)
-        outer.add(f" LIMIT {int(query.limit)}")
+    if limit and not place:
+        outer.add(f" LIMIT {limit}")
     return CompiledQuery(outer.text, outer.params, columns, fact_name)

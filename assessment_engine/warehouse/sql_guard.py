@@ -32,6 +32,7 @@ ALLOWED_FUNCTIONS = frozenset({
     "count", "sum", "avg", "min", "max", "lower", "upper", "coalesce", "round", "length", "abs", "substring",
     "trim", "cast", "trycast", "case", "if", "nullif", "concat", "dpipe", "countif", "distinct", "greatest", "least",
     "groupconcat",  # LISTAGG / STRING_AGG: a device's failing rules in one cell
+    "rank",  # the rows tied at a limit's cut ("the site with the most failures" when three have as many)
 })
 
 

@@ -82,11 +82,47 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
         return _over_time(query, rows, model, direction)
+    if query.output == "difference":
+        return _difference(query, rows, model)
     if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
         return _looked_up(query, rows, model)
     if query.group_by:
         return _grouped(query, rows, model)
     return _value_answer(query, rows, model)
+
+
+def _difference(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """The checks two devices (or sites) differ on: failing on one side and passing on the other; a check the other
+    side was not judged on is said as such, not counted as a difference."""
+    thing, side = query.group_by[:2]
+    sides = (query.condition(side) or Condition(dimension=side, values=[])).values
+    judged: dict[str, dict[str, bool]] = {}
+    for r in rows:
+        judged.setdefault(str(r.get(thing)), {})[str(r.get(side))] = bool(r.get(query.measures[0]))
+    only = {s: sorted(k for k, v in judged.items() if v.get(s) and all(s2 in v and not v[s2] for s2 in sides
+                                                                        if s2 != s)) for s in sides}
+    unjudged = sorted(k for k, v in judged.items() if any(v.values()) and len(v) < len(sides))
+    both = sorted(k for k, v in judged.items() if len(v) == len(sides) and all(v.values()))
+    differing = sorted({k for ks in only.values() for k in ks})
+    stats: dict[str, Any] = {"rows": len(differing), **_listed(thing, differing, len(differing)),
+                             **{f"failing on {s} only": len(only[s]) for s in sides}}
+    if not differing:
+        lead = (f"**No difference** — {' and '.join(sides)} fail the same {len(both)} {plural(model.dimensions[thing].noun, len(both))}"
+                f"{': ' + ', '.join(both) if both and len(both) <= INLINE else ''} ({where(query)}).")
+    else:
+        parts = [f"on {s} only: {', '.join(only[s])}" for s in sides if only[s]]
+        lead = (f"**{' and '.join(sides)} differ on {len(differing)} {plural(model.dimensions[thing].noun, len(differing))}** "
+                f"({where(query)}) — failing {'; '.join(parts)}.")
+        if both:
+            lead += f" Both fail {len(both)} more: {', '.join(both[:INLINE])}{' …' if len(both) > INLINE else ''}."
+    if unjudged:
+        lead += (f" Not judged on both (the check does not apply to one of them): {', '.join(unjudged[:INLINE])}"
+                 f"{' …' if len(unjudged) > INLINE else ''}.")
+    if not differing:
+        return DomainOutputs(summary=lead, statistics=stats)
+    body = [[k, *("fail" if judged[k].get(s) else "pass" if s in judged[k] else "—" for s in sides)] for k in differing]
+    table = markdown.table([model.dimensions[thing].noun.capitalize(), *sides], body)
+    return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
 
 
 def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
@@ -216,7 +252,12 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         lead = (f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {_value(best)}"
                 f"{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)}).")
         if query.limit and query.limit > 1:
-            lead += f" The {min(query.limit, total)} of {total} {_label(dim, model)} by {model.measures[first].noun[0]}:"
+            by = model.measures[first].noun[1 if model.measures[first].unit == "count" else 0]
+            if len(rows) > query.limit:  # the compiler keeps the rows tied at the cut
+                lead += (f" The top {query.limit} of {total} {_label(dim, model)} by {by}, {len(rows)} with the tie "
+                         "at the cut:")
+            else:
+                lead += f" The {len(rows)} of {total} {_label(dim, model)} by {by}:"
         elif query.limit == 1 or len(rows) == 1:  # "which site has the most devices": the first line is the answer
             return DomainOutputs(summary=lead, statistics=stats)
     elif not rows:

@@ -82,6 +82,9 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
                        r"\bover the (?:last|past) \w+ (?:runs|assessments)\b", _I)
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s", _I)
+# what two devices or sites differ in: "diff between FW-1 and FW-2", "what does SW-1 fail that SW-2 doesn't"
+DIFFER = re.compile(r"\bdiffs?\b|\bdifferen\w*|\bdiffer\b|\bthat\b[^?]{1,40}\b(?:doesn'?t|does not|don'?t|"
+                    r"do not|isn'?t|is not)\b|\bbut not\b|\band not\b", _I)
 LAST_TIME = re.compile(r"\bthan (?:the |it was )?(?:last|previous) (?:time|run|assessment|scan|audit)\b|\blast time\b",
                        _I)
 FIRST_RUN = re.compile(r"\b(?:first|earliest|oldest)\s+(?:assessment|run|audit)\b", _I)
@@ -184,6 +187,13 @@ def _dimension(text: str, model: SemanticModel) -> str | None:
     return None
 
 
+def _names_a_measure(text: str, model: SemanticModel) -> bool:
+    """Whether the words start with a measure's name longer than any dimension's there ("device count", not "device")."""
+    phrase = text.strip()
+    longest = max((len(w) for w, _ in model.dimension_words if model.word_patterns[w].match(phrase)), default=0)
+    return any(len(w) > longest and model.word_patterns[w].match(phrase) for w, _ in model.measure_words)
+
+
 def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
                runs: Sequence[tuple[str, str]], pasted: bool = False, among: bool = False) -> QueryReading | None:
     """The query a data question asks, or None. ``scope``: the filters the intent's names and frame bind (the tools'
@@ -275,6 +285,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = ["critical_findings", "high_findings", "failed_checks"]
         order = Order(measure="critical_findings", descending=order.descending, then=["high_findings", "failed_checks"])
     output = _output(ask, group, time, prompt, named_measure and bool(GROUP.search(prompt)))
+    pair = next((c for c in sides if c.dimension in ("device", "site") and len(c.values) == 2), None)
+    if pair is not None and DIFFER.search(prompt) and len(time.get("runs", [])) <= 1 and not time.get("months"):
+        # the checks failing on one side only, each with the side it fails on
+        measures, group, bounds, order, limit, output = ["failed_checks"], ["rule", pair.dimension], [], None, None, \
+            "difference"
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
@@ -413,6 +428,8 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
     fails, its checks."""
     for m in GROUP.finditer(prompt):
+        if _names_a_measure(prompt[m.start("dim"):], model):
+            continue  # "top 5 models by device count": what the rows are ranked by
         # the longest name of a dimension where the group starts ("by kind of site for us-west": not just "kind")
         dim = _dimension(prompt[m.start("dim"):], model) or _dimension(m.group("dim"), model)
         if dim and dim != "run":

@@ -7,7 +7,7 @@ import pytest
 from orchestration.agents.data_query_agent import select_tool
 from orchestration.agents.intent_classifier import classify
 from orchestration.agents.security_assessment_agent import category_of
-from orchestration.nlu.facets import read_facets, topic_rules
+from orchestration.nlu.facets import asked_besides, read_facets, topic_rules
 from orchestration.services import Services
 from tests.catalog import BUNDLED, BY_ID, CONTRACTS, RULES
 
@@ -63,3 +63,13 @@ def test_security_categories_live_in_the_rule_catalog() -> None:
     assert category_of("AAA-NEW-MODEL", BY_ID) == "weak AAA" and category_of("IF-URPF-EDGE", BY_ID) == "exposure"
     assert category_of("NO-SUCH-RULE", BY_ID) == "missing hardening"
     assert set(categories.values()) == {"insecure management services", "weak AAA", "exposure", "missing hardening"}
+
+
+@pytest.mark.parametrize(("prompt", "actions"), [
+    ("what does the first one fail", False),  # an ordinal: the row, no order of fixes
+    ("the first 3 devices - what do they fail", False),
+    ("what should we fix first", True),
+    ("which comes first in the plan", True),
+])
+def test_first_as_an_ordinal_asks_for_no_fixes(prompt: str, actions: bool) -> None:
+    assert asked_besides(prompt)["actions_asked"] is actions

@@ -1,6 +1,7 @@
 """The compiler's statement gives what a hand-written one gives, on the demo warehouse: values, groups, bounds (zero
 included), negations, conditions on checks that keep empty groups, several runs, months of events, SLIC matches by
-CVE, orders and limits — and the semantic model refuses what it does not declare."""
+CVE, orders and limits (the rows tied at the cut kept), two devices' verdicts per check — and the semantic model refuses
+what it does not declare."""
 
 from __future__ import annotations
 
@@ -75,6 +76,15 @@ def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Pa
             dimension="severity", values=["critical"], negated=True)], runs=[latest]),
          "SELECT COUNT(*) FROM {R} WHERE r.assessment_id = {LATEST} AND a.site = 'HQ' AND r.status = 'fail' AND "
          "r.severity <> 'critical'"),
+        # the rows tied at the limit's cut are kept: two models have as many devices as the second
+        (DataQuery(measures=["devices"], group_by=["model"], order=Order(measure="devices"), limit=2),
+         "SELECT model, n FROM (SELECT model, COUNT(*) n, RANK() OVER (ORDER BY COUNT(*) DESC) place FROM assets WHERE "
+         "collection = 'fleet' GROUP BY model) WHERE place <= 2 ORDER BY n DESC, model"),
+        # the checks two devices differ on are read from each one's verdict per check
+        (DataQuery(measures=["failed_checks"], group_by=["rule", "device"], runs=[latest], output="difference",
+                   conditions=[Condition(dimension="device", values=["SW-HQ-CORE-1", "SW-HQ-CORE-2"])]),
+         "SELECT rule_id, asset_id, COUNT(*) FILTER (WHERE status = 'fail') FROM results WHERE assessment_id = "
+         "{LATEST} AND asset_id IN ('SW-HQ-CORE-1', 'SW-HQ-CORE-2') GROUP BY 1, 2 ORDER BY 1, 2"),
     ]
     for query, sql in cases:
         want = [tuple(float(v) if isinstance(v, float) else v for v in row) for row in oracle(sql)]

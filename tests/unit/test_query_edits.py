@@ -189,3 +189,17 @@ def test_other_rows_of_the_same_devices_are_every_one_of_them_not_the_failing_on
     answer = chat("which sites are they at").final.answer
     assert first_line(answer).startswith(f"**{len(sites)} sites**"), answer[:300]
     assert sites <= set(re.findall(r"\b[A-Z][\w]*-\d+\b|\bHQ\b", answer)), answer[:600]
+
+
+def test_which_one_has_the_fewest_after_a_breakdown_is_its_lowest_group(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    """The words alone ("which one has the fewest") read as no question of the product's; after a breakdown they
+    are an edit of it, never "outside what I know"."""
+    (latest,), = sql(demo_warehouse, RUNS)[-1:]
+    counts = sql(demo_warehouse, f"SELECT s.site_type, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                 "r.status = 'fail' AND r.severity = 'critical' GROUP BY 1 ORDER BY n, 1", [latest])
+    chat = Chat(services)
+    chat("how many critical findings are there")
+    chat("by site type")
+    lead = first_line(chat("which one has the fewest").final.answer)
+    assert lead.startswith(f"**{counts[0][0]}** has the fewest") and f": {counts[0][1]} " in lead, (lead, counts)

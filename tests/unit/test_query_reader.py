@@ -96,6 +96,17 @@ def test_a_signature_named_as_engineers_say_it_lists_its_matches(demo_warehouse:
     assert matched and named == matched, (matched, state.final.answer[:400])
 
 
+def test_a_count_of_matched_devices_names_them_and_offers_the_evidence(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    (n,), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT asset_id) FROM slic_results WHERE assessment_id = {LATEST}
+        AND signature_id = 'SLIC-EVT-001'""")
+    answer = handle_turn("how many boxes show brute force login attempts", services=services).final.answer
+    assert first_line(answer).startswith(f"**{n} devices**"), answer[:300]
+    assert "| Signature |" not in answer and 'Ask "which devices match SLIC-EVT-001?"' in answer, answer[-300:]
+    evidence = handle_turn("which devices match SLIC-EVT-001?", services=services).final.answer
+    assert "| Signature |" in evidence  # what the offer says is what it gives
+
+
 def test_a_cve_keeps_only_the_devices_its_signatures_matched(demo_warehouse: Path, services: Services) -> None:
     (cve, n), = sql(demo_warehouse, f"""SELECT cves, COUNT(DISTINCT asset_id) FROM slic_results WHERE
         assessment_id = {LATEST} AND cves IS NOT NULL AND cves <> '' GROUP BY 1 ORDER BY 2 LIMIT 1""")
@@ -268,3 +279,68 @@ def test_the_most_common_value_of_a_device_attribute_counts_devices(demo_warehou
     top = [m for m, n in counts if n == counts[0][1]]
     assert any(f"**{m}**" in lead for m in top) and f": {counts[0][1]} " in lead + " ", (lead, counts)
     assert "devices" in lead and "failed" not in lead, lead
+
+
+def test_the_most_common_value_named_after_the_words_is_counted(demo_warehouse: Path, services: Services) -> None:
+    """"most common software version on the firewalls": the releases counted, however the dimension is named; a
+    ranking of releases is no listing of every one."""
+    counts = sql(demo_warehouse, """SELECT os_version, COUNT(*) FROM assets WHERE collection = 'fleet' AND
+        device_type = 'firewall' GROUP BY 1 ORDER BY 2 DESC, 1""")
+    for question in ("most common software version on the firewalls", "which release is the most common on the firewalls"):
+        lead = first_line(handle_turn(question, services=services).final.answer)
+        assert lead.startswith(f"**{counts[0][0]}** has the most devices: {counts[0][1]} "), (question, lead)
+
+
+def test_a_plural_after_excluding_is_negated(demo_warehouse: Path, services: Services) -> None:
+    (router,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE
+        r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' AND r.severity = 'high' AND
+        a.device_type = 'router'""")
+    state = handle_turn("number of high sev fails per device type excluding firewalls", services=services)
+    kind = state.intent.query.condition("device_type")  # type: ignore[union-attr]
+    assert kind is not None and kind.negated and kind.values == ["firewall"]
+    lead = first_line(state.final.answer)
+    assert f"**router** {router}" in lead and "firewall" not in lead.split("across")[-1], lead
+
+
+def test_ranked_by_a_measure_named_after_by_is_not_grouped_by_it(demo_warehouse: Path, services: Services) -> None:
+    """"top 2 models by device count": models ranked by their devices (a tie at the cut kept whole), not devices."""
+    counts = sql(demo_warehouse, """SELECT model, COUNT(*) n FROM assets WHERE collection = 'fleet' GROUP BY 1
+        ORDER BY n DESC, 1""")
+    state = handle_turn("top 2 models by device count", services=services)
+    assert state.intent.query is not None and state.intent.query.group_by == ["model"]
+    kept = [m for m, n in counts if n >= counts[1][1]]
+    table = re.findall(r"^\| ([\w-]+) \| (\d+) \|$", state.final.answer, re.M)
+    assert [m for m, _ in table] == kept, (table, counts[:4])
+
+
+def test_the_fewest_with_a_condition_on_checks_counts_the_groups_with_none(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    counts = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) FILTER (WHERE r.status = 'fail' AND r.severity =
+        'critical') n FROM results r JOIN assets a USING (asset_id) JOIN sites s USING (site) WHERE r.assessment_id =
+        {LATEST} AND a.collection = 'fleet' AND s.site_type = 'branch' GROUP BY 1 ORDER BY n, 1""")
+    lead = first_line(handle_turn("which branch has the fewest critical findings", services=services).final.answer)
+    fewest = [s for s, n in counts if n == counts[0][1]]
+    assert all(f"**{s}**" in lead for s in fewest) and f": {counts[0][1]} " in lead, (lead, counts[:4])
+
+
+def test_two_devices_differ_on_the_checks_one_fails_and_the_other_passes(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    one, other = "SW-HQ-CORE-1", "SW-HQ-CORE-2"
+    verdicts = sql(demo_warehouse, f"""SELECT rule_id, asset_id, status FROM results WHERE assessment_id = {LATEST}
+        AND asset_id IN ('{one}', '{other}') AND status IN ('pass', 'fail')""")
+    by_rule: dict[str, dict[str, str]] = {}
+    for rule, device, status in verdicts:
+        by_rule.setdefault(rule, {})[device] = status
+    only = {d: sorted(r for r, v in by_rule.items() if v.get(d) == "fail" and set(v.values()) == {"fail", "pass"})
+            for d in (one, other)}
+    assert only[one] or only[other]
+    for question in (f"what checks does {one} fail that {other} doesnt", f"diff between {one} and {other}"):
+        state = handle_turn(question, services=services)
+        assert state.intent.query is not None and state.intent.query.output == "difference", question
+        lead = first_line(state.final.answer)
+        assert f"differ on {len(only[one]) + len(only[other])} checks" in lead, lead
+        for d in (one, other):
+            if only[d]:
+                assert f"on {d} only: {', '.join(only[d])}" in lead, lead
+        table = re.findall(r"^\| ([\w-]+) \| (fail|pass|—) \| (fail|pass|—) \|$", state.final.answer, re.M)
+        assert sorted(r for r, *_ in table) == sorted(only[one] + only[other])

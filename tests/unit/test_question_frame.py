@@ -147,6 +147,11 @@ def test_time_words() -> None:
     assert time("summary from the last run") == {}  # the last run is the latest, not the one before
     assert time("you may ask about anything") == {}  # "may" the verb is not May
     assert time("events this month") == {"relative": "this_month"}
+    # an expiry's month is the next one of that name (exceptions expire ahead), never a run's month
+    assert time("exceptions expiring before march") == {"before": "2027-02-28"}
+    assert time("which waivers expire by the end of january") == {"before": "2027-01-31"}
+    assert time("exceptions that expire until december 2026") == {"before": "2026-12-31"}
+    assert time("anything expiring in the next 30 days") == {"before": "2026-12-24"}
 
 
 def test_limits() -> None:
