@@ -96,6 +96,16 @@ def select_tool(intent: Intent) -> ToolChoice:
 
     months = intent.frame.time.months
     asked = intent.asked_query
+    timed = bool(months or intent.frame.time.relative or intent.frame.time.runs)
+    if not named_runs and asked is not None and len(asked.runs) == 1 and timed:
+        # "failed checks at HQ last month", "… in october": the run the question's query reads, whichever tool answers
+        named_runs = list(asked.runs)
+        assessment_id = asked.runs[0]
+        bindings["assessment_id"] = "query runs"
+    elif not named_runs and len(months) == 1:
+        # "summary of the august assessment": that month's run (a month with none is said by the tool, with the runs)
+        assessment_id = months[0]
+        bindings["assessment_id"] = "frame time months"
     if not named_runs and asked is not None and len(asked.runs) == 2:
         # "how many failed checks in september vs november": the two runs the question's query reads, newest current
         named_runs = [asked.runs[1], asked.runs[0]]
@@ -159,7 +169,7 @@ def select_tool(intent: Intent) -> ToolChoice:
         "scope": scope,
     }
     if assessment_id:
-        bindings["assessment_id"] = "entity assessment_id"
+        bindings.setdefault("assessment_id", "entity assessment_id")
     return ToolChoice("assessment_analysis_tool", params, reason, bindings)
 
 

@@ -44,7 +44,13 @@ from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, t
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
-from orchestration.nlu.query_reader import attribute_asked, attribute_query, measure_words, read_query
+from orchestration.nlu.query_reader import (
+    attribute_asked,
+    attribute_query,
+    measure_words,
+    names_a_part_beyond_the_frame,
+    read_query,
+)
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
 from orchestration.services import Services, build_services
@@ -443,13 +449,15 @@ def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str
 
 
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "",
-                    measured: bool = False) -> RouteDecision | None:
+                    measured: bool = False, part_named: bool = False) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
     between the configuration and security views. None when the frame is not that clear. ``measured``: the words
-    name a measure of the semantic model ("pass rate", "failed checks"), which says what is asked."""
+    name a measure of the semantic model ("pass rate", "failed checks"), which says what is asked; ``part_named``: they
+    name a part of the network the frame has no filter for ("us-west", "tier 1")."""
     named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception or frame.targets.signature)
-    targeted = named or _filtered(frame)
+    filtered = _filtered(frame) or part_named
+    targeted = named or filtered
     # a named device or rule with a topic or check, or a measure named about a target, is clear enough at a lower
     # confidence of the ask ("number of boxes at Branch-07 and their pass rate?")
     floor = CLEAR_ASK_NAMED if (named and (frame.checks or frame.targets.rule or frame.targets.signature)) or (
@@ -459,7 +467,7 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     filters = frame.filters.model_dump()
     sides = frame.ask in ("compare", "share", "count") and any(len(v) >= 2 for k, v in filters.items()
                                                                 if k not in ("severity", "topic"))
-    if sides or (_filtered(frame) and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites"))):
+    if sides or (filtered and frame.ask in DATA_ASKS and (frame.checks or frame.subject in ("devices", "sites"))):
         # two named sides of the network ("stores vs branches pass rate"), or a data ask about a part of the network
         # and the checks asked ("which stores are clean on telnet") or its devices ("is there a wireless controller
         # at branch 3"): either view's data answers it the same
@@ -539,7 +547,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     if not in_domain or decision.confidence < settings.clarification_threshold:
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
         clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text,
-                                measured=bool(measure_words(text, services.catalog.semantic_model)))
+                                measured=bool(measure_words(text, services.catalog.semantic_model)),
+                                part_named=names_a_part_beyond_the_frame(text, services.catalog.semantic_model))
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True

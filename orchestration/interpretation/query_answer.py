@@ -249,8 +249,10 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         if model.measures[first].unit == "percent":
             end = "highest" if query.order.descending else "lowest"
         noun = model.measures[first].noun[1] if model.measures[first].unit == "count" else model.measures[first].noun[0]
-        lead = (f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {_value(best)}"
-                f"{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)}).")
+        figure = f"{_value(best)}{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)})"
+        lead = (f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {figure}." if len(tied)
+                <= INLINE else f"**{len(tied)} {_label(dim, model)}** tie with the {end} {noun}: {figure} — "
+                f"{', '.join(str(t) for t in tied)}.")
         if query.limit and query.limit > 1:
             by = model.measures[first].noun[1 if model.measures[first].unit == "count" else 0]
             if len(rows) > query.limit:  # the compiler keeps the rows tied at the cut
@@ -291,6 +293,9 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             names = ", ".join(str(k) for k in keys[:SHOWN])  # the devices are the answer; their 1s are not
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {names}{more}.", statistics=stats)
+        if not measures and len(query.group_by) == 1:  # names and nothing counted: one line, not a table of one column
+            more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
+            return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             figured = first and query.bounds and query.bounds[0].op != "=" and not (
                 dim == "device" and first in ONE_PER_DEVICE)  # a device "matched" once: no "(1)" after each

@@ -79,8 +79,9 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
     if not query.measures and query.group_by != ["device"]:
         return False  # rows of the inventory ("which sites are they at"), not a ranking of failures
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
-    if query.order is not None and not query.order.descending and model.measures[query.order.measure].unit == "count" \
-            and any(c.dimension in ("severity", "rule", "topic") for c in query.conditions):
-        return False  # "the branch with the fewest critical findings" may have none: the templates drop such rows
+    if query.order is not None and not query.order.descending and model.measures[query.order.measure].unit == "count":
+        # the templates rank the most failing first and drop groups with none: "the store with the fewest failures",
+        # "the branch with the fewest critical findings" (one may have none) are the compiler's
+        return False
     return ranked and all(m in TEMPLATE_MEASURES for m in query.measures) and all(
         b.op in (">", "=") and b.value == 0 for b in query.bounds)

@@ -44,6 +44,9 @@ REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+)*(?:by|per|br
                      r"(?P<dim>[\w\s-]+?)\s*[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
                            r"does|did)\s+(?:the\s+)?(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
+# "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
+COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
+                        r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
@@ -92,8 +95,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
     m = ROW_REF.search(prompt)
-    if m is None:
-        return None
+    if m is None or alone(prompt, m):
+        return None  # "top one?" alone: the row's figure, an edit of the last query (``edited_query``)
     which = m.group("which").lower()
     if which not in SUPERLATIVE and previous.query.group_by == ["device"]:
         return None  # "the first one" of a device list: the follow-up resolution keeps what that list was about
@@ -115,6 +118,12 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if index >= len(rows):
         return None
     return _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+
+
+def alone(prompt: str, m: re.Match[str]) -> bool:
+    """Whether the words that pick a row are the whole follow-up ("top one?", "and the second one")."""
+    rest = prompt[:m.start()] + " " + prompt[m.end():]
+    return all(w in FILLER for w in re.findall(r"[a-z0-9][\w']*", rest.lower()))
 
 
 def _named_in_its_clause(prompt: str, picked: re.Match[str], key: str) -> str | None:
@@ -198,6 +207,19 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             spans.append(m.span())
             said.append(f"the {which} {group[0]}")
+    m = ROW_REF.search(prompt)
+    if m and alone(prompt, m) and group and previous.answer_rows and not said:
+        # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping
+        rows, which = previous.answer_rows, m.group("which").lower()
+        index = ORDINAL.get(which, 0)
+        if which in SUPERLATIVE or index >= len(rows) or (measures == [] and output != "table"):
+            return None
+        key = rows[index]
+        conditions = [c for c in query.conditions if c.dimension != group[0]] + [
+            Condition(dimension=group[0], values=[key])]
+        edited = query.model_copy(update={"group_by": [], "conditions": conditions, "order": None, "limit": None,
+                                          "bounds": [], "output": "value"})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {which} row: {key}"])
     for pattern in (SORT, INSTEAD):
         m = pattern.search(prompt)
         if not m:
@@ -232,10 +254,30 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     conditions = list(query.conditions)
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
     own_conditions += _other_values(prompt, query, own_conditions, model)
+    m = COMPARE_TO.search(prompt)
+    beside = next((c for c in own_conditions if not c.negated and query.condition(c.dimension) is not None), None)
+    if not (m and beside is not None and (not group or group == ["rule"] and beside.dimension == "device")):
+        beside = None
+    if beside is not None:
+        # the last figure and the same figure there, side by side: one row per value of the dimension; one device's
+        # failing checks beside another's: the checks they differ on
+        before = query.condition(beside.dimension)
+        values = list(dict.fromkeys([*(before.values if before else []), *beside.values]))
+        conditions = [c for c in conditions if c.dimension != beside.dimension] + [
+            Condition(dimension=beside.dimension, values=values)]
+        if group:
+            group, output, measures, bounds, order, limit = ["rule", "device"], "difference", ["failed_checks"], [], \
+                None, None
+        else:
+            group, output = [beside.dimension], "table"
+        spans.append(m.span())  # type: ignore[union-attr]  # a comparison was asked for
+        said.append(f"beside {', '.join(beside.values)}")
     if own_conditions and not said and not places and not (time.months or time.runs or time.relative) and all(
             c.dimension in PLACES for c in own_conditions):
         return None  # only a new place ("and at the data centers?"): the follow-up resolution asks it again there
     for condition in own_conditions:
+        if condition is beside:
+            continue  # set beside the last one above
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
         replaced = PLACES if condition.dimension in PLACES else {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]

@@ -175,8 +175,9 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
 
 
 def _dimension(text: str, model: SemanticModel) -> str | None:
-    """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites)."""
-    phrase = text.strip().lower()
+    """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites); a tier
+    before it is a value ("tier 1 sites" are sites)."""
+    phrase = re.sub(r"^tier[\s-]?[123]\s+", "", text.strip().lower())
     for word, name in model.dimension_words:
         if model.word_patterns[word].match(phrase):
             return name
@@ -185,6 +186,14 @@ def _dimension(text: str, model: SemanticModel) -> str | None:
     if SITE_WORDS.match(phrase):
         return "site"
     return None
+
+
+def names_a_part_beyond_the_frame(prompt: str, model: SemanticModel) -> bool:
+    """Whether the words name a part of the network the question frame has no filter for: a region ("us-west") or a
+    tier ("tier 1") — "list sites in us-west" is about that part."""
+    return bool(TIER.search(prompt)) or any(
+        re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", prompt, _I)
+        for dim in VALUE_WORDS if dim in model.dimensions and not VALUE_WORDS[dim] for v in model.dimensions[dim].values)
 
 
 def _names_a_measure(text: str, model: SemanticModel) -> bool:
@@ -236,6 +245,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if not group and sides and SIDES.search(prompt):
         group = [sides[0].dimension]  # "high findings in production vs lab": each side
     zero = bool(ZERO.search(prompt))
+    if zero and ask == "count" and not group and frame.subject in ("devices", "sites"):
+        # "how many firewalls have no critical findings": the firewalls with none, counted (and named)
+        group, ask = ["device" if frame.subject == "devices" else "site"], "list"
+        measures = [m for m in measures if m not in ("devices", "sites")]  # the things counted are the rows now
     without = WITHOUT_THINGS.search(prompt)
     if without and group and group != ["device"]:  # "sites without any firewall": their firewalls counted, none kept
         kind = re.sub(r"(?:e?s)$", "", without.group("what").lower()).replace("wlc", "wireless_controller")
@@ -279,6 +292,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if missing:
         unsaid.append("no run in " + ", ".join(missing))
     order, limit = _order(prompt, ask, measures, group, frame.limit, model)
+    if order is not None and not order.descending:
+        # "the device with the fewest failed checks" may fail none: no "more than 0" bound on what is ranked
+        bounds = [b for b in bounds if not (b.measure == order.measure and b.op == ">" and b.value == 0)]
     if order is not None and not named_measure and (WORST.search(prompt) or BEST.search(prompt)) and \
             measures[0] == "failed_checks" and group == ["device"]:
         # the worst device: the most critical failures, then high, then all (as every device ranking reads)
@@ -451,7 +467,7 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
             return [dim]
     if ask in ("list", "ranking", "compare", "yes_no", "share", "trend"):
         for m in WHICH.finditer(prompt):
-            dim = _dimension(m.group("what"), model)
+            dim = _dimension(prompt[m.start("what"):], model)  # "which tier 1 site": the site
             if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device"):
                 return [dim]
     if MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt):

@@ -203,3 +203,41 @@ def test_which_one_has_the_fewest_after_a_breakdown_is_its_lowest_group(demo_war
     chat("by site type")
     lead = first_line(chat("which one has the fewest").final.answer)
     assert lead.startswith(f"**{counts[0][0]}** has the fewest") and f": {counts[0][1]} " in lead, (lead, counts)
+
+
+def test_a_row_picked_alone_is_that_rows_figure(demo_warehouse: Path, services: Services) -> None:
+    """"top one?" after a ranking: the first row's figures, its key kept as a condition (not a bare name asked)."""
+    (latest,), = sql(demo_warehouse, RUNS)[-1:]
+    rates = sql(demo_warehouse, f"SELECT s.region, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), "
+                                f"1) p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY p, 1", [latest])
+    chat = Chat(services)
+    chat("pass rate per region")
+    chat("sort by pass rate")
+    state = chat("top one?")
+    query = state.intent.query
+    assert query is not None and query.group_by == [] and query.condition("region").values == [rates[0][0]]  # type: ignore[union-attr]
+    assert first_line(state.final.answer).startswith(f"**{rates[0][1]}%** pass rate"), state.final.answer[:300]
+
+
+def test_compare_to_another_place_sets_the_last_figure_beside_it(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    chat("pass rate at Store-41")
+    for question, run in (("compare to Store-40", runs[-1]), ("and in september?", runs[1])):
+        rates = sql(demo_warehouse, f"SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / "
+                                    f"COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? AND a.site IN ('Store-40', "
+                                    "'Store-41') GROUP BY 1 ORDER BY 1", [run])
+        lead = first_line(chat(question).final.answer)
+        for site, rate in rates:
+            assert f"**{site}** {rate}%" in lead, (question, lead, rates)
+
+
+def test_one_devices_checks_compared_with_another_are_the_checks_they_differ_on(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    chat = Chat(services)
+    chat("failed checks on RTR-BR04-1")
+    state = chat("how does that compare with RTR-BR05-1")
+    query = state.intent.query
+    assert query is not None and query.output == "difference"
+    assert sorted(query.condition("device").values) == ["RTR-BR04-1", "RTR-BR05-1"]  # type: ignore[union-attr]
+    assert "RTR-BR04-1 and RTR-BR05-1 differ on" in first_line(state.final.answer)

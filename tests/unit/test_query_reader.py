@@ -344,3 +344,40 @@ def test_two_devices_differ_on_the_checks_one_fails_and_the_other_passes(demo_wa
                 assert f"on {d} only: {', '.join(only[d])}" in lead, lead
         table = re.findall(r"^\| ([\w-]+) \| (fail|pass|—) \| (fail|pass|—) \|$", state.final.answer, re.M)
         assert sorted(r for r, *_ in table) == sorted(only[one] + only[other])
+
+
+def test_how_many_with_none_counts_the_things_with_none(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT r.asset_id FROM results r JOIN assets a USING
+        (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.device_type = 'firewall' GROUP BY 1
+        HAVING COUNT(*) FILTER (WHERE r.status = 'fail' AND r.severity = 'critical') = 0)""")
+    lead = first_line(handle_turn("how many firewalls have no critical findings", services=services).final.answer)
+    assert lead.startswith(f"**{n} devices** with no critical failed checks"), lead
+    (sites,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT a.site FROM results r JOIN assets a USING
+        (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' GROUP BY 1 HAVING
+        COUNT(*) FILTER (WHERE r.status = 'fail') = 0)""")
+    lead = first_line(handle_turn("how many sites have zero failures", services=services).final.answer)
+    assert lead.startswith(f"**{sites} sites**" if sites else "**None.**"), lead
+
+
+def test_a_region_or_tier_names_the_part_of_the_network_asked_about(demo_warehouse: Path,
+                                                                    services: Services) -> None:
+    west = [s for s, in sql(demo_warehouse, "SELECT site FROM sites WHERE region = 'us-west' ORDER BY 1")]
+    lead = first_line(handle_turn("list sites in us-west", services=services).final.answer)
+    assert lead.startswith(f"**{len(west)} sites**") and all(s in lead for s in west), lead
+    worst = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) n FROM results r JOIN assets a USING (asset_id) JOIN sites
+        s USING (site) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' AND
+        s.tier = 'tier1' GROUP BY 1 ORDER BY n DESC LIMIT 1""")
+    state = handle_turn("which tier 1 site is worst", services=services)
+    assert state.intent.query is not None and state.intent.query.group_by == ["site"]
+    assert first_line(state.final.answer).startswith(f"**{worst[0][0]}**"), state.final.answer[:300]
+
+
+def test_a_month_asked_is_the_run_the_tools_read(demo_warehouse: Path, services: Services) -> None:
+    """"summary of the august assessment", "failed checks at HQ last month": the asked run, whichever tool answers;
+    a month with no run is said with the runs there are."""
+    runs = [r for r, in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                            "ORDER BY started_at")]
+    august = next(r for r in runs if "-08-" in r)
+    assert august in first_line(handle_turn("summary of the august assessment", services=services).final.answer)
+    answer = handle_turn("summary of the june 2026 assessment please", services=services).final.answer
+    assert "no assessment run in June 2026" in answer and runs[-1] in answer, answer[:300]
