@@ -11,8 +11,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 # "difference": the rows of the first dimension grouped by that differ between the sides of the second ("what does
-# SW-1 fail that SW-2 doesn't": the checks failing on one of the two devices only)
-Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference"]
+# SW-1 fail that SW-2 doesn't": the checks failing on one of the two devices only); "since": the run from which the
+# measure has been above zero in every run to the latest ("since when has RTR-1 been failing SSH-V2")
+Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "since"]
 Comparison = Literal[">", ">=", "<", "<=", "="]
 
 

@@ -84,11 +84,42 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
         return _over_time(query, rows, model, direction)
     if query.output == "difference":
         return _difference(query, rows, model)
+    if query.output == "since":
+        return _since(query, rows, model)
     if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
         return _looked_up(query, rows, model)
     if query.group_by:
         return _grouped(query, rows, model)
     return _value_answer(query, rows, model)
+
+
+def _since(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """From which run the measure has been above zero in every run up to the latest; a run the scope was not
+    assessed in breaks the stretch (nothing was judged there)."""
+    measure = query.measures[0]
+    noun = model.measures[measure].noun[1]
+    per_run = {str(r.get("run")): r.get(measure) for r in rows}
+    runs = list(query.runs)
+    stretch: list[str] = []
+    for run in reversed(runs):
+        if not per_run.get(run):
+            break
+        stretch.insert(0, run)
+    series = " · ".join(f"{run} {_value(per_run.get(run), 'count') if run in per_run else 'not assessed'}"
+                        for run in runs)
+    stats = {"runs": len(runs), "failing_runs": len(stretch), **({"since": stretch[0]} if stretch else {})}
+    if not stretch:
+        failed = [r for r in runs if per_run.get(r)]
+        lead = (f"**Not in the latest run** ({runs[-1]}): no {noun} there ({where(query, [])})" +
+                (f"; the last run with some was {failed[-1]}." if failed else "; none in any run on record."))
+    elif len(stretch) == len(runs):
+        lead = (f"**Since {stretch[0]}**, the first run on record: {noun} in every one of the {len(runs)} runs "
+                f"({where(query, [])}).")
+    else:
+        before = runs[len(runs) - len(stretch) - 1]
+        latest = "in the latest run only" if len(stretch) == 1 else f"in each of the last {len(stretch)} runs"
+        lead = f"**Since {stretch[0]}**: {noun} {latest}; none in {before} ({where(query, [])})."
+    return DomainOutputs(summary=f"{lead}\n\nPer run: {series}.", statistics=stats)
 
 
 def _difference(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
@@ -209,8 +240,20 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
     return DomainOutputs(summary=text, statistics={measure: rows[0].get(measure) if rows else 0})
 
 
+def all_of_the_checks(query: DataQuery) -> bool:
+    """Devices bound to fail as many of the checks named as were named: each fails every one of them."""
+    rules = query.condition("rule")
+    return rules is not None and not rules.negated and query.group_by == ["device"] and len(query.bounds) == 1 and \
+        query.bounds[0].measure == "failed_checks" and query.bounds[0].op == ">=" and \
+        query.bounds[0].value == len(rules.values) > 1
+
+
 def bound_words(query: DataQuery, model: SemanticModel) -> str:
-    """The query's bounds as a reader says them: "with more than 20 failed checks", "with no failed checks"."""
+    """The query's bounds as a reader says them: "with more than 20 failed checks", "with no failed checks", "failing
+    both NTP-AUTH and NTP-SERVER"."""
+    if all_of_the_checks(query):
+        rules = query.condition("rule").values  # type: ignore[union-attr]  # all_of_the_checks holds
+        return f"failing {'both' if len(rules) == 2 else 'all of'} {', '.join(rules[:-1])} and {rules[-1]}"
     said = []
     for b in query.bounds:
         noun = model.measures[b.measure].noun[1]
@@ -298,7 +341,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             figured = first and query.bounds and query.bounds[0].op != "=" and not (
-                dim == "device" and first in ONE_PER_DEVICE)  # a device "matched" once: no "(1)" after each
+                dim == "device" and first in ONE_PER_DEVICE) and not all_of_the_checks(query)  # no "(1)" after each
             shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)

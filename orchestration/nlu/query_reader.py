@@ -82,6 +82,10 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
                        r"\bover the (?:last|past) \w+ (?:runs|assessments)\b", _I)
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s", _I)
+# from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
+SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
+# every one of the checks named, not any of them: "devices failing both NTP-AUTH and NTP-SERVER"
+BOTH = re.compile(r"\bboth\b|\bas well as\b|\band also\b|\ball (?:of )?(?:these|those|the following)\b", _I)
 # what two devices or sites differ in: "diff between FW-1 and FW-2", "what does SW-1 fail that SW-2 doesn't"
 DIFFER = re.compile(r"\bdiffs?\b|\bdifferen\w*|\bdiffer\b|\bthat\b[^?]{1,40}\b(?:doesn'?t|does not|don'?t|"
                     r"do not|isn'?t|is not)\b|\bbut not\b|\band not\b", _I)
@@ -219,7 +223,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
-    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend"))
+    since_when = SINCE_WHEN.search(prompt) is not None and len(runs) > 1
+    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
     if pasted or not runs or not (executed or (named_measure and frame.ask in ("summary", "share"))):
         return None
@@ -265,6 +270,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = list(dict.fromkeys("devices_assessed" if m == "devices" else m for m in measures))
     measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
     bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
+    checks = next((c for c in conditions if c.dimension == "rule" and not c.negated and len(c.values) > 1), None)
+    if checks is not None and BOTH.search(prompt) and group in ([], ["device"]) and not zero:
+        # "devices failing both NTP-AUTH and NTP-SERVER": each device fails a check once a run, so failing all of
+        # them is failing as many as were named
+        group, measures, ask = ["device"], ["failed_checks"], "list"
+        bounds = [Bound(measure="failed_checks", op=">=", value=len(checks.values))]
     fact = model.measures[measures[0]].fact if measures else "devices"
     apart = [c for c in conditions if not c.in_measure and model.dimension_sql(c.dimension, fact) is None]
     if apart:  # "ospf adjacency flaps": the signature's matches have no checks to filter — said, not failed
@@ -272,7 +283,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
     time, missing = _time(prompt, intent, runs, fact, model)
     two_sides = bool(sides and SIDES.search(prompt))  # "prod vs lab": two sides of one run, not a change
-    asked_change = (CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend"
+    asked_change = ((CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend") and \
+        not since_when
     if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
         return None  # a change over fewer than two runs: the comparison says there is nothing to compare
     if ask == "yes_no" and measures and not group:  # when it is Yes: "is HQ clean" — none; "any … with telnet" — some
@@ -306,6 +318,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # the checks failing on one side only, each with the side it fails on
         measures, group, bounds, order, limit, output = ["failed_checks"], ["rule", pair.dimension], [], None, None, \
             "difference"
+    if since_when and model.facts[fact].run and not missing:
+        # every run, to find where the latest unbroken stretch of failures began
+        measures = [m for m in measures if model.measures[m].unit == "count"][:1] or ["failed_checks"]
+        group, bounds, order, limit, output = [], [], None, None, "since"
+        time = {"runs": [r for r, _ in runs]}
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
@@ -328,6 +345,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     whole or per device (the comparison, with each device's trend); the devices failing named checks, each check a
     finding with its fix. Transitional (docs/ARCHITECTURE.md "Questions as queries"): the compiler takes these over
     once its answers carry findings and charts."""
+    if query.output in ("since", "difference"):
+        return False  # no tool answers from which run, or what two devices differ on
     one_run = len(query.runs) <= 1 and not query.months
     whole = one_run and not [c for c in query.conditions if not c.in_measure]
     plain = one_run and not any(c.negated for c in query.conditions) and not any(c.in_measure for c in query.conditions)

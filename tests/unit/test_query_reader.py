@@ -381,3 +381,31 @@ def test_a_month_asked_is_the_run_the_tools_read(demo_warehouse: Path, services:
     assert august in first_line(handle_turn("summary of the august assessment", services=services).final.answer)
     answer = handle_turn("summary of the june 2026 assessment please", services=services).final.answer
     assert "no assessment run in June 2026" in answer and runs[-1] in answer, answer[:300]
+
+
+def test_since_when_is_the_first_run_of_the_latest_stretch(demo_warehouse: Path, services: Services) -> None:
+    """"how long has Store-50 been failing SNMP-RW": each run's failures there, and the run the unbroken stretch up to
+    the latest began with."""
+    per_run = sql(demo_warehouse, """SELECT r.assessment_id, COUNT(*) FILTER (WHERE r.status = 'fail') FROM results r
+        JOIN assets a USING (asset_id) JOIN assessments m USING (assessment_id) WHERE a.collection = 'fleet' AND
+        m.collection = 'fleet' AND a.site = 'Store-50' AND r.rule_id = 'SNMP-RW' GROUP BY 1, m.started_at
+        ORDER BY m.started_at""")
+    stretch = []
+    for run, failed in reversed(per_run):
+        if not failed:
+            break
+        stretch.insert(0, run)
+    state = handle_turn("how long has Store-50 been failing SNMP-RW", services=services)
+    assert state.intent.query is not None and state.intent.query.output == "since"
+    lead = first_line(state.final.answer)
+    assert lead.startswith(f"**Since {stretch[0]}**" if stretch else "**Not in the latest run**"), (lead, per_run)
+    assert all(f"{run} {n}" in state.final.answer for run, n in per_run), state.final.answer
+
+
+def test_both_checks_named_means_failing_each_of_them(demo_warehouse: Path, services: Services) -> None:
+    both = sorted(d for d, in sql(demo_warehouse, f"""SELECT r.asset_id FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.device_type = 'router' AND r.status = 'fail'
+        AND r.rule_id IN ('SSH-V2', 'VTY-ACL') GROUP BY 1 HAVING COUNT(DISTINCT r.rule_id) = 2"""))
+    lead = first_line(handle_turn("which routers fail both ssh-v2 and vty-acl", services=services).final.answer)
+    assert lead.startswith(f"**{len(both)} devices** failing both SSH-V2 and VTY-ACL"), lead
+    assert sorted(re.findall(r"RTR-[\w-]+", lead)) == both, (lead, both)
