@@ -10,6 +10,7 @@ the turn ends with an answer that says what went wrong, and the exception is log
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
 from orchestration.graph import build_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
+from orchestration.nlu.two_questions import split_questions
 from orchestration.services import Services, build_services
 from orchestration.state import (
     AssessmentState,
@@ -182,8 +184,43 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
               services: Services | None = None) -> Iterator[TurnEvent | AssessmentState]:
     """Run one turn over ``services``, yielding node events as they happen and the final STATE last. A front end
     passes the services it built at start (a process keeps one); without them the turn builds its own from the
-    current settings — loading the model, a second or more: a caller that asks more than once passes services."""
+    current settings — loading the model, a second or more: a caller that asks more than once passes services.
+
+    Two questions typed as one ("which site is worst and what fails there most") are asked in order, each a turn of
+    the conversation (the second reads the first's answer); the final STATE is the second's, its answer both."""
     thread_id = thread_id or f"t-{uuid.uuid4().hex[:12]}"
+    parts = split_questions(prompt) if isinstance(prompt, str) and "\n" not in prompt.strip() else [prompt]
+    if len(parts) == 1 or services is None or not _owned_by(services, thread_id, user_id):
+        yield from _one_turn(prompt, thread_id, user_id, raise_errors, services)
+        return
+    answered: list[AssessmentState] = []
+    for part in parts:
+        for item in _one_turn(part, thread_id, user_id, raise_errors, services):
+            if isinstance(item, AssessmentState):
+                answered.append(item)
+            else:
+                yield item
+    first, last = answered[0], answered[-1]
+    # the second answer's sources numbered after the first's: one list of citations for the one message
+    offset = max((c.number for c in first.final.citations), default=0)
+    second = re.sub(r"\[(\d+)\]", lambda m: f"[{int(m.group(1)) + offset}]", last.final.answer) if offset else \
+        last.final.answer
+    cited = [*first.final.citations, *(c.model_copy(update={"number": c.number + offset})
+                                       for c in last.final.citations)]
+    both = f"{first.final.answer}\n\n---\n\n**{parts[1]}**\n\n{second}"
+    yield last.evolve(final=last.final.evolve(answer=both, citations=cited))
+
+
+def _owned_by(services: Services, thread_id: str, user_id: str) -> bool:
+    """Whether the thread is new or the user's own (another's is refused once, not per question)."""
+    try:
+        return services.memory().thread_owner(thread_id) in (None, user_id)
+    except Exception:  # noqa: BLE001 — no memory: the turn itself says so
+        return False
+
+
+def _one_turn(prompt: str, thread_id: str, user_id: str, raise_errors: bool,
+              services: Services | None) -> Iterator[TurnEvent | AssessmentState]:
     typed = prompt if isinstance(prompt, str) else ""
     # a configuration line pasted into the question keeps its secrets out of STATE, memory, traces and answers
     prompt = mask_prompt(typed)

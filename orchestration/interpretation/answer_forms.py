@@ -257,7 +257,7 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
         first += " To fix it, apply:\n\n" + _fixes(findings[:5])
     summary = f"{first}\n\n{table}{_more(len(shown), total, 'devices')}{failing}"
     return DomainOutputs(summary=summary, findings=findings[:15], prioritized_risks=risks(findings, 5),
-                         statistics={"row_count": len(rows), "total": total,
+                         statistics={"row_count": len(rows), "total": total, "rows_listed": names[:SHOWN],  # in order
                                      "devices_listed": names if total == len(rows) else []})
 
 

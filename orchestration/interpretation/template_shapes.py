@@ -79,6 +79,8 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
     if not query.measures and query.group_by != ["device"]:
         return False  # rows of the inventory ("which sites are they at"), not a ranking of failures
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
+    if query.limit == 1 and template == "group_compare":
+        return False  # "which site is worst": the one (and those tied with it); the template lists every site
     if query.order is not None and not query.order.descending and model.measures[query.order.measure].unit == "count":
         # the templates rank the most failing first and drop groups with none: "the store with the fewest failures",
         # "the branch with the fewest critical findings" (one may have none) are the compiler's

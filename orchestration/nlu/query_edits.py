@@ -94,6 +94,9 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     by that row's key; None when they pick none."""
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
+    one = _the_one_named(prompt, previous)
+    if one is not None:
+        return one
     m = ROW_REF.search(prompt)
     if m is None or alone(prompt, m):
         return None  # "top one?" alone: the row's figure, an edit of the last query (``edited_query``)
@@ -118,6 +121,25 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if index >= len(rows):
         return None
     return _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+
+
+# "there" as a place ("what fails there"), not "is there", "are there any", "there are"
+THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)", _I)
+IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])", _I)
+
+
+def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
+    """After an answer that named one row ("which site is worst" → Lab-1), "there" and "it" are that row: "what
+    fails there most" is "what fails at Lab-1 most". None when the last answer named no single row."""
+    query = previous.query
+    if query is None or query.order is None or query.limit != 1 or not query.group_by:
+        return None
+    key, dim = previous.answer_rows[0], query.group_by[0]
+    if dim in PLACES and THERE.search(prompt):
+        return THERE.sub(f"at {key}", prompt, count=1)
+    if dim in ("device", "site") and IT.search(prompt):
+        return IT.sub(key, prompt, count=1)
+    return None
 
 
 def alone(prompt: str, m: re.Match[str]) -> bool:

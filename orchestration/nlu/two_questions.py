@@ -1,0 +1,51 @@
+"""Two questions typed as one (issue 52): "which site is worst and what fails there most", "how many firewalls are
+there? which release do most of them run", "list the spine switches; what's their pass rate". Each is answered in
+order, the second read after the first (its "there", "them", "it" point at the first answer), by the runtime
+(``orchestration/runtime.py``).
+
+Only a clause that asks on its own is split off: it starts with a question word after "and", a semicolon or a
+question mark. A clause that only narrows the first ("… and only the critical ones", "… and in september"), lists
+two things one question asks for ("which switches and routers …"), asks what the standards say about it or a figure
+of the same things (one turn answers both: ``_ANSWERED_TOGETHER``) is no second question; nor is the second half of a
+question for the documents that points back ("who can approve an emergency change and how quickly must it be
+documented?": the knowledge answer reads both halves, and the second alone has lost what "it" was).
+"""
+
+from __future__ import annotations
+
+import re
+
+# what starts a question of its own
+_ASKING = (r"(?:what(?:'s| is| are| do| does| did| about)?|which|how many|how much|how(?:'s| is| are| do| does| did)?|"
+           r"where|when|who|is|are|does|do|did|can|should|list|show|give me)")
+# the boundary before it: "; ", "? " or " and " / ", and " / ", also "
+_SPLIT = re.compile(rf"(?:\s*;\s*|\?\s+|,?\s+and\s+(?:also\s+)?|,\s+also\s+)(?={_ASKING}\b)", re.IGNORECASE)
+# what a clause needs besides its question word to ask something ("and what about it" asks nothing new)
+_MIN_WORDS = 3
+# a question for the documents whose second half stands on its own ("what is the ssh idle timeout and where must
+# syslog go?"): two questions; with "it" or "they" in the second half, one (the knowledge answer reads both)
+_ASKS_THE_DOCUMENTS = re.compile(r"\b(?:standards?|polic(?:y|ies)|must|should|allowed|permitted|who|timeout|"
+                                 r"procedures?|process)\b|^\s*what is the\b", re.IGNORECASE)
+# "it", "they" … and "our standard" with no topic of its own ("… and what does our standard require?")
+_POINTS_BACK = re.compile(r"\b(?:it|its|they|them|their|those|that|this|there)\b|"
+                          r"\b(?:our|the) (?:standards?|polic(?:y|ies))\b(?!\s+(?:for|on|about)\b)", re.IGNORECASE)
+# second clauses one turn already answers with the first: what the standards say about it (the plan reads the documents
+# beside the data) and a rate of the same things ("how many routers in us-central, and what's their pass rate": two
+# measures of one query; "… and how many of them fail ASA-TELNET" is a count of fewer things, a question of its own)
+_ANSWERED_TOGETHER = re.compile(r"\b(?:standards?|polic(?:y|ies)|requir\w*|guidelines?|documents?|says?|mandat\w*|"
+                                r"procedures?|process|must|should|allowed|permitted|approv\w*|who|why)\b|"
+                                r"\b(?:their|they|them|those)\b.*\b(?:pass rate|compliance|percent\w*|score)\b|"
+                                r"\b(?:pass rate|compliance|percent\w*|score)\b.*\b(?:their|they|them|those)\b",
+                                re.IGNORECASE)
+
+
+def split_questions(prompt: str) -> list[str]:
+    """The questions ``prompt`` asks, in order: one (the prompt itself) or two."""
+    text = prompt.strip()
+    for m in _SPLIT.finditer(text):
+        first, second = text[:m.start()].strip(" ,"), text[m.end():].strip()
+        if len(re.findall(r"\w+", first)) >= _MIN_WORDS and len(re.findall(r"\w+", second)) >= _MIN_WORDS and \
+                not (_ANSWERED_TOGETHER.search(first) or _ANSWERED_TOGETHER.search(second)) or (
+                    _ASKS_THE_DOCUMENTS.search(first) and not _POINTS_BACK.search(second)):
+            return [first if first.endswith("?") else first + "?", second]
+    return [text]
