@@ -806,8 +806,15 @@ def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
                                confidence=max(intent.confidence, 0.8))
     skill = intent.domain_details.skill if intent.domain_details.skill in SQL_SKILLS else (
         last.skill if last.skill in SQL_SKILLS else "cbp_assessment")
-    return intent.evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes,
-                         meta_intent="followup_question", domain_details=domain_details_for(skill, intent.entities),
+    # the devices and sites the edited query keeps are the turn's too: "fix the aaa ones" after "since when" (about
+    # SW-HQ-CORE-2's checks) is about SW-HQ-CORE-2
+    kept = [Entity(type="device" if c.dimension == "device" else "site", value=v, confidence=0.9,
+                   source="conversation")
+            for c in edit.query.conditions if c.dimension in ("device", "site") and not intent.entity(c.dimension)
+            and not c.negated and len(c.values) <= 4 for v in c.values]
+    entities = [*intent.entities, *kept]
+    return intent.evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
+                         meta_intent="followup_question", domain_details=domain_details_for(skill, entities),
                          signals=[*intent.signals, EDITED + "; ".join(edit.said)])
 
 

@@ -93,18 +93,42 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
     return _value_answer(query, rows, model)
 
 
-def _since(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
-    """From which run the measure has been above zero in every run up to the latest; a run the scope was not
-    assessed in breaks the stretch (nothing was judged there)."""
-    measure = query.measures[0]
-    noun = model.measures[measure].noun[1]
-    per_run = {str(r.get("run")): r.get(measure) for r in rows}
-    runs = list(query.runs)
+def _stretch(per_run: Mapping[str, Any], runs: Sequence[str]) -> list[str]:
+    """The runs, up to the latest, in each of which the figure was above zero without a break."""
     stretch: list[str] = []
     for run in reversed(runs):
         if not per_run.get(run):
             break
         stretch.insert(0, run)
+    return stretch
+
+
+def _since(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """From which run the measure has been above zero in every run up to the latest — for each group when grouped
+    ("since when", after what SW-1 fails: each check's); a run the scope was not assessed in breaks the stretch
+    (nothing was judged there)."""
+    measure = query.measures[0]
+    noun = model.measures[measure].noun[1]
+    runs = list(query.runs)
+    if query.group_by:
+        dim = query.group_by[0]
+        per_key: dict[str, dict[str, Any]] = {}
+        for r in rows:
+            per_key.setdefault(str(r.get(dim)), {})[str(r.get("run"))] = r.get(measure)
+        since = {k: s for k, v in per_key.items() if (s := _stretch(v, runs))}
+        order = sorted(since, key=lambda k: (runs.index(since[k][0]), k))
+        if not order:
+            return DomainOutputs(summary=f"**None** in the latest run ({runs[-1]}, {where(query, [])}).",
+                                 statistics={"rows": 0})
+        items = [f"**{k}** since {since[k][0]}" + (" (every run on record)" if len(since[k]) == len(runs) else "")
+                 for k in order]
+        has = "failing" if measure == "failed_checks" else f"with {noun}"
+        lead = (f"**{len(order)} {_label(dim, model, len(order))}** {has} in the latest run "
+                f"({where(query, [])}), each since: " + "; ".join(items[:SHOWN]) + ".")
+        return DomainOutputs(summary=lead, statistics={"rows": len(order), **_listed(dim, order, len(order)),
+                                                       **{f"{k} since": since[k][0] for k in order}})
+    per_run = {str(r.get("run")): r.get(measure) for r in rows}
+    stretch = _stretch(per_run, runs)
     series = " · ".join(f"{run} {_value(per_run.get(run), 'count') if run in per_run else 'not assessed'}"
                         for run in runs)
     stats = {"runs": len(runs), "failing_runs": len(stretch), **({"since": stretch[0]} if stretch else {})}

@@ -233,6 +233,9 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
 
 
+KIND_ONES = re.compile(r"\bthe\s+[\w-]+(?:\s+[\w-]+)?\s+ones\b", _I)  # "the aaa ones", "the snmp related ones"
+
+
 def _bare_fix(own: Intent) -> bool:
     """A request for fixes that names nothing to fix — no place, device, rule or topic ("what corrective actions
     are recommended?"): said after an answer with findings, it asks for the fixes of that answer's scope."""
@@ -404,7 +407,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
     carried = _carried(prev, own.entities)
-    if _bare_fix(own) and prev.findings and carried:
+    checks_listed = prev.query is not None and prev.query.group_by[:1] == ["rule"] and bool(prev.answer_rows)
+    # "fix the aaa ones" after what SW-HQ-CORE-2 fails: those of its checks, there
+    kind_of_them = KIND_ONES.search(prompt) is not None and (prev.findings or checks_listed) and not has_scope and \
+        own.intent_class != "unknown_or_needs_clarification"
+    if (_bare_fix(own) and (prev.findings or checks_listed) or kind_of_them) and carried:
         # "what corrective actions are recommended?" after Branch-03's critical findings: the fixes of that scope
         entities = own.entities + carried
         intent = own.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,

@@ -25,7 +25,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
-from orchestration.nlu.query_reader import _conditions, _dimension, _time, measure_words
+from orchestration.nlu.query_reader import SINCE_WHEN, _conditions, _dimension, _time, measure_words
 from orchestration.state import AssessmentState, Intent, PastTurn
 
 _I = re.IGNORECASE
@@ -229,6 +229,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             spans.append(m.span())
             said.append(f"the {which} {group[0]}")
+    m = SINCE_WHEN.search(prompt)
+    if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
+            not _leftover(prompt, [m.span()], []):
+        # "since when" after what SW-HQ-CORE-2 fails: each of those checks' unbroken stretch up to the latest run
+        counted = [x for x in measures if model.measures[x].unit == "count"][:1] or ["failed_checks"]
+        edited = query.model_copy(update={"measures": counted, "group_by": group[:1], "bounds": [], "order": None,
+                                          "limit": None, "output": "since", "runs": [r for r, _ in runs]})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["since when"])
     m = ROW_REF.search(prompt)
     if m and alone(prompt, m) and group and previous.answer_rows and not said:
         # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping

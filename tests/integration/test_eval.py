@@ -140,7 +140,7 @@ def test_an_answer_check_fails_when_the_answer_does_not_hold_what_sql_says(demo_
 # 82/142, 3/22 (41/69 turns), held out 40/70, 2/11 (16/35); now what the typed queries score. A change that answers
 # fewer of them right fails here. Raised as the product learns more, never lowered.
 LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right)
-    "questions.yaml": (141, 0), "conversations.yaml": (16, 63),
+    "questions.yaml": (141, 0), "conversations.yaml": (17, 64),
     "fresh.yaml": (19, 0), "fresh_conversations.yaml": (5, 12),
     "second.yaml": (20, 0), "second_conversations.yaml": (4, 11),
     "held_out/questions.yaml": (48, 0), "held_out/conversations.yaml": (3, 19),

@@ -241,3 +241,29 @@ def test_one_devices_checks_compared_with_another_are_the_checks_they_differ_on(
     assert query is not None and query.output == "difference"
     assert sorted(query.condition("device").values) == ["RTR-BR04-1", "RTR-BR05-1"]  # type: ignore[union-attr]
     assert "RTR-BR04-1 and RTR-BR05-1 differ on" in first_line(state.final.answer)
+
+
+def test_since_when_after_a_devices_checks_is_each_checks_stretch(demo_warehouse: Path, services: Services) -> None:
+    """"since when" after what a device fails: for each check failing now, the run its unbroken stretch began with;
+    "fix the aaa ones" after it is still about that device."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    device = "SW-HQ-CORE-2"
+    verdicts = sql(demo_warehouse, "SELECT rule_id, assessment_id FROM results WHERE asset_id = ? AND status = 'fail'",
+                   [device])
+    failing: dict[str, set[str]] = {}
+    for rule, run in verdicts:
+        failing.setdefault(rule, set()).add(run)
+    chat = Chat(services)
+    chat(f"what fails on {device}")
+    answer = chat("since when").final.answer
+    for rule, on in failing.items():
+        if runs[-1] not in on:
+            continue
+        start = runs[-1]
+        for run in reversed(runs):
+            if run not in on:
+                break
+            start = run
+        assert f"**{rule}** since {start}" in answer, (rule, answer[:500])
+    fix = chat("fix the aaa ones").final.answer
+    assert device in first_line(fix) and "AAA" in first_line(fix), fix[:300]
