@@ -233,6 +233,9 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
 
 
+# a pronoun for one thing or place: "does it have", "its pass rate", "what fails there" (not "is there", "are there any")
+IT_OR_THERE = re.compile(r"\b(?:it|its)\b(?!['’])|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b"
+                         r"(?!\s+(?:is|are|was|were|any)\b)", _I)
 KIND_ONES = re.compile(r"\bthe\s+[\w-]+(?:\s+[\w-]+)?\s+ones\b", _I)  # "the aaa ones", "the snmp related ones"
 
 
@@ -411,7 +414,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     # "fix the aaa ones" after what SW-HQ-CORE-2 fails: those of its checks, there
     kind_of_them = KIND_ONES.search(prompt) is not None and (prev.findings or checks_listed) and not has_scope and \
         own.intent_class != "unknown_or_needs_clarification"
-    if (_bare_fix(own) and (prev.findings or checks_listed) or kind_of_them) and carried:
+    # "how many critical findings does it have" after a question about HQ: "it" is that one place or device
+    its = IT_OR_THERE.search(prompt) is not None and not any(e.type in ("site", "device") for e in own.entities) and \
+        own.intent_class != "unknown_or_needs_clarification" and \
+        len([e for e in prev.entities if e.type in ("site", "device")]) == 1
+    if (_bare_fix(own) and (prev.findings or checks_listed) or kind_of_them or its) and carried:
         # "what corrective actions are recommended?" after Branch-03's critical findings: the fixes of that scope
         entities = own.entities + carried
         intent = own.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,

@@ -84,6 +84,8 @@ FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent)
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s", _I)
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
+# the measures whose own definition holds a severity (``semantic_model.yaml``: their ``where``)
+SEVERITY_OF = {"critical_findings": "critical", "high_findings": "high"}
 # every one of the checks named, not any of them: "devices failing both NTP-AUTH and NTP-SERVER"
 BOTH = re.compile(r"\bboth\b|\bas well as\b|\band also\b|\ball (?:of )?(?:these|those|the following)\b", _I)
 # what two devices or sites differ in: "diff between FW-1 and FW-2", "what does SW-1 fail that SW-2 doesn't"
@@ -323,6 +325,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = [m for m in measures if model.measures[m].unit == "count"][:1] or ["failed_checks"]
         group, bounds, order, limit, output = [], [], None, None, "since"
         time = {"runs": [r for r, _ in runs]}
+    own_severity = {SEVERITY_OF.get(m) for m in measures} - {None}
+    if len(measures) > 1 and own_severity:
+        # "pass rate at HQ and how many critical findings": the severity is the critical count's own, not the rate's
+        conditions = [c for c in conditions if not (c.dimension == "severity" and not c.negated and
+                                                    set(c.values) <= own_severity)]
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,

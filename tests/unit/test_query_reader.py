@@ -409,3 +409,24 @@ def test_both_checks_named_means_failing_each_of_them(demo_warehouse: Path, serv
     lead = first_line(handle_turn("which routers fail both ssh-v2 and vty-acl", services=services).final.answer)
     assert lead.startswith(f"**{len(both)} devices** failing both SSH-V2 and VTY-ACL"), lead
     assert sorted(re.findall(r"RTR-[\w-]+", lead)) == both, (lead, both)
+
+
+def test_a_severity_that_is_one_measures_own_does_not_narrow_the_other(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    """"pass rate and critical findings at HQ": the pass rate of every check (92.4 % was that of the critical checks
+    only), beside the critical count."""
+    (rate, critical), = sql(demo_warehouse, f"""SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1), COUNT(*) FILTER (WHERE r.status = 'fail' AND r.severity = 'critical') FROM results r JOIN assets a
+        USING (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.site = 'HQ'""")
+    lead = first_line(handle_turn("pass rate and critical findings at HQ", services=services).final.answer)
+    assert lead.startswith(f"**{rate}%** pass rate · **{critical}** critical failed checks"), lead
+
+
+def test_it_after_a_question_about_one_place_is_that_place(demo_warehouse: Path, services: Services) -> None:
+    (critical,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE
+        r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.site = 'HQ' AND r.status = 'fail' AND
+        r.severity = 'critical'""")
+    answer = handle_turn("whats the pass rate at HQ and how many critical findings does it have",
+                         services=services).final.answer
+    second = answer.split("\n---\n")[1]
+    assert "site HQ" in second and f"**{critical}**" in second, second[:400]
