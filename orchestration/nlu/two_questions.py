@@ -37,6 +37,9 @@ _ANSWERED_TOGETHER = re.compile(r"\b(?:standards?|polic(?:y|ies)|requir\w*|guide
                                 r"\b(?:their|they|them|those)\b.*\b(?:pass rate|compliance|percent\w*|score)\b|"
                                 r"\b(?:pass rate|compliance|percent\w*|score)\b.*\b(?:their|they|them|those)\b",
                                 re.IGNORECASE)
+# "… checks were performed, and how many of those checks failed?": a count of the same things, one query
+_OF_THE_SAME = re.compile(r"^\s*how many of (?:them|those|these)(?:\s+[\w-]+){0,2}?\s+(?:failed|fail|passed|pass|"
+                          r"were assessed|are failing|are passing)\s*\??\s*$", re.IGNORECASE)
 
 
 def split_questions(prompt: str) -> list[str]:
@@ -44,8 +47,10 @@ def split_questions(prompt: str) -> list[str]:
     text = prompt.strip()
     for m in _SPLIT.finditer(text):
         first, second = text[:m.start()].strip(" ,"), text[m.end():].strip()
-        if len(re.findall(r"\w+", first)) >= _MIN_WORDS and len(re.findall(r"\w+", second)) >= _MIN_WORDS and \
-                not (_ANSWERED_TOGETHER.search(first) or _ANSWERED_TOGETHER.search(second)) or (
-                    _ASKS_THE_DOCUMENTS.search(first) and not _POINTS_BACK.search(second)):
+        asks = len(re.findall(r"\w+", first)) >= _MIN_WORDS and len(re.findall(r"\w+", second)) >= _MIN_WORDS and \
+            not _OF_THE_SAME.match(second)
+        together = bool(_ANSWERED_TOGETHER.search(first) or _ANSWERED_TOGETHER.search(second)) and not (
+            _ASKS_THE_DOCUMENTS.search(first) and not _POINTS_BACK.search(second))
+        if asks and not together:
             return [first if first.endswith("?") else first + "?", second]
     return [text]

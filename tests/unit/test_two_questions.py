@@ -24,6 +24,10 @@ from tests.unit.test_answers import LATEST, sql
     ("is telnet enabled on any router at the stores and which ones", None),
     ("which switches at DataCenter-1 fail SNMP checks, and what does our SNMPv3 standard require?", None),
     ("how many routers in us-central, and what pass rate do they have", None),
+    ("How many configuration best practice checks were performed in the latest assessment, and how many of those "
+     "checks failed?", None),
+    ("how many firewalls do we have and how many of them fail ASA-TELNET?",
+     ["how many firewalls do we have?", "how many of them fail ASA-TELNET?"]),
     ("who can approve an emergency change and how quickly must it be documented?", None),
     ("Which approved exceptions cover SNMP at DataCenter-1 and what does our standard require?", None),
     ("what is the ssh idle timeout and where must syslog go?", ["what is the ssh idle timeout?", "where must syslog go?"]),
