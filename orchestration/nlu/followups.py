@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
+from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.state import (
     Conversation,
     Entity,
@@ -233,9 +234,8 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
 
 
-# a pronoun for one thing or place: "does it have", "its pass rate", "what fails there" (not "is there", "are there any")
-IT_OR_THERE = re.compile(r"\b(?:it|its)\b(?!['’])|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b"
-                         r"(?!\s+(?:is|are|was|were|any)\b)", _I)
+# a pronoun for one thing ("does it have", "its pass rate"); a place's is ``meta_intent.PLACE_THERE``
+IT_OR_ITS = re.compile(r"\b(?:it|its)\b(?!['’])", _I)
 KIND_ONES = re.compile(r"\bthe\s+[\w-]+(?:\s+[\w-]+)?\s+ones\b", _I)  # "the aaa ones", "the snmp related ones"
 
 
@@ -415,7 +415,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     kind_of_them = KIND_ONES.search(prompt) is not None and (prev.findings or checks_listed) and not has_scope and \
         own.intent_class != "unknown_or_needs_clarification"
     # "how many critical findings does it have" after a question about HQ: "it" is that one place or device
-    its = IT_OR_THERE.search(prompt) is not None and not any(e.type in ("site", "device") for e in own.entities) and \
+    its = bool(IT_OR_ITS.search(prompt) or PLACE_THERE.search(prompt)) and not any(e.type in ("site", "device") for e in own.entities) and \
         own.intent_class != "unknown_or_needs_clarification" and \
         len([e for e in prev.entities if e.type in ("site", "device")]) == 1
     if (_bare_fix(own) and (prev.findings or checks_listed) or kind_of_them or its) and carried:

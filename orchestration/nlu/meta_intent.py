@@ -31,6 +31,11 @@ DEICTIC = re.compile(
 )
 
 
+# "there" as a place ("what fails there"), not "is there", "are there any", "there are"
+PLACE_THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)",
+                         _I)
+
+
 def refers_back(prompt: str) -> bool:
     """True when the prompt points at something earlier in the conversation ("check it", "those devices")."""
     return bool(DEICTIC.search(prompt))

@@ -25,6 +25,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
+from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import SINCE_WHEN, _conditions, _dimension, _time, measure_words
 from orchestration.state import AssessmentState, Intent, PastTurn
 
@@ -123,8 +124,6 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     return _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
 
 
-# "there" as a place ("what fails there"), not "is there", "are there any", "there are"
-THERE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)", _I)
 IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])", _I)
 
 
@@ -135,8 +134,8 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     if query is None or query.order is None or query.limit != 1 or not query.group_by:
         return None
     key, dim = previous.answer_rows[0], query.group_by[0]
-    if dim in PLACES and THERE.search(prompt):
-        return THERE.sub(f"at {key}", prompt, count=1)
+    if dim in PLACES and PLACE_THERE.search(prompt):
+        return PLACE_THERE.sub(f"at {key}", prompt, count=1)
     if dim in ("device", "site") and IT.search(prompt):
         return IT.sub(key, prompt, count=1)
     return None
