@@ -106,7 +106,8 @@ def answer_devices(state: AssessmentState) -> list[str]:
     report = result_of(context.report_data, SqlPathResult) if context else None
     if report is None or "asset_id" not in report.columns or report.row_cap_reached:
         return []
-    return sorted({str(r["asset_id"]) for r in report.rows})  # every template with devices names them asset_id
+    # every template with devices names them asset_id; in the rows' order ("the second one" of a ranking is its second)
+    return list(dict.fromkeys(str(r["asset_id"]) for r in report.rows))
 
 
 # a dimension's column in the rows of the frame's own templates, where it is not named as the dimension

@@ -269,9 +269,11 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
                                      or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
                                      or is_edit(intent)):
         plan = query_plan(intent.query, catalog.semantic_model, collection)
-    elif intent.query is not None and len(intent.query.runs) == 1 and plan.assessment_id == "latest":
-        # a template reads the run asked ("the stores with the most critical findings in september"), not the latest
-        plan = replace(plan, assessment_id=intent.query.runs[0])
+    elif plan is not None and intent.asked_query is not None and len(intent.asked_query.runs) == 1 \
+            and plan.assessment_id == "latest":
+        # a template reads the run asked ("the stores with the most critical findings in september", "devices
+        # failing SNMP-RW in august"), not the latest
+        plan = replace(plan, assessment_id=intent.asked_query.runs[0])
     if plan is None:
         choice = select_tool(intent)
         params = {**choice.params, "viewer": viewer, "collection": collection}

@@ -47,6 +47,7 @@ from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picke
 from orchestration.nlu.query_reader import (
     attribute_asked,
     attribute_query,
+    grouped_by,
     measure_words,
     names_a_part_beyond_the_frame,
     read_query,
@@ -449,12 +450,13 @@ def documents_over_data(frame: QuestionFrame, decision: RouteDecision, text: str
 
 
 def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "",
-                    measured: bool = False, part_named: bool = False) -> RouteDecision | None:
+                    measured: bool = False, part_named: bool = False, grouped: bool = False) -> RouteDecision | None:
     """When the router hesitates but the question frame is clear — an ask the data answers (or a policy lookup)
     about a named device, rule, site or filter — the skill that serves that ask, with the router's own ranking
     between the configuration and security views. None when the frame is not that clear. ``measured``: the words
     name a measure of the semantic model ("pass rate", "failed checks"), which says what is asked; ``part_named``: they
-    name a part of the network the frame has no filter for ("us-west", "tier 1")."""
+    name a part of the network the frame has no filter for ("us-west", "tier 1"); ``grouped``: they ask one figure per
+    group of a dimension ("pass rate by region in october")."""
     named = bool(frame.targets.device or frame.targets.rule or frame.targets.exception or frame.targets.signature)
     filtered = _filtered(frame) or part_named
     targeted = named or filtered
@@ -474,8 +476,10 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
         floor = min(floor, CLEAR_ASK_POPULATION)
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
-        if frame.ask in POPULATION_ASKS and group_key(text):  # "pass rate per environment": one figure per group
+        if frame.ask in POPULATION_ASKS and grouped:  # "pass rate per environment": one figure per group
             floor = CLEAR_ASK_POPULATION
+        if frame.subject == "exceptions" and frame.ask in ("list", "count", "exception", "yes_no"):
+            floor = CLEAR_ASK_FLEET  # "any exceptions expiring before the end of the year?": the register answers
         if frame.ask == "summary" and OURS.search(text):  # "how are we doing?": our network, its latest summary
             floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
@@ -548,7 +552,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
         clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text,
                                 measured=bool(measure_words(text, services.catalog.semantic_model)),
-                                part_named=names_a_part_beyond_the_frame(text, services.catalog.semantic_model))
+                                part_named=names_a_part_beyond_the_frame(text, services.catalog.semantic_model),
+                                grouped=bool(group_key(text) or grouped_by(text, services.catalog.semantic_model)))
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
@@ -763,6 +768,9 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     if reading is None:
         return intent
     if reading.kept and _answered_as_asked(intent, reading.query, scope, collection, services):
+        if intent.frame.ask == "list" and reading.query.order is not None and reading.query.group_by:
+            # "what are the top failing checks there": a list in an order is a ranking, and the tools answer it so
+            return intent.evolve(asked_query=reading.query, frame=intent.frame.evolve(ask="ranking"))
         return intent.evolve(asked_query=reading.query)
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them

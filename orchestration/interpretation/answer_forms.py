@@ -416,7 +416,10 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     n = len(rows)
     ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
-    if frame.polar:  # "is that covered by the POS exception?": Yes or No first, by the devices it covers there
+    about = bool(frame.targets.device or frame.targets.rule or frame.checks or any(frame.filters.model_dump().values()))
+    if frame.polar and not about:  # "any exceptions expiring before the end of the year?": whether there are, which
+        first = f"**Yes** — {n} approved exception{'s' if n != 1 else ''}{when}: {ids}{' …' if n > 10 else ''}."
+    elif frame.polar:  # "is that covered by the POS exception?": Yes or No first, by the devices it covers there
         covering = [r for r in rows if r.devices_covered > 0]
         first = (f"**Yes** — covered by {', '.join(f'{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})' for r in covering)}"
                  f" for {sum(r.devices_covered for r in covering)} of the devices asked about."

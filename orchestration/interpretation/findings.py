@@ -191,7 +191,7 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
                   f"out of its {m.checks_performed} {'security ' if focus == 'security' else ''}checks")
         parts.append(f"{device} has {what} in assessment {m.assessment_id} ({date}), {out_of}"
                      + (f" ({m.checks_in_scope} checks on this device in all)" if (m.checks_in_scope or 0)
-                        > m.checks_performed else "") + ".")
+                        > m.checks_performed else "") + f": a {m.pass_rate_pct}% pass rate.")  # "pass rate of RTR-1?"
         if findings:
             parts.append("The fixes below are the configuration commands from the rule catalog, in priority order — "
                          f"not re-judged on {device}: ask how to fix one check on {device} for its own fix, proven "

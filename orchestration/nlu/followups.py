@@ -59,6 +59,9 @@ DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3r
                             r"firewall|box|host|asset|node|wlc|one (?:on|in) (?:that|the) (?:list|table))\b", _I)
 # "the first one" after a list of devices is a device of it (after findings, a finding: ``ORDINAL_REF``)
 BARE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) one\b(?! (?:on|in) )", _I)
+# "and the third?" after a drill into one device of a list: the next drill, the same question
+ORDINAL_ALONE = re.compile(r"^\s*(?:and|so|ok(?:ay)?|now|then|what about|how about|same for)?[\s,]*(?:the\s+)?"
+                           r"(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)(?:\s+one)?\s*[?.!]*\s*$", _I)
 PREF_TOP = re.compile(r"\b(?:always|by default|from now on)\b.*\btop[\s-]?(\d{1,2})\b|\btop[\s-]?(\d{1,2})\b.*\b(?:always|by "
                       r"default|from now on)\b", _I)
 PREF_SITE = re.compile(r"\bmy (?:default |home )?site is ([A-Za-z0-9-]+)", _I)
@@ -259,6 +262,8 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     m = DEVICE_ORDINAL.search(prompt)
     if m is None and prev.frame is not None and prev.frame.subject == "devices":
         m = BARE_ORDINAL.search(prompt)
+    if m is None and sum(e.type == "device" for e in prev.entities) == 1 and len(answered) > 1:
+        m = ORDINAL_ALONE.search(prompt)
     if m is None:
         return None
     index = ORDINALS.get(m.group(1).lower(), 0)
@@ -381,7 +386,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         asked = asked.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
                              domain_details=domain_details_for(asked.domain_details.skill, entities))
         return Resolution(asked, "device_reference", "", None, [prev.turn_number])
-    finding = _finding_reference(prompt, prev)
+    time = own.frame.time
+    # a finding of the earlier answer is of its run: "devices failing SNMP-RW in the august run" asks the data again
+    finding = None if time.runs or time.months or time.relative else _finding_reference(prompt, prev)
+    if finding is not None and DEVICES_ASKED.search(prompt) and finding.rule_id in own.frame.targets.rule:
+        finding = None  # "which firewalls aren't failing ASA-TELNET" names its rule: the question as asked
     if finding is not None and DEVICES_ASKED.search(prompt):
         # "which devices fail the first one?": the devices failing that rule, in the previous scope
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),

@@ -438,7 +438,8 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     q = re.search(r"\b(?:end of |before )?q([1-4]) (\d{4})\b", text, _I)
     if q and re.search(r"expir|before|until|by ", text, _I):
         before = f"{q.group(2)}-{_QUARTER_END[int(q.group(1))]}"
-    elif re.search(r"expir\w* (?:this year|by (?:the )?end of (?:the )?year)", text, _I):
+    elif re.search(r"expir\w* (?:this year|(?:by|before|until|at) (?:the )?end of (?:the |this )?year|"
+                   r"before (?:the )?(?:new year|year[- ]end))", text, _I):
         before = f"{today.year}-12-31"
     iso = re.search(r"\bbefore (\d{4}-\d{2}-\d{2})\b", text)
     if iso:
@@ -584,11 +585,14 @@ def read_polarity(text: str) -> Literal["passes", "fails"] | None:
 # what fails nothing, in a list or a count: "sites with no critical findings", "switches without telnet issues",
 # "devices that are fully compliant", "which stores are clean". "No" before a feature is the opposite: "devices that
 # have no ntp authentication" lack it, they fail
+# a failing verb negated: "not failing", "arent failing", "don't fail", "never failed"
+NOT_FAILING = re.compile(r"\b(?:not|never|(?:are|is|do|does|did|were|was)(?:n'?t|n’t|nt))\s+(?:currently\s+|yet\s+|even\s+)?"
+                         r"fail(?:s|ing|ed)?\b", _I)
 _FAULTS = r"(?:findings?|issues?|failures?|failed|failing|fails|problems?|deviations?|violations?|misconfig\w*|errors?)"
 _CLEAN = re.compile(rf"\b(?:with|having|has|have|had|show(?:s|ing)?) (?:no|zero) (?:[\w-]+ ){{0,3}}?{_FAULTS}\b|"
                     rf"\bwithout (?:any )?(?:[\w-]+ ){{0,3}}?{_FAULTS}\b|\bfree (?:of|from)\b|"
                     r"\b(?:fully|100 ?%) compliant\b|\bare (?:clean|compliant)\b|\bpass(?:es|ing)? (?:all|every)\b|"
-                    rf"\bnothing (?:failing|failed)\b|\bno (?:failed|failing) (?:checks?|findings?)\b|"
+                    rf"\bnothing (?:failing|failed)\b|\bfail(?:s|ed|ing)? nothing\b|\bno (?:failed|failing) (?:checks?|findings?)\b|"
                     # "which checks pass everywhere / does every device pass / does no device fail"
                     r"\bpass(?:es|ed)? everywhere\b|\b(?:every|all|each) (?:[\w-]+ )?(?:devices?|routers?|switch(?:es)?|"
                     r"firewalls?|boxes) pass(?:es)?\b|\bno (?:[\w-]+ )?(?:device|router|switch|firewall|box) fails?\b", _I)
@@ -596,7 +600,7 @@ _CLEAN = re.compile(rf"\b(?:with|having|has|have|had|show(?:s|ing)?) (?:no|zero)
 
 def read_list_polarity(text: str) -> Literal["passes"] | None:
     """"passes" when a list or count asks for what fails nothing, else None (the failing ones are asked for)."""
-    return "passes" if _CLEAN.search(text) else None
+    return "passes" if _CLEAN.search(text) or NOT_FAILING.search(text) else None
 
 
 _FAILING_SHARE = re.compile(r"\bfail\w*|\bnon-?compliant\b|\bnot compliant\b|\bfailure rate\b", _I)
@@ -641,6 +645,9 @@ _PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b
 # words of a series over time: without them (or a time), "failures per role" is a figure per group
 _SERIES = re.compile(r"\btrend|\bover time\b|\bhistor|\bevolv|\bprogress|\bchang|\bimprov|\bwors|\bbetter\b|"
                      r"\bruns\b|\bassessments\b|\baudits\b", _I)
+# a figure per group of anything but time: "per tier", "by region" ("by month" is a series)
+_PER_GROUP = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|broken down by)\s+(?:the\s+)?"
+                        r"(?!(?:months?|runs?|assessments?|audits?|weeks?|years?|days?|time|how)\b)[a-z]", _I)
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
 # "top 5 failing checks at the branches": a ranking whose head noun is the checks ranks checks, whatever place follows
@@ -693,8 +700,9 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
     if ask in ("count", "share", "summary") and subject in ("findings", "runs") and _PER_RUN.search(text):
         ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
-    if ask == "trend" and group_key(text) and time == FrameTime() and not _SERIES.search(text):
-        ask = "count"  # "failures per role": one figure per group, not a series over runs
+    one_time = len(time.months) + len(time.runs) <= 1 and not (time.since or time.last_n or time.relative)
+    if ask == "trend" and (group_key(text) or _PER_GROUP.search(text)) and one_time and not _SERIES.search(text):
+        ask = "count"  # "failures per role", "failed checks per tier for august": one figure per group, not a series
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
                            catalogs.rule_words, catalogs.signature_words, catalogs.exception_words)
     if cannot == "live_state" and (time.months or time.runs) and _ASSESSED.search(text) and not _REACH.search(text):

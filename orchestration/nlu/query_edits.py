@@ -67,6 +67,10 @@ KEPT_SCOPE = frozenset({"carryover", "refinement", "same_devices", "device_refer
                         "self_correction", "name_clarification"})
 
 
+# what a device fails on: conditions on the checks, which choose the devices of a list of those failing them
+CHECK_DIMENSIONS = frozenset({"rule", "topic", "severity"})
+
+
 def narrowed_by_follow_ups(state: AssessmentState) -> bool:
     """Whether a data answer's scope came from earlier answers (an edit of the last query, a scope carried over): the
     chat offers to clear it."""
@@ -207,6 +211,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     group = list(query.group_by)
     limit = query.limit
     output = query.output
+    listed_rows: list[str] | None = None  # the devices listed last, when an edit keeps them by name
 
     m = REGROUP.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
@@ -265,13 +270,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             if measures and model.measures[new].fact != model.measures[measures[0]].fact:
                 return None
             measures = [new] + measures
+        checks_kept = [c for c in query.conditions if c.dimension in CHECK_DIMENSIONS and not c.negated]
+        if pattern is SORT and group == ["device"] and new not in query.measures and checks_kept and \
+                previous.answer_devices:
+            # "devices failing NTP-AUTH" → "sort them by failed checks": those devices, by all their failed checks
+            # (counted on NTP-AUTH alone, each fails one); the checks named chose the devices
+            listed_rows = list(previous.answer_devices)
+            measures = [new]
         if order is not None or pattern is SORT:
             order = Order(measure=new, descending=_better(model, new) == "lower")
         spans.append(m.span())
         said.append(f"{'ordered' if pattern is SORT else 'measured'} by {new}")
         if not group and pattern is SORT:
             return None  # nothing listed to sort
-    bounds = list(query.bounds)
+    bounds = list(query.bounds) if listed_rows is None else []
     m = REST.search(prompt)
     if m and bounds:
         flip = {"=": ">", ">": "=", "<": ">=", ">=": "<", "<=": ">"}
@@ -280,7 +292,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append("the rest")
         if order is None and measures and group:
             order = Order(measure=bounds[0].measure, descending=_better(model, bounds[0].measure) == "lower")
-    conditions = list(query.conditions)
+    conditions = list(query.conditions) if listed_rows is None else [
+        *(c for c in query.conditions if c.dimension not in CHECK_DIMENSIONS and c.dimension != "device"),
+        Condition(dimension="device", values=listed_rows)]
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
     own_conditions += _other_values(prompt, query, own_conditions, model)
     m = COMPARE_TO.search(prompt)

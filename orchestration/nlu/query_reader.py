@@ -26,7 +26,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
-from orchestration.nlu.frame import ANY
+from orchestration.nlu.frame import ANY, NOT_FAILING
 from orchestration.state import Intent
 
 _I = re.IGNORECASE
@@ -70,7 +70,6 @@ FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|i
                      r"exposed|affected|worse|better|improv\w*|degrad\w*|at risk|risky|vulnerable|insecure|secure)\b", _I)
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
-PASSING = re.compile(r"\bnot failing\b|\bpass(?:es|ing|ed)?\b(?! rate)|\bcompliant\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
                           r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b", _I)
 CHANGE = re.compile(r"\bsince\b|\b(?:more|less)\s+\w+\s+than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
@@ -466,26 +465,36 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     return [c for c in out if c.dimension in model.dimensions]
 
 
-def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
-    """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
-    fails, its checks."""
+def grouped_by(prompt: str, model: SemanticModel) -> str | None:
+    """The dimension named after "by/per/each" ("pass rate by region in october": region), or None."""
     for m in GROUP.finditer(prompt):
         if _names_a_measure(prompt[m.start("dim"):], model):
             continue  # "top 5 models by device count": what the rows are ranked by
         # the longest name of a dimension where the group starts ("by kind of site for us-west": not just "kind")
         dim = _dimension(prompt[m.start("dim"):], model) or _dimension(m.group("dim"), model)
         if dim and dim != "run":
-            return [dim]
+            return dim
+    return None
+
+
+def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
+    """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
+    fails, its checks."""
+    named = grouped_by(prompt, model)
+    if named:
+        return [named]
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
         dim = _dimension(prompt[m.end():], model)
         if dim and dim not in ("run", "device"):
             return [dim]
     if ask == "count":
         return []
-    if WHAT_FAILS.search(prompt) and ask in ("list", "summary", "explain"):
-        # "which switches are on 16.12.4 and what do they fail": the devices, each with its failing checks
-        named = any(m.group(0).lower().startswith(("which", "list", "show")) and _dimension(m.group("what"), model)
-                    == "device" for m in WHICH.finditer(prompt))
+    if WHAT_FAILS.search(prompt) and ask in ("list", "summary", "explain", "ranking"):
+        # "which switches are on 16.12.4 and what do they fail": the devices, each with its failing checks; "what's
+        # failing most on the nexus boxes": the checks ranked; "what devices fail the most": the devices
+        # failing: "what are the lab devices failing" asks their checks)
+        named = any(re.match(r"which|list|show|what\s+(?!are\b|is\b|were\b)", m.group(0), _I) and _dimension(
+            m.group("what"), model) == "device" for m in WHICH.finditer(prompt))
         return ["device"] if named else ["rule"]
     if ask in ("list", "ranking"):
         dim = _dimension(prompt, model)
@@ -535,7 +544,7 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
     if zero and counts_failures:
         return [Bound(measure=measure, op="=", value=0)]
     if ask == "list" and group[0] in ("device", "site", "rule") and failing and counts_failures:
-        if PASSING.search(prompt) and re.search(r"\bnot failing\b|\bpass(?:es|ed|ing)?\b(?! rate)", prompt, _I):
+        if NOT_FAILING.search(prompt) or re.search(r"\bpass(?:es|ed|ing)?\b(?! rate)", prompt, _I):
             return [Bound(measure=measure, op="=", value=0)]
         return [Bound(measure=measure, op=">", value=0)]
     return []
