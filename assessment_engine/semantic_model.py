@@ -23,6 +23,7 @@ class Fact(BaseModel):
     run: str | None = None  # its assessment column: its rows belong to one run
     at: str | None = None  # its timestamp: its rows belong to a month
     collection: str | None = None  # the column that keeps the fleet apart from uploads
+    rows: str | None = None  # the dimension that names one of its rows ("what are they" after a count of them)
 
 
 class Measure(BaseModel):
@@ -106,6 +107,18 @@ class SemanticModel(BaseModel):
         if m.unit != "count" or not (m.count or "").upper().startswith("DISTINCT"):
             return m.unit == "count"
         return (self.dimension_sql(dimension, m.fact) or "").startswith(("a.", "s."))
+
+    def counted_things(self, measure: str) -> str | None:
+        """The dimension that names what ``measure`` counts: the devices of ``DISTINCT r.asset_id``, the checks of a
+        count of results rows (its fact's ``rows``) — "what are they" after "38 critical failed checks"."""
+        m = self.measures[measure]
+        if m.unit != "count" or m.count is None:
+            return None
+        if m.count.upper().startswith("DISTINCT"):
+            column = m.count.split(".")[-1].strip()
+            return next((name for name, d in self.dimensions.items()
+                         if (d.sql_for(m.fact) or "").split(".")[-1] == column), None)
+        return self.facts[m.fact].rows
 
     @cached_property
     def measure_words(self) -> list[tuple[str, str]]:

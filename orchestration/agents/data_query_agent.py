@@ -301,9 +301,10 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
                 negated[noun] = c.values
             else:
                 covered = covered.model_copy(update={"more": {**covered.more, noun: c.values}})
-    devices = query.condition("device")
-    if devices is not None and not devices.negated and not covered.devices:  # the devices of the last answer
-        covered = covered.model_copy(update={"devices": devices.values})
+    for c in query.conditions:  # the devices of the last answer, the sites of its rows ("what are they")
+        field = {"site_type": "site_types"}.get(SCOPE_KEYS.get(c.dimension, ""), SCOPE_KEYS.get(c.dimension))
+        if field is not None and not c.negated and not getattr(covered, field):
+            covered = covered.model_copy(update={field: c.values})
     severities = query.condition("severity")
     if severities is not None and not severities.negated and not covered.severity:  # "only critical", an edit
         covered = covered.model_copy(update={"severity": " or ".join(severities.values)})

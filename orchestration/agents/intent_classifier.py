@@ -159,6 +159,9 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
     return intent.evolve(facets=facets, frame=frame)
 
 
+# follow-ups read as a query of their own over the scope they resolved to ("what do they fail" after a list), so that
+# the next one can edit it ("and last month?")
+FOLLOWS_AS_QUERY = ("same_devices",)
 KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters
 # "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
 THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
@@ -716,7 +719,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
-            resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None):
+            resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
+            resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None):
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
         # after a complete list of devices asks about those devices ("which have zero failures"); a row picked
         # ("the lowest one - what are its devices") is a question of its own about that row; "which sites are they
@@ -768,10 +772,12 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     if reading is None:
         return intent
     if reading.kept and _answered_as_asked(intent, reading.query, scope, collection, services):
-        if intent.frame.ask == "list" and reading.query.order is not None and reading.query.group_by:
-            # "what are the top failing checks there": a list in an order is a ranking, and the tools answer it so
-            return intent.evolve(asked_query=reading.query, frame=intent.frame.evolve(ask="ranking"))
-        return intent.evolve(asked_query=reading.query)
+        frame = intent.frame
+        if frame.ask == "list" and reading.query.order is not None and reading.query.group_by:
+            frame = frame.evolve(ask="ranking")  # "what are the top failing checks there": the tools rank them
+        if frame.ask == "list" and reading.query.group_by == ["device"] and frame.subject == "findings":
+            frame = frame.evolve(subject="devices")  # "switches failing SSH-V2 at the branches": the tools list them
+        return intent.evolve(asked_query=reading.query, frame=frame)
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
         details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")

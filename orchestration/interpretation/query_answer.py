@@ -18,7 +18,6 @@ from foundation.vocabulary.text import plural
 from orchestration.interpretation import markdown
 from orchestration.outputs import DomainOutputs
 
-ONE_PER_DEVICE = ("devices_matched", "devices_failing")  # on a row per device, 1 or 0: a yes, not a figure
 SHOWN = 100  # rows of a list or table shown in the chat; the export keeps every row the statement returned
 INLINE = 12  # a list of up to this many names stands in the first line
 Row = Mapping[str, Any]
@@ -284,7 +283,7 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
         value = int(b.value) if float(b.value).is_integer() else b.value
         if b.value == 0 and b.op in ("=", "<=", "<"):
             said.append(f"no {noun}")
-        elif b.value == 0 and b.op == ">" and b.measure in ONE_PER_DEVICE and query.group_by == ["device"]:
+        elif b.value == 0 and b.op == ">" and query.group_by == ["device"] and _one_per_row(model, b.measure, "device"):
             return "matched" if b.measure == "devices_matched" else "failing"  # "6 devices matched (SLIC-EVT-002)"
         elif b.value == 0 and b.op == ">":
             said.append(noun)
@@ -301,11 +300,19 @@ def _listed(dim: str, names: Sequence[Any], total: int) -> dict[str, Any]:
     return {**shown, "devices_listed": [str(n) for n in names]} if dim == "device" and total == len(names) else shown
 
 
+def _one_per_row(model: SemanticModel, measure: str, dim: str) -> bool:
+    """Whether ``measure`` counts the rows themselves (devices failing, per device): 1 or 0 on each, a yes, not a
+    figure to rank by."""
+    return (model.measures[measure].count or "").upper().startswith("DISTINCT") and model.counted_things(measure) == dim
+
+
 def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
     dim = query.group_by[0]
     total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
     measures = query.measures
     first = measures[0] if measures else None
+    if first and query.order is not None and query.order.measure == first and _one_per_row(model, first, dim):
+        query = query.model_copy(update={"order": None})  # "which are they" after devices counted: a list, no ties
     name = _label(dim, model, total)
     keys = [r.get(dim) for r in rows]
     stats: dict[str, Any] = {"rows": total, **_listed(dim, keys, total)}
@@ -356,7 +363,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
-        if dim == "device" and measures == [first] and first in ONE_PER_DEVICE and query.output != "table":
+        if dim == "device" and measures == [first] and _one_per_row(model, first, dim) and query.output != "table":
             names = ", ".join(str(k) for k in keys[:SHOWN])  # the devices are the answer; their 1s are not
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {names}{more}.", statistics=stats)
@@ -365,7 +372,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             figured = first and query.bounds and query.bounds[0].op != "=" and not (
-                dim == "device" and first in ONE_PER_DEVICE) and not all_of_the_checks(query)  # no "(1)" after each
+                _one_per_row(model, first, dim)) and not all_of_the_checks(query)  # no "(1)" after each
             shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)

@@ -44,10 +44,14 @@ INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b
 REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+)*(?:by|per|broken down by|split by|grouped by)\s+"
                      r"(?P<dim>[\w\s-]+?)\s*[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
-                           r"does|did)\s+(?:the\s+)?(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
+                           r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
+                           r"(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
+# "what are they", "which checks are those", "list them" after a figure or a ranking: the things it counted, by name
+THEM = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+(?:are|were)\s+"
+                  r"(?:they|those|these|them)|(?:list|show|name)(?:\s+me)?\s+(?:them|those|these))\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
@@ -233,6 +237,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             spans.append(m.span())
             said.append(f"the {which} {group[0]}")
+            if len(query.runs) > 1 and query.output in ("series", "change"):
+                update["runs"] = query.runs[-1:]  # "which device is responsible for most of them" after a series: now
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
             not _leftover(prompt, [m.span()], []):
@@ -241,6 +247,21 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"measures": counted, "group_by": group[:1], "bounds": [], "order": None,
                                           "limit": None, "output": "since", "runs": [r for r, _ in runs]})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["since when"])
+    m = THEM.match(prompt)
+    named = _dimension(m.group("what"), model) if m and m.group("what") else None
+    counted = named or (model.counted_things(measures[0]) if m and measures else None)
+    if m and counted and not said and group[:1] != [counted] and (not group or previous.answer_rows):
+        # "38 critical failed checks" → "what are they": those checks, by name; after "which store has the most",
+        # those of the stores the answer named
+        conditions = [c for c in query.conditions if not group or c.dimension != group[0]] + (
+            [Condition(dimension=group[0], values=list(previous.answer_rows))] if group else [])
+        counting = next((x for x in measures if model.counted_things(x) != counted), measures[0]) \
+            if named is None else measures[0]
+        edited = query.model_copy(update={
+            "measures": [counting], "group_by": [counted], "conditions": conditions, "limit": None, "output": "list",
+            "order": None,
+            "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" else []})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {counted}s counted"])
     m = ROW_REF.search(prompt)
     if m and alone(prompt, m) and group and previous.answer_rows and not said:
         # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping
@@ -271,8 +292,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 return None
             measures = [new] + measures
         checks_kept = [c for c in query.conditions if c.dimension in CHECK_DIMENSIONS and not c.negated]
-        if pattern is SORT and group == ["device"] and new not in query.measures and checks_kept and \
-                previous.answer_devices:
+        if pattern is SORT and group == ["device"] and checks_kept and previous.answer_devices and \
+                model.measures[new].unit == "count":
             # "devices failing NTP-AUTH" → "sort them by failed checks": those devices, by all their failed checks
             # (counted on NTP-AUTH alone, each fails one); the checks named chose the devices
             listed_rows = list(previous.answer_devices)

@@ -267,3 +267,52 @@ def test_since_when_after_a_devices_checks_is_each_checks_stretch(demo_warehouse
         assert f"**{rule}** since {start}" in answer, (rule, answer[:500])
     fix = chat("fix the aaa ones").final.answer
     assert device in first_line(fix) and "AAA" in first_line(fix), fix[:300]
+
+
+def test_what_are_they_names_the_things_the_last_figure_counted(demo_warehouse: Path, services: Services) -> None:
+    """"what are they" after a count of failed checks: those checks by name, in the rows the answer before named (the
+    stores tied at the top), never the whole scope's summary."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per_site = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                   "'fail' AND r.severity = 'high' AND s.site_type = 'branch' GROUP BY 1 ORDER BY 2 DESC",
+                   [latest])
+    top = [site for site, n in per_site if n == per_site[0][1]]
+    chat = Chat(services)
+    chat("number of high severity failures at the branches")
+    chat("which branch has the most")
+    they = chat("what are they")
+    rules = {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             f"r.status = 'fail' AND r.severity = 'high' AND a.site IN "
+                                             f"({', '.join('?' for _ in top)})", [latest, *top])}
+    query = they.intent.query
+    assert query is not None and query.group_by == ["rule"], query
+    assert set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", they.final.answer.split("\n\n", 2)[-1])) >= rules
+    assert all(site in they.final.answer for site in top), they.final.answer[:300]
+
+
+def test_sorting_a_list_chosen_by_a_check_sorts_those_devices_by_all_their_failures(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    chat = Chat(services)
+    chat("switches failing SSH-V2 at the branches")
+    ranked = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                 "'fail' AND r.asset_id IN (SELECT r.asset_id FROM " + FLEET + " WHERE r.assessment_id "
+                                 "= ? AND r.rule_id = 'SSH-V2' AND r.status = 'fail' AND a.device_type = 'switch' AND "
+                                 "s.site_type = 'branch') GROUP BY 1 ORDER BY 2 DESC, 1", [latest, latest])
+    assert len(ranked) > 1 and ranked[0][1] > 1  # every device fails SSH-V2 once: their totals differ
+    sorted_ = chat("order them by failed checks")
+    lead = first_line(sorted_.final.answer)
+    assert ranked[0][0] in lead and str(ranked[0][1]) in lead, lead
+
+
+def test_an_ordinal_alone_after_a_drill_drills_into_that_row(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = [d for d, _ in sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? "
+                                                "AND r.status = 'fail' AND a.site = 'Branch-05' GROUP BY 1 ORDER BY 2 "
+                                                "DESC, 1", [latest])]
+    chat = Chat(services)
+    chat("top 3 devices by failed checks at Branch-05")
+    assert chat("what does the second one fail").intent.entity("device") == ranked[1]
+    third = chat("and the third?")
+    assert third.intent.entity("device") == ranked[2], third.final.answer[:200]
+    assert ranked[2] in first_line(third.final.answer)
