@@ -363,7 +363,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
-        if dim == "device" and measures == [first] and _one_per_row(model, first, dim) and query.output != "table":
+        if dim == "device" and first is not None and measures == [first] and _one_per_row(model, first, dim) \
+                and query.output != "table":
             names = ", ".join(str(k) for k in keys[:SHOWN])  # the devices are the answer; their 1s are not
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {names}{more}.", statistics=stats)
@@ -372,7 +373,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             figured = first and query.bounds and query.bounds[0].op != "=" and not (
-                _one_per_row(model, first, dim)) and not all_of_the_checks(query)  # no "(1)" after each
+                first is not None and _one_per_row(model, first, dim)) and not all_of_the_checks(query)  # no "(1)" after each
             shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)

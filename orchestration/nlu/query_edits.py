@@ -248,20 +248,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                                           "limit": None, "output": "since", "runs": [r for r, _ in runs]})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["since when"])
     m = THEM.match(prompt)
-    named = _dimension(m.group("what"), model) if m and m.group("what") else None
-    counted = named or (model.counted_things(measures[0]) if m and measures else None)
-    if m and counted and not said and group[:1] != [counted] and (not group or previous.answer_rows):
+    asked_for = _dimension(m.group("what"), model) if m and m.group("what") else None
+    things = asked_for or (model.counted_things(measures[0]) if m and measures else None)
+    if m and things and not said and group[:1] != [things] and (not group or previous.answer_rows):
         # "38 critical failed checks" → "what are they": those checks, by name; after "which store has the most",
         # those of the stores the answer named
         conditions = [c for c in query.conditions if not group or c.dimension != group[0]] + (
             [Condition(dimension=group[0], values=list(previous.answer_rows))] if group else [])
-        counting = next((x for x in measures if model.counted_things(x) != counted), measures[0]) \
-            if named is None else measures[0]
+        counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
+            if asked_for is None else measures[0]
         edited = query.model_copy(update={
-            "measures": [counting], "group_by": [counted], "conditions": conditions, "limit": None, "output": "list",
+            "measures": [counting], "group_by": [things], "conditions": conditions, "limit": None, "output": "list",
             "order": None,
             "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" else []})
-        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {counted}s counted"])
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = ROW_REF.search(prompt)
     if m and alone(prompt, m) and group and previous.answer_rows and not said:
         # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping

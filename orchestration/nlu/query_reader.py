@@ -480,9 +480,9 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
 def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
     fails, its checks."""
-    named = grouped_by(prompt, model)
-    if named:
-        return [named]
+    dim_named = grouped_by(prompt, model)
+    if dim_named:
+        return [dim_named]
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
         dim = _dimension(prompt[m.end():], model)
         if dim and dim not in ("run", "device"):
