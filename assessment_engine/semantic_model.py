@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from foundation.yaml_files import ContractError, read_yaml
 
-Unit = Literal["count", "percent"]
+Unit = Literal["count", "percent", "average"]
 
 
 class Fact(BaseModel):
@@ -27,14 +27,16 @@ class Fact(BaseModel):
 
 
 class Measure(BaseModel):
-    """``count`` (``*`` or ``DISTINCT column``) of the rows ``where`` keeps, or the ``rate`` in percent of those rows
-    meeting a condition; the compiler adds the question's conditions on checks to ``where``."""
+    """``count`` (``*`` or ``DISTINCT column``) of the rows ``where`` keeps — divided by the count ``per`` of every row
+    read for an average — or the ``rate`` in percent of those rows meeting a condition; the compiler adds the
+    question's conditions on checks to ``where``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     fact: str
     count: str | None = None
     rate: str | None = None
     where: str | None = None
+    per: str | None = None  # an average: the count divided by this count over every row read ("DISTINCT r.asset_id")
     unit: Unit = "count"
     better: Literal["lower", "higher"] | None = None
     noun: tuple[str, str]  # one, several
@@ -53,7 +55,10 @@ class Measure(BaseModel):
             within = f" FILTER (WHERE {' AND '.join(rows)})" if rows else ""
             return (f"ROUND(100.0 * COUNT(*) FILTER (WHERE {' AND '.join([self.rate, *rows])}) / "
                     f"NULLIF(COUNT(*){within}, 0), 1)")
-        return f"COUNT({self.count})" + (f" FILTER (WHERE {' AND '.join(rows)})" if rows else "")
+        counted = f"COUNT({self.count})" + (f" FILTER (WHERE {' AND '.join(rows)})" if rows else "")
+        if self.per is not None:  # "avg failed checks per device": over every device read, failing or not
+            return f"ROUND(1.0 * {counted} / NULLIF(COUNT({self.per}), 0), 1)"
+        return counted
 
     def named(self, value: float | int | None) -> str:
         """``value`` with its noun: "43 failed checks", "62.3% pass rate"."""
@@ -61,6 +66,8 @@ class Measure(BaseModel):
             return f"no {self.noun[1]}"
         if self.unit == "percent":
             return f"{value:.1f}% {self.noun[0]}"
+        if self.unit == "average":
+            return f"{value:.1f} {self.noun[1]}"
         return f"{int(value):,} {self.noun[0] if value == 1 else self.noun[1]}"
 
 

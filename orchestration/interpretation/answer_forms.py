@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from assessment_engine.checks.judgement import PLATFORMS_OF_TYPE
 from assessment_engine.checks.rule_engine import Rule
 from assessment_engine.warehouse.sql_guard import ROW_CAP
+from foundation.vocabulary.numbers import percent
 from foundation.vocabulary.text import plural
 from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import applied, chunks_for_rule
@@ -50,7 +51,7 @@ RP = "assessment_context.report_data.sql_path.rows"
 
 
 def _pct(part: int, whole: int) -> float:
-    return round(100 * part / whole, 1) if whole else 0.0
+    return percent(part, whole)
 
 
 def _total(rows: list[DeviceRow] | list[GroupRow] | list[RuleChangeRow] | list[SiteChangeRow] | list[SignatureMatchRow]) -> int:
@@ -147,7 +148,7 @@ def _device_share(judged: int, failing: int, checks: str, polarity: str | None, 
     """The share of devices failing (or passing) the checks asked, out of those judged on them."""
     part = judged - failing if polarity == "passes" else failing
     of = f"judged on {checks}" if some_unjudged else "assessed in this scope"
-    return (f"**{100 * part / judged:.1f}%** of the {devices(judged)} {of} {'pass' if polarity == 'passes' else 'fail'} "
+    return (f"**{percent(part, judged):.1f}%** of the {devices(judged)} {of} {'pass' if polarity == 'passes' else 'fail'} "
             f"{checks} ({part} of {judged}, {run}).")
 
 

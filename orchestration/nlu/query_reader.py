@@ -20,7 +20,7 @@ fill is said (``QueryReading.unsaid``), never dropped silently; a month that has
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,6 +174,8 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
                 continue
             if name in COUNT_NOUNS and not COUNTED.search(prompt[max(0, m.start() - 40):m.start()]):
                 continue
+            if not _whole_measure(prompt, m, word, model):
+                continue
             taken.append((m.start(), m.end()))
             found.append((m.start(), name))
     return list(dict.fromkeys(name for _, name in sorted(found)))
@@ -236,7 +238,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
-    group = _group_by(prompt, ask, frame.subject, scope, model)
+    # an average named alone is one figure ("avg failed checks per device at the stores"), not a list of checks
+    averaged = bool(said) and all(model.measures[m].unit == "average" for m in said)
+    group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model)
     named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
     if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
         ask = "list"
@@ -465,8 +469,30 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     return [c for c in out if c.dimension in model.dimensions]
 
 
+def _whole_measure(prompt: str, m: re.Match[str], word: str, model: SemanticModel) -> bool:
+    """Whether a measure's word found at ``m`` is that measure: "failed checks per device type" is failed checks per
+    device type, not an average per device."""
+    if " per " not in word:
+        return True
+    per = word.split(" per ", 1)[1]
+    return _dimension(prompt[m.start() + word.index(" per ") + 5:], model) == _dimension(per, model)
+
+
+def _without_measures(prompt: str, model: SemanticModel, which: Callable[[str], bool] = lambda _: True) -> str:
+    """``prompt`` with the measures' words (those ``which`` keeps) blanked, longest first: "checks" in "failed checks"
+    names no dimension."""
+    for word, _ in model.measure_words:
+        if not which(word):
+            continue
+        spans = [w.span() for w in model.word_patterns[word].finditer(prompt) if _whole_measure(prompt, w, word, model)]
+        for a, b in spans:
+            prompt = prompt[:a] + " " * (b - a) + prompt[b:]
+    return prompt
+
+
 def grouped_by(prompt: str, model: SemanticModel) -> str | None:
     """The dimension named after "by/per/each" ("pass rate by region in october": region), or None."""
+    prompt = _without_measures(prompt, model, lambda word: " per " in word)  # "failed checks per device": a measure
     for m in GROUP.finditer(prompt):
         if _names_a_measure(prompt[m.start("dim"):], model):
             continue  # "top 5 models by device count": what the rows are ranked by
@@ -519,8 +545,9 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         if several:
             return [dict(sites="site", devices="device", device_type="device_type", platform="platform",
                          os_version="release", site_type="site_type")[several[0]]]
+        unmeasured = _without_measures(prompt, model)
         for word, dim in model.dimension_words:
-            if model.word_patterns[word].search(prompt) and dim != "run":
+            if model.word_patterns[word].search(unmeasured) and dim != "run":
                 return [dim]
     return []
 

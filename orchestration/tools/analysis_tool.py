@@ -11,6 +11,7 @@ from typing import Any
 from assessment_engine.warehouse import run_summary, summary_rows
 from assessment_engine.warehouse.run_summary import BASE, BREAKDOWNS, SAMPLE_CAP, statements
 from assessment_engine.warehouse.store import QueryResult, Warehouse, query_all
+from foundation.vocabulary.numbers import percent
 from orchestration.catalog import Catalog
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
 
@@ -89,9 +90,9 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         "assessment_id": run.assessment_id, "assessment_date": run.started_at, "scope": describe_scope(scope),
         "assets_assessed": assets, "rules_evaluated": rules, "checks_performed": checks, "checks_failed": failed,
         "checks_passed": passed, "exceptions_applied": excepted,
-        "pass_rate_pct": round(100 * passed / checks, 1) if checks else 0.0,
+        "pass_rate_pct": percent(passed, checks),
         "assets_with_failures": assets_failing, "assets_at_risk": at_risk,
-        "pct_assets_at_risk": round(100 * at_risk / assets, 1) if assets else 0.0,
+        "pct_assets_at_risk": percent(at_risk, assets),
     }
     if focus_area or product_filter:  # how many checks the scope has without the topic filter, for context
         plain, plain_params, _ = _filters(w, run.assessment_id, scope, None, None)
@@ -99,7 +100,7 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
     if severity_filter:
         metrics.update({"severity_filter": severity_filter, "matching_failures": matching,
                         "assets_with_matching_failures": assets_matching,
-                        "pct_assets_with_matching_failures": round(100 * assets_matching / assets, 1) if assets else 0.0})
+                        "pct_assets_with_matching_failures": percent(assets_matching, assets)})
     breakdowns, breakdown_keys = _breakdowns(found["breakdowns"])
     top_rules = found["top_rules"].dicts()
     _platform_fixes(top_rules, found["rule_platforms"].rows, catalog)

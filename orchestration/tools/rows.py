@@ -18,6 +18,7 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
+from foundation.vocabulary.numbers import percent
 from foundation.vocabulary.severity import Severity
 
 When = date | datetime | str | None
@@ -132,7 +133,7 @@ class _Rates(RowModel):
     @computed_field  # type: ignore[prop-decorator]  # in the dump: the Reflector traces the figure
     @property
     def pass_rate(self) -> float:
-        return round(100 * self.passed / self.checks, 1) if self.checks else 0.0
+        return percent(self.passed, self.checks)
 
 
 class _OfRun(_Rates):

@@ -143,8 +143,10 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right)
     "questions.yaml": (141, 0), "conversations.yaml": (17, 64),
     "fresh.yaml": (19, 0), "fresh_conversations.yaml": (5, 12),
     "second.yaml": (20, 0), "second_conversations.yaml": (4, 11),
-    "held_out/questions.yaml": (48, 0), "held_out/conversations.yaml": (3, 19),
+    "held_out/questions.yaml": (50, 0), "held_out/conversations.yaml": (3, 19),
     "held_out/second_questions.yaml": (9, 0), "held_out/second_conversations.yaml": (0, 4),
+    "third.yaml": (20, 0), "third_conversations.yaml": (6, 18), "third_seen.yaml": (10, 0),
+    "held_out/third_conversations.yaml": (0, 6),
 }
 
 
@@ -162,4 +164,6 @@ def test_the_language_eval_answers_at_least_as_many_as_it_did(part: str, demo_wa
     assert len(cases) == {"questions.yaml": 142, "conversations.yaml": 22, "fresh.yaml": 20,
                           "fresh_conversations.yaml": 5, "second.yaml": 20, "second_conversations.yaml": 4,
                           "held_out/questions.yaml": 70, "held_out/conversations.yaml": 11,
-                          "held_out/second_questions.yaml": 10, "held_out/second_conversations.yaml": 2}[part]
+                          "held_out/second_questions.yaml": 10, "held_out/second_conversations.yaml": 2,
+                          "third.yaml": 20, "third_conversations.yaml": 6, "third_seen.yaml": 10,
+                          "held_out/third_conversations.yaml": 3}[part]

@@ -430,3 +430,18 @@ def test_it_after_a_question_about_one_place_is_that_place(demo_warehouse: Path,
                          services=services).final.answer
     second = answer.split("\n---\n")[1]
     assert "site HQ" in second and f"**{critical}**" in second, second[:400]
+
+
+def test_an_average_per_device_is_one_figure_over_every_device_in_scope(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    (failed, devices), = sql(demo_warehouse, "SELECT COUNT(*) FILTER (WHERE r.status = 'fail'), COUNT(DISTINCT "
+                                             "r.asset_id) FROM results r JOIN assets a USING (asset_id) JOIN sites s "
+                                             f"ON s.site = a.site WHERE r.assessment_id = {LATEST} AND s.site_type = "
+                                             "'branch'")
+    (expected,), = sql(demo_warehouse, f"SELECT ROUND(1.0 * {failed} / {devices}, 1)")
+    state = handle_turn("average failed checks per device at the branches", services=services)
+    assert state.intent.query is not None and state.intent.query.group_by == [], state.intent.query
+    assert first_line(state.final.answer).startswith(f"**{expected}**"), state.final.answer[:200]
+    per_type = handle_turn("failed checks per device type", services=services)  # a grouping, not an average
+    assert per_type.intent.asked_query is not None and per_type.intent.asked_query.group_by == ["device_type"]
+    assert per_type.intent.asked_query.measures == ["failed_checks"]
