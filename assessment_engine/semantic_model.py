@@ -115,6 +115,10 @@ class SemanticModel(BaseModel):
             return m.unit == "count"
         return (self.dimension_sql(dimension, m.fact) or "").startswith(("a.", "s."))
 
+    def on_rows(self, dimension: str) -> bool:
+        """A dimension of a fact's own rows (a check's rule or severity, a signature), not of the device or site."""
+        return bool(self.dimensions[dimension].model_extra)
+
     def counted_things(self, measure: str) -> str | None:
         """The dimension that names what ``measure`` counts: the devices of ``DISTINCT r.asset_id``, the checks of a
         count of results rows (its fact's ``rows``) — "what are they" after "38 critical failed checks"."""

@@ -60,14 +60,9 @@ def fact_of(query: DataQuery, model: SemanticModel) -> str:
         raise QueryError(f"measures of different tables: {', '.join(query.measures)}")
     if facts:
         return facts.pop()
-    row_level = [c.dimension for c in query.conditions if _row_level(model, c.dimension)]
+    row_level = [c.dimension for c in query.conditions if model.on_rows(c.dimension)]
     return next((f for f in model.facts if all(model.dimensions[d].sql_for(f) for d in row_level)), "devices") \
         if row_level else "devices"
-
-
-def _row_level(model: SemanticModel, dimension: str) -> bool:
-    """A dimension of the fact's own rows (a check's rule or severity), not of the device or site."""
-    return bool(model.dimensions[dimension].model_extra)
 
 
 def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[str, list[Any]]:
@@ -103,7 +98,7 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         raise QueryError(f"not in the semantic model: {', '.join(unknown)}")
     fact_name = fact_of(query, model)
     fact = model.facts[fact_name]
-    on_rows = [c for c in query.conditions if _row_level(model, c.dimension) or c.in_measure]
+    on_rows = [c for c in query.conditions if model.on_rows(c.dimension) or c.in_measure]
     on_devices = [c for c in query.conditions if c not in on_rows]
     joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
 

@@ -71,10 +71,6 @@ KEPT_SCOPE = frozenset({"carryover", "refinement", "same_devices", "device_refer
                         "self_correction", "name_clarification"})
 
 
-# what a device fails on: conditions on the checks, which choose the devices of a list of those failing them
-CHECK_DIMENSIONS = frozenset({"rule", "topic", "severity"})
-
-
 def narrowed_by_follow_ups(state: AssessmentState) -> bool:
     """Whether a data answer's scope came from earlier answers (an edit of the last query, a scope carried over): the
     chat offers to clear it."""
@@ -291,7 +287,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             if measures and model.measures[new].fact != model.measures[measures[0]].fact:
                 return None
             measures = [new] + measures
-        checks_kept = [c for c in query.conditions if c.dimension in CHECK_DIMENSIONS and not c.negated]
+        # conditions on the checks, which chose the devices of a list of those failing them
+        checks_kept = [c for c in query.conditions if model.on_rows(c.dimension) and not c.negated]
         if pattern is SORT and group == ["device"] and checks_kept and previous.answer_devices and \
                 model.measures[new].unit == "count":
             # "devices failing NTP-AUTH" → "sort them by failed checks": those devices, by all their failed checks
@@ -314,7 +311,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if order is None and measures and group:
             order = Order(measure=bounds[0].measure, descending=_better(model, bounds[0].measure) == "lower")
     conditions = list(query.conditions) if listed_rows is None else [
-        *(c for c in query.conditions if c.dimension not in CHECK_DIMENSIONS and c.dimension != "device"),
+        *(c for c in query.conditions if not model.on_rows(c.dimension) and c.dimension != "device"),
         Condition(dimension="device", values=listed_rows)]
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
     own_conditions += _other_values(prompt, query, own_conditions, model)
