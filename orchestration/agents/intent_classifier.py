@@ -161,7 +161,7 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
 
 # follow-ups read as a query of their own over the scope they resolved to ("what do they fail" after a list), so that
 # the next one can edit it ("and last month?")
-FOLLOWS_AS_QUERY = ("same_devices",)
+FOLLOWS_AS_QUERY = ("same_devices", "refinement")
 KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters
 # "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
 THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
@@ -697,6 +697,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
+    if resolution.kind == "refinement" and resolution.effective_prompt:
+        # the question the words stood for, narrowed by them: "only the branches" after "failed checks by platform"
+        narrowed = {k: v for k, v in own.frame.filters.model_dump().items() if v}
+        intent = intent.evolve(frame=intent.frame.evolve(filters=intent.frame.filters.evolve(**narrowed)))
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
     moved = _collection_of_named_devices(intent, conv.collection if switch is None else switch.collection, services)
     if moved:  # "what does D2_IOSXE fail?": the device is in one of the user's uploads, answered there
@@ -709,12 +713,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
     # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows
     edit = None if pasted or picked is not None or PICKS_AMONG.search(prompt) else \
-        _edit_of(prompt, own, last, services, conv.collection or "fleet")
+        _edit_of(prompt, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and intent.clarification_question and not pasted and picked is None and \
             not PICKS_AMONG.search(prompt):
         # "at the stores" after an edited list: the history gave no question to ask there again, so the place edits
         # the last query
-        edit = _edit_of(prompt, own, last, services, conv.collection or "fleet", places=True)
+        edit = _edit_of(prompt, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
@@ -726,7 +730,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # ("the lowest one - what are its devices") is a question of its own about that row; "which sites are they
         # at" asks for other rows of the same devices (their scope carried, or the list itself)
         among = listed if (subjectless or resolution.kind == "same_devices") and picked is None else []
-        intent = with_query(intent, prompt, services, updates.get("collection", conv.collection) or "fleet", pasted,
+        # a refinement is the question its words stood for, read with the filters they add
+        read = resolution.effective_prompt if resolution.kind == "refinement" and resolution.effective_prompt else prompt
+        intent = with_query(intent, read, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
@@ -801,15 +807,25 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
 
 
 def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str,
-             places: bool = False) -> QueryEdit | None:
-    """The last answer's query as this follow-up edits it (``orchestration/nlu/query_edits.py``), or None."""
+             places: bool = False, history: Sequence[PastTurn] = ()) -> QueryEdit | None:
+    """The last answer's query as this follow-up edits it (``orchestration/nlu/query_edits.py``), or None; after an
+    answer about one row of a ranking ("top one?"), the ranking's query ("and the second one?")."""
     if last is None or last.query is None:
         return None
     try:
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the follow-up keeps its own answers
         return None
-    return edited_query(prompt, own, scope_for(own)[0], last, services.catalog.semantic_model, runs, places)
+    model, scope = services.catalog.semantic_model, scope_for(own)[0]
+    edit = edited_query(prompt, own, scope, last, model, runs, places)
+    if edit is not None or last.query.group_by:
+        return edit
+    before = [t for t in history if t.turn_number < last.turn_number][-3:]
+    ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)
+    row = last.query.condition(ranked.query.group_by[0]) if ranked is not None and ranked.query is not None else None
+    if ranked is None or row is None or len(row.values) != 1 or row.values[0] not in ranked.answer_rows:
+        return None
+    return edited_query(prompt, own, scope, ranked, model, runs, places)
 
 
 def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:

@@ -316,3 +316,22 @@ def test_an_ordinal_alone_after_a_drill_drills_into_that_row(demo_warehouse: Pat
     third = chat("and the third?")
     assert third.intent.entity("device") == ranked[2], third.final.answer[:200]
     assert ranked[2] in first_line(third.final.answer)
+
+
+def test_a_narrowing_after_a_breakdown_keeps_the_breakdown_and_the_next_edit_keeps_both(demo_warehouse: Path,
+                                                                                          services: Services) -> None:
+    """"failed checks by platform" (the OS: ios-xe, nx-os, asa — not the tools' product families) → "only the stores"
+    → "which platform is worst": each turn on the stores, by platform."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT a.platform, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                   "'fail' AND s.site_type = 'store' GROUP BY 1", [latest]))
+    chat = Chat(services)
+    first = chat("failed checks by platform")
+    assert first.intent.asked_query is not None and first.intent.asked_query.group_by == ["platform"]
+    narrowed = chat("only the stores")
+    for platform, n in per.items():
+        assert re.search(rf"\b{re.escape(platform)}\b\D{{0,6}}\b{n:,}\b", narrowed.final.answer), (
+            platform, n, narrowed.final.answer[:300])
+    worst = chat("which platform is worst")
+    top = max(per.items(), key=lambda kv: kv[1])
+    assert first_line(worst.final.answer).startswith(f"**{top[0]}**"), worst.final.answer[:300]
