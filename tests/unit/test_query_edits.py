@@ -335,3 +335,17 @@ def test_a_narrowing_after_a_breakdown_keeps_the_breakdown_and_the_next_edit_kee
     worst = chat("which platform is worst")
     top = max(per.items(), key=lambda kv: kv[1])
     assert first_line(worst.final.answer).startswith(f"**{top[0]}**"), worst.final.answer[:300]
+
+
+def test_the_next_row_after_a_row_picked_is_picked_from_the_same_ranking(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                 "'fail' AND s.site_type = 'branch' GROUP BY 1 ORDER BY 2 DESC, 1", [latest])
+    assert ranked[0][1] != ranked[1][1]  # the demo's first two branches differ: the test is about the second
+    chat = Chat(services)
+    chat("top 3 branches by failed checks")
+    assert first_line(chat("top one?").final.answer).startswith(f"**{ranked[0][1]}**")
+    second = chat("and the second one?")
+    assert first_line(second.final.answer).startswith(f"**{ranked[1][1]}**"), second.final.answer[:200]
+    assert ranked[1][0] in first_line(second.final.answer)
