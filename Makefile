@@ -30,7 +30,9 @@ lint: install
 test: install
 	bash scripts/ensure_chromium.sh
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest tests/browser tests/integration
+	# the unit tier in process, a pytest process per core: a third of the suite's time on one
+	$(BIN)/python -m pytest tests/unit -n 2
 
 # the edit loop: the unit tier alone (in process, no server, subprocess, PostgreSQL or browser), one pytest
 # process per core (pytest-xdist): about a minute here

@@ -43,7 +43,7 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.query_edits import EDITED, QueryEdit, edited_query, picked_prompt
+from orchestration.nlu.query_edits import EDITED, QueryEdit, both_sides, edited_query, picked_prompt
 from orchestration.nlu.query_reader import (
     attribute_asked,
     attribute_query,
@@ -734,6 +734,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         read = resolution.effective_prompt if resolution.kind == "refinement" and resolution.effective_prompt else prompt
         intent = with_query(intent, read, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
+    if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:
+        # "and Store-41?" asked again there: what it asked is kept as a query (not run as one: the answers of the
+        # question it repeats stay), so that "which improved more" can set the two side by side
+        repeated = with_query(intent, resolution.effective_prompt, services,
+                              updates.get("collection", conv.collection) or "fleet")
+        intent = intent.evolve(asked_query=repeated.asked_query)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))
@@ -821,6 +827,9 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     if edit is not None or last.query.group_by:
         return edit
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
+    sides = both_sides(prompt, last, next((t for t in reversed(before) if t.query is not None), None), model)
+    if sides is not None:  # "which improved more" after two answers about two sites
+        return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)
     row = last.query.condition(ranked.query.group_by[0]) if ranked is not None and ranked.query is not None else None
     if ranked is None or row is None or len(row.values) != 1 or row.values[0] not in ranked.answer_rows:

@@ -420,8 +420,9 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
 
 def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel,
                       direction: str | None) -> DomainOutputs:
-    """Each group's figure in each run; for two runs, the groups that changed most first (worse first, or better
-    first when the question asks which improved)."""
+    """Each group's figure in each run; for two runs — or more, when the question asks which got better or worse —
+    the groups that changed most from the first to the last first (worse first, or better first when the question
+    asks which improved)."""
     dim, measure = query.group_by[0], query.measures[0]
     m = model.measures[measure]
     periods = list(query.runs or query.months)
@@ -429,9 +430,11 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
     for r in rows:
         table.setdefault(r.get(dim), {})[str(r.get("run"))] = r.get(measure)
     stats: dict[str, Any] = {"groups": len(table)}
-    if len(periods) == 2:
+    if len(periods) == 2 or (len(periods) > 2 and direction):
+        ends = (periods[0], periods[-1])
+
         def change(key: Any) -> float:
-            before, after = (float(table[key].get(p) or 0) for p in periods)
+            before, after = (float(table[key].get(p) or 0) for p in ends)
             delta = after - before
             return delta if m.better != "higher" else -delta  # how much worse
         better = direction == "better" or (query.order is not None and query.order.descending is False
@@ -441,17 +444,27 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         top = order[0] if order else None
         if top is None:
             return DomainOutputs(summary=f"**None** — nothing to compare ({where(query, [])}).", statistics=stats)
-        before, after = (table[top].get(p) for p in periods)
+        before, after = (table[top].get(p) for p in ends)
         delta = float(after or 0) - float(before or 0)
         stats.update(change=delta)
-        lead = (f"**{top}** got {'better' if better else 'worse'} the most: {m.noun[1 if m.unit == 'count' else 0]} "
-                f"{_value(before)} → {_value(after)} ({delta:+g}) between {periods[0]} and {periods[1]} "
+        moved_as_asked = change(top) < 0 if better else change(top) > 0
+        what = f"got {'better' if better else 'worse'} the most" if moved_as_asked else (
+            f"none {'improved' if better else 'got worse'}; **{top}** {'got worse' if better else 'improved'} the least"
+            if change(top) else f"none {'improved' if better else 'got worse'}; **{top}** stayed level")
+        lead = (f"{f'**{top}** {what}' if moved_as_asked else what[0].upper() + what[1:]}: "
+                f"{m.noun[1 if m.unit == 'count' else 0]} "
+                f"{_value(before, m.unit)} → {_value(after, m.unit)} ({_signed(delta)}) between {ends[0]} and {ends[1]} "
                 f"({where(query, [])}).")
-        body = [[k, _value(table[k].get(periods[0])), _value(table[k].get(periods[1])),
-                 f"{float(table[k].get(periods[1]) or 0) - float(table[k].get(periods[0]) or 0):+g}"] for k in order[:20]]
-        head = [model.dimensions[dim].noun.capitalize(), periods[0], periods[1], "Change"]
+        body = [[k, *(_value(table[k].get(p)) for p in periods),
+                 _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
+        head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]
         return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
     head = [model.dimensions[dim].noun.capitalize(), *periods]
     body = [[k, *(_value(v.get(p)) for p in periods)] for k, v in list(table.items())[:SHOWN]]
     lead = f"{m.noun[1 if m.unit == 'count' else 0].capitalize()} per {model.dimensions[dim].noun} and run ({where(query, [])}):"
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
+
+
+def _signed(delta: float) -> str:
+    """A change as people write it: +8, -4.6 (not -4.600000000000001)."""
+    return f"{round(delta, 1):+g}"

@@ -322,7 +322,11 @@ def _frame_scope(frame: QuestionFrame | None) -> bool:
 
 
 def _only_scope(prompt: str, own: Intent) -> bool:
-    """True when, besides a follow-up lead and the names of a scope, the prompt asks nothing new."""
+    """True when, besides a follow-up lead and the names of a scope, the prompt asks nothing new ("and at the stores?",
+    "and Branch-03?")."""
+    named = re.fullmatch(r"\s*(?:and|what about|how about)\s+(?P<name>[\w-]+)\s*[?.!]*\s*", prompt, _I)
+    if named and any(e.type in SCOPE_TYPES and e.value.lower() == named.group("name").lower() for e in own.entities):
+        return True
     rest = LEAD.sub(" ", prompt)
     for e in own.entities:
         if e.type in SCOPE_TYPES:

@@ -377,3 +377,46 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,
                                       "bounds": bounds, "order": order, "limit": limit, "output": output, **update})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)
+
+
+# "which improved more", "which one is worse", "which of the two has more critical findings": a choice between the
+# things the last two answers were about
+WHICH_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which(?:\s+(?:one|of (?:the two|them|those|these|both)))?"
+                          r"\s+(?P<rest>.*)$", _I)
+BETTER = re.compile(r"\b(?:better|improv\w*|best|cleaner|healthier)\b", _I)
+WORSE = re.compile(r"\b(?:worse|wors\w*|worst|deteriorat\w*|regress\w*)\b", _I)
+MORE = re.compile(r"\b(?:more|most|higher|highest|bigger)\b", _I)
+LESS = re.compile(r"\b(?:less|least|fewer|fewest|lower|lowest|smaller)\b", _I)
+
+
+def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
+    """The last two answers' query set side by side when they differ in one value ("pass rate trend at Store-40" →
+    "and Store-41?" → "which improved more"): one row per value, ordered the way the words choose; None otherwise."""
+    m = WHICH_OF_TWO.match(prompt)
+    if m is None or before is None or last.query is None or before.query is None:
+        return None
+    rest = m.group("rest")
+    way = "better" if BETTER.search(rest) else "worse" if WORSE.search(rest) else "more" if MORE.search(rest) \
+        else "less" if LESS.search(rest) else None
+    q, p = last.query, before.query
+    if way is None or q.group_by or p.group_by or q.measures != p.measures or not q.measures or q.output != p.output:
+        return None
+    differ = [c for c in q.conditions if c not in p.conditions]
+    if len(differ) != 1 or len(differ[0].values) != 1 or differ[0].negated:
+        return None
+    other = p.condition(differ[0].dimension)
+    if other is None or len(other.values) != 1 or other.negated or [c for c in p.conditions if c != other] != [
+            c for c in q.conditions if c != differ[0]]:
+        return None
+    dim = differ[0].dimension
+    conditions = [c for c in q.conditions if c != differ[0]] + [
+        Condition(dimension=dim, values=[*other.values, *differ[0].values])]
+    update: dict[str, Any] = {"group_by": [dim], "conditions": conditions}
+    if q.output not in ("series", "change"):  # one figure each: the one the words choose first
+        measure = q.measures[0]
+        lower_is_better = _better(model, measure) == "lower"
+        descending = {"better": not lower_is_better, "worse": lower_is_better, "more": True, "less": False}[way]
+        update.update(output="table", order=Order(measure=measure, descending=descending), limit=1)
+    edited = q.model_copy(update=update)
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{' and '.join(conditions[-1].values)} "
+                                                                         f"side by side"])

@@ -80,7 +80,7 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
                        r"\bacross (?:the |all )?runs\b|\bhistor\w*|\b(?:per|by|each|every) month\b|\bmonth(?:ly| by month| over month)\b|"
                        r"\bover the (?:last|past) \w+ (?:runs|assessments)\b", _I)
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
-SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s", _I)
+SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b", _I)  # "which of A and B …"
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
 # the measures whose own definition holds a severity (``semantic_model.yaml``: their ``where``)
@@ -98,9 +98,6 @@ TIER = re.compile(r"\btier[\s-]?([123])\b", _I)
 PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\s*(?:version|v)\s*(\d+)", _I)
 # conditions the assessment tools' scope has no key for: a summary there is the compiler's
 BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve"})
-# what the analysis tool's breakdowns (run_summary.BREAKDOWNS) mean otherwise than the semantic model: its "platform"
-# chart is the product family ("failed checks by platform" is ios-xe, nx-os, asa)
-CHARTED_OTHERWISE = frozenset({"platform"})
 # what neither the tools' scope nor a SQL template keeps or groups by (both know a role)
 KEPT_BY_NO_TOOL = BEYOND_THE_TOOLS - {"role"}
 # dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
@@ -380,7 +377,7 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # a breakdown of failures the tools chart; a count of devices or SLIC matches per group is the compiler's
     charted = breakdown and (failing or not query.measures) and one_run and not query.bounds and not query.order and not query.limit and not any(
         c.negated for c in query.conditions) and not (  # the tools exclude nothing ("firewalls not running 9.18(3)")
-        set(query.group_by) & CHARTED_OTHERWISE)
+        "platform" in query.group_by and "os" not in facets.chart_dimensions)  # their "platform" alone: the family
     return charted or (
         whole and not query.group_by and failing and yes_no_or_some) or (
         plain and query.group_by == ["rule"] and failing and yes_no_or_some) or (

@@ -349,3 +349,20 @@ def test_the_next_row_after_a_row_picked_is_picked_from_the_same_ranking(demo_wa
     second = chat("and the second one?")
     assert first_line(second.final.answer).startswith(f"**{ranked[1][1]}**"), second.final.answer[:200]
     assert ranked[1][0] in first_line(second.final.answer)
+
+
+def test_which_of_the_two_sets_the_last_two_answers_side_by_side(demo_warehouse: Path, services: Services) -> None:
+    """"pass rate at Branch-02" → "and Branch-03?" → "which one is worse": the two sites' pass rates, the worse first;
+    over runs, "which improved more" says which changed the more to the better — or that none improved."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = dict(sql(demo_warehouse, "SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), "
+                                     f"1) FROM {FLEET} WHERE r.assessment_id = ? AND a.site IN ('Branch-02', "
+                                     "'Branch-03') GROUP BY 1", [latest]))
+    assert rates["Branch-02"] != rates["Branch-03"]
+    chat = Chat(services)
+    chat("pass rate at Branch-02")
+    chat("and Branch-03?")
+    worse = chat("which one is worse")
+    site = min(rates, key=lambda k: rates[k])
+    assert first_line(worse.final.answer).startswith(f"**{site}**"), worse.final.answer[:300]
+    assert f"{rates[site]}%" in first_line(worse.final.answer)
