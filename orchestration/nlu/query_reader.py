@@ -80,6 +80,10 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
                        r"\bacross (?:the |all )?runs\b|\bhistor\w*|\b(?:per|by|each|every) month\b|\bmonth(?:ly| by month| over month)\b|"
                        r"\bover the (?:last|past) \w+ (?:runs|assessments)\b", _I)
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
+# a choice between named values: "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1"
+CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
+COMPARATIVE = re.compile(r"\b(?:worse|better|more|fewer|less)\b", _I)
+SUPERLATIVE_OF = {"worse": "worst", "better": "best", "more": "most", "fewer": "fewest", "less": "least"}
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b", _I)  # "which of A and B …"
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
@@ -254,6 +258,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     sides = [c for c in conditions if len(c.values) > 1 and not c.negated and c.dimension not in ("rule", "topic")]
     if not group and sides and SIDES.search(prompt):
         group = [sides[0].dimension]  # "high findings in production vs lab": each side
+    chosen = bool(sides and CHOICE.search(prompt) and (COMPARATIVE.search(prompt) or WORST.search(prompt) or BEST.search(
+        prompt) or MOST.search(prompt) or LEAST.search(prompt))) and grouped_by(prompt, model) is None
+    if chosen:  # "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1": one of the two
+        group, ask = [sides[0].dimension], "ranking"
     zero = bool(ZERO.search(prompt))
     if zero and ask == "count" and not group and frame.subject in ("devices", "sites"):
         # "how many firewalls have no critical findings": the firewalls with none, counted (and named)
@@ -287,7 +295,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         conditions = [c for c in conditions if c not in apart]
         unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
     time, missing = _time(prompt, intent, runs, fact, model)
-    two_sides = bool(sides and SIDES.search(prompt))  # "prod vs lab": two sides of one run, not a change
+    two_sides = bool(sides and (SIDES.search(prompt) or chosen))  # "prod vs lab": two sides of one run, not a change
     asked_change = ((CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend") and \
         not since_when
     if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
@@ -308,7 +316,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         bounds = [Bound(measure="failed_checks", op="=", value=0)]
     if missing:
         unsaid.append("no run in " + ", ".join(missing))
-    order, limit = _order(prompt, ask, measures, group, frame.limit, model)
+    order, limit = _order(COMPARATIVE.sub(lambda c: SUPERLATIVE_OF[c.group(0).lower()], prompt) if chosen else prompt,
+                          ask, measures, group, frame.limit, model)
     if order is not None and not order.descending:
         # "the device with the fewest failed checks" may fail none: no "more than 0" bound on what is ranked
         bounds = [b for b in bounds if not (b.measure == order.measure and b.op == ">" and b.value == 0)]

@@ -445,3 +445,16 @@ def test_an_average_per_device_is_one_figure_over_every_device_in_scope(demo_war
     per_type = handle_turn("failed checks per device type", services=services)  # a grouping, not an average
     assert per_type.intent.asked_query is not None and per_type.intent.asked_query.group_by == ["device_type"]
     assert per_type.intent.asked_query.measures == ["failed_checks"]
+
+
+def test_a_choice_between_two_named_values_names_the_one_asked_for(demo_warehouse: Path, services: Services) -> None:
+    """"is Branch-02 or Branch-03 worse" is a choice, not a yes/no; "are any … routers or switches …" stays a yes/no."""
+    per = dict(sql(demo_warehouse, "SELECT a.site, COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE "
+                                   f"r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site IN ('Branch-02', "
+                                   "'Branch-03') GROUP BY 1"))
+    assert per["Branch-02"] != per["Branch-03"]
+    worse = max(per, key=lambda k: per[k])
+    lead = first_line(handle_turn("is Branch-02 or Branch-03 worse", services=services).final.answer)
+    assert lead.startswith(f"**{worse}**") and str(per[worse]) in lead, lead
+    yes_no = first_line(handle_turn("are any branch routers or switches failing SSH-V2?", services=services).final.answer)
+    assert yes_no.startswith("**Yes"), yes_no
