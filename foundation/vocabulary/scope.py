@@ -46,6 +46,8 @@ class AnswerScope(BaseModel):
     excluded: dict[str, list[str]] = Field(default_factory=dict)
     # values of the other dimensions a typed query kept ("region us-west", "tier tier1"), by the dimension's noun
     more: dict[str, list[str]] = Field(default_factory=dict)
+    # the devices are those an earlier answer listed ("which of them are in us-central"): said so, not named again
+    devices_listed_before: bool = False
 
     @field_validator("site_types", "environment", "device_type", "platform", "os_version", "role", mode="before")
     @classmethod

@@ -144,6 +144,9 @@ def _covered(state: AssessmentState) -> AnswerScope | None:
 
 def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
     """Scope line and how names were read: the first thing of every data answer, in the same place."""
+    carried = {e.value for e in state.intent.entities if e.type == "device" and e.source == "conversation"}
+    if scope is not None and len(scope.devices) > 3 and set(scope.devices) <= carried:
+        scope = scope.model_copy(update={"devices_listed_before": True})  # the list is above; its names are no scope
     if scope is not None:
         lines = [scope_line(scope)]
     elif any(t.owner in ("Data Query Agent", "SLIC Agent") for t in state.plan.tasks):

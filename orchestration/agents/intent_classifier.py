@@ -43,7 +43,15 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.query_edits import EDITED, QueryEdit, both_sides, edited_query, picked_prompt
+from orchestration.nlu.query_edits import (
+    EDITED,
+    OF_THEM,
+    QueryEdit,
+    both_sides,
+    edited_query,
+    picked_prompt,
+    within_last,
+)
 from orchestration.nlu.query_reader import (
     attribute_asked,
     attribute_query,
@@ -364,10 +372,12 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         # "which exceptions are about snmp and when do they expire": the register's rows, ids and expiry dates are
         # the warehouse's; a document that also describes them is not the list
         exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count") and _filtered(frame)
-        floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or (
+        # "how many of them fail OSPF-AUTH": the failures of a check named by its id are counted in the warehouse
+        failures = frame.ask in ("list", "count") and bool(frame.targets.rule) and frame.subject == "findings"
+        floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
-                           or not (verdict or population or device or exceptions)):
+                           or not (verdict or population or device or exceptions or failures)):
             return None
     elif skill.endswith("_expert_insights"):
         # "does every switch have dhcp snooping?": the verdict of the checks named on a device or a part of the
@@ -734,6 +744,15 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         read = resolution.effective_prompt if resolution.kind == "refinement" and resolution.effective_prompt else prompt
         intent = with_query(intent, read, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
+    if edit is None and not pasted and picked is None and resolution.kind in ("none", "carryover") and last is not None \
+            and not last.answer_devices and OF_THEM.search(prompt):
+        # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those
+        asked = intent if intent.asked_query is not None else with_query(
+            intent, prompt, services, updates.get("collection", conv.collection) or "fleet")
+        among = within_last(prompt, asked.asked_query, last, services.catalog.semantic_model) \
+            if asked.asked_query is not None else None
+        if among is not None:
+            intent = _as_edit(asked, last, among)
     if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:
         # "and Store-41?" asked again there: what it asked is kept as a query (not run as one: the answers of the
         # question it repeats stay), so that "which improved more" can set the two side by side

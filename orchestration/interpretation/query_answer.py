@@ -56,7 +56,7 @@ def _words(condition: Condition) -> str:
 def where(query: DataQuery, runs: Sequence[str] | None = None) -> str:
     """The scope of a figure in a few words: its conditions and its run(s)."""
     parts = [_words(c) for c in query.conditions if not c.in_measure and (
-        c.dimension not in query.group_by or len(c.values) > 4)]  # "of the 7 devices" listed before
+        c.dimension not in query.group_by or len(c.values) > 4 or c.negated)]  # "of the 7 devices" listed before
     runs = list(runs if runs is not None else query.runs)
     parts += [" → ".join(runs)] if runs else []
     parts += [", ".join(query.months)] if query.months else []
@@ -279,8 +279,8 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
         return f"failing {'both' if len(rules) == 2 else 'all of'} {', '.join(rules[:-1])} and {rules[-1]}"
     said = []
     for b in query.bounds:
-        noun = model.measures[b.measure].noun[1]
         value = int(b.value) if float(b.value).is_integer() else b.value
+        noun = model.measures[b.measure].noun[0 if value == 1 else 1]
         if b.value == 0 and b.op in ("=", "<=", "<"):
             said.append(f"no {noun}")
         elif b.value == 0 and b.op == ">" and query.group_by == ["device"] and _one_per_row(model, b.measure, "device"):

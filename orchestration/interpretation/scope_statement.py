@@ -106,7 +106,9 @@ def scope_line(scope: AnswerScope) -> str:
         parts = ["current inventory"]
     if scope.collection != "fleet":  # an upload's collection: said first, so no one reads it as the fleet
         parts.insert(0, f"collection {scope.collection}")
-    if scope.devices:
+    if scope.devices and scope.devices_listed_before:
+        parts.append(f"the {len(scope.devices)} devices of an earlier answer")
+    elif scope.devices:
         parts.append(_names("device", scope.devices))
     if scope.sites:
         parts.append(_names("site", scope.sites))
@@ -119,7 +121,9 @@ def scope_line(scope: AnswerScope) -> str:
                                                           ("role", scope.role),
                                                           ("platform", scope.platform),
                                                           ("software version", scope.os_version)) if v]
-    parts += [f"{noun} {' or '.join(v)}" for noun, v in scope.more.items()]
+    # "tier tier1" reads "tier1": a value that names its dimension needs no noun before it
+    parts += [' or '.join(v) if all(x.lower().startswith(noun.lower()) for x in v) else f"{noun} {' or '.join(v)}"
+              for noun, v in scope.more.items()]
     parts += [f"not {EXCLUDED_LABELS.get(key, key)} {' or '.join(v)}" for key, v in scope.excluded.items()]
     parts += [f"severity {scope.severity}"] if scope.severity else []
     if scope.focus:

@@ -21,7 +21,9 @@ from orchestration.state import Facets, Intent
 
 _I = re.IGNORECASE
 TRACKING = re.compile(
-    r"\bremain(?:s|ed|ing)? open\b|\bstill (?:open|failing|present|unresolved|there)\b|\bunresolved\b|\bpersist\w*|"
+    r"\bremain(?:s|ed|ing)? open\b|\bstill (?:open|present|unresolved|there)\b|\bunresolved\b|\bpersist\w*|"
+    # "still failing" alone asks what stays open; "still failing L2-BPDUGUARD" asks whether the check fails now
+    r"\bstill failing\b(?!\s+(?:the\s+)?[a-z0-9]+-[a-z0-9-]+)|"
     r"\brecurring\b|\bkeeps? (?:failing|coming back)\b|\bopen (?:issues|findings|deviations|items)\b|"
     r"\bnot (?:yet |been )?(?:fixed|resolved|remediated)\b|\boutstanding\b|"
     r"\b(?:open|failing|there|unresolved)\b[^.?!]{0,40}?\b(?:for|in|across) (?:the last )?(?:\d+|one|two|three|four|"

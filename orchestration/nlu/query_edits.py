@@ -25,8 +25,18 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
+from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
-from orchestration.nlu.query_reader import SINCE_WHEN, _conditions, _dimension, _time, measure_words
+from orchestration.nlu.query_reader import (
+    BOUND,
+    SINCE_WHEN,
+    ZERO,
+    _bounds,
+    _conditions,
+    _dimension,
+    _time,
+    measure_words,
+)
 from orchestration.state import AssessmentState, Intent, PastTurn
 
 _I = re.IGNORECASE
@@ -50,8 +60,16 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?P<dim>[\
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
 # "what are they", "which checks are those", "list them" after a figure or a ranking: the things it counted, by name
-THEM = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+(?:are|were)\s+"
-                  r"(?:they|those|these|them)|(?:list|show|name)(?:\s+me)?\s+(?:them|those|these))\s*[?.!]*\s*$", _I)
+# "which devices have them", "what sites are those at"
+THEM = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+"
+                  r"(?:are|were|have|has|had)\s+(?:they|those|these|them|it)(?:\s+(?:on|at|in))?|"
+                  r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these))\s*[?.!]*\s*$", _I)
+# "at which sites", "which regions?": the rows of a dimension the last figure was counted over
+WHICH_ROWS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+                        r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
+# "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
+HOW_MANY = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:how many(?:\s+(?:of them|are there|is that|are they|"
+                      r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
@@ -62,7 +80,9 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
                     "show", "me", "sorted", "sort", "order", "ordered", "rank", "ranked", "by", "not", "counting",
                     "excluding", "without", "except", "also", "too", "so", "whats", "what's", "did", "do", "does",
                     "a", "an", "all", "any", "from", "to", "get", "give", "list", "again", "which", "rest", "others",
-                    "other", "remaining", "thanks"])
+                    "other", "remaining", "thanks", "leave", "leaving", "out", "ignore", "ignoring", "minus",
+                    "besides", "apart", "outside", "exclude", "drop", "skip", "many", "count", "back", "ago",
+                    "earlier", "before"])
 
 
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
@@ -173,6 +193,10 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
     for a, b in sorted(spans, reverse=True):
         text = text[:a] + " " + text[b:]
     text = TIME_WORDS.sub(" ", text)
+    values_read = {v for c in conditions for v in c.values}
+    for value, pattern in (*SITE_TYPES, *SEVERITIES):  # "dc" read as the data centers, "crits" as critical
+        if value in values_read:
+            text = re.sub(pattern, " ", text, flags=_I)
     words = [w for w in re.findall(r"[a-z0-9][\w'.()-]*", text.lower()) if w not in FILLER]
     values = [v.lower().replace("_", " ") for c in conditions for v in c.values]
     return [w for w in words if not any(w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
@@ -191,6 +215,26 @@ def _other_values(prompt: str, query: DataQuery, read: Sequence[Condition], mode
         if values:
             found.append(Condition(dimension=condition.dimension, values=values))
     return found
+
+
+def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Condition], bool]:
+    """The conditions with ``out``'s values left out: taken from a list of the same dimension that names them, added to
+    one that already leaves some out, or a condition of their own."""
+    kept: list[Condition] = []
+    done = False
+    for c in conditions:
+        if c.dimension == out.dimension and not done:
+            values = [v for v in c.values if v not in out.values] if not c.negated else \
+                list(dict.fromkeys([*c.values, *out.values]))
+            if not values:  # every value it kept left out: nothing is left, which the answer says
+                kept += [c, out]
+                done = True
+                continue
+            done = values != c.values or c.negated
+            kept.append(c.model_copy(update={"values": values}))
+            continue
+        kept.append(c)
+    return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
 def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
@@ -218,6 +262,16 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if m and dim and dim != "run":
         group, spans, output, limit = [dim], spans + [m.span()], "table", None
         said.append(f"grouped by {dim}")
+    m = WHICH_ROWS.match(prompt)
+    dim = _dimension(m.group("dim"), model) if m else None
+    if m and dim and dim not in ("run", "device") and group[:1] != [dim] and measures and \
+            model.measures[measures[0]].unit == "count":
+        # "at which sites" after "how many of them fail OSPF-AUTH": the sites with some, by name
+        group, output, limit, order = [dim], "list", None, None
+        bounds_asked = [Bound(measure=measures[0], op=">", value=0)]
+        edited = query.model_copy(update={"group_by": group, "output": output, "limit": limit, "order": order,
+                                          "bounds": bounds_asked})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"which {dim}s"])
     m = GROUP_EXTREME.match(prompt)
     if m and (group or m.group("dim")):
         named = _dimension(m.group("dim"), model) if m.group("dim") else None
@@ -258,6 +312,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             "order": None,
             "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" else []})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
+    if HOW_MANY.match(prompt) and group and not said and output in ("list", "yes_no"):
+        edited = query.model_copy(update={"output": "list", "order": None, "limit": None})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many"])
     m = ROW_REF.search(prompt)
     if m and alone(prompt, m) and group and previous.answer_rows and not said:
         # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping
@@ -302,6 +359,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if not group and pattern is SORT:
             return None  # nothing listed to sort
     bounds = list(query.bounds) if listed_rows is None else []
+    m = BOUND.search(prompt) or ZERO.search(prompt)
+    if m and group and measures and query.bounds:
+        # "and on none at all" after the checks failing on one device: another bound on the same rows
+        asked = _bounds(prompt, measures, group, "list", True, bool(ZERO.search(prompt)), model)
+        if asked and asked != bounds:
+            bounds = asked
+            spans.append(m.span())
+            said.append(", ".join(b.describe() for b in asked))
     m = REST.search(prompt)
     if m and bounds:
         flip = {"=": ">", ">": "=", "<": ">=", ">=": "<", "<=": ">"}
@@ -334,11 +399,24 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         spans.append(m.span())  # type: ignore[union-attr]  # a comparison was asked for
         said.append(f"beside {', '.join(beside.values)}")
     if own_conditions and not said and not places and not (time.months or time.runs or time.relative) and all(
-            c.dimension in PLACES for c in own_conditions):
+            c.dimension in PLACES and not c.negated for c in own_conditions) and not OTHER.search(prompt):
         return None  # only a new place ("and at the data centers?"): the follow-up resolution asks it again there
     for condition in own_conditions:
         if condition is beside:
             continue  # set beside the last one above
+        if condition.negated:  # "leave out us-east": fewer rows of those kept, never a new place in place of the old
+            conditions, changed = _excluded(conditions, condition)
+            said += [condition.describe()] if changed else []
+            continue
+        other = OTHER.search(prompt)
+        before = query.condition("site")
+        if other and condition.dimension in PLACES - {"site"} and before is not None and not before.negated:
+            # "and the other DC?" after DataCenter-1: the data centers but that one
+            conditions = [c for c in conditions if c.dimension not in PLACES] + [
+                condition, Condition(dimension="site", values=list(before.values), negated=True)]
+            said.append(f"{condition.describe()} but {', '.join(before.values)}")
+            spans.append(other.span())
+            continue
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
         replaced = PLACES if condition.dimension in PLACES else {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]
@@ -377,6 +455,34 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,
                                       "bounds": bounds, "order": order, "limit": limit, "output": output, **update})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)
+
+
+# "the other DC", "the other stores": a place of the same kind as the one asked before, but not it
+OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
+# "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those
+OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b", _I)
+
+
+def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
+    """The question read on its own, asked of the devices the previous query was about ("of them", "among those"):
+    their conditions on devices and places added to its own (a check or a severity the previous query counted is not
+    a condition on the devices); None when the previous query kept none it does not already have."""
+    if previous is None or previous.query is None or not OF_THEM.search(prompt):
+        return None
+    kept = [c for c in previous.query.conditions if not model.on_rows(c.dimension) and not c.in_measure
+            and own.condition(c.dimension) is None]
+    if not kept:
+        return None
+    measures = list(own.measures)
+    thing = model.counted_things(previous.query.measures[0]) if previous.query.measures else None
+    if measures and thing and model.counted_things(measures[0]) != thing:
+        # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
+        first = model.measures[measures[0]]
+        measures[0] = next((name for name, m in model.measures.items() if m.fact == first.fact and m.where ==
+                            first.where and model.counted_things(name) == thing), measures[0])
+    edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "measures": measures})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
+        c.describe() for c in kept)])
 
 
 # "which improved more", "which one is worse", "which of the two has more critical findings": a choice between the

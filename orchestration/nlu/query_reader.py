@@ -42,13 +42,19 @@ COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btota
                      rf"\bfewest|\bleast|\bmore than {_N}|\bover {_N}|\bfewer than {_N}|\bless than {_N}|"
                      rf"\bat least {_N})\s+(?:\w+[\s-]+){{0,2}}$", _I)
 NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
-                      r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon)[\s-]+"
+                      r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip)[\s-]+"
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
-BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most)\s+"
-                   rf"(?P<n>{_N})\s+(?P<what>[\w -]+)", _I)
+# "what else do they fail", "anything else": besides the checks the conversation was about
+ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
+BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
+                   rf"exactly|just|only|precisely)\s+(?P<n>{_N})\s+(?P<what>[\w -]+)|"
+                   rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
 ZERO = re.compile(r"\b(?:zero|no|without any|without)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
                   r"issues?)|(?:\w+\s+){1,2}(?:failures?|findings?|checks?|deviations?))\b|"
-                  r"\bpass(?:ed|es)? (?:every|all)(?: the)? checks?\b|\bfail(?:s|ing)? nothing\b", _I)
+                  r"\bpass(?:ed|es)? (?:every|all)(?: the)? checks?\b|\bfail(?:s|ing)? nothing\b|"
+                  # "checks that fail on no device", "and on none at all", "which checks does nobody fail"
+                  r"\b(?:fail(?:s|ed|ing)?\s+|on\s+|at\s+)(?:on\s+|at\s+)?(?:no|zero)\s+(?:devices?|boxes|sites?)\b|\b(?:on|at)\s+none\b|"
+                  r"\bnowhere\b|\b(?:nobody|no one|no device|no box)\s+fails?\b", _I)
 WITHOUT_THINGS = re.compile(r"\b(?:without(?: any)?|with no|no)\s+(?P<what>routers?|switch(?:es)?|firewalls?|"
                             r"wireless controllers?|wlcs?)\b", _I)
 TOP = re.compile(rf"\b(?:top|worst|best|bottom|first|lowest|highest)\s+{_N}\b|\b{_N}\s+(?:worst|best|top|lowest|"
@@ -242,14 +248,18 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
+    if ELSE.search(prompt):  # "what else do they fail" after the devices failing ASA-TELNET: their other checks
+        conditions = [c.model_copy(update={"negated": True}) if c.dimension in ("rule", "topic") and not c.negated and
+                      not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", prompt, _I) for v in c.values) else c
+                      for c in conditions]
     # an average named alone is one figure ("avg failed checks per device at the stores"), not a list of checks
     averaged = bool(said) and all(model.measures[m].unit == "average" for m in said)
     group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model)
     named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
     if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
         ask = "list"
-    if among and not group and ask != "count":
-        group = ["device"]  # "which have more than 5 failures" (of the devices just listed): those devices
+    if among and ask != "count" and (not group or group != ["rule"] and not _names_rows(prompt, model)):
+        group = ["device"]  # "which have more than 5 failures", "which is the worst" (of the devices just listed)
     if group == ["device"] and len(named_devices) == 1 and ask == "list":
         group = ["rule"]  # "failed checks on SW-HQ-CORE-2": one device's checks, not a list of one device
     on_checks = any(c.dimension in ("rule", "severity", "topic") for c in conditions)
@@ -283,6 +293,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = list(dict.fromkeys("devices_assessed" if m == "devices" else m for m in measures))
     measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
     bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
+    # "checks failing on just one device": the figure bound is a column of the rows, shown first
+    if measures:
+        bound_only = [b.measure for b in bounds if b.measure not in measures and
+                      model.measures[b.measure].fact == model.measures[measures[0]].fact]
+        measures = list(dict.fromkeys([*bound_only, *measures]))
     checks = next((c for c in conditions if c.dimension == "rule" and not c.negated and len(c.values) > 1), None)
     if checks is not None and BOTH.search(prompt) and group in ([], ["device"]) and not zero:
         # "devices failing both NTP-AUTH and NTP-SERVER": each device fails a check once a run, so failing all of
@@ -513,6 +528,13 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
     return None
 
 
+def _names_rows(prompt: str, model: SemanticModel) -> bool:
+    """Whether the words name a kind of row: a dimension of the model, devices or sites in any of their words."""
+    words = re.findall(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?", prompt.lower())
+    return any(model.word_patterns[w].search(prompt) for w, _ in model.dimension_words) or any(
+        DEVICE_WORDS.match(w) or SITE_WORDS.match(w) for w in words)
+
+
 def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
     fails, its checks."""
@@ -570,12 +592,16 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
     if m:
         ops: dict[str, Comparison] = {"more than": ">", "over": ">", "above": ">", "greater than": ">",
                                       "at least": ">=", "fewer than": "<", "less than": "<", "under": "<",
-                                      "below": "<", "at most": "<="}
-        said = measure_words(f"how many {m.group('what')}", model)
+                                      "below": "<", "at most": "<=", "exactly": "=", "just": "=", "only": "=",
+                                      "precisely": "=", "a single": "=", "one single": "="}
+        what = re.sub(r"^(device|box|site|check)\b", lambda w: {"box": "boxes"}.get(w.group(1), w.group(1) + "s"),
+                      (m.group("what") or m.group("one")).strip(), flags=_I)  # "just one device": devices counted
+        said = measure_words(f"how many {what}", model)
         measure = said[0] if said and said[0] in measures else measures[0]
         if said and said[0] not in measures:
             measure = {"devices": "devices_failing", "checks": "failed_checks"}.get(said[0], said[0])
-        return [Bound(measure=measure, op=ops[m.group("op").lower()], value=_number(m.group("n")))]
+        op = (m.group("op") or m.group("single")).lower()
+        return [Bound(measure=measure, op=ops[op], value=_number(m.group("n")) if m.group("n") else 1)]
     measure = measures[0]
     counts_failures = model.measures[measure].better == "lower" and model.measures[measure].unit == "count"
     if zero and counts_failures:
@@ -642,8 +668,11 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
     else:
         descending = least is None or (most is not None and most.start() < least.start())
     if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+\w+)?\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
-                                   r"\b(?:worst|best)\s+(?!\d)[a-z]+$", prompt, _I):
-        limit = 1 if not re.search(r"\b(?:which|what)\s+\w+s\b", prompt, _I) else None
+                                   r"\b(?:worst|best)\s+(?!\d)[a-z]+$|"
+                                   # "which is the worst", "which one has the most" (of the rows just listed)
+                                   r"\b(?:which|what)(?:\s+one)?\s+(?:is|was|has|had)\s+(?:the\s+)?(?:worst|best|most|least|"
+                                   r"fewest|highest|lowest)\b", prompt, _I):
+        limit = 1 if not re.search(r"\b(?:which|what)\s+(?!is\b|was\b|has\b|does\b)\w+s\b", prompt, _I) else None
     return Order(measure=measures[0], descending=descending), limit
 
 

@@ -366,3 +366,79 @@ def test_which_of_the_two_sets_the_last_two_answers_side_by_side(demo_warehouse:
     site = min(rates, key=lambda k: rates[k])
     assert first_line(worse.final.answer).startswith(f"**{site}**"), worse.final.answer[:300]
     assert f"{rates[site]}%" in first_line(worse.final.answer)
+
+
+def test_which_devices_have_them_then_leaving_a_region_out_narrows_those_devices(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    base = (f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+            "r.severity = 'high' AND s.site_type = 'store'")
+    devices = {d for d, in sql(demo_warehouse, base, [latest])}
+    kept = {d for d, in sql(demo_warehouse, base + " AND s.region <> 'us-west'", [latest])}
+    assert devices > kept > set()  # the demo has high findings at stores in us-west and elsewhere
+    chat = Chat(services)
+    chat("number of high findings at the stores")
+    listed = chat("what devices have those")
+    query = listed.intent.query
+    assert query is not None and query.group_by == ["device"], query
+    assert set(re.findall(r"\b[A-Z]{2,3}-ST\d\d-\d\b", listed.final.answer)) == devices
+    narrowed = chat("drop us-west")
+    query = narrowed.intent.query
+    assert query is not None and query.condition("site_type") is not None, query  # the stores are kept
+    named = set(re.findall(r"\b[A-Z]{2,3}-ST\d\d-\d\b", narrowed.final.answer))
+    assert named == kept, (named ^ kept, narrowed.final.answer[:400])
+
+
+def test_how_many_of_those_counts_the_devices_the_last_count_was_of(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    where = (f"FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND r.rule_id = 'ASA-LOGGING' AND "
+             "a.device_type = 'firewall' AND s.region = 'us-east'")
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) {where}", [latest])
+    sites = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site {where}", [latest])}
+    chat = Chat(services)
+    chat("how many firewalls do we have in us-east")
+    counted = chat("how many of those fail ASA-LOGGING")
+    assert re.match(rf"\*\*{n}\*\*", first_line(counted.final.answer)), counted.final.answer[:300]
+    where_answer = chat("which sites")
+    lead = first_line(where_answer.final.answer)
+    assert all(site in lead for site in sites), where_answer.final.answer[:400]
+    assert re.match(rf"\*\*{len(sites)} sites?\*\*", lead), lead
+
+
+def test_a_bound_of_exactly_n_devices_and_then_none(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per_rule = "SELECT rule_id FROM (SELECT r.rule_id, COUNT(DISTINCT r.asset_id) FILTER (WHERE r.status = 'fail') n " \
+               f"FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1) WHERE n = ?"
+    n = next(k for k in range(1, 20) if sql(demo_warehouse, per_rule, [latest, k]))  # a count some rules have
+    some = {r for r, in sql(demo_warehouse, per_rule, [latest, n])}
+    none = {r for r, in sql(demo_warehouse, per_rule, [latest, 0])}
+    words = {1: "one", 2: "two", 3: "three", 4: "four"}
+    rule_ids = r"\b(?!ASMT-)[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b"
+    chat = Chat(services)
+    answer = chat(f"which rules fail on exactly {words.get(n, n)} devices").final.answer
+    assert set(re.findall(rule_ids, answer.split("\n", 2)[-1])) == some, answer[:400]
+    answer = chat("and on no device?").final.answer
+    assert set(re.findall(rule_ids, answer.split("\n", 2)[-1])) == none, answer[:400]
+
+
+def test_the_other_place_of_a_kind_is_that_kind_but_the_one_asked_before(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, FAILS + " AND a.site = 'DataCenter-1'", [runs[1]])
+    chat = Chat(services)
+    chat("failed checks at DataCenter-2 in september")
+    other = chat("and the other data center?")
+    assert first_line(other.final.answer).startswith(f"**{n}**"), other.final.answer[:300]
+    assert runs[1] in other.final.answer
+
+
+def test_still_failing_a_named_check_asks_about_now_and_how_many_counts_those(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'SSH-V2' AND a.device_type = 'router'", [latest])
+    chat = Chat(services)
+    answer = chat("are any routers still failing SSH-V2").final.answer
+    assert first_line(answer).startswith("**Yes**" if n else "**No**"), answer[:300]
+    answer = chat("how many is that").final.answer
+    assert re.match(rf"\*\*{n} devices?\*\*", first_line(answer)), answer[:300]
