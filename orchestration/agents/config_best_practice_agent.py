@@ -114,7 +114,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     elif task.skill == "cbp_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
-                                         state.intent.facets.mentions_pci, limit)
+                                         state.intent.facets.mentions_pci, limit,
+                                         signatures=state.intent.frame.targets.signature)
     elif (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs
     else:

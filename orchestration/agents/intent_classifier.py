@@ -721,8 +721,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
     # the list in play: the devices the latest of the last three answers that listed devices completely named
     listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
-    # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows
-    edit = None if pasted or picked is not None or PICKS_AMONG.search(prompt) else \
+    # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows; among
+    # rows of another kind ("which of those has the lowest pass rate" after stores) it edits the query that listed them
+    one_device = last is not None and last.query is not None and len(getattr(last.query.condition("device"), "values",
+                                                                             ())) == 1  # a drill: "them" is the list
+    among_rows = last is not None and last.query is not None and last.query.group_by[:1] not in ([], ["device"]) and \
+        not one_device
+    edit = None if pasted or picked is not None or (PICKS_AMONG.search(prompt) and not among_rows) else \
         _edit_of(prompt, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and intent.clarification_question and not pasted and picked is None and \
             not PICKS_AMONG.search(prompt):
@@ -749,10 +754,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those
         asked = intent if intent.asked_query is not None else with_query(
             intent, prompt, services, updates.get("collection", conv.collection) or "fleet")
-        among = within_last(prompt, asked.asked_query, last, services.catalog.semantic_model) \
+        narrowed_to = within_last(prompt, asked.asked_query, last, services.catalog.semantic_model) \
             if asked.asked_query is not None else None
-        if among is not None:
-            intent = _as_edit(asked, last, among)
+        if narrowed_to is not None:
+            intent = _as_edit(asked, last, narrowed_to)
     if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:
         # "and Store-41?" asked again there: what it asked is kept as a query (not run as one: the answers of the
         # question it repeats stay), so that "which improved more" can set the two side by side

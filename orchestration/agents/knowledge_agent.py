@@ -29,7 +29,8 @@ TOP_K_INSIGHTS = 8  # policies, exceptions and procedures all matter when interp
 # share nothing for the keyword index)
 _REMEDIATION = re.compile(r"\b(?:fix\w*|remediat\w*|patch\w*|clos\w*|resolv\w*|findings?|deviations?|issues?)\b", re.I)
 _APPROVED_RELEASE = re.compile(r"\b(?:releases?|versions?|code|images?|trains?|\d+\.\d+[\w.()]*)\s+(?:\w+\s+){0,3}?"
-                               r"(?:approved|allowed|permitted|sanctioned|supported)\b", re.I)
+                               r"(?:approved|allowed|permitted|sanctioned|supported)\b|\b(?:approved|allowed|permitted)\s+"
+                               r"(?:to\s+(?:run|use|keep)\s+)?(?:\w+\s+){0,2}?\d+\.\d+", re.I)
 SKILL_CUES = {
     "cbp_assessment": "configuration standard approved exceptions",
     "cbp_expert_insights": "policy approved exceptions escalation procedure",

@@ -75,7 +75,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     elif task.skill == "sec_expert_insights":
         limit = findings.top_n(state.intent.domain_details.presentation_requirement, 6)
         outputs = slic_insights.insights(evidence.slic_context or SlicContext(), evidence.chunks,
-                                         state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True)
+                                         state.intent.facets.mentions_pci, limit, prefix="SEC", security_only=True,
+                                         signatures=state.intent.frame.targets.signature)
         outputs = outputs.evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     elif (outputs := train_not_run(state.intent)) is not None:
         pass  # "anything still on 15.x?": No, with the releases the inventory runs

@@ -197,7 +197,8 @@ def _analysis_summary(result: AnalysisResult, dims: list[str], device: str | Non
                          f"not re-judged on {device}: ask how to fix one check on {device} for its own fix, proven "
                          "on its configuration.")
     else:
-        parts.append(f"Assessment {m.assessment_id} ({date}) covered {devices(m.assets_assessed)} ({m.scope}): "
+        named = f": {', '.join(m.assets_named)}" if m.assets_named and len(m.assets_named) == m.assets_assessed else ""
+        parts.append(f"Assessment {m.assessment_id} ({date}) covered {devices(m.assets_assessed)} ({m.scope}{named}): "
                      f"{m.checks_performed:,} checks performed, {m.checks_failed:,} failed, "
                      f"{m.checks_passed:,} passed ({m.pass_rate_pct}% pass rate); "
                      + (f"{m.exceptions_applied} failed {plural('check', m.exceptions_applied)} "

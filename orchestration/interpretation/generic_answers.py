@@ -70,6 +70,10 @@ def _heading(chunk: RetrievedChunk) -> str:
     return "" if tail in ("", chunk.metadata.title) else tail
 
 
+# "is 16.12.4 approved?": a release asked about, and the trains a sentence lists as approved ("17.9.x", "9.16.x")
+RELEASE = re.compile(r"(?<![\w.])\d{1,2}\.\d{1,2}(?:\.\d{1,2}[a-z]?|\(\d+\)\w*)?(?![\w.])")
+TRAIN = re.compile(r"(?<![\w.])(\d{1,2}\.(?:\d{1,2}|x))(?:\.(\d{1,2}|x))?(?![\w])")
+APPROVAL_ASKED = re.compile(r"\b(?:approved|allowed|permitted|sanctioned|supported|ok to run|compliant)\b", re.I)
 CITE = " ⟦{}⟧"  # a chunk's citation placeholder: the Answer Composer numbers it ([n]) where it stands
 CITE_MARK = re.compile(r" ?⟦([^⟧]+)⟧")
 _AMOUNT = re.compile(r"\b(\d+)[\s-]*(day|hour|minute|second|week|month|character|year)s?\b", re.I)
@@ -177,9 +181,34 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Seque
     return _documents(prompt, chunks, _catalog_rules(prompt, catalog))
 
 
+def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
+    """**Yes**/**No** for a release the question asks is approved, read against the approved trains the quoted
+    sentence lists ("Approved releases: IOS-XE 17.9.x and 17.6.x …"); None when the question names no release or no
+    quoted sentence lists approved ones."""
+    asked = RELEASE.findall(prompt)
+    if len(asked) != 1 or not APPROVAL_ASKED.search(prompt):
+        return None
+    listing = next((t for t in lines if re.search(r"\bapproved\b", t, re.I) and TRAIN.search(t)), None)
+    if listing is None:
+        return None
+    head = listing.split(".", 1)[0] if ":" not in listing else listing.split(":", 1)[1]
+    trains = [m.group(0) for m in TRAIN.finditer(re.split(r"(?<=[a-z)])\.\s", head)[0])]
+    release = asked[0]
+
+    def within(train: str) -> bool:
+        parts, got = train.split("."), re.split(r"[.(]", release)
+        return all(p == "x" or (i < len(got) and got[i] == p) for i, p in enumerate(parts))
+    if not trains:
+        return None
+    if any(within(t) for t in trains):
+        return f"**Yes** — {release} is in an approved train ({', '.join(t for t in trains if within(t))})."
+    return f"**No** — {release} is not in any approved train ({', '.join(trains)})."
+
+
 def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, Any]]) -> DomainOutputs:
     """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
-    terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set())
+    terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set()) | (
+        _terms("approved releases") if RELEASE.search(prompt) and APPROVAL_ASKED.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a
     # passage that shares two of them, not by one that only names the same thing ("Approved Exception EXC-…")
@@ -208,6 +237,9 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
         lines = _quote(own, 5)
         summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + CITE.format(
             best.metadata.chunk_id)
+        verdict = _release_verdict(prompt, lines)
+        if verdict:
+            summary = f"{verdict}\n\n{summary}"
         config, config_from = _configuration([c for _, c, _ in scored if c.metadata.source == source], terms)
         if config:
             label = f" (section \"{config_from}\")" if config_from else ""

@@ -6,6 +6,8 @@ CVEs are named only from the signature catalog's mapping carried in the SLIC res
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from foundation.vocabulary import severity
 from orchestration.interpretation.enterprise import applied, by_topic, chunks_mentioning
 from orchestration.interpretation.findings import devices
@@ -44,10 +46,15 @@ def _policy_mapping(sig: SlicMatch, results: list[SlicMatch], chunks: list[Retri
 
 
 def insights(slic: SlicContext, chunks: list[RetrievedChunk], mentions_pci: bool, limit: int,
-             prefix: str = "SLIC", security_only: bool = False) -> DomainOutputs:
-    results = [r for r in slic.results if not security_only or r.category == "security"]
+             prefix: str = "SLIC", security_only: bool = False, signatures: Sequence[str] = ()) -> DomainOutputs:
+    """The matches read as findings, most severe first; ``signatures``: the ones the question names ("what does
+    SLIC-SW-001 mean for us"), the only ones it is about."""
+    named = {s.upper() for s in signatures}
+    results = [r for r in slic.results if (not security_only or r.category == "security") and
+               (not named or r.signature_id.upper() in named)]
     totals: dict[str, SignatureTotal] = {s.signature_id: s for s in slic.by_signature
-                                         if not security_only or s.category == "security"}
+                                         if (not security_only or s.category == "security") and
+                                         (not named or s.signature_id.upper() in named)}
     by_sig: dict[str, list[SlicMatch]] = {}
     for r in results:  # a capped sample: counts come from ``totals`` (computed over every match)
         by_sig.setdefault(r.signature_id, []).append(r)
@@ -84,14 +91,32 @@ def insights(slic: SlicContext, chunks: list[RetrievedChunk], mentions_pci: bool
             annotations=sorted({r.annotation for r in items if r.annotation})[:3],
         ))
     ranked = sorted(findings, key=lambda f: -severity.rank(f.severity))[:5]
+    summary = _one_signature(findings[0], slic) if named and len(findings) == 1 else \
+        _summary(slic, results, findings, chunks, mentions_pci)
+    if named and not findings:
+        scope = ", ".join(slic.scope.get("sites") or []) or "the network"
+        summary = f"**{', '.join(sorted(named))}** matched no device in {scope} ({slic.assessment_id})."
     return DomainOutputs(
-        findings=findings, summary=_summary(slic, results, findings, chunks, mentions_pci),
+        findings=findings, summary=summary,
         prioritized_risks=[PrioritizedRisk(rank=i + 1, finding_id=f.id, rule_id=f.rule_id, title=f.title,
                                            severity=f.severity, assets_affected=f.assets_affected, why=f.impact,
                                            action=f.recommendation) for i, f in enumerate(ranked)],
         statistics={"total_matches": slic.total_matches, "assets_affected": slic.assets_affected,
                     "by_signature": [s.model_dump() for s in slic.by_signature], "by_severity": slic.by_severity},
         chart_hints=[])
+
+
+def _one_signature(f: Finding, slic: SlicContext) -> str:
+    """What one signature named in the question means here: what it is, where it matched, its CVEs, what our
+    documents say to do."""
+    scope = ", ".join(slic.scope.get("sites") or []) or "the network"
+    parts = [f"**{f.signature_id}** — {f.title} ({f.original_severity}): matched on {devices(f.assets_affected or 0)} "
+             f"in {scope} ({slic.assessment_id}). {f.impact.strip()}".rstrip()]
+    if f.recommendation:
+        parts.append(f"Recommended: {f.recommendation.rstrip('.')}.")
+    for m in f.enterprise_context_applied[:2]:
+        parts.append(f"Per our {m.title}: {m.content_excerpt.rstrip('.')}.")
+    return " ".join(parts)
 
 
 def _summary(slic: SlicContext, results: list[SlicMatch], findings: list[Finding],

@@ -53,27 +53,39 @@ SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|t
 INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b", _I)
 REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+)*(?:by|per|broken down by|split by|grouped by)\s+"
                      r"(?P<dim>[\w\s-]+?)\s*[?.!]*$", _I)
-GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
+GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
+                           r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
                            r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
 # "what are they", "which checks are those", "list them" after a figure or a ranking: the things it counted, by name
-# "which devices have them", "what sites are those at"
-THEM = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+"
-                  r"(?:are|were|have|has|had)\s+(?:they|those|these|them|it)(?:\s+(?:on|at|in))?|"
-                  r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these))\s*[?.!]*\s*$", _I)
+# "what are they", "which devices have them", "what sites are those at", "which rules do they cover", "where are they",
+# "list them", and "which devices?" alone after checks: the things the last answer counted or was about, by name
+_LEAD = r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?"
+_THEY = r"(?:they|those|these|them|it)"
+THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+(?:are|were|have|has|had)\s+"
+                   + _THEY + r"(?:\s+(?:on|at|in))?\s*[?.!]*\s*$", _I),
+        re.compile(_LEAD + r"(?:what|which)\s+(?P<what>[a-z][\w-]*)\s+(?:do|does|did)\s+" + _THEY +
+                   r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
+        re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
+        re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I))
 # "at which sites", "which regions?": the rows of a dimension the last figure was counted over
 WHICH_ROWS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
+# "which region dropped the most", "what site improved": each group's change between two runs, the most first
+CHANGE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:has\s+|have\s+)?"
+                            r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
+                            r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
+                            r"(?:most|least))?", _I)
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
-                        r"run|runs|assessment|assessments|scan|time|20\d\d(?:-\d\d(?:-\d\d)?)?|asmt-[\d-]+)\b", _I)
+                        r"run|runs|assessment|assessments|scan|time|since|until|between|from|20\d\d(?:-\d\d(?:-\d\d)?)?|asmt-[\d-]+)\b", _I)
 FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those", "these", "them", "they", "it",
                     "its", "that", "this", "ones", "one", "in", "on", "at", "for", "of", "please", "pls", "now",
                     "ok", "okay", "instead", "then", "same", "but", "with", "was", "were", "is", "are", "there",
@@ -119,7 +131,7 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     by that row's key; None when they pick none."""
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
-    one = _the_one_named(prompt, previous)
+    one = _the_one_named(prompt, previous) or _that_value(prompt, previous, model)
     if one is not None:
         return one
     m = ROW_REF.search(prompt)
@@ -145,7 +157,13 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         index = ORDINAL[which]
     if index >= len(rows):
         return None
-    return _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+    picked = _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+    place = next((c for c in previous.query.conditions if c.dimension in PLACES and not c.negated and
+                  len(c.values) == 1 and c.dimension not in previous.query.group_by), None)
+    if place is not None and PLACE_THERE.search(picked):
+        # "how many devices fail the top one there" after the checks ranked in us-east: there is us-east
+        picked = PLACE_THERE.sub(f"{'at' if place.dimension == 'site' else 'in'} {place.values[0]}", picked, count=1)
+    return picked
 
 
 IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])", _I)
@@ -162,6 +180,21 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         return PLACE_THERE.sub(f"at {key}", prompt, count=1)
     if dim in ("device", "site") and IT.search(prompt):
         return IT.sub(key, prompt, count=1)
+    return None
+
+
+THAT_THING = re.compile(r"\b(?:that|this|the same)\s+(?P<what>[a-z][\w-]*)\b", _I)
+
+
+def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | None:
+    """"is that release approved?" after the devices on 16.12.4: the one value of that dimension the previous query
+    kept, named ("is 16.12.4 approved?"); None when it kept none, or several."""
+    query = previous.query
+    for m in THAT_THING.finditer(prompt):
+        dim = _dimension(m.group("what"), model)
+        condition = query.condition(dim) if query is not None and dim and dim not in ("device", "site") else None
+        if condition is not None and not condition.negated and len(condition.values) == 1:
+            return prompt[:m.start()] + condition.values[0] + prompt[m.end():]
     return None
 
 
@@ -278,6 +311,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if named and named != "run" and named not in group:
             group = [named]
         measure = order.measure if order else (measures[0] if measures else None)
+        rest = prompt[m.end():]
+        named_measure = measure_words(rest, model)[:1]
+        if named_measure and measures and model.measures[named_measure[0]].fact == model.measures[measures[0]].fact:
+            # "which of those has the lowest pass rate" after the stores over 36 failed checks: those, by pass rate
+            measure = named_measure[0]
+            measures = list(dict.fromkeys([measure, *measures]))
+            spans.append((m.end(), len(prompt)))
         if measure and group:
             which = m.group("which").lower()
             if which in ("worst", "best"):
@@ -289,6 +329,18 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             said.append(f"the {which} {group[0]}")
             if len(query.runs) > 1 and query.output in ("series", "change"):
                 update["runs"] = query.runs[-1:]  # "which device is responsible for most of them" after a series: now
+    m = CHANGE_EXTREME.match(prompt)
+    # "which type improved" after a figure per device type: a word of the grouping ("type") is the grouping
+    dim = (_dimension(m.group("dim"), model) or (group[0] if group and m.group("dim").lower().rstrip("s") in
+                                                 group[0].split("_") else None)) if m else None
+    if m and dim and dim != "run" and measures and model.facts[model.measures[measures[0]].fact].run and len(runs) > 1:
+        # "which region dropped the most since october" after the pass rate per region: each region's change
+        group, output, limit = [dim], "change", None
+        order = Order(measure=measures[0], descending=True)
+        spans.append(m.span())
+        said.append(f"which {dim} changed most")
+        if not (time.months or time.runs or time.relative or time.since or time.last_n):
+            update["runs"] = [r for r, _ in runs[-2:]]
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
             not _leftover(prompt, [m.span()], []):
@@ -297,8 +349,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"measures": counted, "group_by": group[:1], "bounds": [], "order": None,
                                           "limit": None, "output": "since", "runs": [r for r, _ in runs]})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["since when"])
-    m = THEM.match(prompt)
-    asked_for = _dimension(m.group("what"), model) if m and m.group("what") else None
+    m = next((x for p in THEM if (x := p.match(prompt))), None)
+    rows_m = WHICH_ROWS.match(prompt)
+    if m is None and rows_m and _dimension(rows_m.group("dim"), model) == "device":
+        m = rows_m  # "which devices?" after the checks failing at HQ: the devices failing them
+    named = m.groupdict().get("what") or m.groupdict().get("dim") if m else None
+    asked_for = "site" if m and m.groupdict().get("where") else _dimension(named, model) if named else None
     things = asked_for or (model.counted_things(measures[0]) if m and measures else None)
     if m and things and not said and group[:1] != [things] and (not group or previous.answer_rows):
         # "38 critical failed checks" → "what are they": those checks, by name; after "which store has the most",
@@ -399,8 +455,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         spans.append(m.span())  # type: ignore[union-attr]  # a comparison was asked for
         said.append(f"beside {', '.join(beside.values)}")
     if own_conditions and not said and not places and not (time.months or time.runs or time.relative) and all(
-            c.dimension in PLACES and not c.negated for c in own_conditions) and not OTHER.search(prompt):
-        return None  # only a new place ("and at the data centers?"): the follow-up resolution asks it again there
+            c.dimension in ("site", "site_type") and not c.negated for c in own_conditions) and not OTHER.search(prompt):
+        # only a new site or kind of site ("and at the data centers?"): the follow-up resolution asks it again there (a
+        # region or a tier it does not carry: the edit sets it)
+        return None
     for condition in own_conditions:
         if condition is beside:
             continue  # set beside the last one above
@@ -420,6 +478,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
         replaced = PLACES if condition.dimension in PLACES else {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]
+        if kept != conditions and condition.dimension != "device" and not model.on_rows(condition.dimension):
+            # "what about staging" after the production devices listed: those devices were production's
+            kept = [c for c in kept if not (c.dimension == "device" and len(c.values) > 1)]
         if kept != conditions or condition not in conditions:
             said.append(condition.describe())
         conditions = kept + [condition]

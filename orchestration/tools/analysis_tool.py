@@ -15,6 +15,8 @@ from foundation.vocabulary.numbers import percent
 from orchestration.catalog import Catalog
 from orchestration.tools.scope import FLEET, describe_scope, resolve_assessment, scope_clause
 
+NAMED_UP_TO = 5  # a summary of this many devices or fewer names them
+
 
 def _filters(w: Warehouse, assessment_id: str, scope: dict[str, Any] | None, product_filter: str | None,
              focus_area: str | None) -> tuple[str, list[Any], dict[str, Any]]:
@@ -94,6 +96,9 @@ def analyse(w: Warehouse, query_type: str, assessment_id: str = "latest", severi
         "assets_with_failures": assets_failing, "assets_at_risk": at_risk,
         "pct_assets_at_risk": percent(at_risk, assets),
     }
+    if 0 < assets <= NAMED_UP_TO and not whole_run:  # "summarize the DataCenter-2 firewalls": which two
+        metrics["assets_named"] = [str(r[0]) for r in w.query(base + "SELECT DISTINCT asset_id FROM b ORDER BY 1",
+                                                              params).rows]
     if focus_area or product_filter:  # how many checks the scope has without the topic filter, for context
         plain, plain_params, _ = _filters(w, run.assessment_id, scope, None, None)
         metrics["checks_in_scope"] = int(w.query(plain + "SELECT COUNT(*) FROM b", plain_params).rows[0][0] or 0)

@@ -70,6 +70,7 @@ class AnalysisMetrics(_Part):
     matching_failures: int | None = None
     assets_with_matching_failures: int | None = None
     pct_assets_with_matching_failures: float | None = None
+    assets_named: list[str] = Field(default_factory=list)  # a scope of a few devices: which (NAMED_UP_TO or fewer)
 
 
 class AnalysisResult(ToolResult):

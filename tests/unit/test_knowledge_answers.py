@@ -111,3 +111,31 @@ def test_a_deadline_asked_of_the_last_answer_and_a_release_asked_as_approved_rea
     answer = handle_turn("is 16.12.4 approved?", services=services).final.answer
     assert "Approved releases" in answer and "policy-vulnerability-management.md" in answer, answer[:500]
     assert not answer.split("\n\n")[0].startswith("**Yes**"), answer[:300]
+
+
+def test_a_release_asked_as_approved_is_answered_yes_or_no_from_the_trains_the_policy_lists() -> None:
+    """The verdict comes from the quoted sentence's own trains, so another policy's list gives another verdict."""
+    policy = _chunk("p#1", "policy-software.md", "Software Policy",
+                    "Approved releases: IOS-XE 17.12.x, NX-OS 10.4.x and ASA 9.20.x. Older trains are upgraded "
+                    "within a quarter.")
+    no = answer("is 17.9.4 approved?", [policy], "cbp_generic", RULES).summary
+    assert no.startswith("**No** — 17.9.4 is not in any approved train (17.12.x, 10.4.x, 9.20.x)."), no
+    yes = answer("are we allowed to run 9.20.2 on the asas", [policy], "cbp_generic", RULES).summary
+    assert yes.startswith("**Yes** — 9.20.2 is in an approved train (9.20.x)."), yes
+    assert "Approved releases" in yes  # the sentence the verdict was read from is quoted under it
+    plain = answer("what releases are approved?", [policy], "cbp_generic", RULES).summary
+    assert not plain.startswith("**"), plain  # no release asked: no verdict
+
+
+def test_that_release_and_that_signature_name_the_value_the_last_query_kept(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    chat = Chat(services)
+    chat("devices running 16.12.4 at the branches")
+    state = chat("is that version approved?")
+    assert state.conversation.effective_prompt == "is 16.12.4 approved?", state.conversation.effective_prompt
+    assert state.final.answer.startswith("**No**"), state.final.answer[:300]
+    chat = Chat(services)
+    chat("which devices match SLIC-SW-001")
+    answer_ = chat("what does that signature mean for us").final.answer
+    lead = next(line for line in answer_.split("\n\n")[1:] if line.strip())
+    assert lead.startswith("**SLIC-SW-001** —") and "CVE-" in lead, lead

@@ -442,3 +442,66 @@ def test_still_failing_a_named_check_asks_about_now_and_how_many_counts_those(de
     assert first_line(answer).startswith("**Yes**" if n else "**No**"), answer[:300]
     answer = chat("how many is that").final.answer
     assert re.match(rf"\*\*{n} devices?\*\*", first_line(answer)), answer[:300]
+
+
+def test_which_devices_and_where_are_they_name_the_rows_behind_the_last_answer(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    high = f"FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND r.severity = 'high' AND " \
+           "s.site_type = 'branch'"
+    devices = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id {high}", [latest])}
+    sites = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site {high}", [latest])}
+    chat = Chat(services)
+    chat("list the high severity findings at the branches")
+    which = chat("which devices?")
+    query = which.intent.query
+    assert query is not None and query.group_by == ["device"], query
+    assert re.match(rf"\*\*{len(devices)} devices\*\*", first_line(which.final.answer)), which.final.answer[:300]
+    where_ = chat("where are they")
+    query = where_.intent.query
+    assert query is not None and query.group_by == ["site"], query
+    assert re.match(rf"\*\*{len(sites)} sites\*\*", first_line(where_.final.answer)), where_.final.answer[:300]
+
+
+def test_which_of_those_ranks_the_rows_the_last_answer_listed_by_the_measure_named(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, "SELECT site, rate FROM (SELECT a.site, COUNT(*) FILTER (WHERE r.status = 'fail') n, "
+                                "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'fail') / COUNT(*), 1) rate "
+                                f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch' GROUP BY 1) "
+                                "WHERE n > 10 ORDER BY rate DESC", [latest])
+    assert rates, "the demo's branches have more than 10 failed checks"
+    chat = Chat(services)
+    chat("branches with more than 10 failed checks")
+    top = chat("which of those has the highest fail rate")
+    lead = first_line(top.final.answer)
+    assert lead.startswith(f"**{rates[0][0]}**") and f"{rates[0][1]}%" in lead, lead
+
+
+def test_which_group_moved_most_since_a_month_after_a_breakdown(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = ("SELECT a.device_type, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) "
+            f"FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1")
+    before, after = dict(sql(demo_warehouse, rate, [runs[1]])), dict(sql(demo_warehouse, rate, [runs[-1]]))
+    best = max(after, key=lambda k: (after[k] - before.get(k, 0), k))
+    chat = Chat(services)
+    chat("pass rate per device type")
+    moved = chat("which type improved the most since september")
+    query = moved.intent.query
+    assert query is not None and query.output == "change" and query.runs[0] == runs[1], query
+    if after[best] > before.get(best, 0):
+        assert first_line(moved.final.answer).startswith(f"**{best}**"), moved.final.answer[:300]
+
+
+def test_there_after_a_row_picked_from_a_ranking_in_a_region_is_that_region(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                 "r.status = 'fail' AND s.region = 'us-central' GROUP BY 1 ORDER BY n DESC, 1", [latest])
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND s.region = 'us-central' AND r.rule_id = ?",
+                [latest, ranked[0][0]])
+    chat = Chat(services)
+    chat("most common failures in us-central")
+    answer = chat("how many devices fail the first one there").final.answer
+    assert re.match(rf"\*\*{n}\*\*", first_line(answer)) and "us-central" in first_line(answer), answer[:300]
