@@ -37,6 +37,7 @@ from orchestration.nlu.query_reader import (
     _time,
     measure_words,
 )
+from orchestration.nlu.which_way import which_way
 from orchestration.state import AssessmentState, Intent, PastTurn
 
 _I = re.IGNORECASE
@@ -550,10 +551,6 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
 # things the last two answers were about
 WHICH_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which(?:\s+(?:one|of (?:the two|them|those|these|both)))?"
                           r"\s+(?P<rest>.*)$", _I)
-BETTER = re.compile(r"\b(?:better|improv\w*|best|cleaner|healthier)\b", _I)
-WORSE = re.compile(r"\b(?:worse|wors\w*|worst|deteriorat\w*|regress\w*)\b", _I)
-MORE = re.compile(r"\b(?:more|most|higher|highest|bigger)\b", _I)
-LESS = re.compile(r"\b(?:less|least|fewer|fewest|lower|lowest|smaller)\b", _I)
 
 
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
@@ -563,8 +560,7 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
     if m is None or before is None or last.query is None or before.query is None:
         return None
     rest = m.group("rest")
-    way = "better" if BETTER.search(rest) else "worse" if WORSE.search(rest) else "more" if MORE.search(rest) \
-        else "less" if LESS.search(rest) else None
+    way = which_way(rest)
     q, p = last.query, before.query
     if way is None or q.group_by or p.group_by or q.measures != p.measures or not q.measures or q.output != p.output:
         return None

@@ -27,6 +27,7 @@ from typing import Any
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
 from orchestration.nlu.frame import ANY, NOT_FAILING
+from orchestration.nlu.which_way import BEST, COMPARATIVE, LEAST, MOST, SUPERLATIVE_OF, WORST
 from orchestration.state import Intent
 
 _I = re.IGNORECASE
@@ -59,10 +60,6 @@ WITHOUT_THINGS = re.compile(r"\b(?:without(?: any)?|with no|no)\s+(?P<what>route
                             r"wireless controllers?|wlcs?)\b", _I)
 TOP = re.compile(rf"\b(?:top|worst|best|bottom|first|lowest|highest)\s+{_N}\b|\b{_N}\s+(?:worst|best|top|lowest|"
                  rf"highest)\b", _I)
-WORST = re.compile(r"\b(?:worst|poorest|least compliant)\b", _I)
-BEST = re.compile(r"\b(?:best(?! practice)|cleanest|most compliant)\b", _I)
-MOST = re.compile(r"\b(?:most|highest|biggest|largest|top)\b", _I)
-LEAST = re.compile(r"\b(?:least|lowest|fewest|smallest|bottom)\b", _I)
 GROUP = re.compile(r"\b(?:by|per|for each|each|across|grouped by|broken down by|split by)[\s-]+(?:the\s+)?"
                    r"(?P<dim>[a-z][\w ]*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)", _I)
 WHICH = re.compile(rf"\b(?:which|what(?:\s+(?:are|is|were))?|list|show|rank|worst|best|top|lowest|highest|bottom)"
@@ -88,8 +85,6 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
 # a choice between named values: "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1"
 CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
-COMPARATIVE = re.compile(r"\b(?:worse|better|more|fewer|less)\b", _I)
-SUPERLATIVE_OF = {"worse": "worst", "better": "best", "more": "most", "fewer": "fewest", "less": "least"}
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b", _I)  # "which of A and B …"
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
