@@ -324,7 +324,16 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             end = "highest" if query.order.descending else "lowest"
         noun = model.measures[first].noun[1] if model.measures[first].unit == "count" else model.measures[first].noun[0]
         figure = f"{_value(best)}{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)})"
-        lead = (f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {figure}." if len(tied)
+        by_severity = dim == "rule" and query.order.measure == "critical_findings" and query.order.then[:1] == [
+            "high_findings"] and query.order.descending
+        if by_severity:  # one device's checks ranked by severity: the most severe, said as a severity
+            worst = "critical" if best else "high" if rows[0].get("high_findings") else "medium or low"
+            tied = [r.get(dim) for r in rows if (r.get(first), r.get("high_findings")) == (best, rows[0].get(
+                "high_findings"))]
+            figure = f"{worst} ({where(query)})"
+            end, noun = "most", "severe"
+        lead = (f"{_names(tied)} {('is' if len(tied) == 1 else 'are')} the most severe: {figure}." if by_severity else
+                f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {figure}." if len(tied)
                 <= INLINE else f"**{len(tied)} {_label(dim, model)}** tie with the {end} {noun}: {figure} — "
                 f"{', '.join(str(t) for t in tied)}.")
         if query.limit and query.limit > 1:

@@ -110,8 +110,10 @@ def _one_signature(f: Finding, slic: SlicContext) -> str:
     """What one signature named in the question means here: what it is, where it matched, its CVEs, what our
     documents say to do."""
     scope = ", ".join(slic.scope.get("sites") or []) or "the network"
+    named = f": {', '.join(f.entities_referenced)}" if f.entities_referenced and len(f.entities_referenced) == \
+        f.assets_affected else ""  # "which devices have the first one": those, when all are in hand
     parts = [f"**{f.signature_id}** — {f.title} ({f.original_severity}): matched on {devices(f.assets_affected or 0)} "
-             f"in {scope} ({slic.assessment_id}). {f.impact.strip()}".rstrip()]
+             f"in {scope} ({slic.assessment_id}){named}. {f.impact.strip()}".rstrip()]
     if f.recommendation:
         parts.append(f"Recommended: {f.recommendation.rstrip('.')}.")
     for m in f.enterprise_context_applied[:2]:

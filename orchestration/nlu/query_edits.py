@@ -36,6 +36,7 @@ from orchestration.nlu.query_reader import (
     _dimension,
     _time,
     measure_words,
+    severity_first,
 )
 from orchestration.nlu.which_way import which_way
 from orchestration.state import AssessmentState, Intent, PastTurn
@@ -326,6 +327,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             else:
                 descending = which in ("highest", "most")
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
+            device = query.condition("device")
+            if which in ("worst", "best") and not named_measure and group == ["rule"] and device is not None and \
+                    len(device.values) == 1 and model.measures[measure].unit == "count":
+                measures, order = severity_first(which == "worst")  # one device's worst check: the most severe
             spans.append(m.span())
             said.append(f"the {which} {group[0]}")
             if len(query.runs) > 1 and query.output in ("series", "change"):

@@ -331,11 +331,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if order is not None and not order.descending:
         # "the device with the fewest failed checks" may fail none: no "more than 0" bound on what is ranked
         bounds = [b for b in bounds if not (b.measure == order.measure and b.op == ">" and b.value == 0)]
+    one_device = len(getattr(next((c for c in conditions if c.dimension == "device" and not c.negated), None),
+                             "values", ())) == 1
     if order is not None and not named_measure and (WORST.search(prompt) or BEST.search(prompt)) and \
-            measures[0] == "failed_checks" and group == ["device"]:
-        # the worst device: the most critical failures, then high, then all (as every device ranking reads)
-        measures = ["critical_findings", "high_findings", "failed_checks"]
-        order = Order(measure="critical_findings", descending=order.descending, then=["high_findings", "failed_checks"])
+            measures[0] in ("failed_checks", "devices") and (group == ["device"] or group == ["rule"] and one_device):
+        # the worst device: the most critical failures, then high, then all (as every device ranking reads); the worst
+        # of one device's checks: the most severe
+        measures, order = severity_first(order.descending)
     output = _output(ask, group, time, prompt, named_measure and bool(GROUP.search(prompt)))
     pair = next((c for c in sides if c.dimension in ("device", "site") and len(c.values) == 2), None)
     if pair is not None and DIFFER.search(prompt) and len(time.get("runs", [])) <= 1 and not time.get("months"):
@@ -521,6 +523,12 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
         if dim and dim != "run":
             return dim
     return None
+
+
+def severity_first(descending: bool = True) -> tuple[list[str], Order]:
+    """The measures and order of a ranking by severity: critical failures, then high, then all of them."""
+    return ["critical_findings", "high_findings", "failed_checks"], Order(
+        measure="critical_findings", descending=descending, then=["high_findings", "failed_checks"])
 
 
 def _names_rows(prompt: str, model: SemanticModel) -> bool:

@@ -12,7 +12,7 @@ from typing import Literal
 _I = re.IGNORECASE
 
 # the ends of a ranking: worst and best by the measure's ``better``, most and least by its value
-WORST = re.compile(r"\b(?:worst|poorest|least compliant)\b", _I)
+WORST = re.compile(r"\b(?:worst|poorest|least compliant|most (?:serious|severe|dangerous)|riskiest)\b", _I)
 BEST = re.compile(r"\b(?:best(?! practice)|cleanest|most compliant)\b", _I)
 MOST = re.compile(r"\b(?:most|highest|biggest|largest|top)\b", _I)
 LEAST = re.compile(r"\b(?:least|lowest|fewest|smallest|bottom)\b", _I)

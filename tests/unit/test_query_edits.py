@@ -505,3 +505,17 @@ def test_there_after_a_row_picked_from_a_ranking_in_a_region_is_that_region(demo
     chat("most common failures in us-central")
     answer = chat("how many devices fail the first one there").final.answer
     assert re.match(rf"\*\*{n}\*\*", first_line(answer)) and "us-central" in first_line(answer), answer[:300]
+
+
+def test_the_worst_of_one_devices_checks_is_the_most_severe(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    device, = next(iter(sql(demo_warehouse, "SELECT asset_id FROM results WHERE assessment_id = ? AND status = 'fail' "
+                                            "GROUP BY 1 HAVING COUNT(*) FILTER (WHERE severity = 'critical') = 1 "
+                                            "AND COUNT(*) > 3 ORDER BY 1 LIMIT 1", [latest])))
+    (critical,), = sql(demo_warehouse, "SELECT rule_id FROM results WHERE assessment_id = ? AND asset_id = ? AND "
+                                       "status = 'fail' AND severity = 'critical'", [latest, device])
+    for follow_up in ("which of them is the most serious", "which one is worst"):
+        chat = Chat(services)
+        chat(f"what fails on {device}")
+        lead = first_line(chat(follow_up).final.answer)
+        assert lead.startswith(f"**{critical}** is the most severe: critical"), (follow_up, lead)
