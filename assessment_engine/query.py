@@ -75,6 +75,7 @@ class DataQuery(QueryModel):
     months: list[str] = Field(default_factory=list)
     order: Order | None = None
     limit: int | None = None
+    offset: int = 0  # ranked rows skipped before the limit: "the second worst store" is 1, limit 1
     output: Output = "value"
 
     def condition(self, dimension: str) -> Condition | None:
@@ -100,5 +101,5 @@ class DataQuery(QueryModel):
         if self.order:
             parts.append(f"{'highest' if self.order.descending else 'lowest'} {self.order.measure} first")
         if self.limit:
-            parts.append(f"top {self.limit}")
+            parts.append(f"top {self.limit}" + (f" after {self.offset}" if self.offset else ""))
         return " · ".join(parts) + f" → {self.output}"

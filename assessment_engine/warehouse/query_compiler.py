@@ -168,8 +168,10 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     if kept:
         outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in bounds])
     order = [f"{m} {way} NULLS LAST" for m in ranked] + [c for c in columns if c not in query.measures]
+    skipped = int(query.offset or 0) if place else 0  # an integer of the query, written as one
     if place:  # the SQL guard caps the rows itself
-        outer = _Sql().add("SELECT * FROM (").add(outer.text, *outer.params).add(f") r WHERE place <= {limit}")
+        outer = _Sql().add("SELECT * FROM (").add(outer.text, *outer.params).add(
+            f") r WHERE place > {skipped} AND place <= {skipped + limit}")
     if order:
         outer.add(" ORDER BY " + ", ".join(order))
     if limit and not place:

@@ -153,7 +153,10 @@ def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
         lines = [scope_line(asked_scope(state.intent)).replace("**Scope:**", "**Scope asked** (no data came back for it):")]
     else:
         lines = []
-    return lines + name_notes(state.intent)
+    notes = name_notes(state.intent)
+    if lines and notes:  # how names were read belongs to the scope: the line after it is the answer
+        return [f"{lines[0]} — {' '.join(notes)}", *lines[1:]]
+    return lines + notes
 
 
 def _risk(state: AssessmentState, task: Task, missing: list[str]) -> Literal["low", "medium", "high"]:

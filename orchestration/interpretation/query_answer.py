@@ -322,6 +322,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         end = "most" if query.order.descending else "fewest"
         if model.measures[first].unit == "percent":
             end = "highest" if query.order.descending else "lowest"
+        if query.offset:  # "the second worst store": its place said
+            end = f"{('second', 'third', 'fourth', 'fifth')[min(query.offset, 4) - 1]} {end}"
         noun = model.measures[first].noun[1] if model.measures[first].unit == "count" else model.measures[first].noun[0]
         figure = f"{_value(best)}{'%' if model.measures[first].unit == 'percent' else ''} ({where(query)})"
         by_severity = dim == "rule" and query.order.measure == "critical_findings" and query.order.then[:1] == [

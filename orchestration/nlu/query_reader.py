@@ -45,6 +45,12 @@ COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btota
 NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
                       r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip)[\s-]+"
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
+RANKED_ROWS = re.compile(r"\b(?:worst|best|least compliant|most compliant|poorest|cleanest)\s+(?P<what>[a-z][\w\s-]*)",
+                         re.I)
+# "the second worst store", "3rd highest pass rate": a place in a ranking
+ORDINAL_NUMBER = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
+NTH_RANKED = re.compile(r"\b(?P<nth>second|2nd|third|3rd|fourth|4th|fifth|5th)[\s-]+(?:most|least|worst|best|lowest|"
+                        r"highest|biggest|fewest|poorest|cleanest)\b", re.I)
 # "what else do they fail", "anything else": besides the checks the conversation was about
 ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
@@ -356,8 +362,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
                                                     set(c.values) <= own_severity)]
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
+    offset = 0
+    nth = NTH_RANKED.search(prompt)
+    if nth and order is not None:  # "the second worst store": one row, after the first
+        offset, limit = ORDINAL_NUMBER[nth.group("nth").lower()] - 1, 1
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
-                      limit=limit, output=output, **time)
+                      limit=limit, offset=offset, output=output, **time)
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
             len(said) > 1 and len(query.measures) > 1) or any(
             c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
@@ -566,6 +576,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
             dim = _dimension(prompt[m.start("what"):], model)  # "which tier 1 site": the site
             if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device"):
                 return [dim]
+    for m in RANKED_ROWS.finditer(prompt):  # "least compliant site type", "worst platform by pass rate"
+        dim = _dimension(m.group("what"), model)
+        if dim and dim != "run" and ask in ("list", "ranking", "summary", "compare", "explain"):
+            return [dim]
     if MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt):
         for m in AMONG.finditer(prompt):  # "the lowest pass rate of any region": the regions ranked
             dim = _dimension(m.group("what"), model)

@@ -102,7 +102,8 @@ def test_a_misspelled_site_is_read_openly_and_the_answer_covers_only_it(prompt: 
     assert state.final.scope is not None and state.final.scope.sites == [site] and state.final.scope.assets == devices
     lines = state.final.answer.split("\n\n")
     assert lines[0].startswith("**Scope:**") and f"site {site}" in lines[0] and f"{devices} devices in scope" in lines[0]
-    assert f"as **{site}**" in lines[1] and prompt.split()[-1] in lines[1]  # "I read 'Datacentr-1' as DataCenter-1"
+    # "I read 'Datacentr-1' as DataCenter-1", said with the scope it explains: the next paragraph is the answer
+    assert f"as **{site}**" in lines[0] and prompt.split()[-1] in lines[0] and "I read" not in lines[1]
     assert state.mcp.tool_calls[0].input["scope"] == {"sites": [site]}
     assert not state.final.partial
 

@@ -80,6 +80,10 @@ def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Pa
         (DataQuery(measures=["devices"], group_by=["model"], order=Order(measure="devices"), limit=2),
          "SELECT model, n FROM (SELECT model, COUNT(*) n, RANK() OVER (ORDER BY COUNT(*) DESC) place FROM assets WHERE "
          "collection = 'fleet' GROUP BY model) WHERE place <= 2 ORDER BY n DESC, model"),
+        # a place in the ranking: the second and third by devices, the rows tied there kept
+        (DataQuery(measures=["devices"], group_by=["platform"], order=Order(measure="devices"), limit=2, offset=1),
+         "SELECT platform, n FROM (SELECT platform, COUNT(*) n, RANK() OVER (ORDER BY COUNT(*) DESC) place FROM "
+         "assets WHERE collection = 'fleet' GROUP BY platform) WHERE place > 1 AND place <= 3 ORDER BY n DESC, platform"),
         # the checks two devices differ on are read from each one's verdict per check
         (DataQuery(measures=["failed_checks"], group_by=["rule", "device"], runs=[latest], output="difference",
                    conditions=[Condition(dimension="device", values=["SW-HQ-CORE-1", "SW-HQ-CORE-2"])]),

@@ -458,3 +458,20 @@ def test_a_choice_between_two_named_values_names_the_one_asked_for(demo_warehous
     assert lead.startswith(f"**{worse}**") and str(per[worse]) in lead, lead
     yes_no = first_line(handle_turn("are any branch routers or switches failing SSH-V2?", services=services).final.answer)
     assert yes_no.startswith("**Yes"), yes_no
+
+
+def test_a_place_in_a_ranking_and_the_least_compliant_kind_of_row(demo_warehouse: Path, services: Services) -> None:
+    """"the third worst region by fail rate" is one row, the third, said as such; "least compliant platform" ranks
+    the platforms by pass rate, lowest first."""
+    fail_rates = sql(demo_warehouse, f"""SELECT s.region, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'fail') /
+        COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site
+        WHERE r.assessment_id = {LATEST} GROUP BY 1 ORDER BY 2 DESC, 1""")
+    assert len({rate for _, rate in fail_rates}) == len(fail_rates) >= 3  # no tie at the third place
+    lead = first_line(handle_turn("the third worst region by fail rate", services=services).final.answer)
+    assert lead.startswith(f"**{fail_rates[2][0]}** has the third highest fail rate: {fail_rates[2][1]}%"), lead
+    assert fail_rates[0][0] not in lead
+    pass_rates = sql(demo_warehouse, f"""SELECT a.platform, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST}
+        GROUP BY 1 ORDER BY 2, 1""")
+    lead = first_line(handle_turn("least compliant platform", services=services).final.answer)
+    assert lead.startswith(f"**{pass_rates[0][0]}** has the lowest pass rate: {pass_rates[0][1]}%"), lead
