@@ -40,6 +40,8 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
                   r"\b(?:about|for|on) (?:them|those|these)\b|"
                   # "which devices are those?", "what are they?": the devices the previous answer counted, named
                   r"\b(?:which|what)(?: \w+)? (?:are|were) (?:those|these|they|them)\b", _I)
+REQUEST = re.compile(r"^\s*(?:please\s+)?(?:show|list|give|summari[sz]e|display|assess|audit|review)\b(?!\s+(?:me\s+)?"
+                     r"(?:them|those|these|it)\b)", _I)
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
 PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", _I)  # among those listed
 IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
@@ -439,7 +441,9 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         return Resolution(intent, "carryover", "", None, [prev.turn_number])
     # a short question naming a scope is a follow-up ("and in production?"), unless it names what it asks about
     # as well and leads with no "and"/"what about" ("are any leaf switches failing copp?" is a question of its own)
-    short = has_scope and len(re.findall(r"\w+", prompt)) <= 6 and (LEAD.search(prompt) or not names_what(own.frame, prompt))
+    # "show configuration issues at DataCenter-1" is a request of its own, whatever the turn before narrowed to
+    short = has_scope and len(re.findall(r"\w+", prompt)) <= 6 and (LEAD.search(prompt) or not names_what(
+        own.frame, prompt)) and not (REQUEST.match(prompt) and not LEAD.search(prompt))
     subject = _subject_of_list(prompt, own, prev)
     if subject is not None:  # "which expire this year" after the exceptions: which of those things
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, own.entities + carried),

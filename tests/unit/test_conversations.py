@@ -321,3 +321,16 @@ def test_which_of_the_exceptions_listed_and_does_it_cover_a_device(demo_warehous
                                           f"exception_id = ? AND assessment_id = {LATEST}", this_year)
         lead = chat("does it cover RTR-CORE-1?").final.answer.split("\n\n")[1]
         assert lead.startswith("**Yes**" if covered else "**No**") and this_year[0] in lead, lead
+
+
+def test_a_request_naming_a_new_site_is_its_own_not_the_last_turns_filters(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    """"show configuration issues at DataCenter-1" after a count of the ASAs on 9.8 covers DataCenter-1, not its ASAs
+    on 9.8 (there are none); "and at DataCenter-1?" would ask the last question there."""
+    (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = {LATEST} AND "
+                                      "asset_id IN (SELECT asset_id FROM assets WHERE site = 'DataCenter-1')")
+    chat = Chat(services)
+    chat("how many asas are on 9.8")
+    state = chat("show configuration issues at DataCenter-1")
+    assert state.final.scope is not None and state.final.scope.assets == devices, state.final.answer[:300]
+    assert not state.final.scope.platform and not state.final.scope.os_version
