@@ -686,6 +686,9 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
         descending = least is None or (most is not None and most.start() < least.start())
     if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+\w+)?\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
                                    r"\b(?:worst|best)\s+(?!\d)[a-z]+$|"
+                                   # "what's the worst site right now": the one row
+                                   r"\bthe\s+(?:worst|best)\s+(?!\d)(?:site|store|branch|device|box|switch|router|"
+                                   r"firewall|region|platform|release|model|role|tier)\b(?!\s+(?:by|per|for each)\b)|"
                                    # "which is the worst", "which one has the most" (of the rows just listed)
                                    r"\b(?:which|what)(?:\s+one)?\s+(?:is|was|has|had)\s+(?:the\s+)?(?:worst|best|most|least|"
                                    r"fewest|highest|lowest)\b", prompt, _I):

@@ -519,3 +519,16 @@ def test_the_worst_of_one_devices_checks_is_the_most_severe(demo_warehouse: Path
         chat(f"what fails on {device}")
         lead = first_line(chat(follow_up).final.answer)
         assert lead.startswith(f"**{critical}** is the most severe: critical"), (follow_up, lead)
+
+
+def test_there_after_the_worst_one_named_is_that_one(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per_region = sql(demo_warehouse, f"SELECT s.region, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                     "r.status = 'fail' GROUP BY 1 ORDER BY 2 DESC, 1", [latest])
+    worst = per_region[0][0]
+    chat = Chat(services)
+    lead = first_line(chat("what's the worst region at the moment").final.answer)
+    assert lead.startswith(f"**{worst}**") and per_region[1][0] not in lead, lead
+    state = chat("what fails most there")
+    assert state.intent.query is not None and state.intent.query.condition("region") is not None, state.intent.query
+    assert state.intent.query.condition("region").values == [worst]  # type: ignore[union-attr]
