@@ -47,6 +47,7 @@ from orchestration.nlu.query_edits import (
     EDITED,
     OF_THEM,
     QueryEdit,
+    both_checks,
     both_sides,
     edited_query,
     picked_prompt,
@@ -851,8 +852,9 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     if edit is not None or last.query.group_by:
         return edit
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
-    sides = both_sides(prompt, last, next((t for t in reversed(before) if t.query is not None), None), model)
-    if sides is not None:  # "which improved more" after two answers about two sites
+    earlier = next((t for t in reversed(before) if t.query is not None), None)
+    sides = both_sides(prompt, last, earlier, model) or both_checks(prompt, last, earlier)
+    if sides is not None:  # "which improved more" after two answers about two sites; "how many fail both"
         return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)
     row = last.query.condition(ranked.query.group_by[0]) if ranked is not None and ranked.query is not None else None

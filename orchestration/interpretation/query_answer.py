@@ -374,8 +374,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
-        if dim == "device" and first is not None and measures == [first] and _one_per_row(model, first, dim) \
-                and query.output != "table":
+        if dim == "device" and first is not None and measures == [first] and (_one_per_row(
+                model, first, dim) or all_of_the_checks(query)) and query.output != "table":
             names = ", ".join(str(k) for k in keys[:SHOWN])  # the devices are the answer; their 1s are not
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {names}{more}.", statistics=stats)

@@ -558,6 +558,27 @@ WHICH_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which(?:\s+(?:on
                           r"\s+(?P<rest>.*)$", _I)
 
 
+# "how many fail both", "which devices have both" after two answers about two checks: the devices failing each
+BOTH_CHECKS = re.compile(r"\bboth\b|\bin common\b|\bthe two of them\b", _I)
+
+
+def both_checks(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:
+    """The devices failing both checks of the last two answers ("how many devices fail SNMP-RW" → "and SNMP-ACL?" →
+    "how many fail both"): each device fails a check once a run, so failing both is failing two of the two."""
+    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None:
+        return None
+    q, p = last.query, before.query
+    mine, theirs = q.condition("rule"), p.condition("rule")
+    if mine is None or theirs is None or mine.negated or theirs.negated or mine.values == theirs.values or \
+            [c for c in q.conditions if c is not mine] != [c for c in p.conditions if c is not theirs]:
+        return None
+    rules = list(dict.fromkeys([*theirs.values, *mine.values]))
+    conditions = [c for c in q.conditions if c is not mine] + [Condition(dimension="rule", values=rules)]
+    edited = DataQuery(measures=["failed_checks"], group_by=["device"], conditions=conditions, runs=q.runs[-1:],
+                       bounds=[Bound(measure="failed_checks", op=">=", value=len(rules))], output="list")
+    return QueryEdit(edited, [], [f"failing all of {', '.join(rules)}"])
+
+
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
     """The last two answers' query set side by side when they differ in one value ("pass rate trend at Store-40" →
     "and Store-41?" → "which improved more"): one row per value, ordered the way the words choose; None otherwise."""

@@ -532,3 +532,17 @@ def test_there_after_the_worst_one_named_is_that_one(demo_warehouse: Path, servi
     state = chat("what fails most there")
     assert state.intent.query is not None and state.intent.query.condition("region") is not None, state.intent.query
     assert state.intent.query.condition("region").values == [worst]  # type: ignore[union-attr]
+
+
+def test_both_after_two_answers_about_two_checks_is_the_devices_failing_each(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    both = {d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                            "'fail' AND r.rule_id IN ('NTP-AUTH', 'LOG-HOST') GROUP BY 1 "
+                                            "HAVING COUNT(*) = 2", [latest])}
+    chat = Chat(services)
+    chat("number of devices failing NTP-AUTH")
+    chat("what about LOG-HOST")
+    lead = first_line(chat("which have both").final.answer)
+    assert lead.startswith(f"**{len(both)} devices** failing both"), lead
+    assert set(re.findall(r"\b[A-Z]{2,3}-[\w-]+-\d\b|\b[A-Z]{2,3}-[A-Z]+\d*-\d\b", lead)) >= both, lead
