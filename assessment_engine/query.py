@@ -30,10 +30,15 @@ class Condition(QueryModel):
     values: list[str]
     negated: bool = False
     in_measure: bool = False
+    # the condition is on the devices, not on the rows: a device failing one of the values ("devices failing SNMP-RW
+    # but not SNMP-ACL": negated, the devices failing none of them) — every row of such a device counts
+    of_devices: bool = False
 
     def describe(self) -> str:
         values = ", ".join(self.values) if len(self.values) <= 6 else f"{', '.join(self.values[:3])} and " \
             f"{len(self.values) - 3} more"
+        if self.of_devices:
+            return f"devices {'not ' if self.negated else ''}failing {values}"
         return f"{self.dimension}{' not' if self.negated else ''} {values}"
 
 

@@ -83,6 +83,23 @@ def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[s
     return (f"NOT ({text})" if condition.negated else f"({text})"), params
 
 
+def _failing_devices(model: SemanticModel, fact: str, condition: Condition) -> tuple[str, list[Any]]:
+    """The devices failing one of the condition's values in the same run (negated: failing none of them), over the
+    fact's own rows: a condition on the devices read from the checks ("failing SNMP-RW but not SNMP-ACL")."""
+    f = model.facts[fact]
+    column = model.dimension_sql(condition.dimension, fact) or ""
+    table, alias = (f.from_.split() + ["", ""])[:2]
+    failing = model.measures["failed_checks"].where or ""
+    if not (f.run and column.startswith(f"{alias}.") and failing.startswith(f"{alias}.") and
+            model.measures["failed_checks"].fact == fact):
+        raise QueryError(f"devices failing {condition.dimension} cannot be read from {fact}")
+    other = "x2"
+    inner = (f"SELECT 1 FROM {table} {other} WHERE {other}.asset_id = {alias}.asset_id AND "
+             f"{f.run.replace(alias + '.', other + '.')} = {f.run} AND {failing.replace(alias + '.', other + '.')} AND "
+             f"{column.replace(alias + '.', other + '.')} IN ({', '.join('?' for _ in condition.values)})")
+    return f"{'NOT ' if condition.negated else ''}EXISTS ({inner})", list(condition.values)
+
+
 def _month_bounds(month: str) -> tuple[str, str]:
     year, number = (int(x) for x in month.split("-"))
     start = date(year, number, 1)
@@ -98,7 +115,7 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         raise QueryError(f"not in the semantic model: {', '.join(unknown)}")
     fact_name = fact_of(query, model)
     fact = model.facts[fact_name]
-    on_rows = [c for c in query.conditions if model.on_rows(c.dimension) or c.in_measure]
+    on_rows = [c for c in query.conditions if (model.on_rows(c.dimension) or c.in_measure) and not c.of_devices]
     on_devices = [c for c in query.conditions if c not in on_rows]
     joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
 
@@ -140,7 +157,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         where.add((" AND " if where.parts else "") + "(" + " OR ".join(f"({fact.at} >= ? AND {fact.at} < ?)" for _ in spans)
                   + ")", *[b for span in spans for b in span])
     for condition in on_devices:
-        sql, params = _condition(model, fact_name, condition)
+        sql, params = _failing_devices(model, fact_name, condition) if condition.of_devices else \
+            _condition(model, fact_name, condition)
         where.add((" AND " if where.parts else "") + sql, *params)
     if where.parts:
         inner.add(" WHERE " + where.text, *where.params)

@@ -374,7 +374,8 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         # the warehouse's; a document that also describes them is not the list
         exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count") and _filtered(frame)
         # "how many of them fail OSPF-AUTH": the failures of a check named by its id are counted in the warehouse
-        failures = frame.ask in ("list", "count") and bool(frame.targets.rule) and frame.subject == "findings"
+        failures = frame.ask in ("list", "count") and bool(frame.targets.rule) and frame.subject in ("findings",
+                                                                                                    "devices")
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
@@ -728,13 +729,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                                                              ())) == 1  # a drill: "them" is the list
     among_rows = last is not None and last.query is not None and last.query.group_by[:1] not in ([], ["device"]) and \
         not one_device
+    typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
     edit = None if pasted or picked is not None or (PICKS_AMONG.search(prompt) and not among_rows) else \
-        _edit_of(prompt, own, last, services, conv.collection or "fleet", history=conv.history)
+        _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and intent.clarification_question and not pasted and picked is None and \
             not PICKS_AMONG.search(prompt):
         # "at the stores" after an edited list: the history gave no question to ask there again, so the place edits
         # the last query
-        edit = _edit_of(prompt, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
+        edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"

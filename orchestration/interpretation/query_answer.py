@@ -45,6 +45,8 @@ def month_name(month: str) -> str:
 
 def _words(condition: Condition) -> str:
     values = ", ".join(v.replace("_", " ") for v in condition.values)
+    if condition.of_devices:
+        return f"{'not ' if condition.negated else ''}failing {values}"
     if condition.dimension == "device" and len(condition.values) > 4:
         values = f"{len(condition.values)} devices"
     said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",

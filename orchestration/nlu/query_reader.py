@@ -47,6 +47,9 @@ NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
 RANKED_ROWS = re.compile(r"\b(?:worst|best|least compliant|most compliant|poorest|cleanest)\s+(?P<what>[a-z][\w\s-]*)",
                          re.I)
+# "… but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING", "… without failing NTP-AUTH": a check the devices do not fail
+BUT_NOT = re.compile(r"\b(?:but|and|yet|while|whilst)\s+(?:(?:do|does)\s*n[o']?t\s+(?:fail\s+)?|not\s+(?:failing\s+)?|"
+                     r"pass(?:es|ing)?\s+|never\s+fail\s+)(?:on\s+|the\s+)?|\bwithout\s+failing\s+(?:the\s+)?", _I)
 # "the second worst store", "3rd highest pass rate": a place in a ranking
 ORDINAL_NUMBER = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 NTH_RANKED = re.compile(r"\b(?P<nth>second|2nd|third|3rd|fourth|4th|fifth|5th)[\s-]+(?:most|least|worst|best|lowest|"
@@ -249,6 +252,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
+    conditions = _devices_not_failing(prompt, conditions)
     if ELSE.search(prompt):  # "what else do they fail" after the devices failing ASA-TELNET: their other checks
         conditions = [c.model_copy(update={"negated": True}) if c.dimension in ("rule", "topic") and not c.negated and
                       not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", prompt, _I) for v in c.values) else c
@@ -293,7 +297,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "how many devices at Store-48 and what's their pass rate": the devices those checks were on, beside the rate
         measures = list(dict.fromkeys("devices_assessed" if m == "devices" else m for m in measures))
     measures = [m for m in measures if model.measures[m].fact == model.measures[measures[0]].fact] if measures else []
-    bounds = _bounds(prompt, measures, group, ask, failing, zero, model)
+    # "… but passing LOG-HOST" is said of another check (a condition on the devices), not of the rows counted
+    unpassed = BUT_NOT.sub(" ", prompt) if any(c.of_devices for c in conditions) else prompt
+    bounds = _bounds(unpassed, measures, group, ask, failing, zero, model)
     # "checks failing on just one device": the figure bound is a column of the rows, shown first
     if measures:
         bound_only = [b.measure for b in bounds if b.measure not in measures and
@@ -533,6 +539,27 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
         if dim and dim != "run":
             return dim
     return None
+
+
+def _devices_not_failing(prompt: str, conditions: list[Condition]) -> list[Condition]:
+    """"devices failing SNMP-RW but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING": a check said after "but not" or
+    "but pass" beside one failed is a condition on the devices (those failing none of it), not on the rows."""
+    def after_cue(value: str) -> bool:
+        return re.search(f"(?:{BUT_NOT.pattern}){re.escape(value)}" + r"(?![\w-])", prompt, _I) is not None
+
+    failed = {v for c in conditions if c.dimension == "rule" and not c.negated for v in c.values if not after_cue(v)}
+    if not failed:
+        return conditions  # "what fails on SW-1 except SSH-V2": the rows of the other checks
+    out: list[Condition] = []
+    for c in conditions:
+        passed = [v for v in c.values if after_cue(v)] if c.dimension == "rule" and not c.of_devices else []
+        if not passed:
+            out.append(c)
+            continue
+        kept = [v for v in c.values if v not in passed]
+        out += [c.model_copy(update={"values": kept})] if kept else []
+        out.append(Condition(dimension="rule", values=passed, negated=True, of_devices=True))
+    return out
 
 
 def severity_first(descending: bool = True) -> tuple[list[str], Order]:

@@ -84,6 +84,15 @@ def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Pa
         (DataQuery(measures=["devices"], group_by=["platform"], order=Order(measure="devices"), limit=2, offset=1),
          "SELECT platform, n FROM (SELECT platform, COUNT(*) n, RANK() OVER (ORDER BY COUNT(*) DESC) place FROM "
          "assets WHERE collection = 'fleet' GROUP BY platform) WHERE place > 1 AND place <= 3 ORDER BY n DESC, platform"),
+        # a condition on the devices read from the checks: failing NTP-AUTH but none of LOG-HOST, NTP-SERVER
+        (DataQuery(measures=["failed_checks"], group_by=["device"], runs=[latest], conditions=[
+            Condition(dimension="rule", values=["NTP-AUTH"]),
+            Condition(dimension="rule", values=["LOG-HOST", "NTP-SERVER"], negated=True, of_devices=True)],
+            bounds=[Bound(measure="failed_checks", op=">", value=0)]),
+         "SELECT asset_id, COUNT(*) FROM results WHERE assessment_id = {LATEST} AND status = 'fail' AND rule_id = "
+         "'NTP-AUTH' AND asset_id IN (SELECT asset_id FROM assets WHERE collection = 'fleet') AND asset_id NOT IN ("
+         "SELECT asset_id FROM results WHERE assessment_id = {LATEST} AND status = 'fail' AND rule_id IN "
+         "('LOG-HOST', 'NTP-SERVER')) GROUP BY 1 ORDER BY 1"),
         # the checks two devices differ on are read from each one's verdict per check
         (DataQuery(measures=["failed_checks"], group_by=["rule", "device"], runs=[latest], output="difference",
                    conditions=[Condition(dimension="device", values=["SW-HQ-CORE-1", "SW-HQ-CORE-2"])]),

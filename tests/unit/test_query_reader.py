@@ -475,3 +475,19 @@ def test_a_place_in_a_ranking_and_the_least_compliant_kind_of_row(demo_warehouse
         GROUP BY 1 ORDER BY 2, 1""")
     lead = first_line(handle_turn("least compliant platform", services=services).final.answer)
     assert lead.startswith(f"**{pass_rates[0][0]}** has the lowest pass rate: {pass_rates[0][1]}%"), lead
+
+
+def test_failing_one_check_but_not_another_is_a_condition_on_the_devices(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    def failing(rule: str) -> set[str]:
+        return {d for d, in sql(demo_warehouse, f"SELECT asset_id FROM results WHERE assessment_id = {LATEST} AND "
+                                                f"status = 'fail' AND rule_id = '{rule}' AND asset_id IN (SELECT "
+                                                "asset_id FROM assets WHERE collection = 'fleet')")}
+    only = failing("NTP-AUTH") - failing("LOG-HOST")
+    assert 0 < len(only) < len(failing("NTP-AUTH"))
+    for prompt in ("which devices fail NTP-AUTH but not LOG-HOST", "devices failing NTP-AUTH but passing LOG-HOST"):
+        state = handle_turn(prompt, services=services)
+        lead = first_line(state.final.answer)
+        assert re.match(rf"\*\*{len(only)} devices?\*\*", lead), (prompt, lead)
+        named = set(re.findall(r"\b[A-Z]{2,3}-[\w-]+?-\d\b", state.final.answer))
+        assert named >= only and not named & (failing("NTP-AUTH") - only), (prompt, named ^ only)
