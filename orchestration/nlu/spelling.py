@@ -20,7 +20,11 @@ COMMON_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", 
                 "every", "other", "after", "about", "which", "while", "still", "since", "until", "again", "later",
                 "reach", "reachable", "connect", "connected", "connectivity",  # "can X reach Y" is not "each"
                 "january", "february", "march", "april", "june", "july", "august", "september", "october",
-                "november", "december"]
+                "november", "december",
+                # the words of follow-ups and bounds: "not counting the lab" is not "not accounting"
+                "count", "counting", "counted", "leave", "leaving", "ignore", "ignoring", "exclude", "excluding",
+                "besides", "apart", "common", "either", "neither", "nobody", "nowhere", "single", "exactly",
+                "precisely", "dropped", "worse", "better", "those", "these", "their", "whose", "device", "devices"]
 _ENDINGS = ("s", "es", "d", "ed", "ing", "ly")
 _PREFIXES = ("un", "non", "re")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z]{5,}(?![\w-])")

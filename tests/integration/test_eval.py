@@ -143,13 +143,13 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right)
     "questions.yaml": (141, 0), "conversations.yaml": (21, 68),
     "fresh.yaml": (19, 0), "fresh_conversations.yaml": (5, 12),
     "second.yaml": (20, 0), "second_conversations.yaml": (4, 11),
-    "held_out/questions.yaml": (50, 0), "held_out/conversations.yaml": (3, 19),
+    "held_out/questions.yaml": (51, 0), "held_out/conversations.yaml": (3, 19),
     "held_out/second_questions.yaml": (9, 0), "held_out/second_conversations.yaml": (0, 4),
     "third.yaml": (20, 0), "third_conversations.yaml": (6, 18), "third_seen.yaml": (10, 0),
     "held_out/third_conversations.yaml": (2, 8),
     "fourth_conversations.yaml": (8, 23), "held_out/fourth_conversations.yaml": (1, 7),
     "fifth_conversations.yaml": (7, 22), "held_out/fifth_conversations.yaml": (1, 9),
-    "seventh.yaml": (20, 0), "held_out/seventh_questions.yaml": (7, 0),
+    "seventh.yaml": (20, 0), "held_out/seventh_questions.yaml": (8, 0),
 }
 
 
