@@ -275,7 +275,13 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
     figure = query is not None and query.output in ("value", "change") and asks.figure_asked
     unasked = query is not None and findings and not (wants_actions or wants_evidence) and (
         figure or not asks.findings_asked)
-    if unasked:
+    # "does it cover RTR-CORE-1?": a verdict on an exception — its lead and its checks, no findings or fixes unasked
+    verdict = intent.frame.ask == "exception" and findings and not (
+        wants_actions or asks.evidence or asks.lines_asked or asks.findings_asked)
+    if verdict:
+        parts += ["", "Ask \"what fails there?\" for the findings behind it, or for the fixes in order."]
+        findings, risks = [], []
+    if unasked and not verdict:
         if query.output == "value":  # type: ignore[union-attr]  # unasked: a query
             parts = [*(f"{h}\n" for h in header), summary.split("\n\n")[0]]
         parts += ["", "Ask \"what fails there?\" for the failing checks behind it, or for the fixes in order."]

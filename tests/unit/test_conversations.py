@@ -334,3 +334,12 @@ def test_a_request_naming_a_new_site_is_its_own_not_the_last_turns_filters(demo_
     state = chat("show configuration issues at DataCenter-1")
     assert state.final.scope is not None and state.final.scope.assets == devices, state.final.answer[:300]
     assert not state.final.scope.platform and not state.final.scope.os_version
+
+
+def test_a_verdict_on_an_exception_is_its_lead_and_checks_not_every_finding_and_fix(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    (covered,), = sql(demo_warehouse, f"SELECT COUNT(*) > 0 FROM results WHERE assessment_id = {LATEST} AND "
+                                      "asset_id = 'RTR-CORE-1' AND exception_id = 'EXC-2026-014'")
+    answer = Chat(services)("does EXC-2026-014 cover RTR-CORE-1?").final.answer
+    assert answer.split("\n\n")[1].startswith("**Yes**" if covered else "**No**"), answer[:300]
+    assert "**Findings**" not in answer and "**Evidence and fixes**" not in answer, answer[-600:]
