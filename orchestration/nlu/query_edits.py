@@ -62,7 +62,6 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
-# "what are they", "which checks are those", "list them" after a figure or a ranking: the things it counted, by name
 # "what are they", "which devices have them", "what sites are those at", "which rules do they cover", "where are they",
 # "list them", and "which devices?" alone after checks: the things the last answer counted or was about, by name
 _LEAD = r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?"
@@ -74,15 +73,15 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I))
 # "at which sites", "which regions?": the rows of a dimension the last figure was counted over
-WHICH_ROWS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+WHICH_ROWS = re.compile(_LEAD + r"(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
 # "which region dropped the most", "what site improved": each group's change between two runs, the most first
-CHANGE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:has\s+|have\s+)?"
+CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:has\s+|have\s+)?"
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
                             r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
                             r"(?:most|least))?", _I)
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
-HOW_MANY = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:how many(?:\s+(?:of them|are there|is that|are they|"
+HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
