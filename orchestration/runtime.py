@@ -128,9 +128,12 @@ def answer_rows(state: AssessmentState) -> list[str]:
         return listed
     context = state.task_outputs("Data Query Agent").assessment_context
     report = result_of(context.report_data, SqlPathResult) if context else None
+    dim = query.group_by[0]
+    if report is None and dim == "rule" and task is not None:
+        # checks ranked by the assessment tools: their findings, in the order the answer gave them
+        return list(dict.fromkeys(f.rule_id for f in task.outputs.findings if f.rule_id))[:100]
     if report is None:
         return []
-    dim = query.group_by[0]
     column = next((c for c in (dim, ROW_COLUMNS.get(dim), "group_key") if c in report.columns), None)
     if column is None:  # group_key: the frame's comparison template, one row per group in the order it showed
         return []

@@ -591,7 +591,7 @@ NOT_FAILING = re.compile(r"\b(?:not|never|(?:are|is|do|does|did|were|was)(?:n'?t
 _FAULTS = r"(?:findings?|issues?|failures?|failed|failing|fails|problems?|deviations?|violations?|misconfig\w*|errors?)"
 _CLEAN = re.compile(rf"\b(?:with|having|has|have|had|show(?:s|ing)?) (?:no|zero) (?:[\w-]+ ){{0,3}}?{_FAULTS}\b|"
                     rf"\bwithout (?:any )?(?:[\w-]+ ){{0,3}}?{_FAULTS}\b|\bfree (?:of|from)\b|"
-                    r"\b(?:fully|100 ?%) compliant\b|\bare (?:clean|compliant)\b|\bpass(?:es|ing)? (?:all|every)\b|"
+                    r"\b(?:fully|100 ?%) compliant\b|\bare (?:clean|compliant)\b|\bpass(?:es|ing)? (?:all|every|everything)\b|"
                     rf"\bnothing (?:failing|failed)\b|\bfail(?:s|ed|ing)? nothing\b|\bno (?:failed|failing) (?:checks?|findings?)\b|"
                     # "which checks pass everywhere / does every device pass / does no device fail"
                     r"\bpass(?:es|ed)? everywhere\b|\b(?:every|all|each) (?:[\w-]+ )?(?:devices?|routers?|switch(?:es)?|"

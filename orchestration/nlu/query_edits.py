@@ -83,7 +83,10 @@ CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
-REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b", _I)
+REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b|"
+                  # "list the ones that don't", "which stores don't": the rows the last answer's bound left out
+                  r"\b(?:ones?|those|[a-z]+s)\s+(?:that\s+|which\s+|who\s+)?(?:don'?t|do not|doesn'?t|does not|aren'?t|"
+                  r"are not|didn'?t|did not|haven'?t|have not|can'?t)\s*[?.!]*\s*$", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
                         r"run|runs|assessment|assessments|scan|time|since|until|between|from|20\d\d(?:-\d\d(?:-\d\d)?)?|asmt-[\d-]+)\b", _I)
@@ -95,7 +98,7 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
                     "a", "an", "all", "any", "from", "to", "get", "give", "list", "again", "which", "rest", "others",
                     "other", "remaining", "thanks", "leave", "leaving", "out", "ignore", "ignoring", "minus",
                     "besides", "apart", "outside", "exclude", "drop", "skip", "many", "count", "back", "ago",
-                    "earlier", "before"])
+                    "earlier", "before", "or"])
 
 
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
@@ -172,16 +175,25 @@ IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])",
 
 def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     """After an answer that named one row ("which site is worst" → Lab-1), "there" and "it" are that row: "what
-    fails there most" is "what fails at Lab-1 most". None when the last answer named no single row."""
+    fails there most" is "what fails at Lab-1 most"; after a ranking, whose lead names its first row, "it" is that row
+    ("most common failure at the stores" → "how many stores have it"). None when the last answer named no row first."""
     query = previous.query
-    if query is None or query.order is None or query.limit != 1 or not query.group_by:
+    if query is None or query.order is None or not query.group_by:
         return None
     key, dim = previous.answer_rows[0], query.group_by[0]
-    if dim in PLACES and PLACE_THERE.search(prompt):
+    if dim in PLACES and query.limit == 1 and PLACE_THERE.search(prompt):
         return PLACE_THERE.sub(f"at {key}", prompt, count=1)
-    if dim in ("device", "site") and IT.search(prompt):
+    if dim in ("device", "site") and query.limit == 1 and IT.search(prompt):
         return IT.sub(key, prompt, count=1)
+    m = IT_CHECK.search(prompt)
+    if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
+        return prompt[:m.start("it")] + key + prompt[m.end("it"):]
     return None
+
+
+# "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
+IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hit\w*|remediate\w*)\s+(?P<it>it)\b"
+                      r"(?!['’])", _I)
 
 
 THAT_THING = re.compile(r"\b(?:that|this|the same)\s+(?P<what>[a-z][\w-]*)\b", _I)
@@ -429,13 +441,18 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             spans.append(m.span())
             said.append(", ".join(b.describe() for b in asked))
     m = REST.search(prompt)
-    if m and bounds:
+    thing = model.counted_things(measures[0]) if measures and not group and not bounds else None
+    if m and thing in ("device", "site") and model.measures[measures[0]].better == "lower":
+        # "which stores don't" after how many stores fail SNMP-V3-PRIV: those of the same kind failing none of it
+        group, measures, output = [thing], ["failed_checks"], "list"
+        bounds = [Bound(measure="failed_checks", op="=", value=0)]
+        spans.append(m.span())
+        said.append("the rest")
+    elif m and bounds:
         flip = {"=": ">", ">": "=", "<": ">=", ">=": "<", "<=": ">"}
         bounds = [Bound(measure=b.measure, op=flip.get(b.op, b.op), value=b.value) for b in bounds]  # type: ignore[arg-type]
         spans.append(m.span())
-        said.append("the rest")
-        if order is None and measures and group:
-            order = Order(measure=bounds[0].measure, descending=_better(model, bounds[0].measure) == "lower")
+        said.append("the rest")  # listed with their figures, the most first (no ranking was asked for)
     conditions = list(query.conditions) if listed_rows is None else [
         *(c for c in query.conditions if not model.on_rows(c.dimension) and c.dimension != "device"),
         Condition(dimension="device", values=listed_rows)]
@@ -459,7 +476,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             group, output = [beside.dimension], "table"
         spans.append(m.span())  # type: ignore[union-attr]  # a comparison was asked for
         said.append(f"beside {', '.join(beside.values)}")
-    if own_conditions and not said and not places and not (time.months or time.runs or time.relative) and all(
+    # the last answer was itself a follow-up whose words name none of its query's measures ("how does that compare to
+    # last month" after a pass rate): asked again elsewhere, those words would lose the pass rate — the query is edited
+    carried = previous.meta_intent == "followup_question" and bool(measures) and \
+        not set(measure_words(previous.question, model)) & set(query.measures)
+    if own_conditions and not said and not places and not carried and not (time.months or time.runs or time.relative) and all(
             c.dimension in ("site", "site_type") and not c.negated for c in own_conditions) and not OTHER.search(prompt):
         # only a new site or kind of site ("and at the data centers?"): the follow-up resolution asks it again there (a
         # region or a tier it does not carry: the edit sets it)
@@ -504,6 +525,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             notes.append("no run in " + ", ".join(missing))
             update["runs"] = read.get("runs", [])
         elif read.get("runs") and read["runs"] != query.runs:
+            compared = COMPARE_TO.search(prompt)
+            if compared and beside is None:
+                # "how does that compare to last month": the last figure beside the same figure then, oldest first
+                order_of = {r: i for i, (r, _) in enumerate(runs)}
+                read["runs"] = sorted({*read["runs"], *query.runs}, key=lambda r: order_of.get(r, -1))
+                output = "change" if group else "series"
+                spans.append(compared.span())
             update["runs"] = read["runs"]
             said.append("runs " + " → ".join(read["runs"]))
             if len(read["runs"]) == 1 and output in ("series", "change"):
@@ -541,7 +569,14 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         return None
     measures = list(own.measures)
     thing = model.counted_things(previous.query.measures[0]) if previous.query.measures else None
-    if measures and thing and model.counted_things(measures[0]) != thing:
+    if thing in ("device", "site") and not own.group_by and ZERO.search(prompt):
+        # "how many of them pass all their checks" after a count of firewalls: those failing none, named and counted
+        edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "measures": ["failed_checks"],
+                                        "group_by": [thing], "output": "list",
+                                        "bounds": [Bound(measure="failed_checks", op="=", value=0)]})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
+            c.describe() for c in kept)])
+    if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing]:
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         first = model.measures[measures[0]]
         measures[0] = next((name for name, m in model.measures.items() if m.fact == first.fact and m.where ==

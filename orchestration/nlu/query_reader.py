@@ -54,6 +54,13 @@ BUT_NOT = re.compile(r"\b(?:but|and|yet|while|whilst)\s+(?:(?:do|does)\s*n[o']?t
 ORDINAL_NUMBER = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 NTH_RANKED = re.compile(r"\b(?P<nth>second|2nd|third|3rd|fourth|4th|fifth|5th)[\s-]+(?:most|least|worst|best|lowest|"
                         r"highest|biggest|fewest|poorest|cleanest)\b", re.I)
+def query_condition(conditions: Sequence[Condition], dimension: str) -> Condition | None:
+    return next((c for c in conditions if c.dimension == dimension and not c.negated), None)
+
+
+# a count of places: "how many stores have it", "how many of our branches fail NTP-AUTH"
+HOW_MANY_SITES = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?:sites|locations|offices|stores|branch(?:es)?|"
+                            r"data ?cent(?:er|re)s|dcs|campus(?:es)?)\b", re.I)
 # "what else do they fail", "anything else": besides the checks the conversation was about
 ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
@@ -61,7 +68,7 @@ BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer 
                    rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
 ZERO = re.compile(r"\b(?:zero|no|without any|without)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
                   r"issues?)|(?:\w+\s+){1,2}(?:failures?|findings?|checks?|deviations?))\b|"
-                  r"\bpass(?:ed|es)? (?:every|all)(?: the)? checks?\b|\bfail(?:s|ing)? nothing\b|"
+                  r"\bpass(?:ed|es|ing)? (?:everything|(?:every|all)(?: (?:the|their|its))? checks?)\b|\bfail(?:s|ing)? nothing\b|"
                   # "checks that fail on no device", "and on none at all", "which checks does nobody fail"
                   r"\b(?:fail(?:s|ed|ing)?\s+|on\s+|at\s+)(?:on\s+|at\s+)?(?:no|zero)\s+(?:devices?|boxes|sites?)\b|\b(?:on|at)\s+none\b|"
                   r"\bnowhere\b|\b(?:nobody|no one|no device|no box)\s+fails?\b", _I)
@@ -250,6 +257,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or NEW_OR_FIXED.search(prompt):
         return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
+    if ask == "count" and HOW_MANY_SITES.search(prompt):  # "how many stores fail SNMP-V3-PRIV": stores are counted
+        frame = frame.evolve(subject="sites")
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
     conditions = _devices_not_failing(prompt, conditions)
@@ -291,6 +300,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures, zero = ["devices"], False
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
                          COMMON.search(prompt) is not None)
+    if ask == "count" and HOW_MANY_SITES.search(prompt) and not group and measures and measures[0] in ("failed_checks", "critical_findings",
+                                                                              "high_findings") and (
+            measures[0] == "failed_checks" or query_condition(conditions, "severity")):
+        measures = ["sites_failing"]  # "how many branches have critical findings": the branches with one, counted
     facts = {model.measures[m].fact for m in measures}
     if "devices" in measures and len(facts) > 1 and "devices_assessed" in model.measures and \
             model.measures["devices_assessed"].fact in facts:
@@ -407,6 +420,9 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # device's verdict, and checks wanted on ("is aaa configured everywhere?"), stay with the tools' verdicts
     asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
     breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
+    severities = query.condition("severity")
+    if severities is not None and (len(severities.values) > 1 or severities.negated):
+        return False  # the tools take one severity ("which of those are high or critical": the compiler's)
     if any(d in BEYOND_THE_TOOLS for d in query.group_by) or any(c.dimension in KEPT_BY_NO_TOOL
                                                                  for c in query.conditions):
         # the tools break down by no tier, region or role, and keep a role only ("pass rate in us-west by site type")
@@ -443,7 +459,7 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
     slic = any(c.dimension in ("signature", "cve") for c in conditions) or subject == "signatures"
     if slic and not any(m.startswith(("slic", "devices_matched")) for m in measures):
         return ["devices_matched"] if group in ([], ["device"]) else ["slic_matches"]
-    failing_things = {"devices": "devices_failing", "checks": "failed_checks"}
+    failing_things = {"devices": "devices_failing", "checks": "failed_checks", "sites": "sites_failing"}
     if measures:
         return [failing_things.get(m, m) if failing and not any(c.in_measure for c in conditions) else m
                 for m in measures]
@@ -455,8 +471,8 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
         return ["failed_checks", "pass_rate"]  # "how has HQ trended": both figures, run by run
     if not failing and (subject == "devices" or ask == "yes_no"):
         return ["devices"]  # "is there a firewall at Branch-04", "any 16.x code on the routers"
-    if subject == "devices" and not group:
-        return ["devices_failing"]
+    if subject in ("devices", "sites") and not group:
+        return [failing_things[subject]]  # "how many stores fail SNMP-V3-PRIV": the stores with a failure, counted
     return ["failed_checks"]
 
 

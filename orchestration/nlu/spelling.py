@@ -44,6 +44,7 @@ SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"(?<![\w-])crit(?![\w-])", "critical"),
     (r"(?<![\w-])devs(?![\w-])", "devices"),
     (r"(?<![\w-])cfgs?(?![\w-])", "config"),
+    (r"(?<![\w'-])'?em(?![\w'-])", "them"),  # "list em", "fix 'em"
     # contractions typed without their apostrophe: "whats failing", "arent failing", "doesnt have"
     (r"(?<![\w'-])(what|that|where|how|who)(s)(?![\w'-])", r"\1'\2"),
     (r"(?<![\w'-])(aren|isn|don|doesn|didn|wasn|weren|hasn|haven|can|couldn|shouldn|wouldn)(t)(?![\w'-])", r"\1'\2"),

@@ -546,3 +546,82 @@ def test_both_after_two_answers_about_two_checks_is_the_devices_failing_each(dem
     lead = first_line(chat("which have both").final.answer)
     assert lead.startswith(f"**{len(both)} devices** failing both"), lead
     assert set(re.findall(r"\b[A-Z]{2,3}-[\w-]+-\d\b|\b[A-Z]{2,3}-[A-Z]+\d*-\d\b", lead)) >= both, lead
+
+
+PASS_RATE = (f"SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) FROM {FLEET} "
+             "WHERE r.assessment_id = ? AND a.site = ?")
+
+
+def test_compared_with_a_month_the_last_figure_is_set_beside_its_value_then(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    chat("pass rate at Branch-05")
+    for question, site in (("how does it compare with september", "Branch-05"), ("and Branch-08?", "Branch-08")):
+        state = chat(question)
+        query = state.intent.query
+        assert query is not None and query.measures[:1] == ["pass_rate"] and query.runs == [runs[1], runs[-1]], query
+        for run in (runs[1], runs[-1]):
+            (rate,), = sql(demo_warehouse, PASS_RATE, [run, site])
+            assert str(rate) in first_line(state.final.answer), (question, run, rate, state.final.answer[:300])
+
+
+def test_places_counted_then_the_ones_that_do_not_are_the_rest_of_that_kind(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                              "r.status = 'fail' AND r.rule_id = 'SSH-V2' AND s.site_type = 'branch'",
+                                [latest])}
+    branches = {s for s, in sql(demo_warehouse, "SELECT site FROM sites WHERE site_type = 'branch'")}
+    assert failing and branches - failing  # the demo has both kinds, or this checks nothing
+    chat = Chat(services)
+    counted = chat("how many branches fail SSH-V2")
+    assert first_line(counted.final.answer).startswith(f"**{len(failing)}**"), counted.final.answer[:300]
+    rest = chat("which branches don't?").final.answer
+    assert all(re.search(rf"\b{s}\b", rest) for s in branches - failing), rest[:400]
+    assert not any(re.search(rf"\b{s}\b", rest) for s in failing), rest[:400]
+
+
+def test_it_after_a_ranking_of_checks_is_the_check_it_named_first(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    counts = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) n FROM {FLEET} WHERE r.assessment_id = ? "
+                                 "AND r.status = 'fail' AND s.site_type = 'branch' GROUP BY 1 ORDER BY n DESC", [latest])
+    assert counts[0][1] > counts[1][1]  # one check leads at the branches, or "it" names none
+    chat = Chat(services)
+    ranked = chat("most frequent failures in the branches")
+    state = chat("which devices fail it")
+    lead = first_line(ranked.final.answer)
+    named = re.match(r"\*\*([A-Z0-9-]+)\*\*", lead)
+    assert named is not None, lead
+    assert named.group(1) == counts[0][0] and named.group(1) in state.conversation.effective_prompt, (
+        state.conversation.effective_prompt, counts[0])
+    assert chat("and how many devices does it have").conversation.effective_prompt == ""  # "it" has, so a place
+
+
+def test_of_them_passing_everything_and_the_ones_that_are_not(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    asas = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                            "a.platform = 'asa'", [latest])}  # judged in the latest run
+    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                              "r.status = 'fail' AND a.platform = 'asa'", [latest])}
+    clean = asas - failing
+    chat = Chat(services)
+    chat("how many asa firewalls do we have")
+    passing = chat("how many of them pass all their checks").final.answer
+    assert first_line(passing).startswith(f"**{len(clean)} device"), passing[:300]
+    rest = chat("show the ones that aren't").final.answer
+    assert all(re.search(rf"\b{d}\b", rest) for d in failing), rest[:400]
+    assert not any(re.search(rf"\b{d}\b", rest) for d in clean), rest[:400]
+
+
+def test_two_severities_of_one_devices_checks_keep_only_those(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rows = sql(demo_warehouse, f"SELECT r.rule_id, r.severity FROM {FLEET} WHERE r.assessment_id = ? AND "
+                               "r.status = 'fail' AND r.asset_id = 'RTR-CORE-1'", [latest])
+    kept = {r for r, s in rows if s in ("critical", "high")}
+    assert kept and len(kept) < len(rows)
+    chat = Chat(services)
+    chat("what fails on RTR-CORE-1")
+    answer = chat("which of these are critical or high?").final.answer
+    assert all(re.search(rf"\b{r}\b", answer) for r in kept), answer[:400]
+    assert not any(re.search(rf"\b{r}\b", answer) for r, s in rows if r not in kept), answer[:400]

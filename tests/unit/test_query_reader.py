@@ -252,6 +252,8 @@ def test_shorthand_is_written_out_and_names_are_left_alone() -> None:
     assert expand_shorthand("# devices per platform") == "number of devices per platform"
     assert expand_shorthand("crits @ hq w/o exceptions") == "critical findings at hq without exceptions"
     assert expand_shorthand("mgmt ip of SW-MGMT-1, device #3") == "management ip of SW-MGMT-1, device #3"
+    assert expand_shorthand("ok list em") == "ok list them" and expand_shorthand("fix 'em") == "fix them"
+    assert expand_shorthand("EM-GW-1 and item") == "EM-GW-1 and item"
 
 
 def test_a_device_attribute_is_looked_up_in_the_inventory(demo_warehouse: Path, services: Services) -> None:
