@@ -273,8 +273,10 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
     # offering the findings behind it
     query = intent.asked_query
     figure = query is not None and query.output in ("value", "change") and asks.figure_asked
+    # "what's failing at Branch-07" asks for the failing checks (its query lists them): the findings are the answer
+    checks_listed = query is not None and query.group_by == ["rule"]
     unasked = query is not None and findings and not (wants_actions or wants_evidence) and (
-        figure or not asks.findings_asked)
+        figure or not (asks.findings_asked or checks_listed))
     # "does it cover RTR-CORE-1?": a verdict on an exception — its lead and its checks, no findings or fixes unasked
     verdict = intent.frame.ask == "exception" and findings and not (
         wants_actions or asks.evidence or asks.lines_asked or asks.findings_asked)

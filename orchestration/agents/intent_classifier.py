@@ -16,6 +16,7 @@ from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
 from assessment_engine.query import DataQuery
 from assessment_engine.warehouse.build import load_exceptions
+from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
 from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES
@@ -48,7 +49,9 @@ from orchestration.nlu.query_edits import (
     OF_THEM,
     QueryEdit,
     both_checks,
+    both_places,
     both_sides,
+    carried_measure,
     edited_query,
     picked_prompt,
     within_last,
@@ -56,9 +59,11 @@ from orchestration.nlu.query_edits import (
 from orchestration.nlu.query_reader import (
     attribute_asked,
     attribute_query,
+    bound_to_every,
     grouped_by,
     measure_words,
     names_a_part_beyond_the_frame,
+    places_in_scope,
     read_query,
 )
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
@@ -752,6 +757,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         read = resolution.effective_prompt if resolution.kind == "refinement" and resolution.effective_prompt else prompt
         intent = with_query(intent, read, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
+        carried = carried_measure(prompt, intent.asked_query, last.query, services.catalog.semantic_model) if (
+            picked is not None and intent.asked_query is not None and last is not None and last.query is not None) \
+            else None
+        if carried is not None:  # "which site there has the most": ranked by what the last answer counted
+            intent = intent.evolve(asked_query=carried, query=carried)
     if edit is None and not pasted and picked is None and resolution.kind in ("none", "carryover") and last is not None \
             and not last.answer_devices and OF_THEM.search(prompt):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those
@@ -766,7 +776,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # question it repeats stay), so that "which improved more" can set the two side by side
         repeated = with_query(intent, resolution.effective_prompt, services,
                               updates.get("collection", conv.collection) or "fleet")
-        intent = intent.evolve(asked_query=repeated.asked_query)
+        # a question the compiler answers (its query runs) is answered the same way there: "and at Branch-09?" after
+        # what fails at Branch-07 lists Branch-09's failing checks, not its summary
+        intent = repeated if repeated.query is not None else intent.evolve(asked_query=repeated.asked_query)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))
@@ -810,6 +822,14 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
     if reading is None:
         return intent
+    if reading.every is not None:  # "at every store": how many stores there are, counted in the warehouse
+        try:
+            counted = compile_query(places_in_scope(reading.query, reading.every), services.catalog.semantic_model,
+                                    collection)
+            how_many = len(services.warehouse().query(counted.sql, counted.params).rows)
+        except Exception:  # noqa: BLE001 — no warehouse to count in: the Data Query Agent says so in the answer
+            how_many = 1
+        reading = dataclasses.replace(reading, query=bound_to_every(reading.query, reading.every, how_many))
     if reading.kept and _answered_as_asked(intent, reading.query, scope, collection, services):
         frame = intent.frame
         if frame.ask == "list" and reading.query.order is not None and reading.query.group_by:
@@ -851,12 +871,15 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         return None
     model, scope = services.catalog.semantic_model, scope_for(own)[0]
     edit = edited_query(prompt, own, scope, last, model, runs, places)
-    if edit is not None or last.query.group_by:
+    if edit is not None:
         return edit
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
     earlier = next((t for t in reversed(before) if t.query is not None), None)
-    sides = both_sides(prompt, last, earlier, model) or both_checks(prompt, last, earlier)
-    if sides is not None:  # "which improved more" after two answers about two sites; "how many fail both"
+    # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
+    # fail at both" after what fails at two sites
+    sides = both_places(prompt, last, earlier) or (None if last.query.group_by else (
+        both_sides(prompt, last, earlier, model) or both_checks(prompt, last, earlier)))
+    if sides is not None or last.query.group_by:
         return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)
     row = last.query.condition(ranked.query.group_by[0]) if ranked is not None and ranked.query is not None else None

@@ -282,6 +282,12 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
     said = []
     for b in query.bounds:
         value = int(b.value) if float(b.value).is_integer() else b.value
+        thing = model.counted_things(b.measure)
+        if query.group_by == ["rule"] and thing in ("site", "device") and b.op == ">=" and value > 1 and \
+                model.measures[b.measure].better == "lower":
+            # "which checks fail at both", "at every store": each of the sites (devices) fails them
+            said.append(f"failing at {'both' if value == 2 else f'all {value:,}'} {_label(thing, model, int(value))}")
+            continue
         noun = model.measures[b.measure].noun[0 if value == 1 else 1]
         if b.value == 0 and b.op in ("=", "<=", "<"):
             said.append(f"no {noun}")
@@ -292,7 +298,7 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
         else:
             op = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": "exactly"}[b.op]
             said.append(f"{op} {value:,} {noun}")
-    return ("with " + " and ".join(said)) if said else ""
+    return ("with " + " and ".join(said)).replace("with failing at", "failing at") if said else ""
 
 
 def _listed(dim: str, names: Sequence[Any], total: int) -> dict[str, Any]:

@@ -278,6 +278,12 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     return None
 
 
+def _about_the_data(own: Intent, prev: PastTurn) -> bool:
+    """A follow-up read alone as a question for the documents, about what a data answer listed: the data's."""
+    return (own.domain_details.skill or "").endswith("_generic") and own.frame.ask != "policy" \
+        and not (prev.skill or "").endswith("_generic")
+
+
 def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
     m = ORDINAL_REF.search(prompt)
     if m and prev.findings:
@@ -385,9 +391,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = [e for e in own.entities if e.type not in ("device", "site")] + [device]
         # "why does the first one fail it?" read alone is a question for the documents: about a device of the list,
         # it is the data's, as the list was
-        about_data = (own.domain_details.skill or "").endswith("_generic") and own.frame.ask != "policy" \
-            and not (prev.skill or "").endswith("_generic")
-        keep_own = own.intent_class != "unknown_or_needs_clarification" and not about_data
+        keep_own = own.intent_class != "unknown_or_needs_clarification" and not _about_the_data(own, prev)
         asked = own if keep_own else _inherit(own, prev, entities)
         asked = asked.evolve(entities=entities, meta_intent="followup_question", clarification_question=None,
                              domain_details=domain_details_for(asked.domain_details.skill, entities))
@@ -395,8 +399,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     time = own.frame.time
     # a finding of the earlier answer is of its run: "devices failing SNMP-RW in the august run" asks the data again
     finding = None if time.runs or time.months or time.relative else _finding_reference(prompt, prev)
-    if finding is not None and DEVICES_ASKED.search(prompt) and finding.rule_id in own.frame.targets.rule:
-        finding = None  # "which firewalls aren't failing ASA-TELNET" names its rule: the question as asked
+    if finding is not None and (DEVICES_ASKED.search(prompt) or PICKS_AMONG.search(prompt) and prev.answer_devices) \
+            and finding.rule_id in own.frame.targets.rule:
+        # "which firewalls aren't failing ASA-TELNET" names its rule: the question as asked; "which of them fail
+        # NTP-AUTH" after a list of devices: those devices, failing it
+        finding = None
     if finding is not None and DEVICES_ASKED.search(prompt):
         # "which devices fail the first one?": the devices failing that rule, in the previous scope
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, prev.entities),
@@ -419,7 +426,9 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         listed = [Entity(type="device", value=a, confidence=0.9, source="conversation")
                   for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]
         base = [e for e in own.entities if e.source != "unresolved"] + _carried(prev, own.entities) + listed
-        intent = own if own.intent_class != "unknown_or_needs_clarification" else _inherit(own, prev, base)
+        # "which of those fail OSPF-AUTH?" read alone may be a question for the documents: of devices, it is the data's
+        keep_own = own.intent_class != "unknown_or_needs_clarification" and not _about_the_data(own, prev)
+        intent = own if keep_own else _inherit(own, prev, base)
         intent = intent.evolve(entities=base, meta_intent="followup_question", clarification_question=None,
                                            domain_details=domain_details_for(intent.domain_details.skill, base))
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])

@@ -30,10 +30,12 @@ from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import (
     BOUND,
     SINCE_WHEN,
+    TOP,
     ZERO,
     _bounds,
     _conditions,
     _dimension,
+    _number,
     _time,
     measure_words,
     severity_first,
@@ -168,6 +170,24 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         # "how many devices fail the top one there" after the checks ranked in us-east: there is us-east
         picked = PLACE_THERE.sub(f"{'at' if place.dimension == 'site' else 'in'} {place.values[0]}", picked, count=1)
     return picked
+
+
+def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: SemanticModel) -> DataQuery | None:
+    """A ranking asked of a row just picked, with no measure of its own ("which site there has the most" after the
+    region with the most critical findings): ranked by the last answer's measure, on the checks it counted; None when
+    the words name a measure or the last one counted something else."""
+    if query.order is None or not query.group_by or not query.measures or not last.measures or \
+            measure_words(prompt, model):
+        return None
+    before = last.measures[0]
+    on_checks = [c for c in last.conditions if model.on_rows(c.dimension) and query.condition(c.dimension) is None]
+    if (before == query.measures[0] and not on_checks) or \
+            model.measures[before].fact != model.measures[query.measures[0]].fact:
+        return None
+    edited = query.model_copy(update={"measures": [before],
+                                      "order": query.order.model_copy(update={"measure": before}),
+                                      "conditions": [*query.conditions, *on_checks]})
+    return DataQuery.model_validate(edited.model_dump())
 
 
 IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])", _I)
@@ -388,6 +408,21 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if HOW_MANY.match(prompt) and group and not said and output in ("list", "yes_no"):
         edited = query.model_copy(update={"output": "list", "order": None, "limit": None})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many"])
+    m = TOP.search(prompt)
+    if m and _number(m.group(1) or m.group(2)) > 1 and group and measures and not said and \
+            query.output in ("table", "list"):
+        # "just the top 3" after a figure per device: the same rows, the first N of them by the figure
+        which = re.match(r"\w+", m.group(0)).group(0).lower()  # type: ignore[union-attr]  # TOP starts with a word
+        measure = order.measure if order else measures[0]
+        if which in ("worst", "best"):
+            descending = (which == "worst") == (_better(model, measure) == "lower")
+        elif which in ("bottom", "lowest"):
+            descending = not (order.descending if order else True)
+        else:
+            descending = order.descending if order else True
+        order, limit, output = Order(measure=measure, descending=descending), _number(m.group(1) or m.group(2)), "list"
+        spans.append(m.span())
+        said.append(f"the {which} {limit}")
     m = ROW_REF.search(prompt)
     if m and alone(prompt, m) and group and previous.answer_rows and not said:
         # "top one?", "and the third one": that row's figures, its key kept as a condition in place of the grouping
@@ -611,6 +646,26 @@ def both_checks(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEd
     edited = DataQuery(measures=["failed_checks"], group_by=["device"], conditions=conditions, runs=q.runs[-1:],
                        bounds=[Bound(measure="failed_checks", op=">=", value=len(rules))], output="list")
     return QueryEdit(edited, [], [f"failing all of {', '.join(rules)}"])
+
+
+def both_places(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:
+    """The checks failing at every place of the last two answers ("what fails at Branch-07" → "and at Branch-09?" →
+    "which checks fail at both"): the two asked the same of one site or device each; a check fails at both when the
+    sites (devices) failing it are all of them."""
+    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None:
+        return None
+    q, p = last.query, before.query
+    for dim, counted in (("site", "sites_failing"), ("device", "devices_failing")):
+        mine, theirs = q.condition(dim), p.condition(dim)
+        if mine is None or theirs is None or mine.negated or theirs.negated or mine.values == theirs.values or \
+                [c for c in q.conditions if c is not mine] != [c for c in p.conditions if c is not theirs]:
+            continue
+        places = list(dict.fromkeys([*theirs.values, *mine.values]))
+        conditions = [c for c in q.conditions if c is not mine] + [Condition(dimension=dim, values=places)]
+        edited = DataQuery(measures=[counted], group_by=["rule"], conditions=conditions, runs=q.runs[-1:],
+                           bounds=[Bound(measure=counted, op=">=", value=len(places))], output="list")
+        return QueryEdit(edited, [], [f"failing at all of {', '.join(places)}"])
+    return None
 
 
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:

@@ -58,6 +58,10 @@ def query_condition(conditions: Sequence[Condition], dimension: str) -> Conditio
     return next((c for c in conditions if c.dimension == dimension and not c.negated), None)
 
 
+# the checks failing at all of a kind of place or device: "which rules fail at every store", "on all the routers"
+EVERY = re.compile(r"\b(?:at|in|on|across)\s+(?:every|each|all(?:\s+(?:the|our|of the))?)\s+(?P<what>stores?|"
+                   r"branch(?:es)?|sites?|data ?cent(?:er|re)s?|dcs?|campus(?:es)?|locations?|offices?|devices?|boxes|"
+                   r"routers?|switch(?:es)?|firewalls?)\b", re.I)
 # a count of places: "how many stores have it", "how many of our branches fail NTP-AUTH"
 HOW_MANY_SITES = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?:sites|locations|offices|stores|branch(?:es)?|"
                             r"data ?cent(?:er|re)s|dcs|campus(?:es)?)\b", re.I)
@@ -168,6 +172,8 @@ class QueryReading:
     unsaid: list[str] = field(default_factory=list)  # what the words asked that the query could not hold
     missing_runs: list[str] = field(default_factory=list)  # months asked that have no run
     kept: bool = False  # a shape the assessment tools answer (``kept_by_the_assessment_tools``): read, not executed
+    every: str | None = None  # "fail at every store": the checks failing at all of them ("site" or "device"), whose
+    #                           number the caller counts in the warehouse (``bound_to_every``)
 
 
 def _number(text: str) -> int:
@@ -381,6 +387,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
                                                     set(c.values) <= own_severity)]
     if output == "value" and measures == ["devices_failing"] and "devices_assessed" in model.measures:
         measures = ["devices_failing", "devices_assessed"]  # "5 of the 19 devices assessed": out of how many
+    every = EVERY.search(prompt)
+    thing = None if every is None or group != ["rule"] else (
+        "device" if re.match(r"dev|box|rout|switch|fire", every.group("what"), _I) else "site")
+    if thing is not None:  # "which rules fail at every store": counted per check, bound once the stores are counted
+        measures, bounds, order, limit, output = [f"{thing}s_failing"], [], None, None, "list"
     offset = 0
     nth = NTH_RANKED.search(prompt)
     if nth and order is not None:  # "the second worst store": one row, after the first
@@ -393,9 +404,23 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "pass rate by tier", "… in september", "… of the wan routers", "how many devices … and their pass rate":
         # more than the tools' summary
         executed = True
-    kept = not executed or kept_by_the_assessment_tools(query, facets, frame.checks or frame.targets.rule,
-                                                        frame.polarity)
-    return QueryReading(query, unsaid, missing, kept)
+    kept = thing is None and (not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
+                                                                          frame.targets.rule, frame.polarity))
+    return QueryReading(query, unsaid, missing, kept, thing)
+
+
+def bound_to_every(query: DataQuery, thing: str, how_many: int) -> DataQuery:
+    """The checks failing at every one of the ``how_many`` sites (devices) the query's conditions keep."""
+    measure = f"{thing}s_failing"
+    return query.model_copy(update={"bounds": [Bound(measure=measure, op=">=", value=max(how_many, 1))]})
+
+
+def places_in_scope(query: DataQuery, thing: str) -> DataQuery:
+    """The query that counts the sites (devices) judged in the run under ``query``'s conditions on devices: what
+    "every store" is every one of."""
+    kept = [c for c in query.conditions if c.dimension not in ("rule", "topic", "severity")]
+    return DataQuery(measures=["devices_assessed"], group_by=[thing], conditions=kept, runs=query.runs[-1:],
+                     output="table")
 
 
 def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Sequence[str] = (),

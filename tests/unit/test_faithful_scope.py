@@ -219,9 +219,12 @@ def test_what_about_keeps_the_filters_it_does_not_change(demo_warehouse: Path, s
     chat = new_chat(services)
     chat("Show critical deviations on NX-OS devices in production")
     state = chat("What about DataCenter-2?")
-    call = state.mcp.tool_calls[0].input
-    assert call["scope"] == {"sites": ["DataCenter-2"], "environment": "production", "platform": "nx-os"}
-    assert call["severity_filter"] == "critical"
+    query = state.intent.query  # the first question ran as a query: its words asked again there run as one too
+    assert query is not None, state.mcp.tool_calls[0].input
+    kept = {c.dimension: c.values for c in query.conditions if not c.negated}
+    assert kept == {"site": ["DataCenter-2"], "environment": ["production"], "platform": ["nx-os"],
+                    "severity": ["critical"]}, kept
+    assert "DataCenter-2" in state.final.answer.split("\n\n")[1]  # the lead says where it counted
 
 
 # --- the answer states its scope, and the reflector checks it -----------------------------------------

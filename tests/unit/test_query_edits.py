@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.unit.test_answer_forms import first_line
 from tests.unit.test_answers import sql
@@ -625,3 +626,73 @@ def test_two_severities_of_one_devices_checks_keep_only_those(demo_warehouse: Pa
     answer = chat("which of these are critical or high?").final.answer
     assert all(re.search(rf"\b{r}\b", answer) for r in kept), answer[:400]
     assert not any(re.search(rf"\b{r}\b", answer) for r, s in rows if r not in kept), answer[:400]
+
+
+def _rules(demo_warehouse: Path, where: str, params: list[object]) -> set[str]:
+    return {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                            f"r.status = 'fail' AND {where}", params)}
+
+
+def test_checks_failing_at_both_places_asked_about_are_those_each_fails(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    first, second = (_rules(demo_warehouse, "a.site = ?", [latest, s]) for s in ("Branch-02", "Branch-05"))
+    assert first & second and first ^ second  # the demo has checks of both kinds, or this checks nothing
+    chat = Chat(services)
+    chat("what is failing at Branch-02")
+    again = chat("and at Branch-05?")
+    named = [r for r in second if re.search(rf"\b{r}\b", again.final.answer)]
+    assert len(named) >= min(len(second), 20), again.final.answer[:400]  # the table holds 20, and says so when cut
+    both = chat("which of the checks fail at both").final.answer
+    assert all(re.search(rf"\b{r}\b", both) for r in first & second), both[:400]
+    assert not any(re.search(rf"\b{r}\b", both) for r in first ^ second), both[:400]
+
+
+def test_checks_failing_at_every_place_of_a_kind_are_counted_against_that_kind(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    everywhere = {r for r, in sql(demo_warehouse, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                                  "r.status = 'fail' AND s.site_type = 'campus' GROUP BY 1 HAVING "
+                                                  "COUNT(DISTINCT a.site) = (SELECT COUNT(*) FROM sites WHERE "
+                                                  "site_type = 'campus')", [latest])}
+    somewhere = _rules(demo_warehouse, "s.site_type = 'campus'", [latest]) - everywhere
+    assert everywhere and somewhere
+    answer = handle_turn("what checks fail at every campus", services=services).final.answer
+    assert all(re.search(rf"\b{r}\b", answer) for r in everywhere), answer[:400]
+    assert not any(re.search(rf"\b{r}\b", answer) for r in somewhere), answer[:400]
+
+
+def test_the_top_n_of_a_table_and_the_measure_carried_to_a_ranking_of_its_row(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    chat = Chat(services)
+    chat("high findings per site")
+    top = chat("only the top 2")
+    query = top.intent.query
+    assert query is not None and query.limit == 2 and query.order is not None and query.order.descending, query
+    per_region = sql(demo_warehouse, f"SELECT s.region, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                     "r.status = 'fail' AND r.severity = 'high' GROUP BY 1 ORDER BY n DESC", [latest])
+    assert per_region[0][1] > per_region[1][1]
+    chat("which region has the most high findings")
+    state = chat("which site there has the most")
+    per_site = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND r.severity = 'high' AND s.region = ? GROUP BY 1 "
+                                   "ORDER BY n DESC", [latest, per_region[0][0]])
+    tied = [s for s, n in per_site if n == per_site[0][1]]
+    lead = first_line(state.final.answer)
+    assert all(f"**{s}**" in lead for s in tied) and str(per_site[0][1]) in lead, (lead, per_site[:4])
+
+
+def test_which_of_a_listed_lot_fail_a_check_their_last_answer_showed_is_those_devices(demo_warehouse: Path,
+                                                                                    services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                              "r.status = 'fail' AND r.rule_id = 'OSPF-AUTH' AND a.role = 'leaf'",
+                                [latest])}
+    assert failing
+    chat = Chat(services)
+    chat("show the leaf switches")
+    state = chat("which of those fail OSPF-AUTH?")
+    assert state.conversation.resolution != "finding_reference", state.conversation.resolution
+    assert re.search(rf"\b{len(failing)} device", first_line(state.final.answer)), state.final.answer[:300]
+    assert all(re.search(rf"\b{d}\b", state.final.answer) for d in failing), state.final.answer[:400]
