@@ -561,8 +561,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             update["runs"] = read.get("runs", [])
         elif read.get("runs") and read["runs"] != query.runs:
             compared = COMPARE_TO.search(prompt)
-            if compared and beside is None:
-                # "how does that compare to last month": the last figure beside the same figure then, oldest first
+            if compared and beside is None and group[:1] not in (["rule"], ["device"]):
+                # "how does that compare to last month": the last figure beside the same figure then, oldest first;
+                # per region, each region's change (checks or devices compared are the comparison tools' answer: the
+                # total's change, then each device's)
                 order_of = {r: i for i, (r, _) in enumerate(runs)}
                 read["runs"] = sorted({*read["runs"], *query.runs}, key=lambda r: order_of.get(r, -1))
                 output = "change" if group else "series"

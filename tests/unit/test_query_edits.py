@@ -696,3 +696,14 @@ def test_which_of_a_listed_lot_fail_a_check_their_last_answer_showed_is_those_de
     assert state.conversation.resolution != "finding_reference", state.conversation.resolution
     assert re.search(rf"\b{len(failing)} device", first_line(state.final.answer)), state.final.answer[:300]
     assert all(re.search(rf"\b{d}\b", state.final.answer) for d in failing), state.final.answer[:400]
+
+
+def test_a_breakdown_compared_with_a_month_is_each_groups_change(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    chat("failed checks per site type")
+    answer = chat("compared with august?").final.answer
+    for run in (runs[0], runs[-1]):
+        for kind, n in sql(demo_warehouse, f"SELECT s.site_type, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                           "r.status = 'fail' GROUP BY 1", [run]):
+            assert re.search(rf"\| {kind} \|.*\b{n:,}\b", answer), (run, kind, n, answer[:600])
