@@ -188,7 +188,8 @@ SCOPE_FILTERS = ("site_type", "role", "platform", "os_version", "device_type", "
 WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same devices, not for a new request
 
 
-def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text: str = "") -> QuestionFrame:
+def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text: str = "",
+                 sites: Sequence[str] = ()) -> QuestionFrame:
     """The frame of a follow-up with every filter of the previous question it does not change ("give me the
     devices with weak snmp" → "which of those are in production?" still counts the SNMP checks; "show me the worst
     stores" → "how does that compare with last month?" is still about the stores). A new request about the previous
@@ -204,6 +205,13 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
             frame = frame.evolve(ask="explain", subject="findings", cannot=None)
     if frame.filters.site or frame.targets.device:  # a named site or device is the scope now
         carried = tuple(k for k in carried if k != "site_type")
+        # an environment a site is named after ("the lab": Lab-1's environment) was said as a place: a new place
+        # replaces it ("exceptions for DataCenter-1" after the lab's is not about DataCenter-1's lab devices)
+        said_as_a_place = previous.filters.environment and all(
+            any(s.lower().startswith(env.lower()) for s in [*previous.filters.site, *sites])
+            for env in previous.filters.environment)
+        if said_as_a_place:
+            carried = tuple(k for k in carried if k != "environment")
     if not all_fit(previous.filters.platform, frame.filters.device_type):
         carried = tuple(k for k in carried if k not in ("platform", "os_version"))  # switches run no ASA software
     filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
@@ -434,11 +442,11 @@ def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> Ro
 # words that only the documents answer: a deadline, a process, what a policy requires ("best practice" and
 # "recommended" are not among them: "best practice deviations" and "recommended actions" are the data's)
 DOCUMENT_WORDS = re.compile(r"\b(?:deadlines?|sla|polic(?:y|ies)|standards?|procedures?|process|runbook|guidelines?|owns|"
-                            r"supposed to|mandat\w*|required|how (?:long|soon|quickly)|how much time|by when|"
+                            r"supposed to|mandat\w*|required|how (?:long|soon|quickly|fast)|how much time|by when|"
                             r"time limit|how many (?:days|hours|weeks|business days))\b", re.I)
 # a deadline asked ("how many days do we have to fix …") is a strong cue on its own: the frame's policy reading needs
 # less confidence beside it (other document words do not: "… and what does our SNMPv3 standard say?" asks the data too)
-DEADLINE = re.compile(r"\b(?:deadlines?|sla|how (?:long|soon|quickly)|how much time|by when|time limit|"
+DEADLINE = re.compile(r"\b(?:deadlines?|sla|how (?:long|soon|quickly|fast)|how much time|by when|time limit|"
                       r"how many (?:days|hours|weeks|business days))\b", re.I)
 DOCUMENT_LOOKUP = 0.45
 
@@ -723,7 +731,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if moved:  # "what does D2_IOSXE fail?": the device is in one of the user's uploads, answered there
         updates.update(collection=moved, new_collection=moved)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
-        intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt))
+        intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt,
+                                                  list(gaz.sites.values())))
     subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None and not any(
         e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
     # the list in play: the devices the latest of the last three answers that listed devices completely named

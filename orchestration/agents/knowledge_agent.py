@@ -52,10 +52,15 @@ def formulate_query(state: AssessmentState) -> RetrievalQuery:
     is_followup = intent.meta_intent == "followup_question" and conv.previous_intent is not None
     augmented_from: list[str] = []
     if is_followup:
+        listed = sum(e.type == "device" for e in conv.carried_entities)
         for entity in conv.carried_entities:  # what the history added to this turn, named in the query
+            if entity.type == "device" and listed > 2:
+                continue  # the devices of a list name no passage, and drown the words that do
             augmented_from.append(f"{entity.type}={entity.value}")
             if entity.value not in " ".join(terms):
                 terms.append(entity.value)
+        if listed > 2:
+            augmented_from.append(f"the {listed} devices of the last list (not put in the query)")
         if conv.history and conv.effective_prompt:
             augmented_from.append(f"turn {conv.history[-1].turn_number}: previous request")
         severities = conv.history[-1].query.condition("severity") if conv.history and conv.history[-1].query else None

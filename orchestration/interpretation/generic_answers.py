@@ -181,6 +181,27 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Seque
     return _documents(prompt, chunks, _catalog_rules(prompt, catalog))
 
 
+# a question for a procedure's steps ("who do I escalate to", "what's the escalation procedure for those", "what are
+# the steps"): answered by the passage of the document that numbers them
+PROCEDURAL = re.compile(r"\bwho (?:do|should|must|shall) (?:i|we)\b|\bprocedures?\b|\bprocess\b|\bsteps?\b|"
+                        r"\bhow do (?:i|we) (?:escalate|report|raise|handle|open)\b|\bwhat do (?:i|we) do\b", re.I)
+STEP = re.compile(r"(?m)^\s*\d+\.\s+")
+
+
+def _steps(prompt: str, chunks: Sequence[RetrievedChunk], source: str,
+           quoted: Sequence[RetrievedChunk]) -> tuple[RetrievedChunk, list[str]] | None:
+    """The numbered steps of the answering document's passage that lists them, when the question asks for a procedure
+    and the quote did not already hold them: each step as one line, at most five; None otherwise."""
+    if not PROCEDURAL.search(prompt):
+        return None
+    chunk = next((c for c in chunks if c.metadata.source == source and len(STEP.findall(c.content)) >= 2), None)
+    if chunk is None or chunk in quoted:
+        return None
+    parts = STEP.split(chunk.content)[1:]
+    listed = [f"{i}. " + " ".join(re.split(r"\n\s*\n", p)[0].split()) for i, p in enumerate(parts[:5], 1)]
+    return chunk, [s if s.endswith((".", ":")) else s + "." for s in listed]
+
+
 def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
     """**Yes**/**No** for a release the question asks is approved, read against the approved trains the quoted
     sentence lists ("Approved releases: IOS-XE 17.9.x and 17.6.x …"); None when the question names no release or no
@@ -188,7 +209,9 @@ def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
     asked = RELEASE.findall(prompt)
     if len(asked) != 1 or not APPROVAL_ASKED.search(prompt):
         return None
-    listing = next((t for t in lines if re.search(r"\bapproved\b", t, re.I) and TRAIN.search(t)), None)
+    # the sentence that lists the approved trains ("Approved releases: …"), not one that mentions an approved exception
+    listing = next((t for t in lines if re.search(r"\bapproved\s+(?:releases?|versions?|trains?|software|images?)\b",
+                                                   t, re.I) and TRAIN.search(t)), None)
     if listing is None:
         return None
     head = listing.split(".", 1)[0] if ":" not in listing else listing.split(":", 1)[1]
@@ -212,7 +235,8 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a
     # passage that shares two of them, not by one that only names the same thing ("Approved Exception EXC-…")
-    needed = 2 if len(topic) >= 3 else 1
+    # … except a duration asked ("how fast do they need fixing"): a passage about the deadlines answers it
+    needed = 2 if len(topic) >= 3 and not HOW_LONG.search(prompt) else 1
 
     def answering_in(used: list[RetrievedChunk], own_words: bool = False) \
             -> list[tuple[int, RetrievedChunk, list[tuple[int, int, str]]]]:
@@ -237,9 +261,17 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
         lines = _quote(own, 5)
         summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + CITE.format(
             best.metadata.chunk_id)
-        verdict = _release_verdict(prompt, lines)
+        # the list of approved trains may be a sentence of the passage the quote left out
+        verdict = _release_verdict(prompt, [*lines, *re.split(r"(?<=\.)\s+", best.content)])
         if verdict:
             summary = f"{verdict}\n\n{summary}"
+        steps = _steps(prompt, chunks[:5], source, quoted)
+        if steps is not None:  # "who do I escalate to": the procedure's steps first, then when it applies
+            chunk, listed = steps
+            summary = (f"According to our {best.metadata.title or source}, the steps: " + " ".join(listed)
+                       + CITE.format(chunk.metadata.chunk_id) + "\n\nIt applies when: " + " ".join(lines)
+                       + CITE.format(best.metadata.chunk_id))
+            quoted.append(chunk)
         config, config_from = _configuration([c for _, c, _ in scored if c.metadata.source == source], terms)
         if config:
             label = f" (section \"{config_from}\")" if config_from else ""

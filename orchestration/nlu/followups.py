@@ -11,6 +11,7 @@ reference to an earlier finding ("explain the second one", "how do I fix CFG-003
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assessment_engine.checks.judgement import all_fit
@@ -137,16 +138,22 @@ def _replace(entities: list[Entity], new: list[Entity], types: tuple[str, ...] |
     return kept + [e for e in new if types is None or e.type in types]
 
 
-def _unfit(before: list[Entity], new: list[Entity]) -> set[str]:
+def _unfit(before: list[Entity], new: list[Entity], sites: Sequence[str] = ()) -> set[str]:
     """The earlier platform and software a newly named device type cannot run ("what about switches?" after the
-    store ASAs asks about the switches' platforms, not the ASA's)."""
+    store ASAs asks about the switches' platforms, not the ASA's); an environment a site is named after ("the lab":
+    Lab-1's) once another site is named — it was said as a place, and a new place replaces it."""
     types = [e.value for e in new if e.type == "device_type"]
-    return set() if all_fit((e.value for e in before if e.type == "platform"), types) else {"platform", "os_version"}
+    unfit = set() if all_fit((e.value for e in before if e.type == "platform"), types) else {"platform", "os_version"}
+    environments = [e.value.lower() for e in before if e.type == "environment"]
+    if environments and any(e.type == "site" for e in new) and all(
+            any(s.lower().startswith(env) for s in sites) for env in environments):
+        unfit.add("environment")
+    return unfit
 
 
-def _carried(prev: PastTurn, own: list[Entity]) -> list[Entity]:
+def _carried(prev: PastTurn, own: list[Entity], sites: Sequence[str] = ()) -> list[Entity]:
     """The previous turn's filters this prompt does not set itself."""
-    mine = {e.type for e in own} | _unfit(prev.entities, own)
+    mine = {e.type for e in own} | _unfit(prev.entities, own, sites)
     return [e.evolve(source="conversation") for e in prev.entities
             if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved"]
 
@@ -223,7 +230,10 @@ def _subject_of_list(prompt: str, own: Intent, prev: PastTurn) -> str | None:
 
 # "does it cover RTR-CORE-1?": an exception asked about by a pronoun
 COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|that one|this one)\s+"
-                      r"(?:cover|apply to|exempt|include)\b", _I)
+                      r"(?:cover|apply to|exempt|include|expire|run out|end|lapse)\b|"
+                      # "who approved it", "why was it granted", "when is it up for renewal"
+                      r"\b(?:approved|granted|signed off|owns|requested)\s+(?P<it2>it|that one|this one)\b|"
+                      r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 
 
@@ -236,7 +246,8 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     named: set[str] = set(EXCEPTION_ID.findall(previous.answer_excerpt))
     if len(named) != 1:
         return None
-    return prompt[:m.start("it")] + named.pop() + prompt[m.end("it"):]
+    group = next(g for g in ("it", "it2", "it3") if m.group(g) is not None)
+    return prompt[:m.start(group)] + named.pop() + prompt[m.end(group):]
 
 
 # a pronoun for one thing ("does it have", "its pass rate"); a place's is ``meta_intent.PLACE_THERE``
@@ -370,6 +381,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     prev = _previous(conversation.history)
     if prev is None or own.meta_intent in ("acknowledgement", "cancellation"):
         return Resolution(own)
+    sites = list(gaz.sites.values()) if gaz is not None else []
     correction = CORRECTION.match(prompt)
     if correction:
         right = _correction_entities(correction.group("right"), gaz)
@@ -425,7 +437,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         # "the same devices": the previous scope with every filter, or the exact devices it listed
         listed = [Entity(type="device", value=a, confidence=0.9, source="conversation")
                   for a in prev.answer_devices if not any(e.type == "device" for e in own.entities)]
-        base = [e for e in own.entities if e.source != "unresolved"] + _carried(prev, own.entities) + listed
+        base = [e for e in own.entities if e.source != "unresolved"] + _carried(prev, own.entities, sites) + listed
         # "which of those fail OSPF-AUTH?" read alone may be a question for the documents: of devices, it is the data's
         keep_own = own.intent_class != "unknown_or_needs_clarification" and not _about_the_data(own, prev)
         intent = own if keep_own else _inherit(own, prev, base)
@@ -433,7 +445,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                                            domain_details=domain_details_for(intent.domain_details.skill, base))
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
     has_scope = any(e.type in SCOPE_TYPES for e in own.entities)
-    carried = _carried(prev, own.entities)
+    carried = _carried(prev, own.entities, sites)
     checks_listed = prev.query is not None and prev.query.group_by[:1] == ["rule"] and bool(prev.answer_rows)
     # "fix the aaa ones" after what SW-HQ-CORE-2 fails: those of its checks, there
     kind_of_them = KIND_ONES.search(prompt) is not None and (prev.findings or checks_listed) and not has_scope and \

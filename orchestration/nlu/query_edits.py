@@ -85,6 +85,9 @@ CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
+# "how many devices is that" after the sites with some: the things of another kind behind the same rows, counted
+HOW_MANY_OF = re.compile(_LEAD + r"how many\s+(?P<what>[a-z]+)(?:\s+(?:is that|are there|are they|in total|in all|"
+                         r"does that make|is it|are those|altogether|then))+\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b|"
                   # "list the ones that don't", "which stores don't": the rows the last answer's bound left out
                   r"\b(?:ones?|those|[a-z]+s)\s+(?:that\s+|which\s+|who\s+)?(?:don'?t|do not|doesn'?t|does not|aren'?t|"
@@ -405,6 +408,16 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             "order": None,
             "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" else []})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
+    m = HOW_MANY_OF.match(prompt)
+    of_kind = _dimension(m.group("what"), model) if m else None
+    per_kind = next((name for name, x in model.measures.items() if x.fact == model.measures[measures[0]].fact and
+                     model.counted_things(name) == of_kind and x.where == model.measures[measures[0]].where), None) \
+        if of_kind and measures and group and group != [of_kind] else None
+    if per_kind is not None and not said:
+        # "how many devices is that" after the sites with devices failing SSH-V2: those devices, counted
+        edited = query.model_copy(update={"measures": [per_kind], "group_by": [], "bounds": [], "order": None,
+                                          "limit": None, "offset": 0, "output": "value"})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {of_kind}s counted"])
     if HOW_MANY.match(prompt) and group and not said and output in ("list", "yes_no"):
         edited = query.model_copy(update={"output": "list", "order": None, "limit": None})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many"])

@@ -374,6 +374,12 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
     if types:  # an exception for every device type ('any') covers the type asked
         parts.append("e.device_type IN (" + ", ".join("?" for _ in types) + ", 'any')")
         bound += types
+    of_devices = {k: scope[k] for k in ("environment", "platform", "os_version", "role") if scope.get(k)}
+    if of_devices:  # "the exceptions for the lab": those naming a site where a device of the scope is, of its type
+        devices_where, devices_params = _where(of_devices)
+        parts.append(f"EXISTS (SELECT 1 FROM assets a WHERE {devices_where} AND (',' || e.sites || ',') LIKE "
+                     "'%,' || a.site || ',%' AND e.device_type IN (a.device_type, 'any'))")
+        bound += devices_params
     sql = (
         "SELECT e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, "
         "e.reason, e.source_document, COUNT(DISTINCT c.asset_id) AS devices_covered, "

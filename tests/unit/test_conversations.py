@@ -343,3 +343,21 @@ def test_a_verdict_on_an_exception_is_its_lead_and_checks_not_every_finding_and_
     answer = Chat(services)("does EXC-2026-014 cover RTR-CORE-1?").final.answer
     assert answer.split("\n\n")[1].startswith("**Yes**" if covered else "**No**"), answer[:300]
     assert "**Findings**" not in answer and "**Evidence and fixes**" not in answer, answer[-600:]
+
+
+def test_one_exception_listed_is_what_it_and_the_next_place_mean(demo_warehouse: Path, services: Services) -> None:
+    """"when does it expire" after the one exception of the lab is that exception, whole; the lab named as a place is
+    replaced by the next place named, not kept as an environment there."""
+    (exc, expires, approver), = sql(demo_warehouse, "SELECT exception_id, CAST(expires_on AS VARCHAR), approved_by "
+                                                    "FROM exceptions WHERE sites = 'Lab-1'")
+    chat = Chat(services)
+    listed = chat("which exceptions cover the lab").final.answer
+    assert exc in listed and "EXC-2026-007" not in listed, listed[:300]  # the lab's, not every one
+    state = chat("who approved it")
+    assert state.conversation.effective_prompt == f"who approved {exc}"
+    lead = state.final.answer.split("\n\n")[1]  # after the scope line
+    assert approver in lead and expires in lead, lead
+    dc = {e for e, in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE ',' || sites || ',' LIKE "
+                                          "'%,DataCenter-2,%'")}
+    answer = chat("exceptions for DataCenter-2").final.answer
+    assert dc and all(e in answer for e in dc) and "environment lab" not in answer, answer[:300]

@@ -139,3 +139,37 @@ def test_that_release_and_that_signature_name_the_value_the_last_query_kept(demo
     answer_ = chat("what does that signature mean for us").final.answer
     lead = next(line for line in answer_.split("\n\n")[1:] if line.strip())
     assert lead.startswith("**SLIC-SW-001** —") and "CVE-" in lead, lead
+
+
+def test_a_verdict_on_a_release_reads_the_approved_list_not_a_sentence_about_an_approved_exception() -> None:
+    """The quote may hold only the sentence about the release asked ("9.8 must be upgraded … unless an approved
+    exception applies"): the verdict reads the passage's list of approved trains, wherever the quote left it."""
+    policy = _chunk("p#2", "policy-software.md", "Software Policy",
+                    "Approved releases: IOS-XE 17.12.x and ASA 9.20.x. Releases past end of maintenance (ASA 9.8) "
+                    "must be upgraded within 6 months unless an approved exception applies.")
+    verdict = answer("is 9.8(4) approved", [policy], "cbp_generic", RULES).summary
+    assert verdict.startswith("**No** — 9.8(4) is not in any approved train (17.12.x, 9.20.x)."), verdict
+
+
+def test_a_procedure_asked_for_is_answered_with_its_numbered_steps() -> None:
+    """"who do I escalate to": the steps of the passage that numbers them, each cited, then when it applies — not only
+    the list of when to escalate."""
+    when = _chunk("e#1", "procedure-escalation.md", "Incident Escalation Procedure",
+                  "## When to escalate\n\nEscalate when a device has a default community or an exposed management "
+                  "plane.")
+    how = _chunk("e#2", "procedure-escalation.md", "Incident Escalation Procedure",
+                 "## How\n\n1. Open a P1 ticket with the device and the finding.\n2. Page the duty engineer on "
+                 "the bridge line.\n3. Record the change.\n\nLow findings go to the backlog.")
+    said = answer("who do i escalate to", [when, how], "cbp_generic", RULES).summary
+    assert said.index("1. Open a P1 ticket") < said.index("Escalate when"), said
+    assert "2. Page the duty engineer on the bridge line." in said and "backlog" not in said, said
+    assert "⟦e#2⟧" in said and "⟦e#1⟧" in said, said
+    plain = answer("when must we escalate", [when, how], "cbp_generic", RULES).summary
+    assert "1. Open a P1" not in plain, plain  # no procedure asked: the passage that answers
+
+
+def test_how_fast_after_findings_is_the_deadline_the_policy_gives(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    chat("critical findings at Store-46")
+    said = chat("how fast do they need fixing").final.answer
+    assert "policy-vulnerability-management.md" in said and "7 days" in said, said[:400]

@@ -707,3 +707,14 @@ def test_a_breakdown_compared_with_a_month_is_each_groups_change(demo_warehouse:
         for kind, n in sql(demo_warehouse, f"SELECT s.site_type, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
                                            "r.status = 'fail' GROUP BY 1", [run]):
             assert re.search(rf"\| {kind} \|.*\b{n:,}\b", answer), (run, kind, n, answer[:600])
+
+
+def test_how_many_devices_is_that_after_places_counts_the_devices_behind_them(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'NTP-AUTH'", [latest])
+    chat = Chat(services)
+    chat("at which sites do devices fail NTP-AUTH")
+    lead = first_line(chat("how many devices are there in total").final.answer)
+    assert lead.startswith(f"**{n}**"), lead
