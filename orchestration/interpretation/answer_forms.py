@@ -426,16 +426,11 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
                  f" for {sum(r.devices_covered for r in covering)} of the devices asked about."
                  if covering else f"**No** — no approved exception covers the devices and checks asked about "
                                   f"({ids}{' …' if n > 10 else ''} cover none of them).")
-    elif frame.targets.exception and n == 1:  # "when does it expire", "who approved EXC-…": the one exception, whole
-        r = rows[0]
-        covered = _names_of(r.covered_devices)
-        kind = "any device" if r.device_type == "any" else f"{r.device_type}s"
-        first = (f"**{r.exception_id}** ({r.rule_id} at {(r.sites or '').replace(',', ', ')}, {kind}): approved by "
-                 f"{r.approved_by}, expires **{day(r.expires_on)}**; it covers "
-                 + (f"{len(covered)} device{'s' if len(covered) != 1 else ''} in this run: {', '.join(covered)}."
-                    if covered else "no device in this run."))
     elif frame.targets.exception:  # "which devices does the lab exception cover": a named one's devices, by name
         covered = sorted({d for r in rows for d in _names_of(r.covered_devices)})
+        if n == 1:  # "when does it expire", "who approved it": the one exception's when and who, beside its devices
+            r = rows[0]
+            ids = f"{r.exception_id} ({r.rule_id}, expires **{day(r.expires_on)}**, approved by {r.approved_by})"
         first = (f"**{len(covered)} device{'s' if len(covered) != 1 else ''}** covered by {ids}: {', '.join(covered)}."
                  if covered else f"**No device** is covered in this run by {ids}.")
     table = markdown.table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],

@@ -42,16 +42,28 @@ _SAME = {"process": "procedure", "processe": "procedure", "workflow": "procedure
 
 def _terms(text: str) -> set[str]:
     words = (singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP and w not in _ASKING)
-    return {_SAME.get(w, w) for w in words}
+    return {_stem(_SAME.get(w, w)) for w in words}
+
+
+def _stem(word: str) -> str:
+    """One form for a verb's forms, on both sides of a match: "upgrade", "upgraded" and "upgrading" are "upgrad",
+    "fixing" and "fixed" "fix" (short words are left alone: "used" is not "us")."""
+    for end in ("ing", "ed", "e"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[:-len(end)]
+    return word
+
+
+_GENERIC = frozenset(_stem(w) for w in _GENERIC)  # compared with the stems of a question's words
 
 
 def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]:
     terms = _terms(prompt)
     scored = []
     for r in catalog:
-        shared = terms & (_terms(r.title) | {r.technology})
+        shared = terms & (_terms(r.title) | {_stem(r.technology)})
         # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
-        if len(shared) >= 2 or r.technology in shared:
+        if len(shared) >= 2 or _stem(r.technology) in shared:
             scored.append((len(shared), r))
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0] if scored else 0
@@ -230,7 +242,7 @@ def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
 
 def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, Any]]) -> DomainOutputs:
     """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
-    terms = _terms(prompt) | ({"deadline"} if HOW_LONG.search(prompt) else set()) | (
+    terms = _terms(prompt) | (_terms("deadline") if HOW_LONG.search(prompt) else set()) | (
         _terms("approved releases") if RELEASE.search(prompt) and APPROVAL_ASKED.search(prompt) else set())
     topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
     # a question of three or more words of its own ("our process for requesting an exception") is answered by a

@@ -18,6 +18,7 @@ from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
 from orchestration.nlu.meta_intent import PLACE_THERE
+from orchestration.nlu.router import SKILL_TO_CLASS
 from orchestration.state import (
     Conversation,
     Entity,
@@ -441,6 +442,11 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         # "which of those fail OSPF-AUTH?" read alone may be a question for the documents: of devices, it is the data's
         keep_own = own.intent_class != "unknown_or_needs_clarification" and not _about_the_data(own, prev)
         intent = own if keep_own else _inherit(own, prev, base)
+        frame = own.frame
+        if not keep_own and frame.ask == "policy" and frame.subject == "documents" and frame.confidence >= 0.6:
+            # "how long do we have to upgrade them" after a list: what the documents say about those devices
+            skill = "sec_generic" if (intent.domain_details.skill or "").startswith("sec") else "cbp_generic"
+            intent = intent.evolve(intent_class=SKILL_TO_CLASS[skill], domain_details=domain_details_for(skill, base))
         intent = intent.evolve(entities=base, meta_intent="followup_question", clarification_question=None,
                                            domain_details=domain_details_for(intent.domain_details.skill, base))
         return Resolution(intent, "same_devices", "", None, [prev.turn_number])
