@@ -549,6 +549,13 @@ def test_both_after_two_answers_about_two_checks_is_the_devices_failing_each(dem
     assert set(re.findall(r"\b[A-Z]{2,3}-[\w-]+-\d\b|\b[A-Z]{2,3}-[A-Z]+\d*-\d\b", lead)) >= both, lead
 
 
+def _failing(demo_warehouse: Path, column: str, where: str, params: list[object] | None = None) -> set[str]:
+    """The distinct ``column`` values of the latest run's failed checks that ``where`` keeps."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    return {v for v, in sql(demo_warehouse, f"SELECT DISTINCT {column} FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                            f"r.status = 'fail' AND {where}", [latest, *(params or [])])}
+
+
 PASS_RATE = (f"SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) FROM {FLEET} "
              "WHERE r.assessment_id = ? AND a.site = ?")
 
@@ -569,10 +576,7 @@ def test_compared_with_a_month_the_last_figure_is_set_beside_its_value_then(demo
 
 def test_places_counted_then_the_ones_that_do_not_are_the_rest_of_that_kind(demo_warehouse: Path,
                                                                           services: Services) -> None:
-    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
-    failing = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site FROM {FLEET} WHERE r.assessment_id = ? AND "
-                                              "r.status = 'fail' AND r.rule_id = 'SSH-V2' AND s.site_type = 'branch'",
-                                [latest])}
+    failing = _failing(demo_warehouse, "a.site", "r.rule_id = 'SSH-V2' AND s.site_type = 'branch'")
     branches = {s for s, in sql(demo_warehouse, "SELECT site FROM sites WHERE site_type = 'branch'")}
     assert failing and branches - failing  # the demo has both kinds, or this checks nothing
     chat = Chat(services)
@@ -603,8 +607,7 @@ def test_of_them_passing_everything_and_the_ones_that_are_not(demo_warehouse: Pa
     latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
     asas = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
                                             "a.platform = 'asa'", [latest])}  # judged in the latest run
-    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
-                                              "r.status = 'fail' AND a.platform = 'asa'", [latest])}
+    failing = _failing(demo_warehouse, "r.asset_id", "a.platform = 'asa'")
     clean = asas - failing
     chat = Chat(services)
     chat("how many asa firewalls do we have")
@@ -629,8 +632,7 @@ def test_two_severities_of_one_devices_checks_keep_only_those(demo_warehouse: Pa
 
 
 def _rules(demo_warehouse: Path, where: str, params: list[object]) -> set[str]:
-    return {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
-                                            f"r.status = 'fail' AND {where}", params)}
+    return _failing(demo_warehouse, "r.rule_id", where, params[1:])
 
 
 def test_checks_failing_at_both_places_asked_about_are_those_each_fails(demo_warehouse: Path,
@@ -685,10 +687,7 @@ def test_the_top_n_of_a_table_and_the_measure_carried_to_a_ranking_of_its_row(de
 
 def test_which_of_a_listed_lot_fail_a_check_their_last_answer_showed_is_those_devices(demo_warehouse: Path,
                                                                                     services: Services) -> None:
-    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
-    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
-                                              "r.status = 'fail' AND r.rule_id = 'OSPF-AUTH' AND a.role = 'leaf'",
-                                [latest])}
+    failing = _failing(demo_warehouse, "r.asset_id", "r.rule_id = 'OSPF-AUTH' AND a.role = 'leaf'")
     assert failing
     chat = Chat(services)
     chat("show the leaf switches")
