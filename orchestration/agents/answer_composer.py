@@ -77,9 +77,15 @@ def _findings_table(findings: list[Finding], cites: _Citations, whole: bool = Fa
                     + (f" {f.delta_status or ''} |" if trend else "")
                     + f" `{_cell(fix[0], 60)}`{' …' if len(fix) > 1 else ''} |" + (f" {ref} |" if context else ""))
     if len(findings) > shown:
-        # no count of its own: every figure of an answer traces to the task outputs (the Reflector checks)
-        rows += ["", "*More findings than shown here, the most widespread first: the exported trace holds every one.*"]
+        # the rest named, so that "what's failing at Branch-07" names every check; no count of its own: every figure
+        # of an answer traces to the task outputs (the Reflector checks)
+        rest = list(dict.fromkeys(f.rule_id for f in findings[shown:]))
+        named = ", ".join(rest[:REST_NAMED]) + (" and more" if len(rest) > REST_NAMED else "")
+        rows += ["", f"*Also failing, less widespread:* {named}. The exported trace holds each one's fix and evidence."]
     return rows
+
+
+REST_NAMED = 40  # findings named after the table, past which the export is the place to read them
 
 
 def _first_sentence(text: str) -> str:
