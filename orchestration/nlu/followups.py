@@ -236,15 +236,26 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"\b(?:approved|granted|signed off|owns|requested)\s+(?P<it2>it|that one|this one)\b|"
                       r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
+# "which rules do they cover" after a list of exceptions: those exceptions, by their ids
+COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
+                        r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted)\s+(?P<they2>them|those|these)\b",
+                        _I)
 
 
 def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     """The prompt with "it" in "does it cover …" replaced by the one exception the last answer named ("does
-    EXC-2026-014 cover RTR-CORE-1?"); None when the words ask no such thing or the answer named none or several."""
+    EXC-2026-014 cover RTR-CORE-1?"), or "they" by the several it named ("which rules do they cover"); None when the
+    words ask no such thing or the answer named none (or several, for "it")."""
+    they = COVER_THEY.search(prompt)
+    listed = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous is not None else []
+    if they is not None and len(listed) > 1:
+        group = "they" if they.group("they") is not None else "they2"
+        ids = ", ".join(listed[:-1]) + " and " + listed[-1]
+        return prompt[:they.start(group)] + ids + prompt[they.end(group):]
     m = COVER_IT.search(prompt)
     if m is None or previous is None:
         return None
-    named: set[str] = set(EXCEPTION_ID.findall(previous.answer_excerpt))
+    named: set[str] = set(listed)
     if len(named) != 1:
         return None
     group = next(g for g in ("it", "it2", "it3") if m.group(g) is not None)

@@ -361,3 +361,14 @@ def test_one_exception_listed_is_what_it_and_the_next_place_mean(demo_warehouse:
                                           "'%,DataCenter-2,%'")}
     answer = chat("exceptions for DataCenter-2").final.answer
     assert dc and all(e in answer for e in dc) and "environment lab" not in answer, answer[:300]
+
+
+def test_they_after_several_exceptions_listed_are_those_exceptions(demo_warehouse: Path, services: Services) -> None:
+    rows = sql(demo_warehouse, "SELECT exception_id, rule_id FROM exceptions WHERE ',' || sites || ',' LIKE "
+                               "'%,DataCenter-1,%' ORDER BY expires_on, exception_id")
+    assert len(rows) > 1
+    chat = Chat(services)
+    chat("exceptions for DataCenter-1")
+    state = chat("what checks do those cover?")
+    assert all(e in state.conversation.effective_prompt for e, _ in rows), state.conversation.effective_prompt
+    assert all(r in state.final.answer.split("\n\n")[1] for _, r in rows), state.final.answer[:400]
