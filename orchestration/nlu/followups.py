@@ -247,7 +247,7 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     EXC-2026-014 cover RTR-CORE-1?"), or "they" by the several it named ("which rules do they cover"); None when the
     words ask no such thing or the answer named none (or several, for "it")."""
     they = COVER_THEY.search(prompt)
-    listed = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous is not None else []
+    listed: list[str] = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous else []
     if they is not None and len(listed) > 1:
         group = "they" if they.group("they") is not None else "they2"
         ids = ", ".join(listed[:-1]) + " and " + listed[-1]
