@@ -631,14 +631,9 @@ def test_two_severities_of_one_devices_checks_keep_only_those(demo_warehouse: Pa
     assert not any(re.search(rf"\b{r}\b", answer) for r, s in rows if r not in kept), answer[:400]
 
 
-def _rules(demo_warehouse: Path, where: str, params: list[object]) -> set[str]:
-    return _failing(demo_warehouse, "r.rule_id", where, params[1:])
-
-
 def test_checks_failing_at_both_places_asked_about_are_those_each_fails(demo_warehouse: Path,
                                                                         services: Services) -> None:
-    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
-    first, second = (_rules(demo_warehouse, "a.site = ?", [latest, s]) for s in ("Branch-02", "Branch-05"))
+    first, second = (_failing(demo_warehouse, "r.rule_id", "a.site = ?", [s]) for s in ("Branch-02", "Branch-05"))
     assert first & second and first ^ second  # the demo has checks of both kinds, or this checks nothing
     chat = Chat(services)
     chat("what is failing at Branch-02")
@@ -657,7 +652,7 @@ def test_checks_failing_at_every_place_of_a_kind_are_counted_against_that_kind(d
                                                   "r.status = 'fail' AND s.site_type = 'campus' GROUP BY 1 HAVING "
                                                   "COUNT(DISTINCT a.site) = (SELECT COUNT(*) FROM sites WHERE "
                                                   "site_type = 'campus')", [latest])}
-    somewhere = _rules(demo_warehouse, "s.site_type = 'campus'", [latest]) - everywhere
+    somewhere = _failing(demo_warehouse, "r.rule_id", "s.site_type = 'campus'") - everywhere
     assert everywhere and somewhere
     answer = handle_turn("what checks fail at every campus", services=services).final.answer
     assert all(re.search(rf"\b{r}\b", answer) for r in everywhere), answer[:400]
