@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # "difference": the rows of the first dimension grouped by that differ between the sides of the second ("what does
 # SW-1 fail that SW-2 doesn't": the checks failing on one of the two devices only); "since": the run from which the
 # measure has been above zero in every run to the latest ("since when has RTR-1 been failing SSH-V2")
-Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "since"]
+# "difference": what two sides (devices, sites) fail apart; "one_side": what the first fails and the others do not
+Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "one_side", "since"]
 Comparison = Literal[">", ">=", "<", "<=", "="]
 
 

@@ -53,6 +53,8 @@ def plural(noun: str, n: int = 2) -> str:
     """An English noun for ``n`` things ("1 switch", "8 switches", "2 routers")."""
     if n == 1:
         return noun
+    if re.search(r"[^aeiou]y$", noun):  # "category", "policy"
+        return noun[:-1] + "ies"
     return noun + ("es" if noun.endswith(("s", "x", "ch", "sh", "z")) else "s")
 
 

@@ -303,8 +303,11 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
                 covered = covered.model_copy(update={"more": {**covered.more, noun: c.values}})
     for c in query.conditions:  # the devices of the last answer, the sites of its rows ("what are they")
         field = {"site_type": "site_types"}.get(SCOPE_KEYS.get(c.dimension, ""), SCOPE_KEYS.get(c.dimension))
-        if field is not None and not c.negated and not getattr(covered, field):
+        # (or more of them: "compare with Store-41" after Store-40 covers both)
+        if field is not None and not c.negated and set(getattr(covered, field) or []) < set(c.values):
             covered = covered.model_copy(update={field: c.values})
+    rules = query.condition("rule")  # the checks it counted are the query's, not the words' guesses
+    covered = covered.model_copy(update={"focus": ", ".join(rules.values) if rules and not rules.negated else None})
     severities = query.condition("severity")
     if severities is not None and not severities.negated and not covered.severity:  # "only critical", an edit
         covered = covered.model_copy(update={"severity": " or ".join(severities.values)})

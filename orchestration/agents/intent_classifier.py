@@ -45,6 +45,7 @@ from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, t
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import (
+    COMPARE_TO,
     EDITED,
     OF_THEM,
     QueryEdit,
@@ -57,6 +58,7 @@ from orchestration.nlu.query_edits import (
     within_last,
 )
 from orchestration.nlu.query_reader import (
+    DIFFER,
     attribute_asked,
     attribute_query,
     bound_to_every,
@@ -65,6 +67,7 @@ from orchestration.nlu.query_reader import (
     names_a_part_beyond_the_frame,
     places_in_scope,
     read_query,
+    summary_query,
 )
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
@@ -362,7 +365,11 @@ def _filtered(frame: QuestionFrame) -> bool:
     return any(frame.filters.model_dump().values())
 
 
-def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+# a rate of the checks: a figure of the warehouse, never a standard's sentence ("pass rate of the management plane")
+RATE_WORDS = re.compile(r"\b(?:pass|fail|failure)[\s-]?rates?\b", re.I)
+
+
+def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
     ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
     does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the
@@ -389,6 +396,8 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision) -> RouteDeci
         # "how many of them fail OSPF-AUTH": the failures of a check named by its id are counted in the warehouse
         failures = frame.ask in ("list", "count") and bool(frame.targets.rule) and frame.subject in ("findings",
                                                                                                     "devices")
+        rated = frame.ask in ("share", "count", "ranking", "compare") and bool(RATE_WORDS.search(text))
+        failures = failures or rated
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
@@ -512,6 +521,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
             floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
             floor = CLEAR_ASK
+    if len(frame.targets.device) >= 2 and DIFFER.search(text):
+        floor = 0.0  # "how do SW-1 and SW-2 differ": what one fails and the other does not, whatever the ask read
     if frame.confidence < floor:
         return None
     if frame.ask == "summary" and "vague_ask" in decision.signals:
@@ -587,7 +598,7 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
             in_domain = True
     elif (decision.skill or "").endswith(("_generic", "_expert_insights", "_assessment")):
         frame = frame_of(text, services, entities)
-        decision = (data_over_policy(frame, decision) or documents_over_insights(frame, decision)
+        decision = (data_over_policy(frame, decision, text) or documents_over_insights(frame, decision)
                     or documents_over_data(frame, decision, text) or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
@@ -872,13 +883,24 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
              places: bool = False, history: Sequence[PastTurn] = ()) -> QueryEdit | None:
     """The last answer's query as this follow-up edits it (``orchestration/nlu/query_edits.py``), or None; after an
     answer about one row of a ranking ("top one?"), the ranking's query ("and the second one?")."""
-    if last is None or last.query is None:
+    if last is None:
         return None
     try:
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the follow-up keeps its own answers
         return None
     model, scope = services.catalog.semantic_model, scope_for(own)[0]
+    time = own.frame.time
+    if last.query is None and COMPARE_TO.search(prompt) and last.frame is not None and last.frame.ask == "summary" \
+            and last.skill in SQL_SKILLS and not (time.months or time.runs or time.relative or time.since):
+        # "summarize Store-40" → "compare with Store-41": the summary's leading figures, there and here side by side
+        # (any other follow-up of a summary asks the summary again; "compare with last month" the comparison's)
+        summarized = Intent(entities=last.entities, frame=last.frame,
+                            domain_details=domain_details_for(last.skill, last.entities))
+        last = last.model_copy(update={"query": summary_query(last.question, summarized, scope_for(summarized)[0],
+                                                              model, runs)})
+    if last.query is None:
+        return None
     edit = edited_query(prompt, own, scope, last, model, runs, places)
     if edit is not None:
         return edit

@@ -83,7 +83,7 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
         return _over_time(query, rows, model, direction)
-    if query.output == "difference":
+    if query.output in ("difference", "one_side"):
         return _difference(query, rows, model)
     if query.output == "since":
         return _since(query, rows, model)
@@ -160,6 +160,8 @@ def _difference(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> 
     unjudged = sorted(k for k, v in judged.items() if any(v.values()) and len(v) < len(sides))
     both = sorted(k for k, v in judged.items() if len(v) == len(sides) and all(v.values()))
     differing = sorted({k for ks in only.values() for k in ks})
+    if query.output == "one_side" and sides:  # what the first fails and the others pass
+        return _one_side(query, sides, only[sides[0]], both, unjudged, model)
     stats: dict[str, Any] = {"rows": len(differing), **_listed(thing, differing, len(differing)),
                              **{f"failing on {s} only": len(only[s]) for s in sides}}
     if not differing:
@@ -179,6 +181,27 @@ def _difference(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> 
     body = [[k, *("fail" if judged[k].get(s) else "pass" if s in judged[k] else "—" for s in sides)] for k in differing]
     table = markdown.table([model.dimensions[thing].noun.capitalize(), *sides], body)
     return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
+
+
+def _one_side(query: DataQuery, sides: Sequence[str], only: list[str], both: list[str], unjudged: list[str],
+              model: SemanticModel) -> DomainOutputs:
+    """What the first side fails and the others pass ("checks failing at Store-41 but not Store-40"), then how many
+    they share."""
+    thing = query.group_by[0]
+    noun = model.dimensions[thing].noun
+    first, others = sides[0], " or ".join(sides[1:])
+    stats: dict[str, Any] = {"rows": len(only), **_listed(thing, only, len(only)), "failing on both": len(both)}
+    if not only:
+        lead = f"**None** — every {noun} failing on {first} fails on {others} too ({where(query)})."
+    else:
+        lead = (f"**{len(only)} {plural(noun, len(only))}** fail on {first} but not on {others} ({where(query)}): "
+                f"{', '.join(only)}.")
+    if both:
+        lead += f" Both fail {len(both)} more."
+    if unjudged:
+        lead += (f" Not judged on both (the check does not apply to one of them): {', '.join(unjudged[:INLINE])}"
+                 f"{' …' if len(unjudged) > INLINE else ''}.")
+    return DomainOutputs(summary=lead, statistics=stats)
 
 
 def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
@@ -379,6 +402,12 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             opening = lead if counted else \
                 f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)})"
             return DomainOutputs(summary=f"{opening}: {inline}.", statistics=stats)
+        if first and len(measures) > 1 and query.output == "table" and 1 < len(rows) <= 3 and total == len(rows):
+            # a few groups side by side with several figures ("compare with Store-41"): the first figure of each
+            # leads, the table has them all
+            unit = model.measures[first].unit
+            lead = (f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)}): "
+                    + " · ".join(f"**{k}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True)))
         none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
@@ -396,9 +425,10 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
-        # the most first, where the figures are counts; summed only where they add up (devices per check do not)
+        # the most first, where the figures are counts (summed in the lead only where they add up: devices per check do
+        # not)
         if first and not query.order and len(rows) > 1 and (counted or (
-                total == len(rows) and model.measures[first].unit == "count" and not model.adds_up(first, dim))):
+                total == len(rows) and model.measures[first].unit == "count")):
             lead += "; the most: " + ", ".join(f"**{k}** ({_value(r.get(first), 'count')})"
                                                 for k, r in zip(keys[:3], rows[:3], strict=True))
         lead += ":"

@@ -604,7 +604,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
 # "the other DC", "the other stores": a place of the same kind as the one asked before, but not it
 OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 # "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those
-OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b", _I)
+# "whats their pass rate" after a count of core routers: a figure of those devices
+OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b|\btheir\b", _I)
 
 
 def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
@@ -626,7 +627,8 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
                                         "bounds": [Bound(measure="failed_checks", op="=", value=0)]})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
             c.describe() for c in kept)])
-    if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing]:
+    if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing] and \
+            model.measures[measures[0]].unit == "count":  # "their pass rate" is a rate of their checks
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         first = model.measures[measures[0]]
         measures[0] = next((name for name, m in model.measures.items() if m.fact == first.fact and m.where ==

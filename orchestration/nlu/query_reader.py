@@ -45,6 +45,10 @@ COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btota
 NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
                       r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip)[\s-]+"
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
+# "the router with the lowest pass rate", "a site having the most criticals": the rows the superlative ranks
+ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:with|having|"
+                              r"that (?:has|had|have|shows?)|which (?:has|had))\s+the\s+(?:most|fewest|least|lowest|"
+                              r"highest|worst|best|biggest|largest|smallest|poorest)\b", re.I)
 RANKED_ROWS = re.compile(r"\b(?:worst|best|least compliant|most compliant|poorest|cleanest)\s+(?P<what>[a-z][\w\s-]*)",
                          re.I)
 # "… but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING", "… without failing NTP-AUTH": a check the devices do not fail
@@ -115,6 +119,9 @@ BOTH = re.compile(r"\bboth\b|\bas well as\b|\band also\b|\ball (?:of )?(?:these|
 # what two devices or sites differ in: "diff between FW-1 and FW-2", "what does SW-1 fail that SW-2 doesn't"
 DIFFER = re.compile(r"\bdiffs?\b|\bdifferen\w*|\bdiffer\b|\bthat\b[^?]{1,40}\b(?:doesn'?t|does not|don'?t|"
                     r"do not|isn'?t|is not)\b|\bbut not\b|\band not\b", _I)
+# what one side fails and the other does not ("at Store-41 but not Store-40", "what does FW-1 fail that FW-2 doesn't")
+ONE_SIDE = re.compile(r"\bbut not\b|\band not\b|\bthat\b[^?]{1,40}\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not)\b|"
+                      r"\bonly (?:at|on|in)\b", _I)
 LAST_TIME = re.compile(r"\bthan (?:the |it was )?(?:last|previous) (?:time|run|assessment|scan|audit)\b|\blast time\b",
                        _I)
 FIRST_RUN = re.compile(r"\b(?:first|earliest|oldest)\s+(?:assessment|run|audit)\b", _I)
@@ -122,13 +129,16 @@ DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
 TIER = re.compile(r"\btier[\s-]?([123])\b", _I)
 PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\s*(?:version|v)\s*(\d+)", _I)
 # conditions the assessment tools' scope has no key for: a summary there is the compiler's
-BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve"})
+BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve",
+                              "category"})
 # what neither the tools' scope nor a SQL template keeps or groups by (both know a role)
 KEPT_BY_NO_TOOL = BEYOND_THE_TOOLS - {"role"}
 # dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
 # before a kind of device ("wan routers", "core devices"; not "access lists" or "edge interfaces")
 VALUE_WORDS = {"region": "", "role": r"(?=\s+(?:routers?|switch(?:es)?|firewalls?|devices?|boxes|box|nodes?|layer|"
-                                     r"controllers?)\b)"}
+                                     r"controllers?)\b)",
+               # "management plane checks", "layer 2 findings" (the category "services" is the topic of that name)
+               "category": r"(?<!services)"}
 DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|leaf|management|mgmt|production|prod|"
                           r"staging|lab|store|branch|campus|datacenter|hq|nx-os|ios-xe|asa|nexus|cisco|\d[\w.()]*)\s+)*"
                           r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
@@ -254,7 +264,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
     since_when = SINCE_WHEN.search(prompt) is not None and len(runs) > 1
-    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when
+    # "how do SW-1 and SW-2 differ": the checks one fails and the other passes, whatever ask the frame read
+    apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
+    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when or apart
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
     if pasted or not runs or not (executed or (named_measure and frame.ask in ("summary", "share"))):
         return None
@@ -374,7 +386,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if pair is not None and DIFFER.search(prompt) and len(time.get("runs", [])) <= 1 and not time.get("months"):
         # the checks failing on one side only, each with the side it fails on
         measures, group, bounds, order, limit, output = ["failed_checks"], ["rule", pair.dimension], [], None, None, \
-            "difference"
+            "one_side" if ONE_SIDE.search(prompt) else "difference"
+        if output == "one_side":  # "at Store-41 but not Store-40", "… that FW-2 doesn't": the side named first
+            first = sorted(pair.values, key=lambda v: prompt.lower().find(v.lower()) % (len(prompt) + 1))
+            conditions = [c.model_copy(update={"values": first}) if c is pair else c for c in conditions]
     if since_when and model.facts[fact].run and not missing:
         # every run, to find where the latest unbroken stretch of failures began
         measures = [m for m in measures if model.measures[m].unit == "count"][:1] or ["failed_checks"]
@@ -409,6 +424,20 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     return QueryReading(query, unsaid, missing, kept, thing)
 
 
+def summary_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
+                  runs: Sequence[tuple[str, str]]) -> DataQuery | None:
+    """What a summary of one scope leads with, as a query: the pass rate and failed checks of the places or devices
+    named, in the run asked (the latest otherwise); None for the whole fleet or a scope the model cannot hold."""
+    conditions = _conditions(prompt, intent, scope, model)
+    if not conditions or not runs or any(model.on_rows(c.dimension) or c.negated for c in conditions):
+        return None
+    read, missing = _time(prompt, intent, runs, "results", model)
+    if missing:
+        return None
+    return DataQuery(measures=["pass_rate", "failed_checks"], conditions=conditions,
+                     runs=read.get("runs") or [runs[-1][0]])
+
+
 def bound_to_every(query: DataQuery, thing: str, how_many: int) -> DataQuery:
     """The checks failing at every one of the ``how_many`` sites (devices) the query's conditions keep."""
     measure = f"{thing}s_failing"
@@ -430,7 +459,7 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     whole or per device (the comparison, with each device's trend); the devices failing named checks, each check a
     finding with its fix. Transitional (docs/ARCHITECTURE.md "Questions as queries"): the compiler takes these over
     once its answers carry findings and charts."""
-    if query.output in ("since", "difference"):
+    if query.output in ("since", "difference", "one_side"):
         return False  # no tool answers from which run, or what two devices differ on
     one_run = len(query.runs) <= 1 and not query.months
     whole = one_run and not [c for c in query.conditions if not c.in_measure]
@@ -522,8 +551,8 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     for dim, after in VALUE_WORDS.items():  # values the words name that no scope key holds ("us-west", "wan routers")
         if dim not in model.dimensions or any(c.dimension == dim for c in out):
             continue
-        found = [v for v in model.dimensions[dim].values
-                 if re.search(rf"(?<![\w-]){re.escape(v)}(?:e?s)?(?![\w-]){after}", prompt, _I)]
+        found = [v for v in model.dimensions[dim].values  # "management_plane" as "management plane", "layer2" "layer 2"
+                 if re.search(rf"(?<![\w-]){_spoken(v)}(?:e?s)?(?![\w-]){after}", prompt, _I)]
         if found:
             negated = [v for v in found if _negated(prompt, v)]
             out.append(Condition(dimension=dim, values=found, negated=bool(negated) and len(negated) == len(found)))
@@ -539,6 +568,8 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     spelled = [r for r in rules if "-" in r and re.search(
         r"(?<![\w-])" + re.escape(r).replace("\\-", "[- ]") + r"(?![\w-])", prompt, _I)]
     rules = spelled or rules  # "snmp rw anywhere": the check SNMP-RW of the snmp checks, as engineers type ids
+    if any(c.dimension == "category" for c in out) and not spelled:
+        rules = []  # "the management plane checks" are a category's, not the check whose title says "management"
     if rules:
         out.append(Condition(dimension="rule", values=list(dict.fromkeys(rules))))
     if frame.targets.signature:
@@ -546,6 +577,11 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     if frame.targets.cve:
         out.append(Condition(dimension="cve", values=frame.targets.cve))
     return [c for c in out if c.dimension in model.dimensions]
+
+
+def _spoken(value: str) -> str:
+    """A stored value as a pattern of how it is said: "_" as a space, a space before a trailing digit optional."""
+    return re.sub(r"(?<=[a-z])(\d)", r"\\s?\1", re.escape(value).replace("_", "[_ ]"))
 
 
 def _whole_measure(prompt: str, m: re.Match[str], word: str, model: SemanticModel) -> bool:
@@ -637,6 +673,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         return ["device"] if named else ["rule"]
     if ask in ("list", "ranking"):
         dim = _dimension(prompt, model)
+        if dim and dim != "run":
+            return [dim]
+    for m in ROW_WITH_THE_END.finditer(prompt):
+        dim = _dimension(m.group("what"), model)
         if dim and dim != "run":
             return [dim]
     if ask in ("list", "ranking", "compare", "yes_no", "share", "trend"):
@@ -761,6 +801,10 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
                                    r"\b(?:which|what)(?:\s+one)?\s+(?:is|was|has|had)\s+(?:the\s+)?(?:worst|best|most|least|"
                                    r"fewest|highest|lowest)\b", prompt, _I):
         limit = 1 if not re.search(r"\b(?:which|what)\s+(?!is\b|was\b|has\b|does\b)\w+s\b", prompt, _I) else None
+    row = ROW_WITH_THE_END.search(prompt)
+    if limit is None and row and re.match(r"the|a|an|one", row.group(0), _I) and not re.search(
+            r"(?<!s)s$|ches$", row.group("what").split()[-1]):  # "the router with the lowest pass rate": one row
+        limit = 1
     return Order(measure=measures[0], descending=descending), limit
 
 

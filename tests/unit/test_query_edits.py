@@ -712,3 +712,76 @@ def test_how_many_devices_is_that_after_places_counts_the_devices_behind_them(de
     chat("at which sites do devices fail NTP-AUTH")
     lead = first_line(chat("how many devices are there in total").final.answer)
     assert lead.startswith(f"**{n}**"), lead
+
+
+PASS = "ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / COUNT(*), 1)"
+
+
+def test_the_one_row_with_the_lowest_figure_is_what_it_and_its_point_at(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, f"SELECT r.asset_id, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "a.device_type = 'switch' GROUP BY 1 ORDER BY p, 1", [latest])
+    worst, rate = rates[0]
+    chat = Chat(services)
+    state = chat("give me the switch with the poorest pass rate")  # one row: "the <thing> with the <end> <figure>"
+    assert state.intent.query is not None and state.intent.query.limit == 1, state.intent.query
+    lead = first_line(state.final.answer)
+    tied = [d for d, p in rates if p == rate]
+    assert any(f"**{d}**" in lead for d in tied) and f"{rate}%" in lead, lead
+    shown = next(d for d in tied if f"**{d}**" in lead)
+    failing = [r for r, in sql(demo_warehouse, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.asset_id = ?", [latest, shown])]
+    answer = chat("and what is it failing").final.answer
+    assert failing and all(re.search(rf"\b{r}\b", answer) for r in failing), (shown, answer[:500])
+
+
+def test_their_figure_after_a_count_of_devices_is_of_those_devices(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    chat("how many spine switches do we have")
+    (now,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND a.role = 'spine'",
+                  [runs[-1]])
+    state = chat("what is their pass rate")
+    assert first_line(state.final.answer).startswith(f"**{now}%**"), state.final.answer[:300]
+    (then,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND a.role = 'spine'",
+                   [runs[1]])
+    assert f"{then}" in chat("how does that compare to september").final.answer
+
+
+def test_a_summary_compared_with_another_place_sets_the_two_side_by_side(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    chat = Chat(services)
+    chat("give me an overview of Branch-03")
+    answer = chat("compare it with Branch-05").final.answer
+    assert "Branch-03, Branch-05" in answer.split("\n\n")[0], answer[:200]  # the scope line: both places
+    for site in ("Branch-03", "Branch-05"):
+        (rate, failed), = sql(demo_warehouse, f"SELECT {PASS}, SUM(CASE WHEN r.status = 'fail' THEN 1 ELSE 0 END) "
+                                              f"FROM {FLEET} WHERE r.assessment_id = ? AND a.site = ?", [latest, site])
+        assert re.search(rf"^\| {site} \| {rate}% \| {failed} \|$", answer, re.M), (site, rate, failed, answer[:500])
+    # compared with a month instead, a summary is the comparison's: the failed checks then and now
+    chat = Chat(services)
+    chat("give me an overview of Branch-03")
+    assert chat("compare it with october").intent.query is None
+
+
+def test_failures_per_category_and_a_category_named_in_words(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT u.category, COUNT(*) FROM {FLEET} JOIN rules u ON u.rule_id = r.rule_id WHERE "
+                              "r.assessment_id = ? AND r.status = 'fail' GROUP BY 1", [latest])
+    answer = handle_turn("how many failed checks in each category", services=services).final.answer
+    assert per and all(re.search(rf"\*\*{c}\*\* {n:,}\b", answer) for c, n in per), answer[:400]
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} JOIN rules u ON u.rule_id = r.rule_id WHERE "
+                                   "r.assessment_id = ? AND u.category = 'control_plane'", [latest])
+    state = handle_turn("what's the pass rate on control plane checks", services=services)
+    assert first_line(state.final.answer).startswith(f"**{rate}%**"), state.final.answer[:300]
+    assert state.intent.query is not None and state.intent.query.condition("rule") is None  # no check guessed
+
+
+def test_a_breakdown_of_counts_names_the_groups_with_the_most(demo_warehouse: Path, services: Services) -> None:
+    top = sql(demo_warehouse, "SELECT a.site, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND "
+                              "strftime(e.ts, '%Y-%m') = '2026-09' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 1")
+    lead = first_line(handle_turn("failed logins per site in september", services=services).final.answer)
+    assert f"**{top[0][0]}** ({top[0][1]})" in lead, lead

@@ -336,7 +336,14 @@ def test_two_devices_differ_on_the_checks_one_fails_and_the_other_passes(demo_wa
     only = {d: sorted(r for r, v in by_rule.items() if v.get(d) == "fail" and set(v.values()) == {"fail", "pass"})
             for d in (one, other)}
     assert only[one] or only[other]
-    for question in (f"what checks does {one} fail that {other} doesnt", f"diff between {one} and {other}"):
+    # one side asked: what the first fails and the other passes, nothing of the other side's
+    for question in (f"what checks does {one} fail that {other} doesnt", f"which checks fail on {one} but not {other}"):
+        state = handle_turn(question, services=services)
+        assert state.intent.query is not None and state.intent.query.output == "one_side", question
+        lead = first_line(state.final.answer)
+        assert lead.startswith(f"**{len(only[one])} check") and f"fail on {one} but not on {other}" in lead, lead
+        assert all(r in lead for r in only[one]) and not any(r in lead for r in only[other]), lead
+    for question in (f"diff between {one} and {other}", f"how do {one} and {other} differ"):
         state = handle_turn(question, services=services)
         assert state.intent.query is not None and state.intent.query.output == "difference", question
         lead = first_line(state.final.answer)
