@@ -66,6 +66,7 @@ from orchestration.nlu.query_reader import (
     measure_words,
     names_a_part_beyond_the_frame,
     places_in_scope,
+    ranks_rows,
     read_query,
     summary_query,
 )
@@ -592,7 +593,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text,
                                 measured=bool(measure_words(text, services.catalog.semantic_model)),
                                 part_named=names_a_part_beyond_the_frame(text, services.catalog.semantic_model),
-                                grouped=bool(group_key(text) or grouped_by(text, services.catalog.semantic_model)))
+                                grouped=bool(group_key(text) or grouped_by(text, services.catalog.semantic_model)
+                                             or ranks_rows(text, services.catalog.semantic_model)))
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
@@ -750,8 +752,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
     # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows; among
     # rows of another kind ("which of those has the lowest pass rate" after stores) it edits the query that listed them
+    # a drill into one device of a list: "them" is the list; with no list before, "those" are the one device's rows
+    # ("whats failing on WLC-HQ-1" → "which of those are high": its checks)
     one_device = last is not None and last.query is not None and len(getattr(last.query.condition("device"), "values",
-                                                                             ())) == 1  # a drill: "them" is the list
+                                                                             ())) == 1 and len(listed) > 1
     among_rows = last is not None and last.query is not None and last.query.group_by[:1] not in ([], ["device"]) and \
         not one_device
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant

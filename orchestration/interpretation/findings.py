@@ -46,7 +46,7 @@ def devices(n: int) -> str:
 
 def top_n(output_format: str | None, default: int = 5) -> int:
     m = re.match(r"top_(\d+)", output_format or "")
-    return max(1, min(int(m.group(1)), 25)) if m else default
+    return max(1, min(int(m.group(1)), 100)) if m else default
 
 
 def _remediation(text: str | None) -> str:

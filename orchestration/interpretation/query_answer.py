@@ -247,9 +247,9 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
 def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,
             direction: str | None) -> DomainOutputs:
     measure = query.measures[0] if query.measures else None
-    if measure is None:
+    if measure is None and not query.group_by:
         return _grouped(query, rows, model)
-    if query.group_by:  # "any … flagged?": Yes, and which
+    if query.group_by:  # "any … flagged?", "any of them in the lab?": Yes, and which
         dim = query.group_by[0]
         total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
         if not rows:
@@ -263,6 +263,8 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         clean = " " + bound_words(query, model) if any(b.op == "=" for b in query.bounds) else ""
         return DomainOutputs(summary=f"**Yes** — {total} {_label(dim, model, total)}{clean} ({where(query)}): {listed}.",
                              statistics={"rows": total, **_listed(dim, names, total)})
+    if measure is None:  # no figure and no rows asked of: what the rows are
+        return _grouped(query, rows, model)
     by_period = {str(r.get("run") or ""): r.get(measure) for r in rows}
     periods = query.runs or query.months
     unit = model.measures[measure].unit
@@ -349,7 +351,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
     stats: dict[str, Any] = {"rows": total, **_listed(dim, keys, total)}
     if first and query.order and rows:
         best = rows[0].get(first)
-        tied = [r.get(dim) for r in rows if r.get(first) == best]
+        ranked_by = [query.order.measure, *query.order.then]  # a tie is a tie on every key of the order
+        tied = [r.get(dim) for r in rows if [r.get(k) for k in ranked_by] == [rows[0].get(k) for k in ranked_by]]
         end = "most" if query.order.descending else "fewest"
         if model.measures[first].unit == "percent":
             end = "highest" if query.order.descending else "lowest"
@@ -365,7 +368,15 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
                 "high_findings"))]
             figure = f"{worst} ({where(query)})"
             end, noun = "most", "severe"
+        worst_first = dim != "rule" and ranked_by == ["critical_findings", "high_findings", "failed_checks"]
+        if worst_first:  # "the worst site": the most critical failures, then high, then all — each said
+            top = rows[0]
+            end = "worst" if query.order.descending else "best"
+            figure = (f"{_value(top.get('failed_checks'))} failed checks ({_value(top.get('critical_findings'))} "
+                      f"critical, {_value(top.get('high_findings'))} high; {where(query)})")
         lead = (f"{_names(tied)} {('is' if len(tied) == 1 else 'are')} the most severe: {figure}." if by_severity else
+                f"{_names(tied)} {'is' if len(tied) == 1 else 'are'} the {end}: {figure}." if worst_first and len(tied)
+                <= INLINE else
                 f"{_names(tied)} {'has' if len(tied) == 1 else 'tie with'} the {end} {noun}: {figure}." if len(tied)
                 <= INLINE else f"**{len(tied)} {_label(dim, model)}** tie with the {end} {noun}: {figure} — "
                 f"{', '.join(str(t) for t in tied)}.")

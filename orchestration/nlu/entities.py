@@ -147,10 +147,20 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+# "which of those are high", "how many of them are high or critical": a severity said of the rows asked about
+_RATED = re.compile(r"\b(?:which|what|any|how many)\b(?:\s+[\w']+){0,3}?\s+(?:are|is|were|was)\s+(?:rated\s+)?"
+                    r"(?P<values>(?:critical|high|medium|low)(?:\s*(?:,|/|or|and)\s*(?:critical|high|medium|low))*)"
+                    r"(?:\s+(?:severity|ones))?\s*[?.!]*\s*$", _I)
+
+
 def _severity(text: str, out: _Collector) -> None:
     for m in _SEVERITY.finditer(text):
         value = m.group(1).lower()
         out.add("severity", {"moderate": "medium", "informational": "info"}.get(value, value))
+    rated = _RATED.search(text)
+    if rated and not any(e.type == "severity" for e in out.entities):
+        for value in re.findall(r"critical|high|medium|low", rated.group("values"), _I):
+            out.add("severity", value.lower())
     if not any(e.type == "severity" for e in out.entities):
         out.first_match(text, _SEVERITY_PHRASES, "severity")
 

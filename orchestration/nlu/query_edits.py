@@ -55,8 +55,10 @@ ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1s
 SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|those|these|it|that|the list|the "
                   r"rest))?\s+by\s+(?P<what>[\w\s-]+?)(?:\s+instead)?\s*(?:$|[?.!,])", _I)
 INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b", _I)
-REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+)*(?:by|per|broken down by|split by|grouped by)\s+"
-                     r"(?P<dim>[\w\s-]+?)\s*[?.!]*$", _I)
+# "by site type", "break it down by role", "split that per region" (of the one row just named: that row's groups)
+REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|please\s+)*(?:by|per|broken down by|"
+                     r"split by|grouped by|(?:break|split|group)\s+(?P<it>it|that|this|them|those|these)?\s*(?:down\s+|"
+                     r"up\s+|out\s+)?(?:by|per))\s+(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
                            r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
@@ -325,10 +327,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     limit = query.limit
     output = query.output
     listed_rows: list[str] | None = None  # the devices listed last, when an edit keeps them by name
+    row_condition: Condition | None = None  # the one row of the last answer an edit is about ("break it down by …")
 
     m = REGROUP.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
     if m and dim and dim != "run":
+        if m.group("it") and limit == 1 and group and len(previous.answer_rows) >= 1 and group != [dim]:
+            # "which is lowest" → "break it down by site type": that one row (a region) in its own groups
+            row_condition = Condition(dimension=group[0], values=previous.answer_rows[:1])
+            order = None
         group, spans, output, limit = [dim], spans + [m.span()], "table", None
         said.append(f"grouped by {dim}")
     m = WHICH_ROWS.match(prompt)
@@ -362,9 +369,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 descending = which in ("highest", "most")
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             device = query.condition("device")
-            if which in ("worst", "best") and not named_measure and group == ["rule"] and device is not None and \
-                    len(device.values) == 1 and model.measures[measure].unit == "count":
-                measures, order = severity_first(which == "worst")  # one device's worst check: the most severe
+            one_device = device is not None and len(device.values) == 1
+            if which in ("worst", "best") and not named_measure and model.measures[measure].unit == "count" and (
+                    group == ["rule"] and one_device or group in (["device"], ["site"]) and measure in (
+                        "failed_checks", "critical_findings")):
+                # one device's worst check: the most severe; the worst device or site: the most critical failures,
+                # then high, then all (as the reader ranks them)
+                measures, order = severity_first(which == "worst")
             spans.append(m.span())
             said.append(f"the {which} {group[0]}")
             if len(query.runs) > 1 and query.output in ("series", "change"):
@@ -501,7 +512,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         bounds = [Bound(measure=b.measure, op=flip.get(b.op, b.op), value=b.value) for b in bounds]  # type: ignore[arg-type]
         spans.append(m.span())
         said.append("the rest")  # listed with their figures, the most first (no ranking was asked for)
-    conditions = list(query.conditions) if listed_rows is None else [
+    conditions = [*query.conditions, *([row_condition] if row_condition else [])] if listed_rows is None else [
         *(c for c in query.conditions if not model.on_rows(c.dimension) and c.dimension != "device"),
         Condition(dimension="device", values=listed_rows)]
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
@@ -591,6 +602,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             said.append("months " + ", ".join(read["months"]))
     if not said and not notes:
         return None
+    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and group[:1] in (["device"], ["site"]):
+        output = "yes_no"  # "any of them in the lab?" after a list: whether any is, then which
     read_fact = model.facts[model.measures[measures[0]].fact] if measures else None
     if read_fact is not None and read_fact.run and not update.get("runs", query.runs) and not notes:
         update["runs"] = [runs[-1][0]]  # a list of the inventory sorted by failed checks: the latest run's

@@ -109,7 +109,9 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
 # a choice between named values: "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1"
 CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
-SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b", _I)  # "which of A and B …"
+# "which of A and B …", "compare A and B", "A and B side by side"
+SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
+                   r"\bside by side\b|\bbetween\b", _I)
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
 # the measures whose own definition holds a severity (``semantic_model.yaml``: their ``where``)
@@ -265,8 +267,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
     since_when = SINCE_WHEN.search(prompt) is not None and len(runs) > 1
     # "how do SW-1 and SW-2 differ": the checks one fails and the other passes, whatever ask the frame read
-    apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
-    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when or apart
+    two_apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
+    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when or two_apart
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
     if pasted or not runs or not (executed or (named_measure and frame.ask in ("summary", "share"))):
         return None
@@ -377,9 +379,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     one_device = len(getattr(next((c for c in conditions if c.dimension == "device" and not c.negated), None),
                              "values", ())) == 1
     if order is not None and not named_measure and (WORST.search(prompt) or BEST.search(prompt)) and \
-            measures[0] in ("failed_checks", "devices") and (group == ["device"] or group == ["rule"] and one_device):
-        # the worst device: the most critical failures, then high, then all (as every device ranking reads); the worst
-        # of one device's checks: the most severe
+            measures[0] in ("failed_checks", "devices") and (group in (["device"], ["site"]) or group == ["rule"] and
+                                                              one_device):
+        # the worst device or site: the most critical failures, then high, then all (as every device ranking reads);
+        # the worst of one device's checks: the most severe
         measures, order = severity_first(order.descending)
     output = _output(ask, group, time, prompt, named_measure and bool(GROUP.search(prompt)))
     pair = next((c for c in sides if c.dimension in ("device", "site") and len(c.values) == 2), None)
@@ -411,6 +414,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     nth = NTH_RANKED.search(prompt)
     if nth and order is not None:  # "the second worst store": one row, after the first
         offset, limit = ORDINAL_NUMBER[nth.group("nth").lower()] - 1, 1
+    if measures:  # "failed logins on RTR-ST45-1": one device's events have no checks to list them by
+        fact = model.measures[measures[0]].fact
+        group = [d for d in group if model.dimension_sql(d, fact) is not None]
+        if not group:
+            order, limit, offset = None, None, 0
+            output = "value" if output in ("list", "table") else output
+            bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, offset=offset, output=output, **time)
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
@@ -605,6 +615,15 @@ def _without_measures(prompt: str, model: SemanticModel, which: Callable[[str], 
     return prompt
 
 
+def ranks_rows(prompt: str, model: SemanticModel) -> bool:
+    """Whether the words rank rows of a dimension by a figure ("which tier has the lowest pass rate", "the router with
+    the most failures"): one figure per group, the end asked first."""
+    if not (MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt)):
+        return False
+    phrases = [m.group("what") for m in (*WHICH.finditer(prompt), *ROW_WITH_THE_END.finditer(prompt))]
+    return any(_dimension(p, model) not in (None, "run") for p in phrases)
+
+
 def grouped_by(prompt: str, model: SemanticModel) -> str | None:
     """The dimension named after "by/per/each" ("pass rate by region in october": region), or None."""
     prompt = _without_measures(prompt, model, lambda word: " per " in word)  # "failed checks per device": a measure
@@ -646,7 +665,9 @@ def severity_first(descending: bool = True) -> tuple[list[str], Order]:
 
 
 def _names_rows(prompt: str, model: SemanticModel) -> bool:
-    """Whether the words name a kind of row: a dimension of the model, devices or sites in any of their words."""
+    """Whether the words name a kind of row: a dimension of the model, devices or sites in any of their words (not
+    the "checks" of "failed checks": a measure's words name what is counted)."""
+    prompt = _without_measures(prompt, model)
     words = re.findall(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?", prompt.lower())
     return any(model.word_patterns[w].search(prompt) for w, _ in model.dimension_words) or any(
         DEVICE_WORDS.match(w) or SITE_WORDS.match(w) for w in words)

@@ -147,7 +147,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right)
     "held_out/second_questions.yaml": (9, 0), "held_out/second_conversations.yaml": (0, 4),
     "third.yaml": (20, 0), "third_conversations.yaml": (6, 18), "third_seen.yaml": (10, 0),
     "held_out/third_conversations.yaml": (2, 8),
-    "fourth_conversations.yaml": (8, 23), "held_out/fourth_conversations.yaml": (1, 7),
+    "fourth_conversations.yaml": (8, 23), "held_out/fourth_conversations.yaml": (1, 8),
     "fifth_conversations.yaml": (8, 23), "held_out/fifth_conversations.yaml": (3, 11),
     "seventh.yaml": (20, 0), "held_out/seventh_questions.yaml": (8, 0),
     "eighth_conversations.yaml": (8, 24), "held_out/eighth_conversations.yaml": (3, 10),
@@ -155,6 +155,8 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right)
     "tenth_conversations.yaml": (7, 19), "held_out/tenth_conversations.yaml": (2, 6),
     "eleventh.yaml": (14, 0), "held_out/eleventh_questions.yaml": (6, 0),
     "eleventh_conversations.yaml": (8, 22), "held_out/eleventh_conversations.yaml": (2, 7),
+    "twelfth.yaml": (10, 0), "held_out/twelfth_questions.yaml": (5, 0),
+    "twelfth_conversations.yaml": (8, 21), "held_out/twelfth_conversations.yaml": (1, 7),
 }
 
 
@@ -182,4 +184,6 @@ def test_the_language_eval_answers_at_least_as_many_as_it_did(part: str, demo_wa
                           "held_out/ninth_conversations.yaml": 4, "tenth_conversations.yaml": 8,
                           "held_out/tenth_conversations.yaml": 4, "eleventh.yaml": 14,
                           "held_out/eleventh_questions.yaml": 7, "eleventh_conversations.yaml": 8,
-                          "held_out/eleventh_conversations.yaml": 4}[part]
+                          "held_out/eleventh_conversations.yaml": 4, "twelfth.yaml": 10,
+                          "held_out/twelfth_questions.yaml": 5, "twelfth_conversations.yaml": 8,
+                          "held_out/twelfth_conversations.yaml": 4}[part]

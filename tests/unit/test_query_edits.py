@@ -785,3 +785,94 @@ def test_a_breakdown_of_counts_names_the_groups_with_the_most(demo_warehouse: Pa
                               "strftime(e.ts, '%Y-%m') = '2026-09' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 1")
     lead = first_line(handle_turn("failed logins per site in september", services=services).final.answer)
     assert f"**{top[0][0]}** ({top[0][1]})" in lead, lead
+
+
+def test_a_severity_said_of_the_rows_narrows_one_devices_checks(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    device = "RTR-LAB1-1"
+    medium = [r for r, in sql(demo_warehouse, "SELECT rule_id FROM results WHERE assessment_id = ? AND asset_id = ? "
+                                              "AND status = 'fail' AND severity = 'medium'", [latest, device])]
+    others = [r for r, in sql(demo_warehouse, "SELECT rule_id FROM results WHERE assessment_id = ? AND asset_id = ? "
+                                              "AND status = 'fail' AND severity <> 'medium'", [latest, device])]
+    chat = Chat(services)
+    chat(f"what is {device} failing")
+    answer = chat("which ones are medium?").final.answer
+    assert medium and all(re.search(rf"\b{r}\b", answer) for r in medium), answer[:500]
+    assert not any(re.search(rf"\b{r}\b", answer) for r in others), answer[:500]
+
+
+def test_one_devices_events_of_a_month_are_a_figure_and_two_are_set_side_by_side(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    per = dict(sql(demo_warehouse, "SELECT asset_id, COUNT(*) FROM events WHERE mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' "
+                                   "AND strftime(ts, '%Y-%m') = '2026-10' AND asset_id IN ('FW-ST38-1', 'RTR-BR04-1') "
+                                   "GROUP BY 1"))
+    chat = Chat(services)
+    for device in ("FW-ST38-1", "RTR-BR04-1"):
+        state = chat(f"how many failed logins did {device} have in october" if device == "FW-ST38-1" else
+                     f"and {device}?")
+        assert first_line(state.final.answer).startswith(f"**{per.get(device, 0)}**"), state.final.answer[:300]
+    top = max(per, key=lambda d: per[d])
+    assert first_line(chat("which one had more").final.answer).startswith(f"**{top}**")
+
+
+def test_compare_two_values_of_a_dimension_gives_each_its_figure(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    answer = handle_turn("compare branch and campus failed checks", services=services).final.answer
+    for kind in ("branch", "campus"):
+        (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' "
+                                    "AND s.site_type = ?", [latest, kind])
+        assert re.search(rf"\*\*{kind}\*\*\W+{n:,}\b", answer), (kind, n, answer[:300])
+
+
+def test_the_worst_site_has_the_most_critical_then_high_failures(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (site, critical, high, failed), = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) FILTER (WHERE r.severity =
+        'critical'), COUNT(*) FILTER (WHERE r.severity = 'high'), COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND
+        r.status = 'fail' GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 4 DESC, 1 LIMIT 1""", [latest])
+    lead = first_line(handle_turn("which location is in the worst shape", services=services).final.answer)
+    assert lead.startswith(f"**{site}** is the worst: {failed} failed checks ({critical} critical, {high} high"), lead
+
+
+def test_breaking_down_the_one_row_named_groups_that_row(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, f"SELECT s.tier, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 "
+                                "ORDER BY p DESC, 1", [latest])
+    chat = Chat(services)
+    chat("pass rate per tier")
+    assert first_line(chat("which one is highest").final.answer).startswith(f"**{rates[0][0]}**")
+    answer = chat("can you break that down by device type").final.answer
+    per = sql(demo_warehouse, f"SELECT a.device_type, {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND s.tier = ? "
+                              "GROUP BY 1", [latest, rates[0][0]])
+    assert per and all(re.search(rf"\b{kind.replace('_', '[_ ]')}\b\W+{rate}%", answer) for kind, rate in per), \
+        answer[:400]
+
+
+def test_any_of_them_somewhere_after_a_list_is_a_yes_or_no_with_the_devices(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    chat = Chat(services)
+    chat("list the wlcs")
+    for site in ("HQ", "Store-30"):
+        there = [d for d, in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' AND "
+                                                 "device_type = 'wireless_controller' AND site = ?", [site])]
+        lead = first_line(chat(f"any of them at {site}?").final.answer)
+        assert lead.startswith("**Yes**" if there else "**No**"), lead
+        assert all(d in lead for d in there), lead
+
+
+def test_which_kind_of_row_has_the_end_of_a_figure_is_answered_without_asking_back(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (env, rate), = sql(demo_warehouse, f"SELECT a.environment, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? "
+                                       "GROUP BY 1 ORDER BY p DESC, 1 LIMIT 1", [latest])
+    state = handle_turn("which environment has the highest pass rate", services=services)
+    assert state.intent.clarification_question is None
+    assert first_line(state.final.answer).startswith(f"**{env}** has the highest pass rate: {rate}%")
+
+
+def test_what_fails_at_a_site_names_every_failing_check(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = [r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? "
+                                               "AND r.status = 'fail' AND a.site = 'Lab-1'", [latest])]
+    assert len(failing) > 25  # more than the findings table and the old cap of 25
+    answer = handle_turn("what fails at Lab-1", services=services).final.answer
+    assert [r for r in failing if not re.search(rf"\b{r}\b", answer)] == [], answer[-800:]

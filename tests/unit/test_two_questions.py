@@ -38,15 +38,17 @@ def test_a_second_question_is_split_off_only_where_it_asks_on_its_own(prompt: st
 
 def test_both_questions_are_answered_in_order_the_second_after_the_first(demo_warehouse: Path,
                                                                          services: Services) -> None:
+    # the worst site: the most critical failures, then high, then all (as the worst device)
     (worst, failed), = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
-        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' GROUP BY 1 ORDER BY n DESC
-        LIMIT 1""")
+        WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' GROUP BY 1 ORDER BY
+        COUNT(*) FILTER (WHERE r.severity = 'critical') DESC, COUNT(*) FILTER (WHERE r.severity = 'high') DESC, n DESC,
+        1 LIMIT 1""")
     top = sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(DISTINCT r.asset_id) n FROM results r JOIN assets a USING
         (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' AND a.site =
         '{worst}' GROUP BY 1 ORDER BY n DESC""")
     answer = handle_turn("which site is worst and what fails there most", services=services).final.answer
     first, second = answer.split("\n---\n")
-    assert f"**{worst}** has the most failed checks: {failed}" in first, first[:300]
+    assert f"**{worst}** is the worst: {failed} failed checks" in first, first[:300]
     assert "**what fails there most**" in second and worst in second, second[:400]  # "there" is the worst site
     assert any(f"**{rule}**" in second for rule, n in top if n == top[0][1]), second[:400]
 
