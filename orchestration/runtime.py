@@ -129,6 +129,8 @@ def answer_rows(state: AssessmentState) -> list[str]:
     context = state.task_outputs("Data Query Agent").assessment_context
     report = result_of(context.report_data, SqlPathResult) if context else None
     dim = query.group_by[0]
+    if dim == "device" and len(query.group_by) == 2 and not query.measures:
+        dim = query.group_by[1]  # a lookup ("what release is RTR-CORE-2 on"): its values are what "that" names
     if report is None and dim == "rule" and task is not None:
         # checks ranked by the assessment tools: their findings, in the order the answer gave them
         return list(dict.fromkeys(f.rule_id for f in task.outputs.findings if f.rule_id))[:100]

@@ -95,11 +95,18 @@ def with_gaps(outputs: DomainOutputs, evidence: Evidence) -> DomainOutputs:
 
 
 def focused(outputs: DomainOutputs, state: AssessmentState, evidence: Evidence) -> DomainOutputs:
-    """About one earlier finding when the user referred to it ("explain the second one")."""
+    """About one earlier finding when the user referred to it ("explain the second one"), or the one check a question
+    asks to explain ("why is ASA-MGMT-ANY a risk")."""
     ref = state.conversation.referenced_finding
-    if ref is None or evidence.missing_required or "findings" not in outputs.model_fields_set:
+    if evidence.missing_required or "findings" not in outputs.model_fields_set:
         return outputs
-    return findings.focus_on(outputs, ref)
+    if ref is not None:
+        return findings.focus_on(outputs, ref)
+    frame = state.intent.frame
+    named = frame.targets.rule or frame.checks
+    if frame.ask == "explain" and len(named) == 1 and state.intent.query is None and not state.intent.entity("device"):
+        return findings.explain_rule(outputs, named[0])  # "what's the risk of ASA-MGMT-ANY": that check, explained
+    return outputs
 
 
 def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:

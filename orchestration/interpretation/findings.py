@@ -387,8 +387,22 @@ def focus_on(outputs: DomainOutputs, ref: FindingDigest) -> DomainOutputs:
         summary = (f"{ref.id} ({key} — {ref.title}) from the earlier answer no longer appears in "
                    "the current results for this scope: it may have been resolved or covered by an exception.")
         return outputs.evolve(summary=summary, findings=[])
-    lines = [f"{ref.id} in the earlier answer is {key} — {match.title} ({match.severity}, "
-             f"{devices(match.assets_affected)}). {match.impact}"]
+    return _about(outputs, match, f"{ref.id} in the earlier answer is {key} — {match.title} ({match.severity}, "
+                                  f"{devices(match.assets_affected)}).")
+
+
+def explain_rule(outputs: DomainOutputs, rule_id: str) -> DomainOutputs:
+    """Answer about one check named ("what's the risk of ASA-MGMT-ANY?", "explain SNMP-RW"): what it is, why it
+    matters, where it fails in scope and its fix; unchanged when no finding of it is in the outputs."""
+    match = next((f for f in outputs.findings if f.rule_id == rule_id), None)
+    if match is None:
+        return outputs
+    return _about(outputs, match, f"**{rule_id}** — {match.title} ({match.severity}; failing on "
+                                  f"{devices(match.assets_affected)} in this scope).")
+
+
+def _about(outputs: DomainOutputs, match: Finding, opening: str) -> DomainOutputs:
+    lines = [f"{opening} {match.impact}"]
     if match.evidence:
         lines.append(f"Evidence: {match.evidence.split(chr(10))[0]}.")
     if match.recommendation:

@@ -59,8 +59,10 @@ _GENERIC = frozenset(_stem(w) for w in _GENERIC)  # compared with the stems of a
 
 def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]:
     terms = _terms(prompt)
-    scored = []
-    for r in catalog:
+    # a check named by its id ("what is the risk of SNMP-RW?") is the one asked about
+    named = [r for r in catalog if re.search(rf"(?<![\w-]){re.escape(r.id)}(?![\w-])", prompt, re.I)]
+    scored = [(1, r) for r in named]
+    for r in [] if named else catalog:
         shared = terms & (_terms(r.title) | {_stem(r.technology)})
         # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
         if len(shared) >= 2 or _stem(r.technology) in shared:
@@ -308,7 +310,7 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
         assumptions = ["No enterprise document answered; any guidance below is generic industry practice from the "
                        "rule catalog."] if rules else ["No enterprise document answered."]
     if rules:
-        why = " ".join(f"{r['rule_id']} checks that {_lower_first(r['title'])}: {r['rationale']}" for r in rules[:2])
+        why = " ".join(f"{r['rule_id']} ({_lower_first(r['title'])}): {r['rationale']}" for r in rules[:2])
         summary += f"\n\nWhy the assessment checks this: {why}"
         if not answering:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"

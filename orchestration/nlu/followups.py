@@ -47,7 +47,10 @@ REQUEST = re.compile(r"^\s*(?:please\s+)?(?:show|list|give|summari[sz]e|display|
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
 PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", _I)  # among those listed
 IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
-LISTED = re.compile(r"\b(?:those|these|them|they)\b", _I)
+# "those", "them"; "are any covered by an exception", "is any in the lab": "any" with no noun of its own is of them
+LISTED = re.compile(r"\b(?:those|these|them|they)\b|^\s*(?:and\s+|so\s+)?(?:are|is|were|was)\s+any(?:\s+ones?)?\s+"
+                    r"(?!of\b)(?:covered|excepted|exempt\w*|waived|fixed|compliant|failing|passing|affected|critical|"
+                    r"high|in|at|on|running|still)\b", _I)
 BARE_SEVERITY = re.compile(r"\b(critical|high|medium|low)\b", _I)
 YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|that'?s (?:it|the one|right))\b", _I)
 BOTH = re.compile(r"^\s*(?:both|all(?: of them| \d+)?|each of them|every one)\b", _I)

@@ -63,19 +63,27 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
                            r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
+# "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
+BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
+                          r"(?:\s+one)?\s*[?.!]*\s*$", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
 # "what are they", "which devices have them", "what sites are those at", "which rules do they cover", "where are they",
 # "list them", and "which devices?" alone after checks: the things the last answer counted or was about, by name
 _LEAD = r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?"
-_THEY = r"(?:they|those|these|them|it)"
+# "the critical ones" after a figure per severity: that row of the groups shown
+_THEY = r"(?:they|those|these|them|it|the\s+(?P<value>[\w-]+)\s+ones?)"
 THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][\w-]*))?\s+(?:are|were|have|has|had)\s+"
                    + _THEY + r"(?:\s+(?:on|at|in))?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:what|which)\s+(?P<what>[a-z][\w-]*)\s+(?:do|does|did)\s+" + _THEY +
                    r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
-        re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I))
+        re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
+        # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
+        re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
+                           r"(?P<what>devices|boxes|sites|checks|rules|stores|switches|routers|firewalls)"
+                           r"(?:\s+(?:then|please))?\s*[?.!]*\s*$", _I))
 # "at which sites", "which regions?": the rows of a dimension the last figure was counted over
 WHICH_ROWS = re.compile(_LEAD + r"(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
@@ -137,9 +145,20 @@ def _better(model: SemanticModel, measure: str) -> str:
     return model.measures[measure].better or "lower" if measure in model.measures else "lower"
 
 
+# "whats the risk", "why does that matter", "is that bad": a question about the one check the last answer was about
+WHY_IT_MATTERS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what(?:'s|s|’s| is| are)?\s+the\s+(?:risks?|impact|danger)|"
+                            r"why\s+(?:does|do|is|would)\s+(?:that|this|it)\s+(?:matter|a problem|bad|dangerous|risky)|"
+                            r"(?:is|how bad is)\s+(?:that|this|it)(?:\s+(?:bad|dangerous|risky|a problem))?|so what|"
+                            r"why\s+(?:should|do)\s+(?:i|we)\s+care)\s*[?.!]*\s*$", _I)
+
+
 def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) -> str | None:
     """The prompt with the words that pick a row of the previous answer ("the third one", "the worst one") replaced
-    by that row's key; None when they pick none."""
+    by that row's key; None when they pick none. "whats the risk" after an answer about one check is asked of it."""
+    if previous is not None and previous.query is not None and WHY_IT_MATTERS.match(prompt):
+        rules = previous.query.condition("rule")
+        if rules is not None and not rules.negated and len(rules.values) == 1:
+            return f"what is the risk of {rules.values[0]}?"
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
     one = _the_one_named(prompt, previous) or _that_value(prompt, previous, model)
@@ -221,6 +240,8 @@ IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hi
                       r"(?!['’])", _I)
 
 
+THAT_VALUE = re.compile(r"\b(?:that|the same)(?:\s+(?:one|version|release|model|platform|code|image|software|"
+                        r"family|role))?\b(?!\s+(?:is|was|has|have|are)\b)", _I)
 THAT_THING = re.compile(r"\b(?:that|this|the same)\s+(?P<what>[a-z][\w-]*)\b", _I)
 
 
@@ -228,6 +249,15 @@ def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | 
     """"is that release approved?" after the devices on 16.12.4: the one value of that dimension the previous query
     kept, named ("is 16.12.4 approved?"); None when it kept none, or several."""
     query = previous.query
+    if query is not None and query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures \
+            and len(previous.answer_rows) == 1:
+        # "which other devices run that" after "what release is RTR-CORE-2 on": that release, the device left out
+        m = THAT_VALUE.search(prompt)
+        device = query.condition("device")
+        if m is not None:
+            other = f" other than {device.values[0]}" if device and len(device.values) == 1 and OTHER.search(
+                prompt) else ""
+            return prompt[:m.start()] + previous.answer_rows[0] + other + prompt[m.end():]
     for m in THAT_THING.finditer(prompt):
         dim = _dimension(m.group("what"), model)
         condition = query.condition(dim) if query is not None and dim and dim not in ("device", "site") else None
@@ -348,7 +378,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"group_by": group, "output": output, "limit": limit, "order": order,
                                           "bounds": bounds_asked})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"which {dim}s"])
-    m = GROUP_EXTREME.match(prompt)
+    m = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
     if m and (group or m.group("dim")):
         named = _dimension(m.group("dim"), model) if m.group("dim") else None
         if named and named != "run" and named not in group:
@@ -410,8 +440,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if m and things and not said and group[:1] != [things] and (not group or previous.answer_rows):
         # "38 critical failed checks" → "what are they": those checks, by name; after "which store has the most",
         # those of the stores the answer named
+        value = (m.groupdict().get("value") or "").lower()
+        rows = [r for r in previous.answer_rows if r.lower() == value] or list(previous.answer_rows)
         conditions = [c for c in query.conditions if not group or c.dimension != group[0]] + (
-            [Condition(dimension=group[0], values=list(previous.answer_rows))] if group else [])
+            [Condition(dimension=group[0], values=rows)] if group else [])
         counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
             if asked_for is None else measures[0]
         edited = query.model_copy(update={

@@ -74,8 +74,9 @@ ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
                    rf"exactly|just|only|precisely)\s+(?P<n>{_N})\s+(?P<what>[\w -]+)|"
                    rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
-ZERO = re.compile(r"\b(?:zero|no|without any|without)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
-                  r"issues?)|(?:\w+\s+){1,2}(?:failures?|findings?|checks?|deviations?))\b|"
+ZERO = re.compile(r"\b(?:zero|no|without any|without|(?:do|does|did)\s*(?:n[o']?t|n’t)\s+(?:have|show)\s+any|"
+                  r"(?:have|has|had|show|shows)\s+no)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
+                  r"issues?)|(?:\w+\s+){1,3}(?:failures?|findings?|checks?|deviations?))\b|"
                   r"\bpass(?:ed|es|ing)? (?:everything|(?:every|all)(?: (?:the|their|its))? checks?)\b|\bfail(?:s|ing)? nothing\b|"
                   # "checks that fail on no device", "and on none at all", "which checks does nobody fail"
                   r"\b(?:fail(?:s|ed|ing)?\s+|on\s+|at\s+)(?:on\s+|at\s+)?(?:no|zero)\s+(?:devices?|boxes|sites?)\b|\b(?:on|at)\s+none\b|"
@@ -114,6 +115,9 @@ SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (
                    r"\bside by side\b|\bbetween\b", _I)
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
+# the figures a run's summary by the assessment tools states (a question naming another is compiled)
+SUMMARY_FIGURES = frozenset({"pass_rate", "failed_checks", "checks", "passed_checks", "excepted_checks",
+                             "devices_assessed", "devices", "devices_failing", "critical_findings", "high_findings"})
 # the measures whose own definition holds a severity (``semantic_model.yaml``: their ``where``)
 SEVERITY_OF = {"critical_findings": "critical", "high_findings": "high"}
 # every one of the checks named, not any of them: "devices failing both NTP-AUTH and NTP-SERVER"
@@ -270,7 +274,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     two_apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
     executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when or two_apart
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
-    if pasted or not runs or not (executed or (named_measure and frame.ask in ("summary", "share"))):
+    # a rate named is a figure asked, whatever ask the frame read ("what's the failure rate of the ntp checks")
+    rated = any(model.measures[m].unit == "percent" for m in measures) and not POLICY.search(prompt)
+    if pasted or not runs or not (executed or (named_measure and (frame.ask in ("summary", "share") or rated))):
         return None
     if intent.domain_details.skill in ("cbp_expert_insights", "sec_expert_insights") and POLICY.search(prompt):
         return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
@@ -282,6 +288,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
     conditions = _devices_not_failing(prompt, conditions)
+    severities = next((c for c in conditions if c.dimension == "severity" and not c.negated), None)
+    if severities is not None and len(severities.values) > 1:
+        # "critical or high findings": the failed checks of both severities, not the high ones the last words name
+        measures = said = list(dict.fromkeys("failed_checks" if SEVERITY_OF.get(m) in severities.values else m
+                                             for m in measures))
     if ELSE.search(prompt):  # "what else do they fail" after the devices failing ASA-TELNET: their other checks
         conditions = [c.model_copy(update={"negated": True}) if c.dimension in ("rule", "topic") and not c.negated and
                       not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", prompt, _I) for v in c.values) else c
@@ -294,7 +305,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         ask = "list"
     if among and ask != "count" and (not group or group != ["rule"] and not _names_rows(prompt, model)):
         group = ["device"]  # "which have more than 5 failures", "which is the worst" (of the devices just listed)
-    if group == ["device"] and len(named_devices) == 1 and ask == "list":
+    excluded = any(c.dimension == "device" and c.negated for c in conditions)  # "… except RTR-CORE-2": a list
+    if group == ["device"] and len(named_devices) == 1 and ask == "list" and not excluded:
         group = ["rule"]  # "failed checks on SW-HQ-CORE-2": one device's checks, not a list of one device
     on_checks = any(c.dimension in ("rule", "severity", "topic") for c in conditions)
     failing = bool(FAILING.search(prompt) or WORST.search(prompt) or BEST.search(prompt)) or on_checks or (
@@ -351,7 +363,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
     time, missing = _time(prompt, intent, runs, fact, model)
     two_sides = bool(sides and (SIDES.search(prompt) or chosen))  # "prod vs lab": two sides of one run, not a change
-    asked_change = ((CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or ask == "trend") and \
+    # a trend the frame read where the words name a measure and no time ("whats the fail rate for SNMP checks") is
+    # that figure now
+    trend = ask == "trend" and not (named_measure and not time_named(intent))
+    asked_change = ((CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or trend) and \
         not since_when
     if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
         return None  # a change over fewer than two runs: the comparison says there is nothing to compare
@@ -429,9 +444,17 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "pass rate by tier", "… in september", "… of the wan routers", "how many devices … and their pass rate":
         # more than the tools' summary
         executed = True
+    if named_measure and any(m not in SUMMARY_FIGURES for m in said):
+        executed = True  # "the failure rate of the ntp checks": a figure the tools' summary does not state
     kept = thing is None and (not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
+
+
+def time_named(intent: Intent) -> bool:
+    """Whether the words said a time: runs, months, "since", "last N", "last month"."""
+    t = intent.frame.time
+    return bool(t.runs or t.months or t.since or t.last_n or t.before or t.relative)
 
 
 def summary_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
@@ -714,7 +737,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
             dim = _dimension(m.group("what"), model)
             if dim and dim != "run":
                 return [dim]
-    if ask in ("list", "ranking"):  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
+    # "compliance of the tier1 sites": one rate, whatever the frame took the ask for
+    one_rate = any(model.measures[m].unit == "percent" for m in measure_words(prompt, model)) and not (
+        WHICH.search(prompt) or TOP.search(prompt))
+    if ask in ("list", "ranking") and not one_rate:  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
         return [{"devices": "device", "sites": "site", "rules": "rule", "signatures": "signature",
                  "findings": "rule"}.get(subject, "device")]
     if ask == "compare":

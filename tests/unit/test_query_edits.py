@@ -876,3 +876,69 @@ def test_what_fails_at_a_site_names_every_failing_check(demo_warehouse: Path, se
     assert len(failing) > 25  # more than the findings table and the old cap of 25
     answer = handle_turn("what fails at Lab-1", services=services).final.answer
     assert [r for r in failing if not re.search(rf"\b{r}\b", answer)] == [], answer[-800:]
+
+
+def test_the_risk_of_the_one_check_in_play_is_its_rationale_and_exceptions_are_of_it(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    (rationale, title), = sql(demo_warehouse, "SELECT rationale, title FROM rules WHERE rule_id = 'SNMP-RW'")
+    chat = Chat(services)
+    chat("which devices fail SNMP-RW")
+    answer = chat("so what").final.answer  # the check's rationale (its findings explained, or what the standard says)
+    assert "SNMP-RW" in answer and rationale.rstrip(".") in answer, answer
+    excepted = sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE rule_id = 'SNMP-RW'")
+    lead = first_line(chat("are any covered by an exception").final.answer)
+    assert not excepted and lead.startswith(("**No", "**None")), lead  # none is of SNMP-RW (the register has others)
+
+
+def test_the_devices_of_one_row_of_a_breakdown_and_the_same_release_elsewhere(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT asset_id) FROM slic_results WHERE assessment_id = ? AND "
+                                "severity = 'high'", [latest])
+    chat = Chat(services)
+    chat("slic matches per severity")
+    lead = first_line(chat("which devices have the high ones").final.answer)
+    assert lead.startswith(f"**{n} devices**"), lead
+    (release,), = sql(demo_warehouse, "SELECT os_version FROM assets WHERE asset_id = 'SW-HQ-CORE-2'")
+    others = [d for d, in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' AND os_version = ? "
+                                              "AND asset_id <> 'SW-HQ-CORE-2'", [release])]
+    chat = Chat(services)
+    chat("which software version is SW-HQ-CORE-2 running")
+    answer = chat("what other boxes run the same version").final.answer
+    listed = answer.split("\n\n")[1].split(":", 1)[1]
+    assert others and all(d in listed for d in others) and "SW-HQ-CORE-2" not in listed, answer[:500]
+
+
+def test_negations_rates_and_the_devices_behind_a_count(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (clean,), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND
+        a.device_type = 'switch' AND r.asset_id NOT IN (SELECT asset_id FROM results WHERE assessment_id = ? AND
+        status = 'fail' AND severity IN ('critical', 'high'))""", [latest, latest])
+    lead = first_line(handle_turn("how many switches don't have any high or critical findings",
+                                  services=services).final.answer)
+    assert lead.startswith(f"**{clean}"), lead
+    (rate,), = sql(demo_warehouse, f"""SELECT ROUND(100.0 * SUM(CASE WHEN r.status = 'fail' THEN 1 ELSE 0 END) /
+        COUNT(*), 1) FROM {FLEET} JOIN rules u ON u.rule_id = r.rule_id WHERE r.assessment_id = ? AND
+        u.technology = 'ntp'""", [latest])
+    lead = first_line(handle_turn("what's the failure rate of the ntp checks", services=services).final.answer)
+    assert lead.startswith(f"**{rate}%**"), lead
+    failing = [d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.severity = 'critical' AND s.site_type = 'campus'",
+                               [latest])]
+    chat = Chat(services)
+    chat("number of critical findings at the campuses")
+    answer = chat("show me the devices").final.answer
+    assert failing and all(d in answer for d in failing), answer[:400]
+
+
+def test_a_rate_of_a_part_then_per_group_then_the_worst(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND s.region = 'us-west'",
+                   [latest])
+    chat = Chat(services)
+    assert first_line(chat("compliance in us-west").final.answer).startswith(f"**{rate}%**")
+    per = sql(demo_warehouse, f"SELECT a.device_type, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "s.region = 'us-west' GROUP BY 1 ORDER BY p, 1", [latest])
+    chat("per device type")
+    lead = first_line(chat("worst one?").final.answer)
+    assert lead.startswith(f"**{per[0][0]}** has the lowest pass rate: {per[0][1]}%"), lead
