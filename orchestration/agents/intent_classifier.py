@@ -45,8 +45,10 @@ from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, t
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.query_edits import (
+    BARE_EXTREME,
     COMPARE_TO,
     EDITED,
+    GROUP_EXTREME,
     OF_THEM,
     QueryEdit,
     both_checks,
@@ -895,14 +897,17 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         return None
     model, scope = services.catalog.semantic_model, scope_for(own)[0]
     time = own.frame.time
-    if last.query is None and COMPARE_TO.search(prompt) and last.frame is not None and last.frame.ask == "summary" \
-            and last.skill in SQL_SKILLS and not (time.months or time.runs or time.relative or time.since):
-        # "summarize Store-40" → "compare with Store-41": the summary's leading figures, there and here side by side
-        # (any other follow-up of a summary asks the summary again; "compare with last month" the comparison's)
+    extreme = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
+    if last.query is None and (COMPARE_TO.search(prompt) or extreme) and last.frame is not None and \
+            last.frame.ask == "summary" and last.skill in SQL_SKILLS and \
+            not (time.months or time.runs or time.relative or time.since):
+        # "summarize Store-40" → "compare with Store-41": the summary's leading figures, there and here side by side;
+        # "how are the branches doing" → "which one is worst": its rows ranked (any other follow-up of a summary asks
+        # the summary again; "compare with last month" the comparison's)
         summarized = Intent(entities=last.entities, frame=last.frame,
                             domain_details=domain_details_for(last.skill, last.entities))
         last = last.model_copy(update={"query": summary_query(last.question, summarized, scope_for(summarized)[0],
-                                                              model, runs)})
+                                                              model, runs, ranked=bool(extreme))})
     if last.query is None:
         return None
     edit = edited_query(prompt, own, scope, last, model, runs, places)

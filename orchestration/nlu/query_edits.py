@@ -214,7 +214,7 @@ def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: Seman
     return DataQuery.model_validate(edited.model_dump())
 
 
-IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])", _I)
+IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])|\b(?P<its>its)\b", _I)
 
 
 def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
@@ -227,8 +227,12 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     key, dim = previous.answer_rows[0], query.group_by[0]
     if dim in PLACES and query.limit == 1 and PLACE_THERE.search(prompt):
         return PLACE_THERE.sub(f"at {key}", prompt, count=1)
-    if dim in ("device", "site") and query.limit == 1 and IT.search(prompt):
-        return IT.sub(key, prompt, count=1)
+    it = IT.search(prompt)
+    tied = len(previous.answer_rows) > 1  # a limit of one keeps the rows tied at the top: "its" is all of theirs
+    picked_too = ROW_REF.search(prompt) is not None  # "the worst one - what are its devices": the row named picks
+    if dim in ("device", "site") and query.limit == 1 and it and not ((tied or picked_too) and it.group("its")):
+        # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
+        return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
     m = IT_CHECK.search(prompt)
     if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
         return prompt[:m.start("it")] + key + prompt[m.end("it"):]

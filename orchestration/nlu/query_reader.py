@@ -457,18 +457,29 @@ def time_named(intent: Intent) -> bool:
     return bool(t.runs or t.months or t.since or t.last_n or t.before or t.relative)
 
 
+# the rows a summary of a kind of thing is made of: the branches' sites, the firewalls' devices, one site's devices
+ROWS_OF = {"site_type": "site", "region": "site", "tier": "site", "pci_scope": "site", "site": "device"}
+
+
 def summary_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
-                  runs: Sequence[tuple[str, str]]) -> DataQuery | None:
+                  runs: Sequence[tuple[str, str]], ranked: bool = False) -> DataQuery | None:
     """What a summary of one scope leads with, as a query: the pass rate and failed checks of the places or devices
-    named, in the run asked (the latest otherwise); None for the whole fleet or a scope the model cannot hold."""
+    named, in the run asked (the latest otherwise); ``ranked``: its rows instead ("how are the branches doing" →
+    "which one is worst": the branches, by failed checks). None for the whole fleet or a scope the model cannot
+    hold."""
     conditions = _conditions(prompt, intent, scope, model)
     if not conditions or not runs or any(model.on_rows(c.dimension) or c.negated for c in conditions):
         return None
     read, missing = _time(prompt, intent, runs, "results", model)
     if missing:
         return None
-    return DataQuery(measures=["pass_rate", "failed_checks"], conditions=conditions,
-                     runs=read.get("runs") or [runs[-1][0]])
+    run = read.get("runs") or [runs[-1][0]]
+    if not ranked:
+        return DataQuery(measures=["pass_rate", "failed_checks"], conditions=conditions, runs=run)
+    rows = next((ROWS_OF.get(c.dimension, "device") for c in conditions if c.dimension != "device" or
+                 len(c.values) > 1), None)
+    return DataQuery(measures=["failed_checks"], group_by=[rows], conditions=conditions, runs=run, output="table") \
+        if rows else None
 
 
 def bound_to_every(query: DataQuery, thing: str, how_many: int) -> DataQuery:

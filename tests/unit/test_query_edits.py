@@ -942,3 +942,23 @@ def test_a_rate_of_a_part_then_per_group_then_the_worst(demo_warehouse: Path, se
     chat("per device type")
     lead = first_line(chat("worst one?").final.answer)
     assert lead.startswith(f"**{per[0][0]}** has the lowest pass rate: {per[0][1]}%"), lead
+
+
+def test_a_summary_of_a_kind_then_the_worst_of_them_then_its_findings_and_fixes(demo_warehouse: Path,
+                                                                                services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"""SELECT a.site, COUNT(*) FILTER (WHERE r.severity = 'critical') c,
+        COUNT(*) FILTER (WHERE r.severity = 'high') h, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND
+        r.status = 'fail' AND s.site_type = 'store' GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 4 DESC, 1""", [latest])
+    worst = ranked[0][0]
+    assert ranked[1][1:] != ranked[0][1:]  # one store leads: "its" is that store
+    critical = [r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                                "r.status = 'fail' AND r.severity = 'critical' AND a.site = ?",
+                                [latest, worst])]
+    chat = Chat(services)
+    chat("how are the stores looking")
+    assert first_line(chat("and the worst?").final.answer).startswith(f"**{worst}** is the worst")
+    answer = chat("what are its critical findings").final.answer
+    assert worst in answer.split("\n\n")[0] and all(r in answer for r in critical), answer[:400]
+    fixes = chat("how do i fix them").final.answer
+    assert f"site {worst}" in fixes.split("\n\n")[0] and all(r in fixes for r in critical), fixes[:400]
