@@ -29,7 +29,7 @@ from orchestration.nlu.clarification import (
 from orchestration.nlu.collection_switch import is_only_a_switch, read_switch
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
-from orchestration.nlu.facets import asked_besides, asks_release_age, group_key, read_facets
+from orchestration.nlu.facets import asked_besides, asks_release_age, changes_asked, group_key, read_facets
 from orchestration.nlu.followups import (
     PICKS_AMONG,
     Resolution,
@@ -526,6 +526,9 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
             floor = CLEAR_ASK
     if len(frame.targets.device) >= 2 and DIFFER.search(text):
         floor = 0.0  # "how do SW-1 and SW-2 differ": what one fails and the other does not, whatever the ask read
+    t = frame.time
+    if changes_asked(text) and (t.since or t.relative or t.months or t.runs) and frame.ask != "policy":
+        floor = 0.0  # "anything new since last month?": the findings new (or fixed) between two runs
     if frame.confidence < floor:
         return None
     if frame.ask == "summary" and "vague_ask" in decision.signals:
@@ -533,7 +536,7 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     p = decision.skill_probabilities
     if frame.ask == "policy":
         skill = max(("cbp_generic", "sec_generic"), key=lambda s: p.get(s, 0.0))
-    elif frame.ask in DATA_ASKS or frame.ask == "summary":
+    elif frame.ask in DATA_ASKS or frame.ask == "summary" or floor == 0.0:
         skill = max(("cbp_assessment", "sec_assessment"), key=lambda s: p.get(s, 0.0))
     else:
         return None

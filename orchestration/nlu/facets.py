@@ -34,7 +34,7 @@ CHANGE = re.compile(
     r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:(?:my|the|our) )?(?:last|previous|prior)\b|"
     r"\bcompar\w*|\bversus\b|\bvs\.?\s|\btrend\w*|\bdelta\b|\bdrift\b|\bimprov(?:ed|ement)\b|\bgot (?:worse|better)\b|"
     r"\bworsen\w*|\bregress\w*|\bnew (?:\w+ ){0,2}?(?:issues|findings|deviations|failures|failed checks)\b|\bresolved\b|"
-    r"\bfixed since\b",
+    r"\bfixed since\b|\b(?:anything|something|what(?:'s|s|’s| is)?)\s+(?:else\s+)?new\b.*\b(?:since|from|after)\b",
     _I,
 )
 EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bexempt\w*", _I)
@@ -88,12 +88,15 @@ WANTS_CHART = re.compile(r"\bbreak ?down\b|\bchart|\bgraph|\bplot|\bvisuali[sz]|
 EXPORT_WORDS = ("download", "export", "report", "pdf")
 # which changes between two runs are asked for: the new failures, the fixed ones, or both ("what changed")
 NEW_ISSUES = re.compile(r"\bnew (?:\w+ ){0,2}?(?:issues?|findings?|failures?|failed checks?|deviations?|problems?)\b|\bappeared\b|"
-                        r"\bintroduced\b|\bstarted failing\b", _I)
+                        r"\bintroduced\b|\bstarted failing\b|"
+                        # "anything new since last month?", "what's new at HQ since october"
+                        r"\b(?:anything|something|what(?:'s|s|’s| is)?)\s+(?:else\s+)?new\b", _I)
 FIXED_ISSUES = re.compile(r"\b(?:fixed|resolved|remediated|cleared|closed)\b", _I)
 WHAT_CHANGED = re.compile(r"\bwhat(?:'s| has| have)? changed\b", _I)
 
 
-def _changes_asked(text: str) -> list[Literal["new", "resolved"]]:
+def changes_asked(text: str) -> list[Literal["new", "resolved"]]:
+    """The changes between two runs a question asks for: the new failures, the fixed ones, or both ("what changed")."""
     if not (CHANGE.search(text) or FIXED_ISSUES.search(text)):
         return []
     if WHAT_CHANGED.search(text):
@@ -232,7 +235,7 @@ def read_facets(text: str, catalog: Catalog, presentation: str = "narrative") ->
         evidence=bool(EVIDENCE.search(text)),
         rate=_rate(text),
         when_assessed=bool(WHEN_ASSESSED.search(text)),
-        changes_asked=_changes_asked(text),
+        changes_asked=changes_asked(text),
         group_by=group_key(text),
         mentions_pci="pci" in text.lower(),
         planner_conditions=sorted(name for name, c in conditions.items()

@@ -962,3 +962,14 @@ def test_a_summary_of_a_kind_then_the_worst_of_them_then_its_findings_and_fixes(
     assert worst in answer.split("\n\n")[0] and all(r in answer for r in critical), answer[:400]
     fixes = chat("how do i fix them").final.answer
     assert f"site {worst}" in fixes.split("\n\n")[0] and all(r in fixes for r in critical), fixes[:400]
+
+
+def test_anything_new_since_a_month_is_the_new_failures_between_the_two_runs(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (new,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND
+        a.site = 'Store-45' AND NOT EXISTS (SELECT 1 FROM results o WHERE o.assessment_id = ? AND o.asset_id =
+        r.asset_id AND o.rule_id = r.rule_id AND o.status = 'fail')""", [runs[-1], runs[1]])
+    state = handle_turn("anything new at Store-45 since september?", services=services)
+    assert state.intent.clarification_question is None
+    assert first_line(state.final.answer).startswith(f"**{new} new failed check"), state.final.answer[:300]
