@@ -26,7 +26,7 @@ from knowledge_base.embeddings import EmbeddingUnavailable
 from orchestration.agents.context_pruner import fold
 from orchestration.graph import build_graph
 from orchestration.memory.store import WINDOW, MemoryStore, MemoryUnavailable, unusable
-from orchestration.nlu.two_questions import split_questions
+from orchestration.nlu.two_questions import asks_other_places, points_back, split_questions
 from orchestration.services import Services, build_services
 from orchestration.state import (
     AssessmentState,
@@ -201,7 +201,13 @@ def iter_turn(prompt: str, thread_id: str | None = None, user_id: str = "local",
         return
     answered: list[AssessmentState] = []
     for part in parts:
-        for item in _one_turn(part, thread_id, user_id, raise_errors, services):
+        asked = part
+        if answered and not points_back(part) and not asks_other_places(part):
+            # "pass rate at HQ and how many critical findings": the second asks where the first did ("there")
+            places = [e for e in answered[0].intent.entities if e.type in ("site", "device")
+                      and e.source in ("explicit", "inventory")]
+            asked = f"{part.rstrip(' ?')} there?" if len(places) == 1 else part
+        for item in _one_turn(asked, thread_id, user_id, raise_errors, services):
             if isinstance(item, AssessmentState):
                 answered.append(item)
             else:

@@ -369,7 +369,8 @@ def _filtered(frame: QuestionFrame) -> bool:
 
 
 # a rate of the checks: a figure of the warehouse, never a standard's sentence ("pass rate of the management plane")
-RATE_WORDS = re.compile(r"\b(?:pass|fail|failure)[\s-]?rates?\b", re.I)
+RATE_WORDS = re.compile(r"\b(?:pass|fail|failure)[\s-]?rates?\b|\b(?:what|which)\s+(?:percent(?:age)?|%|share|proportion|"
+                        r"fraction)\s+of\b", re.I)
 
 
 def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:

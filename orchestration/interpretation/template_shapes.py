@@ -81,6 +81,8 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
     ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
     if query.limit == 1 and template == "group_compare":
         return False  # "which site is worst": the one (and those tied with it); the template lists every site
+    if template == "group_compare" and query.measures[:1] == ["devices_failing"]:
+        return False  # "how many devices per site type have critical findings": its lead counts failed checks
     if query.order is not None and not query.order.descending and model.measures[query.order.measure].unit == "count":
         # the templates rank the most failing first and drop groups with none: "the store with the fewest failures",
         # "the branch with the fewest critical findings" (one may have none) are the compiler's

@@ -413,6 +413,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = [m for m in measures if model.measures[m].unit == "count"][:1] or ["failed_checks"]
         group, bounds, order, limit, output = [], [], None, None, "since"
         time = {"runs": [r for r, _ in runs]}
+    if len(measures) > 1 and model.counted_things(measures[0]) in ("device", "site") and \
+            any(SEVERITY_OF.get(m) for m in measures[1:]) and \
+            any(c.dimension == "severity" and not c.negated for c in conditions):
+        # "how many devices at each site type have critical findings": the devices failing critical checks, counted
+        # (the failures they have are what is counted of them, not a figure of their own)
+        measures = [measures[0], *(m for m in measures[1:] if m not in ("failed_checks", *SEVERITY_OF))]
     own_severity = {SEVERITY_OF.get(m) for m in measures} - {None}
     if len(measures) > 1 and own_severity:
         # "pass rate at HQ and how many critical findings": the severity is the critical count's own, not the rate's
@@ -526,7 +532,9 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
         # the tools break down by no tier, region or role, and keep a role only ("pass rate in us-west by site type")
         return False
     # a breakdown of failures the tools chart; a count of devices or SLIC matches per group is the compiler's
-    charted = breakdown and (failing or not query.measures) and one_run and not query.bounds and not query.order and not query.limit and not any(
+    # (devices failing per site type is no chart of theirs: they chart failed checks)
+    per_group_devices = bool(query.group_by) and query.measures[:1] == ["devices_failing"]
+    charted = breakdown and (failing or not query.measures) and not per_group_devices and one_run and not query.bounds and not query.order and not query.limit and not any(
         c.negated for c in query.conditions) and not (  # the tools exclude nothing ("firewalls not running 9.18(3)")
         "platform" in query.group_by and "os" not in facets.chart_dimensions)  # their "platform" alone: the family
     return charted or (

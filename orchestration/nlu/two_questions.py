@@ -42,6 +42,22 @@ _OF_THE_SAME = re.compile(r"^\s*how many of (?:them|those|these)(?:\s+[\w-]+){0,
                           r"were assessed|are failing|are passing)\s*\??\s*$", re.IGNORECASE)
 
 
+def points_back(question: str) -> bool:
+    """Whether a question points at what was asked before it ("it", "there", "those", "our standard")."""
+    return _POINTS_BACK.search(question) is not None
+
+
+# places or devices as rows, or a grouping: "… and which sites have the most critical findings" asks beyond the first's
+_OTHER_PLACES = re.compile(r"\b(?:sites|stores|branches|locations|offices|regions|data ?cent(?:er|re)s|campuses|devices|"
+                           r"boxes|routers|switches|firewalls|fleet|network|overall|in total|per|by|each|every)\b",
+                           re.IGNORECASE)
+
+
+def asks_other_places(question: str) -> bool:
+    """Whether a question asks about places or devices of its own, or across them (not where the one before did)."""
+    return _OTHER_PLACES.search(question) is not None
+
+
 def split_questions(prompt: str) -> list[str]:
     """The questions ``prompt`` asks, in order: one (the prompt itself) or two."""
     text = prompt.strip()

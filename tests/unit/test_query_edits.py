@@ -973,3 +973,19 @@ def test_anything_new_since_a_month_is_the_new_failures_between_the_two_runs(dem
     state = handle_turn("anything new at Store-45 since september?", services=services)
     assert state.intent.clarification_question is None
     assert first_line(state.final.answer).startswith(f"**{new} new failed check"), state.final.answer[:300]
+
+
+def test_how_many_devices_per_group_have_findings_of_a_severity_counts_devices(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT a.environment, COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? "
+                              "AND r.status = 'fail' AND r.severity = 'high' GROUP BY 1", [latest])
+    lead = first_line(handle_turn("how many devices in each environment have high findings",
+                                  services=services).final.answer)
+    assert lead.startswith(f"**{sum(n for _, n in per)}** devices failing"), lead
+    assert all(f"**{env}** {n}" in lead for env, n in per), lead
+    (pct,), = sql(demo_warehouse, f"""SELECT ROUND(100.0 * COUNT(DISTINCT r.asset_id) FILTER (WHERE r.status = 'pass')
+        / COUNT(DISTINCT r.asset_id), 1) FROM {FLEET} WHERE r.assessment_id = ? AND r.rule_id = 'SSH-V2' AND
+        a.device_type = 'switch'""", [latest])
+    lead = first_line(handle_turn("what percentage of switches pass SSH-V2", services=services).final.answer)
+    assert lead.startswith(f"**{pct}%**"), lead

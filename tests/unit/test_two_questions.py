@@ -60,3 +60,16 @@ def test_the_second_answers_sources_are_numbered_after_the_firsts(demo_warehouse
     from orchestration.interpretation.markdown import markdown_problems
 
     assert not markdown_problems(final.answer, set(numbers)), final.answer
+
+
+def test_the_second_question_asks_where_the_first_did_unless_it_asks_across_places(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    (here,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM results r JOIN assets a USING (asset_id) WHERE
+        r.assessment_id = {LATEST} AND a.collection = 'fleet' AND r.status = 'fail' AND r.severity = 'high' AND
+        a.site = 'DataCenter-2'""")
+    answer = handle_turn("pass rate at DataCenter-2 and how many high findings", services=services).final.answer
+    second = answer.split("\n---\n")[1]
+    assert "site DataCenter-2" in second and f"**{here}**" in second, second[:300]
+    answer = handle_turn("pass rate at DataCenter-2 and which sites have the most high findings",
+                         services=services).final.answer
+    assert "site DataCenter-2" not in answer.split("\n---\n")[1].split("\n\n")[1], answer[-600:]  # across the sites
