@@ -20,6 +20,7 @@ from orchestration.evaluation import load_cases
 from orchestration.runtime import handle_turn, iter_turn
 from orchestration.services import Services, build_services
 from orchestration.state import AssessmentState
+from orchestration.turn_pool import warm_up
 
 
 def p95(values: list[float]) -> float:
@@ -66,7 +67,8 @@ def _summary(label: str, first: list[float], total: list[float], cpu: list[float
 def _measure(rounds: int, report: Callable[[str], None], services: Services | None = None) -> list[dict[str, Any]]:
     asks = prompts()
     started = time.perf_counter()
-    services = services or build_services()  # one per process, as the chat server's turn workers keep
+    # one per process, warmed as the chat server's turn workers warm theirs before their first turn
+    services = warm_up(services or build_services())
     handle_turn(asks[0], services=services)  # warm-up: model, router, index, warehouse and its names load once per process
     report(f"  warm-up turn (loads model, router, index, names) {time.perf_counter() - started:.1f} s")
     rows = []

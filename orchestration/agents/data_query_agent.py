@@ -270,9 +270,10 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
                                      or is_edit(intent)):
         plan = query_plan(intent.query, catalog.semantic_model, collection)
     elif plan is not None and intent.asked_query is not None and len(intent.asked_query.runs) == 1 \
-            and plan.assessment_id == "latest":
+            and plan.assessment_id == "latest" and _timed(intent):
         # a template reads the run asked ("the stores with the most critical findings in september", "devices
-        # failing SNMP-RW in august"), not the latest
+        # failing SNMP-RW in august"), not the latest (a question that names no time keeps "latest": the warehouse
+        # keeps the latest run's rows at hand)
         plan = replace(plan, assessment_id=intent.asked_query.runs[0])
     if plan is None:
         choice = select_tool(intent)
@@ -287,6 +288,12 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
 
 # dimensions the scope line says elsewhere (the checks and severities counted) or not at all
 SAID_APART = frozenset({"rule", "topic", "severity"})
+
+
+def _timed(intent: Intent) -> bool:
+    """Whether the question (or the edit it made of the last one) names a run or month."""
+    t = intent.frame.time
+    return bool(t.runs or t.months or t.relative or t.since or t.last_n or t.before or is_edit(intent))
 
 
 def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) -> AnswerScope:
