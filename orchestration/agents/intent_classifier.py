@@ -52,6 +52,7 @@ from orchestration.nlu.query_edits import (
     OF_THEM,
     QueryEdit,
     both_checks,
+    both_lists,
     both_places,
     both_sides,
     carried_measure,
@@ -921,7 +922,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     earlier = next((t for t in reversed(before) if t.query is not None), None)
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
     # fail at both" after what fails at two sites
-    sides = both_places(prompt, last, earlier) or (None if last.query.group_by else (
+    sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (None if last.query.group_by else (
         both_sides(prompt, last, earlier, model) or both_checks(prompt, last, earlier)))
     if sides is not None or last.query.group_by:
         return sides

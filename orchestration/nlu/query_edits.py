@@ -597,7 +597,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             spans.append(other.span())
             continue
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
-        replaced = PLACES if condition.dimension in PLACES else {condition.dimension}
+        # (a kind of device replaces the kind before it: "what about switches?" after the ASAs)
+        replaced = PLACES if condition.dimension in PLACES else DEVICE_KINDS if condition.dimension in DEVICE_KINDS \
+            else {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]
         if kept != conditions and condition.dimension != "device" and not model.on_rows(condition.dimension):
             # "what about staging" after the production devices listed: those devices were production's
@@ -650,6 +652,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)
 
 
+# what kind of device a condition keeps: a new one replaces the one before ("what about switches?" after the ASAs)
+DEVICE_KINDS = frozenset({"device_type", "platform", "product_family", "model"})
 # "the other DC", "the other stores": a place of the same kind as the one asked before, but not it
 OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 # "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those
@@ -732,6 +736,24 @@ def both_places(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEd
                            bounds=[Bound(measure=counted, op=">=", value=len(places))], output="list")
         return QueryEdit(edited, [], [f"failing at all of {', '.join(places)}"])
     return None
+
+
+def both_lists(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:
+    """The rows the last two answers both listed ("top 3 rules failing in us-east" → "and us-west?" → "which ones are in
+    both"): the last query kept to the rows of its kind the answer before also showed; None when the two answers
+    listed different kinds of rows."""
+    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None or \
+            not last.query.group_by or last.query.group_by[:1] != before.query.group_by[:1] or \
+            not last.answer_rows or not before.answer_rows:
+        return None
+    dim = last.query.group_by[0]
+    common = [r for r in last.answer_rows if r in before.answer_rows]
+    if not common:
+        return None  # nothing in common: the edit would list every row (the reading of the words says "none")
+    conditions = [c for c in last.query.conditions if c.dimension != dim] + [Condition(dimension=dim, values=common)]
+    edited = last.query.model_copy(update={"conditions": conditions, "limit": None, "offset": 0, "order": None,
+                                           "output": "list"})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"in both answers: {', '.join(common)}"])
 
 
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:

@@ -989,3 +989,17 @@ def test_how_many_devices_per_group_have_findings_of_a_severity_counts_devices(d
         a.device_type = 'switch'""", [latest])
     lead = first_line(handle_turn("what percentage of switches pass SSH-V2", services=services).final.answer)
     assert lead.startswith(f"**{pct}%**"), lead
+
+
+def test_the_rows_two_rankings_share_are_in_both(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    top = {region: [r for r, _ in sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE
+        r.assessment_id = ? AND r.status = 'fail' AND s.region = ? GROUP BY 1 ORDER BY n DESC, 1 LIMIT 4""",
+                                      [latest, region])] for region in ("us-central", "us-west")}
+    common = [r for r in top["us-west"] if r in top["us-central"]]
+    chat = Chat(services)
+    chat("top 4 failing rules in us-central")
+    chat("and in us-west?")
+    lead = first_line(chat("which of them are in both lists").final.answer)
+    assert common and all(r in lead for r in common), lead
+    assert not any(r in lead for r in set(top["us-west"]) - set(common)), lead
