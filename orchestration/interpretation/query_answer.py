@@ -173,9 +173,7 @@ def _difference(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> 
                 f"({where(query)}) — failing {'; '.join(parts)}.")
         if both:
             lead += f" Both fail {len(both)} more: {', '.join(both[:INLINE])}{' …' if len(both) > INLINE else ''}."
-    if unjudged:
-        lead += (f" Not judged on both (the check does not apply to one of them): {', '.join(unjudged[:INLINE])}"
-                 f"{' …' if len(unjudged) > INLINE else ''}.")
+    lead += _unjudged(unjudged)
     if not differing:
         return DomainOutputs(summary=lead, statistics=stats)
     body = [[k, *("fail" if judged[k].get(s) else "pass" if s in judged[k] else "—" for s in sides)] for k in differing]
@@ -198,10 +196,15 @@ def _one_side(query: DataQuery, sides: Sequence[str], only: list[str], both: lis
                 f"{', '.join(only)}.")
     if both:
         lead += f" Both fail {len(both)} more."
-    if unjudged:
-        lead += (f" Not judged on both (the check does not apply to one of them): {', '.join(unjudged[:INLINE])}"
-                 f"{' …' if len(unjudged) > INLINE else ''}.")
-    return DomainOutputs(summary=lead, statistics=stats)
+    return DomainOutputs(summary=lead + _unjudged(unjudged), statistics=stats)
+
+
+def _unjudged(unjudged: Sequence[str]) -> str:
+    """The checks one side has no verdict on, said apart from the difference (not counted as one)."""
+    if not unjudged:
+        return ""
+    return (f" Not judged on both (the check does not apply to one of them): {', '.join(unjudged[:INLINE])}"
+            f"{' …' if len(unjudged) > INLINE else ''}.")
 
 
 def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
