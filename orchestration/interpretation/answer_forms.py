@@ -392,12 +392,22 @@ def _group_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
 
     order = sorted(both, key=lambda g: (change(g), g) if frame.direction != "better" else (-change(g), g))
     label = result.description.removeprefix("failed checks per ").split(" and ")[0]
+    if frame.direction and len(runs) > 1:
+        # "which sites had their pass rate drop": only those that moved the way asked (the rest are not the answer)
+        order = [g for g in order if (change(g) < 0 if frame.direction == "worse" else change(g) > 0)]
+        per = {g: per[g] for g in order}
+        if not order:
+            return DomainOutputs(summary=f"**None** — no {label} {'got worse' if frame.direction == 'worse' else 'improved'}"
+                                         f" between {runs[0][1]} and {runs[-1][1]} (pass rate).",
+                                 statistics={"row_count": len(rows), "groups": 0})
     if len(runs) == 1:
         head = f"Only one run falls in the time asked for: {runs[0][1]} ({runs[0][2]}), per {label} below."
     else:
         moved = ", ".join(f"**{g}** {both[g][0].pass_rate}% → {both[g][1].pass_rate}% ({change(g):+.1f} points; "
                           f"failed {both[g][0].failed:,} → {both[g][1].failed:,})" for g in order[:6])
-        head = (f"Per {label}, {runs[0][1]} ({runs[0][2]}) → {runs[-1][1]} ({runs[-1][2]}), {len(runs)} runs, "
+        opening = (f"**{len(order)} {plural(label, len(order))}** {'got worse' if frame.direction == 'worse' else 'improved'}"
+                   if frame.direction else f"Per {label}")
+        head = (f"{opening}, {runs[0][1]} ({runs[0][2]}) → {runs[-1][1]} ({runs[-1][2]}), {len(runs)} runs, "
                 f"{'worst change' if frame.direction != 'better' else 'best change'} first: {moved}"
                 f"{f' and {len(order) - 6} more' if len(order) > 6 else ''}.")
     groups = sorted(per, key=lambda g: order.index(g) if g in order else len(order))

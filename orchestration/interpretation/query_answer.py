@@ -503,6 +503,9 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         better = direction == "better" or (query.order is not None and query.order.descending is False
                                              and m.better == "lower")
         order = sorted(table, key=lambda k: (-change(k) if not better else change(k), str(k)))
+        if direction and not (query.limit and query.limit >= 1):
+            # "which stores saw failures increase": those that moved the way asked, not every group
+            order = [k for k in order if (change(k) < 0 if better else change(k) > 0)] or order[:1]
         order = order[:query.limit] if query.limit and query.limit > 1 else order
         top = order[0] if order else None
         if top is None:

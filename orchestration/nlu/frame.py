@@ -565,8 +565,26 @@ _PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|cor
                      r"firewalls|boxes|sites)|every (?:device|router|switch|firewall|box|site))\b", _I)
 
 
+# a figure going down or up: worse or better by what the figure is ("the pass rate dropped" is worse, "failures
+# dropped" better)
+_DOWN = re.compile(r"\b(?:drop\w*|fell|fall(?:s|en|ing)?|decreas\w*|declin\w*|went down|go(?:ne|es)? down|shr[iu]nk\w*|"
+                   r"dipped|sank)\b", _I)
+_UP = re.compile(r"\b(?:rose|ris(?:e|en|es|ing)|increas\w*|grew|grow(?:n|s|ing)?|went up|go(?:ne|es)? up|climb\w*|"
+                 r"jump\w*|spik\w*)\b", _I)
+_COUNTED = re.compile(r"\b(?:fail(?:ures|ed checks|s)|findings|issues|deviations|violations|criticals|errors|"
+                      r"failed logins|matches|hits)\b", _I)
+_RATE = re.compile(r"\b(?:pass(?:ing)?[\s-]?rates?|compliance|complian\w* (?:rate|score)|score|pass %)\b", _I)
+
+
 def read_direction(text: str) -> Literal["worse", "better"] | None:
     worse, better = bool(_WORSE.search(text)), bool(_BETTER.search(text))
+    if not (worse or better):
+        down, up = bool(_DOWN.search(text)), bool(_UP.search(text))
+        if down != up:  # one way only: which end it is depends on whether more of the figure is good
+            if _RATE.search(text):
+                worse, better = down, up
+            elif _COUNTED.search(text):
+                worse, better = up, down  # (a figure not named is the last answer's: no way read here)
     return "worse" if worse and not better else "better" if better and not worse else None
 
 
