@@ -526,11 +526,13 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
             floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
             floor = CLEAR_ASK
-    if len(frame.targets.device) >= 2 and DIFFER.search(text):
-        floor = 0.0  # "how do SW-1 and SW-2 differ": what one fails and the other does not, whatever the ask read
+    # the data's whatever ask the frame read: "how do SW-1 and SW-2 differ" (what one fails and the other does not),
+    # "anything new since last month?" (the findings new, or fixed, between two runs)
     t = frame.time
-    if changes_asked(text) and (t.since or t.relative or t.months or t.runs) and frame.ask != "policy":
-        floor = 0.0  # "anything new since last month?": the findings new (or fixed) between two runs
+    the_datas = (len(frame.targets.device) >= 2 and DIFFER.search(text) is not None) or (
+        bool(changes_asked(text)) and bool(t.since or t.relative or t.months or t.runs) and frame.ask != "policy")
+    if the_datas:
+        floor = 0.0
     if frame.confidence < floor:
         return None
     if frame.ask == "summary" and "vague_ask" in decision.signals:
@@ -538,7 +540,7 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     p = decision.skill_probabilities
     if frame.ask == "policy":
         skill = max(("cbp_generic", "sec_generic"), key=lambda s: p.get(s, 0.0))
-    elif frame.ask in DATA_ASKS or frame.ask == "summary" or floor == 0.0:
+    elif frame.ask in DATA_ASKS or frame.ask == "summary" or the_datas:
         skill = max(("cbp_assessment", "sec_assessment"), key=lambda s: p.get(s, 0.0))
     else:
         return None
