@@ -49,6 +49,9 @@ NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\
 ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:with|having|"
                               r"that (?:has|had|have|shows?)|which (?:has|had))\s+the\s+(?:most|fewest|least|lowest|"
                               r"highest|worst|best|biggest|largest|smallest|poorest)\b", re.I)
+# a question that starts with the rows it asks for: "sites where the pass rate dropped", "stores whose firewalls …"
+ROWS_WHERE = re.compile(r"^\s*(?:(?:list|show|give)(?:\s+me)?\s+)?(?:the\s+|all\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+                        r"\s+(?:where|whose|in which|at which)\b", re.I)
 RANKED_ROWS = re.compile(r"\b(?:worst|best|least compliant|most compliant|poorest|cleanest)\s+(?P<what>[a-z][\w\s-]*)",
                          re.I)
 # "… but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING", "… without failing NTP-AUTH": a check the devices do not fail
@@ -742,6 +745,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         dim = _dimension(m.group("what"), model)
         if dim and dim != "run":
             return [dim]
+    rows_where = ROWS_WHERE.match(prompt)  # "sites where the pass rate dropped since september": those sites
+    dim = _dimension(rows_where.group("what"), model) if rows_where and ask != "count" else None
+    if dim and dim not in ("run", "rule"):
+        return [dim]
     if ask in ("list", "ranking", "compare", "yes_no", "share", "trend"):
         for m in WHICH.finditer(prompt):
             dim = _dimension(prompt[m.start("what"):], model)  # "which tier 1 site": the site
