@@ -33,7 +33,7 @@ from orchestration.interpretation.template_shapes import SCOPE_KEYS, same_shape
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.nlu.facets import condition_holds
 from orchestration.nlu.query_edits import is_edit
-from orchestration.nlu.query_reader import KEPT_BY_NO_TOOL
+from orchestration.nlu.query_reader import KEPT_BY_NO_TOOL, time_named
 from orchestration.outputs import (
     AssessmentContext,
     ContextAssets,
@@ -292,8 +292,7 @@ SAID_APART = frozenset({"rule", "topic", "severity"})
 
 def _timed(intent: Intent) -> bool:
     """Whether the question (or the edit it made of the last one) names a run or month."""
-    t = intent.frame.time
-    return bool(t.runs or t.months or t.relative or t.since or t.last_n or t.before or is_edit(intent))
+    return time_named(intent) or is_edit(intent)
 
 
 def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) -> AnswerScope:
