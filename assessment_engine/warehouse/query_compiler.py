@@ -129,7 +129,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         selected.append(f"{column} AS {dim}")
         columns.append(dim)
     period = fact.run if len(query.runs) > 1 and fact.run else None
-    if len(query.months) > 1 and fact.at:  # a month as text, the same on DuckDB, Trino and PostgreSQL
+    # a month as text, the same on DuckDB, Trino and PostgreSQL; a series with no months named: every month there is
+    if fact.at and (len(query.months) > 1 or (query.output == "series" and not query.months)):
         period = f"SUBSTR(CAST({fact.at} AS VARCHAR), 1, 7)"
     if period:
         selected.append(f"{period} AS run")

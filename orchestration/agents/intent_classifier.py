@@ -51,6 +51,7 @@ from orchestration.nlu.query_edits import (
     GROUP_EXTREME,
     OF_THEM,
     QueryEdit,
+    among_listed,
     both_checks,
     both_lists,
     both_places,
@@ -62,6 +63,7 @@ from orchestration.nlu.query_edits import (
 )
 from orchestration.nlu.query_reader import (
     DIFFER,
+    OVER_TIME,
     attribute_asked,
     attribute_query,
     bound_to_every,
@@ -519,7 +521,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
         if frame.ask in POPULATION_ASKS and grouped:  # "pass rate per environment": one figure per group
-            floor = CLEAR_ASK_POPULATION
+            # (a measure named says what the figure is: "login failures per month" needs no more of the ask)
+            floor = CLEAR_ASK_NAMED if measured else CLEAR_ASK_POPULATION
         if frame.subject == "exceptions" and frame.ask in ("list", "count", "exception", "yes_no"):
             floor = CLEAR_ASK_FLEET  # "any exceptions expiring before the end of the year?": the register answers
         if frame.ask == "summary" and OURS.search(text):  # "how are we doing?": our network, its latest summary
@@ -599,11 +602,14 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     in_domain = decision.intent_class != "unknown_or_needs_clarification"
     if not in_domain or decision.confidence < settings.clarification_threshold:
         unknown = [r.mention.upper() for r in reading.resolutions if r.entity_type == "device" and r.status == "unknown"]
+        measured = bool(measure_words(text, services.catalog.semantic_model))
+        # a measure per month ("login failures per month") is one figure per run or month, as one per group is
         clear = clear_ask_skill(frame_of(text, services, entities, unknown_devices=unknown), decision, text,
-                                measured=bool(measure_words(text, services.catalog.semantic_model)),
+                                measured=measured,
                                 part_named=names_a_part_beyond_the_frame(text, services.catalog.semantic_model),
                                 grouped=bool(group_key(text) or grouped_by(text, services.catalog.semantic_model)
-                                             or ranks_rows(text, services.catalog.semantic_model)))
+                                             or ranks_rows(text, services.catalog.semantic_model)
+                                             or (measured and OVER_TIME.search(text))))
         if clear is not None:  # a clear ask about a named target runs: no needless question
             decision = clear
             in_domain = True
@@ -770,10 +776,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
     edit = None if pasted or picked is not None or (PICKS_AMONG.search(prompt) and not among_rows) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
-    if edit is None and intent.clarification_question and not pasted and picked is None and \
-            not PICKS_AMONG.search(prompt):
-        # "at the stores" after an edited list: the history gave no question to ask there again, so the place edits
-        # the last query
+    if edit is None and (intent.clarification_question or resolution.kind == "none") and not pasted and \
+            picked is None and not PICKS_AMONG.search(prompt):
+        # "at the stores" after an edited list, "how many at the stores" after a count of firewalls: the history gave
+        # no question to ask there again, so the place edits the last query (a question with words of its own besides
+        # the place is none: its own)
         edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
@@ -796,12 +803,15 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
             intent = intent.evolve(asked_query=carried, query=carried)
     if edit is None and not pasted and picked is None and resolution.kind in ("none", "carryover") and last is not None \
-            and not last.answer_devices and OF_THEM.search(prompt):
-        # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those
+            and OF_THEM.search(prompt):
+        # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
+        # average pass rate" after a list of devices: a figure of the devices listed
         asked = intent if intent.asked_query is not None else with_query(
             intent, prompt, services, updates.get("collection", conv.collection) or "fleet")
-        narrowed_to = within_last(prompt, asked.asked_query, last, services.catalog.semantic_model) \
-            if asked.asked_query is not None else None
+        model = services.catalog.semantic_model
+        narrowed_to = None if asked.asked_query is None else (among_listed(
+            asked.asked_query, last, model) if resolution.kind == "none" else None) if last.answer_devices else \
+            within_last(prompt, asked.asked_query, last, model)
         if narrowed_to is not None:
             intent = _as_edit(asked, last, narrowed_to)
     if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:

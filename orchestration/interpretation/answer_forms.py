@@ -201,6 +201,11 @@ def _device_list(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retri
             first = f"No single device leads: {_names([top.asset_id, *tied])} tie at {equal} each."
         else:
             first = f"**{top.asset_id}** ({top.site}) comes first: {figures}."
+            most = max(rows, key=lambda r: r.failed)
+            if not condition and most.failed > top.failed:
+                # ranked by severity, the device with the most failures is another: both are "worst", said so
+                first += (f" **{most.asset_id}** has the most failed checks: {most.failed} ({most.critical} critical, "
+                          f"{most.high} high).")
         if condition and len(rows) == total:  # every device that fails is ranked: "top 2 of 2" says too little
             failing = what.removeprefix("devices failing ")
             first += (f" {'The only device' if total == 1 else f'All {total} devices'} failing {failing}, by "

@@ -50,7 +50,8 @@ def _words(condition: Condition) -> str:
     if condition.dimension == "device" and len(condition.values) > 4:
         values = f"{len(condition.values)} devices"
     said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",
-            "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values}.get(
+            "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values,
+            "criticality": f"{values} criticality", "category": values.replace("layer2", "layer 2")}.get(
         condition.dimension, values)
     return f"not {said}" if condition.negated else said
 
@@ -213,7 +214,18 @@ def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> D
     dimension = query.group_by[1]
     noun = model.dimensions[dimension].noun
     found = {str(r.get("device")): r.get(dimension) for r in rows}
-    asked = (query.condition("device") or Condition(dimension="device", values=[])).values
+    named = query.condition("device")
+    # the devices named, each said (one the inventory lacks too); else every device of the scope, in order
+    asked = named.values if named is not None and not named.negated else list(found)
+    if not asked:
+        return DomainOutputs(summary=f"**None** — no device in this scope ({where(query)}).",
+                             statistics={"rows": 0})
+    if named is None or named.negated or len(asked) > INLINE:  # the devices of a scope: counted, then each
+        head = [model.dimensions["device"].noun.capitalize(), noun.capitalize()]
+        body = [[d, found.get(d) if found.get(d) not in (None, "") else "—"] for d in asked[:SHOWN]]
+        more = f"\n\n… and {len(asked) - SHOWN} more (every row is in the export)." if len(asked) > SHOWN else ""
+        return DomainOutputs(summary=f"**{len(asked)} {plural('device', len(asked))}** with their {noun} ({where(query)}):\n\n"
+                             f"{markdown.table(head, body)}{more}", statistics={"rows": len(rows)})
     lines = [f"**{d}**: {noun} **{found[d]}**" if found.get(d) not in (None, "") else
              (f"**{d}**: no {noun} on record" if d in found else f"**{d}**: not in this inventory") for d in asked]
     return DomainOutputs(summary="\n".join(f"- {line}" for line in lines) if len(lines) > 1 else lines[0] + ".",
@@ -317,6 +329,10 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
             said.append(f"failing at {'both' if value == 2 else f'all {value:,}'} {_label(thing, model, int(value))}")
             continue
         noun = model.measures[b.measure].noun[0 if value == 1 else 1]
+        if model.measures[b.measure].unit == "percent":  # "with a pass rate under 80%"
+            op = {">": "over", ">=": "of at least", "<": "under", "<=": "of at most", "=": "of exactly"}[b.op]
+            said.append(f"a {model.measures[b.measure].noun[0]} {op} {value:g}%")
+            continue
         if b.value == 0 and b.op in ("=", "<=", "<"):
             said.append(f"no {noun}")
         elif b.value == 0 and b.op == ">" and query.group_by == ["device"] and _one_per_row(model, b.measure, "device"):
@@ -453,10 +469,16 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}{more}", statistics=stats)
 
 
+def _periods(query: DataQuery, rows: Sequence[Row]) -> list[str]:
+    """The runs or months of a series: those asked, or (events over time with no months named) the months the rows
+    have."""
+    return list(query.runs or query.months) or sorted({str(r.get("run")) for r in rows})
+
+
 def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, direction: str | None) -> DomainOutputs:
     measure = query.measures[0]
     m = model.measures[measure]
-    periods = query.runs or query.months
+    periods = _periods(query, rows)
     if query.group_by:
         return _groups_over_time(query, rows, model, direction)
     by_period = {str(r.get("run")): r for r in rows}
@@ -488,7 +510,7 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
     asks which improved)."""
     dim, measure = query.group_by[0], query.measures[0]
     m = model.measures[measure]
-    periods = list(query.runs or query.months)
+    periods = _periods(query, rows)
     table: dict[Any, dict[str, Any]] = {}
     for r in rows:
         table.setdefault(r.get(dim), {})[str(r.get("run"))] = r.get(measure)

@@ -66,6 +66,8 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
+# "the most of them", "the fewest of those": the rows of the last list, counted
+MOST_OF_THEM = re.compile(r"\b(?:most|fewest|least|highest number)\s+(?:of\s+)?(?:them|those|these)\b", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
 COMPARE_TO = re.compile(r"^\s*(?:and\s+|now\s+)?(?:how\s+(?:does|do|did)\s+(?:that|it|this|they)\s+)?(?:compare[sd]?|stack up)"
                         r"(?:\s+(?:it|that|this|them))?\s+(?:to|with|against)\b|^\s*(?:and\s+)?(?:vs\.?|versus)\s", _I)
@@ -88,7 +90,8 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
 WHICH_ROWS = re.compile(_LEAD + r"(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
 # "which region dropped the most", "what site improved": each group's change between two runs, the most first
-CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:has\s+|have\s+)?"
+CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+(?P<dim>(?!has\b|have\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?))??"
+                            r"\s+(?:has\s+|have\s+)?"
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
                             r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
                             r"(?:most|least))?", _I)
@@ -385,6 +388,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     m = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
     if m and (group or m.group("dim")):
         named = _dimension(m.group("dim"), model) if m.group("dim") else None
+        if named not in (None, "device", "run") and group == ["device"] and previous.answer_devices and \
+                MOST_OF_THEM.search(prompt):
+            # "which site has the most of them" after a list of devices: those devices counted per site
+            kept = [c for c in query.conditions if not model.on_rows(c.dimension) and c.dimension != "device"]
+            edited = DataQuery(measures=["devices"], group_by=[named], conditions=[
+                *kept, Condition(dimension="device", values=list(previous.answer_devices))],
+                order=Order(measure="devices", descending=m.group("which").lower() in ("most", "highest")),
+                limit=1, output="list")
+            return QueryEdit(edited, [], [f"the devices listed, per {named}"])
         if named and named != "run" and named not in group:
             group = [named]
         measure = order.measure if order else (measures[0] if measures else None)
@@ -416,16 +428,21 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 update["runs"] = query.runs[-1:]  # "which device is responsible for most of them" after a series: now
     m = CHANGE_EXTREME.match(prompt)
     # "which type improved" after a figure per device type: a word of the grouping ("type") is the grouping
-    dim = (_dimension(m.group("dim"), model) or (group[0] if group and m.group("dim").lower().rstrip("s") in
-                                                 group[0].split("_") else None)) if m else None
+    # (no word of its own: "which improved the most" after the pass rate per region, those regions)
+    dim = (group[0] if group else None) if m and not m.group("dim") else (
+        _dimension(m.group("dim"), model) or (group[0] if group and m.group("dim").lower().rstrip("s") in
+                                              group[0].split("_") else None)) if m else None
     if m and dim and dim != "run" and measures and model.facts[model.measures[measures[0]].fact].run and len(runs) > 1:
         # "which region dropped the most since october" after the pass rate per region: each region's change
         group, output, limit = [dim], "change", None
         order = Order(measure=measures[0], descending=True)
         spans.append(m.span())
         said.append(f"which {dim} changed most")
-        if not (time.months or time.runs or time.relative or time.since or time.last_n):
-            update["runs"] = [r for r, _ in runs[-2:]]
+        if not TIME_WORDS.search(prompt):  # (the frame reads a change as since the last run: no time said)
+            # since the run the last answer was about ("… and in august?" → "which improved the most"), or the last two
+            latest = runs[-1][0]
+            update["runs"] = [query.runs[0], latest] if len(query.runs) == 1 and query.runs[0] != latest else \
+                [r for r, _ in runs[-2:]]
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
             not _leftover(prompt, [m.span()], []):
@@ -575,6 +592,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     # last month" after a pass rate): asked again elsewhere, those words would lose the pass rate — the query is edited
     carried = previous.meta_intent == "followup_question" and bool(measures) and \
         not set(measure_words(previous.question, model)) & set(query.measures)
+    # (a question that pointed back, "their pass rate", asked again there has nothing to point at: the query is edited)
+    carried = carried or bool(OF_THEM.search(previous.question))
     if own_conditions and not said and not places and not carried and not (time.months or time.runs or time.relative) and all(
             c.dimension in ("site", "site_type") and not c.negated for c in own_conditions) and not OTHER.search(prompt):
         # only a new site or kind of site ("and at the data centers?"): the follow-up resolution asks it again there (a
@@ -616,7 +635,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order = order.model_copy(update={"measure": swap.get(order.measure, order.measure), "then": [
                 t for t in order.then if t not in bound_to]}) if order is not None else None
             bounds = [b.model_copy(update={"measure": swap.get(b.measure, b.measure)}) for b in bounds]
-    if time.months or time.runs or time.relative or time.since or time.last_n:
+    if (time.months or time.runs or time.relative or time.since or time.last_n) and (
+            "runs" not in update or TIME_WORDS.search(prompt)):
         read, missing = _time(prompt, own, runs, model.measures[measures[0]].fact if measures else "devices", model)
         if missing:  # no run then: the answer says so and names the runs there are, never another run's figure
             notes.append("no run in " + ", ".join(missing))
@@ -689,6 +709,21 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
     edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "measures": measures})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
         c.describe() for c in kept)])
+
+
+def among_listed(own: DataQuery, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:
+    """The question read on its own, asked of the devices the last answer listed ("their average pass rate" after the
+    wan routers at the branches): the conditions that chose them when they were all the list was (so that "and the
+    ones at the stores?" can move them), else the devices by name; None when it names devices of its own."""
+    devices, last = list(previous.answer_devices), previous.query
+    if not devices or own.condition("device") is not None:
+        return None
+    chosen_by = [] if last is None or last.bounds or any(model.on_rows(c.dimension) or c.in_measure or c.of_devices
+                                                         for c in last.conditions) else \
+        [c for c in last.conditions if own.condition(c.dimension) is None]
+    kept = chosen_by or [Condition(dimension="device", values=devices)]
+    edited = own.model_copy(update={"conditions": [*own.conditions, *kept]})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"of the {len(devices)} devices listed"])
 
 
 # "which improved more", "which one is worse", "which of the two has more critical findings": a choice between the

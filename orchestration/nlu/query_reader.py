@@ -75,8 +75,19 @@ HOW_MANY_SITES = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?:sites|locati
 # "what else do they fail", "anything else": besides the checks the conversation was about
 ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
-                   rf"exactly|just|only|precisely)\s+(?P<n>{_N})\s+(?P<what>[\w -]+)|"
+                   rf"exactly|just|only|precisely)\s+(?P<n>{_N})(?:\s*(?:%|percent))?\s+(?P<what>[\w -]+)|"
                    rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
+# a rate bound said after the rate ("with a pass rate below 80%", "compliance under 90 percent")
+RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate|compliance(?: rate| score)?)\s+"
+                        r"(?:of\s+|is\s+|that is\s+|at\s+)?(?P<op>more than|over|above|greater than|at least|less than|"
+                        r"under|below|at most|<=|>=|<|>)\s*(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent)?", _I)
+# "… and their software version", "… with their management ip": a value of each row shown beside it
+THEIR_ATTRIBUTE = re.compile(r"\b(?:and|with|plus|including|showing)\s+(?:their|its|the)\s+"
+                             r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[?.!]*\s*$", _I)
+HOW_MANY_THINGS = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
+# rows named first, before what keeps them ("devices in us-central under 80% pass rate": devices)
+ROWS_FIRST = re.compile(r"^\s*(?:(?:list|show|give|find)(?:\s+me)?\s+)?(?:the\s+|all\s+|any\s+)?"
+                        r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
 ZERO = re.compile(r"\b(?:zero|no|without any|without|(?:do|does|did)\s*(?:n[o']?t|n’t)\s+(?:have|show)\s+any|"
                   r"(?:have|has|had|show|shows)\s+no)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
                   r"issues?)|(?:\w+\s+){1,3}(?:failures?|findings?|checks?|deviations?))\b|"
@@ -154,6 +165,11 @@ DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|
                           r"wireless controllers?|leafs|leaves|spines?|nodes?)\b", _I)
 SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:es)?|datacenters?|data centers?|campus(?:es)?|"
                         r"locations?|offices?)\b(?!-\d)", _I)  # "Store-50" is a site's name, not "stores"
+# a device's business criticality said with its value ("high criticality devices", "business critical boxes"): not
+# the severity of a finding, whose values are the same words
+CRITICALITY = re.compile(r"\b(?:(?P<v>critical|high|medium|low)[\s-]+(?:business[\s-]+)?criticality|"
+                         r"(?:business|mission)[\s-]+(?P<b>critical)|criticality\s+(?:is\s+|of\s+)?"
+                         r"(?P<a>critical|high|medium|low))\b", _I)
 RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
 
 
@@ -308,6 +324,26 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         ask = "list"
     if among and ask != "count" and (not group or group != ["rule"] and not _names_rows(prompt, model)):
         group = ["device"]  # "which have more than 5 failures", "which is the worst" (of the devices just listed)
+    attribute = THEIR_ATTRIBUTE.search(prompt)
+    attribute_of = _dimension(attribute.group("what"), model) if attribute else None
+    rows_named = ROWS_FIRST.match(prompt[:attribute.start()]) if attribute else None
+    if attribute_of in (*DEVICE_ATTRIBUTES, "site", "management_address", "criticality") and rows_named and \
+            _dimension(rows_named.group("what"), model) == "device" and ask != "count":
+        # "list the spine switches and their software version": each device with its value
+        group, ask = ["device", attribute_of], "list"
+        measures = said = [m for m in measures if model.measures[m].fact != "devices"]
+    row_words = HOW_MANY_THINGS.search(prompt) if ask == "count" else ROWS_FIRST.match(prompt)
+    bound_said = BOUND.search(prompt)
+    some = bound_said is not None and bound_said.group("n") is not None and (
+        (bound_said.group("op").lower() == "at least" and _number(bound_said.group("n")) == 1) or (
+            bound_said.group("op").lower() in ("more than", "over", "above") and _number(bound_said.group("n")) == 0))
+    if not group and row_words and (RATE_BOUND.search(prompt) or (bound_said and not some)):
+        # ("at least one critical check" is failing one: no figure per row)
+        # a figure bound is a figure per row: "devices in us-central under 80% pass rate" lists devices, "how many
+        # devices have more than 20 failed checks" counts them (a list's lead is its count)
+        dim = _dimension(row_words.group("what"), model)
+        if dim in ("device", "site", "site_type", "region", "rule", "release", "model", "platform", "role"):
+            group, ask = [dim], "list"
     excluded = any(c.dimension == "device" and c.negated for c in conditions)  # "… except RTR-CORE-2": a list
     if group == ["device"] and len(named_devices) == 1 and ask == "list" and not excluded:
         group = ["rule"]  # "failed checks on SW-HQ-CORE-2": one device's checks, not a list of one device
@@ -353,6 +389,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         bound_only = [b.measure for b in bounds if b.measure not in measures and
                       model.measures[b.measure].fact == model.measures[measures[0]].fact]
         measures = list(dict.fromkeys([*bound_only, *measures]))
+    if bounds and len(group) == 1 and len(measures) > 1:
+        # "how many devices have more than 20 failed checks": each row is one device — the figure bound is the column
+        measures = [m for m in measures if model.counted_things(m) != group[0]] or measures
     checks = next((c for c in conditions if c.dimension == "rule" and not c.negated and len(c.values) > 1), None)
     if checks is not None and BOTH.search(prompt) and group in ([], ["device"]) and not zero:
         # "devices failing both NTP-AUTH and NTP-SERVER": each device fails a check once a run, so failing all of
@@ -403,6 +442,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # the worst of one device's checks: the most severe
         measures, order = severity_first(order.descending)
     output = _output(ask, group, time, prompt, named_measure and bool(GROUP.search(prompt)))
+    if model.facts[fact].at and not time.get("months") and OVER_TIME.search(prompt):
+        output = "series"  # "login failures per month": every calendar month the events cover
     pair = next((c for c in sides if c.dimension in ("device", "site") and len(c.values) == 2), None)
     if pair is not None and DIFFER.search(prompt) and len(time.get("runs", [])) <= 1 and not time.get("months"):
         # the checks failing on one side only, each with the side it fails on
@@ -455,6 +496,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         executed = True
     if named_measure and any(m not in SUMMARY_FIGURES for m in said):
         executed = True  # "the failure rate of the ntp checks": a figure the tools' summary does not state
+    if rated and frame.ask == "share" and frame.subject == "devices":
+        executed = True  # "the pass rate of the staging devices": the rate of their checks, not a share of devices
     kept = thing is None and (not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
@@ -514,6 +557,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     once its answers carry findings and charts."""
     if query.output in ("since", "difference", "one_side"):
         return False  # no tool answers from which run, or what two devices differ on
+    if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
+        return False  # each device with a value of the inventory: a lookup, not a breakdown
     one_run = len(query.runs) <= 1 and not query.months
     whole = one_run and not [c for c in query.conditions if not c.in_measure]
     plain = one_run and not any(c.negated for c in query.conditions) and not any(c.in_measure for c in query.conditions)
@@ -611,10 +656,18 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
         if found:
             negated = [v for v in found if _negated(prompt, v)]
             out.append(Condition(dimension=dim, values=found, negated=bool(negated) and len(negated) == len(found)))
+    said = [m for m in CRITICALITY.finditer(prompt)] if "criticality" in model.dimensions else []
+    if said:
+        values = list(dict.fromkeys((m.group("v") or m.group("b") or m.group("a")).lower() for m in said))
+        out.append(Condition(dimension="criticality", values=values, negated=_negated(prompt, said[0].group(0))))
+        for m in said:  # the words of a criticality say no severity
+            prompt = prompt[:m.start()] + " " * (m.end() - m.start()) + prompt[m.end():]
     tiers = [f"tier{t}" for t in dict.fromkeys(TIER.findall(prompt))]
     if tiers:
         out.append(Condition(dimension="tier", values=tiers, negated=_negated(prompt, "tier")))
     severities = frame.filters.severity or [e.value for e in intent.entities if e.type == "severity"]
+    if said:
+        severities = [v for v in severities if re.search(rf"\b{v[:4]}", prompt, _I)]
     if severities:
         non = bool(re.search(r"\bnon[- ]?(?:" + "|".join(map(re.escape, severities)) + r")", prompt, _I)) or any(
             _negated(prompt, s) for s in severities)
@@ -786,12 +839,16 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
             model: SemanticModel) -> list[Bound]:
     if not measures or not group:
         return []
+    ops: dict[str, Comparison] = {"more than": ">", "over": ">", "above": ">", "greater than": ">", ">": ">",
+                                  "at least": ">=", ">=": ">=", "fewer than": "<", "less than": "<", "under": "<",
+                                  "below": "<", "<": "<", "at most": "<=", "<=": "<=", "exactly": "=", "just": "=",
+                                  "only": "=", "precisely": "=", "a single": "=", "one single": "="}
+    rated = RATE_BOUND.search(prompt)
+    said = measure_words(rated.group("what"), model) if rated else []
+    if rated and said:  # "with a pass rate below 80%": that rate, bound
+        return [Bound(measure=said[0], op=ops[rated.group("op").lower()], value=float(rated.group("n")))]
     m = BOUND.search(prompt)
     if m:
-        ops: dict[str, Comparison] = {"more than": ">", "over": ">", "above": ">", "greater than": ">",
-                                      "at least": ">=", "fewer than": "<", "less than": "<", "under": "<",
-                                      "below": "<", "at most": "<=", "exactly": "=", "just": "=", "only": "=",
-                                      "precisely": "=", "a single": "=", "one single": "="}
         what = re.sub(r"^(device|box|site|check)\b", lambda w: {"box": "boxes"}.get(w.group(1), w.group(1) + "s"),
                       (m.group("what") or m.group("one")).strip(), flags=_I)  # "just one device": devices counted
         said = measure_words(f"how many {what}", model)

@@ -1019,3 +1019,126 @@ def test_the_places_whose_figure_dropped_are_only_those_that_did(demo_warehouse:
         assert dropped and rose and "got worse" in first_line(answer), answer[:300]
         assert all(re.search(rf"\b{s}\b", answer) for s in dropped), answer[:600]
         assert not any(re.search(rf"\b{s}\b", answer) for s in rose), answer[:600]  # only those that dropped
+
+
+PASS = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
+
+
+def test_a_business_criticality_is_not_a_severity(demo_warehouse: Path, services: Services) -> None:
+    """"low criticality devices" are devices of that business criticality, not low-severity findings; a severity said
+    beside one ("business critical boxes with high failures") is still the findings'."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND criticality = 'low'")
+    lead = first_line(Chat(services)("how many low criticality devices do we have").final.answer)
+    assert lead.startswith(f"**{n}**") and "low criticality" in lead, lead
+    devices = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.severity = 'high' AND a.criticality = "
+                                               "'critical'", [latest])}
+    answer = Chat(services)("which business critical boxes have high failures").final.answer
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer)) == devices, answer[:600]
+
+
+def test_the_pass_rate_of_a_kind_of_device_is_their_checks_rate(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND a.role = 'edge' AND "
+                                   "a.device_type = 'firewall'", [latest])
+    lead = first_line(Chat(services)("what's the pass rate of the edge firewalls").final.answer)
+    assert lead.startswith(f"**{rate}%**"), lead
+
+
+def test_events_per_month_are_every_month_the_log_covers(demo_warehouse: Path, services: Services) -> None:
+    months = sql(demo_warehouse, "SELECT strftime(ts, '%Y-%m'), COUNT(*) FROM events e JOIN assets a ON a.asset_id = "
+                                 "e.asset_id AND a.collection = 'fleet' WHERE mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' "
+                                 "GROUP BY 1 ORDER BY 1")
+    answer = Chat(services)("failed logins month by month").final.answer
+    for month, n in months:
+        assert re.search(rf"\|\s*{month}\s*\|\s*{n:,}\s*\|", answer), (month, n, answer[:600])
+
+
+def test_a_bound_on_a_figure_lists_or_counts_the_rows_it_keeps(demo_warehouse: Path, services: Services) -> None:
+    """"sites under 75% pass rate" are the sites whose own rate is under it; "how many routers have more than 15
+    failed checks" counts routers, each by its own failed checks (it answered the whole network's figures)."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    sites = {s for s, in sql(demo_warehouse, f"SELECT a.site FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 "
+                                             f"HAVING {PASS} < 75", [latest])}
+    answer = Chat(services)("sites under 75% pass rate").final.answer
+    assert first_line(answer).startswith(f"**{len(sites)} sites** with a pass rate under 75%"), answer[:300]
+    assert {s for s in re.findall(r"\b(?:Store|Branch|Site|DataCenter|Lab)-[\w]+|\bHQ\b", answer)} == sites
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM (SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 HAVING COUNT(*) > 15)",
+                [latest])
+    lead = first_line(Chat(services)("how many routers have more than 15 failed checks").final.answer)
+    assert lead.startswith(f"**{n} devices** with more than 15 failed checks"), lead
+
+
+def test_their_figure_after_a_list_is_of_the_devices_listed_and_moves_with_a_new_place(demo_warehouse: Path,
+                                                                                        services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rate = {site: p for site, p in sql(demo_warehouse, f"SELECT a.site, {PASS} FROM {FLEET} WHERE r.assessment_id = ? "
+                                                       "AND a.role = 'access' GROUP BY 1", [latest])}
+    chat = Chat(services)
+    chat("list the access switches at HQ")
+    assert first_line(chat("what's their pass rate").final.answer).startswith(f"**{rate['HQ']}%**")
+    lead = first_line(chat("and the ones at Site-A?").final.answer)
+    assert lead.startswith(f"**{rate['Site-A']}%**"), lead
+
+
+def test_how_many_at_a_place_after_a_count_counts_the_same_things_there(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE a.collection = "
+                                "'fleet' AND a.device_type = 'router' AND s.region = 'us-east'")
+    chat = Chat(services)
+    chat("how many routers do we have")
+    lead = first_line(chat("how many in us-east").final.answer)
+    assert lead.startswith(f"**{n}**"), lead
+
+
+def test_which_improved_the_most_after_an_earlier_month_is_each_groups_change_since_then(
+        demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = {run: dict(sql(demo_warehouse, f"SELECT s.site_type, {PASS} FROM {FLEET} WHERE r.assessment_id = ? "
+                                         "GROUP BY 1", [run])) for run in (runs[1], runs[-1])}
+    change = {k: per[runs[-1]][k] - per[runs[1]][k] for k in per[runs[-1]]}
+    best = max(change.values())
+    chat = Chat(services)
+    chat("pass rate per site type")
+    chat("and in september?")
+    state = chat("which improved the most")
+    assert state.intent.query is not None and state.intent.query.runs == [runs[1], runs[-1]], state.intent.query
+    lead = first_line(state.final.answer)
+    assert any(f"**{k}**" in lead for k, v in change.items() if abs(v - best) < 0.05), (change, lead)
+
+
+def test_the_most_of_them_after_a_list_counts_the_devices_listed_per_group(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"""SELECT s.site_type, COUNT(*) n FROM (SELECT r.asset_id FROM {FLEET} WHERE
+        r.assessment_id = ? AND r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 HAVING COUNT(*) > 15) d
+        JOIN assets a ON a.asset_id = d.asset_id JOIN sites s ON s.site = a.site GROUP BY 1 ORDER BY n DESC""",
+              [latest])
+    chat = Chat(services)
+    chat("routers with more than 15 failed checks")
+    lead = first_line(chat("which site type has the most of them").final.answer)
+    top = [k for k, n in per if n == per[0][1]]
+    assert any(f"**{k}**" in lead for k in top) and str(per[0][1]) in lead, (per, lead)
+
+
+def test_devices_with_their_value_are_each_device_and_its_value(demo_warehouse: Path, services: Services) -> None:
+    rows = sql(demo_warehouse, "SELECT asset_id, model FROM assets WHERE collection = 'fleet' AND role = 'leaf' "
+                               "ORDER BY 1")
+    answer = Chat(services)("list the leaf switches with their model").final.answer
+    assert first_line(answer).startswith(f"**{len(rows)} devices** with their model"), answer[:300]
+    for device, model in rows:
+        assert re.search(rf"\|\s*{device}\s*\|\s*{re.escape(model)}\s*\|", answer), (device, model)
+
+
+def test_the_worst_device_by_severity_also_names_the_one_failing_most(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) FILTER (WHERE r.severity = 'critical') c,
+        COUNT(*) FILTER (WHERE r.severity = 'high') h, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND
+        r.status = 'fail' AND a.site = 'Store-33' GROUP BY 1""", [latest])
+    by_severity = max(per, key=lambda x: (x[1], x[2], x[3]))[0]
+    most = max(per, key=lambda x: x[3])[0]
+    lead = first_line(Chat(services)("worst device at Store-33").final.answer)
+    assert lead.startswith(f"**{by_severity}**") and most in lead, lead
