@@ -130,7 +130,7 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         columns.append(dim)
     period = fact.run if len(query.runs) > 1 and fact.run else None
     # a month as text, the same on DuckDB, Trino and PostgreSQL; a series with no months named: every month there is
-    if fact.at and (len(query.months) > 1 or (query.output == "series" and not query.months)):
+    if fact.at and query.output in ("series", "change", "yes_no") and (len(query.months) > 1 or not query.months):
         period = f"SUBSTR(CAST({fact.at} AS VARCHAR), 1, 7)"
     if period:
         selected.append(f"{period} AS run")

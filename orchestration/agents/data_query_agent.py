@@ -267,7 +267,8 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
         if intent.domain_details.skill in SQL_SKILLS else None
     if intent.query is not None and (plan is None or not same_shape(plan, intent.query, catalog.semantic_model)
                                      or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
-                                     or is_edit(intent)):
+                                     or is_edit(intent) or bool(intent.query_notes)):
+        # (what the words asked that the query cannot hold is said with the query's answer, not a template's)
         plan = query_plan(intent.query, catalog.semantic_model, collection)
     elif plan is not None and intent.asked_query is not None and len(intent.asked_query.runs) == 1 \
             and plan.assessment_id == "latest" and _timed(intent):

@@ -56,13 +56,14 @@ def _words(condition: Condition) -> str:
     return f"not {said}" if condition.negated else said
 
 
-def where(query: DataQuery, runs: Sequence[str] | None = None) -> str:
-    """The scope of a figure in a few words: its conditions and its run(s)."""
+def where(query: DataQuery, runs: Sequence[str] | None = None, months: bool = True) -> str:
+    """The scope of a figure in a few words: its conditions and its run(s) (``runs``: those said, where the answer
+    says its runs apart; ``months``: False where it says its months apart)."""
     parts = [_words(c) for c in query.conditions if not c.in_measure and (
         c.dimension not in query.group_by or len(c.values) > 4 or c.negated)]  # "of the 7 devices" listed before
     runs = list(runs if runs is not None else query.runs)
     parts += [" → ".join(runs)] if runs else []
-    parts += [", ".join(query.months)] if query.months else []
+    parts += [", ".join(query.months)] if query.months and months else []
     return ", ".join(parts) or "all devices"
 
 
@@ -77,9 +78,17 @@ def _names(values: Sequence[Any]) -> str:
 
 def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: Sequence[str] = (),
            polarity: str | None = None, direction: str | None = None) -> DomainOutputs:
-    """The answer to ``query`` from its ``rows`` (``total_rows``: how many in all, past the limit)."""
+    """The answer to ``query`` from its ``rows`` (``total_rows``: how many in all, past the limit); ``notes``: what
+    the words asked that the query could not hold, said beside the answer (never dropped silently)."""
     if not query.runs and query.measures and model.facts[model.measures[query.measures[0]].fact].run:
         return _no_such_run(rows, notes)
+    unheld = [n for n in notes if not n.startswith("no run in ")]
+    outputs = _answer(query, rows, model, polarity, direction)
+    return outputs.model_copy(update={"data_gaps": [*outputs.data_gaps, *unheld]}) if unheld else outputs
+
+
+def _answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,
+            direction: str | None) -> DomainOutputs:
     if query.output == "yes_no":
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
@@ -120,13 +129,13 @@ def _since(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Domai
         since = {k: s for k, v in per_key.items() if (s := _stretch(v, runs))}
         order = sorted(since, key=lambda k: (runs.index(since[k][0]), k))
         if not order:
-            return DomainOutputs(summary=f"**None** in the latest run ({runs[-1]}, {where(query, [])}).",
+            return DomainOutputs(summary=f"**None** in the latest run ({runs[-1]}, {where(query, [], months=False)}).",
                                  statistics={"rows": 0})
         items = [f"**{k}** since {since[k][0]}" + (" (every run on record)" if len(since[k]) == len(runs) else "")
                  for k in order]
         has = "failing" if measure == "failed_checks" else f"with {noun}"
         lead = (f"**{len(order)} {_label(dim, model, len(order))}** {has} in the latest run "
-                f"({where(query, [])}), each since: " + "; ".join(items[:SHOWN]) + ".")
+                f"({where(query, [], months=False)}), each since: " + "; ".join(items[:SHOWN]) + ".")
         return DomainOutputs(summary=lead, statistics={"rows": len(order), **_listed(dim, order, len(order)),
                                                        **{f"{k} since": since[k][0] for k in order}})
     per_run = {str(r.get("run")): r.get(measure) for r in rows}
@@ -136,15 +145,15 @@ def _since(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Domai
     stats = {"runs": len(runs), "failing_runs": len(stretch), **({"since": stretch[0]} if stretch else {})}
     if not stretch:
         failed = [r for r in runs if per_run.get(r)]
-        lead = (f"**Not in the latest run** ({runs[-1]}): no {noun} there ({where(query, [])})" +
+        lead = (f"**Not in the latest run** ({runs[-1]}): no {noun} there ({where(query, [], months=False)})" +
                 (f"; the last run with some was {failed[-1]}." if failed else "; none in any run on record."))
     elif len(stretch) == len(runs):
         lead = (f"**Since {stretch[0]}**, the first run on record: {noun} in every one of the {len(runs)} runs "
-                f"({where(query, [])}).")
+                f"({where(query, [], months=False)}).")
     else:
         before = runs[len(runs) - len(stretch) - 1]
         latest = "in the latest run only" if len(stretch) == 1 else f"in each of the last {len(stretch)} runs"
-        lead = f"**Since {stretch[0]}**: {noun} {latest}; none in {before} ({where(query, [])})."
+        lead = f"**Since {stretch[0]}**: {noun} {latest}; none in {before} ({where(query, [], months=False)})."
     return DomainOutputs(summary=f"{lead}\n\nPer run: {series}.", statistics=stats)
 
 
@@ -290,12 +299,12 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         if direction is None:  # not a way of getting better or worse: which period has more
             higher = periods[1] if after > before else periods[0]
             text = (f"**More in {higher}**: {model.measures[measure].named(max(after, before))} against "
-                    f"{_value(min(after, before), unit)} ({', '.join(periods)}; {where(query, [])}).")
+                    f"{_value(min(after, before), unit)} ({', '.join(periods)}; {where(query, [], months=False)}).")
             return DomainOutputs(summary=text, statistics=stats)
         worse = after > before if model.measures[measure].better != "higher" else after < before
         yes = (not worse and after != before) if direction == "better" else worse
         text = (f"**{'Yes' if yes else 'No'}** — {model.measures[measure].named(after)} in {periods[1]} against "
-                f"{_value(before, unit)} in {periods[0]} ({change:+g}; {where(query, [])}).")
+                f"{_value(before, unit)} in {periods[0]} ({change:+g}; {where(query, [], months=False)}).")
         return DomainOutputs(summary=text, statistics=stats)
     value = float(rows[0].get(measure) or 0) if rows else 0.0
     bound = next((b for b in query.bounds if b.measure == measure), None)
@@ -491,7 +500,7 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
         worse = (change > 0) if m.better != "higher" else (change < 0)
         verdict = "No change" if change == 0 else ("Worse" if worse else "Better") if m.better else "Changed"
         lead = (f"**{verdict}**: {m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0])} in "
-                f"{periods[0]} to {_value(values[1])} in {periods[1]} ({change:+g}; {where(query, [])}).")
+                f"{periods[0]} to {_value(values[1])} in {periods[1]} ({change:+g}; {where(query, [], months=False)}).")
         return DomainOutputs(summary=lead, statistics=stats)
     units = {name: model.measures[name].unit for name in query.measures}
     table = markdown.table(["Run" if query.runs else "Month",
@@ -499,7 +508,7 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
                            [[p, *(_value(by_period.get(p, {}).get(n), units[n]) for n in units)] for p in periods])
     ends = "; ".join(f"{model.measures[n].noun[1 if units[n] == 'count' else 0]} {_value(by_period.get(periods[0], {}).get(n), units[n])} "
                      f"→ {_value(by_period.get(periods[-1], {}).get(n), units[n])}" for n in units)
-    lead = f"From {periods[0]} to {periods[-1]} ({where(query, [])}): {ends}."
+    lead = f"From {periods[0]} to {periods[-1]} ({where(query, [], months=False)}): {ends}."
     return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
 
 
@@ -531,7 +540,7 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         order = order[:query.limit] if query.limit and query.limit > 1 else order
         top = order[0] if order else None
         if top is None:
-            return DomainOutputs(summary=f"**None** — nothing to compare ({where(query, [])}).", statistics=stats)
+            return DomainOutputs(summary=f"**None** — nothing to compare ({where(query, [], months=False)}).", statistics=stats)
         before, after = (table[top].get(p) for p in ends)
         delta = float(after or 0) - float(before or 0)
         stats.update(change=delta)
@@ -542,14 +551,14 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         lead = (f"{f'**{top}** {what}' if moved_as_asked else what[0].upper() + what[1:]}: "
                 f"{m.noun[1 if m.unit == 'count' else 0]} "
                 f"{_value(before, m.unit)} → {_value(after, m.unit)} ({_signed(delta)}) between {ends[0]} and {ends[1]} "
-                f"({where(query, [])}).")
+                f"({where(query, [], months=False)}).")
         body = [[k, *(_value(table[k].get(p)) for p in periods),
                  _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
         head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]
         return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
     head = [model.dimensions[dim].noun.capitalize(), *periods]
     body = [[k, *(_value(v.get(p)) for p in periods)] for k, v in list(table.items())[:SHOWN]]
-    lead = f"{m.noun[1 if m.unit == 'count' else 0].capitalize()} per {model.dimensions[dim].noun} and run ({where(query, [])}):"
+    lead = f"{m.noun[1 if m.unit == 'count' else 0].capitalize()} per {model.dimensions[dim].noun} and run ({where(query, [], months=False)}):"
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
 
 

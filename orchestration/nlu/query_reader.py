@@ -81,6 +81,9 @@ BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer 
 RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate|compliance(?: rate| score)?)\s+"
                         r"(?:of\s+|is\s+|that is\s+|at\s+)?(?P<op>more than|over|above|greater than|at least|less than|"
                         r"under|below|at most|<=|>=|<|>)\s*(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent)?", _I)
+# what a ranking is by: "the most reboots", "the fewest outages"
+RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number of)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
+                       _I)
 # "… and their software version", "… with their management ip": a value of each row shown beside it
 THEIR_ATTRIBUTE = re.compile(r"\b(?:and|with|plus|including|showing)\s+(?:their|its|the)\s+"
                              r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[?.!]*\s*$", _I)
@@ -371,6 +374,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures, zero = ["devices"], False
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
                          COMMON.search(prompt) is not None)
+    unknown = RANKED_BY.search(prompt)
+    if group == ["device"] and measures == ["devices"] and unknown and not COMMON.search(prompt) \
+            and not measure_words(unknown.group("what"), model) and _dimension(unknown.group("what"), model) is None:
+        # "which device had the most reboots": one device per device ranks nothing — a figure the data does not hold
+        # is said, and the rows ranked by their failed checks
+        unsaid.append(f"no figure of “{unknown.group('what')}” in the data: ranked by failed checks instead")
+        measures = ["failed_checks"]
     if ask == "count" and HOW_MANY_SITES.search(prompt) and not group and measures and measures[0] in ("failed_checks", "critical_findings",
                                                                               "high_findings") and (
             measures[0] == "failed_checks" or query_condition(conditions, "severity")):
@@ -498,7 +508,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         executed = True  # "the failure rate of the ntp checks": a figure the tools' summary does not state
     if rated and frame.ask == "share" and frame.subject == "devices":
         executed = True  # "the pass rate of the staging devices": the rate of their checks, not a share of devices
-    kept = thing is None and (not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
+    # what the words asked that the query cannot hold is said with the compiler's answer (the tools would not say it)
+    kept = thing is None and not [n for n in unsaid if not n.startswith("no run in ")] and (
+        not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
 
@@ -881,6 +893,8 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
         if time.relative in ("last_month", "previous") and not months:
             year, month = (int(x) for x in month_of[ids[-1]].split("-"))
             months = [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]
+        if time.since and ids:  # "failed logins since october": each month from then to the latest run's
+            months = _months_between(time.since[:7], month_of[ids[-1]])
         return {"months": sorted(dict.fromkeys(months))}, []
     if facts.run is None:
         return {}, []
@@ -904,6 +918,16 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     if not chosen:
         chosen = ids[-1:] if not missing else []
     return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
+
+
+def _months_between(first: str, last: str) -> list[str]:
+    """Every YYYY-MM from ``first`` to ``last``, both kept (none when ``first`` is later)."""
+    year, month = (int(x) for x in first.split("-"))
+    out: list[str] = []
+    while f"{year}-{month:02d}" <= last and len(out) < 120:
+        out.append(f"{year}-{month:02d}")
+        year, month = year + (month == 12), month % 12 + 1
+    return out
 
 
 def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: int | None,
@@ -941,7 +965,8 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
 def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str, per_measure: bool = False) -> Output:
     """The answer's form; ``per_measure``: a measure named per group ("failed checks per environment") is a table of
     its figures, whatever the frame's ask."""
-    several = len(time.get("runs", [])) > 1 or len(time.get("months", [])) > 1
+    # (months of events counted are one total: "how many failed logins since september")
+    several = len(time.get("runs", [])) > 1 or (len(time.get("months", [])) > 1 and ask != "count")
     if ask == "yes_no":
         return "yes_no"
     if several:

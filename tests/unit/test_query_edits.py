@@ -1142,3 +1142,38 @@ def test_the_worst_device_by_severity_also_names_the_one_failing_most(demo_wareh
     most = max(per, key=lambda x: x[3])[0]
     lead = first_line(Chat(services)("worst device at Store-33").final.answer)
     assert lead.startswith(f"**{by_severity}**") and most in lead, lead
+
+
+def test_config_changes_are_counted_from_the_event_log(demo_warehouse: Path, services: Services) -> None:
+    per = sql(demo_warehouse, "SELECT e.asset_id, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SYS-5-CONFIG_I' AND e.ts >= TIMESTAMP "
+                              "'2026-09-01' AND e.ts < TIMESTAMP '2026-10-01' GROUP BY 1 ORDER BY n DESC")
+    top = [d for d, n in per if n == per[0][1]]
+    lead = first_line(Chat(services)("which box logged the most configuration changes in september").final.answer)
+    assert all(f"**{d}**" in lead for d in top) and f": {per[0][1]}" in lead, (per[:3], lead)
+
+
+def test_events_since_a_month_are_each_month_since_or_their_total_when_counted(demo_warehouse: Path,
+                                                                                services: Services) -> None:
+    months = sql(demo_warehouse, "SELECT strftime(e.ts, '%Y-%m'), COUNT(*) FROM events e JOIN assets a ON a.asset_id = "
+                                 "e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' "
+                                 "AND a.site = 'DataCenter-1' AND e.ts >= TIMESTAMP '2026-09-01' GROUP BY 1 ORDER BY 1")
+    total = sum(n for _, n in months)
+    lead = first_line(Chat(services)("how many failed logins at DataCenter-1 since september").final.answer)
+    assert lead.startswith(f"**{total:,}** failed logins"), (months, lead)
+    answer = Chat(services)("failed logins at DataCenter-1 since september, month by month").final.answer
+    for month, n in months:
+        assert re.search(rf"\|\s*{month}\s*\|\s*{n:,}\s*\|", answer), (month, n, answer[:500])
+
+
+def test_what_the_query_cannot_hold_is_said_beside_the_answer(demo_warehouse: Path, services: Services) -> None:
+    """A figure the data does not hold ("the most reboots") is said, and what is ranked instead; a condition that does
+    not apply to what is counted (a check's severity, for failed logins) is said, not dropped silently."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' GROUP BY 1 ORDER BY n DESC", [latest])
+    answer = Chat(services)("which box had the most reboots").final.answer
+    assert "reboots" in answer and "ranked by failed checks" in answer, answer[:400]
+    assert first_line(answer).startswith(f"**{per[0][0]}**"), answer[:300]
+    answer = Chat(services)("failed logins for critical checks at HQ").final.answer
+    assert "severity critical does not apply to failed logins" in answer, answer[:400]
