@@ -267,7 +267,7 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
         if intent.domain_details.skill in SQL_SKILLS else None
     if intent.query is not None and (plan is None or not same_shape(plan, intent.query, catalog.semantic_model)
                                      or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
-                                     or is_edit(intent) or bool(intent.query_notes)):
+                                     or is_edit(intent) or bool(intent.query_notes) or _since_one_month(intent)):
         # (what the words asked that the query cannot hold is said with the query's answer, not a template's)
         plan = query_plan(intent.query, catalog.semantic_model, collection)
     elif plan is not None and intent.asked_query is not None and len(intent.asked_query.runs) == 1 \
@@ -289,6 +289,14 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
 
 # dimensions the scope line says elsewhere (the checks and severities counted) or not at all
 SAID_APART = frozenset({"rule", "topic", "severity"})
+
+
+def _since_one_month(intent: Intent) -> bool:
+    """A change from the one month named to the latest run ("fewer failed checks than in september"): the templates
+    read that month alone."""
+    query, time = intent.query, intent.frame.time
+    return query is not None and query.output in ("series", "change") and len(query.runs) == 2 and \
+        len(time.months) == 1 and not (time.since or time.last_n)
 
 
 def _timed(intent: Intent) -> bool:

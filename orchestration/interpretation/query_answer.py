@@ -541,7 +541,8 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         top = order[0] if order else None
         if top is None:
             return DomainOutputs(summary=f"**None** — nothing to compare ({where(query, [], months=False)}).", statistics=stats)
-        before, after = (table[top].get(p) for p in ends)
+        zero = 0 if m.unit == "count" else None  # a group with none of what is counted in a run has 0 of it there
+        before, after = (table[top].get(p, zero) for p in ends)
         delta = float(after or 0) - float(before or 0)
         stats.update(change=delta)
         moved_as_asked = change(top) < 0 if better else change(top) > 0
@@ -552,7 +553,13 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
                 f"{m.noun[1 if m.unit == 'count' else 0]} "
                 f"{_value(before, m.unit)} → {_value(after, m.unit)} ({_signed(delta)}) between {ends[0]} and {ends[1]} "
                 f"({where(query, [], months=False)}).")
-        body = [[k, *(_value(table[k].get(p)) for p in periods),
+        if direction and moved_as_asked and len(order) > 1 and not query.limit:
+            # "which sites have fewer failed checks than in september": how many did, the most first
+            lead = (f"**{len(order)} {_label(dim, model, len(order))}** got {'better' if better else 'worse'} between "
+                    f"{ends[0]} and {ends[1]} ({where(query, [], months=False)}); **{top}** the most: "
+                    f"{m.noun[1 if m.unit == 'count' else 0]} {_value(before, m.unit)} → {_value(after, m.unit)} "
+                    f"({_signed(delta)}).")
+        body = [[k, *(_value(table[k].get(p, zero)) for p in periods),
                  _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
         head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]
         return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)

@@ -117,7 +117,7 @@ POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
                           r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b", _I)
-CHANGE = re.compile(r"\bsince\b|\b(?:more|less)\s+\w+\s+than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
+CHANGE = re.compile(r"\bsince\b|\b(?:more|less|fewer)\s+(?:[\w-]+\s+){1,3}?than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
                     r"\bincreas\w*|\bdecreas\w*|\bchang\w*|\bfrom\b.*\bto\b|\bvs\.?\b|\bversus\b|\bcompared? to\b", _I)
 CLEAN = re.compile(r"\b(?:clean|compliant|ok|okay|fine|pass(?:es|ing)?|disabled|off)\b(?! rate)|\b(?:do|does|are|is) "
                    r"(?:all|every)\b", _I)

@@ -1177,3 +1177,20 @@ def test_what_the_query_cannot_hold_is_said_beside_the_answer(demo_warehouse: Pa
     assert first_line(answer).startswith(f"**{per[0][0]}**"), answer[:300]
     answer = Chat(services)("failed logins for critical checks at HQ").final.answer
     assert "severity critical does not apply to failed logins" in answer, answer[:400]
+
+
+def test_more_or_fewer_than_a_month_are_the_groups_that_moved_that_way(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    """"devices with more critical findings than last month" are those whose count went up (a device with none then
+    had 0); "sites with fewer failed checks than in september" those whose count went down since that run."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (up,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT r.asset_id, COUNT(*) FILTER (WHERE r.assessment_id =
+        ?) b, COUNT(*) FILTER (WHERE r.assessment_id = ?) n FROM {FLEET} WHERE r.status = 'fail' AND r.severity =
+        'critical' GROUP BY 1) WHERE n > b""", [runs[-2], runs[-1]])
+    lead = first_line(Chat(services)("which devices have more critical findings than last month").final.answer)
+    assert lead.startswith(f"**{up} devices** got worse between {runs[-2]} and {runs[-1]}"), lead
+    (down,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT a.site, COUNT(*) FILTER (WHERE r.assessment_id = ?)
+        b, COUNT(*) FILTER (WHERE r.assessment_id = ?) n FROM {FLEET} WHERE r.status = 'fail' GROUP BY 1) WHERE n < b""",
+                   [runs[1], runs[-1]])
+    lead = first_line(Chat(services)("sites with fewer failed checks than in september").final.answer)
+    assert lead.startswith(f"**{down} sites** got better between {runs[1]} and {runs[-1]}"), lead
