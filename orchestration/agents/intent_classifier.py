@@ -14,7 +14,7 @@ from typing import Any
 from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
-from assessment_engine.query import DataQuery
+from assessment_engine.query import Bound, DataQuery
 from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
@@ -793,10 +793,19 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # ("the lowest one - what are its devices") is a question of its own about that row; "which sites are they
         # at" asks for other rows of the same devices (their scope carried, or the list itself)
         among = listed if (subjectless or resolution.kind == "same_devices") and picked is None else []
+        # "which ones are covered by an exception" after the devices failing a check: a failing check is not an
+        # excepted one, so those are the excepted devices of the same scope, not of the list
+        beside_failing = bool(among) and EXCEPTED.search(prompt) is not None and last is not None and \
+            last.query is not None and last.query.measures[:1] in (["failed_checks"], ["devices_failing"])
         # a refinement is the question its words stood for, read with the filters they add
         read = resolution.effective_prompt if resolution.kind == "refinement" and resolution.effective_prompt else prompt
         intent = with_query(intent, read, services, updates.get("collection", conv.collection) or "fleet", pasted,
                             among)
+        if beside_failing and intent.asked_query is not None and intent.asked_query.measures[:1] == ["excepted_checks"]:
+            wider = intent.asked_query.model_copy(update={"conditions": [
+                c for c in intent.asked_query.conditions if c.dimension != "device"], "output": "list",
+                "bounds": [Bound(measure="excepted_checks", op=">", value=0)]})
+            intent = intent.evolve(asked_query=wider, query=wider)
         carried = carried_measure(prompt, intent.asked_query, last.query, services.catalog.semantic_model) if (
             picked is not None and intent.asked_query is not None and last is not None and last.query is not None) \
             else None
@@ -834,6 +843,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         previous_intent=previous.intent_class if previous else None,
     )
     return {"intent": intent, "conversation": conv.evolve(**updates)}
+
+
+# an approved exception named: "covered by an exception", "excepted", "waived"
+EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
 
 
 def with_query(intent: Intent, prompt: str, services: Services, collection: str, pasted: bool = False,

@@ -422,6 +422,10 @@ def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
     return None, text
 
 
+# a time counted back from today: "three months ago", "a year ago", "6 weeks ago"
+_AGO = re.compile(rf"\b(?:{_N}|an?|one)\s+(?P<unit>months?|weeks?|years?)\s+ago\b", _I)
+
+
 def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
     expiry, text = _expiry_deadline(text, today)
@@ -432,6 +436,11 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
         since = _month(m.group(1), today)
         words = words[:m.start()] + words[m.end():]
     months = _ordered(_month(m.group(1), today) for m in re.finditer(_MONTH, words, _I))
+    for m in _AGO.finditer(words):  # "three months ago", "a month ago": the month that was then
+        n = 1 if m.group(1) is None else _number(m.group(1))
+        back = n * {"m": 1, "y": 12}.get(m.group("unit")[0].lower(), 0) or max(1, round(n * 7 / 30))
+        index = today.year * 12 + today.month - 1 - back
+        months = _ordered([*months, f"{index // 12}-{index % 12 + 1:02d}"])
     last = _LAST_N.search(text)
     last_n = _number(next(g for g in last.groups() if g)) if last else None
     before = None

@@ -689,6 +689,12 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         return None
     kept = [c for c in previous.query.conditions if not model.on_rows(c.dimension) and not c.in_measure
             and own.condition(c.dimension) is None]
+    grouped = previous.query.group_by[:1]
+    if grouped and grouped[0] not in ("device", "rule", "run") and not model.on_rows(grouped[0]) and \
+            previous.answer_rows and own.condition(grouped[0]) is None and own.group_by[:1] != grouped:
+        # "how many of those do we have" after "router has the lowest pass rate": the rows answered are "those"
+        kept = [c for c in kept if c.dimension != grouped[0]] + [
+            Condition(dimension=grouped[0], values=list(previous.answer_rows))]
     if not kept:
         return None
     measures = list(own.measures)

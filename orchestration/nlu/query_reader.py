@@ -81,6 +81,9 @@ BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer 
 RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate|compliance(?: rate| score)?)\s+"
                         r"(?:of\s+|is\s+|that is\s+|at\s+)?(?P<op>more than|over|above|greater than|at least|less than|"
                         r"under|below|at most|<=|>=|<|>)\s*(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent)?", _I)
+# "per firewall", "for each switch": one device of a kind, as an average is taken
+PER_DEVICE = re.compile(r"\b(?:per|each|every|a)\s+(?:[\w-]+\s+)?(?:device|box|router|switch|firewall|asa|wlc|"
+                        r"host|node|controller)\b", _I)
 # what a ranking is by: "the most reboots", "the fewest outages"
 RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number of)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
                        _I)
@@ -322,6 +325,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # an average named alone is one figure ("avg failed checks per device at the stores"), not a list of checks
     averaged = bool(said) and all(model.measures[m].unit == "average" for m in said)
     group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model)
+    if averaged and group == ["device"] and PER_DEVICE.search(prompt):
+        group = []  # "average failed checks per firewall": the average's own "per device", of the firewalls
     named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
     if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
         ask = "list"

@@ -1194,3 +1194,49 @@ def test_more_or_fewer_than_a_month_are_the_groups_that_moved_that_way(demo_ware
                    [runs[1], runs[-1]])
     lead = first_line(Chat(services)("sites with fewer failed checks than in september").final.answer)
     assert lead.startswith(f"**{down} sites** got better between {runs[1]} and {runs[-1]}"), lead
+
+
+def test_months_ago_are_the_months_counted_back_from_today() -> None:
+    from datetime import date
+
+    from orchestration.nlu.frame import read_time
+    today = date(2026, 11, 29)
+    assert read_time("and three months ago?", [], today).months == ["2026-08"]
+    assert read_time("pass rate a month ago", [], today).months == ["2026-10"]
+    assert read_time("failed checks a year ago", [], today).months == ["2025-11"]
+    assert read_time("failed logins 6 weeks ago", [], date(2026, 3, 10)).months == ["2026-02"]
+
+
+def test_an_average_per_kind_of_device_is_one_figure_of_those_devices(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (avg,), = sql(demo_warehouse, f"SELECT ROUND(COUNT(*) FILTER (WHERE r.status = 'fail') * 1.0 / COUNT(DISTINCT "
+                                  f"r.asset_id), 1) FROM {FLEET} WHERE r.assessment_id = ? AND a.device_type = "
+                                  "'router'", [latest])
+    lead = first_line(Chat(services)("mean number of failures per router").final.answer)
+    assert lead.startswith(f"**{avg}** failed checks per device on average"), lead
+
+
+def test_which_are_excepted_after_the_failing_devices_are_the_excepted_ones_of_that_scope(
+        demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    excepted = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? "
+                                                "AND r.status = 'exception' AND r.rule_id = 'SNMP-ACL'", [latest])}
+    assert excepted
+    chat = Chat(services)
+    chat("which routers fail SNMP-ACL")
+    answer = chat("which of them have an exception").final.answer
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", first_line(answer))) == excepted, answer[:400]
+
+
+def test_how_many_of_those_after_the_lowest_group_counts_that_groups_devices(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (platform,), = sql(demo_warehouse, f"SELECT a.platform FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY "
+                                       f"{PASS}, 1 LIMIT 1", [latest])
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND platform = ?", [platform])
+    chat = Chat(services)
+    chat("pass rate by platform")
+    assert first_line(chat("which one is lowest").final.answer).startswith(f"**{platform}**")
+    lead = first_line(chat("how many of those are there").final.answer)
+    assert lead.startswith(f"**{n}**"), lead
