@@ -128,7 +128,10 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
             raise QueryError(f"{dim} does not apply to {fact_name}")
         selected.append(f"{column} AS {dim}")
         columns.append(dim)
-    period = fact.run if len(query.runs) > 1 and fact.run else None
+    # several runs are one row each where the answer sets them side by side; otherwise the rows of all of them count
+    # together ("devices failing NTP-AUTH in every run": the runs each fails it in, counted)
+    per_run = query.output in ("series", "change", "yes_no", "since")
+    period = fact.run if len(query.runs) > 1 and fact.run and per_run else None
     # a month as text, the same on DuckDB, Trino and PostgreSQL; a series with no months named: every month there is
     if fact.at and query.output in ("series", "change", "yes_no") and (len(query.months) > 1 or not query.months):
         period = f"SUBSTR(CAST({fact.at} AS VARCHAR), 1, 7)"

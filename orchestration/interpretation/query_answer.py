@@ -338,6 +338,9 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
             said.append(f"failing at {'both' if value == 2 else f'all {value:,}'} {_label(thing, model, int(value))}")
             continue
         noun = model.measures[b.measure].noun[0 if value == 1 else 1]
+        if b.measure == "runs_failing" and b.op == ">=" and value == len(query.runs) > 1:
+            said.append(f"failing in all {value} runs")  # "never passed", "in every run"
+            continue
         if model.measures[b.measure].unit == "percent":  # "with a pass rate under 80%"
             op = {">": "over", ">=": "of at least", "<": "under", "<=": "of at most", "=": "of exactly"}[b.op]
             said.append(f"a {model.measures[b.measure].noun[0]} {op} {value:g}%")
@@ -351,7 +354,7 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
         else:
             op = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": "exactly"}[b.op]
             said.append(f"{op} {value:,} {noun}")
-    return ("with " + " and ".join(said)).replace("with failing at", "failing at") if said else ""
+    return ("with " + " and ".join(said)).replace("with failing", "failing") if said else ""
 
 
 def _listed(dim: str, names: Sequence[Any], total: int) -> dict[str, Any]:
@@ -466,7 +469,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
         # the most first, where the figures are counts (summed in the lead only where they add up: devices per check do
         # not)
-        if first and not query.order and len(rows) > 1 and (counted or (
+        if first and not query.order and len(rows) > 1 and len({r.get(first) for r in rows}) > 1 and (counted or (
                 total == len(rows) and model.measures[first].unit == "count")):
             lead += "; the most: " + ", ".join(f"**{k}** ({_value(r.get(first), 'count')})"
                                                 for k, r in zip(keys[:3], rows[:3], strict=True))

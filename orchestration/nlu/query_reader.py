@@ -84,6 +84,11 @@ RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate
 # "per firewall", "for each switch": one device of a kind, as an average is taken
 PER_DEVICE = re.compile(r"\b(?:per|each|every|a)\s+(?:[\w-]+\s+)?(?:device|box|router|switch|firewall|asa|wlc|"
                         r"host|node|controller)\b", _I)
+# failing in each run read: "never passed", "always failed", "in every run", "every month since august"
+EVERY_RUN = re.compile(r"\bnever (?:passed|pass(?:es|ing)?|been (?:fixed|compliant|clean)|fixed|compliant)\b|"
+                       r"\balways (?:fail\w*|been failing)\b|\b(?:in |on )?(?:every|each|all(?: the)?) "
+                       r"(?:single )?(?:runs?|assessments?|scans?)\b|\bevery (?:single )?month\b|\bconsistently fail\w*",
+                       _I)
 # what a ranking is by: "the most reboots", "the fewest outages"
 RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number of)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
                        _I)
@@ -345,7 +350,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     some = bound_said is not None and bound_said.group("n") is not None and (
         (bound_said.group("op").lower() == "at least" and _number(bound_said.group("n")) == 1) or (
             bound_said.group("op").lower() in ("more than", "over", "above") and _number(bound_said.group("n")) == 0))
-    if not group and row_words and (RATE_BOUND.search(prompt) or (bound_said and not some)):
+    if not group and row_words and (RATE_BOUND.search(prompt) or (bound_said and not some) or EVERY_RUN.search(prompt)):
         # ("at least one critical check" is failing one: no figure per row)
         # a figure bound is a figure per row: "devices in us-central under 80% pass rate" lists devices, "how many
         # devices have more than 20 failed checks" counts them (a list's lead is its count)
@@ -467,6 +472,15 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         if output == "one_side":  # "at Store-41 but not Store-40", "… that FW-2 doesn't": the side named first
             first = sorted(pair.values, key=lambda v: prompt.lower().find(v.lower()) % (len(prompt) + 1))
             conditions = [c.model_copy(update={"values": first}) if c is pair else c for c in conditions]
+    every_run = EVERY_RUN.search(prompt)
+    if every_run and model.facts[fact].run and not missing and group and measures and \
+            model.measures[measures[0]].better == "lower" and "runs_failing" in model.measures:
+        # "devices that never passed NTP-AUTH", "checks failing in every run at HQ": failing in each run read (every
+        # run, or those since the time named)
+        asked_runs = time.get("runs", []) if len(time.get("runs", [])) > 1 else [r for r, _ in runs]
+        measures, bounds, order, limit, output = ["runs_failing"], [
+            Bound(measure="runs_failing", op=">=", value=len(asked_runs))], None, None, "list"
+        time = {"runs": asked_runs}
     if since_when and model.facts[fact].run and not missing:
         # every run, to find where the latest unbroken stretch of failures began
         measures = [m for m in measures if model.measures[m].unit == "count"][:1] or ["failed_checks"]

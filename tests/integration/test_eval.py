@@ -148,7 +148,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/third_conversations.yaml": (2, 8, 3), "fourth_conversations.yaml": (8, 23, 8),
     "held_out/fourth_conversations.yaml": (1, 8, 4), "fifth_conversations.yaml": (8, 23, 8),
     "held_out/fifth_conversations.yaml": (3, 11, 4), "seventh.yaml": (20, 0, 20),
-    "held_out/seventh_questions.yaml": (8, 0, 10), "eighth_conversations.yaml": (8, 24, 8),
+    "held_out/seventh_questions.yaml": (9, 0, 10), "eighth_conversations.yaml": (8, 24, 8),
     "held_out/eighth_conversations.yaml": (3, 10, 4), "ninth_conversations.yaml": (8, 22, 8),
     "held_out/ninth_conversations.yaml": (1, 6, 4), "tenth_conversations.yaml": (7, 19, 8),
     "held_out/tenth_conversations.yaml": (2, 6, 4), "eleventh.yaml": (14, 0, 14),
@@ -157,7 +157,11 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twelfth_questions.yaml": (5, 0, 5), "twelfth_conversations.yaml": (8, 21, 8),
     "held_out/twelfth_conversations.yaml": (1, 7, 4), "thirteenth.yaml": (10, 0, 10),
     "held_out/thirteenth_questions.yaml": (4, 0, 5), "thirteenth_conversations.yaml": (8, 20, 8),
-    "held_out/thirteenth_conversations.yaml": (2, 8, 4),
+    "held_out/thirteenth_conversations.yaml": (2, 8, 4), "fourteenth.yaml": (11, 0, 12),
+    "held_out/fourteenth_questions.yaml": (5, 0, 6), "fourteenth_conversations.yaml": (9, 28, 10),
+    "held_out/fourteenth_conversations.yaml": (2, 8, 4), "fifteenth.yaml": (11, 0, 12),
+    "held_out/fifteenth_questions.yaml": (6, 0, 6), "fifteenth_conversations.yaml": (7, 20, 8),
+    "held_out/fifteenth_conversations.yaml": (2, 6, 4),
 }
 
 

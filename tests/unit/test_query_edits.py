@@ -1240,3 +1240,19 @@ def test_how_many_of_those_after_the_lowest_group_counts_that_groups_devices(dem
     assert first_line(chat("which one is lowest").final.answer).startswith(f"**{platform}**")
     lead = first_line(chat("how many of those are there").final.answer)
     assert lead.startswith(f"**{n}**"), lead
+
+
+def test_never_passed_is_failing_in_every_run_read(demo_warehouse: Path, services: Services) -> None:
+    """"never passed NTP-AUTH" is failing it in every run on record (it answered the latest run's failures); "in every
+    run since september" in each of those runs."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT r.asset_id FROM {FLEET} WHERE r.status = 'fail' AND
+        r.rule_id = 'NTP-AUTH' GROUP BY 1 HAVING COUNT(DISTINCT r.assessment_id) = {len(runs)})""")
+    lead = first_line(Chat(services)("how many boxes never passed NTP-AUTH").final.answer)
+    assert lead.startswith(f"**{n} devices** failing in all {len(runs)} runs"), lead
+    rules = {x for x, in sql(demo_warehouse, f"""SELECT r.rule_id FROM {FLEET} WHERE r.status = 'fail' AND a.site =
+        'Branch-02' AND r.assessment_id IN (?, ?, ?) GROUP BY 1 HAVING COUNT(DISTINCT r.assessment_id) = 3""",
+                                      runs[1:])}
+    answer = Chat(services)("which checks failed at Branch-02 in every run since september").final.answer
+    assert set(re.findall(r"(?m)^\| ([A-Z][A-Z0-9-]+) \|", answer)) == rules, answer[:600]
+    assert first_line(answer).startswith(f"**{len(rules)} checks** failing in all 3 runs"), answer[:300]
