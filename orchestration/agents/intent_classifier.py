@@ -50,6 +50,7 @@ from orchestration.nlu.query_edits import (
     EDITED,
     GROUP_EXTREME,
     OF_THEM,
+    THEM,
     QueryEdit,
     among_listed,
     both_checks,
@@ -440,6 +441,20 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
                                signals=[*decision.signals, f"the data answers: {frame.ask} {frame.subject}"])
 
 
+def checks_over_insights(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
+    """The router chose the SLIC expert's view for findings of a severity listed or counted, and no word names a SLIC
+    result, signature or known issue ("what are its high findings" after a site's summary): the failed checks of that
+    severity, the assessment skill of the same view (with SLIC words the expert answers, as designed)."""
+    if not (decision.skill or "").endswith("_expert_insights") or "slic" in decision.signals:
+        return None
+    if frame.ask not in ("list", "count", "ranking") or frame.subject != "findings" or not frame.filters.severity or \
+            frame.targets.signature or frame.targets.cve:
+        return None
+    chosen = "sec_assessment" if (decision.skill or "").startswith("sec_") else "cbp_assessment"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, "the checks answer: findings of a severity, no SLIC words"])
+
+
 def documents_over_insights(frame: QuestionFrame, decision: RouteDecision) -> RouteDecision | None:
     """The router chose the SLIC expert's view for a question whose words name no SLIC result, signature or known
     issue, and the frame reads a clear lookup in the documents ("is the escalation procedure documented?": the
@@ -616,7 +631,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
     elif (decision.skill or "").endswith(("_generic", "_expert_insights", "_assessment")):
         frame = frame_of(text, services, entities)
         decision = (data_over_policy(frame, decision, text) or documents_over_insights(frame, decision)
-                    or documents_over_data(frame, decision, text) or decision)
+                    or documents_over_data(frame, decision, text) or checks_over_insights(frame, decision)
+                    or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
                               if c != "unknown_or_needs_clarification"), default=0.0)
@@ -928,8 +944,11 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     model, scope = services.catalog.semantic_model, scope_for(own)[0]
     time = own.frame.time
     extreme = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
-    if last.query is None and (COMPARE_TO.search(prompt) or extreme) and last.frame is not None and \
-            last.frame.ask == "summary" and last.skill in SQL_SKILLS and \
+    # "which devices have them" after the high findings of a site, summarized: those findings' devices
+    them = any(p.match(prompt) for p in THEM) and last.frame is not None and last.frame.subject == "findings" and \
+        last.frame.ask in ("summary", "list")
+    if last.query is None and (COMPARE_TO.search(prompt) or extreme or them) and last.frame is not None and \
+            (last.frame.ask == "summary" or them) and last.skill in SQL_SKILLS and \
             not (time.months or time.runs or time.relative or time.since):
         # "summarize Store-40" → "compare with Store-41": the summary's leading figures, there and here side by side;
         # "how are the branches doing" → "which one is worst": its rows ranked (any other follow-up of a summary asks
@@ -937,7 +956,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         summarized = Intent(entities=last.entities, frame=last.frame,
                             domain_details=domain_details_for(last.skill, last.entities))
         last = last.model_copy(update={"query": summary_query(last.question, summarized, scope_for(summarized)[0],
-                                                              model, runs, ranked=bool(extreme))})
+                                                              model, runs, ranked=bool(extreme), checks=them)})
     if last.query is None:
         return None
     edit = edited_query(prompt, own, scope, last, model, runs, places)

@@ -66,6 +66,9 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
+# the latest run said as now: "and now?", "how many fail it today", "currently"
+NOW = re.compile(r"\b(?:(?:right\s+)?now|today|currently|at the moment|these days|at present|as of now|in the latest "
+                 r"(?:run|assessment|scan))\b", _I)
 # "the most of them", "the fewest of those": the rows of the last list, counted
 MOST_OF_THEM = re.compile(r"\b(?:most|fewest|least|highest number)\s+(?:of\s+)?(?:them|those|these)\b", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
@@ -658,6 +661,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         elif read.get("months") and read["months"] != query.months:
             update["months"] = read["months"]
             said.append("months " + ", ".join(read["months"]))
+    now = NOW.search(prompt)
+    latest = runs[-1][0]
+    if now and not said and query.runs and query.runs != [latest] and len(query.runs) == 1 and \
+            "runs" not in update and not TIME_WORDS.search(prompt):
+        # "and how many fail it now" after a figure of august: the same figure in the latest run
+        update["runs"] = [latest]
+        spans.append(now.span())
+        said.append(f"runs {latest}")
     if not said and not notes:
         return None
     if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and group[:1] in (["device"], ["site"]):
@@ -665,6 +676,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     read_fact = model.facts[model.measures[measures[0]].fact] if measures else None
     if read_fact is not None and read_fact.run and not update.get("runs", query.runs) and not notes:
         update["runs"] = [runs[-1][0]]  # a list of the inventory sorted by failed checks: the latest run's
+    # the words of what the query already counts ("and by high findings?" after critical findings ranked) are no ask
+    # of their own
+    failures = {"failed_checks", "critical_findings", "high_findings", "devices_failing", "sites_failing"}
+    counted_now = set(measures) | (failures if set(measures) & failures else set())
+    spans += [w.span() for word, name in model.measure_words if name in counted_now
+              for w in model.word_patterns[word].finditer(prompt)]
+    if set(measures) & failures:  # "and how many fail it now": the failing the query counts
+        spans += [w.span() for w in re.finditer(r"\bfail(?:s|ed|ing)?\b", prompt, _I)]
     if _leftover(prompt, spans, own_conditions):
         return None  # it asks something besides the edits: a question of its own
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,

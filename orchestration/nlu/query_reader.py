@@ -545,18 +545,20 @@ ROWS_OF = {"site_type": "site", "region": "site", "tier": "site", "pci_scope": "
 
 
 def summary_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
-                  runs: Sequence[tuple[str, str]], ranked: bool = False) -> DataQuery | None:
+                  runs: Sequence[tuple[str, str]], ranked: bool = False, checks: bool = False) -> DataQuery | None:
     """What a summary of one scope leads with, as a query: the pass rate and failed checks of the places or devices
     named, in the run asked (the latest otherwise); ``ranked``: its rows instead ("how are the branches doing" →
     "which one is worst": the branches, by failed checks). None for the whole fleet or a scope the model cannot
-    hold."""
+    hold; ``checks``: the failed checks it was about, with the severity or checks it kept ("its high findings")."""
     conditions = _conditions(prompt, intent, scope, model)
-    if not conditions or not runs or any(model.on_rows(c.dimension) or c.negated for c in conditions):
+    if not conditions or not runs or any((model.on_rows(c.dimension) and not checks) or c.negated for c in conditions):
         return None
     read, missing = _time(prompt, intent, runs, "results", model)
     if missing:
         return None
     run = read.get("runs") or [runs[-1][0]]
+    if checks:
+        return DataQuery(measures=["failed_checks"], conditions=conditions, runs=run)
     if not ranked:
         return DataQuery(measures=["pass_rate", "failed_checks"], conditions=conditions, runs=run)
     rows = next((ROWS_OF.get(c.dimension, "device") for c in conditions if c.dimension != "device" or
@@ -968,8 +970,9 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
     if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+\w+)?\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
                                    r"\b(?:worst|best)\s+(?!\d)[a-z]+$|"
                                    # "what's the worst site right now": the one row
-                                   r"\bthe\s+(?:worst|best)\s+(?!\d)(?:site|store|branch|device|box|switch|router|"
-                                   r"firewall|region|platform|release|model|role|tier)\b(?!\s+(?:by|per|for each)\b)|"
+                                   r"\bthe\s+(?:worst|best|(?:most|least)\s+(?:common|popular|widespread|deployed))\s+"
+                                   r"(?!\d)(?:site|store|branch|device|box|switch|router|firewall|region|platform|"
+                                   r"release|version|model|role|tier)\b(?!\s+(?:by|per|for each)\b)|"
                                    # "which is the worst", "which one has the most" (of the rows just listed)
                                    r"\b(?:which|what)(?:\s+one)?\s+(?:is|was|has|had)\s+(?:the\s+)?(?:worst|best|most|least|"
                                    r"fewest|highest|lowest)\b", prompt, _I):

@@ -1256,3 +1256,61 @@ def test_never_passed_is_failing_in_every_run_read(demo_warehouse: Path, service
     answer = Chat(services)("which checks failed at Branch-02 in every run since september").final.answer
     assert set(re.findall(r"(?m)^\| ([A-Z][A-Z0-9-]+) \|", answer)) == rules, answer[:600]
     assert first_line(answer).startswith(f"**{len(rules)} checks** failing in all 3 runs"), answer[:300]
+
+
+def test_a_site_summary_then_its_high_findings_then_their_devices(demo_warehouse: Path, services: Services) -> None:
+    """"what are its high findings" after a site's summary are its failed checks of that severity (it answered the
+    SLIC signatures); "which devices have them" the devices failing those checks there."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rules = {x for x, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' AND r.severity = 'high' AND a.site = 'Site-B'", [latest])}
+    devices = {x for x, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.severity = 'high' AND a.site = 'Site-B'",
+                               [latest])}
+    chat = Chat(services)
+    chat("how is Site-B doing")
+    answer = chat("what are its high findings").final.answer
+    assert "SLIC" not in first_line(answer) and all(rule in answer for rule in rules), answer[:800]
+    lead = first_line(chat("which devices have them").final.answer)
+    assert lead.startswith(f"**{len(devices)} devices**"), lead
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", lead)) == devices, lead
+
+
+def test_a_ranking_by_one_severity_then_by_another_then_last_month(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+
+    def top(run: str) -> set[str]:
+        per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                  "'fail' AND r.severity = 'high' GROUP BY 1 ORDER BY n DESC", [run])
+        return {s for s, n in per if n == per[0][1]}
+    chat = Chat(services)
+    chat("top 3 sites by critical findings")
+    lead = first_line(chat("and by high findings?").final.answer)
+    assert any(f"**{s}**" in lead for s in top(runs[-1])) and "high" in lead, lead
+    lead = first_line(chat("what about last month").final.answer)
+    assert any(f"**{s}**" in lead for s in top(runs[-2])) and runs[-2] in lead, lead
+
+
+def test_the_most_common_value_is_one_row_and_them_is_its_devices(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (release, n), = sql(demo_warehouse, "SELECT os_version, COUNT(*) n FROM assets WHERE collection = 'fleet' "
+                                        "GROUP BY 1 ORDER BY n DESC, 1 LIMIT 1")
+    (failing,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                      "r.status = 'fail' AND r.severity = 'critical' AND a.os_version = ?",
+                      [latest, release])
+    chat = Chat(services)
+    assert first_line(chat("which is the most common software version").final.answer).startswith(f"**{release}**")
+    lead = first_line(chat("how many of them fail something critical").final.answer)
+    assert lead.startswith(f"**{failing}**"), lead
+
+
+def test_now_after_a_figure_of_an_earlier_month_is_the_same_figure_in_the_latest_run(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'SSH-V2'", [runs[-1]])
+    chat = Chat(services)
+    chat("how many devices failed SSH-V2 in september")
+    state = chat("and how many fail it today")
+    assert state.intent.query is not None and state.intent.query.runs == [runs[-1]], state.intent.query
+    assert first_line(state.final.answer).startswith(f"**{n}**"), state.final.answer[:300]
