@@ -59,6 +59,7 @@ from orchestration.nlu.query_edits import (
     both_sides,
     carried_measure,
     edited_query,
+    for_both,
     picked_prompt,
     within_last,
 )
@@ -959,11 +960,16 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
                                                               model, runs, ranked=bool(extreme), checks=them)})
     if last.query is None:
         return None
+    before = [t for t in history if t.turn_number < last.turn_number][-3:]
+    earlier = next((t for t in reversed(before) if t.query is not None), None)
+    merged = for_both(prompt, last, earlier)
+    if merged is not None:  # "and in october for both": each of the last two answers' values, then the rest edits
+        rest, both = merged
+        edit = edited_query(rest, own, scope, both, model, runs, places) if rest else None
+        return edit or QueryEdit(both.query, [], ["both side by side"])  # type: ignore[arg-type]  # merged has one
     edit = edited_query(prompt, own, scope, last, model, runs, places)
     if edit is not None:
         return edit
-    before = [t for t in history if t.turn_number < last.turn_number][-3:]
-    earlier = next((t for t in reversed(before) if t.query is not None), None)
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
     # fail at both" after what fails at two sites
     sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (None if last.query.group_by else (

@@ -78,7 +78,8 @@ def same_shape(plan: SqlPlan, query: DataQuery, model: SemanticModel) -> bool:
         return True
     if not query.measures and query.group_by != ["device"]:
         return False  # rows of the inventory ("which sites are they at"), not a ranking of failures
-    ranked = query.order is None or query.order.measure in ("failed_checks", "pass_rate", "critical_findings")
+    # (the templates rank by failed checks, or by critical then high then all: a ranking by pass rate is the compiler's)
+    ranked = query.order is None or query.order.measure in ("failed_checks", "critical_findings")
     if query.limit == 1 and template == "group_compare":
         return False  # "which site is worst": the one (and those tied with it); the template lists every site
     if template == "group_compare" and query.measures[:1] == ["devices_failing"]:

@@ -617,6 +617,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 condition, Condition(dimension="site", values=list(before.values), negated=True)]
             said.append(f"{condition.describe()} but {', '.join(before.values)}")
             spans.append(other.span())
+            if m is not None:  # "how does that compare to the other stores": their figure, beside the last one
+                spans.append(m.span())
             continue
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
         # (a kind of device replaces the kind before it: "what about switches?" after the ASAs)
@@ -782,8 +784,9 @@ def both_places(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEd
     """The checks failing at every place of the last two answers ("what fails at Branch-07" → "and at Branch-09?" →
     "which checks fail at both"): the two asked the same of one site or device each; a check fails at both when the
     sites (devices) failing it are all of them."""
-    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None:
-        return None
+    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None or \
+            last.query.group_by[:1] != ["rule"]:
+        return None  # (what fails at each: "and in october for both" after failed logins is each one's figure)
     q, p = last.query, before.query
     for dim, counted in (("site", "sites_failing"), ("device", "devices_failing")):
         mine, theirs = q.condition(dim), p.condition(dim)
@@ -796,6 +799,33 @@ def both_places(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEd
                            bounds=[Bound(measure=counted, op=">=", value=len(places))], output="list")
         return QueryEdit(edited, [], [f"failing at all of {', '.join(places)}"])
     return None
+
+
+# "for both", "for each of them", "for the two": each of the last two answers' values, side by side
+FOR_BOTH = re.compile(r"\b(?:for|of|on|at|with)\s+(?:both|each|the two|the pair)(?:\s+of\s+(?:them|those))?\b", _I)
+
+
+def for_both(prompt: str, last: PastTurn, before: PastTurn | None) -> tuple[str, PastTurn] | None:
+    """The last answer's query over both values of the last two answers when they differ in one ("failed logins on
+    FW-1 in september" → "and FW-2?" → "and in october for both"): one row per value, the words left to edit it
+    further; None otherwise."""
+    m = FOR_BOTH.search(prompt)
+    if m is None or before is None or last.query is None or before.query is None or last.query.group_by or \
+            before.query.group_by or last.query.measures != before.query.measures:
+        return None
+    q, p = last.query, before.query
+    differ = [c for c in q.conditions if c not in p.conditions]
+    if len(differ) != 1 or len(differ[0].values) != 1 or differ[0].negated:
+        return None
+    other = p.condition(differ[0].dimension)
+    if other is None or len(other.values) != 1 or other.negated:
+        return None
+    dim = differ[0].dimension
+    both = [c for c in q.conditions if c != differ[0]] + [Condition(dimension=dim, values=[*other.values,
+                                                                                          *differ[0].values])]
+    merged = q.model_copy(update={"group_by": [dim], "conditions": both, "output": "table"})
+    rest = (prompt[:m.start()] + prompt[m.end():]).strip()
+    return rest, last.model_copy(update={"query": DataQuery.model_validate(merged.model_dump())})
 
 
 def both_lists(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:

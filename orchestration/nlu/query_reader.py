@@ -52,7 +52,9 @@ ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?P<what>[a-z][\w-]*(?:
 # a question that starts with the rows it asks for: "sites where the pass rate dropped", "stores whose firewalls …"
 ROWS_WHERE = re.compile(r"^\s*(?:(?:list|show|give)(?:\s+me)?\s+)?(?:the\s+|all\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"\s+(?:where|whose|in which|at which)\b", re.I)
-RANKED_ROWS = re.compile(r"\b(?:worst|best|least compliant|most compliant|poorest|cleanest)\s+(?P<what>[a-z][\w\s-]*)",
+RANKED_ROWS = re.compile(r"\b(?:(?:worst|best|lowest|highest|poorest|top|bottom)[\s-]+(?:scoring|scored|rated|"
+                         r"performing|ranked)|worst|best|least compliant|most compliant|poorest|cleanest)\s+"
+                         r"(?P<what>[a-z][\w\s-]*)",
                          re.I)
 # "… but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING", "… without failing NTP-AUTH": a check the devices do not fail
 BUT_NOT = re.compile(r"\b(?:but|and|yet|while|whilst)\s+(?:(?:do|does)\s*n[o']?t\s+(?:fail\s+)?|not\s+(?:failing\s+)?|"
@@ -751,7 +753,8 @@ def ranks_rows(prompt: str, model: SemanticModel) -> bool:
     the most failures"): one figure per group, the end asked first."""
     if not (MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt)):
         return False
-    phrases = [m.group("what") for m in (*WHICH.finditer(prompt), *ROW_WITH_THE_END.finditer(prompt))]
+    phrases = [m.group("what") for m in (*WHICH.finditer(prompt), *ROW_WITH_THE_END.finditer(prompt),
+                                         *RANKED_ROWS.finditer(prompt))]
     return any(_dimension(p, model) not in (None, "run") for p in phrases)
 
 
@@ -842,7 +845,7 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
                 return [dim]
     for m in RANKED_ROWS.finditer(prompt):  # "least compliant site type", "worst platform by pass rate"
         dim = _dimension(m.group("what"), model)
-        if dim and dim != "run" and ask in ("list", "ranking", "summary", "compare", "explain"):
+        if dim and dim != "run" and ask not in ("count", "yes_no"):
             return [dim]
     if MOST.search(prompt) or LEAST.search(prompt) or WORST.search(prompt) or BEST.search(prompt):
         for m in AMONG.finditer(prompt):  # "the lowest pass rate of any region": the regions ranked

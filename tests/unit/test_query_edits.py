@@ -1314,3 +1314,48 @@ def test_now_after_a_figure_of_an_earlier_month_is_the_same_figure_in_the_latest
     state = chat("and how many fail it today")
     assert state.intent.query is not None and state.intent.query.runs == [runs[-1]], state.intent.query
     assert first_line(state.final.answer).startswith(f"**{n}**"), state.final.answer[:300]
+
+
+def test_rankings_by_score_or_performance_are_by_pass_rate(demo_warehouse: Path, services: Services) -> None:
+    """"lowest scoring switch", "top performing sites": ranked by pass rate (the templates ranked by failed checks, the
+    most failing first, whatever end was asked)."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND a.device_type = "
+                              "'switch' GROUP BY 1 ORDER BY p, 1", [latest])
+    lead = first_line(Chat(services)("lowest scoring switch").final.answer)
+    assert lead.startswith(f"**{per[0][0]}**") and f"{per[0][1]}%" in lead, lead
+    sites = sql(demo_warehouse, f"SELECT a.site, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY "
+                                "p DESC, 1", [latest])
+    lead = first_line(Chat(services)("top performing sites").final.answer)
+    assert lead.startswith(f"**{sites[0][0]}**") and f"{sites[0][1]}%" in lead, lead
+
+
+def test_devices_assessed_in_a_month_are_those_its_run_judged(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ?", [runs[0]])
+    lead = first_line(Chat(services)("how many boxes did we assess in august").final.answer)
+    assert lead.startswith(f"**{n}** devices assessed"), lead
+
+
+def test_for_both_after_two_answers_about_two_devices_is_each_ones_figure(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    per = dict(sql(demo_warehouse, "SELECT asset_id, COUNT(*) FROM events WHERE mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' "
+                                   "AND asset_id IN ('FW-ST48-1', 'FW-ST52-1') AND ts >= TIMESTAMP '2026-08-01' AND ts < "
+                                   "TIMESTAMP '2026-09-01' GROUP BY 1"))
+    chat = Chat(services)
+    chat("failed logins on FW-ST48-1 in october")
+    chat("and FW-ST52-1?")
+    answer = chat("and in august for both").final.answer
+    for device, n in per.items():
+        assert f"**{device}** {n}" in first_line(answer), (per, answer[:300])
+
+
+def test_compared_with_the_other_places_of_its_kind_is_their_figure(demo_warehouse: Path,
+                                                                    services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch' "
+                                   "AND a.site <> 'Branch-06'", [latest])
+    chat = Chat(services)
+    chat("whats the pass rate at Branch-06")
+    lead = first_line(chat("how does that compare with the other branches").final.answer)
+    assert lead.startswith(f"**{rate}%**") and "Branch-06" in lead, lead
