@@ -897,4 +897,12 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
                 f"({where}, {run})" + (f"; then {rest}." if rest else "."))
     if frame.ask == "ranking" and frame.subject in ("findings", "rules") and result.top_rules:
         return rule_ranking(result.top_rules, frame.limit, f"{where}, {run}")
+    if frame.ask == "list" and frame.subject in ("findings", "rules") and result.top_rules and failures and not (
+            frame.checks or frame.targets.rule or frame.filters.topic):
+        # "whats failing at HQ": how much, and the checks failing on the most devices first
+        most = result.top_rules[0].failing_assets
+        widest = [r for r in result.top_rules if r.failing_assets == most][:5]
+        return (f"**{failures:,}** failed {kind}{plural('check', failures)} on {devices(failing_devices)} ({where}, "
+                f"{run}); on the most devices: {', '.join(f'**{r.rule_id}**' for r in widest)} ({devices(most)}"
+                f"{' each' if len(widest) > 1 else ''}). Every failing check is in the table below.")
     return None

@@ -119,7 +119,7 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
                     "a", "an", "all", "any", "from", "to", "get", "give", "list", "again", "which", "rest", "others",
                     "other", "remaining", "thanks", "leave", "leaving", "out", "ignore", "ignoring", "minus",
                     "besides", "apart", "outside", "exclude", "drop", "skip", "many", "count", "back", "ago",
-                    "earlier", "before", "or"])
+                    "earlier", "before", "or", "common", "popular", "frequent", "widespread", "one"])
 
 
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed

@@ -15,7 +15,7 @@ _I = re.IGNORECASE
 WORST = re.compile(r"\b(?:worst|poorest|least compliant|most (?:serious|severe|dangerous)|riskiest)\b", _I)
 BEST = re.compile(r"\b(?:best(?! practice)|cleanest|most compliant)\b", _I)
 MOST = re.compile(r"\b(?:most|highest|biggest|largest|top)\b", _I)
-LEAST = re.compile(r"\b(?:least|lowest|fewest|smallest|bottom)\b", _I)
+LEAST = re.compile(r"\b(?<!\bat )(?:least|lowest|fewest|smallest|bottom)\b", _I)  # "at least 10" is a bound
 # a comparative choosing between two named values, as the superlative it stands for
 COMPARATIVE = re.compile(r"\b(?:worse|better|more|fewer|less)\b", _I)
 SUPERLATIVE_OF = {"worse": "worst", "better": "best", "more": "most", "fewer": "fewest", "less": "least"}

@@ -164,7 +164,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/fifteenth_conversations.yaml": (2, 6, 4), "sixteenth_conversations.yaml": (8, 21, 8),
     "held_out/sixteenth_conversations.yaml": (3, 7, 4), "seventeenth.yaml": (8, 0, 8),
     "held_out/seventeenth_questions.yaml": (3, 0, 4), "seventeenth_conversations.yaml": (6, 15, 6),
-    "held_out/seventeenth_conversations.yaml": (1, 4, 3),
+    "held_out/seventeenth_conversations.yaml": (1, 4, 3), "eighteenth.yaml": (4, 0, 4),
+    "held_out/eighteenth_questions.yaml": (2, 0, 2), "eighteenth_conversations.yaml": (6, 16, 6),
+    "held_out/eighteenth_conversations.yaml": (1, 5, 3),
 }
 
 

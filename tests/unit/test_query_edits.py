@@ -1359,3 +1359,34 @@ def test_compared_with_the_other_places_of_its_kind_is_their_figure(demo_warehou
     chat("whats the pass rate at Branch-06")
     lead = first_line(chat("how does that compare with the other branches").final.answer)
     assert lead.startswith(f"**{rate}%**") and "Branch-06" in lead, lead
+
+
+def test_at_least_is_a_bound_not_the_lowest(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM (SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND a.device_type = 'switch' GROUP BY 1 HAVING COUNT(*) >= 12)",
+                [latest])
+    lead = first_line(Chat(services)("how many switches fail at least 12 checks").final.answer)
+    assert lead.startswith(f"**{n} devices** with at least 12 failed checks"), lead
+
+
+def test_whats_failing_somewhere_leads_with_how_much_and_the_widest_check(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+                                "a.site = 'DataCenter-1'", [latest])
+    per = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) d FROM {FLEET} WHERE r.assessment_id = ? "
+                              "AND r.status = 'fail' AND a.site = 'DataCenter-1' GROUP BY 1 ORDER BY d DESC", [latest])
+    lead = first_line(Chat(services)("what is failing at DataCenter-1").final.answer)
+    assert lead.startswith(f"**{n}** failed checks") and f"**{per[0][0]}**" in lead, lead
+
+
+def test_which_is_the_most_common_after_a_list_of_values_is_the_one_with_most_devices(demo_warehouse: Path,
+                                                                                     services: Services) -> None:
+    per = sql(demo_warehouse, "SELECT model, COUNT(*) n FROM assets WHERE collection = 'fleet' AND device_type = "
+                              "'firewall' GROUP BY 1 ORDER BY n DESC")
+    chat = Chat(services)
+    chat("how many firewalls do we have")
+    chat("which models")
+    lead = first_line(chat("which one is the most common").final.answer)
+    assert lead.startswith(f"**{per[0][0]}**") and str(per[0][1]) in lead, lead
