@@ -433,7 +433,14 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
     about = bool(frame.targets.device or frame.targets.rule or frame.checks or any(frame.filters.model_dump().values()))
-    if frame.polar and not about:  # "any exceptions expiring before the end of the year?": whether there are, which
+    soonest = sorted(rows, key=lambda r: str(r.expires_on))
+    if frame.limit == 1 and n > 1 and not frame.targets.exception:  # "which one expires first"
+        tied = [r for r in soonest if str(r.expires_on) == str(soonest[0].expires_on)]
+        first = (f"{_names([r.exception_id for r in tied])} {'expires' if len(tied) == 1 else 'expire'} first, on "
+                 f"**{day(tied[0].expires_on)}** ({', '.join(f'{r.rule_id}, {r.sites}' for r in tied)}); then "
+                 + ", ".join(f"{r.exception_id} ({day(r.expires_on)})" for r in soonest[len(tied):len(tied) + 4])
+                 + f" — of {n} approved exceptions{when}.")
+    elif frame.polar and not about:  # "any exceptions expiring before the end of the year?": whether there are, which
         first = f"**Yes** — {n} approved exception{'s' if n != 1 else ''}{when}: {ids}{' …' if n > 10 else ''}."
     elif frame.polar:  # "is that covered by the POS exception?": Yes or No first, by the devices it covers there
         covering = [r for r in rows if r.devices_covered > 0]

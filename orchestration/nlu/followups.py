@@ -240,6 +240,8 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 # "which rules do they cover" after a list of exceptions: those exceptions, by their ids
+EXPIRES = re.compile(r"\bexpir\w*|\brun(?:s|ning)? out\b|\blaps\w*", _I)
+EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
 COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
                         r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted)\s+(?P<they2>them|those|these)\b",
                         _I)
@@ -251,6 +253,9 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     words ask no such thing or the answer named none (or several, for "it")."""
     they = COVER_THEY.search(prompt)
     listed: list[str] = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous else []
+    if previous is not None and listed and EXPIRES.search(prompt) and not EXCEPTION_WORD.search(prompt):
+        # "which one expires first" after a list of exceptions: asked of that list's question
+        return f"{previous.question.rstrip(' ?.!')}, {prompt}"
     if they is not None and len(listed) > 1:
         group = "they" if they.group("they") is not None else "they2"
         ids = ", ".join(listed[:-1]) + " and " + listed[-1]

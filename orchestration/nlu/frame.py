@@ -642,7 +642,14 @@ def read_share_polarity(text: str) -> Literal["passes", "fails"] | None:
     return "fails" if _FAILING_SHARE.search(text) else "passes" if _PASSING_SHARE.search(text) else None
 
 
+# the one that expires before the others: "which exception expires first", "the next one to expire"
+_FIRST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|next|soonest|earliest)\b|\b(?:first|next|soonest)\s+(?:one\s+)?"
+                              r"to\s+expire\b|\b(?:next|soonest|earliest)\s+(?:exception\s+)?expir\w*", _I)
+
+
 def read_limit(text: str) -> int | None:
+    if _FIRST_TO_EXPIRE.search(text):
+        return 1
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
 

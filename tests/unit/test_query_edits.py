@@ -1390,3 +1390,15 @@ def test_which_is_the_most_common_after_a_list_of_values_is_the_one_with_most_de
     chat("which models")
     lead = first_line(chat("which one is the most common").final.answer)
     assert lead.startswith(f"**{per[0][0]}**") and str(per[0][1]) in lead, lead
+
+
+def test_the_exception_that_expires_first_alone_or_after_a_list(demo_warehouse: Path, services: Services) -> None:
+    rows = sql(demo_warehouse, "SELECT exception_id, expires_on FROM exceptions ORDER BY expires_on, exception_id")
+    lead = first_line(Chat(services)("which waiver runs out first").final.answer)
+    assert lead.startswith(f"**{rows[0][0]}** expires first, on **{rows[0][1]}**"), lead
+    here = sql(demo_warehouse, "SELECT exception_id, expires_on FROM exceptions WHERE sites LIKE '%DataCenter-2%' "
+                               "ORDER BY expires_on, exception_id")
+    chat = Chat(services)
+    chat("exceptions at DataCenter-2")
+    lead = first_line(chat("which one expires first").final.answer)
+    assert here[0][0] in lead and str(here[0][1]) in lead and "Do you want" not in lead, (here, lead)
