@@ -790,8 +790,19 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                                                              ())) == 1 and len(listed) > 1
     among_rows = last is not None and last.query is not None and last.query.group_by[:1] not in ([], ["device"]) and \
         not one_device
+    attribute = attribute_asked(prompt, services.catalog.semantic_model) if listed and THEIR.search(prompt) and \
+        picked is None and not pasted else None
+    if attribute is not None:
+        # "whats their software" after a list of devices: each listed device's value, from the inventory
+        looked_up = attribute_query(attribute, listed)
+        details = domain_details_for("cbp_assessment", intent.entities)
+        intent = intent.evolve(intent_class=SKILL_TO_CLASS["cbp_assessment"], domain_details=details,
+                               clarification_question=None, query=looked_up, asked_query=looked_up,
+                               frame=intent.frame.evolve(ask="list", subject="devices", cannot=None),
+                               signals=[*intent.signals, DEVICE_ATTRIBUTE + attribute])
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
-    edit = None if pasted or picked is not None or (PICKS_AMONG.search(prompt) and not among_rows) else \
+    edit = None if pasted or picked is not None or attribute is not None or (PICKS_AMONG.search(prompt) and
+                                                                          not among_rows) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and (intent.clarification_question or resolution.kind == "none") and not pasted and \
             picked is None and not PICKS_AMONG.search(prompt):
@@ -828,8 +839,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             else None
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
             intent = intent.evolve(asked_query=carried, query=carried)
-    if edit is None and not pasted and picked is None and resolution.kind in ("none", "carryover") and last is not None \
-            and OF_THEM.search(prompt):
+    if edit is None and not pasted and picked is None and attribute is None and resolution.kind in ("none", "carryover") \
+            and last is not None and OF_THEM.search(prompt):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
         # average pass rate" after a list of devices: a figure of the devices listed
         asked = intent if intent.asked_query is not None else with_query(
@@ -862,6 +873,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     return {"intent": intent, "conversation": conv.evolve(**updates)}
 
 
+# the devices of the last list as owners of a value: "whats their software", "and their models"
+THEIR = re.compile(r"\btheir\b", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
 

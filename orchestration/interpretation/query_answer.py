@@ -276,6 +276,16 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
     if query.group_by:  # "any … flagged?", "any of them in the lab?": Yes, and which
         dim = query.group_by[0]
         total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
+        if polarity == "passes" and measure and model.measures[measure].better == "lower" and any(
+                b.measure == measure and b.op == ">" and b.value == 0 for b in query.bounds):
+            # "are they compliant": No when any of them fails, and which; Yes when none does
+            if not rows:
+                return DomainOutputs(summary=f"**Yes** — none of them has {model.measures[measure].noun[1]} "
+                                             f"({where(query)}).", statistics={"rows": 0})
+            named = ", ".join(f"{r.get(dim)} ({_value(r.get(measure), 'count')})" for r in rows[:SHOWN])
+            return DomainOutputs(summary=f"**No** — {total} {_label(dim, model, total)} "
+                                         f"{'has' if total == 1 else 'have'} {model.measures[measure].noun[1]} "
+                                         f"({where(query)}): {named}.", statistics={"rows": total})
         if not rows:
             said = bound_words(query, model).removeprefix("with ")  # "No — no device with failed checks (…)"
             return DomainOutputs(summary=f"**No** — no {_label(dim, model)}{' with ' + said if said else ''} "

@@ -34,6 +34,7 @@ CHANGE = re.compile(
     r"\bchang(?:e|ed|es)\b.*\bsince\b|\bwhat(?:'s| has| have)? changed\b|\bsince (?:(?:my|the|our) )?(?:last|previous|prior)\b|"
     r"\bcompar\w*|\bversus\b|\bvs\.?\s|\btrend\w*|\bdelta\b|\bdrift\b|\bimprov(?:ed|ement)\b|\bgot (?:worse|better)\b|"
     r"\bworsen\w*|\bregress\w*|\bnew (?:\w+ ){0,2}?(?:issues|findings|deviations|failures|failed checks)\b|\bresolved\b|"
+    r"\b(?:issues|findings|failures|failed checks|deviations)\s+(?:are|were)\s+new\b|"
     r"\bfixed since\b|\b(?:anything|something|what(?:'s|s|’s| is)?)\s+(?:else\s+)?new\b.*\b(?:since|from|after)\b",
     _I,
 )
@@ -89,6 +90,9 @@ EXPORT_WORDS = ("download", "export", "report", "pdf")
 # which changes between two runs are asked for: the new failures, the fixed ones, or both ("what changed")
 NEW_ISSUES = re.compile(r"\bnew (?:\w+ ){0,2}?(?:issues?|findings?|failures?|failed checks?|deviations?|problems?)\b|\bappeared\b|"
                         r"\bintroduced\b|\bstarted failing\b|"
+                        # "how many findings are new since last month"
+                        r"\b(?:issues?|findings?|failures?|failed checks?|deviations?|problems?|ones)\s+(?:are|were|is)\s+"
+                        r"new\b|"
                         # "anything new since last month?", "what's new at HQ since october"
                         r"\b(?:anything|something|what(?:'s|s|’s| is)?)\s+(?:else\s+)?new\b", _I)
 FIXED_ISSUES = re.compile(r"\b(?:fixed|resolved|remediated|cleared|closed)\b", _I)

@@ -240,7 +240,9 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 # "which rules do they cover" after a list of exceptions: those exceptions, by their ids
-EXPIRES = re.compile(r"\bexpir\w*|\brun(?:s|ning)? out\b|\blaps\w*", _I)
+# the one to expire before the others ("which one expires first", "the next to expire")
+EXPIRES = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|next|soonest|earliest)\b|"
+                     r"\b(?:first|next|soonest)\s+(?:one\s+)?to\s+(?:expire|run out|lapse)\b", _I)
 EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
 COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
                         r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted)\s+(?P<they2>them|those|these)\b",

@@ -126,7 +126,8 @@ FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|i
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
-                          r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b", _I)
+                          r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b|\b(?:findings?|issues?|failures?|"
+                          r"failed checks?|deviations?)\s+(?:are|were|is)\s+new\b", _I)
 CHANGE = re.compile(r"\bsince\b|\b(?:more|less|fewer)\s+(?:[\w-]+\s+){1,3}?than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
                     r"\bincreas\w*|\bdecreas\w*|\bchang\w*|\bfrom\b.*\bto\b|\bvs\.?\b|\bversus\b|\bcompared? to\b", _I)
 CLEAN = re.compile(r"\b(?:clean|compliant|ok|okay|fine|pass(?:es|ing)?|disabled|off)\b(?! rate)|\b(?:do|does|are|is) "
@@ -443,6 +444,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             bounds = [Bound(measure=measures[0], op=">", value=0)]
     if without and group and group != ["device"]:
         bounds = [Bound(measure="devices", op="=", value=0)]
+    if ask == "yes_no" and among and group == ["device"] and measures and not bounds and \
+            model.measures[measures[0]].better == "lower" and model.measures[measures[0]].unit == "count":
+        # "are they compliant" after a list: those of them failing (none is a Yes)
+        bounds = [Bound(measure=measures[0], op=">", value=0)]
     if ask == "yes_no" and frame.polarity == "passes" and ANY.search(prompt) and group == ["device"] and \
             measures[:1] == ["failed_checks"] and (frame.checks or frame.targets.rule):
         # "is snmp v3 used anywhere at HQ": a feature wanted on is there where a device passes its checks — Yes

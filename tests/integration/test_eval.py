@@ -166,7 +166,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/seventeenth_questions.yaml": (3, 0, 4), "seventeenth_conversations.yaml": (6, 15, 6),
     "held_out/seventeenth_conversations.yaml": (1, 4, 3), "eighteenth.yaml": (4, 0, 4),
     "held_out/eighteenth_questions.yaml": (2, 0, 2), "eighteenth_conversations.yaml": (6, 16, 6),
-    "held_out/eighteenth_conversations.yaml": (1, 5, 3),
+    "held_out/eighteenth_conversations.yaml": (1, 5, 3), "nineteenth.yaml": (4, 0, 4),
+    "held_out/nineteenth_questions.yaml": (2, 0, 2), "nineteenth_conversations.yaml": (6, 14, 6),
+    "held_out/nineteenth_conversations.yaml": (1, 3, 2),
 }
 
 

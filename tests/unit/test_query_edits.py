@@ -1378,7 +1378,9 @@ def test_whats_failing_somewhere_leads_with_how_much_and_the_widest_check(demo_w
     per = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) d FROM {FLEET} WHERE r.assessment_id = ? "
                               "AND r.status = 'fail' AND a.site = 'DataCenter-1' GROUP BY 1 ORDER BY d DESC", [latest])
     lead = first_line(Chat(services)("what is failing at DataCenter-1").final.answer)
-    assert lead.startswith(f"**{n}** failed checks") and f"**{per[0][0]}**" in lead, lead
+    widest = {rule for rule, d in per if d == per[0][1]}
+    named = set(re.findall(r"\*\*([A-Z][A-Z0-9-]+)\*\*", lead))
+    assert lead.startswith(f"**{n}** failed checks") and named and named <= widest, (widest, lead)
 
 
 def test_which_is_the_most_common_after_a_list_of_values_is_the_one_with_most_devices(demo_warehouse: Path,
@@ -1402,3 +1404,31 @@ def test_the_exception_that_expires_first_alone_or_after_a_list(demo_warehouse: 
     chat("exceptions at DataCenter-2")
     lead = first_line(chat("which one expires first").final.answer)
     assert here[0][0] in lead and str(here[0][1]) in lead and "Do you want" not in lead, (here, lead)
+
+
+def test_their_value_and_whether_they_pass_after_a_list_of_devices(demo_warehouse: Path, services: Services) -> None:
+    """"what's their software" after a list is each listed device's release (it was out of scope); "are they
+    compliant" is No with those failing, by SQL (it said Yes and listed them)."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rows = sql(demo_warehouse, "SELECT asset_id, os_version FROM assets WHERE collection = 'fleet' AND role = 'core' "
+                               "AND site = 'DataCenter-2'")
+    failing = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                  "r.status = 'fail' AND a.role = 'core' AND a.site = 'DataCenter-2' GROUP BY 1",
+                  [latest])
+    chat = Chat(services)
+    chat("list the core routers at DataCenter-2")
+    answer = chat("what's their software").final.answer
+    assert all(f"**{d}**: release **{v}**" in answer for d, v in rows), answer[:400]
+    lead = first_line(chat("are they compliant").final.answer)
+    assert lead.startswith("**No**" if failing else "**Yes**"), lead
+    assert all(f"{d} ({n})" in lead for d, n in failing), (failing, lead)
+
+
+def test_findings_that_are_new_since_a_run_are_the_comparisons_new_ones(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND
+        (r.asset_id, r.rule_id) NOT IN (SELECT (asset_id, rule_id) FROM results WHERE assessment_id = ? AND
+        status = 'fail')""", [runs[-1], runs[-2]])
+    lead = first_line(Chat(services)("how many issues are new since the previous run").final.answer)
+    assert lead.startswith(f"**{n} new failed checks**"), lead
