@@ -784,10 +784,21 @@ def both_places(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEd
     """The checks failing at every place of the last two answers ("what fails at Branch-07" → "and at Branch-09?" →
     "which checks fail at both"): the two asked the same of one site or device each; a check fails at both when the
     sites (devices) failing it are all of them."""
-    if not BOTH_CHECKS.search(prompt) or before is None or last.query is None or before.query is None or \
-            last.query.group_by[:1] != ["rule"]:
+    if not BOTH_CHECKS.search(prompt) or last.query is None:
+        return None
+    q = last.query
+    for dim, counted in (("site", "sites_failing"), ("device", "devices_failing")):
+        side = q.condition(dim)
+        if side is not None and not side.negated and len(side.values) >= 2 and q.group_by == [dim] and q.runs:
+            # "summarize Store-47" → "compare to Store-48" → "which checks fail at both": the two set side by side
+            others = [c for c in q.conditions if c is not side]
+            edited = DataQuery(measures=[counted], group_by=["rule"], runs=q.runs[-1:], output="list",
+                               conditions=[*others, Condition(dimension=dim, values=list(side.values))],
+                               bounds=[Bound(measure=counted, op=">=", value=len(side.values))])
+            return QueryEdit(edited, [], [f"failing at all of {', '.join(side.values)}"])
+    if before is None or before.query is None or q.group_by[:1] != ["rule"]:
         return None  # (what fails at each: "and in october for both" after failed logins is each one's figure)
-    q, p = last.query, before.query
+    p = before.query
     for dim, counted in (("site", "sites_failing"), ("device", "devices_failing")):
         mine, theirs = q.condition(dim), p.condition(dim)
         if mine is None or theirs is None or mine.negated or theirs.negated or mine.values == theirs.values or \

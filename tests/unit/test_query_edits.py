@@ -1432,3 +1432,16 @@ def test_findings_that_are_new_since_a_run_are_the_comparisons_new_ones(demo_war
         status = 'fail')""", [runs[-1], runs[-2]])
     lead = first_line(Chat(services)("how many issues are new since the previous run").final.answer)
     assert lead.startswith(f"**{n} new failed checks**"), lead
+
+
+def test_which_checks_fail_at_both_after_two_places_side_by_side(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    both = {x for x, in sql(demo_warehouse, f"""SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND
+        r.status = 'fail' AND a.site IN ('Branch-03', 'Branch-06') GROUP BY 1 HAVING COUNT(DISTINCT a.site) = 2""",
+                                    [latest])}
+    chat = Chat(services)
+    chat("summarize Branch-03")
+    chat("compare with Branch-06")
+    answer = chat("what fails at both").final.answer
+    assert first_line(answer).startswith(f"**{len(both)} checks** failing at both sites"), answer[:300]
+    assert all(re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", answer) for rule in both), answer[:800]
