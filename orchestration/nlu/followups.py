@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
+from orchestration.nlu.frame import FIRST_TO_EXPIRE
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.router import SKILL_TO_CLASS
 from orchestration.state import (
@@ -240,9 +241,6 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 # "which rules do they cover" after a list of exceptions: those exceptions, by their ids
-# the one to expire before the others ("which one expires first", "the next to expire")
-EXPIRES = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|next|soonest|earliest)\b|"
-                     r"\b(?:first|next|soonest)\s+(?:one\s+)?to\s+(?:expire|run out|lapse)\b", _I)
 EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
 COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
                         r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted)\s+(?P<they2>them|those|these)\b",
@@ -255,7 +253,7 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     words ask no such thing or the answer named none (or several, for "it")."""
     they = COVER_THEY.search(prompt)
     listed: list[str] = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous else []
-    if previous is not None and listed and EXPIRES.search(prompt) and not EXCEPTION_WORD.search(prompt):
+    if previous is not None and listed and FIRST_TO_EXPIRE.search(prompt) and not EXCEPTION_WORD.search(prompt):
         # "which one expires first" after a list of exceptions: asked of that list's question
         return f"{previous.question.rstrip(' ?.!')}, {prompt}"
     if they is not None and len(listed) > 1:

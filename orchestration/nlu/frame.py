@@ -643,12 +643,13 @@ def read_share_polarity(text: str) -> Literal["passes", "fails"] | None:
 
 
 # the one that expires before the others: "which exception expires first", "the next one to expire"
-_FIRST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|next|soonest|earliest)\b|\b(?:first|next|soonest)\s+(?:one\s+)?"
-                              r"to\s+expire\b|\b(?:next|soonest|earliest)\s+(?:exception\s+)?expir\w*", _I)
+FIRST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|next|soonest|earliest)\b|\b(?:first|next|"
+                             r"soonest)\s+(?:one\s+)?to\s+(?:expire|run out|lapse)\b|\b(?:next|soonest|earliest)\s+"
+                             r"(?:exception\s+)?expir\w*", _I)
 
 
 def read_limit(text: str) -> int | None:
-    if _FIRST_TO_EXPIRE.search(text):
+    if FIRST_TO_EXPIRE.search(text):
         return 1
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
