@@ -16,7 +16,7 @@ The *lead* is the answer's first line after the scope line: the line that must a
 | ``has_names: SQL`` | every value is named somewhere in the answer (as ``lists``) |
 | ``lead_number: SQL`` | the query's single value is a figure of the lead (integers as written, ratios to 0.1) |
 | ``lead_names: SQL`` | every value of the query's first column is named in the lead |
-| ``lead_any: SQL`` | at least one value is named in the lead (a ranking's ties) |
+| ``lead_any: SQL`` | at least one value is named in the lead (a ranking's ties), and no crowd of other rows beside it |
 | ``lists: SQL`` | every value is named somewhere in the answer (the complete list) |
 | ``absent: SQL`` | no value is named anywhere in the answer (what the scope leaves out) |
 | ``lead_yes: SQL`` | the lead starts with **Yes** when the query's value is true, with **No** otherwise |
@@ -55,6 +55,8 @@ MACROS = {
 CHECKS = ("lead_count", "lead_number", "lead_names", "lead_any", "lists", "absent", "lead_yes", "lead_has", "has",
           "lacks", "no_tools", "has_number", "has_any", "has_names")
 _NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?")
+_ID = re.compile(r"(?<![\w-])[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9()]+)+(?![\w-])")  # a device, site or check as named
+CROWD = 20  # more rows than any ranking's lead names beside the one asked for
 
 
 def warehouse_query(path: Path) -> Query:
@@ -146,7 +148,11 @@ def _one(kind: str, arg: Any, answer: str, lead: str, state: AssessmentState, qu
         missing = [v for v in values if not named(v, lead)]
         return f"not in the lead: {missing}" if missing else None
     if kind == "lead_any":
-        return None if any(named(v, lead) for v in values) else f"none of {values[:10]} in the lead"
+        if not any(named(v, lead) for v in values):
+            return f"none of {values[:10]} in the lead"
+        # a lead naming a crowd besides ("150 devices tie with the most devices: 1 — FW-…, …") answers no "which"
+        others = {i for i in _ID.findall(lead) if not i.startswith("ASMT-") and not any(named(v, i) for v in values)}
+        return f"the lead names {len(others)} other rows besides" if len(others) > CROWD else None
     if kind in ("lists", "has_names"):
         missing = [v for v in values if not named(v, answer)]
         return f"{len(missing)} of {len(values)} not named: {missing[:10]}" if missing else None
