@@ -326,6 +326,10 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
     severities = query.condition("severity")
     if severities is not None and not severities.negated and not covered.severity:  # "only critical", an edit
         covered = covered.model_copy(update={"severity": " or ".join(severities.values)})
+    if severities is None and covered.severity and not {"critical_findings", "high_findings"} & set(query.measures):
+        # a severity the words named that does not apply to what is counted ("failed logins for critical checks"):
+        # said beside the answer, not as its scope
+        covered = covered.model_copy(update={"severity": None})
     if query.runs and not covered.assessment_id:  # one run's figures: the run they are of
         covered = covered.model_copy(update={"assessment_id": query.runs[-1],
                                              "previous_assessment_id": query.runs[0] if len(query.runs) > 1 else None})

@@ -1177,6 +1177,7 @@ def test_what_the_query_cannot_hold_is_said_beside_the_answer(demo_warehouse: Pa
     assert first_line(answer).startswith(f"**{per[0][0]}**"), answer[:300]
     answer = Chat(services)("failed logins for critical checks at HQ").final.answer
     assert "severity critical does not apply to failed logins" in answer, answer[:400]
+    assert "severity" not in answer.splitlines()[0], answer.splitlines()[0]  # not said as the scope it covered
 
 
 def test_more_or_fewer_than_a_month_are_the_groups_that_moved_that_way(demo_warehouse: Path,
