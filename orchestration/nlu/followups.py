@@ -340,7 +340,8 @@ def _finding_reference(prompt: str, prev: PastTurn) -> FindingDigest | None:
 REPLY_FILLER = frozenset(["i", "meant", "mean", "yes", "yeah", "yep", "one", "option", "that", "it", "is", "was", "the",
                           "first", "second", "third", "fourth", "fifth", "please", "sorry", "no", "use", "take", "both",
                           "all", "of", "them", "each", "every"])
-LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same for|same with|and for|also for|"
+LEAD = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|now\s+)?(?:what about|how about|same (?:thing |again |but |question )?"
+                  r"(?:for|with|in)|same but|and for|also for|"
                   r"and(?= the\b| at\b| in\b| on\b| for\b))\b", _I)  # "and the switches?" = the last question for them
 FILLER = frozenset(["and", "also", "the", "a", "at", "for", "in", "on", "of", "with", "site", "sites", "devices", "device", "please", "then", "now", "too"])
 
@@ -498,10 +499,14 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     if not followup:
         return Resolution(own)
     if own.intent_class == "unknown_or_needs_clarification" or (has_scope and _only_scope(prompt, own)):
-        # "what about HQ?" — the previous request, with the new scope
+        # "what about HQ?" — the previous request, with the new scope; "same but for last month" — at that time
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
+        t = own.frame.time
+        timed = not has_scope and bool(t.months or t.runs or t.relative or t.since or t.last_n)
+        asked = f"{prev.question.rstrip(' ?.!')} {LEAD.sub('', prompt).strip(' ?.!,')}" if timed else \
+            prev.question if has_scope else ""
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
-                          "carryover", prev.question if has_scope else "", None, [prev.turn_number])
+                          "carryover", asked, None, [prev.turn_number])
     if LEAD.search(prompt) and _frame_scope(own.frame) and not names_what(own.frame, prompt) and \
             not any(e.type not in SCOPE_TYPES + ("assessment_type",) for e in own.entities):
         # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there

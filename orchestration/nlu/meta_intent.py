@@ -119,7 +119,7 @@ _RULES: list[tuple[MetaIntent, re.Pattern[str]]] = [
     (
         "followup_question",
         re.compile(
-            r"^\s*(?:and|also|what about|how about|same (?:for|with)|now|then|ok(?:ay)?,? (?:and|now|what)|sorry,? i meant|i meant)\b|"
+            r"^\s*(?:and|also|what about|how about|same (?:thing |again |but |question )?(?:for|with|in)|same but|now|then|ok(?:ay)?,? (?:and|now|what)|sorry,? i meant|i meant)\b|"
             r"\b(?:the same (?:devices|sites|assets|scope|ones)|those (?:devices|assets|ones|findings|issues)|"
             r"these (?:devices|assets|findings|issues)|the (?:first|second|third|fourth|fifth|last|previous) (?:one|finding|issue|item|device)|"
             r"(?:that|this) (?:one|finding|issue|device)|focus (?:only )?on|only (?:show )?(?:the )?\w+s\s*$|"

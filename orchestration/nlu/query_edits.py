@@ -119,7 +119,7 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
                     "a", "an", "all", "any", "from", "to", "get", "give", "list", "again", "which", "rest", "others",
                     "other", "remaining", "thanks", "leave", "leaving", "out", "ignore", "ignoring", "minus",
                     "besides", "apart", "outside", "exclude", "drop", "skip", "many", "count", "back", "ago",
-                    "earlier", "before", "or", "common", "popular", "frequent", "widespread", "one"])
+                    "earlier", "before", "or", "common", "popular", "frequent", "widespread", "one", "thing", "question"])
 
 
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
@@ -158,9 +158,19 @@ WHY_IT_MATTERS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what(?:'s|s
                             r"why\s+(?:should|do)\s+(?:i|we)\s+care)\s*[?.!]*\s*$", _I)
 
 
+# "as a percentage", "what % is that": the last count as a share of what it was counted out of
+AS_SHARE = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|so\s+)?(?:(?:as|in)\s+(?:a\s+)?(?:percent(?:age)?|%|share|ratio)|"
+                      r"(?:what|which)\s+(?:percent(?:age)?|%|share|fraction)\s+(?:is that|of (?:them|the total|all))|"
+                      r"how much is that in percent)\s*[?.!]*\s*$", _I)
+HOW_MANY_OF_WORDS = re.compile(r"\bhow many(?:\s+of)?\b", _I)
+
+
 def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) -> str | None:
     """The prompt with the words that pick a row of the previous answer ("the third one", "the worst one") replaced
-    by that row's key; None when they pick none. "whats the risk" after an answer about one check is asked of it."""
+    by that row's key; None when they pick none. "whats the risk" after an answer about one check is asked of it;
+    "as a percentage" after a count asks the count's question as a share."""
+    if previous is not None and AS_SHARE.match(prompt) and HOW_MANY_OF_WORDS.search(previous.question):
+        return HOW_MANY_OF_WORDS.sub("what percentage of", previous.question, count=1)
     if previous is not None and previous.query is not None and WHY_IT_MATTERS.match(prompt):
         rules = previous.query.condition("rule")
         if rules is not None and not rules.negated and len(rules.values) == 1:

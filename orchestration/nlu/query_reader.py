@@ -309,7 +309,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
     # a rate named is a figure asked, whatever ask the frame read ("what's the failure rate of the ntp checks")
     rated = any(model.measures[m].unit == "percent" for m in measures) and not POLICY.search(prompt)
-    if pasted or not runs or not (executed or (named_measure and (frame.ask in ("summary", "share") or rated))):
+    # "what percentage of routers fail NTP-AUTH last month": the share the tools answer, in the run asked (read so that
+    # the run reaches them; it answered the latest)
+    share_in_time = frame.ask == "share" and not named_measure and time_named(intent)
+    if pasted or not runs or not (executed or share_in_time or (named_measure and (frame.ask in ("summary", "share")
+                                                                                   or rated))):
         return None
     if intent.domain_details.skill in ("cbp_expert_insights", "sec_expert_insights") and POLICY.search(prompt):
         return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
@@ -536,7 +540,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         executed = True  # "the pass rate of the staging devices": the rate of their checks, not a share of devices
     # what the words asked that the query cannot hold is said with the compiler's answer (the tools would not say it)
     kept = thing is None and not [n for n in unsaid if not n.startswith("no run in ")] and (
-        not executed or kept_by_the_assessment_tools(query, facets, frame.checks or
+        not executed or share_in_time or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
 

@@ -1446,3 +1446,32 @@ def test_which_checks_fail_at_both_after_two_places_side_by_side(demo_warehouse:
     answer = chat("what fails at both").final.answer
     assert first_line(answer).startswith(f"**{len(both)} checks** failing at both sites"), answer[:300]
     assert all(re.search(rf"(?<![\w-]){re.escape(rule)}(?![\w-])", answer) for rule in both), answer[:800]
+
+
+def test_same_but_another_time_and_a_count_as_a_percentage(demo_warehouse: Path, services: Services) -> None:
+    """"same but for last month" is the last question in the run before (it was asked back); "as a percentage" after
+    a count of devices failing a check is their share of those judged on it."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+
+    def failing(run: str) -> tuple[int, int]:
+        (n, judged), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT CASE WHEN r.status = 'fail' THEN r.asset_id END),
+            COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND r.rule_id = 'NTP-AUTH' AND
+            a.device_type = 'router'""", [run])
+        return n, judged
+    chat = Chat(services)
+    chat("how many routers fail NTP-AUTH")
+    n, judged = failing(runs[-1])
+    lead = first_line(chat("as a percentage").final.answer)
+    assert lead.startswith(f"**{round(100 * n / judged, 1)}%**") and f"{n} of {judged}" in lead, lead
+    before, _ = failing(runs[-2])
+    state = chat("same but for last month")
+    assert runs[-2] in state.final.answer and f"{before}" in first_line(state.final.answer), state.final.answer[:300]
+
+
+def test_a_share_of_devices_in_an_earlier_month_is_that_runs(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n, judged), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT CASE WHEN r.status = 'fail' THEN r.asset_id END),
+        COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND r.rule_id = 'SSH-V2' AND
+        a.device_type = 'switch'""", [runs[1]])
+    lead = first_line(Chat(services)("what percent of switches failed SSH-V2 in september").final.answer)
+    assert lead.startswith(f"**{round(100 * n / judged, 1)}%**") and runs[1] in lead, lead
