@@ -503,10 +503,10 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
         t = own.frame.time
         timed = not has_scope and bool(t.months or t.runs or t.relative or t.since or t.last_n)
-        asked = f"{prev.question.rstrip(' ?.!')} {LEAD.sub('', prompt).strip(' ?.!,')}" if timed else \
+        again = f"{prev.question.rstrip(' ?.!')} {LEAD.sub('', prompt).strip(' ?.!,')}" if timed else \
             prev.question if has_scope else ""
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
-                          "carryover", asked, None, [prev.turn_number])
+                          "carryover", again, None, [prev.turn_number])
     if LEAD.search(prompt) and _frame_scope(own.frame) and not names_what(own.frame, prompt) and \
             not any(e.type not in SCOPE_TYPES + ("assessment_type",) for e in own.entities):
         # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there
