@@ -522,6 +522,10 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
     ends = "; ".join(f"{model.measures[n].noun[1 if units[n] == 'count' else 0]} {_value(by_period.get(periods[0], {}).get(n), units[n])} "
                      f"→ {_value(by_period.get(periods[-1], {}).get(n), units[n])}" for n in units)
     lead = f"From {periods[0]} to {periods[-1]} ({where(query, [], months=False)}): {ends}."
+    if all(not float(by_period.get(p, {}).get(n) or 0) for p in periods for n in units):
+        # "failed logins on the core routers per month": none in any of them, said first
+        lead = (f"**None**: no {model.measures[measure].noun[1]} in any {'run' if query.runs else 'month'} from "
+                f"{periods[0]} to {periods[-1]} ({where(query, [], months=False)}).")
     return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
 
 

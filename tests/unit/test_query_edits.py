@@ -1475,3 +1475,10 @@ def test_a_share_of_devices_in_an_earlier_month_is_that_runs(demo_warehouse: Pat
         a.device_type = 'switch'""", [runs[1]])
     lead = first_line(Chat(services)("what percent of switches failed SSH-V2 in september").final.answer)
     assert lead.startswith(f"**{round(100 * n / judged, 1)}%**") and runs[1] in lead, lead
+
+
+def test_a_series_with_none_in_any_month_says_none_first(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id WHERE "
+                                "a.role = 'spine' AND e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED'")
+    lead = first_line(Chat(services)("failed logins on the spine switches month by month").final.answer)
+    assert lead.startswith("**None**: no failed logins in any month") if n == 0 else lead.startswith("From "), lead
