@@ -986,7 +986,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
     # fail at both" after what fails at two sites
     sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (None if last.query.group_by else (
-        both_sides(prompt, last, earlier, model) or both_checks(prompt, last, earlier)))
+        both_sides(prompt, last, earlier, model, own.asked_query) or both_checks(prompt, last, earlier)))
     if sides is not None or last.query.group_by:
         return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)

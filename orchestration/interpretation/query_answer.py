@@ -348,6 +348,10 @@ def bound_words(query: DataQuery, model: SemanticModel) -> str:
             said.append(f"failing at {'both' if value == 2 else f'all {value:,}'} {_label(thing, model, int(value))}")
             continue
         noun = model.measures[b.measure].noun[0 if value == 1 else 1]
+        if model.measures[b.measure].unit == "count":  # "sites with no firewall devices": the kind counted, named
+            kinds = [c.values[0].replace("_", " ") for c in query.conditions if c.in_measure and len(c.values) == 1
+                     and not c.negated and c.dimension in ("device_type", "role", "platform")]
+            noun = " ".join([*kinds, noun])
         if b.measure == "runs_failing" and b.op == ">=" and value == len(query.runs) > 1:
             said.append(f"failing in all {value} runs")  # "never passed", "in every run"
             continue

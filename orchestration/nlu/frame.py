@@ -686,8 +686,9 @@ _PER_GROUP = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|b
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
 # "top 5 failing checks at the branches": a ranking whose head noun is the checks ranks checks, whatever place follows
-_TOP_CHECKS = re.compile(r"^(?:the )?(?:top|worst|most common|most frequent)\s+(?:\d+\s+)?(?:[\w-]+\s+)?"
-                         r"(?:checks?|rules?|controls?|failures?|deviations?)\b", _I)
+_TOP_CHECKS = re.compile(r"^(?:the )?(?:(?:top|worst|most common|most frequent)\s+(?:\d+\s+)?(?:[\w-]+\s+)?"
+                         r"(?:checks?|rules?|controls?|failures?|deviations?)|"
+                         r"most\s+(?:[\w-]+\s+)?(?:checks?|rules?|controls?))\b", _I)  # "most failed check at X"
 # "telnet anywhere in DC2?", "any power supply problems flagged": whether there are any, then which
 ANY = re.compile(r"^(?:and |so )?any(?:thing|one)?\b(?!.*\b(?:which|what|list|show)\b)|\banywhere\b", _I)
 # "what do the leaf switches in dc2 fail (most)": the devices are the scope, the checks they fail the answer

@@ -47,6 +47,7 @@ _I = re.IGNORECASE
 ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
            "fifth": 4, "5th": 4, "last": -1, "bottom": -1}
 SUPERLATIVE = ("worst", "best", "lowest", "highest")
+COMPARATIVE = {"more": "most", "fewer": "fewest", "less": "fewest"}  # of two rows, the more is the most
 PLACES = frozenset({"site", "site_type", "tier", "region"})  # where: a follow-up's place replaces every other
 ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|top|bottom|"
                      r"worst|best|lowest|highest)\s+(?:one|site|store|branch|device|box|switch|router|firewall|"
@@ -62,7 +63,7 @@ REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|pl
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
                            r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
-                           r"(?P<which>worst|best|lowest|highest|most|least|fewest)\b", _I)
+                           r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less)\b", _I)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
@@ -177,7 +178,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
             return f"what is the risk of {rules.values[0]}?"
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
-    one = _the_one_named(prompt, previous) or _that_value(prompt, previous, model)
+    one = _the_one_named(prompt, previous) or _the_places_listed(prompt, previous) or \
+        _that_value(prompt, previous, model)
     if one is not None:
         return one
     m = ROW_REF.search(prompt)
@@ -251,8 +253,51 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
     m = IT_CHECK.search(prompt)
     if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
-        return prompt[:m.start("it")] + key + prompt[m.end("it"):]
+        return _kept_place(prompt[:m.start("it")] + key + prompt[m.end("it"):], query)
     return None
+
+
+# the words that name where a question is asked: a place of its own, or everywhere
+PLACE_NAMED = re.compile(r"\b(?:at|in|across|outside|within|from)\s+(?:the\s+|our\s+|all\s+|every\s+)?(?:(?-i:[A-Z0-9][\w-]*)|"
+                         r"stores?|branch\w*|sites?|campus\w*|data\s?cent\w*|regions?|labs?|offices?|us-\w+|tier\s?\d)|"
+                         r"\b(?:everywhere|anywhere|overall|fleet|whole|stores|branches|campuses|datacenters|sites|"
+                         r"regions)\b", _I)
+
+
+def _kept_place(picked: str, query: DataQuery) -> str:
+    """A question about a check picked from a ranking made in one place, asked where that ranking was ("top failing
+    check at HQ" → "which devices fail it": at HQ), unless its words name a place of their own."""
+    places = [c for c in query.conditions if c.dimension in PLACES and not c.negated and c.dimension not in
+              query.group_by]
+    if not places or PLACE_NAMED.search(picked):
+        return picked
+    said = []
+    for c in places:
+        values = " and ".join(c.values)
+        said.append({"site": f"at {values}", "region": f"in {values}", "tier": f"at the {values} sites"}.get(
+            c.dimension, f"at the {values} sites"))
+    return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" {' '.join(said)}{m.group(1)}", picked, count=1)
+
+
+LISTED_PLACES_NAMED = 15  # more places than a follow-up's words can name back: their conditions are not enough alone
+
+
+def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
+    """After a list of places ("which sites are in us-central"), "there" is those places: where the list's only
+    condition is a place, that place ("how many devices there" → "… in us-central"); otherwise the places listed, by
+    name ("which sites have no firewall" → "… at Site-A, Lab-1"). None after anything but a list of places."""
+    query = previous.query
+    if query is None or query.group_by[:1] not in (["site"], ["region"], ["site_type"], ["tier"]) or \
+            len(query.group_by) > 1 or (query.limit or 2) == 1 or PLACE_THERE.search(prompt) is None:
+        return None
+    kept = [c for c in query.conditions if not c.negated]
+    if len(kept) == len(query.conditions) == 1 and kept[0].dimension in PLACES and not query.measures:
+        where = f"{'at' if kept[0].dimension == 'site' else 'in'} {' and '.join(kept[0].values)}"
+    elif 0 < len(previous.answer_rows) <= LISTED_PLACES_NAMED:
+        where = "at " + ", ".join(previous.answer_rows)
+    else:
+        return None
+    return PLACE_THERE.sub(where, prompt, count=1)
 
 
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
@@ -424,8 +469,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             which = m.group("which").lower()
             if which in ("worst", "best"):
                 descending = (which == "worst") == (_better(model, measure) == "lower")
-            else:
-                descending = which in ("highest", "most")
+            else:  # "which one has more critical fails" of two: the one with the most
+                descending = which in ("highest", "most", "more")
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             device = query.condition("device")
             one_device = device is not None and len(device.values) == 1
@@ -436,7 +481,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 # then high, then all (as the reader ranks them)
                 measures, order = severity_first(which == "worst")
             spans.append(m.span())
-            said.append(f"the {which} {group[0]}")
+            said.append(f"the {COMPARATIVE.get(which, which)} {group[0]}")
             if len(query.runs) > 1 and query.output in ("series", "change"):
                 update["runs"] = query.runs[-1:]  # "which device is responsible for most of them" after a series: now
     m = CHANGE_EXTREME.match(prompt)
@@ -867,9 +912,12 @@ def both_lists(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdi
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"in both answers: {', '.join(common)}"])
 
 
-def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
+def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel,
+               own: DataQuery | None = None) -> QueryEdit | None:
     """The last two answers' query set side by side when they differ in one value ("pass rate trend at Store-40" →
-    "and Store-41?" → "which improved more"): one row per value, ordered the way the words choose; None otherwise."""
+    "and Store-41?" → "which improved more"): one row per value, ordered the way the words choose — by what they
+    name when they name another figure of the same rows ("which one has fewer high findings", read as ``own``);
+    None otherwise."""
     m = WHICH_OF_TWO.match(prompt)
     if m is None or before is None or last.query is None or before.query is None:
         return None
@@ -891,6 +939,12 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
     update: dict[str, Any] = {"group_by": [dim], "conditions": conditions}
     if q.output not in ("series", "change"):  # one figure each: the one the words choose first
         measure = q.measures[0]
+        named = measure_words(rest, model)[:1]
+        if named and named[0] != measure and model.measures[named[0]].fact == model.measures[measure].fact:
+            measure = named[0]
+            asked = [c for c in (own.conditions if own is not None else []) if model.on_rows(c.dimension) and
+                     q.condition(c.dimension) is None]
+            update.update(measures=[measure, *q.measures], conditions=[*conditions, *asked])
         lower_is_better = _better(model, measure) == "lower"
         descending = {"better": not lower_is_better, "worse": lower_is_better, "more": True, "less": False}[way]
         update.update(output="table", order=Order(measure=measure, descending=descending), limit=1)

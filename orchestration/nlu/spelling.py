@@ -45,6 +45,10 @@ SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"(?<![\w-])devs(?![\w-])", "devices"),
     (r"(?<![\w-])cfgs?(?![\w-])", "config"),
     (r"(?<![\w'-])'?em(?![\w'-])", "them"),  # "list em", "fix 'em"
+    # question words typed fast, too short for the vocabulary's correction: "wich store", "waht fails", "hw many"
+    (r"(?<![\w'-])(?:wich|whcih|whihc|wihch|whch)(?![\w'-])", "which"),
+    (r"(?<![\w'-])(?:waht|hwat|wht)(?![\w'-])", "what"),
+    (r"(?<![\w'-])(?:hw|hwo|haw)(?=\s+(?:many|much|often|long|is|are|do|does|did)\b)", "how"),
     # contractions typed without their apostrophe: "whats failing", "arent failing", "doesnt have"
     (r"(?<![\w'-])(what|that|where|how|who)(s)(?![\w'-])", r"\1'\2"),
     (r"(?<![\w'-])(aren|isn|don|doesn|didn|wasn|weren|hasn|haven|can|couldn|shouldn|wouldn)(t)(?![\w'-])", r"\1'\2"),

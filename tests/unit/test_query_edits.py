@@ -1482,3 +1482,60 @@ def test_a_series_with_none_in_any_month_says_none_first(demo_warehouse: Path, s
                                 "a.role = 'spine' AND e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED'")
     lead = first_line(Chat(services)("failed logins on the spine switches month by month").final.answer)
     assert lead.startswith("**None**: no failed logins in any month") if n == 0 else lead.startswith("From "), lead
+
+
+def test_there_after_a_list_of_places_is_those_places(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    chat("list the sites in us-west")
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                                "a.collection = 'fleet' AND s.region = 'us-west' AND a.device_type = 'switch'")
+    lead = first_line(chat("and how many switches there").final.answer)
+    assert lead.startswith(f"**{n}"), lead
+    chat = Chat(services)
+    chat("which sites have no firewall")  # the places listed, by name: no condition of its own says where they are
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND site NOT IN (SELECT site "
+                                "FROM assets WHERE collection = 'fleet' AND device_type = 'firewall')")
+    lead = first_line(chat("how many devices there").final.answer)
+    assert lead.startswith(f"**{n} devices**"), lead
+
+
+def test_a_check_picked_from_a_ranking_in_one_place_is_asked_there(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (rule,), = sql(demo_warehouse, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+                                   "a.site = 'Site-B' GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1", [latest])
+    devices = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND a.site = 'Site-B' AND r.rule_id = ?",
+                               [latest, rule])}
+    elsewhere = {d for d, in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' AND "
+                                                 "site <> 'Site-B'")}
+    chat = Chat(services)
+    assert first_line(chat("most failed check at Site-B").final.answer).startswith(f"**{rule}**")
+    state = chat("what devices fail it")
+    assert "Site-B" in state.conversation.effective_prompt, state.conversation.effective_prompt
+    named = set(re.findall(r"\b(?:RTR|SW|FW|NX|WLC)-[\w-]+", state.final.answer))
+    assert devices <= named and not named & elsewhere, named
+    # a place of its own is kept: "at the stores" is not Site-B
+    chat("most failed check at Site-B")
+    assert "Site-B" not in chat("how many stores fail it").conversation.effective_prompt
+
+
+def test_which_one_has_more_of_two_places_side_by_side(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT a.site, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                   "'fail' AND r.severity = 'high' AND a.site IN ('Site-A', 'Site-B') GROUP BY 1",
+                   [latest]))
+    chat = Chat(services)
+    chat("pass rate at Site-A")
+    chat("and Site-B?")
+    lead = first_line(chat("which one has fewer high findings").final.answer)
+    fewest = min(per.get(s, 0) for s in ("Site-A", "Site-B"))
+    assert lead.startswith("**" + min(("Site-A", "Site-B"), key=lambda s: (per.get(s, 0), s))), (per, lead)
+    assert str(fewest) in lead, lead
+
+
+def test_short_question_words_typed_fast_are_read() -> None:
+    from orchestration.nlu.spelling import expand_shorthand
+
+    assert expand_shorthand("wich routers fail AAA-NEW-MODEL") == "which routers fail AAA-NEW-MODEL"
+    assert expand_shorthand("hw many stores") == "how many stores"
+    assert expand_shorthand("hw version of FW-HQ-1") == "hw version of FW-HQ-1"  # hardware, not how
