@@ -146,8 +146,19 @@ class SemanticModel(BaseModel):
     def word_patterns(self) -> dict[str, re.Pattern[str]]:
         """Each measure and dimension word as a whole word (not inside "sub-sites" or "sites2"), compiled once: the
         reader tries a few hundred of them on every question."""
+        # a phrase naming rows counted one by one is read in the singular too ("a config change", "the most failed
+        # check"); not a count of distinct things ("the most common software version" is not the releases counted)
+        one_by_one = {w for w, name in self.measure_words if " " in w and self.measures[name].count == "*"}
         words = {w for w, _ in self.measure_words} | {w for w, _ in self.dimension_words}
-        return {w: re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])", re.IGNORECASE) for w in words}
+        return {w: re.compile(rf"(?<![\w-]){_one_or_many(w) if w in one_by_one else re.escape(w)}(?![\w-])",
+                              re.IGNORECASE) for w in words}
+
+
+def _one_or_many(word: str) -> str:
+    """``word`` as a pattern that also reads its last noun in the singular."""
+    if word.endswith("s") and not word.endswith("ss"):
+        return re.escape(word[:-1]) + "s?"
+    return re.escape(word)
 
 
 def load_semantic_model(path: Path) -> SemanticModel:

@@ -43,12 +43,15 @@ def month_name(month: str) -> str:
     return f"{MONTHS[int(number) - 1]} {year}"
 
 
+MANY = {"device": "devices", "site": "sites", "os_version": "releases", "model": "models", "rule": "checks"}
+
+
 def _words(condition: Condition) -> str:
     values = ", ".join(v.replace("_", " ") for v in condition.values)
     if condition.of_devices:
         return f"{'not ' if condition.negated else ''}failing {values}"
-    if condition.dimension == "device" and len(condition.values) > 4:
-        values = f"{len(condition.values)} devices"
+    if len(condition.values) > 4 and condition.dimension in MANY:  # the names are in the rows and the scope line
+        values = f"{len(condition.values)} {MANY[condition.dimension]}"
     said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",
             "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values,
             "criticality": f"{values} criticality", "category": values.replace("layer2", "layer 2")}.get(
@@ -60,7 +63,8 @@ def where(query: DataQuery, runs: Sequence[str] | None = None, months: bool = Tr
     """The scope of a figure in a few words: its conditions and its run(s) (``runs``: those said, where the answer
     says its runs apart; ``months``: False where it says its months apart)."""
     parts = [_words(c) for c in query.conditions if not c.in_measure and (
-        c.dimension not in query.group_by or len(c.values) > 4 or c.negated)]  # "of the 7 devices" listed before
+        c.dimension not in query.group_by or (c.dimension == "device" and len(c.values) > 4) or c.negated)]
+    # (the devices of an earlier list are said as their number: "of the 7 devices"; other rows name themselves)
     runs = list(runs if runs is not None else query.runs)
     parts += [" → ".join(runs)] if runs else []
     parts += [", ".join(query.months)] if query.months and months else []
@@ -451,6 +455,15 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             stats[f"total_{first}"] = value
             figure = model.measures[first].named(value)
             lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)}) across {total} {name}"
+        if first and not counted and not query.bounds and not query.order and query.output == "table" and \
+                len(rows) > INLINE and total == len(rows) and model.measures[first].unit == "percent":
+            # "what was their pass rate in august" of 18 sites: the figure named, from the lowest to the highest
+            ranked = sorted((r for r in rows if r.get(first) is not None), key=lambda r: float(r[first]))
+            if ranked:
+                low, high = ranked[0], ranked[-1]
+                lead = (f"**{total} {name}** by {model.measures[first].noun[0]} ({where(query)}), from "
+                        f"{_value(low[first], 'percent')} at **{low.get(dim)}** to {_value(high[first], 'percent')} at "
+                        f"**{high.get(dim)}**")
         if first and len(measures) == 1 and query.output == "table" and 1 < len(rows) <= INLINE and total == len(rows):
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit

@@ -29,6 +29,7 @@ from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import (
     BOUND,
+    OVER_TIME,
     SINCE_WHEN,
     TOP,
     ZERO,
@@ -460,6 +461,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         measure = order.measure if order else (measures[0] if measures else None)
         rest = prompt[m.end():]
         named_measure = measure_words(rest, model)[:1]
+        if named_measure and DEVICES_WITH.match(rest) and "devices_failing" in model.measures and \
+                model.measures[named_measure[0]].fact == model.measures["devices_failing"].fact and \
+                model.counted_things(named_measure[0]) != "device":
+            named_measure = ["devices_failing"]  # "which has more devices with a critical failure": devices counted
         if named_measure and measures and model.measures[named_measure[0]].fact == model.measures[measures[0]].fact:
             # "which of those has the lowest pass rate" after the stores over 36 failed checks: those, by pass rate
             measure = named_measure[0]
@@ -757,6 +762,13 @@ OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b|\btheir\b", _I)
 
 
+# the rows counted are devices: "more devices with a critical failure", "the most boxes failing NTP-AUTH"
+DEVICES_WITH = re.compile(r"^\s*(?:devices|boxes|hosts)\s+(?:with|that|failing|having|which)\b", _I)
+# "their pass rate" after a list of sites is each one's; "their average", "in total" one figure for them all
+EACH_OF_THEIRS = re.compile(r"\b(?:their|each(?: of them)?|per (?:one|site|each))\b", _I)
+POOLED = re.compile(r"\b(?:average|avg|mean|overall|total|combined|together|in all|altogether|as a group)\b", _I)
+
+
 def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
     """The question read on its own, asked of the devices the previous query was about ("of them", "among those"):
     their conditions on devices and places added to its own (a check or a severity the previous query counted is not
@@ -774,6 +786,17 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
     if not kept:
         return None
     measures = list(own.measures)
+    each = grouped and grouped[0] not in ("device", "rule", "run") and len(previous.answer_rows) > 1 and \
+        not own.group_by and measures and EACH_OF_THEIRS.search(prompt) and not POOLED.search(prompt)
+    if each:
+        # "what was their pass rate in august" after the sites under 70%: each site's, not one figure for them all
+        series = own.output in ("series", "change") and (OVER_TIME.search(prompt) or re.search(r"\bsince\b", prompt,
+                                                                                              _I))
+        # (a month said after the latest run is that month, not a series to now: "and their pass rate in september?")
+        runs = own.runs if series or len(own.runs) < 2 else own.runs[:1]
+        edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "group_by": grouped, "runs": runs,
+                                        "output": own.output if series else "table"})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"each {grouped[0]} listed"])
     thing = model.counted_things(previous.query.measures[0]) if previous.query.measures else None
     if thing in ("device", "site") and not own.group_by and ZERO.search(prompt):
         # "how many of them pass all their checks" after a count of firewalls: those failing none, named and counted

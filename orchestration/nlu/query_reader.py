@@ -382,6 +382,14 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "how many firewalls have no critical findings": the firewalls with none, counted (and named)
         group, ask = ["device" if frame.subject == "devices" else "site"], "list"
         measures = [m for m in measures if m not in ("devices", "sites")]  # the things counted are the rows now
+    logged = [m for m in measures if model.measures[m].fact == "events"]
+    things = (HOW_MANY_THINGS.search(prompt) if ask == "count" else ROWS_FIRST.match(prompt)) if logged else None
+    thing = _dimension(things.group("what"), model) if things else None
+    logged_by = not group and thing in ("device", "site") and not BOUND.search(prompt)
+    if logged_by:
+        # "how many devices had a config change in october", "which sites saw failed logins": the devices (sites)
+        # that logged one, named and counted — not the inventory, not the events
+        group, ask, measures = [thing], "list", logged[:1]
     without = WITHOUT_THINGS.search(prompt)
     if without and group and group != ["device"]:  # "sites without any firewall": their firewalls counted, none kept
         kind = re.sub(r"(?:e?s)$", "", without.group("what").lower()).replace("wlc", "wireless_controller")
@@ -411,6 +419,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # "… but passing LOG-HOST" is said of another check (a condition on the devices), not of the rows counted
     unpassed = BUT_NOT.sub(" ", prompt) if any(c.of_devices for c in conditions) else prompt
     bounds = _bounds(unpassed, measures, group, ask, failing, zero, model)
+    if logged_by and not bounds:
+        bounds = [Bound(measure=measures[0], op=">", value=0)]
     # "checks failing on just one device": the figure bound is a column of the rows, shown first
     if measures:
         bound_only = [b.measure for b in bounds if b.measure not in measures and

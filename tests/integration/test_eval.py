@@ -170,7 +170,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/nineteenth_questions.yaml": (2, 0, 2), "nineteenth_conversations.yaml": (6, 14, 6),
     "held_out/nineteenth_conversations.yaml": (1, 3, 2), "twentieth.yaml": (12, 0, 12),
     "held_out/twentieth_questions.yaml": (5, 0, 6), "twentieth_conversations.yaml": (8, 20, 8),
-    "held_out/twentieth_conversations.yaml": (3, 10, 4),
+    "held_out/twentieth_conversations.yaml": (3, 10, 4), "twentyfirst.yaml": (6, 0, 6),
+    "held_out/twentyfirst_questions.yaml": (3, 0, 3), "twentyfirst_conversations.yaml": (8, 22, 8),
+    "held_out/twentyfirst_conversations.yaml": (1, 5, 4),
 }
 
 

@@ -1539,3 +1539,54 @@ def test_short_question_words_typed_fast_are_read() -> None:
     assert expand_shorthand("wich routers fail AAA-NEW-MODEL") == "which routers fail AAA-NEW-MODEL"
     assert expand_shorthand("hw many stores") == "how many stores"
     assert expand_shorthand("hw version of FW-HQ-1") == "hw version of FW-HQ-1"  # hardware, not how
+
+
+def test_devices_that_logged_an_event_are_counted_and_named(demo_warehouse: Path, services: Services) -> None:
+    devices = {d for d, in sql(demo_warehouse, "SELECT DISTINCT e.asset_id FROM events e JOIN assets a ON a.asset_id = "
+                                               "e.asset_id AND a.collection = 'fleet' WHERE a.site = 'Branch-09' AND "
+                                               "e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND "
+                                               "strftime(e.ts, '%Y-%m') = '2026-09'")}
+    state = Chat(services)("how many boxes at Branch-09 logged a failed login in september")
+    lead = first_line(state.final.answer)
+    assert lead.startswith(f"**{len(devices)} device"), lead
+    assert devices <= set(re.findall(r"\b(?:RTR|SW|FW|NX|WLC)-[\w-]+", state.final.answer)), state.final.answer[:400]
+
+
+def test_their_figure_after_a_list_of_sites_is_each_ones(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    listed = {s for s, in sql(demo_warehouse, f"SELECT a.site FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                              "'fail' AND s.site_type = 'branch' GROUP BY 1 HAVING COUNT(*) > 10",
+                              [runs[-1]])}
+    before = dict(sql(demo_warehouse, f"SELECT a.site, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) "
+                                      f"/ COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1", [runs[1]]))
+    chat = Chat(services)
+    chat("branches with more than 10 failed checks")
+    answer = chat("and their pass rate in september?").final.answer
+    for site in listed:
+        assert re.search(rf"{site}\W{{1,8}}{before[site]}%", answer), (site, before[site], answer[:600])
+    pooled = chat("their overall pass rate").final.answer
+    assert first_line(pooled).startswith("**") and "%" in first_line(pooled) and "|" not in pooled.split("\n\n")[1]
+
+
+def test_which_has_more_devices_failing_of_two_places_compared(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT a.site, COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? "
+                                   "AND r.status = 'fail' AND r.severity = 'high' AND a.site IN ('Branch-01', "
+                                   "'Branch-02') GROUP BY 1", [latest]))
+    chat = Chat(services)
+    chat("compare Branch-01 with Branch-02")
+    lead = first_line(chat("which one has more devices failing a high check").final.answer)
+    top = max(("Branch-01", "Branch-02"), key=lambda s: per.get(s, 0))
+    if per.get("Branch-01", 0) != per.get("Branch-02", 0):
+        assert lead.startswith(f"**{top}**") and str(per[top]) in lead, (per, lead)
+    else:
+        assert "Branch-01" in lead and "Branch-02" in lead, (per, lead)
+
+
+def test_a_phrase_measure_is_read_in_the_singular(services: Services) -> None:
+    from orchestration.nlu.query_reader import measure_words
+
+    model = services.catalog.semantic_model
+    assert measure_words("devices with a config change", model) == ["config_changes"]
+    assert measure_words("the most failed check", model) == ["failed_checks"]
+    assert "devices" not in measure_words("the device with the most failed logins", model)
