@@ -386,7 +386,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     things = (HOW_MANY_THINGS.search(prompt) if ask == "count" else ROWS_FIRST.match(prompt)) if logged else None
     thing = _dimension(things.group("what"), model) if things else None
     logged_by = not group and thing in ("device", "site") and not BOUND.search(prompt)
-    if logged_by:
+    if logged_by and thing is not None:
         # "how many devices had a config change in october", "which sites saw failed logins": the devices (sites)
         # that logged one, named and counted — not the inventory, not the events
         group, ask, measures = [thing], "list", logged[:1]
