@@ -961,8 +961,10 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     # "which devices have them" after the high findings of a site, summarized: those findings' devices
     them = any(p.match(prompt) for p in THEM) and last.frame is not None and last.frame.subject == "findings" and \
         last.frame.ask in ("summary", "list")
+    counted = last.frame is not None and last.frame.ask == "count" and last.frame.subject == "devices" and \
+        extreme is not None  # "how many nx-os devices fail something" → "which one fails the most checks"
     if last.query is None and (COMPARE_TO.search(prompt) or extreme or them) and last.frame is not None and \
-            (last.frame.ask == "summary" or them) and last.skill in SQL_SKILLS and \
+            (last.frame.ask == "summary" or them or counted) and last.skill in SQL_SKILLS and \
             not (time.months or time.runs or time.relative or time.since):
         # "summarize Store-40" → "compare with Store-41": the summary's leading figures, there and here side by side;
         # "how are the branches doing" → "which one is worst": its rows ranked (any other follow-up of a summary asks

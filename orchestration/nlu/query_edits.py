@@ -63,7 +63,10 @@ REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|pl
                      r"up\s+|out\s+)?(?:by|per))\s+(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
-                           r"does|did|accounts?|contributes?)\s+(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
+                           r"does|did|accounts?|contributes?|"
+                           # "which one fails the most checks": one of the rows (not "which device fails …", its own)
+                           r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))fails?)\s+"
+                           r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less)\b", _I)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
@@ -354,6 +357,9 @@ def _named_in_its_clause(prompt: str, picked: re.Match[str], key: str) -> str | 
     return clause[:pronoun.start()] + key + clause[pronoun.end():]
 
 
+KINDS = frozenset({"switch", "switches", "router", "routers", "firewall", "firewalls", "boxes", "box", "wlcs", "wlc"})
+
+
 def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequence[Condition]) -> list[str]:
     """The words of ``prompt`` no edit accounts for."""
     text = prompt
@@ -365,6 +371,8 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
         if value in values_read:
             text = re.sub(pattern, " ", text, flags=_I)
     words = [w for w in re.findall(r"[a-z0-9][\w'.()-]*", text.lower()) if w not in FILLER]
+    if any(c.negated for c in conditions):  # "drop the access switches": the kind is part of what is left out
+        words = [w for w in words if w not in KINDS]
     values = [v.lower().replace("_", " ") for c in conditions for v in c.values]
     return [w for w in words if not any(w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
 
@@ -404,6 +412,31 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
     return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
+# "when was it lowest", "when did it peak" after a figure over several runs: the run where it was
+WHEN_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:when|which (?:run|month|assessment))\s+(?:was|were|"
+                          r"did|is|had)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
+                          r"our\s+|the\s+)?(?P<which>lowest|highest|worst|best|most|least|fewest|peak(?:ed)?)\b", _I)
+
+
+def _when_extreme(prompt: str, query: DataQuery, model: SemanticModel) -> QueryEdit | None:
+    """The run at one end of a figure shown over several runs ("pass rate trend for the firewalls" → "when was it
+    lowest"): the runs as rows, ordered the way the words choose, the first kept; None for anything else."""
+    m = WHEN_EXTREME.match(prompt)
+    if m is None or len(query.runs) < 2 or not query.measures or query.group_by:
+        return None
+    measure = query.measures[0]
+    if model.dimension_sql("run", model.measures[measure].fact) is None:
+        return None  # (a fact with a clock but no runs — events — has months, not runs, as its rows)
+    which = m.group("which").lower()
+    if which in ("worst", "best"):
+        descending = (which == "worst") == (_better(model, measure) == "lower")
+    else:
+        descending = which in ("highest", "most", "peak", "peaked")
+    edited = query.model_copy(update={"group_by": ["run"], "order": Order(measure=measure, descending=descending),
+                                      "limit": 1, "output": "list"})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the run with the {which} {model.measures[measure].noun[0]}"])
+
+
 def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
                  runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     """The previous query as the follow-up edits it, or None when the follow-up is no edit of it (``own``: the
@@ -411,6 +444,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     follow-up resolution could not ask the question again there)."""
     if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
         return None
+    when = _when_extreme(prompt, previous.query, model)
+    if when is not None:
+        return when
     query = previous.query
     time = own.frame.time
     spans: list[tuple[int, int]] = []
@@ -458,6 +494,16 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             return QueryEdit(edited, [], [f"the devices listed, per {named}"])
         if named and named != "run" and named not in group:
             group = [named]
+        thing = model.counted_things(measures[0]) if measures and not group else None
+        if thing in ("device", "site") and model.measures[measures[0]].fact == "results":
+            # "which one fails the most checks" after how many nx-os devices fail: those devices, one row each,
+            # by their failed checks (what the rows are counted by when the words name nothing else)
+            group, measures = [thing], ["failed_checks"]
+            update["bounds"] = []
+            # the checks that chose them choose the devices, and each is ranked by all it fails ("how many firewalls
+            # fail ASA-TELNET" → "which one is worst": of those eight, the worst)
+            update["conditions"] = [c.model_copy(update={"of_devices": True}) if c.dimension in ("rule", "topic") and
+                                    not c.negated else c for c in query.conditions]
         measure = order.measure if order else (measures[0] if measures else None)
         rest = prompt[m.end():]
         named_measure = measure_words(rest, model)[:1]

@@ -43,7 +43,8 @@ COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btota
                      rf"\bfewest|\bleast|\bmore than {_N}|\bover {_N}|\bfewer than {_N}|\bless than {_N}|"
                      rf"\bat least {_N})\s+(?:\w+[\s-]+){{0,2}}$", _I)
 NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
-                      r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip)[\s-]+"
+                      r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip|"
+                      r"\bwithout(?=\s+the\s))[\s-]+"
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
 # "the router with the lowest pass rate", "a site having the most criticals": the rows the superlative ranks
 ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:with|having|"
@@ -738,7 +739,22 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
         out.append(Condition(dimension="signature", values=frame.targets.signature))
     if frame.targets.cve:
         out.append(Condition(dimension="cve", values=frame.targets.cve))
-    return [c for c in out if c.dimension in model.dimensions]
+    return [c for c in _headed_by_a_kind(prompt, out) if c.dimension in model.dimensions]
+
+
+def _headed_by_a_kind(prompt: str, conditions: list[Condition]) -> list[Condition]:
+    """"drop the access switches": the kind of device after a value left out is part of what is left out, not a
+    condition kept (every role but access, not only the switches)."""
+    left_out = [v for c in conditions if c.negated and c.dimension not in ("device_type", "rule", "severity")
+                for v in c.values]
+    kept = []
+    for c in conditions:
+        if c.dimension == "device_type" and not c.negated and left_out and all(re.search(
+                rf"(?<![\w-]){_spoken(value)}(?:e?s)?\s+{_spoken(kind)}(?:e?s)?(?![\w-])", prompt, _I)
+                for kind in c.values for value in left_out[:1]):
+            continue
+        kept.append(c)
+    return kept
 
 
 def _spoken(value: str) -> str:

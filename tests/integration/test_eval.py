@@ -172,7 +172,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentieth_questions.yaml": (5, 0, 6), "twentieth_conversations.yaml": (8, 20, 8),
     "held_out/twentieth_conversations.yaml": (3, 10, 4), "twentyfirst.yaml": (6, 0, 6),
     "held_out/twentyfirst_questions.yaml": (3, 0, 3), "twentyfirst_conversations.yaml": (8, 22, 8),
-    "held_out/twentyfirst_conversations.yaml": (1, 5, 4),
+    "held_out/twentyfirst_conversations.yaml": (1, 5, 4), "twentysecond.yaml": (6, 0, 6),
+    "held_out/twentysecond_questions.yaml": (3, 0, 3), "twentysecond_conversations.yaml": (7, 17, 8),
+    "held_out/twentysecond_conversations.yaml": (3, 7, 4),
 }
 
 

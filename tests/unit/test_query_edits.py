@@ -1590,3 +1590,36 @@ def test_a_phrase_measure_is_read_in_the_singular(services: Services) -> None:
     assert measure_words("devices with a config change", model) == ["config_changes"]
     assert measure_words("the most failed check", model) == ["failed_checks"]
     assert "devices" not in measure_words("the device with the most failed logins", model)
+
+
+def test_when_was_it_lowest_after_a_figure_over_runs_is_that_run(demo_warehouse: Path, services: Services) -> None:
+    per_run = dict(sql(demo_warehouse, f"SELECT r.assessment_id, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 "
+                                       f"ELSE 0 END) / COUNT(*), 1) FROM {FLEET} WHERE a.device_type = 'switch' "
+                                       "GROUP BY 1"))
+    chat = Chat(services)
+    chat("switch pass rate over time")
+    lead = first_line(chat("when did it peak").final.answer)
+    best = max(per_run.items(), key=lambda kv: kv[1])
+    assert lead.startswith(f"**{best[0]}**") and f"{best[1]}%" in lead, (per_run, lead)
+
+
+def test_which_one_after_a_count_of_devices_ranks_those_devices(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                 "'fail' AND r.asset_id IN (SELECT asset_id FROM results WHERE assessment_id = ? AND "
+                                 "status = 'fail' AND rule_id = 'SNMP-RW') GROUP BY 1 ORDER BY 2 DESC", [latest, latest])
+    chat = Chat(services)
+    chat("how many devices fail SNMP-RW")
+    lead = first_line(chat("which one fails the most checks").final.answer)
+    top = [d for d, n in ranked if n == ranked[0][1]]
+    assert any(lead.startswith(f"**{d}**") for d in top) and str(ranked[0][1]) in lead, (ranked[:3], lead)
+
+
+def test_leaving_out_a_kind_of_device_leaves_out_only_those(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+                                "a.role <> 'wan'", [latest])
+    chat = Chat(services)
+    chat("failed checks per device type")
+    state = chat("now without the wan routers")
+    assert first_line(state.final.answer).startswith(f"**{n:,}**"), state.final.answer[:300]
