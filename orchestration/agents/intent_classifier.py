@@ -14,7 +14,7 @@ from typing import Any
 from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
-from assessment_engine.query import Bound, DataQuery
+from assessment_engine.query import Bound, Condition, DataQuery
 from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
@@ -801,8 +801,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                frame=intent.frame.evolve(ask="list", subject="devices", cannot=None),
                                signals=[*intent.signals, DEVICE_ATTRIBUTE + attribute])
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
+    summarized = last is not None and last.query is None and last.frame is not None and \
+        (last.frame.ask, last.frame.subject) == ("summary", "findings")  # "which of those …": its checks
     edit = None if pasted or picked is not None or attribute is not None or (PICKS_AMONG.search(prompt) and
-                                                                          not among_rows) else \
+                                                                          not among_rows and not summarized) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and (intent.clarification_question or resolution.kind == "none") and not pasted and \
             picked is None and not PICKS_AMONG.search(prompt):
@@ -973,6 +975,20 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
                             domain_details=domain_details_for(last.skill, last.entities))
         last = last.model_copy(update={"query": summary_query(last.question, summarized, scope_for(summarized)[0],
                                                               model, runs, ranked=bool(extreme), checks=them)})
+    among_findings = last.query is None and last.frame is not None and last.frame.ask == "summary" and \
+        last.frame.subject == "findings" and last.skill in SQL_SKILLS and PICKS_AMONG.search(prompt) is not None
+    if among_findings and (own.frame.filters.severity or own.frame.filters.topic):
+        # "what's wrong at Store-33" → "just the firewall" → "which of those are critical": the checks it summarized
+        summarized = Intent(entities=last.entities, frame=last.frame,
+                            domain_details=domain_details_for(last.skill, last.entities))
+        checks = summary_query(last.question, summarized, scope_for(summarized)[0], model, runs, checks=True)
+        if checks is not None:
+            asked = [Condition(dimension=d, values=v) for d, v in (("severity", own.frame.filters.severity),
+                                                                  ("topic", own.frame.filters.topic))
+                     if v and checks.condition(d) is None and d in model.dimensions]
+            edited = checks.model_copy(update={"group_by": ["rule"], "output": "list", "conditions": [
+                *checks.conditions, *asked], "bounds": [Bound(measure="failed_checks", op=">", value=0)]})
+            return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["the checks it summarized"])
     if last.query is None:
         return None
     before = [t for t in history if t.turn_number < last.turn_number][-3:]

@@ -71,6 +71,11 @@ def where(query: DataQuery, runs: Sequence[str] | None = None, months: bool = Tr
     return ", ".join(parts) or "all devices"
 
 
+def _shown(key: Any, dim: str) -> str:
+    """A group's value as a reader says it: "wireless controller", "management plane" (names and ids as stored)."""
+    return str(key).replace("_", " ") if dim in ("device_type", "category", "topic") else str(key)
+
+
 def _label(dimension: str, model: SemanticModel, n: int = 2) -> str:
     return plural(model.dimensions[dimension].noun, n)
 
@@ -467,7 +472,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         if first and len(measures) == 1 and query.output == "table" and 1 < len(rows) <= INLINE and total == len(rows):
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit
-            inline = " · ".join(f"**{k}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True))
+            inline = " · ".join(f"**{_shown(k, dim)}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True))
             opening = lead if counted else \
                 f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)})"
             return DomainOutputs(summary=f"{opening}: {inline}.", statistics=stats)
@@ -491,7 +496,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             figured = first and query.bounds and query.bounds[0].op != "=" and not (
                 first is not None and _one_per_row(model, first, dim)) and not all_of_the_checks(query)  # no "(1)" after each
-            shown = [f"{k} ({_value(r.get(first))})" if figured and first else str(k)
+            shown = [f"{k} ({_value(r.get(first), model.measures[first].unit)})" if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
         # the most first, where the figures are counts (summed in the lead only where they add up: devices per check do

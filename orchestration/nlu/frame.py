@@ -736,7 +736,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
     if ask in ("count", "share", "summary") and subject in ("findings", "runs") and _PER_RUN.search(text):
         ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
-    one_time = len(time.months) + len(time.runs) <= 1 and not (time.since or time.last_n or time.relative)
+    # one point in time: a month, a run, or "last month" alone ("critical fails per region last month")
+    one_time = len(time.months) + len(time.runs) + bool(time.relative) <= 1 and not (time.since or time.last_n)
     if ask == "trend" and (group_key(text) or _PER_GROUP.search(text)) and one_time and not _SERIES.search(text):
         ask = "count"  # "failures per role", "failed checks per tier for august": one figure per group, not a series
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,

@@ -412,6 +412,10 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
     return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
+# "which ones", "what are they": the rows the last answer counted
+# ("what are they" is what the figure counted: the checks behind "the most failed checks")
+WHICH_ONES = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|are they|were they)(?:\s+exactly)?"
+                        r"\s*[?.!]*\s*$", _I)
 # "when was it lowest", "when did it peak" after a figure over several runs: the run where it was
 WHEN_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:when|which (?:run|month|assessment))\s+(?:was|were|"
                           r"did|is|had)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
@@ -447,6 +451,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    if WHICH_ONES.match(prompt) and previous.query.group_by and previous.query.group_by != ["device"] and \
+            previous.query.output in ("list", "table") and previous.query.limit != 1:
+        # "how many sites have a pass rate over 90" → "which ones": the rows counted, every one of them
+        return QueryEdit(previous.query.model_copy(update={"output": "list", "limit": None}), [], ["the rows counted"])
     query = previous.query
     time = own.frame.time
     spans: list[tuple[int, int]] = []

@@ -420,6 +420,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # "… but passing LOG-HOST" is said of another check (a condition on the devices), not of the rows counted
     unpassed = BUT_NOT.sub(" ", prompt) if any(c.of_devices for c in conditions) else prompt
     bounds = _bounds(unpassed, measures, group, ask, failing, zero, model)
+    if bounds and len(group) == 1 and measures and all(model.counted_things(m) == group[0] for m in measures) and \
+            any(model.measures[b.measure].fact != model.measures[measures[0]].fact for b in bounds):
+        # "how many sites have a pass rate over 90": the sites are the rows, the figure bound is what each has
+        measures = list(dict.fromkeys(b.measure for b in bounds))
     if logged_by and not bounds:
         bounds = [Bound(measure=measures[0], op=">", value=0)]
     # "checks failing on just one device": the figure bound is a column of the rows, shown first

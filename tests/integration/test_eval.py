@@ -149,7 +149,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/fourth_conversations.yaml": (2, 9, 4), "fifth_conversations.yaml": (8, 23, 8),
     "held_out/fifth_conversations.yaml": (3, 11, 4), "seventh.yaml": (20, 0, 20),
     "held_out/seventh_questions.yaml": (9, 0, 10), "eighth_conversations.yaml": (8, 24, 8),
-    "held_out/eighth_conversations.yaml": (3, 10, 4), "ninth_conversations.yaml": (8, 22, 8),
+    "held_out/eighth_conversations.yaml": (4, 12, 4), "ninth_conversations.yaml": (8, 22, 8),
     "held_out/ninth_conversations.yaml": (1, 6, 4), "tenth_conversations.yaml": (7, 19, 8),
     "held_out/tenth_conversations.yaml": (2, 7, 4), "eleventh.yaml": (14, 0, 14),
     "held_out/eleventh_questions.yaml": (6, 0, 7), "eleventh_conversations.yaml": (8, 22, 8),
@@ -174,7 +174,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyfirst_questions.yaml": (3, 0, 3), "twentyfirst_conversations.yaml": (8, 22, 8),
     "held_out/twentyfirst_conversations.yaml": (1, 5, 4), "twentysecond.yaml": (6, 0, 6),
     "held_out/twentysecond_questions.yaml": (3, 0, 3), "twentysecond_conversations.yaml": (7, 17, 8),
-    "held_out/twentysecond_conversations.yaml": (3, 7, 4),
+    "held_out/twentysecond_conversations.yaml": (3, 7, 4), "twentythird.yaml": (4, 0, 4),
+    "held_out/twentythird_questions.yaml": (2, 0, 2), "twentythird_conversations.yaml": (8, 19, 8),
+    "held_out/twentythird_conversations.yaml": (1, 7, 4),
 }
 
 

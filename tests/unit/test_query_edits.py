@@ -771,7 +771,7 @@ def test_failures_per_category_and_a_category_named_in_words(demo_warehouse: Pat
     per = sql(demo_warehouse, f"SELECT u.category, COUNT(*) FROM {FLEET} JOIN rules u ON u.rule_id = r.rule_id WHERE "
                               "r.assessment_id = ? AND r.status = 'fail' GROUP BY 1", [latest])
     answer = handle_turn("how many failed checks in each category", services=services).final.answer
-    assert per and all(re.search(rf"\*\*{c}\*\* {n:,}\b", answer) for c, n in per), answer[:400]
+    assert per and all(re.search(rf"\*\*{c.replace('_', ' ')}\*\* {n:,}\b", answer) for c, n in per), answer[:400]
     (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} JOIN rules u ON u.rule_id = r.rule_id WHERE "
                                    "r.assessment_id = ? AND u.category = 'control_plane'", [latest])
     state = handle_turn("what's the pass rate on control plane checks", services=services)
@@ -1623,3 +1623,37 @@ def test_leaving_out_a_kind_of_device_leaves_out_only_those(demo_warehouse: Path
     chat("failed checks per device type")
     state = chat("now without the wan routers")
     assert first_line(state.final.answer).startswith(f"**{n:,}**"), state.final.answer[:300]
+
+
+def test_how_many_places_have_a_rate_bound_counts_those_places(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    under = {s for s, in sql(demo_warehouse, f"SELECT a.site FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = "
+                                             "'branch' GROUP BY 1 HAVING 100.0 * SUM(CASE WHEN r.status = 'pass' THEN "
+                                             "1 ELSE 0 END) / COUNT(*) < 80", [latest])}
+    chat = Chat(services)
+    lead = first_line(chat("how many branches are below 80% pass rate").final.answer)
+    assert lead.startswith(f"**{len(under)} site"), lead
+    answer = chat("which ones?").final.answer
+    assert all(site in answer for site in under), (under, answer[:400])
+
+
+def test_a_grouped_figure_last_month_is_that_runs_not_a_change(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = dict(sql(demo_warehouse, f"SELECT a.device_type, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND r.severity = 'high' GROUP BY 1", [runs[-2]]))
+    state = Chat(services)("high fails per device type last month")
+    assert state.intent.query is not None and state.intent.query.runs == [runs[-2]], state.intent.query
+    assert all(re.search(rf"{t.replace('_', ' ')}\W{{1,6}}{n}\b", state.final.answer) for t, n in per.items()), \
+        (per, state.final.answer[:400])
+
+
+def test_which_of_those_after_a_summary_are_its_failed_checks(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rules = {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' AND r.severity = 'high' AND a.site = 'Branch-02'",
+                              [latest])}
+    chat = Chat(services)
+    chat("how is Branch-02 doing")
+    state = chat("which of these are high")
+    named = set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", state.final.answer))
+    assert rules and rules <= named, (rules, state.final.answer[:400])
