@@ -977,7 +977,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
                                                               model, runs, ranked=bool(extreme), checks=them)})
     among_findings = last.query is None and last.frame is not None and last.frame.ask == "summary" and \
         last.frame.subject == "findings" and last.skill in SQL_SKILLS and PICKS_AMONG.search(prompt) is not None
-    if among_findings and (own.frame.filters.severity or own.frame.filters.topic):
+    if among_findings and last.frame is not None and (own.frame.filters.severity or own.frame.filters.topic):
         # "what's wrong at Store-33" → "just the firewall" → "which of those are critical": the checks it summarized
         summarized = Intent(entities=last.entities, frame=last.frame,
                             domain_details=domain_details_for(last.skill, last.entities))
