@@ -318,6 +318,14 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules) if frame.checks else "fails")
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules))
+        logged = [m for m in measure_words(words, services.catalog.semantic_model)
+                  if services.catalog.semantic_model.measures[m].fact == "events"]
+        if logged and (frame.ask == "policy" or frame.subject == "documents") and (
+                group_key(words) or grouped_by(words, services.catalog.semantic_model) or COUNT_WORDS.search(words)
+                or frame.time.months or frame.time.relative):
+            # "ospf adjacency changes by site", "config changes at HQ in october": logged events counted, which no
+            # standard holds — whatever the reader made of the protocol's name
+            frame = frame.evolve(ask="count", subject="findings", confidence=max(frame.confidence, CLEAR_ASK_FLEET))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
                 (everyday := everyday_words(words, reader, frame_catalogs(services))) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
@@ -326,6 +334,9 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
                                  confidence=max(frame.confidence, CANNOT_CONFIDENCE))
         reader.frames.put(key, frame)
     return frame
+
+
+COUNT_WORDS = re.compile(r"\b(?:how many|number of|count|per|each|by)\b", re.I)
 
 
 def _applicable(checks: list[str], frame: QuestionFrame, rules: Mapping[str, Rule]) -> list[str]:
@@ -772,6 +783,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         narrowed = {k: v for k, v in own.frame.filters.model_dump().items() if v}
         intent = intent.evolve(frame=intent.frame.evolve(filters=intent.frame.filters.evolve(**narrowed)))
     previous = next((t for t in reversed(conv.history) if t.intent_class), None)
+    intent = _changes_since_before(prompt, intent, previous)
     moved = _collection_of_named_devices(intent, conv.collection if switch is None else switch.collection, services)
     if moved:  # "what does D2_IOSXE fail?": the device is in one of the user's uploads, answered there
         updates.update(collection=moved, new_collection=moved)
@@ -945,6 +957,21 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     if not query.measures:  # rows of the inventory ("which sites are they at"): a ranking of failures is another question
         return plan.template in INVENTORY_TEMPLATES
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
+
+
+def _changes_since_before(prompt: str, intent: Intent, previous: PastTurn | None) -> Intent:
+    """"how many got fixed" after "how many new findings since september": the changes between the same runs — a
+    change asked with no time of its own keeps the time of the change asked just before."""
+    t = intent.frame.time
+    said = t.since or t.months or t.runs or t.last_n or (t.relative and (
+        t.relative != "previous" or re.search(r"\b(?:previous|prior|last)\b", prompt, re.I)))
+    if previous is None or previous.frame is None or not changes_asked(prompt) or said:
+        return intent  # (a change with no time is read as since the run before: that is no time said)
+    before = previous.frame.time
+    if not (before.since or before.months or before.runs or before.relative) or not (
+            changes_asked(previous.question) or previous.frame.direction or previous.frame.ask in ("trend", "compare")):
+        return intent
+    return intent.evolve(frame=intent.frame.evolve(time=before), facets=intent.facets.model_copy(update={"change": True}))
 
 
 def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services, collection: str,

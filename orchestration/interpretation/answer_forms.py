@@ -427,6 +427,10 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     rows = result.rows_as(ExceptionRow)
     when = f" expiring by {frame.time.before}" if frame.time.before else ""
     if not rows:
+        checks = frame.targets.rule or frame.checks
+        if (frame.polar or frame.ask == "exception") and checks:  # "is ASA-MGMT-ANY excepted anywhere?"
+            return DomainOutputs(summary=f"**No** — no approved exception{when} covers {', '.join(checks)}: every "
+                                         f"failure of it counts.", statistics={"row_count": 0})
         return DomainOutputs(summary=f"**None.** No approved exception{when} matches this question.",
                              statistics={"row_count": 0})
     n = len(rows)

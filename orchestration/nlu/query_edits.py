@@ -63,7 +63,7 @@ REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|pl
                      r"up\s+|out\s+)?(?:by|per))\s+(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
-                           r"does|did|accounts?|contributes?|"
+                           r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|"
                            # "which one fails the most checks": one of the rows (not "which device fails …", its own)
                            r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))fails?)\s+"
                            r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"

@@ -488,8 +488,9 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         # "remediation for smart install?": the devices failing it and the fix; "how many of them fail ntp auth?",
         # "is aaa new-model on everywhere at the branches?": the rules asked, not their topic
         return device_list(frame, scope, condition, collection)
-    named_rules = frame.targets.rule and not frame.time.before  # "which ASA-TLS deviations remain given our
-    # exceptions" is about the rule's deviations: the analysis tool's exceptions view answers it
+    # "which ASA-TLS deviations remain given our exceptions" is about the rule's deviations: the analysis tool's
+    # exceptions view answers it; "is there an exception for ASA-MGMT-ANY" asks for the exceptions of that check
+    named_rules = frame.targets.rule and not frame.time.before and ask not in ("exception", "yes_no")
     if subject == "exceptions" and not device and not named_rules and ask in ("list", "count", "exception", "yes_no",
                                                                              "summary"):
         return exception_list(frame, scope, condition.rules)

@@ -1657,3 +1657,35 @@ def test_which_of_those_after_a_summary_are_its_failed_checks(demo_warehouse: Pa
     state = chat("which of these are high")
     named = set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", state.final.answer))
     assert rules and rules <= named, (rules, state.final.answer[:400])
+
+
+def test_a_check_with_no_exception_is_said_no(demo_warehouse: Path, services: Services) -> None:
+    excepted = {r for r, in sql(demo_warehouse, "SELECT rule_id FROM exceptions")}
+    assert "SNMP-RW" not in excepted
+    lead = first_line(Chat(services)("is SNMP-RW excepted anywhere").final.answer)
+    assert lead.startswith("**No**") and "SNMP-RW" in lead, lead
+
+
+def test_fixed_after_new_since_a_month_is_between_the_same_runs(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (fixed,), = sql(demo_warehouse, "SELECT COUNT(*) FROM results o JOIN assets a ON a.asset_id = o.asset_id AND "
+                                    "a.collection = 'fleet' WHERE o.assessment_id = ? AND o.status = 'fail' AND "
+                                    "(o.asset_id, o.rule_id) IN (SELECT (asset_id, rule_id) FROM results WHERE "
+                                    "assessment_id = ? AND status = 'pass')", [runs[0], runs[-1]])
+    chat = Chat(services)
+    chat("new failures since august?")
+    lead = first_line(chat("and how many were resolved").final.answer)
+    assert f"{fixed:,}" in lead and runs[0] in lead, (fixed, lead)
+
+
+def test_which_device_logs_the_most_after_events_per_month(demo_warehouse: Path, services: Services) -> None:
+    per = sql(demo_warehouse, "SELECT e.asset_id, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id "
+                              "AND a.collection = 'fleet' WHERE a.site = 'Site-A' AND e.mnemonic = 'SYS-5-CONFIG_I' "
+                              "GROUP BY 1 ORDER BY 2 DESC")
+    top = [d for d, n in per if n == per[0][1]]
+    chat = Chat(services)
+    chat("config changes at Site-A month by month")
+    lead = first_line(chat("which box logged the most").final.answer)
+    assert any(lead.startswith(f"**{d}**") for d in top) and str(per[0][1]) in lead, (per[:3], lead)
+    grouped = first_line(Chat(services)("config changes by region").final.answer)
+    assert grouped.startswith("**") and "region" in grouped, grouped
