@@ -318,10 +318,11 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules) if frame.checks else "fails")
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules))
-        logged = [m for m in measure_words(words, services.catalog.semantic_model)
-                  if services.catalog.semantic_model.measures[m].fact == "events"]
-        if logged and (frame.ask == "policy" or frame.subject == "documents") and (
-                group_key(words) or grouped_by(words, services.catalog.semantic_model) or COUNT_WORDS.search(words)
+        model = services.catalog.semantic_model
+        logged = (frame.ask == "policy" or frame.subject == "documents") and any(
+            model.measures[m].fact == "events" for m in measure_words(words, model))
+        if logged and (
+                group_key(words) or grouped_by(words, model) or COUNT_WORDS.search(words)
                 or frame.time.months or frame.time.relative):
             # "ospf adjacency changes by site", "config changes at HQ in october": logged events counted, which no
             # standard holds — whatever the reader made of the protocol's name
