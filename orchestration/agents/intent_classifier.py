@@ -53,6 +53,7 @@ from orchestration.nlu.query_edits import (
     THEM,
     QueryEdit,
     among_listed,
+    between_runs,
     both_checks,
     both_lists,
     both_places,
@@ -319,6 +320,11 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
             frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules))
         model = services.catalog.semantic_model
+        if HOW_DID.search(words) and frame.ask in ("summary", "not_answerable") and \
+                names_a_part_beyond_the_frame(words, model):
+            # "how did us-west do in september": a part of the network the reader has no filter for, summarized
+            frame = frame.evolve(ask="summary", subject="findings", cannot=None,
+                                 confidence=max(frame.confidence, CLEAR_ASK))
         logged = (frame.ask == "policy" or frame.subject == "documents") and any(
             model.measures[m].fact == "events" for m in measure_words(words, model))
         if logged and (
@@ -337,6 +343,8 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
     return frame
 
 
+HOW_DID = re.compile(r"\bhow(?:'s|s)?\s+(?:did|does|do|is|are|was|were)\b.*\b(?:do(?:ing)?|look(?:ing)?|fare|faring|"
+                     r"perform(?:ing)?)\b", re.I)
 COUNT_WORDS = re.compile(r"\b(?:how many|number of|count|per|each|by)\b", re.I)
 
 
@@ -415,8 +423,9 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         # the warehouse's; a document that also describes them is not the list
         exceptions = frame.subject == "exceptions" and frame.ask in ("list", "count") and _filtered(frame)
         # "how many of them fail OSPF-AUTH": the failures of a check named by its id are counted in the warehouse
-        failures = frame.ask in ("list", "count") and bool(frame.targets.rule) and frame.subject in ("findings",
-                                                                                                    "devices")
+        # ("which sites fail NTP-AUTH the most": the places ranked by those failures)
+        failures = frame.ask in ("list", "count", "ranking") and bool(frame.targets.rule) and frame.subject in (
+            "findings", "devices", "sites")
         rated = frame.ask in ("share", "count", "ranking", "compare") and bool(RATE_WORDS.search(text))
         failures = failures or rated
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
@@ -1032,7 +1041,8 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
     # fail at both" after what fails at two sites
     sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (None if last.query.group_by else (
-        both_sides(prompt, last, earlier, model, own.asked_query) or both_checks(prompt, last, earlier)))
+        both_sides(prompt, last, earlier, model, own.asked_query) or both_checks(prompt, last, earlier) or
+        between_runs(prompt, last, earlier)))
     if sides is not None or last.query.group_by:
         return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)

@@ -534,8 +534,9 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
         stats["change"] = change
         worse = (change > 0) if m.better != "higher" else (change < 0)
         verdict = "No change" if change == 0 else ("Worse" if worse else "Better") if m.better else "Changed"
-        lead = (f"**{verdict}**: {m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0])} in "
-                f"{periods[0]} to {_value(values[1])} in {periods[1]} ({change:+g}; {where(query, [], months=False)}).")
+        lead = (f"**{verdict}**: {m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0], m.unit)} "
+                f"in {periods[0]} to {_value(values[1], m.unit)} in {periods[1]} ({change:+g}"
+                f"{' points' if m.unit == 'percent' else ''}; {where(query, [], months=False)}).")
         return DomainOutputs(summary=lead, statistics=stats)
     units = {name: model.measures[name].unit for name in query.measures}
     table = markdown.table(["Run" if query.runs else "Month",

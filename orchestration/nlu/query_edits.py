@@ -183,7 +183,7 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
     one = _the_one_named(prompt, previous) or _the_places_listed(prompt, previous) or \
-        _that_value(prompt, previous, model)
+        _that_value(prompt, previous, model) or _a_row_by_name(prompt, previous)
     if one is not None:
         return one
     m = ROW_REF.search(prompt)
@@ -281,6 +281,20 @@ def _kept_place(picked: str, query: DataQuery) -> str:
         said.append({"site": f"at {values}", "region": f"in {values}", "tier": f"at the {values} sites"}.get(
             c.dimension, f"at the {values} sites"))
     return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" {' '.join(said)}{m.group(1)}", picked, count=1)
+
+
+def _a_row_by_name(prompt: str, previous: PastTurn) -> str | None:
+    """A row of a ranking of places by a check's failures, named ("which sites fail NTP-AUTH the most" → "what
+    devices at Site-A"): asked of that check there, unless the words name a check of their own."""
+    query = previous.query
+    if query is None or query.group_by[:1] not in (["site"], ["region"], ["site_type"]) or query.order is None:
+        return None
+    rules = query.condition("rule")
+    named = [row for row in previous.answer_rows if re.search(rf"(?<![\w-]){re.escape(str(row))}(?![\w-])", prompt, _I)]
+    if rules is None or rules.negated or not named or re.search(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b", prompt) or \
+            re.search(r"\bfail\w*|\bpass\w*|\bcheck|\bfinding", prompt, _I):
+        return None
+    return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" failing {' or '.join(rules.values)}{m.group(1)}", prompt, count=1)
 
 
 LISTED_PLACES_NAMED = 15  # more places than a follow-up's words can name back: their conditions are not enough alone
@@ -416,6 +430,9 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
 # ("what are they" is what the figure counted: the checks behind "the most failed checks")
 WHICH_ONES = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|are they|were they)(?:\s+exactly)?"
                         r"\s*[?.!]*\s*$", _I)
+# "what are the findings", "what are their issues": the failed checks behind a list of devices
+THE_FINDINGS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what|which)\s+(?:are|were)\s+(?:the|their|those)\s+"
+                          r"(?:findings|failures|issues|failed checks|problems|deviations)\s*[?.!]*\s*$", _I)
 # "when was it lowest", "when did it peak" after a figure over several runs: the run where it was
 WHEN_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:when|which (?:run|month|assessment))\s+(?:was|were|"
                           r"did|is|had)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
@@ -451,6 +468,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    if THE_FINDINGS.match(prompt) and previous.query.group_by == ["device"] and previous.query.measures and \
+            model.measures[previous.query.measures[0]].fact == "results" and "failed_checks" in model.measures:
+        # "list switches with critical findings at HQ" → "what are the findings": those devices' failed checks, as
+        # the list chose them (its severity, its checks)
+        q = previous.query
+        edited = q.model_copy(update={"measures": ["failed_checks"], "group_by": ["rule"], "output": "list",
+                                      "bounds": [Bound(measure="failed_checks", op=">", value=0)], "order": None,
+                                      "limit": None})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["the failed checks of those devices"])
     if WHICH_ONES.match(prompt) and previous.query.group_by and previous.query.group_by != ["device"] and \
             previous.query.output in ("list", "table") and previous.query.limit != 1:
         # "how many sites have a pass rate over 90" → "which ones": the rows counted, every one of them
@@ -987,6 +1013,26 @@ def both_lists(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdi
     edited = last.query.model_copy(update={"conditions": conditions, "limit": None, "offset": 0, "order": None,
                                            "output": "list"})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"in both answers: {', '.join(common)}"])
+
+
+# "so better or worse", "did it improve": the change between the runs of the last two answers
+BETTER_OR_WORSE = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:is|was)\s+(?:that|it)\s+|(?:did|has)\s+(?:it|that)\s+"
+                             r"(?:get|got|gotten)?\s*)?(?:better or worse|worse or better|better|worse|improv\w*|"
+                             r"up or down)\s*[?.!]*\s*$", _I)
+
+
+def between_runs(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:
+    """"how did us-west do in september" → "and in november" → "so better or worse": the same figures of the two
+    runs, as a change; None unless the last two queries differ in their run alone."""
+    if not BETTER_OR_WORSE.match(prompt) or before is None or last.query is None or before.query is None:
+        return None
+    q, p = last.query, before.query
+    if q.group_by or q.measures != p.measures or q.conditions != p.conditions or len(q.runs) != 1 or \
+            len(p.runs) != 1 or q.runs == p.runs:
+        return None
+    runs = sorted([p.runs[0], q.runs[0]])  # (run ids sort by their date)
+    edited = q.model_copy(update={"runs": runs, "output": "change"})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{runs[0]} → {runs[1]}"])
 
 
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel,

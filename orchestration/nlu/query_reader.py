@@ -300,6 +300,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
     measures = said = measure_words(prompt, model)
     named_measure = bool(measures)
+    if frame.ask == "summary" and not named_measure and runs and not pasted and \
+            names_a_part_beyond_the_frame(prompt, model):
+        # "how did us-west do in september": the summary's leading figures for a part the tools cannot scope
+        led = summary_query(prompt, intent, scope, model, runs)
+        if led is not None:
+            return QueryReading(led, [], [])
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS

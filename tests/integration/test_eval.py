@@ -178,7 +178,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentythird_questions.yaml": (2, 0, 2), "twentythird_conversations.yaml": (8, 19, 8),
     "held_out/twentythird_conversations.yaml": (1, 7, 4), "twentyfourth.yaml": (2, 0, 4),
     "held_out/twentyfourth_questions.yaml": (2, 0, 2), "twentyfourth_conversations.yaml": (8, 19, 8),
-    "held_out/twentyfourth_conversations.yaml": (3, 9, 4),
+    "held_out/twentyfourth_conversations.yaml": (3, 9, 4), "twentyfifth.yaml": (3, 0, 4),
+    "held_out/twentyfifth_questions.yaml": (1, 0, 2), "twentyfifth_conversations.yaml": (7, 19, 8),
+    "held_out/twentyfifth_conversations.yaml": (2, 6, 4),
 }
 
 

@@ -1689,3 +1689,40 @@ def test_which_device_logs_the_most_after_events_per_month(demo_warehouse: Path,
     assert any(lead.startswith(f"**{d}**") for d in top) and str(per[0][1]) in lead, (per[:3], lead)
     grouped = first_line(Chat(services)("config changes by region").final.answer)
     assert grouped.startswith("**") and "region" in grouped, grouped
+
+
+def test_a_region_summarized_then_better_or_worse_between_its_runs(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = {run: sql(demo_warehouse, f"SELECT ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / "
+                                     f"COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? AND s.region = 'us-east'",
+                     [run])[0][0] for run in (runs[0], runs[-1])}
+    chat = Chat(services)
+    assert f"{rate[runs[0]]}%" in first_line(chat("how did us-east do in august").final.answer)
+    assert f"{rate[runs[-1]]}%" in first_line(chat("and in november?").final.answer)
+    lead = first_line(chat("did it get better").final.answer)
+    word = "Better" if rate[runs[-1]] > rate[runs[0]] else "Worse" if rate[runs[-1]] < rate[runs[0]] else "No change"
+    assert lead.startswith(f"**{word}**"), (rate, lead)
+
+
+def test_the_findings_of_a_device_list_are_its_failed_checks(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rules = {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' AND r.severity = 'high' AND a.site = 'Branch-05' AND "
+                                             "a.device_type = 'router'", [latest])}
+    chat = Chat(services)
+    chat("list routers with high findings at Branch-05")
+    answer = chat("what are their issues").final.answer
+    named = set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", answer))
+    assert rules and rules <= named and not {r for r in named if r.startswith("SLIC")}, (rules, answer[:400])
+
+
+def test_a_place_named_after_a_ranking_of_places_by_a_check_keeps_the_check(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.rule_id = 'SSH-V2' AND a.site = 'HQ'", [latest])}
+    chat = Chat(services)
+    chat("which sites fail SSH-V2 the most")
+    answer = chat("which devices at HQ").final.answer
+    named = set(re.findall(r"\b(?:RTR|SW|FW|NX|WLC)-[\w-]+", answer))
+    assert failing and named == failing, (failing, answer[:400])
