@@ -426,7 +426,7 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
     return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
-# "which ones", "what are they": the rows the last answer counted
+# "which ones", "which are they": the rows the last answer counted, listed again
 # ("what are they" is what the figure counted: the checks behind "the most failed checks")
 WHICH_ONES = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|are they|were they)(?:\s+exactly)?"
                         r"\s*[?.!]*\s*$", _I)
