@@ -426,6 +426,11 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
     return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
+# a count of a kind of thing named: a question of its own after a grouped answer, not an edit of it
+COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewalls|routers|switches|wlcs|controllers|"
+                          r"sites|stores|branches|datacenters|campuses)\b", _I)
+# ("how many devices is that", "… are there in total": the devices behind the rows shown, an edit)
+POINTS_BACK = re.compile(r"\b(?:that|those|these|them|they|there|in total|in all|altogether|behind)\b", _I)
 # "which ones", "which are they": the rows the last answer counted, listed again
 # ("what are they" is what the figure counted: the checks behind "the most failed checks")
 WHICH_ONES = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|are they|were they)(?:\s+exactly)?"
@@ -468,6 +473,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    if COUNTED_KIND.search(prompt) and previous.query.group_by and not OF_THEM.search(prompt) and \
+            not POINTS_BACK.search(prompt):
+        return None  # "how many firewalls at the stores run 9.8(4)" after a ranking of stores: a count of its own
     if THE_FINDINGS.match(prompt) and previous.query.group_by == ["device"] and previous.query.measures and \
             model.measures[previous.query.measures[0]].fact == "results" and "failed_checks" in model.measures:
         # "list switches with critical findings at HQ" → "what are the findings": those devices' failed checks, as

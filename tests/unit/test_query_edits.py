@@ -1726,3 +1726,12 @@ def test_a_place_named_after_a_ranking_of_places_by_a_check_keeps_the_check(demo
     answer = chat("which devices at HQ").final.answer
     named = set(re.findall(r"\b(?:RTR|SW|FW|NX|WLC)-[\w-]+", answer))
     assert failing and named == failing, (failing, answer[:400])
+
+
+def test_a_count_of_a_kind_after_a_ranking_is_its_own_question(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE a.collection = "
+                                "'fleet' AND a.device_type = 'switch' AND s.site_type = 'branch'")
+    chat = Chat(services)
+    chat("which branches have the most critical findings")
+    lead = first_line(chat("how many switches at the branches").final.answer)
+    assert lead.startswith(f"**{n} switch"), lead
