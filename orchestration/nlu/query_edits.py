@@ -237,6 +237,8 @@ def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: Seman
 
 
 IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])|\b(?P<its>its)\b", _I)
+# rows that are a value of the devices (a platform, a release, a model, a role, a kind): "it" is that value
+VALUE_ROWS = frozenset({"platform", "release", "os_version", "model", "role", "device_type", "product_family"})
 
 
 def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
@@ -255,6 +257,10 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     if dim in ("device", "site") and query.limit == 1 and it and not ((tied or picked_too) and it.group("its")):
         # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
+    if dim in VALUE_ROWS and it and not it.group("its") and (query.limit == 1 and not tied or (
+            query.limit is None and query.order.descending)):  # (a ranking's lead names its first row: "it" is it)
+        # "which platform has the best pass rate" → "how many devices run it": that platform
+        return prompt[:it.start()] + str(key) + prompt[it.end():]
     m = IT_CHECK.search(prompt)
     if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
         return _kept_place(prompt[:m.start("it")] + key + prompt[m.end("it"):], query)

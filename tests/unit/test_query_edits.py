@@ -1735,3 +1735,14 @@ def test_a_count_of_a_kind_after_a_ranking_is_its_own_question(demo_warehouse: P
     chat("which branches have the most critical findings")
     lead = first_line(chat("how many switches at the branches").final.answer)
     assert lead.startswith(f"**{n} switch"), lead
+
+
+def test_it_after_a_value_ranked_first_is_that_value(demo_warehouse: Path, services: Services) -> None:
+    (platform, n), = sql(demo_warehouse, "SELECT platform, COUNT(*) FROM assets WHERE collection = 'fleet' GROUP BY 1 "
+                                         "ORDER BY 2 DESC, 1 LIMIT 1")
+    (sites,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT site) FROM assets WHERE collection = 'fleet' AND "
+                                    "platform = ?", [platform])
+    chat = Chat(services)
+    assert first_line(chat("which platform do we have the most of").final.answer).startswith(f"**{platform}**")
+    lead = first_line(chat("how many sites have it").final.answer)
+    assert lead.startswith(f"**{sites}**"), (platform, sites, lead)
