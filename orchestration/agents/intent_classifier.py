@@ -823,8 +823,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                frame=intent.frame.evolve(ask="list", subject="devices", cannot=None),
                                signals=[*intent.signals, DEVICE_ATTRIBUTE + attribute])
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
-    summarized = last is not None and last.query is None and last.frame is not None and \
-        (last.frame.ask, last.frame.subject) == ("summary", "findings")  # "which of those …": its checks
+    summarized = _summarized_findings(last)  # "which of those …" after a summary: its checks
     edit = None if pasted or picked is not None or attribute is not None or (PICKS_AMONG.search(prompt) and
                                                                           not among_rows and not summarized) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
@@ -969,6 +968,12 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
 
 
+def _summarized_findings(last: PastTurn | None) -> bool:
+    """Whether the last answer was the tools' summary of findings, which has no query of its own to edit."""
+    return last is not None and last.query is None and last.frame is not None and \
+        (last.frame.ask, last.frame.subject) == ("summary", "findings")
+
+
 def _changes_since_before(prompt: str, intent: Intent, previous: PastTurn | None) -> Intent:
     """"how many got fixed" after "how many new findings since september": the changes between the same runs — a
     change asked with no time of its own keeps the time of the change asked just before."""
@@ -1012,8 +1017,7 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
                             domain_details=domain_details_for(last.skill, last.entities))
         last = last.model_copy(update={"query": summary_query(last.question, summarized, scope_for(summarized)[0],
                                                               model, runs, ranked=bool(extreme), checks=them)})
-    among_findings = last.query is None and last.frame is not None and last.frame.ask == "summary" and \
-        last.frame.subject == "findings" and last.skill in SQL_SKILLS and PICKS_AMONG.search(prompt) is not None
+    among_findings = _summarized_findings(last) and last.skill in SQL_SKILLS and PICKS_AMONG.search(prompt) is not None
     if among_findings and last.frame is not None and (own.frame.filters.severity or own.frame.filters.topic):
         # "what's wrong at Store-33" → "just the firewall" → "which of those are critical": the checks it summarized
         summarized = Intent(entities=last.entities, frame=last.frame,

@@ -439,13 +439,13 @@ COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewall
 POINTS_BACK = re.compile(r"\b(?:that|those|these|them|they|there|in total|in all|altogether|behind)\b", _I)
 # "which ones", "which are they": the rows the last answer counted, listed again
 # ("what are they" is what the figure counted: the checks behind "the most failed checks")
-WHICH_ONES = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|are they|were they)(?:\s+exactly)?"
+WHICH_ONES = re.compile(_LEAD + r"which\s+(?:ones|are they|were they)(?:\s+exactly)?"
                         r"\s*[?.!]*\s*$", _I)
 # "what are the findings", "what are their issues": the failed checks behind a list of devices
-THE_FINDINGS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what|which)\s+(?:are|were)\s+(?:the|their|those)\s+"
+THE_FINDINGS = re.compile(_LEAD + r"(?:what|which)\s+(?:are|were)\s+(?:the|their|those)\s+"
                           r"(?:findings|failures|issues|failed checks|problems|deviations)\s*[?.!]*\s*$", _I)
 # "when was it lowest", "when did it peak" after a figure over several runs: the run where it was
-WHEN_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:when|which (?:run|month|assessment))\s+(?:was|were|"
+WHEN_EXTREME = re.compile(_LEAD + r"(?:when|which (?:run|month|assessment))\s+(?:was|were|"
                           r"did|is|had)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
                           r"our\s+|the\s+)?(?P<which>lowest|highest|worst|best|most|least|fewest|peak(?:ed)?)\b", _I)
 
@@ -1030,7 +1030,7 @@ def both_lists(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdi
 
 
 # "so better or worse", "did it improve": the change between the runs of the last two answers
-BETTER_OR_WORSE = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:is|was)\s+(?:that|it)\s+|(?:did|has)\s+(?:it|that)\s+"
+BETTER_OR_WORSE = re.compile(_LEAD + r"(?:(?:is|was)\s+(?:that|it)\s+|(?:did|has)\s+(?:it|that)\s+"
                              r"(?:get|got|gotten)?\s*)?(?:better or worse|worse or better|better|worse|improv\w*|"
                              r"up or down)\s*[?.!]*\s*$", _I)
 
