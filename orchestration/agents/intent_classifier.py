@@ -77,6 +77,7 @@ from orchestration.nlu.query_reader import (
     ranks_rows,
     read_query,
     summary_query,
+    values_named,
 )
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
@@ -857,7 +858,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                 c for c in intent.asked_query.conditions if c.dimension != "device"], "output": "list",
                 "bounds": [Bound(measure="excepted_checks", op=">", value=0)]})
             intent = intent.evolve(asked_query=wider, query=wider)
-        carried = carried_measure(prompt, intent.asked_query, last.query, services.catalog.semantic_model) if (
+        carried = carried_measure(prompt, intent.asked_query, last.query, services.catalog.semantic_model,
+                                  timed=bool(own.frame.time.model_dump(exclude_defaults=True))) if (
             picked is not None and intent.asked_query is not None and last is not None and last.query is not None) \
             else None
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
@@ -925,7 +927,7 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the Data Query Agent says so in the answer
         return intent
-    scope = scope_for(intent)[0]
+    scope = {**scope_for(intent)[0], **values_named(prompt, services.names().values)}
     if among:
         scope = {**{k: v for k, v in scope.items() if k not in ("device", "devices")}, "devices": list(among)}
     reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
@@ -949,8 +951,15 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
         details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")
-    return intent.evolve(query=reading.query, query_notes=reading.unsaid, domain_details=details,
-                         asked_query=reading.query)
+    return _one_first(intent, reading.query).evolve(query=reading.query, query_notes=reading.unsaid,
+                                                     domain_details=details, asked_query=reading.query)
+
+
+def _one_first(intent: Intent, query: DataQuery) -> Intent:
+    """"which of them fails the most checks" after a list: the one first, as a ranking leads, not a list again."""
+    if query.limit == 1 and query.order is not None and query.group_by and intent.frame.ask == "list":
+        return intent.evolve(frame=intent.frame.evolve(ask="ranking"))
+    return intent
 
 
 def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], collection: str,
@@ -1071,7 +1080,7 @@ def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
             for c in edit.query.conditions if c.dimension in ("device", "site") and not intent.entity(c.dimension)
             and not c.negated and len(c.values) <= 4 for v in c.values]
     entities = [*intent.entities, *kept]
-    return intent.evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
+    return _one_first(intent, edit.query).evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
                          meta_intent="followup_question", domain_details=domain_details_for(skill, entities),
                          signals=[*intent.signals, EDITED + "; ".join(edit.said)])
 

@@ -54,7 +54,7 @@ def _words(condition: Condition) -> str:
         values = f"{len(condition.values)} {MANY[condition.dimension]}"
     said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",
             "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values,
-            "criticality": f"{values} criticality", "category": values.replace("layer2", "layer 2")}.get(
+            "criticality": f"business criticality {values}", "category": values.replace("layer2", "layer 2")}.get(
         condition.dimension, values)
     return f"not {said}" if condition.negated else said
 

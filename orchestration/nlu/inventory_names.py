@@ -39,11 +39,14 @@ def _fleet(w: Warehouse, key: tuple[str, str, str], cache: NameCache) -> Gazette
     if (kept := cache.get(key)) is not None:
         return kept
     sites = [r[0] for r in w.query("SELECT site FROM sites WHERE site_type <> 'uploaded'").rows]
-    assets = w.query("SELECT asset_id, platform, os_version FROM assets WHERE collection = 'fleet'").rows
+    assets = w.query("SELECT asset_id, platform, os_version, product_family, model FROM assets "
+                     "WHERE collection = 'fleet'").rows
     assessments = [r[0] for r in w.query(
         "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at").rows]
     return cache.keep(key, Gazetteer.of(sites=sites, devices=[a[0] for a in assets], assessments=assessments,
-                                   platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]}))
+                                   platforms={a[1] for a in assets if a[1]}, os_versions={a[2] for a in assets if a[2]},
+                                   values={"product_family": [a[3] for a in assets if a[3]],
+                                           "model": [a[4] for a in assets if a[4]]}))
 
 
 # the upload collections a viewer may see: their own and those shared with everyone

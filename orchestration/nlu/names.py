@@ -15,6 +15,7 @@ warehouse yet) nothing can be checked, and pattern names pass through unresolved
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -110,32 +111,35 @@ class Gazetteer:
     os_versions: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
     rule_ids: frozenset[str] = frozenset()  # the rule catalog's ids: they look like names ("SSH-V2") and are not
+    # values of the inventory's open dimensions as stored ("product_family": "Catalyst 9200", "model": "C9200L-48P")
+    values: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, sites: Iterable[str] = (), devices: Iterable[str] = (), assessments: Iterable[str] = (),
            platforms: Iterable[str] = (), os_versions: Iterable[str] = (),
-           aliases: Iterable[tuple[str, str, str]] = ()) -> Gazetteer:
+           aliases: Iterable[tuple[str, str, str]] = (), values: dict[str, Iterable[str]] | None = None) -> Gazetteer:
         """From plain names; ``aliases`` as (entity type, wrong, right)."""
         return cls(sites={key(s): s for s in sites}, devices={key(d): d for d in devices},
                    assessments={key(a): a for a in assessments}, platforms={key(p): p for p in platforms},
                    os_versions={_version_key(v): v for v in os_versions},
-                   aliases={key(wrong): (etype, right) for etype, wrong, right in aliases})
+                   aliases={key(wrong): (etype, right) for etype, wrong, right in aliases},
+                   values={dim: tuple(sorted(set(v))) for dim, v in (values or {}).items()})
 
     def with_aliases(self, aliases: Iterable[tuple[str, str, str]]) -> Gazetteer:
         merged = dict(self.aliases)
         merged.update({key(wrong): (etype, right) for etype, wrong, right in aliases if key(wrong)})
-        return Gazetteer(self.sites, self.devices, self.assessments, self.platforms, self.os_versions, merged)
+        return dataclasses.replace(self, aliases=merged)
 
     def with_assessments(self, assessments: Iterable[str]) -> Gazetteer:
         """The same names plus more assessment ids (a user's own uploads)."""
         merged = {**self.assessments, **{key(a): a for a in assessments}}
-        return Gazetteer(self.sites, self.devices, merged, self.platforms, self.os_versions, self.aliases)
+        return dataclasses.replace(self, assessments=merged)
 
     def with_devices(self, names: Iterable[tuple[str, str]]) -> Gazetteer:
         """The same names plus more devices as (name, device id) — an upload's hostnames; a name the table holds
         already keeps its device (the fleet's RTR-1 is not an upload's RTR-1)."""
         merged = {**{key(name): device for name, device in names}, **self.devices}
-        return Gazetteer(self.sites, merged, self.assessments, self.platforms, self.os_versions, self.aliases)
+        return dataclasses.replace(self, devices=merged)
 
     def pool(self, etype: str) -> dict[str, str]:
         return {"site": self.sites, "device": self.devices, "assessment_id": self.assessments,

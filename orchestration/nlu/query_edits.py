@@ -218,25 +218,40 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     return picked
 
 
-def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: SemanticModel) -> DataQuery | None:
+def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: SemanticModel,
+                    timed: bool = True) -> DataQuery | None:
     """A ranking asked of a row just picked, with no measure of its own ("which site there has the most" after the
-    region with the most critical findings): ranked by the last answer's measure, on the checks it counted; None when
-    the words name a measure or the last one counted something else."""
+    region with the most critical findings): ranked by the last answer's measure, on the checks it counted, and in its
+    runs or months when the words name no time (``timed``); None when the words name a measure or the last one
+    counted something else."""
     if query.order is None or not query.group_by or not query.measures or not last.measures or \
             measure_words(prompt, model):
         return None
     before = last.measures[0]
     on_checks = [c for c in last.conditions if model.on_rows(c.dimension) and query.condition(c.dimension) is None]
+    counts_itself = model.counted_things(query.measures[0]) == query.group_by[0]  # devices per device: 1 each
     if (before == query.measures[0] and not on_checks) or \
-            model.measures[before].fact != model.measures[query.measures[0]].fact:
+            model.measures[before].fact != model.measures[query.measures[0]].fact and not counts_itself:
         return None
+    when = {} if timed else {"runs": list(last.runs), "months": list(last.months)}
     edited = query.model_copy(update={"measures": [before],
                                       "order": query.order.model_copy(update={"measure": before}),
-                                      "conditions": [*query.conditions, *on_checks]})
+                                      "conditions": [*query.conditions, *on_checks], **when})
     return DataQuery.model_validate(edited.model_dump())
 
 
 IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])|\b(?P<its>its)\b", _I)
+# a row of another kind asked of the one place named last, with nothing else said: "and which device there"
+DRILL = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:which|what)\s+(?P<dim>(?:[a-z]+\s+)?(?:devices?|box(?:es)?|hosts?|"
+                   r"sites?|stores?|branch(?:es)?|switch(?:es)?|routers?|firewalls?|wlcs?|platforms?|models?|releases?|"
+                   r"roles?|checks?|rules?))\s+(?:there|in there)\s*[?.!]*\s*$", _I)
+# the rows of the one place named last: "its sites", "its devices"
+ITS_ROWS = re.compile(r"\bits\s+(?P<what>sites|stores|branches|devices|boxes|routers|switches|firewalls)\b", _I)
+
+
+def tied_rows(previous: PastTurn) -> bool:
+    """Whether a limit of one kept several rows tied at the top."""
+    return len(previous.answer_rows) > 1
 # rows that are a value of the devices (a platform, a release, a model, a role, a kind): "it" is that value
 VALUE_ROWS = frozenset({"platform", "release", "os_version", "model", "role", "device_type", "product_family"})
 
@@ -250,15 +265,22 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         return None
     key, dim = previous.answer_rows[0], query.group_by[0]
     if dim in PLACES and query.limit == 1 and PLACE_THERE.search(prompt):
-        return PLACE_THERE.sub(f"at {key}", prompt, count=1)
+        at = f"at {key}" if dim == "site" else f"in {key}"
+        drill = DRILL.match(prompt)
+        if drill:  # "which site had the most" → "and which device there": the one there with the most
+            return f"which {drill.group('dim')} {at} has the {'most' if query.order.descending else 'fewest'}"
+        return PLACE_THERE.sub(at, prompt, count=1)
+    first_named = query.limit == 1 and not tied_rows(previous) or (query.limit is None and query.order.descending)
+    if dim in PLACES - {"site"} and first_named and ITS_ROWS.search(prompt):
+        # "which region is lowest" → "list its sites": the sites in that region
+        return ITS_ROWS.sub(lambda m: f"{m.group('what')} in {key}", prompt, count=1)
     it = IT.search(prompt)
-    tied = len(previous.answer_rows) > 1  # a limit of one keeps the rows tied at the top: "its" is all of theirs
+    tied = tied_rows(previous)  # a limit of one keeps the rows tied at the top: "its" is all of theirs
     picked_too = ROW_REF.search(prompt) is not None  # "the worst one - what are its devices": the row named picks
     if dim in ("device", "site") and query.limit == 1 and it and not ((tied or picked_too) and it.group("its")):
         # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
-    if dim in VALUE_ROWS and it and not it.group("its") and (query.limit == 1 and not tied or (
-            query.limit is None and query.order.descending)):  # (a ranking's lead names its first row: "it" is it)
+    if dim in VALUE_ROWS and it and not it.group("its") and first_named:  # (a ranking's lead names its first row)
         # "which platform has the best pass rate" → "how many devices run it": that platform
         return prompt[:it.start()] + str(key) + prompt[it.end():]
     m = IT_CHECK.search(prompt)

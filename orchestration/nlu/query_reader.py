@@ -99,6 +99,9 @@ RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number 
 THEIR_ATTRIBUTE = re.compile(r"\b(?:and|with|plus|including|showing)\s+(?:their|its|the)\s+"
                              r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[?.!]*\s*$", _I)
 HOW_MANY_THINGS = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
+# things counted by a failure they have: "number of catalyst 9200 with failed aaa checks" counts the devices
+WITH_A_FAILURE = re.compile(r"\b(?:with|having|(?:that\s+)?(?:have|has|had))\s+(?:any\s+|an?\s+|at\s+least\s+one\s+)?"
+                            r"(?:[\w-]+\s+){0,3}?(?:failed|failing|failures?|fails)\b", _I)
 # rows named first, before what keeps them ("devices in us-central under 80% pass rate": devices)
 ROWS_FIRST = re.compile(r"^\s*(?:(?:list|show|give|find)(?:\s+me)?\s+)?(?:the\s+|all\s+|any\s+)?"
                         r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
@@ -260,8 +263,8 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
 
 def _dimension(text: str, model: SemanticModel) -> str | None:
     """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites); a tier
-    before it is a value ("tier 1 sites" are sites)."""
-    phrase = re.sub(r"^tier[\s-]?[123]\s+", "", text.strip().lower())
+    or a criticality before it is a value ("tier 1 sites" are sites, "business critical devices" devices)."""
+    phrase = re.sub(r"^(?:tier[\s-]?[123]|(?:business|mission)[\s-]+critical)\s+", "", text.strip().lower())
     for word, name in model.dimension_words:
         if model.word_patterns[word].match(phrase):
             return name
@@ -404,6 +407,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         conditions = [c for c in conditions if c.dimension != "device_type"]
         conditions.append(Condition(dimension="device_type", values=[kind], in_measure=True))
         measures, zero = ["devices"], False
+    if ask == "count" and not group and frame.subject == "devices" and "failed_checks" in measures and \
+            set(measures) <= {"failed_checks", "devices", "devices_failing"} and WITH_A_FAILURE.search(prompt) and \
+            "devices_failing" in model.measures:  # (the failures are what keeps the devices counted)
+        measures = ["devices_failing"]
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
                          COMMON.search(prompt) is not None)
     unknown = RANKED_BY.search(prompt)
@@ -636,7 +643,10 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     # "telnet anywhere in DC2?", "is HQ clean on ssh?": whether something fails, Yes or No first (the compiler's); one
     # device's verdict, and checks wanted on ("is aaa configured everywhere?"), stay with the tools' verdicts
     asks_for_failures = query.output == "yes_no" and polarity == "fails" and query.condition("device") is None
-    breakdown = bool(facets.chart_dimensions or facets.asset_breakdown or facets.technology_breakdown)
+    # a dimension named with one value of it is a filter, not a breakdown ("failed checks with critical severity")
+    charts = [d for d in facets.chart_dimensions if query.group_by or not (
+        (c := query.condition(d)) is not None and len(c.values) == 1)]
+    breakdown = bool(charts or facets.asset_breakdown or facets.technology_breakdown)
     severities = query.condition("severity")
     if severities is not None and (len(severities.values) > 1 or severities.negated):
         return False  # the tools take one severity ("which of those are high or critical": the compiler's)
@@ -699,7 +709,7 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
     frame = intent.frame
     named = {"sites": "site", "site_type": "site_type", "device": "device", "devices": "device",
              "environment": "environment", "platform": "platform", "os_version": "release", "device_type": "device_type",
-             "role": "role"}
+             "role": "role", "product_family": "product_family", "model": "model"}
     protocol = {m.group(1) for m in PROTOCOL_VERSION.finditer(prompt)}  # "ssh version 2" is a feature, not a release
     out: list[Condition] = []
     for key, dim in named.items():
@@ -765,6 +775,18 @@ def _headed_by_a_kind(prompt: str, conditions: list[Condition]) -> list[Conditio
             continue
         kept.append(c)
     return kept
+
+
+def values_named(prompt: str, values: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+    """The inventory's own values of open dimensions the words name ("number of catalyst 9200 failing aaa": the
+    product family Catalyst 9200), as a scope holds them; the longest value named wins ("ISR 4000" over "ISR")."""
+    found: dict[str, list[str]] = {}
+    for dim, known in values.items():
+        said = [v for v in known if re.search(rf"(?<![\w-]){_spoken(v)}(?:e?s)?(?![\w-])", prompt, _I)]
+        said = [v for v in said if not any(v != w and v.lower() in w.lower() for w in said)]
+        if said:
+            found[dim] = said
+    return found
 
 
 def _spoken(value: str) -> str:
@@ -886,7 +908,8 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     if ask in ("list", "ranking", "compare", "yes_no", "share", "trend"):
         for m in WHICH.finditer(prompt):
             dim = _dimension(prompt[m.start("what"):], model)  # "which tier 1 site": the site
-            if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device"):
+            superlative = any(x.search(prompt) for x in (MOST, LEAST, WORST, BEST))  # "which device has the lowest"
+            if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device" and not superlative):
                 return [dim]
     for m in RANKED_ROWS.finditer(prompt):  # "least compliant site type", "worst platform by pass rate"
         dim = _dimension(m.group("what"), model)

@@ -182,7 +182,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyfifth_questions.yaml": (1, 0, 2), "twentyfifth_conversations.yaml": (7, 19, 8),
     "held_out/twentyfifth_conversations.yaml": (2, 6, 4), "twentysixth.yaml": (0, 0, 2),
     "held_out/twentysixth_questions.yaml": (1, 0, 1), "twentysixth_conversations.yaml": (4, 9, 4),
-    "held_out/twentysixth_conversations.yaml": (1, 3, 2),
+    "held_out/twentysixth_conversations.yaml": (1, 3, 2), "twentyseventh.yaml": (10, 0, 10),
+    "held_out/twentyseventh_questions.yaml": (3, 0, 5), "twentyseventh_conversations.yaml": (8, 23, 8),
+    "held_out/twentyseventh_conversations.yaml": (2, 5, 4),
 }
 
 
