@@ -28,6 +28,7 @@ from foundation.vocabulary.text import plural
 from orchestration.catalog import Catalog
 from orchestration.contracts import ContractSet
 from orchestration.enforcement import TaskResult
+from orchestration.interpretation.query_answer import PCI_SAID
 from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.interpretation.template_shapes import SCOPE_KEYS, same_shape
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
@@ -315,7 +316,8 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
             if c.negated:
                 negated[noun] = c.values
             else:
-                covered = covered.model_copy(update={"more": {**covered.more, noun: c.values}})
+                said = [PCI_SAID.get(v.lower(), v) for v in c.values] if c.dimension == "pci_scope" else c.values
+                covered = covered.model_copy(update={"more": {**covered.more, noun: said}})
     for c in query.conditions:  # the devices of the last answer, the sites of its rows ("what are they")
         field = {"site_type": "site_types"}.get(SCOPE_KEYS.get(c.dimension, ""), SCOPE_KEYS.get(c.dimension))
         # (or more of them: "compare with Store-41" after Store-40 covers both)

@@ -67,6 +67,8 @@ from orchestration.nlu.query_edits import (
 from orchestration.nlu.query_reader import (
     DIFFER,
     OVER_TIME,
+    PCI_IN,
+    PCI_OUT,
     attribute_asked,
     attribute_query,
     bound_to_every,
@@ -399,6 +401,13 @@ RATE_WORDS = re.compile(r"\b(?:pass|fail|failure)[\s-]?rates?\b|\b(?:what|which)
                         r"fraction)\s+of\b", re.I)
 
 
+# what findings mean for PCI (the expert's reading), not the PCI sites as a population
+PCI_GROUPS = re.compile(r"\b(?:by|per|split by|broken down by)\s+pci\b", re.I)  # "failed checks by pci scope"
+PCI_IMPACT = re.compile(r"\b(?:affect\w*|impact\w*|complian\w*|risk\w*|exposure|mean\w*|implications?|procedures?|"
+                        r"process|report\w*|escalat\w*|polic\w*|requirements?|must|should|when\s+an?)\b|"
+                        r"\bwhat\s+(?:do|should|must)\s+we\b", re.I)  # (and what is done about it)
+
+
 def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
     ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
@@ -455,7 +464,12 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         # signature is a rule a device passes
         clean = frame.subject == "rules" and frame.polarity == "passes" and frame.ask in ("list", "count") \
             and not frame.targets.signature and "slic" not in decision.signals
-        if not (verdict or matches or exceptions or sides or series or clean):
+        # "pass rate of pci sites vs non pci", "firewalls not in pci scope": the sites' PCI scope as a population
+        # of the data, not the expert's reading of what the SLIC matches mean for PCI
+        pci_population = bool(PCI_IN.search(text) or PCI_OUT.search(text) or PCI_GROUPS.search(text)) and "slic" not in decision.signals and \
+            not frame.targets.signature and frame.ask in POPULATION_ASKS and \
+            not PCI_IMPACT.search(text)
+        if not (verdict or matches or exceptions or sides or series or clean or pci_population):
             return None
     else:
         return None

@@ -56,6 +56,8 @@ def _words(condition: Condition) -> str:
             "environment": values, "tier": values.replace("tier", "tier "), "cve": values, "rule": values,
             "criticality": f"business criticality {values}", "category": values.replace("layer2", "layer 2")}.get(
         condition.dimension, values)
+    if condition.dimension == "pci_scope":  # a yes or no of the site, said as what it is
+        said = " or ".join(PCI_SAID.get(v.lower(), v) for v in condition.values)
     return f"not {said}" if condition.negated else said
 
 
@@ -71,8 +73,14 @@ def where(query: DataQuery, runs: Sequence[str] | None = None, months: bool = Tr
     return ", ".join(parts) or "all devices"
 
 
+PCI_SAID = {"true": "in PCI scope", "false": "not in PCI scope"}
+
+
 def _shown(key: Any, dim: str) -> str:
-    """A group's value as a reader says it: "wireless controller", "management plane" (names and ids as stored)."""
+    """A group's value as a reader says it: "wireless controller", "management plane", "in PCI scope" (names and ids
+    as stored)."""
+    if dim == "pci_scope":
+        return PCI_SAID.get(str(key).lower(), str(key))
     return str(key).replace("_", " ") if dim in ("device_type", "category", "topic") else str(key)
 
 

@@ -121,8 +121,9 @@ def scope_line(scope: AnswerScope) -> str:
                                                           ("role", scope.role),
                                                           ("platform", scope.platform),
                                                           ("software version", scope.os_version)) if v]
-    # "tier tier1" reads "tier1": a value that names its dimension needs no noun before it
-    parts += [' or '.join(v) if all(x.lower().startswith(noun.lower()) for x in v) else f"{noun} {' or '.join(v)}"
+    # "tier tier1" reads "tier1", "PCI scope in PCI scope" "in PCI scope": a value that names its dimension needs no
+    # noun before it
+    parts += [' or '.join(v) if all(noun.lower() in x.lower() for x in v) else f"{noun} {' or '.join(v)}"
               for noun, v in scope.more.items()]
     parts += [f"not {EXCLUDED_LABELS.get(key, key)} {' or '.join(v)}" for key, v in scope.excluded.items()]
     parts += [f"severity {scope.severity}"] if scope.severity else []

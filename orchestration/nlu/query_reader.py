@@ -188,6 +188,12 @@ SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:e
 CRITICALITY = re.compile(r"\b(?:(?P<v>critical|high|medium|low)[\s-]+(?:business[\s-]+)?criticality|"
                          r"(?:business|mission)[\s-]+(?P<b>critical)|criticality\s+(?:is\s+|of\s+)?"
                          r"(?P<a>critical|high|medium|low))\b", _I)
+# the sites in (or out of) the PCI scope, as a population: "pci stores", "non pci", "not in pci scope"
+PCI_IN = re.compile(r"\bpci[- ](?:scoped?\s+)?(?:sites?|stores?|branch(?:es)?|devices?|boxes|routers?|switch(?:es)?|"
+                    r"firewalls?|locations?)\b|\b(?:in|within|inside)\s+(?:the\s+)?pci(?:[- ]dss)?\s+scope\b|"
+                    r"\bin\s+scope\s+for\s+pci\b|\bpci[- ]scoped\b", _I)
+PCI_OUT = re.compile(r"\bnon[- ]?pci\b|\b(?:not|n[o']t)\s+(?:in|within)\s+(?:the\s+)?pci(?:[- ]dss)?(?:\s+scope)?\b|"
+                     r"\b(?:outside|out\s+of)\s+(?:the\s+)?pci(?:[- ]dss)?(?:\s+scope)?\b", _I)
 RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
 
 
@@ -263,8 +269,10 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
 
 def _dimension(text: str, model: SemanticModel) -> str | None:
     """The dimension a phrase names ("site type", "releases", "the firewalls" — devices, "stores" — sites); a tier
-    or a criticality before it is a value ("tier 1 sites" are sites, "business critical devices" devices)."""
-    phrase = re.sub(r"^(?:tier[\s-]?[123]|(?:business|mission)[\s-]+critical)\s+", "", text.strip().lower())
+    a criticality or the PCI scope before it is a value ("tier 1 sites" are sites, "business critical devices" and
+    "pci stores" devices and stores)."""
+    phrase = re.sub(r"^(?:tier[\s-]?[123]|(?:business|mission)[\s-]+critical|(?:non[\s-]?)?pci(?:[\s-]scoped)?)\s+(?!scope\b)(?=\w)",
+                    "", text.strip().lower())
     for word, name in model.dimension_words:
         if model.word_patterns[word].match(phrase):
             return name
@@ -737,6 +745,10 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
         out.append(Condition(dimension="criticality", values=values, negated=_negated(prompt, said[0].group(0))))
         for m in said:  # the words of a criticality say no severity
             prompt = prompt[:m.start()] + " " * (m.end() - m.start()) + prompt[m.end():]
+    pci = [v for v, said in (("true", PCI_IN.search(PCI_OUT.sub(" ", prompt))), ("false", PCI_OUT.search(prompt)))
+           if said]
+    if pci and "pci_scope" in model.dimensions:  # both said: the two sides ("pci sites vs non pci")
+        out.append(Condition(dimension="pci_scope", values=pci))
     tiers = [f"tier{t}" for t in dict.fromkeys(TIER.findall(prompt))]
     if tiers:
         out.append(Condition(dimension="tier", values=tiers, negated=_negated(prompt, "tier")))

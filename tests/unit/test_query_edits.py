@@ -1824,3 +1824,21 @@ def test_a_severity_named_with_a_count_of_checks_is_a_filter_not_a_breakdown(dem
     (n,), = sql(demo_warehouse, FAILS + " AND a.device_type = 'router' AND r.severity = 'high'", [latest])
     lead = first_line(Chat(services)("how many failed checks on routers with high severity").final.answer)
     assert lead.startswith(f"**{n}** failed checks"), (n, lead)
+
+
+def test_the_pci_scope_of_sites_is_a_population_not_the_experts_pci_view(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    """"pci stores", "non pci", "outside pci scope" are the sites' ``pci_scope``; what findings mean *for* PCI stays
+    the SLIC expert's reading."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.severity = 'high' AND NOT s.pci_scope", [latest])
+    lead = first_line(Chat(services)("how many devices outside pci scope have high failures").final.answer)
+    assert lead.startswith(f"**{n}**") and "not in PCI scope" in lead, (n, lead)
+    per = dict(sql(demo_warehouse, f"SELECT s.pci_scope, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND r.severity = 'critical' GROUP BY 1", [latest]))
+    answer = Chat(services)("critical failures pci sites versus non-pci").final.answer
+    assert re.search(rf"in PCI scope\D{{0,12}}\b{per[True]}\b", answer) and \
+        re.search(rf"not in PCI scope\D{{0,12}}\b{per[False]}\b", answer), (per, answer[:400])
+    meant = Chat(services)("what is the pci impact of our findings")
+    assert meant.intent.domain_details.skill == "sec_expert_insights", meant.intent.domain_details
