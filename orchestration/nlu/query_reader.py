@@ -87,6 +87,12 @@ RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate
 # "per firewall", "for each switch": one device of a kind, as an average is taken
 PER_DEVICE = re.compile(r"\b(?:per|each|every|a)\s+(?:[\w-]+\s+)?(?:device|box|router|switch|firewall|asa|wlc|"
                         r"host|node|controller)\b", _I)
+SLIC_SAID = re.compile(r"\bslic\b|\bsignatures?\b|\bknown[- ]issues?\b|\bmatch(?:es|ed)?\b|\bSLIC-", _I)
+AVERAGE = re.compile(r"\b(?:avg|average|mean|on average)\b", _I)
+# "per store", "for each branch": one place of a kind, as an average is taken
+PER_PLACE = re.compile(r"\b(?:per|each|every|a)\s+(?P<kind>sites?|stores?|branch(?:es)?|locations?|campus(?:es)?|"
+                       r"datacenters?)\b", _I)
+SITE_KIND_OF = {"store": "store", "branch": "branch", "campus": "campus", "datacenter": "datacenter"}
 # failing in each run read: "never passed", "always failed", "in every run", "every month since august"
 EVERY_RUN = re.compile(r"\bnever (?:passed|pass(?:es|ing)?|been (?:fixed|compliant|clean)|fixed|compliant)\b|"
                        r"\balways (?:fail\w*|been failing)\b|\b(?:in |on )?(?:every|each|all(?: the)?) "
@@ -357,6 +363,15 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model)
     if averaged and group == ["device"] and PER_DEVICE.search(prompt):
         group = []  # "average failed checks per firewall": the average's own "per device", of the firewalls
+    per_place = PER_PLACE.search(prompt) if AVERAGE.search(prompt) else None
+    if per_place and group == ["site"] and set(said) <= {"failed_checks", "failed_checks_per_device"} and \
+            "failed_checks_per_site" in model.measures:
+        # "avg number of failed checks per store": the failed checks of each store, averaged over the stores
+        measures = said = ["failed_checks_per_site"]
+        group = []
+        kind = SITE_KIND_OF.get(re.sub(r"(?<=ch)es$|(?<=us)es$|s$", "", per_place.group("kind").lower()))
+        if kind and not any(c.dimension == "site_type" for c in conditions):
+            conditions.append(Condition(dimension="site_type", values=[kind]))
     named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
     if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
         ask = "list"
@@ -767,7 +782,9 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
         rules = []  # "the management plane checks" are a category's, not the check whose title says "management"
     if rules:
         out.append(Condition(dimension="rule", values=list(dict.fromkeys(rules))))
-    if frame.targets.signature:
+    logged = any(model.measures[m].fact == "events" for m in measure_words(prompt, model))
+    if frame.targets.signature and not (logged and not SLIC_SAID.search(prompt)):
+        # (events of a kind named, "power supply alarms per site", are the log's, not the signature matching them)
         out.append(Condition(dimension="signature", values=frame.targets.signature))
     if frame.targets.cve:
         out.append(Condition(dimension="cve", values=frame.targets.cve))

@@ -1842,3 +1842,23 @@ def test_the_pci_scope_of_sites_is_a_population_not_the_experts_pci_view(demo_wa
         re.search(rf"not in PCI scope\D{{0,12}}\b{per[False]}\b", answer), (per, answer[:400])
     meant = Chat(services)("what is the pci impact of our findings")
     assert meant.intent.domain_details.skill == "sec_expert_insights", meant.intent.domain_details
+
+
+def test_an_average_per_place_is_the_places_failures_averaged(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (avg,), = sql(demo_warehouse, f"SELECT ROUND(1.0 * COUNT(*) FILTER (WHERE r.status = 'fail') / COUNT(DISTINCT a.site), 1) "
+                                  f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch'", [runs[-2]])
+    state = Chat(services)("on average how many failures does each branch have in october")
+    assert state.intent.query is not None and state.intent.query.measures == ["failed_checks_per_site"], state.intent.query
+    assert first_line(state.final.answer).startswith(f"**{avg}**"), (avg, state.final.answer[:300])
+
+
+def test_events_of_a_kind_named_are_the_logs_not_the_signature_matching_them(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    per = dict(sql(demo_warehouse, "SELECT a.site, COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                                   "a.collection = 'fleet' WHERE e.mnemonic = 'PLATFORM_ENV-1-PWR' GROUP BY 1"))
+    state = Chat(services)("psu alarms by site")
+    assert state.intent.query is not None and state.intent.query.condition("signature") is None, state.intent.query
+    assert f"**{sum(per.values())}**" in first_line(state.final.answer), (per, state.final.answer[:300])
+    matched = Chat(services)("which devices does the power supply signature match")
+    assert matched.intent.query is not None and matched.intent.query.condition("signature") is not None
