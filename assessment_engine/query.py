@@ -34,12 +34,13 @@ class Condition(QueryModel):
     # the condition is on the devices, not on the rows: a device failing one of the values ("devices failing SNMP-RW
     # but not SNMP-ACL": negated, the devices failing none of them) — every row of such a device counts
     of_devices: bool = False
+    passing: bool = False  # of the devices passing the values (judged and passed), not failing them: "but pass SNMP-ACL"
 
     def describe(self) -> str:
         values = ", ".join(self.values) if len(self.values) <= 6 else f"{', '.join(self.values[:3])} and " \
             f"{len(self.values) - 3} more"
         if self.of_devices:
-            return f"devices {'not ' if self.negated else ''}failing {values}"
+            return f"devices {'not ' if self.negated else ''}{'passing' if self.passing else 'failing'} {values}"
         return f"{self.dimension}{' not' if self.negated else ''} {values}"
 
 

@@ -84,12 +84,15 @@ def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[s
 
 
 def _failing_devices(model: SemanticModel, fact: str, condition: Condition) -> tuple[str, list[Any]]:
-    """The devices failing one of the condition's values in the same run (negated: failing none of them), over the
-    fact's own rows: a condition on the devices read from the checks ("failing SNMP-RW but not SNMP-ACL")."""
+    """The devices failing one of the condition's values in the same run (negated: failing none of them; ``passing``:
+    passing one), over the fact's own rows: a condition on the devices read from the checks ("failing SNMP-RW but not
+    SNMP-ACL", "… but pass SNMP-ACL")."""
     f = model.facts[fact]
     column = model.dimension_sql(condition.dimension, fact) or ""
     table, alias = (f.from_.split() + ["", ""])[:2]
     failing = model.measures["failed_checks"].where or ""
+    if condition.passing:  # judged on the checks and passed them: a device the checks do not apply to is neither
+        failing = model.measures["pass_rate"].rate or ""
     if not (f.run and column.startswith(f"{alias}.") and failing.startswith(f"{alias}.") and
             model.measures["failed_checks"].fact == fact):
         raise QueryError(f"devices failing {condition.dimension} cannot be read from {fact}")

@@ -886,7 +886,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             intent, prompt, services, updates.get("collection", conv.collection) or "fleet")
         model = services.catalog.semantic_model
         narrowed_to = None if asked.asked_query is None else (among_listed(
-            asked.asked_query, last, model) if resolution.kind == "none" else None) if last.answer_devices else \
+            asked.asked_query, last, model, prompt) if resolution.kind == "none" or resolution.kind == "carryover" and
+            asked.asked_query.measures and not asked.asked_query.group_by else None) if last.answer_devices else \
             within_last(prompt, asked.asked_query, last, model)
         if narrowed_to is not None:
             intent = _as_edit(asked, last, narrowed_to)

@@ -49,7 +49,7 @@ MANY = {"device": "devices", "site": "sites", "os_version": "releases", "model":
 def _words(condition: Condition) -> str:
     values = ", ".join(v.replace("_", " ") for v in condition.values)
     if condition.of_devices:
-        return f"{'not ' if condition.negated else ''}failing {values}"
+        return f"{'not ' if condition.negated else ''}{'passing' if condition.passing else 'failing'} {values}"
     if len(condition.values) > 4 and condition.dimension in MANY:  # the names are in the rows and the scope line
         values = f"{len(condition.values)} {MANY[condition.dimension]}"
     said = {"severity": f"{values} severity", "release": f"release {values}", "topic": f"{values} checks",
@@ -271,7 +271,8 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
     row = rows[0] if rows else {}
     if query.measures[:2] == ["devices_failing", "devices_assessed"]:
         failing, assessed = (int(row.get(m) or 0) for m in query.measures[:2])
-        checks = [c for c in query.conditions if c.dimension in ("severity", "rule", "topic") and not c.negated]
+        checks = [c for c in query.conditions if c.dimension in ("severity", "rule", "topic") and not c.negated
+                  and not c.of_devices]  # (what else keeps the devices is said in the scope)
         what = " or ".join(_words(c) if c.dimension != "severity" else f"{' or '.join(c.values)} checks"
                            for c in checks) or "at least one check"
         if not assessed:  # nothing judged is nothing compliant either

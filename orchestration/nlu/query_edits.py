@@ -882,6 +882,7 @@ OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b|\bth
 DEVICES_WITH = re.compile(r"^\s*(?:devices|boxes|hosts)\s+(?:with|that|failing|having|which)\b", _I)
 # "their pass rate" after a list of sites is each one's; "their average", "in total" one figure for them all
 EACH_OF_THEIRS = re.compile(r"\b(?:their|each(?: of them)?|per (?:one|site|each))\b", _I)
+EACH_DEVICE_AT_MOST = 20  # devices listed past this are one figure for them all: a table of 80 answers nothing
 POOLED = re.compile(r"\b(?:average|avg|mean|overall|total|combined|together|in all|altogether|as a group)\b", _I)
 
 
@@ -932,10 +933,11 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         c.describe() for c in kept)])
 
 
-def among_listed(own: DataQuery, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:
+def among_listed(own: DataQuery, previous: PastTurn, model: SemanticModel, prompt: str = "") -> QueryEdit | None:
     """The question read on its own, asked of the devices the last answer listed ("their average pass rate" after the
     wan routers at the branches): the conditions that chose them when they were all the list was (so that "and the
-    ones at the stores?" can move them), else the devices by name; None when it names devices of its own."""
+    ones at the stores?" can move them), else the devices by name — each device's figure where ``prompt`` asks theirs
+    of a short list; None when it names devices of its own."""
     devices, last = list(previous.answer_devices), previous.query
     if not devices or own.condition("device") is not None:
         return None
@@ -943,7 +945,13 @@ def among_listed(own: DataQuery, previous: PastTurn, model: SemanticModel) -> Qu
                                                          for c in last.conditions) else \
         [c for c in last.conditions if own.condition(c.dimension) is None]
     kept = chosen_by or [Condition(dimension="device", values=devices)]
-    edited = own.model_copy(update={"conditions": [*own.conditions, *kept]})
+    # "whats their pass rate" after three controllers listed: each one's, while a reader can take them one by one (a
+    # rate: their counts add up to the total a count leads with; "overall", "average" pool them)
+    each = 1 < len(devices) <= EACH_DEVICE_AT_MOST and not own.group_by and own.measures and \
+        model.measures[own.measures[0]].unit == "percent" and \
+        EACH_OF_THEIRS.search(prompt) is not None and not POOLED.search(prompt) and own.output == "value"
+    edited = own.model_copy(update={"conditions": [*own.conditions, *kept],
+                                    **({"group_by": ["device"], "output": "table"} if each else {})})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"of the {len(devices)} devices listed"])
 
 

@@ -59,7 +59,8 @@ RANKED_ROWS = re.compile(r"\b(?:(?:worst|best|lowest|highest|poorest|top|bottom)
                          re.I)
 # "… but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING", "… without failing NTP-AUTH": a check the devices do not fail
 BUT_NOT = re.compile(r"\b(?:but|and|yet|while|whilst)\s+(?:(?:do|does)\s*n[o']?t\s+(?:fail\s+)?|not\s+(?:failing\s+)?|"
-                     r"pass(?:es|ing)?\s+|never\s+fail\s+)(?:on\s+|the\s+)?|\bwithout\s+failing\s+(?:the\s+)?", _I)
+                     r"pass(?:es|ing)?\s+|never\s+fail\s+)(?:on\s+|the\s+)?|\bwithout\s+failing\s+(?:the\s+)?|"
+                     r"\b(?:that|which)\s+(?:also\s+|still\s+)?pass(?:es)?\s+(?:on\s+|the\s+)?", _I)
 # "the second worst store", "3rd highest pass rate": a place in a ranking
 ORDINAL_NUMBER = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 NTH_RANKED = re.compile(r"\b(?P<nth>second|2nd|third|3rd|fourth|4th|fifth|5th)[\s-]+(?:most|least|worst|best|lowest|"
@@ -87,6 +88,7 @@ RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate
 # "per firewall", "for each switch": one device of a kind, as an average is taken
 PER_DEVICE = re.compile(r"\b(?:per|each|every|a)\s+(?:[\w-]+\s+)?(?:device|box|router|switch|firewall|asa|wlc|"
                         r"host|node|controller)\b", _I)
+LOG_SAID = re.compile(r"\blog(?:ged|s|ging)?\b|\bsyslog\b|\bevents?\b|\bmessages?\b|\bhow many times\b", _I)
 SLIC_SAID = re.compile(r"\bslic\b|\bsignatures?\b|\bknown[- ]issues?\b|\bmatch(?:es|ed)?\b|\bSLIC-", _I)
 AVERAGE = re.compile(r"\b(?:avg|average|mean|on average)\b", _I)
 # "per store", "for each branch": one place of a kind, as an average is taken
@@ -115,6 +117,8 @@ ZERO = re.compile(r"\b(?:zero|no|without any|without|(?:do|does|did)\s*(?:n[o']?
                   r"(?:have|has|had|show|shows)\s+no)\s+(?:(?:failed checks?|failures?|fails?|findings?|deviations?|"
                   r"issues?)|(?:\w+\s+){1,3}(?:failures?|findings?|checks?|deviations?))\b|"
                   r"\bpass(?:ed|es|ing)? (?:everything|(?:every|all)(?: (?:the|their|its))? checks?)\b|\bfail(?:s|ing)? nothing\b|"
+                  # "firewalls that dont fail anything", "never fail a check"
+                  r"\b(?:(?:do|does|did)\s*(?:n[o']?t|n’t)|never)\s+fail\s+(?:anything|any\s+checks?|a\s+check)\b|"
                   # "checks that fail on no device", "and on none at all", "which checks does nobody fail"
                   r"\b(?:fail(?:s|ed|ing)?\s+|on\s+|at\s+)(?:on\s+|at\s+)?(?:no|zero)\s+(?:devices?|boxes|sites?)\b|\b(?:on|at)\s+none\b|"
                   r"\bnowhere\b|\b(?:nobody|no one|no device|no box)\s+fails?\b", _I)
@@ -782,9 +786,12 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
         rules = []  # "the management plane checks" are a category's, not the check whose title says "management"
     if rules:
         out.append(Condition(dimension="rule", values=list(dict.fromkeys(rules))))
-    logged = any(model.measures[m].fact == "events" for m in measure_words(prompt, model))
-    if frame.targets.signature and not (logged and not SLIC_SAID.search(prompt)):
-        # (events of a kind named, "power supply alarms per site", are the log's, not the signature matching them)
+    # events of a kind named as the log's ("devices that logged power supply alarms", "… per site", "… in september")
+    # are the log's events, not the signature matching them; "which boxes had malloc failures" is the run's SLIC finding
+    logged = any(model.measures[m].fact == "events" for m in measure_words(prompt, model)) and bool(
+        LOG_SAID.search(prompt) or GROUP.search(prompt) or frame.time.months or frame.time.relative or
+        frame.time.since) and not SLIC_SAID.search(prompt)
+    if frame.targets.signature and not logged:
         out.append(Condition(dimension="signature", values=frame.targets.signature))
     if frame.targets.cve:
         out.append(Condition(dimension="cve", values=frame.targets.cve))
@@ -869,7 +876,8 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
 
 def _devices_not_failing(prompt: str, conditions: list[Condition]) -> list[Condition]:
     """"devices failing SNMP-RW but not SNMP-ACL", "… and pass L2-DHCP-SNOOPING": a check said after "but not" or
-    "but pass" beside one failed is a condition on the devices (those failing none of it), not on the rows."""
+    "but pass" beside one failed is a condition on the devices (those failing none of it; those judged on it and
+    passing it), not on the rows."""
     def after_cue(value: str) -> bool:
         return re.search(f"(?:{BUT_NOT.pattern}){re.escape(value)}" + r"(?![\w-])", prompt, _I) is not None
 
@@ -884,7 +892,11 @@ def _devices_not_failing(prompt: str, conditions: list[Condition]) -> list[Condi
             continue
         kept = [v for v in c.values if v not in passed]
         out += [c.model_copy(update={"values": kept})] if kept else []
-        out.append(Condition(dimension="rule", values=passed, negated=True, of_devices=True))
+        # "… but pass SNMP-ACL": the devices judged on it that pass it; "… but not SNMP-ACL": those failing none of it
+        said_pass = all(re.search(rf"\bpass(?:es|ing|ed)?\s+(?:on\s+|the\s+)?{re.escape(v)}(?![\w-])", prompt, _I)
+                        for v in passed)
+        out.append(Condition(dimension="rule", values=passed, negated=not said_pass, of_devices=True,
+                             passing=said_pass))
     return out
 
 

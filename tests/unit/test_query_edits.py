@@ -1078,7 +1078,7 @@ def test_their_figure_after_a_list_is_of_the_devices_listed_and_moves_with_a_new
                                                        "AND a.role = 'access' GROUP BY 1", [latest])}
     chat = Chat(services)
     chat("list the access switches at HQ")
-    assert first_line(chat("what's their pass rate").final.answer).startswith(f"**{rate['HQ']}%**")
+    assert first_line(chat("what's their overall pass rate").final.answer).startswith(f"**{rate['HQ']}%**")
     lead = first_line(chat("and the ones at Site-A?").final.answer)
     assert lead.startswith(f"**{rate['Site-A']}%**"), lead
 
@@ -1862,3 +1862,40 @@ def test_events_of_a_kind_named_are_the_logs_not_the_signature_matching_them(dem
     assert f"**{sum(per.values())}**" in first_line(state.final.answer), (per, state.final.answer[:300])
     matched = Chat(services)("which devices does the power supply signature match")
     assert matched.intent.query is not None and matched.intent.query.condition("signature") is not None
+
+
+def test_but_pass_a_check_is_judged_and_passed_not_merely_not_failed(demo_warehouse: Path,
+                                                                     services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = f"""SELECT COUNT(*) FROM (SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 HAVING
+        COUNT(*) FILTER (WHERE r.rule_id = 'AAA-ACCOUNTING' AND r.status = 'fail') > 0 AND
+        COUNT(*) FILTER (WHERE r.rule_id = 'NTP-AUTH' AND r.status {{}}) {{}})"""
+    (passing,), = sql(demo_warehouse, per.format("= 'pass'", "> 0"), [latest])
+    (not_failing,), = sql(demo_warehouse, per.format("= 'fail'", "= 0"), [latest])
+    assert passing != not_failing  # the difference is the devices NTP-AUTH does not apply to
+    lead = first_line(Chat(services)("number of devices failing AAA-ACCOUNTING that pass NTP-AUTH").final.answer)
+    assert lead.startswith(f"**{passing}**"), (passing, not_failing, lead)
+
+
+def test_devices_that_do_not_fail_anything_are_counted_and_named(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    clean = {d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "a.platform = 'nx-os' GROUP BY 1 HAVING COUNT(*) FILTER (WHERE "
+                                             "r.status = 'fail') = 0", [latest])}
+    lead = first_line(Chat(services)("how many nexus boxes never fail a check").final.answer)
+    assert lead.startswith(f"**{len(clean)} device"), (clean, lead)
+
+
+def test_their_figure_after_a_short_list_of_devices_is_each_ones(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rate = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
+    per = sql(demo_warehouse, f"SELECT r.asset_id, {rate} FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "a.site = 'DataCenter-2' AND a.device_type = 'router' GROUP BY 1", [latest])
+    chat = Chat(services)
+    chat("show the routers at DataCenter-2")
+    answer = chat("and their compliance?").final.answer
+    assert len(per) > 1 and all(re.search(rf"{d}\D{{0,12}}\b{p}%", answer) for d, p in per), (per, answer[:400])
+    (pooled,), = sql(demo_warehouse, f"SELECT {rate} FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                     "a.site = 'DataCenter-2' AND a.device_type = 'router'", [latest])
+    lead = first_line(chat("their overall compliance").final.answer)
+    assert lead.startswith(f"**{pooled}%**"), (pooled, lead)
