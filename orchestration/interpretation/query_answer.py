@@ -275,6 +275,8 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
                   and not c.of_devices]  # (what else keeps the devices is said in the scope)
         what = " or ".join(_words(c) if c.dimension != "severity" else f"{' or '.join(c.values)} checks"
                            for c in checks) or "at least one check"
+        if len(checks) == 1 and checks[0].dimension == "rule" and len(checks[0].values) > 4:
+            what = f"at least one of {what}"  # "fail at least one of 7 checks", not all seven
         if not assessed:  # nothing judged is nothing compliant either
             return DomainOutputs(summary=f"**None.** No device in this scope was assessed ({where(query)}).",
                                  statistics={"devices_failing": 0, "devices_assessed": 0})

@@ -343,6 +343,10 @@ def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
         where = "at " + ", ".join(previous.answer_rows)
     else:
         return None
+    drill = DRILL.match(prompt)
+    if drill and query.order is not None and query.measures:
+        # "top 3 sites by failed logins" → "which device there": the one of those places with the most
+        return f"which {drill.group('dim')} {where} has the {'most' if query.order.descending else 'fewest'}"
     return PLACE_THERE.sub(where, prompt, count=1)
 
 

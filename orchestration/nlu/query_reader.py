@@ -350,6 +350,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     if ask == "count" and HOW_MANY_SITES.search(prompt):  # "how many stores fail SNMP-V3-PRIV": stores are counted
         frame = frame.evolve(subject="sites")
+    elif ask == "count" and frame.subject != "devices" and _devices_counted_failing(prompt, scope):
+        frame = frame.evolve(subject="devices")  # "how many ISR 1100s at the stores fail NTP-AUTH": the devices
     unsaid: list[str] = []
     conditions = _conditions(prompt, intent, scope, model)
     conditions = _devices_not_failing(prompt, conditions)
@@ -872,6 +874,24 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
         if dim and dim != "run":
             return dim
     return None
+
+
+# "how many <things> fail …": what is counted is what comes before the verb
+HOW_MANY_FAIL = re.compile(r"\bhow many\s+(?P<what>[\w .()-]+?)\s+(?:fail|failing|are failing|have failed|still fail)\b",
+                           _I)
+DEVICE_KEYS = ("device_type", "platform", "product_family", "model", "role", "os_version")
+
+
+def _devices_counted_failing(prompt: str, scope: dict[str, Any]) -> bool:
+    """Whether "how many … fail" counts devices: its words before the verb name a kind of device or a value of the
+    devices ("ISR 1100s", "nexus boxes", "core routers"), not checks, findings or times."""
+    m = HOW_MANY_FAIL.search(prompt)
+    if m is None or re.search(r"\b(?:checks?|rules?|controls?|findings?|failures?|times?|signatures?)\b", m.group("what"),
+                              _I):
+        return False
+    what = m.group("what")
+    named = [str(v) for k in DEVICE_KEYS for v in ([scope[k]] if isinstance(scope.get(k), str) else scope.get(k) or [])]
+    return bool(DEVICE_WORDS.search(what) or any(re.search(rf"(?<![\w-]){_spoken(v)}", what, _I) for v in named))
 
 
 def _devices_not_failing(prompt: str, conditions: list[Condition]) -> list[Condition]:

@@ -1899,3 +1899,29 @@ def test_their_figure_after_a_short_list_of_devices_is_each_ones(demo_warehouse:
                                      "a.site = 'DataCenter-2' AND a.device_type = 'router'", [latest])
     lead = first_line(chat("their overall compliance").final.answer)
     assert lead.startswith(f"**{pooled}%**"), (pooled, lead)
+
+
+def test_how_many_of_a_kind_fail_a_check_counts_the_devices(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n, checks), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id), COUNT(*) FROM {FLEET} WHERE "
+                                       "r.assessment_id = ? AND r.status = 'fail' AND a.product_family = 'Catalyst 9300' "
+                                       "AND r.rule_id IN (SELECT rule_id FROM rules WHERE technology = 'snmp')", [latest])
+    lead = first_line(Chat(services)("how many catalyst 9300s fail the snmp checks").final.answer)
+    assert lead.startswith(f"**{n}** of the") and "devices" in lead, (n, checks, lead)
+
+
+def test_which_device_there_after_places_ranked_is_the_one_of_them_with_the_most(demo_warehouse: Path,
+                                                                                 services: Services) -> None:
+    month = "2026-10"
+    logged = ("FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = "
+              "'SYS-5-CONFIG_I' AND strftime(e.ts, '%Y-%m') = ?")
+    # the two places ranked first, and those tied with the second (a limit keeps the rows tied at its cut)
+    top = [s for s, in sql(demo_warehouse, f"SELECT site FROM (SELECT a.site, RANK() OVER (ORDER BY COUNT(*) DESC) k "
+                                           f"{logged} GROUP BY 1) WHERE k <= 2", [month])]
+    per = sql(demo_warehouse, f"SELECT e.asset_id, COUNT(*) n {logged} AND a.site IN ({', '.join('?' * len(top))}) "
+                              "GROUP BY 1 ORDER BY n DESC", [month, *top])
+    chat = Chat(services)
+    chat("top 2 sites by config changes in october")
+    lead = first_line(chat("so which device there").final.answer)
+    most = [d for d, n in per if n == per[0][1]]
+    assert all(f"**{d}**" in lead for d in most) and str(per[0][1]) in lead, (top, per[:3], lead)
