@@ -78,7 +78,7 @@ class Dimension(BaseModel):
     values: list[str] = Field(default_factory=list)
     words: list[str] = Field(default_factory=list)
     join: dict[str, str] = Field(default_factory=dict)  # per fact: a table the dimension needs
-    match: Literal["equals", "contains"] = "equals"
+    match: Literal["equals", "contains", "boolean"] = "equals"  # boolean: values "true"/"false", bound as booleans
 
     def sql_for(self, fact: str) -> str | None:
         """The dimension's column on ``fact``'s rows, or None when the fact has no such thing."""

@@ -74,6 +74,10 @@ def _condition(model: SemanticModel, fact: str, condition: Condition) -> tuple[s
         text = " OR ".join(f"{column} LIKE ?" for _ in condition.values)
         sql = f"NOT ({text})" if condition.negated else f"({text})"
         return sql, [f"%{v}%" for v in condition.values]
+    if dim.match == "boolean":  # a yes or no of the row, bound as one (Trino compares no boolean with 'true')
+        flags = list(dict.fromkeys(v.lower() in ("true", "yes", "1") for v in condition.values))
+        sql = f"{column} IN ({', '.join('?' for _ in flags)})"
+        return (f"NOT ({sql})" if condition.negated else f"({sql})"), flags
     trains = [v for v in condition.values if v.lower().endswith(".x")]
     exact = [v for v in condition.values if v not in trains]
     parts = [f"{column} IN ({', '.join('?' for _ in exact)})"] if exact else []

@@ -249,11 +249,13 @@ DRILL = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:which|what)\s+(?P<dim>(?:[a
 ITS_ROWS = re.compile(r"\bits\s+(?P<what>sites|stores|branches|devices|boxes|routers|switches|firewalls)\b", _I)
 
 
+# rows that are a value of the devices (a platform, a release, a model, a role, a kind): "it" is that value
+VALUE_ROWS = frozenset({"platform", "release", "os_version", "model", "role", "device_type", "product_family"})
+
+
 def tied_rows(previous: PastTurn) -> bool:
     """Whether a limit of one kept several rows tied at the top."""
     return len(previous.answer_rows) > 1
-# rows that are a value of the devices (a platform, a release, a model, a role, a kind): "it" is that value
-VALUE_ROWS = frozenset({"platform", "release", "os_version", "model", "role", "device_type", "product_family"})
 
 
 def _the_one_named(prompt: str, previous: PastTurn) -> str | None:

@@ -115,6 +115,20 @@ def test_the_total_is_counted_before_the_limit_and_values_are_bound(demo_warehou
     assert len(rows) == 2 and rows[0]["total_rows"] == 36 and rows[0]["failed_checks"] >= rows[1]["failed_checks"]
 
 
+def test_a_yes_or_no_of_the_row_is_bound_as_a_boolean(demo_warehouse: Path, services: Services) -> None:
+    """The sites' PCI scope is compared with booleans, never the text 'true' (which Trino refuses to compare)."""
+    oracle = warehouse_query(demo_warehouse)
+    for values, negated, sql in ((["true"], False, "pci_scope"), (["false"], False, "NOT pci_scope"),
+                                 (["true"], True, "NOT pci_scope")):
+        query = DataQuery(measures=["sites"], conditions=[Condition(dimension="pci_scope", values=values,
+                                                                    negated=negated)])
+        compiled = compile_query(query, services.catalog.semantic_model, "fleet")
+        assert all(not isinstance(p, str) for p in compiled.params[1:]), compiled.params
+        (n,), = oracle(f"SELECT COUNT(DISTINCT a.site) FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                       f"a.collection = 'fleet' AND {sql}")
+        assert _compiled_rows(services, query) == [(n,)], (values, negated)
+
+
 @pytest.mark.parametrize(("query", "why"), [
     (DataQuery(measures=["failed_checks", "slic_matches"]), "different tables"),
     (DataQuery(measures=["no_such_measure"]), "not in the semantic model"),
