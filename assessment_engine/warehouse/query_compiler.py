@@ -188,7 +188,13 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     # the rows tied at the limit's cut are kept: "the site with the most failures", when three have as many, is three
     place = (", RANK() OVER (ORDER BY " + ", ".join(f"{m} {way} NULLS LAST" for m in ranked) + ") AS place") \
         if ranked and limit else ""
-    outer = _Sql().add(f"SELECT *, COUNT(*) OVER () AS total_rows{place} FROM (").add(inner.text, *inner.params) \
+    # a series of months of a timed fact says where its log starts and ends: a month it covers in part is not a trend
+    span = ""
+    if fact.at and period and not fact.run:
+        table, alias = (fact.from_.split() + ["", ""])[:2]
+        at = fact.at.replace(alias + ".", "l.")
+        span = f", (SELECT MIN({at}) FROM {table} l) AS log_start, (SELECT MAX({at}) FROM {table} l) AS log_end"
+    outer = _Sql().add(f"SELECT *, COUNT(*) OVER () AS total_rows{place}{span} FROM (").add(inner.text, *inner.params) \
         .add(") q")
     bounds = query.bounds if query.group_by else []  # a yes/no's bound says when it is Yes: read by the answer
     kept = [f"COALESCE({b.measure}, 0) {b.op} ?" for b in bounds]

@@ -328,14 +328,16 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # "how did us-west do in september": a part of the network the reader has no filter for, summarized
             frame = frame.evolve(ask="summary", subject="findings", cannot=None,
                                  confidence=max(frame.confidence, CLEAR_ASK))
-        logged = (frame.ask == "policy" or frame.subject == "documents") and any(
+        # (a log the warehouse holds is no live state: "link flaps by month" are its LINK-3-UPDOWN events)
+        logged = (frame.ask in ("policy", "not_answerable") or frame.subject == "documents") and any(
             model.measures[m].fact == "events" for m in measure_words(words, model))
         if logged and (
                 group_key(words) or grouped_by(words, model) or COUNT_WORDS.search(words)
                 or frame.time.months or frame.time.relative):
             # "ospf adjacency changes by site", "config changes at HQ in october": logged events counted, which no
             # standard holds — whatever the reader made of the protocol's name
-            frame = frame.evolve(ask="count", subject="findings", confidence=max(frame.confidence, CLEAR_ASK_FLEET))
+            frame = frame.evolve(ask="count", subject="findings", cannot=None,
+                                 confidence=max(frame.confidence, CLEAR_ASK_FLEET))
         if frame.ask != "not_answerable" and not [e for e in entities if e.type not in UNSPECIFIC_ENTITIES] and \
                 (everyday := everyday_words(words, reader, frame_catalogs(services))) and not _documents_hold(services, everyday):
             # "summarize the news today": no word of it is the product's, nor in its documents; the reader had
@@ -408,7 +410,8 @@ PCI_IMPACT = re.compile(r"\b(?:affect\w*|impact\w*|complian\w*|risk\w*|exposure|
                         r"\bwhat\s+(?:do|should|must)\s+we\b", re.I)  # (and what is done about it)
 
 
-def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "") -> RouteDecision | None:
+def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "",
+                     logged: bool = False) -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
     ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
     does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the
@@ -437,7 +440,8 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         failures = frame.ask in ("list", "count", "ranking") and bool(frame.targets.rule) and frame.subject in (
             "findings", "devices", "sites")
         rated = frame.ask in ("share", "count", "ranking", "compare") and bool(RATE_WORDS.search(text))
-        failures = failures or rated
+        # "interface flaps per site": events of a kind the log holds (``logged``), counted in the warehouse
+        failures = failures or rated or (logged and frame.ask in ("count", "trend", "ranking", "list"))
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
@@ -667,7 +671,9 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
             in_domain = True
     elif (decision.skill or "").endswith(("_generic", "_expert_insights", "_assessment")):
         frame = frame_of(text, services, entities)
-        decision = (data_over_policy(frame, decision, text) or documents_over_insights(frame, decision)
+        model = services.catalog.semantic_model
+        logged = any(model.measures[m].fact == "events" for m in measure_words(text, model))
+        decision = (data_over_policy(frame, decision, text, logged) or documents_over_insights(frame, decision)
                     or documents_over_data(frame, decision, text) or checks_over_insights(frame, decision)
                     or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:

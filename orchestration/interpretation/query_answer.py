@@ -9,6 +9,8 @@ Values are written as the semantic model names them (``Measure.named``); conditi
 
 from __future__ import annotations
 
+import calendar
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -555,12 +557,27 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
                            [[p, *(_value(by_period.get(p, {}).get(n), units[n]) for n in units)] for p in periods])
     ends = "; ".join(f"{model.measures[n].noun[1 if units[n] == 'count' else 0]} {_value(by_period.get(periods[0], {}).get(n), units[n])} "
                      f"→ {_value(by_period.get(periods[-1], {}).get(n), units[n])}" for n in units)
-    lead = f"From {periods[0]} to {periods[-1]} ({where(query, [], months=False)}): {ends}."
+    lead = f"From {periods[0]} to {periods[-1]} ({where(query, [], months=False)}): {ends}." + _partial(rows, periods)
     if all(not float(by_period.get(p, {}).get(n) or 0) for p in periods for n in units):
         # "failed logins on the core routers per month": none in any of them, said first
         lead = (f"**None**: no {model.measures[measure].noun[1]} in any {'run' if query.runs else 'month'} from "
                 f"{periods[0]} to {periods[-1]} ({where(query, [], months=False)}).")
     return DomainOutputs(summary=f"{lead}\n\n{table}", statistics=stats)
+
+
+def _partial(rows: Sequence[Row], periods: Sequence[str]) -> str:
+    """Where a series of months starts or ends in a month the log covers only in part: said, so that "970 → 26"
+    is not read as a fall (the log ends on 2026-11-02)."""
+    first, last = (str(rows[0].get(k) or "")[:10] if rows else "" for k in ("log_start", "log_end"))
+    if not (first and last) or not periods or not re.fullmatch(r"\d{4}-\d{2}", periods[0]):
+        return ""
+    said = []
+    if first[:7] == periods[0] and first[8:10] != "01":
+        said.append(f"{periods[0]} from {first} only")
+    if last[:7] == periods[-1] and int(last[8:10]) < calendar.monthrange(int(last[:4]), int(last[5:7]))[1]:
+        said.append(f"{periods[-1]} up to {last} only")
+    which = "those months are" if len(said) > 1 else "that month is"
+    return f" The log covers {' and '.join(said)}: {which} partial." if said else ""
 
 
 def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel,

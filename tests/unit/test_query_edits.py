@@ -1925,3 +1925,21 @@ def test_which_device_there_after_places_ranked_is_the_one_of_them_with_the_most
     lead = first_line(chat("so which device there").final.answer)
     most = [d for d, n in per if n == per[0][1]]
     assert all(f"**{d}**" in lead for d in most) and str(per[0][1]) in lead, (top, per[:3], lead)
+
+
+def test_a_series_of_months_says_which_months_the_log_covers_in_part(demo_warehouse: Path, services: Services) -> None:
+    """"970 → 26" is no fall when the log ends on the second day of the last month: the answer says so."""
+    (first, last), = sql(demo_warehouse, "SELECT CAST(MIN(ts) AS DATE), CAST(MAX(ts) AS DATE) FROM events")
+    lead = first_line(Chat(services)("how many config changes per month").final.answer)
+    assert f"up to {last}" in lead and "partial" in lead, (first, last, lead)
+    assert (f"from {first}" in lead) == (first.day != 1), lead
+
+
+def test_events_the_log_holds_are_no_live_state(demo_warehouse: Path, services: Services) -> None:
+    """"interface flaps" are the log's LINK-3-UPDOWN events, counted; the CPU load of a device is live state."""
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                                "a.collection = 'fleet' WHERE e.mnemonic = 'LINK-3-UPDOWN'")
+    lead = first_line(Chat(services)("interface flaps by site type").final.answer)
+    assert lead.startswith(f"**{n:,}**"), (n, lead)
+    live = Chat(services)("current cpu load on RTR-HQ-EDGE-1")
+    assert live.intent.frame.cannot == "live_state", live.intent.frame
