@@ -619,14 +619,14 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
             if change(top) else f"none {'improved' if better else 'got worse'}; **{top}** stayed level")
         lead = (f"{f'**{top}** {what}' if moved_as_asked else what[0].upper() + what[1:]}: "
                 f"{m.noun[1 if m.unit == 'count' else 0]} "
-                f"{_value(before, m.unit)} → {_value(after, m.unit)} ({_signed(delta)}) between {ends[0]} and {ends[1]} "
+                f"{_value(before, m.unit)} → {_value(after, m.unit)} ({_signed(delta, m.unit)}) between {ends[0]} and {ends[1]} "
                 f"({where(query, [], months=False)}).")
         if direction and moved_as_asked and len(order) > 1 and not query.limit:
             # "which sites have fewer failed checks than in september": how many did, the most first
             lead = (f"**{len(order)} {_label(dim, model, len(order))}** got {'better' if better else 'worse'} between "
                     f"{ends[0]} and {ends[1]} ({where(query, [], months=False)}); **{top}** the most: "
                     f"{m.noun[1 if m.unit == 'count' else 0]} {_value(before, m.unit)} → {_value(after, m.unit)} "
-                    f"({_signed(delta)}).")
+                    f"({_signed(delta, m.unit)}).")
         body = [[k, *(_value(table[k].get(p, zero)) for p in periods),
                  _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
         head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]
@@ -637,6 +637,7 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}", statistics=stats)
 
 
-def _signed(delta: float) -> str:
-    """A change as people write it: +8, -4.6 (not -4.600000000000001)."""
-    return f"{round(delta, 1):+g}"
+def _signed(delta: float, unit: str = "count") -> str:
+    """A change as people write it: +8, -4.6 (not -4.600000000000001); a rate's in points, to one decimal (-1.0
+    points, not -1)."""
+    return f"{round(delta, 1):+.1f} points" if unit == "percent" else f"{round(delta, 1):+g}"

@@ -57,16 +57,16 @@ YES = re.compile(r"^\s*(?:yes|yep|yeah|yup|sure|correct|right|exactly|that one|t
 BOTH = re.compile(r"^\s*(?:both|all(?: of them| \d+)?|each of them|every one)\b", _I)
 PICK = re.compile(r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\b", _I)
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
-            "5th": 5, "last": -1}
+            "5th": 5, "last": -1, "top": 1}  # "the top one" of a list sorted by a figure: its first
 ORDINAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:finding|issue|one|item|"
                          r"deviation|risk|result)\b|\b(?:finding|issue|item)\s+(?:number\s+)?#?(\d{1,2})\b", _I)
 DEVICES_ASKED = re.compile(r"\b(?:which|what|list|show|name)\b[^?]*?\b(?:devices|boxes|routers|switches|firewalls)\b",
                            _I)
 NAMED_ONE = re.compile(r"\bthe ([a-z][a-z0-9]{2,}) (?:one|finding|issue|deviation|problem)\b", _I)
-DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:device|switch|router|"
+DEVICE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|top|1st|2nd|3rd|4th|5th)\s+(?:device|switch|router|"
                             r"firewall|box|host|asset|node|wlc|one (?:on|in) (?:that|the) (?:list|table))\b", _I)
 # "the first one" after a list of devices is a device of it (after findings, a finding: ``ORDINAL_REF``)
-BARE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) one\b(?! (?:on|in) )", _I)
+BARE_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last|top|1st|2nd|3rd|4th|5th) one\b(?! (?:on|in) )", _I)
 # "and the third?" after a drill into one device of a list: the next drill, the same question
 ORDINAL_ALONE = re.compile(r"^\s*(?:and|so|ok(?:ay)?|now|then|what about|how about|same for)?[\s,]*(?:the\s+)?"
                            r"(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)(?:\s+one)?\s*[?.!]*\s*$", _I)
@@ -293,8 +293,9 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
         return None
     prev = answered[-1]
     m = DEVICE_ORDINAL.search(prompt)
-    if m is None and prev.frame is not None and prev.frame.subject == "devices":
-        m = BARE_ORDINAL.search(prompt)
+    if m is None and (prev.frame is not None and prev.frame.subject == "devices" or
+                      prev.query is not None and prev.query.group_by == ["device"]):
+        m = BARE_ORDINAL.search(prompt)  # (a list of devices sorted by their failed checks is still devices)
     if m is None and sum(e.type == "device" for e in prev.entities) == 1 and len(answered) > 1:
         m = ORDINAL_ALONE.search(prompt)
     if m is None:

@@ -244,7 +244,8 @@ IT = re.compile(r"\b(?:it|that one|that site|that device|that box)\b(?!['’])|\
 # a row of another kind asked of the one place named last, with nothing else said: "and which device there"
 DRILL = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:which|what)\s+(?P<dim>(?:[a-z]+\s+)?(?:devices?|box(?:es)?|hosts?|"
                    r"sites?|stores?|branch(?:es)?|switch(?:es)?|routers?|firewalls?|wlcs?|platforms?|models?|releases?|"
-                   r"roles?|checks?|rules?))\s+(?:there|in there)\s*[?.!]*\s*$", _I)
+                   r"roles?|checks?|rules?))\s+(?:there|in there)(?P<tail>\s+(?:has|had|have|with|sees?|saw)\s+the\s+"
+                   r"(?:most|fewest|least|highest|lowest)\b[\w\s-]*?)?\s*[?.!]*\s*$", _I)
 # the rows of the one place named last: "its sites", "its devices"
 ITS_ROWS = re.compile(r"\bits\s+(?P<what>sites|stores|branches|devices|boxes|routers|switches|firewalls)\b", _I)
 
@@ -270,7 +271,7 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         at = f"at {key}" if dim == "site" else f"in {key}"
         drill = DRILL.match(prompt)
         if drill:  # "which site had the most" → "and which device there": the one there with the most
-            return f"which {drill.group('dim')} {at} has the {'most' if query.order.descending else 'fewest'}"
+            return _drilled(drill, at, query.order.descending)
         return PLACE_THERE.sub(at, prompt, count=1)
     first_named = query.limit == 1 and not tied_rows(previous) or (query.limit is None and query.order.descending)
     if dim in PLACES - {"site"} and first_named and ITS_ROWS.search(prompt):
@@ -344,12 +345,24 @@ def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
     elif 0 < len(previous.answer_rows) <= LISTED_PLACES_NAMED:
         where = "at " + ", ".join(previous.answer_rows)
     else:
+        drill = DRILL.match(prompt)
+        if drill and drill.group("tail") and query.measures and previous.answer_rows:
+            # "failed logins by site" (36 rows, the most first) → "which device there has the most": the first
+            # place shown, the one the answer named first
+            return _drilled(drill, f"{'at' if query.group_by == ['site'] else 'in'} {previous.answer_rows[0]}", True)
         return None
     drill = DRILL.match(prompt)
     if drill and query.order is not None and query.measures:
         # "top 3 sites by failed logins" → "which device there": the one of those places with the most
-        return f"which {drill.group('dim')} {where} has the {'most' if query.order.descending else 'fewest'}"
+        return _drilled(drill, where, query.order.descending)
     return PLACE_THERE.sub(where, prompt, count=1)
+
+
+def _drilled(drill: re.Match[str], where: str, descending: bool) -> str:
+    """"which device there (has the most …)" asked of a place: the row of that kind there with the most (its own words
+    for the end and the figure, when it said them)."""
+    tail = (drill.group("tail") or "").strip() or f"has the {'most' if descending else 'fewest'}"
+    return f"which {drill.group('dim')} {where} {tail}"
 
 
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
@@ -411,8 +424,8 @@ KINDS = frozenset({"switch", "switches", "router", "routers", "firewall", "firew
 def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequence[Condition]) -> list[str]:
     """The words of ``prompt`` no edit accounts for."""
     text = prompt
-    for a, b in sorted(spans, reverse=True):
-        text = text[:a] + " " + text[b:]
+    for a, b in spans:  # blanked in place: spans may overlap ("failed checks" and "failed")
+        text = text[:a] + " " * (b - a) + text[b:]
     text = TIME_WORDS.sub(" ", text)
     values_read = {v for c in conditions for v in c.values}
     for value, pattern in (*SITE_TYPES, *SEVERITIES):  # "dc" read as the data centers, "crits" as critical
@@ -868,6 +881,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
               for w in model.word_patterns[word].finditer(prompt)]
     if set(measures) & failures:  # "and how many fail it now": the failing the query counts
         spans += [w.span() for w in re.finditer(r"\bfail(?:s|ed|ing)?\b", prompt, _I)]
+        # ("fails the most checks": the checks failed are what it counts, not a list of checks)
+        spans += [w.span(1) for w in re.finditer(r"\bfail(?:s|ed|ing)?\s+the\s+(?:most|fewest|least)\s+(checks)\b",
+                                                 prompt, _I)]
     if _leftover(prompt, spans, own_conditions):
         return None  # it asks something besides the edits: a question of its own
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,

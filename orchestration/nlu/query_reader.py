@@ -204,6 +204,10 @@ PCI_IN = re.compile(r"\bpci[- ](?:scoped?\s+)?(?:sites?|stores?|branch(?:es)?|de
                     r"\bin\s+scope\s+for\s+pci\b|\bpci[- ]scoped\b", _I)
 PCI_OUT = re.compile(r"\bnon[- ]?pci\b|\b(?:not|n[o']t)\s+(?:in|within)\s+(?:the\s+)?pci(?:[- ]dss)?(?:\s+scope)?\b|"
                      r"\b(?:outside|out\s+of)\s+(?:the\s+)?pci(?:[- ]dss)?(?:\s+scope)?\b", _I)
+# a kind, place or platform said before what a phrase names: a filter, not the dimension
+QUALIFIER = re.compile(r"^(?:core|edge|wan|distribution|access|spine|leaf|management|production|staging|lab|store|branch|"
+                       r"campus|datacenter|dc|hq|nx-os|ios-xe|ios|asa|nexus|catalyst|us-\w+)\s+(?=\w)", _I)
+KIND_WITHIN = re.compile(r"^[\w-]+\s+(?:devices?|boxes|box|routers?|switch(?:es)?|firewalls?|wlcs?|hosts?)\b", _I)
 RULE_WORDS = re.compile(r"^(?:(?:\w+\s+)?(?:rules?|checks?|controls?))\b", _I)
 
 
@@ -290,7 +294,12 @@ def _dimension(text: str, model: SemanticModel) -> str | None:
         return "device"
     if SITE_WORDS.match(phrase):
         return "site"
-    return None
+    # a value before the dimension is a filter said with it ("which ios-xe version", "the us-west sites")
+    rest = QUALIFIER.sub("", phrase, count=1)
+    if rest == phrase or not rest:
+        return None
+    # ("lab environment devices" are devices: a kind of device said within the phrase is what it names)
+    return "device" if KIND_WITHIN.match(rest) else _dimension(rest, model)
 
 
 def names_a_part_beyond_the_frame(prompt: str, model: SemanticModel) -> bool:
@@ -496,6 +505,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         not since_when
     if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
         return None  # a change over fewer than two runs: the comparison says there is nothing to compare
+    if asked_change and not named_measure and measures[:1] == ["failed_checks"] and group and group[0] not in (
+            "device", "rule") and len(time.get("runs", [])) > 1 and "pass_rate" in model.measures:
+        # "which region got worse the most", "which site type improved": groups of unlike size compared by their
+        # rate (a count grows with the devices and checks assessed), the count beside it
+        measures = ["pass_rate", "failed_checks"]
     if ask == "yes_no" and measures and not group:  # when it is Yes: "is HQ clean" — none; "any … with telnet" — some
         bounds = [Bound(measure=measures[0], op="=" if CLEAN.search(prompt) else ">", value=0)]
         if bounds[0].op == ">" and measures[0] in DEVICE_COUNTS and len(time.get("runs", [])) <= 1:

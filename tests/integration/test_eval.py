@@ -186,7 +186,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyseventh_questions.yaml": (3, 0, 5), "twentyseventh_conversations.yaml": (8, 23, 8),
     "held_out/twentyseventh_conversations.yaml": (2, 5, 4), "twentyeighth.yaml": (8, 0, 8),
     "held_out/twentyeighth_questions.yaml": (3, 0, 4), "twentyeighth_conversations.yaml": (6, 17, 6),
-    "held_out/twentyeighth_conversations.yaml": (3, 6, 3),
+    "held_out/twentyeighth_conversations.yaml": (3, 6, 3), "twentyninth.yaml": (14, 0, 14),
+    "held_out/twentyninth_questions.yaml": (7, 0, 7), "twentyninth_conversations.yaml": (6, 18, 6),
+    "held_out/twentyninth_conversations.yaml": (3, 9, 3),
 }
 
 

@@ -762,9 +762,9 @@ def test_which_branch_improved_the_most_names_it_first(demo_warehouse: Path, ser
     better = sorted((r for r in _site_rates(demo_warehouse, "branch", "2026-09-01") if r[2] > r[1]),
                     key=lambda r: (-round(r[2] - r[1], 1), r[0]))
     head = first_line(handle_turn("which branch improved the most since september?", services=services).final.answer)
-    assert better and head.startswith(f"**{len(better)} sites** improved"), head
+    assert better and head.startswith(f"**{len(better)} sites** got better"), head
     top = better[0]
-    assert f"**{top[0]}** the most — pass rate {top[1]}% → {top[2]}% ({top[2] - top[1]:+.1f} points)" in head, head
+    assert f"**{top[0]}** the most: pass rate {top[1]}% → {top[2]}% ({top[2] - top[1]:+.1f} points)" in head, head
 
 
 def _release(version: str) -> tuple[int, ...]:

@@ -1943,3 +1943,68 @@ def test_events_the_log_holds_are_no_live_state(demo_warehouse: Path, services: 
     assert lead.startswith(f"**{n:,}**"), (n, lead)
     live = Chat(services)("current cpu load on RTR-HQ-EDGE-1")
     assert live.intent.frame.cannot == "live_state", live.intent.frame
+
+
+def test_a_value_said_before_the_dimension_filters_its_rows(demo_warehouse: Path, services: Services) -> None:
+    """"which nx-os release …": the releases of NX-OS devices ranked, not the sites of them."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rate = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
+    per = sql(demo_warehouse, f"SELECT a.os_version, {rate} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "a.platform = 'nx-os' GROUP BY 1 ORDER BY p", [latest])
+    lead = first_line(Chat(services)("which nx-os release has the lowest pass rate?").final.answer)
+    lowest = [v for v, p in per if p == per[0][1]]
+    assert all(f"**{v}**" in lead for v in lowest) and f"{per[0][1]}%" in lead, (per, lead)
+
+
+def test_groups_compared_across_runs_without_a_figure_named_are_compared_by_their_rate(
+        demo_warehouse: Path, services: Services) -> None:
+    """A site type with more devices gains failed checks as it grows: "got worse the most" compares pass rates."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
+    per = sql(demo_warehouse, f"WITH o AS (SELECT s.site_type k, {rate} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1), "
+                              f"n AS (SELECT s.site_type k, {rate} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1) SELECT k, "
+                              "ROUND(n.p - o.p, 1) d FROM n JOIN o USING (k) ORDER BY d", [runs[1], runs[-1]])
+    lead = first_line(Chat(services)("which kind of site got worse the most since september").final.answer)
+    worst = [k for k, d in per if d == per[0][1]]
+    assert per[0][1] < 0 and any(f"**{k}**" in lead for k in worst) and "pass rate" in lead, (per, lead)
+
+
+def test_a_follow_up_naming_its_own_figure_and_grouping_is_a_question_of_its_own(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    """The words an edit accounts for may overlap ("failed checks" and "failed"): the rest ("by region") still
+    counts, so the follow-up is not taken for a re-timing of the last grouping."""
+    chat = Chat(services)
+    chat("which site type improved the most since september")
+    lead = first_line(chat("failed checks by region since august").final.answer)
+    assert "per region" in lead and "site type" not in lead, lead
+
+
+def test_which_device_there_after_every_place_shown_is_the_one_at_the_place_shown_first(
+        demo_warehouse: Path, services: Services) -> None:
+    logged = ("FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = "
+              "'SYS-5-CONFIG_I' AND strftime(e.ts, '%Y-%m') = '2026-09'")
+    (site, _), = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n {logged} GROUP BY 1 ORDER BY n DESC LIMIT 1")
+    per = sql(demo_warehouse, f"SELECT e.asset_id, COUNT(*) n {logged} AND a.site = ? GROUP BY 1 ORDER BY n DESC",
+              [site])
+    chat = Chat(services)
+    chat("config changes in september per site")
+    lead = first_line(chat("ok which device there had the most").final.answer)
+    most = [d for d, n in per if n == per[0][1]]
+    assert any(f"**{d}**" in lead for d in most) and site in lead, (site, per[:3], lead)
+
+
+def test_the_top_one_of_a_device_list_sorted_by_a_figure_is_its_first_device(
+        demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND a.device_type = 'wireless_controller' GROUP BY 1 ORDER BY n DESC",
+              [latest])
+    assert per[0][1] > per[1][1], per  # one device first
+    rules = [r for r, in sql(demo_warehouse, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' AND r.asset_id = ?", [latest, per[0][0]])]
+    chat = Chat(services)
+    chat("show me the wireless controllers")
+    chat("order them by failed checks")
+    answer = chat("which checks does the top one fail?").final.answer
+    assert answer.lstrip("*").startswith(per[0][0]) or per[0][0] in first_line(answer), answer[:300]
+    assert all(r in answer for r in rules), (rules, answer[:600])
