@@ -897,6 +897,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             within_last(prompt, asked.asked_query, last, model)
         if narrowed_to is not None:
             intent = _as_edit(asked, last, narrowed_to)
+        elif resolution.kind == "carryover" and asked.query is not None and asked.query.measures and \
+                not asked.query.group_by and measure_words(prompt, model):
+            # "and their pass rate" after how many devices at Site-B: its own figure, of the scope carried — not the
+            # count asked again
+            intent = _as_edit(asked, last, QueryEdit(asked.query, [], ["its own figure of the scope carried"]))
     if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:
         # "and Store-41?" asked again there: what it asked is kept as a query (not run as one: the answers of the
         # question it repeats stay), so that "which improved more" can set the two side by side

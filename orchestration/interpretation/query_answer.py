@@ -507,9 +507,12 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
-            figured = first and query.bounds and query.bounds[0].op != "=" and not (
-                first is not None and _one_per_row(model, first, dim)) and not all_of_the_checks(query)  # no "(1)" after each
-            shown = [f"{k} ({_value(r.get(first), model.measures[first].unit)})" if figured and first else str(k)
+            # (no "(1)" after each; a count that differs from row to row is said unbounded too: "devices with SLIC matches")
+            figured = first and (query.bounds and query.bounds[0].op != "=" or not query.bounds and len(
+                {r.get(first) for r in rows}) > 1) and not (first is not None and _one_per_row(model, first, dim)) and \
+                not all_of_the_checks(query)
+            shown = [(f"{k} ({_value(r.get(first), model.measures[first].unit)})" if query.bounds else
+                      f"{k} ({model.measures[first].named(r.get(first) or 0)})") if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
         # the most first, where the figures are counts (summed in the lead only where they add up: devices per check do

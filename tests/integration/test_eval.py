@@ -188,7 +188,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyeighth_questions.yaml": (3, 0, 4), "twentyeighth_conversations.yaml": (6, 17, 6),
     "held_out/twentyeighth_conversations.yaml": (3, 6, 3), "twentyninth.yaml": (14, 0, 14),
     "held_out/twentyninth_questions.yaml": (7, 0, 7), "twentyninth_conversations.yaml": (6, 18, 6),
-    "held_out/twentyninth_conversations.yaml": (3, 9, 3),
+    "held_out/twentyninth_conversations.yaml": (3, 9, 3), "thirtieth.yaml": (14, 0, 14),
+    "held_out/thirtieth_questions.yaml": (7, 0, 7), "thirtieth_conversations.yaml": (6, 18, 6),
+    "held_out/thirtieth_conversations.yaml": (2, 8, 3),
 }
 
 

@@ -2008,3 +2008,28 @@ def test_the_top_one_of_a_device_list_sorted_by_a_figure_is_its_first_device(
     answer = chat("which checks does the top one fail?").final.answer
     assert answer.lstrip("*").startswith(per[0][0]) or per[0][0] in first_line(answer), answer[:300]
     assert all(r in answer for r in rules), (rules, answer[:600])
+
+
+def test_and_their_figure_after_a_count_of_devices_is_that_figure_of_them(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    """"and their failed checks" read alone is no question (no class): carried over, it is still its own figure of
+    the place counted, never the count asked again."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+                                "a.site = 'Branch-04'", [latest])
+    chat = Chat(services)
+    chat("how many devices in Branch-04")
+    lead = first_line(chat("and their failed checks").final.answer)
+    assert lead.startswith(f"**{n}** failed checks") and "Branch-04" in lead, (n, lead)
+
+
+def test_devices_listed_by_their_slic_matches_say_each_ones_count(demo_warehouse: Path, services: Services) -> None:
+    """Devices with SLIC matches are those the matches name, each with its count — not the inventory's devices."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, "SELECT x.asset_id, COUNT(*) FROM slic_results x JOIN assets a ON a.asset_id = x.asset_id "
+                              "AND a.collection = 'fleet' WHERE x.assessment_id = ? AND a.site = 'Store-50' GROUP BY 1",
+              [latest])
+    assert len({n for _, n in per}) > 1, per  # counts that differ: each is said
+    lead = first_line(Chat(services)("which devices at Store-50 have slic matches").final.answer)
+    assert all(f"{d} ({n} SLIC match" in lead for d, n in per), (per, lead)
+    assert lead.startswith(f"**{len(per)} device"), (per, lead)
