@@ -878,10 +878,18 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                 c for c in intent.asked_query.conditions if c.dimension != "device"], "output": "list",
                 "bounds": [Bound(measure="excepted_checks", op=">", value=0)]})
             intent = intent.evolve(asked_query=wider, query=wider)
-        carried = carried_measure(prompt, intent.asked_query, last.query, services.catalog.semantic_model,
+        model = services.catalog.semantic_model
+        asked_q = intent.asked_query
+        # ("which device made the most" after the config changes in october: one device per device ranks nothing —
+        # the rows are ranked by what the last answer counted, then)
+        counts_itself = asked_q is not None and bool(asked_q.group_by) and bool(asked_q.measures) and \
+            model.counted_things(asked_q.measures[0]) == asked_q.group_by[0] and (
+                (model.measures[asked_q.measures[0]].count or "").upper().startswith("DISTINCT") or
+                not model.facts[model.measures[asked_q.measures[0]].fact].run)  # (the inventory: one row a device)
+        carried = carried_measure(prompt, asked_q, last.query, model,
                                   timed=bool(own.frame.time.model_dump(exclude_defaults=True))) if (
-            picked is not None and intent.asked_query is not None and last is not None and last.query is not None) \
-            else None
+            (picked is not None or counts_itself) and asked_q is not None and last is not None and
+            last.query is not None) else None
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
             intent = intent.evolve(asked_query=carried, query=carried)
     if edit is None and not pasted and picked is None and attribute is None and resolution.kind in ("none", "carryover") \

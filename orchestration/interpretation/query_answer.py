@@ -507,10 +507,12 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             more = f" … and {total - SHOWN} more (every row is in the export)" if total > SHOWN else ""
             return DomainOutputs(summary=f"{lead}: {', '.join(str(k) for k in keys[:SHOWN])}{more}.", statistics=stats)
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
-            # (no "(1)" after each; a count that differs from row to row is said unbounded too: "devices with SLIC matches")
-            figured = first and (query.bounds and query.bounds[0].op != "=" or not query.bounds and len(
-                {r.get(first) for r in rows}) > 1) and not (first is not None and _one_per_row(model, first, dim)) and \
-                not all_of_the_checks(query)
+            # each row's figure where the rows differ by it ("devices with SLIC matches": 3, 2, 1) or a bound chose
+            # them ("more than 20 failed checks"); no "(1)" after each device failing the one check named
+            differ = first is not None and len({r.get(first) for r in rows}) > 1
+            figured = first and (differ or any(b.op != "=" and b.value > 0 for b in query.bounds)) and not (
+                query.bounds and query.bounds[0].op == "=") and not (first is not None and _one_per_row(
+                    model, first, dim)) and not all_of_the_checks(query)
             shown = [(f"{k} ({_value(r.get(first), model.measures[first].unit)})" if query.bounds else
                       f"{k} ({model.measures[first].named(r.get(first) or 0)})") if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]

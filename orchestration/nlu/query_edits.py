@@ -69,7 +69,7 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
                            r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less)\b", _I)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
-BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest)"
+BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest|most|fewest|least)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
 # the latest run said as now: "and now?", "how many fail it today", "currently"
 NOW = re.compile(r"\b(?:(?:right\s+)?now|today|currently|at the moment|these days|at present|as of now|in the latest "
@@ -477,6 +477,11 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
 COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewalls|routers|switches|wlcs|controllers|"
                           r"sites|stores|branches|datacenters|campuses)\b", _I)
 # ("how many devices is that", "… are there in total": the devices behind the rows shown, an edit)
+# a request that names the kind of device it lists and what they must have: a question of its own, whatever came before
+KIND_ASKED = re.compile(r"^\s*(?:list|show(?:\s+me)?|give me|which|what)\s+(?:the\s+|all\s+|our\s+)?"
+                        r"(?:(?!(?:has|have|had|is|are|more|fewer|less|most|fewest|one|of)\b)[\w()-]+\s+){0,2}?"
+                        r"(?:devices|boxes|routers|switch(?:es)?|firewalls|wlcs|controllers)\s+(?:[\w()-]+\s+){0,3}?"
+                        r"(?:with|failing|that fail|fail|having|running|run|on)\s+\S", _I)
 POINTS_BACK = re.compile(r"\b(?:that|those|these|them|they|there|in total|in all|altogether|behind)\b", _I)
 # "which ones", "which are they": the rows the last answer counted, listed again
 # ("what are they" is what the figure counted: the checks behind "the most failed checks")
@@ -523,6 +528,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if COUNTED_KIND.search(prompt) and previous.query.group_by and not OF_THEM.search(prompt) and \
             not POINTS_BACK.search(prompt):
         return None  # "how many firewalls at the stores run 9.8(4)" after a ranking of stores: a count of its own
+    if KIND_ASKED.match(prompt) and not OF_THEM.search(prompt) and not POINTS_BACK.search(prompt):
+        return None  # "list the wan routers with more than 20 failed checks": a kind and what it must have, its own
     if THE_FINDINGS.match(prompt) and previous.query.group_by == ["device"] and previous.query.measures and \
             model.measures[previous.query.measures[0]].fact == "results" and "failed_checks" in model.measures:
         # "list switches with critical findings at HQ" → "what are the findings": those devices' failed checks, as
@@ -1045,9 +1052,11 @@ def for_both(prompt: str, last: PastTurn, before: PastTurn | None) -> tuple[str,
     FW-1 in september" → "and FW-2?" → "and in october for both"): one row per value, the words left to edit it
     further; None otherwise."""
     m = FOR_BOTH.search(prompt)
-    if m is None or before is None or last.query is None or before.query is None or last.query.group_by or \
-            before.query.group_by or last.query.measures != before.query.measures:
+    if m is None or before is None or last.query is None or before.query is None or \
+            last.query.group_by != before.query.group_by or last.query.measures != before.query.measures:
         return None
+    if last.query.group_by and not m.group(0).lower().startswith("for"):
+        return None  # "which checks fail at both": those the two lists share (``both_lists``), not all of theirs
     q, p = last.query, before.query
     differ = [c for c in q.conditions if c not in p.conditions]
     if len(differ) != 1 or len(differ[0].values) != 1 or differ[0].negated:
@@ -1058,7 +1067,10 @@ def for_both(prompt: str, last: PastTurn, before: PastTurn | None) -> tuple[str,
     dim = differ[0].dimension
     both = [c for c in q.conditions if c != differ[0]] + [Condition(dimension=dim, values=[*other.values,
                                                                                           *differ[0].values])]
-    merged = q.model_copy(update={"group_by": [dim], "conditions": both, "output": "table"})
+    # two figures: one row each; two lists ("routers failing OSPF-AUTH in us-central" → "and in us-west" → "how many
+    # in total for both"): the rows of both
+    merged = q.model_copy(update={"conditions": both} if q.group_by else {"group_by": [dim], "conditions": both,
+                                                                          "output": "table"})
     rest = (prompt[:m.start()] + prompt[m.end():]).strip()
     return rest, last.model_copy(update={"query": DataQuery.model_validate(merged.model_dump())})
 

@@ -190,7 +190,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyninth_questions.yaml": (7, 0, 7), "twentyninth_conversations.yaml": (6, 18, 6),
     "held_out/twentyninth_conversations.yaml": (3, 9, 3), "thirtieth.yaml": (14, 0, 14),
     "held_out/thirtieth_questions.yaml": (7, 0, 7), "thirtieth_conversations.yaml": (6, 18, 6),
-    "held_out/thirtieth_conversations.yaml": (2, 8, 3),
+    "held_out/thirtieth_conversations.yaml": (2, 8, 3), "thirtyfirst.yaml": (6, 0, 6),
+    "held_out/thirtyfirst_questions.yaml": (3, 0, 3), "thirtyfirst_conversations.yaml": (8, 24, 8),
+    "held_out/thirtyfirst_conversations.yaml": (2, 10, 4),
 }
 
 

@@ -2033,3 +2033,52 @@ def test_devices_listed_by_their_slic_matches_say_each_ones_count(demo_warehouse
     lead = first_line(Chat(services)("which devices at Store-50 have slic matches").final.answer)
     assert all(f"{d} ({n} SLIC match" in lead for d, n in per), (per, lead)
     assert lead.startswith(f"**{len(per)} device"), (per, lead)
+
+
+def test_and_the_fewest_after_the_most_is_the_other_end(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) FILTER (WHERE r.status = 'fail') n FROM {FLEET} WHERE "
+                              "r.assessment_id = ? AND a.device_type = 'switch' GROUP BY 1 ORDER BY n", [latest])
+    chat = Chat(services)
+    chat("which sites have the most failed checks on switches")
+    lead = first_line(chat("and the least?").final.answer)
+    fewest = [s for s, n in per if n == per[0][1]]
+    assert any(f"**{s}**" in lead for s in fewest) and "fewest" in lead, (per[:3], lead)
+
+
+def test_which_device_made_the_most_after_a_count_of_events_ranks_by_those_events(
+        demo_warehouse: Path, services: Services) -> None:
+    """One device per device ranks nothing: "which box had the most" after the failed logins of a month is ranked by
+    those failed logins, in that month."""
+    per = sql(demo_warehouse, "SELECT e.asset_id, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND "
+                              "strftime(e.ts, '%Y-%m') = '2026-09' GROUP BY 1 ORDER BY n DESC")
+    chat = Chat(services)
+    chat("failed logins in september")
+    lead = first_line(chat("which box had the most").final.answer)
+    most = [d for d, n in per if n == per[0][1]]
+    assert any(f"**{d}**" in lead for d in most) and str(per[0][1]) in lead, (per[:3], lead)
+
+
+def test_a_request_naming_its_own_kind_and_bound_is_no_edit_of_the_last_list(services: Services,
+                                                                             demo_warehouse: Path) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    want = [d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                            "r.status = 'fail' AND a.role = 'access' GROUP BY 1 HAVING COUNT(*) > 15",
+                            [latest])]
+    chat = Chat(services)
+    chat("which switches at HQ fail NTP-AUTH")
+    answer = chat("show the access switches with more than 15 failed checks").final.answer
+    assert want and all(d in answer for d in want), (want, answer[:400])
+
+
+def test_how_many_for_both_after_two_lists_counts_the_rows_of_both(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.site IN ('Branch-02', 'Branch-05')",
+                [latest])
+    chat = Chat(services)
+    chat("devices at Branch-02 failing NTP-AUTH")
+    chat("and at Branch-05")
+    lead = first_line(chat("how many for both sites together").final.answer)
+    assert lead.startswith(f"**{n} device"), (n, lead)
