@@ -293,6 +293,12 @@ def _exception_words(path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((w, next(iter(ids))) for w, ids in words.items() if len(ids) == 1))
 
 
+# the values of a device attribute asked for: "which platforms do we have", "list the roles"
+INVENTORY_VALUES = re.compile(r"^\s*(?:which|what|list|show(?:\s+me)?)\s+(?:the\s+|all\s+|our\s+)?(?:(?:os|device|"
+                              r"hardware|software)\s+)?(?:platforms?|models?|roles?|releases?|versions?|types|product "
+                              r"famil(?:y|ies))\b", re.I)
+
+
 def frame_of(text: str, services: Services, entities: list[Entity] | None = None, today: date | None = None,
              unknown_devices: list[str] | None = None) -> QuestionFrame:
     """The question frame of one request; ``entities`` default to those its words name."""
@@ -344,6 +350,10 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # only its grammar to go by (a summary)
             frame = frame.evolve(ask="not_answerable", subject="none", cannot="off_topic",
                                  confidence=max(frame.confidence, CANNOT_CONFIDENCE))
+        if frame.ask == "not_answerable" and frame.cannot == "off_topic" and INVENTORY_VALUES.match(words):
+            # "which platforms do we have", "what roles are there": the inventory's values of a device attribute,
+            # which no everyday question asks (the reader, fitted on few of them, took it for small talk)
+            frame = frame.evolve(ask="list", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
         reader.frames.put(key, frame)
     return frame
 
@@ -577,8 +587,9 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     if not targeted:  # about the whole network: only a very clear ask of the data ("pass rate since November")
         floor = CLEAR_ASK_FLEET if frame.ask in POPULATION_ASKS[1:] else 2.0
         if frame.ask in POPULATION_ASKS and grouped:  # "pass rate per environment": one figure per group
-            # (a measure named says what the figure is: "login failures per month" needs no more of the ask)
-            floor = CLEAR_ASK_NAMED if measured else CLEAR_ASK_POPULATION
+            # (a measure named and what it is per says the whole question: "login failures per month" needs nothing
+            # of the ask — which of list, trend or count the reader leans to, the query is the same)
+            floor = 0.0 if measured and frame.ask in DATA_ASKS else CLEAR_ASK_POPULATION
         if frame.subject == "exceptions" and frame.ask in ("list", "count", "exception", "yes_no"):
             floor = CLEAR_ASK_FLEET  # "any exceptions expiring before the end of the year?": the register answers
         if frame.ask == "summary" and OURS.search(text):  # "how are we doing?": our network, its latest summary
@@ -887,7 +898,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                 (model.measures[asked_q.measures[0]].count or "").upper().startswith("DISTINCT") or
                 not model.facts[model.measures[asked_q.measures[0]].fact].run)  # (the inventory: one row a device)
         carried = carried_measure(prompt, asked_q, last.query, model,
-                                  timed=bool(own.frame.time.model_dump(exclude_defaults=True))) if (
+                                  timed=bool(own.frame.time.model_dump(exclude_defaults=True)),
+                                  months=intent.frame.time.months) if (
             (picked is not None or counts_itself) and asked_q is not None and last is not None and
             last.query is not None) else None
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
@@ -1077,6 +1089,13 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         return None
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
     earlier = next((t for t in reversed(before) if t.query is not None), None)
+    if last.query.output == "yes_no" and not last.answer_rows and not last.answer_devices and earlier is not None \
+            and earlier.query is not None and earlier.query.group_by == last.query.group_by and \
+            GROUP_EXTREME.match(prompt):
+        # "any of them in the lab?" → "No" → "which one has the most failed checks": of the list the No was about
+        last = earlier
+    if last.query is None:
+        return None
     merged = for_both(prompt, last, earlier)
     if merged is not None:  # "and in october for both": each of the last two answers' values, then the rest edits
         rest, both = merged

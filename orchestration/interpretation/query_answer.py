@@ -96,22 +96,23 @@ def _names(values: Sequence[Any]) -> str:
 
 
 def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: Sequence[str] = (),
-           polarity: str | None = None, direction: str | None = None) -> DomainOutputs:
+           polarity: str | None = None, direction: str | None = None, polar: bool = False) -> DomainOutputs:
     """The answer to ``query`` from its ``rows`` (``total_rows``: how many in all, past the limit); ``notes``: what
-    the words asked that the query could not hold, said beside the answer (never dropped silently)."""
+    the words asked that the query could not hold, said beside the answer (never dropped silently); ``polar``: put
+    as a yes/no ("did it improve?"), answered Yes or No first."""
     if not query.runs and query.measures and model.facts[model.measures[query.measures[0]].fact].run:
         return _no_such_run(rows, notes)
     unheld = [n for n in notes if not n.startswith("no run in ")]
-    outputs = _answer(query, rows, model, polarity, direction)
+    outputs = _answer(query, rows, model, polarity, direction, polar)
     return outputs.model_copy(update={"data_gaps": [*outputs.data_gaps, *unheld]}) if unheld else outputs
 
 
 def _answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,
-            direction: str | None) -> DomainOutputs:
+            direction: str | None, polar: bool = False) -> DomainOutputs:
     if query.output == "yes_no":
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
-        return _over_time(query, rows, model, direction)
+        return _over_time(query, rows, model, direction, polar)
     if query.output in ("difference", "one_side"):
         return _difference(query, rows, model)
     if query.output == "since":
@@ -537,7 +538,8 @@ def _periods(query: DataQuery, rows: Sequence[Row]) -> list[str]:
     return list(query.runs or query.months) or sorted({str(r.get("run")) for r in rows})
 
 
-def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, direction: str | None) -> DomainOutputs:
+def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, direction: str | None,
+               polar: bool = False) -> DomainOutputs:
     measure = query.measures[0]
     m = model.measures[measure]
     periods = _periods(query, rows)
@@ -552,9 +554,13 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
         stats["change"] = change
         worse = (change > 0) if m.better != "higher" else (change < 0)
         verdict = "No change" if change == 0 else ("Worse" if worse else "Better") if m.better else "Changed"
-        lead = (f"**{verdict}**: {m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0], m.unit)} "
-                f"in {periods[0]} to {_value(values[1], m.unit)} in {periods[1]} ({change:+g}"
-                f"{' points' if m.unit == 'percent' else ''}; {where(query, [], months=False)}).")
+        went = (f"{m.noun[1] if m.unit == 'count' else m.noun[0]} went from {_value(values[0], m.unit)} "
+                f"in {periods[0]} to {_value(values[1], m.unit)} in {periods[1]} ({_signed(change, m.unit)}; "
+                f"{where(query, [], months=False)}).")
+        lead = f"**{verdict}**: {went}"
+        if polar and direction in ("better", "worse") and m.better:  # "did it improve?": Yes or No, then how
+            moved = change != 0 and (worse == (direction == "worse"))
+            lead = f"**{'Yes' if moved else 'No'}** — {verdict.lower()}: {went}"
         return DomainOutputs(summary=lead, statistics=stats)
     units = {name: model.measures[name].unit for name in query.measures}
     table = markdown.table(["Run" if query.runs else "Month",

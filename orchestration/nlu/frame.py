@@ -371,7 +371,7 @@ _LIMIT = re.compile(rf"\b(?:top|worst|bottom|best|first) {_N}\b|\b{_N} (?:worst|
 _PREVIOUS = re.compile(
     r"\bsince (?:the |my |our )?(?:last|previous|prior)\b|\blast time\b|\b(?:got|get|gotten|getting) (?:worse|better|"
     r"fixed|resolved)\b|\bregress\w*|\bimproved\b|\bnew (?:critical |high )?(?:findings|issues)\b|\b(?:fixed|resolved) "
-    r"since\b|\bprevious (?:run|assessment|one|scan)\b|\b(?:vs\.?|versus|than|compared (?:with|to)) (?:the )?last "
+    r"since\b|\b(?:previous|prior) (?:run|assessment|one|scan)\b|\b(?:run|assessment|scan) before\b|\b(?:vs\.?|versus|than|compared (?:with|to)) (?:the )?last "
     r"(?:assessment|run|scan)\b|\bnow vs\b", _I)
 # the whole history, not the last change: "getting better over time" is the series of every run
 _OVER_TIME = re.compile(r"\bover time\b|\bover the (?:months|runs|assessments)\b|\b(?:run by run|historically)\b|"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
@@ -219,7 +220,7 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
 
 
 def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: SemanticModel,
-                    timed: bool = True) -> DataQuery | None:
+                    timed: bool = True, months: Sequence[str] = ()) -> DataQuery | None:
     """A ranking asked of a row just picked, with no measure of its own ("which site there has the most" after the
     region with the most critical findings): ranked by the last answer's measure, on the checks it counted, and in its
     runs or months when the words name no time (``timed``); None when the words name a measure or the last one
@@ -230,10 +231,14 @@ def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: Seman
     before = last.measures[0]
     on_checks = [c for c in last.conditions if model.on_rows(c.dimension) and query.condition(c.dimension) is None]
     counts_itself = model.counted_things(query.measures[0]) == query.group_by[0]  # devices per device: 1 each
+    fact = model.measures[before].fact
+    crossed = fact != model.measures[query.measures[0]].fact  # ("which site had the most that month" after events)
     if (before == query.measures[0] and not on_checks) or \
-            model.measures[before].fact != model.measures[query.measures[0]].fact and not counts_itself:
+            crossed and not counts_itself and model.dimension_sql(query.group_by[0], fact) is None:
         return None
     when = {} if timed else {"runs": list(last.runs), "months": list(last.months)}
+    if crossed and timed and not model.facts[fact].run:  # the month named, not the run of that month
+        when = {"runs": [], "months": list(months)}
     edited = query.model_copy(update={"measures": [before],
                                       "order": query.order.model_copy(update={"measure": before}),
                                       "conditions": [*query.conditions, *on_checks], **when})
@@ -390,6 +395,12 @@ def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | 
             return prompt[:m.start()] + previous.answer_rows[0] + other + prompt[m.end():]
     for m in THAT_THING.finditer(prompt):
         dim = _dimension(m.group("what"), model)
+        if dim == "run" and query is not None and query.group_by == ["run"] and len(previous.answer_rows) == 1:
+            # "which site had the most that month" after the month with the most: that month (or run), by name
+            row = str(previous.answer_rows[0])
+            named = date(int(row[:4]), int(row[5:7]), 1).strftime("%B %Y") if re.fullmatch(r"\d{4}-\d{2}", row) \
+                else row
+            return prompt[:m.start()] + f"in {named}" + prompt[m.end():]
         condition = query.condition(dim) if query is not None and dim and dim not in ("device", "site") else None
         if condition is not None and not condition.negated and len(condition.values) == 1:
             return prompt[:m.start()] + condition.values[0] + prompt[m.end():]
@@ -477,6 +488,9 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
 COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewalls|routers|switches|wlcs|controllers|"
                           r"sites|stores|branches|datacenters|campuses)\b", _I)
 # ("how many devices is that", "… are there in total": the devices behind the rows shown, an edit)
+# "on each", "for each one", "each of them": a figure asked of every row the last answer showed
+ON_EACH = re.compile(r"\b(?:on|for|in|at|of|per)\s+each(?:\s+(?:one|of them|of those))?\s*[?.!]*\s*$|"
+                     r"\beach of (?:them|those)\s*[?.!]*\s*$", _I)
 # a request that names the kind of device it lists and what they must have: a question of its own, whatever came before
 KIND_ASKED = re.compile(r"^\s*(?:list|show(?:\s+me)?|give me|which|what)\s+(?:the\s+|all\s+|our\s+)?"
                         r"(?:(?!(?:has|have|had|is|are|more|fewer|less|most|fewest|one|of)\b)[\w()-]+\s+){0,2}?"
@@ -492,7 +506,7 @@ THE_FINDINGS = re.compile(_LEAD + r"(?:what|which)\s+(?:are|were)\s+(?:the|their
                           r"(?:findings|failures|issues|failed checks|problems|deviations)\s*[?.!]*\s*$", _I)
 # "when was it lowest", "when did it peak" after a figure over several runs: the run where it was
 WHEN_EXTREME = re.compile(_LEAD + r"(?:when|which (?:run|month|assessment))\s+(?:was|were|"
-                          r"did|is|had)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
+                          r"did|is|had|has|saw|sees|got|logged|recorded)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
                           r"our\s+|the\s+)?(?P<which>lowest|highest|worst|best|most|least|fewest|peak(?:ed)?)\b", _I)
 
 
@@ -500,11 +514,13 @@ def _when_extreme(prompt: str, query: DataQuery, model: SemanticModel) -> QueryE
     """The run at one end of a figure shown over several runs ("pass rate trend for the firewalls" → "when was it
     lowest"): the runs as rows, ordered the way the words choose, the first kept; None for anything else."""
     m = WHEN_EXTREME.match(prompt)
-    if m is None or len(query.runs) < 2 or not query.measures or query.group_by:
+    if m is None or not query.measures or query.group_by:
         return None
     measure = query.measures[0]
-    if model.dimension_sql("run", model.measures[measure].fact) is None:
-        return None  # (a fact with a clock but no runs — events — has months, not runs, as its rows)
+    fact = model.facts[model.measures[measure].fact]
+    several = len(query.runs) > 1 if fact.run else query.output == "series" and len(query.months) != 1
+    if not several or model.dimension_sql("run", model.measures[measure].fact) is None:
+        return None  # (a fact with a clock but no runs — events — has months as its periods)
     which = m.group("which").lower()
     if which in ("worst", "best"):
         descending = (which == "worst") == (_better(model, measure) == "lower")
@@ -525,6 +541,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    named_measures = measure_words(prompt, model)[:1]
+    if ON_EACH.search(prompt) and previous.query.group_by and named_measures:
+        # "how many devices on each" after the platforms listed: that figure for each row shown (in the latest run,
+        # when it is a figure of the runs and the rows were the inventory's)
+        q, each_measure = previous.query, named_measures[0]
+        timed = model.facts[model.measures[each_measure].fact].run and not q.runs
+        edited = q.model_copy(update={"measures": [each_measure], "output": "table", "order": None, "limit": None,
+                                      "bounds": [], **({"runs": [runs[-1][0]]} if timed else {})})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"each {q.group_by[0]}"])
     if COUNTED_KIND.search(prompt) and previous.query.group_by and not OF_THEM.search(prompt) and \
             not POINTS_BACK.search(prompt):
         return None  # "how many firewalls at the stores run 9.8(4)" after a ranking of stores: a count of its own
@@ -607,7 +632,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                 model.measures[named_measure[0]].fact == model.measures["devices_failing"].fact and \
                 model.counted_things(named_measure[0]) != "device":
             named_measure = ["devices_failing"]  # "which has more devices with a critical failure": devices counted
-        if named_measure and measures and model.measures[named_measure[0]].fact == model.measures[measures[0]].fact:
+        if named_measure and (not measures or model.measures[named_measure[0]].fact != model.measures[
+                measures[0]].fact):  # "which one has the worst pass rate" after the devices per platform: the same
+            measure, measures = named_measure[0], [named_measure[0]]  # rows, by that figure
+            spans.append((m.end(), len(prompt)))
+        elif named_measure and measures and model.measures[named_measure[0]].fact == model.measures[measures[0]].fact:
             # "which of those has the lowest pass rate" after the stores over 36 failed checks: those, by pass rate
             measure = named_measure[0]
             measures = list(dict.fromkeys([measure, *measures]))
@@ -681,9 +710,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     of_kind = _dimension(m.group("what"), model) if m else None
     per_kind = next((name for name, x in model.measures.items() if x.fact == model.measures[measures[0]].fact and
                      model.counted_things(name) == of_kind and x.where == model.measures[measures[0]].where), None) \
-        if of_kind and measures and group and group != [of_kind] else None
+        if of_kind and measures and (group or POINTS_BACK.search(prompt)) and group != [of_kind] else None
     if per_kind is not None and not said:
-        # "how many devices is that" after the sites with devices failing SSH-V2: those devices, counted
+        # "how many devices is that" after the sites with devices failing SSH-V2 (or after the pass rate of production):
+        # those devices, counted
         edited = query.model_copy(update={"measures": [per_kind], "group_by": [], "bounds": [], "order": None,
                                           "limit": None, "offset": 0, "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {of_kind}s counted"])
@@ -833,6 +863,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if kept != conditions or condition not in conditions:
             said.append(condition.describe())
         conditions = kept + [condition]
+    kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
+                     len(c.values) == 1 and c is not beside), None)
+    if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
+        # "just production" after the pass rate per environment: that row's figure, not a table of one row
+        group, output, order, limit = [], "value", None, None
     if any(c.dimension == "severity" for c in own_conditions):
         # "and high?" after "critical findings": the failed checks of the severity now kept, not the critical ones
         bound_to = {"critical_findings", "high_findings"}

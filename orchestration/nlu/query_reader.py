@@ -357,6 +357,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or NEW_OR_FIXED.search(prompt):
         return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
+    if ask in ("share", "count") and WHICH_FIRST.match(prompt) and (MOST.search(prompt) or LEAST.search(prompt) or
+                                                                    WORST.search(prompt) or BEST.search(prompt)):
+        ask = "ranking"  # "which of them has the lowest pass rate": the rows ranked, whatever the reader leans to
     if ask == "count" and HOW_MANY_SITES.search(prompt):  # "how many stores fail SNMP-V3-PRIV": stores are counted
         frame = frame.evolve(subject="sites")
     elif ask == "count" and frame.subject != "devices" and _devices_counted_failing(prompt, scope):
@@ -890,6 +893,7 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
     return None
 
 
+WHICH_FIRST = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\b", _I)
 # "how many <things> fail …": what is counted is what comes before the verb
 HOW_MANY_FAIL = re.compile(r"\bhow many\s+(?P<what>[\w .()-]+?)\s+(?:fail|failing|are failing|have failed|still fail)\b",
                            _I)

@@ -161,7 +161,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/fourteenth_questions.yaml": (5, 0, 6), "fourteenth_conversations.yaml": (9, 28, 10),
     "held_out/fourteenth_conversations.yaml": (2, 8, 4), "fifteenth.yaml": (11, 0, 12),
     "held_out/fifteenth_questions.yaml": (6, 0, 6), "fifteenth_conversations.yaml": (8, 21, 8),
-    "held_out/fifteenth_conversations.yaml": (2, 6, 4), "sixteenth_conversations.yaml": (8, 21, 8),
+    "held_out/fifteenth_conversations.yaml": (3, 8, 4), "sixteenth_conversations.yaml": (8, 21, 8),
     "held_out/sixteenth_conversations.yaml": (3, 7, 4), "seventeenth.yaml": (8, 0, 8),
     "held_out/seventeenth_questions.yaml": (3, 0, 4), "seventeenth_conversations.yaml": (6, 15, 6),
     "held_out/seventeenth_conversations.yaml": (2, 5, 3), "eighteenth.yaml": (4, 0, 4),
@@ -180,7 +180,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/twentyfourth_questions.yaml": (2, 0, 2), "twentyfourth_conversations.yaml": (8, 19, 8),
     "held_out/twentyfourth_conversations.yaml": (3, 9, 4), "twentyfifth.yaml": (4, 0, 4),
     "held_out/twentyfifth_questions.yaml": (1, 0, 2), "twentyfifth_conversations.yaml": (7, 19, 8),
-    "held_out/twentyfifth_conversations.yaml": (2, 6, 4), "twentysixth.yaml": (2, 0, 2),
+    "held_out/twentyfifth_conversations.yaml": (3, 7, 4), "twentysixth.yaml": (2, 0, 2),
     "held_out/twentysixth_questions.yaml": (1, 0, 1), "twentysixth_conversations.yaml": (4, 9, 4),
     "held_out/twentysixth_conversations.yaml": (1, 3, 2), "twentyseventh.yaml": (10, 0, 10),
     "held_out/twentyseventh_questions.yaml": (3, 0, 5), "twentyseventh_conversations.yaml": (8, 23, 8),
@@ -192,7 +192,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtieth_questions.yaml": (7, 0, 7), "thirtieth_conversations.yaml": (6, 18, 6),
     "held_out/thirtieth_conversations.yaml": (2, 8, 3), "thirtyfirst.yaml": (6, 0, 6),
     "held_out/thirtyfirst_questions.yaml": (3, 0, 3), "thirtyfirst_conversations.yaml": (8, 24, 8),
-    "held_out/thirtyfirst_conversations.yaml": (2, 10, 4),
+    "held_out/thirtyfirst_conversations.yaml": (2, 10, 4), "thirtysecond.yaml": (4, 0, 4),
+    "held_out/thirtysecond_questions.yaml": (1, 0, 2), "thirtysecond_conversations.yaml": (7, 23, 8),
+    "held_out/thirtysecond_conversations.yaml": (4, 12, 4),
 }
 
 

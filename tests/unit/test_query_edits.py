@@ -1700,8 +1700,10 @@ def test_a_region_summarized_then_better_or_worse_between_its_runs(demo_warehous
     assert f"{rate[runs[0]]}%" in first_line(chat("how did us-east do in august").final.answer)
     assert f"{rate[runs[-1]]}%" in first_line(chat("and in november?").final.answer)
     lead = first_line(chat("did it get better").final.answer)
-    word = "Better" if rate[runs[-1]] > rate[runs[0]] else "Worse" if rate[runs[-1]] < rate[runs[0]] else "No change"
-    assert lead.startswith(f"**{word}**"), (rate, lead)
+    # put as a yes/no, it is answered Yes or No first, then which way it went
+    word = "Yes** — better" if rate[runs[-1]] > rate[runs[0]] else "No** — worse" if rate[runs[-1]] < rate[
+        runs[0]] else "No** — no change"
+    assert lead.startswith(f"**{word}"), (rate, lead)
 
 
 def test_the_findings_of_a_device_list_are_its_failed_checks(demo_warehouse: Path, services: Services) -> None:
@@ -2082,3 +2084,37 @@ def test_how_many_for_both_after_two_lists_counts_the_rows_of_both(demo_warehous
     chat("and at Branch-05")
     lead = first_line(chat("how many for both sites together").final.answer)
     assert lead.startswith(f"**{n} device"), (n, lead)
+
+
+def test_a_value_of_the_grouping_said_alone_is_that_rows_figure(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (rate,), = sql(demo_warehouse, "SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) "
+                                   f"FROM {FLEET} WHERE r.assessment_id = ? AND s.region = 'us-west'", [latest])
+    chat = Chat(services)
+    chat("pass rate per region")
+    lead = first_line(chat("only us-west").final.answer)
+    assert lead.startswith(f"**{rate}%**"), (rate, lead)
+
+
+def test_which_month_had_the_most_after_events_per_month_then_that_months_place(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    logged = ("FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = "
+              "'SYS-5-CONFIG_I'")
+    per = sql(demo_warehouse, f"SELECT strftime(e.ts, '%Y-%m') m, COUNT(*) n {logged} GROUP BY 1 ORDER BY n DESC")
+    month = per[0][0]
+    sites = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n {logged} AND strftime(e.ts, '%Y-%m') = ? GROUP BY 1 "
+                                "ORDER BY n DESC", [month])
+    chat = Chat(services)
+    chat("config changes per month")
+    assert first_line(chat("which month saw the most").final.answer).startswith(f"**{month}**")
+    lead = first_line(chat("and which site had the most in that month").final.answer)
+    most = [s for s, n in sites if n == sites[0][1]]
+    assert any(f"**{s}**" in lead for s in most) and month in lead, (month, sites[:3], lead)
+
+
+def test_how_many_on_each_after_values_listed_counts_each(services: Services, demo_warehouse: Path) -> None:
+    per = dict(sql(demo_warehouse, "SELECT device_type, COUNT(*) FROM assets WHERE collection = 'fleet' GROUP BY 1"))
+    chat = Chat(services)
+    chat("what device types do we have")
+    answer = chat("how many devices for each one").final.answer
+    assert all(str(n) in answer for n in per.values()), (per, answer[:300])
