@@ -46,7 +46,7 @@ from orchestration.outputs import (
 )
 from orchestration.services import Services
 from orchestration.state import AssessmentState, Intent, Task, ToolCall, utc_now
-from orchestration.tools.question_plan import SQL_SKILLS, condition_of, sql_plan_for
+from orchestration.tools.question_plan import SQL_SKILLS, condition_of, holds, sql_plan_for
 from orchestration.tools.registry import ToolOutcome
 from orchestration.tools.results import InventoryResult, SqlPathResult
 from orchestration.tools.scope import DEVICE_TYPES, scope_for, unknown_device_types
@@ -267,6 +267,7 @@ def _choose(intent: Intent, scope: dict[str, Any], viewer: str, collection: str,
     plan = sql_plan_for(intent, scope, collection, catalog.ontology, form_required) \
         if intent.domain_details.skill in SQL_SKILLS else None
     if intent.query is not None and (plan is None or not same_shape(plan, intent.query, catalog.semantic_model)
+                                     or not holds(plan, intent.query)
                                      or _narrower(intent.query, scope, intent.frame.checks or intent.frame.targets.rule)
                                      or is_edit(intent) or bool(intent.query_notes) or _since_one_month(intent)):
         # (what the words asked that the query cannot hold is said with the query's answer, not a template's)

@@ -15,6 +15,7 @@ from assessment_engine.checks.judgement import all_fit, fits
 from assessment_engine.checks.pasted_lines import judge_lines
 from assessment_engine.checks.rule_engine import Rule
 from assessment_engine.query import Bound, Condition, DataQuery
+from assessment_engine.semantic_model import SemanticModel
 from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
@@ -69,6 +70,7 @@ from orchestration.nlu.query_reader import (
     OVER_TIME,
     PCI_IN,
     PCI_OUT,
+    SUMMARY_FIGURES,
     attribute_asked,
     attribute_query,
     bound_to_every,
@@ -93,7 +95,7 @@ from orchestration.state import (
     QuestionFrame,
     StateUpdate,
 )
-from orchestration.tools.question_plan import SQL_SKILLS, sql_plan_for
+from orchestration.tools.question_plan import SQL_SKILLS, holds, sql_plan_for
 from orchestration.tools.scope import scope_for
 
 CONVERSATIONAL = frozenset({"acknowledgement", "cancellation"})
@@ -859,11 +861,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     edit = None if pasted or picked is not None or attribute is not None or (PICKS_AMONG.search(prompt) and
                                                                           not among_rows and not summarized) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
-    if edit is None and (intent.clarification_question or resolution.kind == "none") and not pasted and \
+    if edit is None and (intent.clarification_question or resolution.kind == "none" or (
+            resolution.kind == "carryover" and not resolution.effective_prompt and _beyond_the_tools(last))) and \
+            not pasted and \
             picked is None and not PICKS_AMONG.search(prompt):
-        # "at the stores" after an edited list, "how many at the stores" after a count of firewalls: the history gave
-        # no question to ask there again, so the place edits the last query (a question with words of its own besides
-        # the place is none: its own)
+        # "at the stores" after an edited list, "how many at the stores" after a count of firewalls, "and in the
+        # branches?" after how many stores fail a check: the history gave no question to ask there again, so the
+        # place edits the last query (a question with words of its own besides the place is none: its own)
         edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
@@ -1013,14 +1017,25 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     """Whether what answers a question the assessment tools keep answers it in its shape: the tools do; a frame
     template only where its shape is the query's ("what are the lab devices failing" is their checks, not a list of
     the devices)."""
-    if intent.domain_details.skill not in SQL_SKILLS or query.group_by in ([], ["device"]):
-        return True  # a figure, a yes/no or devices: the templates' leads answer those in every shape
+    if intent.domain_details.skill not in QUERY_SKILLS:
+        return True
     plan = sql_plan_for(intent, scope, collection, services.catalog.ontology)
     if plan is None:
         return True
+    if not holds(plan, query):
+        return False  # a filter the template does not hold ("critical SLIC findings": its matches of every severity)
+    if intent.domain_details.skill not in SQL_SKILLS or query.group_by in ([], ["device"]):
+        return True  # a figure, a yes/no or devices: the templates' leads answer those in every shape
     if not query.measures:  # rows of the inventory ("which sites are they at"): a ranking of failures is another question
         return plan.template in INVENTORY_TEMPLATES
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
+
+
+def _beyond_the_tools(last: PastTurn | None) -> bool:
+    """Whether the last answer's figure is none the assessment tools state (how many stores fail a check): a new
+    place alone is that figure there, not the tools' summary of the place."""
+    return last is not None and last.query is not None and bool(last.query.measures) and \
+        last.query.measures[0] not in SUMMARY_FIGURES
 
 
 def _summarized_findings(last: PastTurn | None) -> bool:
@@ -1101,7 +1116,8 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         rest, both = merged
         edit = edited_query(rest, own, scope, both, model, runs, places) if rest else None
         return edit or QueryEdit(both.query, [], ["both side by side"])  # type: ignore[arg-type]  # merged has one
-    edit = edited_query(prompt, own, scope, last, model, runs, places)
+    edit = _edit_in_clauses(prompt, own, scope, last, model, runs, places) or edited_query(
+        prompt, own, scope, last, model, runs, places)
     if edit is not None:
         return edit
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
@@ -1116,6 +1132,28 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     if ranked is None or row is None or len(row.values) != 1 or row.values[0] not in ranked.answer_rows:
         return None
     return edited_query(prompt, own, scope, ranked, model, runs, places)
+
+
+# where a follow-up of two edits divides: "only the critical ones, on which devices", "just the stores - by severity"
+CLAUSES = re.compile(r"\s*(?:,|;|\s[-–]\s|\band then\b)\s*", re.I)
+
+
+def _edit_in_clauses(prompt: str, own: Intent, scope: dict[str, Any], last: PastTurn, model: SemanticModel,
+                     runs: Sequence[tuple[str, str]], places: bool) -> QueryEdit | None:
+    """A follow-up made of two edits, each of which edits alone: the first applied to the last query, the second
+    to what the first made of it — the edits compose as the engineer said them."""
+    clauses = [c for c in CLAUSES.split(prompt) if c.strip()]
+    if len(clauses) != 2:
+        return None
+    first = edited_query(clauses[0], own, scope, last, model, runs, places)
+    if first is None:
+        return None
+    then = last.model_copy(update={"query": first.query, "answer_rows": [], "answer_devices": [],
+                                   "prompt": clauses[0], "asked": ""})
+    second = edited_query(clauses[1], own, scope, then, model, runs, places)
+    if second is None:
+        return None
+    return QueryEdit(second.query, [*first.notes, *second.notes], [*first.said, *second.said])
 
 
 def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:

@@ -469,6 +469,13 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             rows = sorted(rows, key=lambda r: -float(r.get(first) or 0))  # a list with a figure: the most first
             keys = [r.get(dim) for r in rows]
             stats.update(_listed(dim, keys, total))
+        some = bool(query.bounds) and all(b.op == ">" and b.value == 0 for b in query.bounds)
+        if first and not counted and some and dim == "device" and len(measures) == 1 and total == len(rows) and \
+                len(rows) > 1 and model.adds_up(first, dim) and not _one_per_row(model, first, dim):
+            # "the high ones, how many" after the devices with critical SLIC matches: the devices and what they add
+            # up to, both counted in the first line
+            lead = (f"**{total} {name}** with {model.measures[first].named(sum(int(r.get(first) or 0) for r in rows))}"
+                    f" ({where(query)})")
         if first and counted:  # "how many failed checks per role": the total first, then each group's share
             value = sum(int(r.get(first) or 0) for r in rows)
             stats[f"total_{first}"] = value

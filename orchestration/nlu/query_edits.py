@@ -58,13 +58,17 @@ ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1s
 SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|those|these|it|that|the list|the "
                   r"rest))?\s+by\s+(?P<what>[\w\s-]+?)(?:\s+instead)?\s*(?:$|[?.!,])", _I)
 INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b", _I)
+# another figure of the same rows, and nothing else: "and on failed checks", "what about critical findings?"
+ANOTHER_FIGURE = re.compile(r"^\s*(?:and|what about|how about|same (?:for|with)|now)\s+(?:on\s+|in terms of\s+|by\s+|"
+                            r"for\s+)?(?:the\s+)?(?P<what>[a-z][\w\s-]{2,40}?)\s*[?.!]*$", _I)
 # "by site type", "break it down by role", "split that per region" (of the one row just named: that row's groups)
 REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|please\s+)*(?:by|per|broken down by|"
                      r"split by|grouped by|(?:break|split|group)\s+(?P<it>it|that|this|them|those|these)?\s*(?:down\s+|"
                      r"up\s+|out\s+)?(?:by|per))\s+(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
-                           r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|"
+                           r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|makes?|made|"
+                           r"produced?|generated?|recorded|reported|triggered|showed|shows?|threw|throws?|"
                            # "which one fails the most checks": one of the rows (not "which device fails …", its own)
                            r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))fails?)\s+"
                            r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
@@ -181,10 +185,19 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         rules = previous.query.condition("rule")
         if rules is not None and not rules.negated and len(rules.values) == 1:
             return f"what is the risk of {rules.values[0]}?"
+    failing_it = FAILING_IT.search(prompt) if WIDENED.search(prompt) else None
+    rules = previous.query.condition("rule") if previous is not None and previous.query is not None else None
+    if failing_it and rules is not None and not rules.negated and len(rules.values) == 1 and previous is not None \
+            and previous.query is not None:
+        # "and how many wan routers fail it fleet wide" after the one check the last answer was about: that check
+        return _kept_place(prompt[:failing_it.start("it")] + rules.values[0] + prompt[failing_it.end("it"):],
+                           previous.query)
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
-    one = _the_one_named(prompt, previous) or _the_places_listed(prompt, previous) or \
-        _that_value(prompt, previous, model) or _a_row_by_name(prompt, previous)
+    # the row picked and the value named compose: "how many config changes on it that month" after the device with
+    # the most failed logins in october is about that device, in october
+    one = _the_one_named(prompt, previous) or _the_places_listed(prompt, previous)
+    one = _that_value(one or prompt, previous, model) or one or _a_row_by_name(prompt, previous)
     if one is not None:
         return one
     m = ROW_REF.search(prompt)
@@ -371,6 +384,10 @@ def _drilled(drill: re.Match[str], where: str, descending: bool) -> str:
 
 
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
+# "it" as what fails: a check, whatever else the last answer was about — asked everywhere, nothing else of its scope kept
+FAILING_IT = re.compile(r"\bfail(?:s|ed|ing)?\s+(?P<it>it)\b(?!['’])", _I)
+WIDENED = re.compile(r"\b(?:fleet[- ]?wide|network[- ]?wide|across the (?:whole |entire )?(?:fleet|network|estate)|"
+                     r"everywhere|overall|in the whole (?:fleet|network)|at all sites)\b", _I)
 IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hit\w*|remediate\w*)\s+(?P<it>it)\b"
                       r"(?!['’])", _I)
 
@@ -401,6 +418,11 @@ def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | 
             named = date(int(row[:4]), int(row[5:7]), 1).strftime("%B %Y") if re.fullmatch(r"\d{4}-\d{2}", row) \
                 else row
             return prompt[:m.start()] + f"in {named}" + prompt[m.end():]
+        if dim == "run" and query is not None and len(query.months) == 1 and query.group_by[:1] != ["run"]:
+            # "… that month" after an answer about one month: that month, by name
+            month = query.months[0]
+            return prompt[:m.start()] + f"in {date(int(month[:4]), int(month[5:7]), 1).strftime('%B %Y')}" + \
+                prompt[m.end():]
         condition = query.condition(dim) if query is not None and dim and dim not in ("device", "site") else None
         if condition is not None and not condition.negated and len(condition.values) == 1:
             return prompt[:m.start()] + condition.values[0] + prompt[m.end():]
@@ -673,9 +695,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         spans.append(m.span())
         said.append(f"which {dim} changed most")
         if not TIME_WORDS.search(prompt):  # (the frame reads a change as since the last run: no time said)
-            # since the run the last answer was about ("… and in august?" → "which improved the most"), or the last two
+            # the two runs the last change was between ("… between september and october" → "which firewall got
+            # worse the most"); since the run the last answer was about ("… and in august?" → "which improved the
+            # most"); or the last two
             latest = runs[-1][0]
-            update["runs"] = [query.runs[0], latest] if len(query.runs) == 1 and query.runs[0] != latest else \
+            update["runs"] = list(query.runs) if len(query.runs) == 2 and query.output == "change" else \
+                [query.runs[0], latest] if len(query.runs) == 1 and query.runs[0] != latest else \
                 [r for r, _ in runs[-2:]]
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
@@ -692,13 +717,18 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     named = m.groupdict().get("what") or m.groupdict().get("dim") if m else None
     asked_for = "site" if m and m.groupdict().get("where") else _dimension(named, model) if named else None
     things = asked_for or (model.counted_things(measures[0]) if m and measures else None)
-    if m and things and not said and group[:1] != [things] and (not group or previous.answer_rows):
+    # the rows shown matter where a limit or a bound chose them; every row of the kind otherwise (the conditions keep
+    # them: "only the critical ones, on which devices" edits rows no answer has shown)
+    chosen = bool(group) and (query.limit is not None or bool(query.offset) or any(
+        not (b.op == ">" and b.value == 0) for b in query.bounds))
+    value = (m.groupdict().get("value") or "").lower() if m else ""
+    if m and things and not said and group[:1] != [things] and (not chosen or previous.answer_rows):
         # "38 critical failed checks" → "what are they": those checks, by name; after "which store has the most",
         # those of the stores the answer named
-        value = (m.groupdict().get("value") or "").lower()
         rows = [r for r in previous.answer_rows if r.lower() == value] or list(previous.answer_rows)
-        conditions = [c for c in query.conditions if not group or c.dimension != group[0]] + (
-            [Condition(dimension=group[0], values=rows)] if group else [])
+        by_rows = bool(group) and bool(rows) and (chosen or bool(value))
+        conditions = [c for c in query.conditions if not by_rows or c.dimension != group[0]] + (
+            [Condition(dimension=group[0], values=rows)] if by_rows else [])
         counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
             if asked_for is None else measures[0]
         edited = query.model_copy(update={
@@ -748,15 +778,18 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"group_by": [], "conditions": conditions, "order": None, "limit": None,
                                           "bounds": [], "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {which} row: {key}"])
-    for pattern in (SORT, INSTEAD):
+    for pattern in (SORT, INSTEAD, ANOTHER_FIGURE):
         m = pattern.search(prompt)
         if not m:
             continue
+        if pattern is ANOTHER_FIGURE and (not measures or len(m.group("what").split()) > 3 or
+                                          not measure_words(m.group("what"), model)):
+            continue  # "and the firewalls?": no figure named, another edit's
         named_measures = measure_words(f"how many {m.group('what')}", model) or measure_words(m.group("what"), model)
         if not named_measures:
             return None  # "sort by name": no measure the model knows
         new = named_measures[0]
-        if pattern is INSTEAD and measures:
+        if pattern in (INSTEAD, ANOTHER_FIGURE) and measures:
             if model.measures[new].fact != model.measures[measures[0]].fact:
                 return None  # another fact entirely: a question of its own
             measures = [new] + [x for x in measures[1:] if x != new]

@@ -378,7 +378,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
                       for c in conditions]
     # an average named alone is one figure ("avg failed checks per device at the stores"), not a list of checks
     averaged = bool(said) and all(model.measures[m].unit == "average" for m in said)
-    group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model)
+    group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model,
+                      timed=len(frame.time.months) + len(frame.time.runs) > 1)
     if averaged and group == ["device"] and PER_DEVICE.search(prompt):
         group = []  # "average failed checks per firewall": the average's own "per device", of the firewalls
     per_place = PER_PLACE.search(prompt) if AVERAGE.search(prompt) else None
@@ -613,7 +614,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if rated and frame.ask == "share" and frame.subject == "devices":
         executed = True  # "the pass rate of the staging devices": the rate of their checks, not a share of devices
     # what the words asked that the query cannot hold is said with the compiler's answer (the tools would not say it)
-    kept = thing is None and not [n for n in unsaid if not n.startswith("no run in ")] and (
+    # a filter the tools' scope does not hold ("the wan routers" read from the words): the tools would answer wider
+    unheld = any(c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension) for c in conditions)
+    kept = thing is None and not unheld and not [n for n in unsaid if not n.startswith("no run in ")] and (
         not executed or share_in_time or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
@@ -953,12 +956,20 @@ def _names_rows(prompt: str, model: SemanticModel) -> bool:
         DEVICE_WORDS.match(w) or SITE_WORDS.match(w) for w in words)
 
 
-def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel) -> list[str]:
+# a request that opens on the failed checks themselves: they are the rows ("show failed checks on the edge routers")
+CHECKS_LISTED = re.compile(r"^\s*(?:(?:please\s+)?(?:list|show|give|get|display)\s+(?:me\s+)?)?(?:all\s+)?(?:the\s+)?"
+                           r"(?:failed|failing)\s+(?:checks|rules|findings)\b(?!\s+(?:per|by)\b)", _I)
+
+
+def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel,
+              timed: bool = False) -> list[str]:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
-    fails, its checks."""
+    fails, its checks (``timed``: two times named, which a comparison sets side by side instead)."""
     dim_named = grouped_by(prompt, model)
     if dim_named:
         return [dim_named]
+    if ask == "list" and CHECKS_LISTED.match(prompt):
+        return ["rule"]  # "list the failed checks of the core routers": the checks, whatever else the words name
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
         dim = _dimension(prompt[m.end():], model)
         if dim and dim not in ("run", "device"):
@@ -1015,6 +1026,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         for word, dim in model.dimension_words:
             if model.word_patterns[word].search(unmeasured) and dim != "run":
                 return [dim]
+        # "compare the two datacenters on pass rate": one kind of place named, compared is each place of that kind
+        kind = next((k for k in ("site_type", "region", "tier") if isinstance(scope.get(k), str)), None)
+        if kind is not None and not scope.get("sites") and not timed:
+            return [ROWS_OF[kind]]
     return []
 
 

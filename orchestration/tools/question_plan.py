@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from assessment_engine.ontology import Ontology
+from assessment_engine.query import DataQuery
 from orchestration.state import Intent, QuestionFrame
 from orchestration.tools.frame_sql import Condition, compared_key, last_assessed, plan_frame
 from orchestration.tools.sql_plan import SqlPlan, plan_sql
@@ -59,6 +60,15 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
         return plan_frame(frame, scope, condition_of(intent), collection, group_by=facets.group_by,
                           by_rate=facets.rate)
     return None
+
+
+def holds(plan: SqlPlan, query: DataQuery) -> bool:
+    """Whether a template's statement keeps every value the query filters on (by its text and parameters): one that
+    does not ("critical SLIC findings at the datacenters" → the matches of every severity) answers another question."""
+    held = f"{plan.sql} {plan.params}".lower()
+    # (a whole train, "17.9.x", is held as its prefix: LIKE '17.9.%')
+    return all(str(v).lower().removesuffix(".x") in held for c in query.conditions if not c.in_measure
+               for v in c.values)
 
 
 def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, ontology: Ontology,

@@ -142,7 +142,7 @@ def test_an_answer_check_fails_when_the_answer_does_not_hold_what_sql_says(demo_
 LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in the file)
     "questions.yaml": (141, 0, 142), "conversations.yaml": (21, 68, 22), "fresh.yaml": (20, 0, 20),
     "fresh_conversations.yaml": (5, 12, 5), "second.yaml": (20, 0, 20), "second_conversations.yaml": (4, 11, 4),
-    "held_out/questions.yaml": (53, 0, 70), "held_out/conversations.yaml": (4, 23, 11),
+    "held_out/questions.yaml": (54, 0, 70), "held_out/conversations.yaml": (4, 23, 11),
     "held_out/second_questions.yaml": (9, 0, 10), "held_out/second_conversations.yaml": (1, 5, 2),
     "third.yaml": (20, 0, 20), "third_conversations.yaml": (6, 18, 6), "third_seen.yaml": (10, 0, 10),
     "held_out/third_conversations.yaml": (3, 9, 3), "fourth_conversations.yaml": (8, 23, 8),
@@ -196,7 +196,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     # found; the floor holds what the whole suite scored)
     "held_out/thirtyfirst_conversations.yaml": (2, 10, 4), "thirtysecond.yaml": (4, 0, 4),
     "held_out/thirtysecond_questions.yaml": (1, 0, 2), "thirtysecond_conversations.yaml": (7, 23, 8),
-    "held_out/thirtysecond_conversations.yaml": (4, 12, 4),
+    "held_out/thirtysecond_conversations.yaml": (4, 12, 4), "thirtythird.yaml": (6, 0, 6),
+    "held_out/thirtythird_questions.yaml": (2, 0, 3), "thirtythird_conversations.yaml": (8, 24, 8),
+    "held_out/thirtythird_conversations.yaml": (1, 8, 4),
 }
 
 

@@ -2118,3 +2118,111 @@ def test_how_many_on_each_after_values_listed_counts_each(services: Services, de
     chat("what device types do we have")
     answer = chat("how many devices for each one").final.answer
     assert all(str(n) in answer for n in per.values()), (per, answer[:300])
+
+
+def test_a_role_read_from_the_words_is_kept_where_the_tools_would_drop_it(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, FAILS + " AND a.role = 'core' AND a.device_type = 'router'", [latest])
+    (wider,), = sql(demo_warehouse, FAILS + " AND a.device_type = 'router'", [latest])
+    lead = first_line(Chat(services)("show failed checks on the core routers").final.answer)
+    assert n != wider and lead.startswith(f"**{n}**"), (n, wider, lead)
+
+
+def test_a_follow_up_of_two_edits_applies_both_in_turn(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                              "'fail' AND a.role = 'access' AND r.severity = 'high' GROUP BY 1", [latest])
+    chat = Chat(services)
+    chat("failed checks on the access switches")
+    state = chat("just the high ones - which devices")
+    lead = first_line(state.final.answer)
+    assert state.intent.query is not None and state.intent.query.group_by == ["device"], state.intent.query
+    assert lead.startswith(f"**{len(per)} devices**") and str(sum(n for _, n in per)) in lead, (len(per), lead)
+
+
+def test_fail_it_after_one_check_is_that_check_with_the_kind_asked_fleet_wide(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'SNMP-V3-PRIV' AND a.device_type = 'switch'",
+                [latest])
+    chat = Chat(services)
+    chat("which devices at Store-33 fail SNMP-V3-PRIV")
+    lead = first_line(chat("how many switches fail it across the fleet").final.answer)
+    assert lead.startswith(f"**{n}**") and "Store-33" not in lead, (n, lead)
+
+
+def test_which_changed_most_keeps_the_two_runs_the_last_change_was_between(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = ("SELECT a.site, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / NULLIF(SUM(CASE WHEN "
+            "r.status IN ('pass', 'fail') THEN 1 ELSE 0 END), 0), 1) FROM " + FLEET +
+            " WHERE r.assessment_id = ? AND s.site_type = 'store' GROUP BY 1")
+    before, after = dict(sql(demo_warehouse, rate, [runs[0]])), dict(sql(demo_warehouse, rate, [runs[1]]))
+    deltas = {k: after[k] - before[k] for k in after if k in before}
+    worst = [k for k, d in deltas.items() if d == min(deltas.values())]
+    chat = Chat(services)
+    chat("how did the pass rate of the stores change from august to september")
+    lead = first_line(chat("which store dropped the most").final.answer)
+    assert any(f"**{k}**" in lead for k in worst) and runs[0] in lead and runs[1] in lead, (worst, lead)
+
+
+def test_a_kind_of_place_alone_after_a_count_of_places_counts_them_there(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    count = (f"SELECT COUNT(DISTINCT a.site) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND "
+             "r.rule_id = 'NTP-AUTH' AND s.site_type = ?")
+    (branches,), = sql(demo_warehouse, count, [latest, "branch"])
+    (stores,), = sql(demo_warehouse, count, [latest, "store"])
+    chat = Chat(services)
+    assert first_line(chat("how many branches have NTP-AUTH failing").final.answer).startswith(f"**{branches}**")
+    lead = first_line(chat("and the stores?").final.answer)
+    assert stores != branches and lead.startswith(f"**{stores}**"), (stores, lead)
+
+
+def test_that_month_after_a_device_picked_in_a_month_is_both(demo_warehouse: Path, services: Services) -> None:
+    logged = ("FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE "
+              "strftime(e.ts, '%Y-%m') = '2026-10' AND e.mnemonic = ?")
+    per = sql(demo_warehouse, f"SELECT e.asset_id, COUNT(*) n {logged} AND a.site = 'HQ' GROUP BY 1 ORDER BY n DESC",
+              ["SYS-5-CONFIG_I"])
+    top = per[0][0]
+    assert per[1][1] < per[0][1], per[:3]  # one device made the most
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) {logged} AND e.asset_id = ?", ["SEC_LOGIN-5-LOGIN_SUCCESS", top])
+    (every,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events WHERE mnemonic = 'SEC_LOGIN-5-LOGIN_SUCCESS' AND "
+                                    "asset_id = ?", [top])
+    chat = Chat(services)
+    chat("config changes at HQ in october")
+    chat("which device made the most")
+    lead = first_line(chat("and how many successful logins did it have that month").final.answer)
+    assert n != every and lead.startswith(f"**{n}**") and top in lead, (top, n, every, lead)
+
+
+def test_a_template_that_drops_a_filter_asked_does_not_answer(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    matches = ("SELECT COUNT(*) FROM slic_results r JOIN assets a ON a.asset_id = r.asset_id AND a.collection = "
+               "'fleet' JOIN sites s ON s.site = a.site WHERE r.assessment_id = ? AND s.site_type = 'store'")
+    (high,), = sql(demo_warehouse, matches + " AND r.severity = 'high'", [latest])
+    (every,), = sql(demo_warehouse, matches, [latest])
+    lead = first_line(Chat(services)("how many high SLIC findings at the stores").final.answer)
+    assert high != every and lead.startswith(f"**{high}**"), (high, every, lead)
+
+
+def test_compare_a_kind_of_place_sets_each_place_of_it_side_by_side(demo_warehouse: Path,
+                                                                    services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' "
+                              "AND s.site_type = 'campus' GROUP BY 1", [latest])
+    answer = Chat(services)("compare the campuses on failed checks").final.answer
+    assert len(per) == 2 and all(site in answer and str(n) in answer for site, n in per), (per, answer[:400])
+
+
+def test_another_figure_named_alone_measures_the_same_rows(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT s.tier, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' "
+                              "GROUP BY 1", [latest])
+    chat = Chat(services)
+    chat("pass rate per tier")
+    state = chat("what about failed checks?")
+    assert state.intent.query is not None and state.intent.query.group_by == ["tier"], state.intent.query
+    assert all(re.search(rf"\b{t}\b\D{{0,12}}\b{n}\b", state.final.answer) for t, n in per), (per, state.final.answer[:300])

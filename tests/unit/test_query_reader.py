@@ -55,7 +55,8 @@ def test_events_of_a_month_are_counted_per_device(demo_warehouse: Path, services
         AND a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND strftime(e.ts, '%Y-%m') = '{month}'
         GROUP BY 1 ORDER BY n DESC""")
     answer = handle_turn("which devices had failed logins in october", services=services).final.answer
-    assert first_line(answer).startswith(f"**{len(devices)} devices** with failed logins"), answer[:300]
+    total = f"{sum(n for _, n in devices):,}"  # the devices, and the failed logins they add up to
+    assert first_line(answer).startswith(f"**{len(devices)} devices** with {total} failed logins"), answer[:300]
     first = re.search(r"^\| ([\w-]+) \| (\d+) \|$", answer, re.M)
     assert first is not None and int(first.group(2)) == devices[0][1]
 
