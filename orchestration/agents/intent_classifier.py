@@ -51,6 +51,8 @@ from orchestration.nlu.query_edits import (
     EDITED,
     GROUP_EXTREME,
     OF_THEM,
+    ORDINAL,
+    ROW_REF,
     THEM,
     QueryEdit,
     among_listed,
@@ -807,7 +809,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
     last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
                 None)
-    picked = None if pasted else picked_prompt(prompt, last, services.catalog.semantic_model) or \
+    picked = None if pasted else picked_prompt(prompt, _listed_before(prompt, last, conv.history),
+                                                 services.catalog.semantic_model) or \
         exception_meant(prompt, last)  # "does it cover RTR-CORE-1?" after one exception: that exception
     if picked is not None:
         prompt = picked
@@ -1029,6 +1032,18 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     if not query.measures:  # rows of the inventory ("which sites are they at"): a ranking of failures is another question
         return plan.template in INVENTORY_TEMPLATES
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
+
+
+def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> PastTurn | None:
+    """"the first one" after an answer of one row (which of the top five are high: one) is the first of the list
+    before it, of the same rows: a place in a list needs a list."""
+    m = ROW_REF.search(prompt)
+    if last is None or last.query is None or m is None or len(last.answer_rows) != 1 or \
+            m.group("which").lower() not in ORDINAL or m.group("which").lower() in ("top", "last", "bottom"):
+        return last
+    before = [t for t in history if t.turn_number < last.turn_number][-3:]
+    return next((t for t in reversed(before) if t.query is not None and len(t.answer_rows) > 1 and
+                 t.query.group_by[:1] == last.query.group_by[:1]), last)
 
 
 def _beyond_the_tools(last: PastTurn | None) -> bool:

@@ -298,7 +298,11 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     it = IT.search(prompt)
     tied = tied_rows(previous)  # a limit of one keeps the rows tied at the top: "its" is all of theirs
     picked_too = ROW_REF.search(prompt) is not None  # "the worst one - what are its devices": the row named picks
-    if dim in ("device", "site") and query.limit == 1 and it and not ((tied or picked_too) and it.group("its")):
+    # a ranking with no limit whose lead named its first row ("**HQ** has the lowest pass rate"): "it" is that row
+    led = query.limit is None and re.search(rf"^\*\*{re.escape(str(key))}\*\* (?:has|is)\b", previous.answer_excerpt,
+                                            re.M) is not None
+    if dim in ("device", "site") and (query.limit == 1 or led) and it and not (
+            (tied and not led or picked_too) and it.group("its")):
         # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
     if dim in VALUE_ROWS and it and not it.group("its") and first_named:  # (a ranking's lead names its first row)
@@ -384,6 +388,9 @@ def _drilled(drill: re.Match[str], where: str, descending: bool) -> str:
 
 
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
+# a condition asked of the rows shown: "which of those are high severity", "which ones are critical"
+AMONG_SHOWN = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|of\s+(?:those|these|them))\s+(?:are|is|were|was)\b",
+                         _I)
 # "it" as what fails: a check, whatever else the last answer was about — asked everywhere, nothing else of its scope kept
 FAILING_IT = re.compile(r"\bfail(?:s|ed|ing)?\s+(?P<it>it)\b(?!['’])", _I)
 WIDENED = re.compile(r"\b(?:fleet[- ]?wide|network[- ]?wide|across the (?:whole |entire )?(?:fleet|network|estate)|"
@@ -468,7 +475,9 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
     if any(c.negated for c in conditions):  # "drop the access switches": the kind is part of what is left out
         words = [w for w in words if w not in KINDS]
     values = [v.lower().replace("_", " ") for c in conditions for v in c.values]
-    return [w for w in words if not any(w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
+    named = {part for c in conditions for part in c.dimension.split("_")}  # "high severity": the severity's own name
+    return [w for w in words if w not in named and not any(
+        w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
 
 
 def _other_values(prompt: str, query: DataQuery, read: Sequence[Condition], model: SemanticModel) -> list[Condition]:
@@ -867,6 +876,17 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # only a new site or kind of site ("and at the data centers?"): the follow-up resolution asks it again there (a
         # region or a tier it does not carry: the edit sets it)
         return None
+    among = AMONG_SHOWN.match(prompt)
+    if among and own_conditions and group and group != ["device"] and previous.answer_rows and (
+            limit is not None or query.offset):
+        # "which of those are high severity" after the top 5 rules: those five rows, the ones that are — not the top 5
+        # of the high ones
+        conditions = [c for c in conditions if c.dimension != group[0]] + [
+            Condition(dimension=group[0], values=list(previous.answer_rows))]
+        limit, order, output, update["offset"] = None, None, "list", 0  # (those that are, not a ranking of them)
+        bounds = [Bound(measure=measures[0], op=">", value=0)] if measures and model.measures[
+            measures[0]].unit == "count" else bounds
+        spans.append(among.span())
     for condition in own_conditions:
         if condition is beside:
             continue  # set beside the last one above

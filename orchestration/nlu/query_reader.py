@@ -1132,7 +1132,7 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
         descending = bad_first if measure.better != "higher" else not bad_first
     else:
         descending = least is None or (most is not None and most.start() < least.start())
-    if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+\w+)?\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
+    if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+[\w-]+){0,2}\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
                                    r"\b(?:worst|best)\s+(?!\d)[a-z]+$|"
                                    # "what's the worst site right now": the one row
                                    r"\bthe\s+(?:worst|best|(?:most|least)\s+(?:common|popular|widespread|deployed))\s+"
@@ -1141,12 +1141,32 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
                                    # "which is the worst", "which one has the most" (of the rows just listed)
                                    r"\b(?:which|what)(?:\s+one)?\s+(?:is|was|has|had)\s+(?:the\s+)?(?:worst|best|most|least|"
                                    r"fewest|highest|lowest)\b", prompt, _I):
-        limit = 1 if not re.search(r"\b(?:which|what)\s+(?!is\b|was\b|has\b|does\b)\w+s\b", prompt, _I) else None
+        limit = None if _plural_asked(prompt) else 1
     row = ROW_WITH_THE_END.search(prompt)
     if limit is None and row and re.match(r"the|a|an|one", row.group(0), _I) and not re.search(
             r"(?<!s)s$|ches$", row.group("what").split()[-1]):  # "the router with the lowest pass rate": one row
         limit = 1
     return Order(measure=measures[0], descending=descending), limit
+
+
+# what "which …" asks for, up to its verb: "which access switch has" (one), "which sites have" (several)
+WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?!is\b|was\b|has\b|does\b)(?P<words>(?:[\w-]+\s+){0,3}?)"
+                        r"(?P<verb>has|have|had|is|are|was|were|got|gets|fails?|sees?|does|do)\b", _I)
+
+
+def _plural_asked(prompt: str) -> bool:
+    """Whether "which …" asks for several rows: by its verb where the verb agrees ("has" one, "have" several), else by
+    the noun before it ("which sites had": several; "which access switch had": one — "access" is no plural)."""
+    m = WHICH_NOUN.search(prompt)
+    if m is None:
+        return bool(re.search(r"\b(?:which|what)\s+(?!is\b|was\b|has\b|does\b)\w+(?<!ss)s\b", prompt, _I))
+    verb = m.group("verb").lower()
+    if verb in ("has", "is", "was", "gets", "fails", "sees", "does"):
+        return False
+    if verb in ("have", "are", "were", "fail", "see", "do"):
+        return True
+    words = m.group("words").split()
+    return bool(words) and re.search(r"(?<!ss)s$|ches$", words[-1], _I) is not None
 
 
 def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str, per_measure: bool = False) -> Output:

@@ -2226,3 +2226,47 @@ def test_another_figure_named_alone_measures_the_same_rows(demo_warehouse: Path,
     state = chat("what about failed checks?")
     assert state.intent.query is not None and state.intent.query.group_by == ["tier"], state.intent.query
     assert all(re.search(rf"\b{t}\b\D{{0,12}}\b{n}\b", state.final.answer) for t, n in per), (per, state.final.answer[:300])
+
+
+def test_which_of_those_are_keeps_the_rows_shown_not_a_new_top(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    top = [r for r, _ in sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' GROUP BY 1 ORDER BY n DESC LIMIT 4", [latest])]
+    medium = {r for r, in sql(demo_warehouse, "SELECT rule_id FROM rules WHERE severity = 'medium'")}
+    wider = [r for r, _ in sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? "
+                                               "AND r.status = 'fail' AND r.severity = 'medium' GROUP BY 1 ORDER BY n "
+                                               "DESC LIMIT 4", [latest])]
+    chat = Chat(services)
+    chat("top 4 failing rules")
+    answer = chat("which ones are medium").final.answer
+    kept = [r for r in top if r in medium]
+    assert kept and all(r in answer for r in kept), (kept, answer[:300])
+    assert not [r for r in wider if r not in top and r in answer], (wider, answer[:300])  # no other medium rule
+
+
+def test_the_first_one_after_an_answer_of_one_row_is_the_first_of_the_list_before(demo_warehouse: Path,
+                                                                                     services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (first, n), = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) n FROM {FLEET} WHERE "
+                                      "r.assessment_id = ? AND r.status = 'fail' GROUP BY 1 ORDER BY COUNT(*) DESC "
+                                      "LIMIT 1", [latest])
+    chat = Chat(services)
+    chat("top 5 failing rules")
+    chat("which of them are high severity")
+    lead = first_line(chat("how many devices fail the first one").final.answer)
+    assert lead.startswith(f"**{n}**") and first in lead, (first, n, lead)
+
+
+def test_which_kind_has_the_lowest_is_one_row_and_it_is_that_row(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, f"SELECT a.site, SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) * 1.0 / SUM(CASE "
+                                f"WHEN r.status IN ('pass', 'fail') THEN 1 ELSE 0 END) p FROM {FLEET} WHERE "
+                                "r.assessment_id = ? AND s.site_type = 'branch' GROUP BY 1 ORDER BY p", [latest])
+    worst = rates[0][0]
+    assert rates[1][1] > rates[0][1]
+    (devices,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND site = ?", [worst])
+    chat = Chat(services)
+    first = chat("which branch office has the lowest pass rate").final.answer
+    assert first_line(first).startswith(f"**{worst}**") and "| Branch-" not in first, first[:400]
+    lead = first_line(chat("how many devices does it have").final.answer)
+    assert lead.startswith(f"**{devices} device"), (worst, devices, lead)
