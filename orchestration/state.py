@@ -425,6 +425,14 @@ class PastTurn(StateModel):
         """What the turn asked: the question its words stood for, else the words typed."""
         return self.asked or self.prompt
 
+    @property
+    def devices_shown(self) -> list[str]:
+        """The devices the answer showed in order: its complete list, or the rows of its ranking of devices (a
+        ranking shows its rows without listing every device)."""
+        if self.answer_devices:
+            return list(self.answer_devices)
+        return list(self.answer_rows) if self.query is not None and self.query.group_by == ["device"] else []
+
 
 class Conversation(StateModel):
     """Loaded by the runtime from memory (history, summary, preferences, corrections), bounded by the

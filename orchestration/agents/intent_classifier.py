@@ -811,7 +811,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                 None)
     picked = None if pasted else picked_prompt(prompt, _listed_before(prompt, last, conv.history),
                                                  services.catalog.semantic_model) or \
-        exception_meant(prompt, last)  # "does it cover RTR-CORE-1?" after one exception: that exception
+        exception_meant(prompt, last) or \
+        _its_place(prompt, last, services, conv.collection or "fleet")
+    # ("does it cover RTR-CORE-1?" after one exception: that exception; "and its site?" after one device: that site)
     if picked is not None:
         prompt = picked
         updates.update(effective_prompt=picked)
@@ -840,7 +842,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None and not any(
         e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
     # the list in play: the devices the latest of the last three answers that listed devices completely named
-    listed = next((list(t.answer_devices) for t in list(reversed(conv.history))[:3] if t.answer_devices), [])
+    listed = next((t.devices_shown for t in list(reversed(conv.history))[:3] if t.devices_shown), [])
     # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows; among
     # rows of another kind ("which of those has the lowest pass rate" after stores) it edits the query that listed them
     # a drill into one device of a list: "them" is the list; with no list before, "those" are the one device's rows
@@ -1034,16 +1036,45 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
 
 
+# the place of the one device the last answer was about: "and of its whole site", "what about its region"
+ITS_PLACE = re.compile(r"\b(?:its|that (?:device|box)'s|the (?:device|box)'s)\s+(?:whole\s+|own\s+|entire\s+)?"
+                       r"(?P<dim>site|region)\b", re.I)
+
+
+def _its_place(prompt: str, last: PastTurn | None, services: Services, collection: str) -> str | None:
+    """"and of its whole site" after an answer about one device: the question asked of that device's site (or
+    region), by name, looked up in the inventory."""
+    m = ITS_PLACE.search(prompt)
+    devices = [e.value for e in last.entities if e.type == "device"] if last is not None else []
+    if m is None or len(devices) != 1 or last is None:
+        return None
+    try:
+        compiled = compile_query(attribute_query(m.group("dim").lower(), devices), services.catalog.semantic_model,
+                                 collection)
+        rows = services.warehouse().query(compiled.sql, compiled.params).dicts()
+    except Exception:  # noqa: BLE001 — no inventory to read: the words are read as they are
+        return None
+    place = str(rows[0].get(m.group("dim").lower()) or "") if rows else ""
+    if not place:
+        return None
+    rest = prompt[:m.start()] + prompt[m.end():]
+    if not re.sub(r"\b(?:and|of|for|at|in|the|what|about|how|same|now|then|so)\b|\W", "", rest, flags=re.I):
+        # "and of its whole site" after a device's pass rate: the last question, asked of the place instead
+        return re.sub(re.escape(devices[0]), place, last.question, flags=re.I)
+    return prompt[:m.start()] + place + prompt[m.end():]
+
+
 def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> PastTurn | None:
     """"the first one" after an answer of one row (which of the top five are high: one) is the first of the list
     before it, of the same rows: a place in a list needs a list."""
     m = ROW_REF.search(prompt)
-    if last is None or last.query is None or m is None or len(last.answer_rows) != 1 or \
-            m.group("which").lower() not in ORDINAL or m.group("which").lower() in ("top", "last", "bottom"):
+    which = m.group("which").lower() if m else ""
+    if last is None or last.query is None or which not in ORDINAL or which in ("top", "last", "bottom") or not (
+            len(last.answer_rows) == 1 or ORDINAL[which] >= len(last.answer_rows)):
         return last
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
-    return next((t for t in reversed(before) if t.query is not None and len(t.answer_rows) > 1 and
-                 t.query.group_by[:1] == last.query.group_by[:1]), last)
+    return next((t for t in reversed(before) if t.query is not None and len(t.answer_rows) > max(1, ORDINAL[which])
+                 and t.query.group_by[:1] == last.query.group_by[:1]), last)
 
 
 def _beyond_the_tools(last: PastTurn | None) -> bool:

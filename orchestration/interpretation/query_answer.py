@@ -535,7 +535,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
     head = [model.dimensions[dim].noun.capitalize(), *(model.measures[m].noun[1 if model.measures[m].unit == "count"
                                                                            else 0].capitalize() for m in measures)]
     body = [[r.get(dim), *(_value(r.get(m), model.measures[m].unit) for m in measures)] for r in rows[:SHOWN]]
-    more = f"\n\n… and {total - SHOWN} more (every row is in the export)." if total > SHOWN else ""
+    answered = len(rows) if query.limit else total  # (a top 4 of 148 answers with its 4 rows: no more to show)
+    more = f"\n\n… and {answered - SHOWN} more (every row is in the export)." if answered > SHOWN else ""
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}{more}", statistics=stats)
 
 

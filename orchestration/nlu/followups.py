@@ -301,7 +301,7 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     if m is None:
         return None
     index = ORDINALS.get(m.group(1).lower(), 0)
-    lists = [t.answer_devices for t in reversed(answered[-3:]) if t.answer_devices]
+    lists = [t.devices_shown for t in reversed(answered[-3:]) if t.devices_shown]
     for listed in [x for x in lists if len(x) > 1] + lists:  # a list of several before a drill into one
         if index == -1:
             return listed[-1]

@@ -388,6 +388,8 @@ def _drilled(drill: re.Match[str], where: str, descending: bool) -> str:
 
 
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
+# how many of the things in play are of a kind: "how many of them are switches", "how many are firewalls"
+KIND_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+of\s+(?:them|those|these))?\s+(?:are|is|were)\b", _I)
 # a condition asked of the rows shown: "which of those are high severity", "which ones are critical"
 AMONG_SHOWN = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|of\s+(?:those|these|them))\s+(?:are|is|were|was)\b",
                          _I)
@@ -624,6 +626,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append(f"grouped by {dim}")
     m = WHICH_ROWS.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
+    none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
+    if m and dim and dim not in ("run", "device") and group == ["device"] and none_of and previous.answer_rows:
+        # "at which sites are they" after the devices with no failed checks: where those devices are
+        edited = query.model_copy(update={
+            "measures": [], "group_by": [dim], "output": "list", "limit": None, "order": None, "bounds": [],
+            "conditions": [*query.conditions, Condition(dimension="device", values=list(previous.answer_rows))]})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {dim}s of those devices"])
     if m and dim and dim not in ("run", "device") and group[:1] != [dim] and measures and \
             model.measures[measures[0]].unit == "count":
         # "at which sites" after "how many of them fail OSPF-AUTH": the sites with some, by name
@@ -740,10 +749,17 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             [Condition(dimension=group[0], values=rows)] if by_rows else [])
         counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
             if asked_for is None else measures[0]
+        none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds) and by_rows
+        # ("list them" after how many sites: the sites themselves, not "sites with sites")
+        none_of = none_of or (model.counted_things(counting) == things and
+                              not model.facts[model.measures[counting].fact].run)  # (the inventory's own rows)
         edited = query.model_copy(update={
-            "measures": [counting], "group_by": [things], "conditions": conditions, "limit": None, "output": "list",
-            "order": None,
-            "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" else []})
+            # "which sites are they at" after the devices with no failed checks: where those devices are, not where
+            # something fails
+            "measures": [] if none_of else [counting], "group_by": [things], "conditions": conditions, "limit": None,
+            "output": "list", "order": None,
+            "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" and not
+            none_of else []})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = HOW_MANY_OF.match(prompt)
     of_kind = _dimension(m.group("what"), model) if m else None
@@ -916,6 +932,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if kept != conditions or condition not in conditions:
             said.append(condition.describe())
         conditions = kept + [condition]
+    kind_count = KIND_COUNT.match(prompt)
+    if kind_count and group and group != ["device"] and any(c.dimension in DEVICE_KINDS | {"role"} and not c.negated
+                                                            for c in own_conditions):
+        # "how many of them are switches" after the sites of some devices: those devices of that kind, counted (a
+        # site is no switch)
+        # (the devices the rows counted, when they counted devices: "how many of them are routers" after the sites
+        # of the devices failing SSH-V2 counts those failing it)
+        fact = model.measures[measures[0]].fact if measures else None
+        counter = measures[0] if measures and model.counted_things(measures[0]) == "device" else next(
+            (name for name, x in model.measures.items() if fact is not None and x.fact == fact and
+             model.counted_things(name) == "device" and not x.where), "devices")
+        measures, group, output, order, limit, bounds = [counter], [], "value", None, None, []
+        spans.append(kind_count.span())
+        said.append("the devices counted")
     kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
                      len(c.values) == 1 and c is not beside), None)
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
@@ -981,6 +1011,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                                                  prompt, _I)]
     if _leftover(prompt, spans, own_conditions):
         return None  # it asks something besides the edits: a question of its own
+    if measures:  # a bound on a figure of another fact than the one now measured ("list them" → "which has the best
+        #           pass rate": the sites counted were its rows, not a figure of theirs) no longer bounds anything
+        fact = model.measures[measures[0]].fact
+        bounds = [b for b in bounds if b.measure in model.measures and model.measures[b.measure].fact == fact]
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,
                                       "bounds": bounds, "order": order, "limit": limit, "output": output, **update})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)

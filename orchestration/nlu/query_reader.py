@@ -616,6 +616,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # what the words asked that the query cannot hold is said with the compiler's answer (the tools would not say it)
     # a filter the tools' scope does not hold ("the wan routers" read from the words): the tools would answer wider
     unheld = any(c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension) for c in conditions)
+    # a run the words chose that the frame does not carry to the tools ("in the first run"): they would read the latest
+    ft = frame.time
+    unheld = unheld or (bool(query.runs) and query.runs[-1] != runs[-1][0] and not (
+        ft.runs or ft.months or ft.relative or ft.since or ft.last_n or ft.before))
     kept = thing is None and not unheld and not [n for n in unsaid if not n.startswith("no run in ")] and (
         not executed or share_in_time or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))

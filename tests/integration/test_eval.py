@@ -200,7 +200,11 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtythird_questions.yaml": (2, 0, 3), "thirtythird_conversations.yaml": (8, 24, 8),
     "held_out/thirtythird_conversations.yaml": (1, 8, 4), "thirtyfourth.yaml": (6, 0, 6),
     "held_out/thirtyfourth_questions.yaml": (3, 0, 3), "thirtyfourth_conversations.yaml": (8, 24, 8),
-    "held_out/thirtyfourth_conversations.yaml": (4, 12, 4),
+    "held_out/thirtyfourth_conversations.yaml": (4, 12, 4), "thirtyfifth.yaml": (6, 0, 6),
+    "held_out/thirtyfifth_questions.yaml": (2, 0, 3), "thirtyfifth_conversations.yaml": (7, 23, 8),
+    "held_out/thirtyfifth_conversations.yaml": (3, 11, 4), "thirtysixth.yaml": (6, 0, 6),
+    "held_out/thirtysixth_questions.yaml": (2, 0, 3), "thirtysixth_conversations.yaml": (8, 24, 8),
+    "held_out/thirtysixth_conversations.yaml": (2, 10, 4),
 }
 
 

@@ -2270,3 +2270,93 @@ def test_which_kind_has_the_lowest_is_one_row_and_it_is_that_row(demo_warehouse:
     assert first_line(first).startswith(f"**{worst}**") and "| Branch-" not in first, first[:400]
     lead = first_line(chat("how many devices does it have").final.answer)
     assert lead.startswith(f"**{devices} device"), (worst, devices, lead)
+
+
+ROW_PASS_RATE = ("SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) * 1.0 / SUM(CASE WHEN r.status IN ('pass', 'fail') "
+             "THEN 1 ELSE 0 END)")
+
+
+def test_which_of_those_after_a_ranking_of_devices_picks_among_its_rows(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT * FROM (SELECT r.asset_id, a.site, s.site_type, RANK() OVER (ORDER BY "
+                                 f"{ROW_PASS_RATE}) n FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1, 2, 3) WHERE n <= 6",
+                 [latest])  # (the rows tied at the cut are kept)
+    stores = [d for d, _, kind, _ in ranked if kind == "store"]
+    chat = Chat(services)
+    table = chat("bottom 6 devices by pass rate").final.answer
+    assert "more (every row" not in table, table[-200:]  # the six asked, not "… and N more"
+    lead = first_line(chat("which of them are at the stores").final.answer)
+    assert lead.startswith(f"**{len(stores)} device") and all(d in lead for d in stores), (stores, lead)
+
+
+def test_an_ordinal_past_the_last_list_is_of_the_list_before(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = [d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 "
+                                               f"ORDER BY {ROW_PASS_RATE}, 1 LIMIT 5", [latest])]
+    (fails,), = sql(demo_warehouse, FAILS + " AND r.asset_id = ?", [latest, ranked[3]])
+    chat = Chat(services)
+    chat("the 5 devices with the worst pass rate")
+    chat("which of them are firewalls")
+    lead = first_line(chat("what's the failed check count of the fourth one").final.answer)
+    assert ranked[3] in lead and str(fails) in lead, (ranked, fails, lead)
+
+
+def test_where_the_devices_with_no_failure_are_and_how_many_are_of_a_kind(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    clean = sql(demo_warehouse, f"SELECT r.asset_id, a.site, a.device_type FROM {FLEET} WHERE r.assessment_id = ? "
+                                "GROUP BY 1, 2, 3 HAVING COUNT(*) FILTER (WHERE r.status = 'fail') = 0", [latest])
+    sites = sorted({site for _, site, _ in clean})
+    firewalls = sum(kind == "firewall" for _, _, kind in clean)
+    chat = Chat(services)
+    chat("devices without any failed check")
+    where = first_line(chat("at which sites are they").final.answer)
+    assert where.startswith(f"**{len(sites)} sites**") and all(s in where for s in sites), (sites, where)
+    lead = first_line(chat("how many of those are firewalls").final.answer)
+    assert firewalls and lead.startswith(f"**{firewalls}**"), (firewalls, lead)
+
+
+def test_the_first_run_named_is_read_not_the_latest(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (first,), = sql(demo_warehouse, FAILS + " AND r.severity = 'high'", [runs[0]])
+    (latest,), = sql(demo_warehouse, FAILS + " AND r.severity = 'high'", [runs[-1]])
+    lead = first_line(Chat(services)("high severity failures in the earliest assessment").final.answer)
+    assert first != latest and lead.startswith(f"**{first:,}**") and runs[0] in lead, (first, latest, lead)
+
+
+def test_its_site_after_one_device_asks_the_same_of_that_site(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (site,), = sql(demo_warehouse, "SELECT site FROM assets WHERE asset_id = 'RTR-ST45-1'")
+    (n,), = sql(demo_warehouse, FAILS + " AND a.site = ?", [latest, site])
+    chat = Chat(services)
+    chat("how many failed checks does RTR-ST45-1 have")
+    lead = first_line(chat("and its whole site?").final.answer)
+    assert lead.startswith(f"**{n}**") and site in lead, (site, n, lead)
+
+
+def test_list_them_after_a_count_of_sites_then_the_best_of_them(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    sites = [s for s, in sql(demo_warehouse, "SELECT site FROM sites WHERE region = 'us-central'")]
+    rates = sql(demo_warehouse, f"SELECT a.site, {ROW_PASS_RATE} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "s.region = 'us-central' GROUP BY 1 ORDER BY p DESC", [latest])
+    chat = Chat(services)
+    chat("how many sites in us-central")
+    listed = first_line(chat("list them").final.answer)
+    assert listed.startswith(f"**{len(sites)} sites** (") and all(s in listed for s in sites), (sites, listed)
+    best = first_line(chat("which one has the highest pass rate").final.answer)
+    assert rates[0][1] > rates[1][1] and best.startswith(f"**{rates[0][0]}**"), (rates[:2], best)
+
+
+def test_how_many_of_a_kind_after_the_sites_of_failing_devices_counts_those_failing(demo_warehouse: Path,
+                                                                                     services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.device_type = 'switch'", [latest])
+    (judged,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                     "a.device_type = 'switch'", [latest])
+    chat = Chat(services)
+    chat("how many devices fail NTP-AUTH")
+    chat("at which sites are they")
+    lead = first_line(chat("how many of them are switches").final.answer)
+    assert n != judged and lead.startswith(f"**{n}**"), (n, judged, lead)
