@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -263,12 +263,9 @@ class MemoryStore:
         quota = self.quota_bytes
         if total <= quota:
             return
-        threads = con.execute(
-            "SELECT h.thread_id, COALESCE((SELECT SUM(t.stored_bytes) FROM turns t WHERE t.thread_id = h.thread_id), 0) "
-            "+ COALESCE((SELECT SUM(LENGTH(n.body) + LENGTH(n.title)) FROM thread_notes n WHERE n.thread_id = "
-            "h.thread_id), 0) FROM threads h WHERE h.user_id = ? AND h.thread_id <> ? ORDER BY h.updated_at, h.thread_id",
-            (user, thread)).fetchall()
-        for old, size in threads:
+        # the least recently used first, a few at a time: a user at their quota frees one or two conversations a turn,
+        # and sizing all of theirs each turn cost tens of milliseconds an answer at a few thousand conversations
+        for old, size in self._oldest_threads(con, user, thread):
             if total <= quota:
                 break
             for table in ("turns", "summaries", "thread_collections", "thread_notes", "thread_documents", "threads"):
@@ -278,6 +275,25 @@ class MemoryStore:
         if total > quota:
             total = self._trim_thread(con, thread, total, quota)
         con.execute("UPDATE users SET stored_bytes = ? WHERE user_id = ?", (max(total, 0), user))
+
+    @staticmethod
+    def _oldest_threads(con: Connection, user: str, thread: str, batch: int = 8) -> Iterator[tuple[str, int]]:
+        """``user``'s conversations but ``thread``, least recently used first, each with the bytes it holds — read
+        ``batch`` at a time, after the ones already handed out (which the caller may have deleted)."""
+        sized = ("SELECT h.thread_id, h.updated_at, COALESCE((SELECT SUM(t.stored_bytes) FROM turns t WHERE "
+                 "t.thread_id = h.thread_id), 0) + COALESCE((SELECT SUM(LENGTH(n.body) + LENGTH(n.title)) FROM "
+                 "thread_notes n WHERE n.thread_id = h.thread_id), 0) FROM threads h WHERE h.user_id = ? AND "
+                 "h.thread_id <> ?{after} ORDER BY h.updated_at, h.thread_id LIMIT ?")
+        after: tuple[str, str] | None = None
+        while True:
+            rows = con.execute(sized.format(after=""), (user, thread, batch)).fetchall() if after is None else \
+                con.execute(sized.format(after=" AND (h.updated_at > ? OR (h.updated_at = ? AND h.thread_id > ?))"),
+                            (user, thread, after[0], after[0], after[1], batch)).fetchall()
+            for old, updated, size in rows:
+                yield str(old), int(size)
+                after = (str(updated), str(old))
+            if len(rows) < batch:
+                return
 
     def _trim_thread(self, con: Connection, thread: str, total: int, quota: int) -> int:
         """The oldest notes but the newest (the one being added), then the oldest answers but the last ``WINDOW``, of

@@ -264,3 +264,23 @@ def test_failed_sign_ins_count_on_every_replica_and_back_off_per_address(databas
     now[0] += 2  # the wait is over: the right password from the first address gets in, and its failures are forgotten
     assert asyncio.run(replica_b.check("carol", "10.0.0.1", None, lambda: True)) is True
     assert configured_memory()._kv("SELECT failures FROM sign_in_failures WHERE key = ?", ("name:carol:10.0.0.1",)) == []
+
+
+def test_a_user_at_the_quota_with_many_conversations_loses_them_oldest_first(database_backend: str) -> None:
+    """The conversations to forget are read a few at a time (not all of them sized every turn): past the first few,
+    still the least recently used go first, and only as many as the quota needs."""
+    from tests.memory_worker import record
+
+    store = configured_memory(quota_bytes=4_300_000)  # about 21 records of 200 KB
+    for n in range(20):
+        store.save_turn(record(f"c{n:02d}", "carol", 1))
+    assert all(store.turn_count(f"c{n:02d}") == 1 for n in range(20))
+    for n in range(20, 32):  # each new conversation pushes the oldest out, one by one
+        store.save_turn(record(f"c{n:02d}", "carol", 1))
+    kept = [n for n in range(32) if store.turn_count(f"c{n:02d}")]
+    assert kept == list(range(32 - len(kept), 32)) and 18 <= len(kept) <= 21, kept
+    assert 0 < store.stored_bytes("carol") <= 4_300_000
+    store.add_note("c31", "carol", "command", "/preview big", "p" * 2_100_000)  # ten conversations' worth at once
+    after = [n for n in range(32) if store.turn_count(f"c{n:02d}")]
+    assert after == kept[len(kept) - len(after):] and len(kept) - len(after) >= 10, (kept, after)  # past a batch of 8
+    assert 0 < store.stored_bytes("carol") <= 4_300_000
