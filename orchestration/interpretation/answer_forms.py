@@ -885,6 +885,12 @@ def analysis_lead(result: AnalysisResult, frame: QuestionFrame) -> str | None:
         return (f"**{_pct(part, m.checks_performed)}%** of the checks {'fail' if fails else 'pass'} — {part:,} of "
                 f"{m.checks_performed:,} ({where}, {run}); {failing_devices} of {devices(m.assets_assessed)} have at "
                 "least one failed check.")
+    if frame.ask == "share" and frame.polarity == "passes" and m.assets_assessed:
+        # "what share of devices at HQ pass every check": the passing share first, the failing one beside it
+        clean = m.assets_assessed - (failing_devices or 0)
+        return (f"**{_pct(clean, m.assets_assessed)}%** — {clean} of {devices(m.assets_assessed)} pass every "
+                f"{kind}check ({where}, {run}); {failing_devices} fail at least one; the check pass rate is "
+                f"{m.pass_rate_pct}%.")
     if frame.ask == "share":
         pct = m.pct_assets_with_matching_failures if severity else _pct(m.assets_with_failures, m.assets_assessed)
         return (f"**{pct}%** — {failing_devices} of {devices(m.assets_assessed)} have at least one failed {kind}check "

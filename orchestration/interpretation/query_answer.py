@@ -517,7 +517,8 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
         if total <= INLINE and not (measures and len(rows) > 1 and query.output == "table"):
             # each row's figure where the rows differ by it ("devices with SLIC matches": 3, 2, 1) or a bound chose
             # them ("more than 20 failed checks"); no "(1)" after each device failing the one check named
-            differ = first is not None and len({r.get(first) for r in rows}) > 1
+            # (one row: its figure is the answer — "pass rate per platform" at the branches, where only ios-xe runs)
+            differ = first is not None and (len({r.get(first) for r in rows}) > 1 or len(rows) == 1)
             figured = first and (differ or any(b.op != "=" and b.value > 0 for b in query.bounds)) and not (
                 query.bounds and query.bounds[0].op == "=") and not (first is not None and _one_per_row(
                     model, first, dim)) and not all_of_the_checks(query)

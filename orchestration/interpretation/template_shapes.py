@@ -26,10 +26,11 @@ DEVICE_ROWS = frozenset({"device_list", "devices_failing_topic"})
 # each template's shape: the rows it groups by and the forms it answers
 TEMPLATE_SHAPES: dict[str, Callable[[DataQuery], bool]] = {
     # the devices failing, or those clean on the checks named; not the devices passing every check
-    # (its rows are the devices failing checks or the inventory's: devices counted by SLIC matches are the compiler's)
+    # (its rows are the devices failing checks or the inventory's: devices counted by SLIC matches are the compiler's,
+    # and so is each device's pass rate, a column it does not have: "the devices at Lab-1 with their pass rate")
     "device_list": lambda q: q.group_by == ["device"] and q.output in ("list", "table", "yes_no") and (
         not any(b.op == "=" for b in q.bounds) or q.condition("rule") is not None or q.condition("topic") is not None)
-    and not set(q.measures) & {"devices_matched", "slic_matches"},
+    and not set(q.measures) & {"devices_matched", "slic_matches", "pass_rate"},
     "device_rules": lambda q: q.group_by == ["rule"] and q.condition("device") is not None,
     "group_compare": lambda q: len(q.group_by) == 1 and q.output in ("table", "list") and len(q.runs) <= 1
     and all(b.op == "=" and b.value == 0 for b in q.bounds) and (q.group_by[0] not in ("device", "rule", "signature") or q.group_by == ["device"] and len(

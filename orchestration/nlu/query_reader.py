@@ -960,9 +960,18 @@ def _names_rows(prompt: str, model: SemanticModel) -> bool:
         DEVICE_WORDS.match(w) or SITE_WORDS.match(w) for w in words)
 
 
+# rows asked for with a figure of each: "show the devices at Site-B with their pass rate", "list stores and their
+# failed checks"
+EACH_WITH = re.compile(r"^\s*(?:please\s+)?(?:list|show|give|display|get)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?"
+                       r"(?P<what>[\w-]+(?:\s+[\w-]+)?)\b.*?\b(?:with|and|along with)\s+(?:their|each one's|its)\s+\w", _I)
 # a request that opens on the failed checks themselves: they are the rows ("show failed checks on the edge routers")
 CHECKS_LISTED = re.compile(r"^\s*(?:(?:please\s+)?(?:list|show|give|get|display)\s+(?:me\s+)?)?(?:all\s+)?(?:the\s+)?"
                            r"(?:failed|failing)\s+(?:checks|rules|findings)\b(?!\s+(?:per|by)\b)", _I)
+
+
+# a bound said with a number: "under 85%", "more than 20", "at least 3"
+ROW_BOUND = re.compile(r"\b(?:under|below|over|above|less than|more than|fewer than|greater than|at least|at most)\s+\d",
+                       _I)
 
 
 def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model: SemanticModel,
@@ -972,6 +981,10 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     dim_named = grouped_by(prompt, model)
     if dim_named:
         return [dim_named]
+    each = EACH_WITH.match(prompt)
+    each_dim = _dimension(each.group("what"), model) if each else None
+    if each_dim and each_dim != "run":
+        return [each_dim]  # "show the devices at Site-B with their pass rate": each device, with its figure
     if ask == "list" and CHECKS_LISTED.match(prompt):
         return ["rule"]  # "list the failed checks of the core routers": the checks, whatever else the words name
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
@@ -1003,7 +1016,9 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         for m in WHICH.finditer(prompt):
             dim = _dimension(prompt[m.start("what"):], model)  # "which tier 1 site": the site
             superlative = any(x.search(prompt) for x in (MOST, LEAST, WORST, BEST))  # "which device has the lowest"
-            if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device" and not superlative):
+            # ("which switches at HQ have a pass rate under 85%": a bound on each one's figure asks for the rows)
+            if dim and dim != "run" and not (ask in ("yes_no", "share", "trend") and dim == "device" and not superlative
+                                             and not ROW_BOUND.search(prompt)):
                 return [dim]
     for m in RANKED_ROWS.finditer(prompt):  # "least compliant site type", "worst platform by pass rate"
         dim = _dimension(m.group("what"), model)

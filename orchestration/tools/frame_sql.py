@@ -522,7 +522,9 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         return group_compare(scope, "sites", condition, frame.limit if ask == "ranking" else None,
                              by_rate=by_rate if ask == "ranking" else None,
                              clean=wants_clean(frame))
-    if ask == "share" and subject == "devices" and not condition and not device:  # a share of the inventory, not of failures
+    # a share of the inventory, not of failures (nor of the devices passing: "what share of devices at HQ pass every
+    # check" is the run's)
+    if ask == "share" and subject == "devices" and not condition and not device and not frame.polarity:
         plan = inventory_share(scope, collection)
         if plan is not None:
             return plan

@@ -2360,3 +2360,36 @@ def test_how_many_of_a_kind_after_the_sites_of_failing_devices_counts_those_fail
     chat("at which sites are they")
     lead = first_line(chat("how many of them are switches").final.answer)
     assert n != judged and lead.startswith(f"**{n}**"), (n, judged, lead)
+
+
+def test_read_as_an_engineer_would_five_shapes_found_reading_answers(demo_warehouse: Path, services: Services) -> None:
+    """Answers read before the session's stop: a one-row breakdown keeps its figure; the devices "with their pass
+    rate" show it; "which switches … under 85%" are rows, not one figure; "what share … pass every check" leads with
+    the passing share."""
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rate = (f"SELECT ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / SUM(CASE WHEN r.status IN "
+            f"('pass', 'fail') THEN 1 ELSE 0 END), 1) FROM {FLEET} WHERE r.assessment_id = ?")
+    platforms = sql(demo_warehouse, "SELECT DISTINCT a.platform FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                                    "a.collection = 'fleet' AND s.site_type = 'branch'")
+    assert len(platforms) == 1
+    (branch,), = sql(demo_warehouse, rate + " AND s.site_type = 'branch'", [latest])
+    chat = Chat(services)
+    chat("pass rate by platform")
+    assert f"{branch}%" in first_line(chat("just the branches").final.answer)
+    devices = sql(demo_warehouse, f"SELECT r.asset_id, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) "
+                                  "/ SUM(CASE WHEN r.status IN ('pass', 'fail') THEN 1 ELSE 0 END), 1) p FROM "
+                                  f"{FLEET} WHERE r.assessment_id = ? AND a.site = 'Site-B' GROUP BY 1", [latest])
+    listed = Chat(services)("show the devices at Site-B with their pass rate").final.answer
+    assert all(d in listed and f"{p}%" in listed for d, p in devices), (devices, listed[:500])
+    under = [(d, p) for d, p in sql(demo_warehouse, f"SELECT r.asset_id, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' "
+                                                    "THEN 1 ELSE 0 END) / SUM(CASE WHEN r.status IN ('pass', 'fail') "
+                                                    f"THEN 1 ELSE 0 END), 1) p FROM {FLEET} WHERE r.assessment_id = ? "
+                                                    "AND a.site = 'HQ' AND a.device_type = 'switch' GROUP BY 1",
+                                     [latest]) if p < 85]
+    rows = Chat(services)("which HQ switches have a pass rate below 85%").final.answer
+    assert under and all(d in rows for d, _ in under), (under, rows[:400])
+    clean = sql(demo_warehouse, f"SELECT COUNT(*) FILTER (WHERE f = 0), COUNT(*) FROM (SELECT r.asset_id, COUNT(*) "
+                                f"FILTER (WHERE r.status = 'fail') f FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "a.site = 'Site-A' GROUP BY 1)", [latest])[0]
+    lead = first_line(Chat(services)("what share of the devices at Site-A pass every check").final.answer)
+    assert f"{clean[0]} of {clean[1]} devices pass every check" in lead, (clean, lead)
