@@ -960,13 +960,16 @@ def _names_rows(prompt: str, model: SemanticModel) -> bool:
         DEVICE_WORDS.match(w) or SITE_WORDS.match(w) for w in words)
 
 
+# how a request for rows opens: "list", "show me all the", "please give me the"
+ROWS_REQUEST = r"^\s*(?:please\s+)?(?:list|show|give|display|get)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?"
 # rows asked for with a figure of each: "show the devices at Site-B with their pass rate", "list stores and their
 # failed checks"
-EACH_WITH = re.compile(r"^\s*(?:please\s+)?(?:list|show|give|display|get)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?"
-                       r"(?P<what>[\w-]+(?:\s+[\w-]+)?)\b.*?\b(?:with|and|along with)\s+(?:their|each one's|its)\s+\w", _I)
-# a request that opens on the failed checks themselves: they are the rows ("show failed checks on the edge routers")
-CHECKS_LISTED = re.compile(r"^\s*(?:(?:please\s+)?(?:list|show|give|get|display)\s+(?:me\s+)?)?(?:all\s+)?(?:the\s+)?"
-                           r"(?:failed|failing)\s+(?:checks|rules|findings)\b(?!\s+(?:per|by)\b)", _I)
+EACH_WITH = re.compile(ROWS_REQUEST + r"(?P<what>[\w-]+(?:\s+[\w-]+)?)\b.*?\b(?:with|and|along with)\s+(?:their|"
+                       r"each one's|its)\s+\w", _I)
+# a request that opens on the failed checks themselves (or the words alone): they are the rows ("show failed checks on
+# the edge routers")
+CHECKS_LISTED = re.compile(r"(?:" + ROWS_REQUEST + r"|^\s*(?:all\s+)?(?:the\s+)?)(?:failed|failing)\s+(?:checks|rules|"
+                           r"findings)\b(?!\s+(?:per|by)\b)", _I)
 
 
 # a bound said with a number: "under 85%", "more than 20", "at least 3"
