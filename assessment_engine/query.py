@@ -89,6 +89,11 @@ class DataQuery(QueryModel):
         return next((c for c in self.conditions if c.dimension == dimension), None)
 
     @property
+    def bound_to_none(self) -> bool:
+        """Whether every bound keeps the rows with none of their figure ("devices with no failed checks")."""
+        return bool(self.bounds) and all(b.op == "=" and b.value == 0 for b in self.bounds)
+
+    @property
     def asks_whether_some_pass(self) -> bool:
         """A yes/no over devices bound to none failing ("is snmp v3 used anywhere at HQ"): Yes when some device
         passes the checks asked, and which — what no verdict of failures says."""

@@ -503,7 +503,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             unit = model.measures[first].unit
             lead = (f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)}): "
                     + " · ".join(f"**{k}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True)))
-        none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
+        none_of = query.bound_to_none
         if none_of and total <= SHOWN:  # "which have zero failures": their names; the figure is 0 for each
             return DomainOutputs(summary=lead + ": " + ", ".join(str(k) for k in keys) + ".", statistics=stats)
         if dim == "device" and first is not None and measures == [first] and (_one_per_row(

@@ -626,7 +626,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append(f"grouped by {dim}")
     m = WHICH_ROWS.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
-    none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds)
+    none_of = query.bound_to_none
     if m and dim and dim not in ("run", "device") and group == ["device"] and none_of and previous.answer_rows:
         # "at which sites are they" after the devices with no failed checks: where those devices are
         edited = query.model_copy(update={
@@ -749,7 +749,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             [Condition(dimension=group[0], values=rows)] if by_rows else [])
         counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
             if asked_for is None else measures[0]
-        none_of = bool(query.bounds) and all(b.op == "=" and b.value == 0 for b in query.bounds) and by_rows
+        none_of = query.bound_to_none and by_rows
         # ("list them" after how many sites: the sites themselves, not "sites with sites")
         none_of = none_of or (model.counted_things(counting) == things and
                               not model.facts[model.measures[counting].fact].run)  # (the inventory's own rows)
