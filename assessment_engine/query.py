@@ -84,9 +84,21 @@ class DataQuery(QueryModel):
     limit: int | None = None
     offset: int = 0  # ranked rows skipped before the limit: "the second worst store" is 1, limit 1
     output: Output = "value"
+    # the row asked whether it leads the ranking ("is HQ the site with the most failed checks?", "was it also worst in
+    # august?"): every row is ranked, and the answer says whether this one is within the limit, and where it stands
+    leader: str | None = None
 
     def condition(self, dimension: str) -> Condition | None:
         return next((c for c in self.conditions if c.dimension == dimension), None)
+
+    def asked_of_its_row(self) -> DataQuery:
+        """A ranking held to one row of its own kind ("is HQ the site with the most failed checks") ranks one row and
+        always leads: it asks whether that row leads every row — the condition becomes the row asked about."""
+        held = self.condition(self.group_by[0]) if self.group_by and self.order else None
+        if held is None or held.negated or len(held.values) != 1 or self.output in ("difference", "one_side"):
+            return self
+        return self.model_copy(update={"conditions": [c for c in self.conditions if c is not held],
+                                       "leader": held.values[0], "output": "yes_no", "limit": self.limit or 1})
 
     @property
     def bound_to_none(self) -> bool:
@@ -114,4 +126,6 @@ class DataQuery(QueryModel):
             parts.append(f"{'highest' if self.order.descending else 'lowest'} {self.order.measure} first")
         if self.limit:
             parts.append(f"top {self.limit}" + (f" after {self.offset}" if self.offset else ""))
+        if self.leader:
+            parts.append(f"whether {self.leader} is there")
         return " · ".join(parts) + f" → {self.output}"

@@ -184,7 +184,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     # a series is ordered and cut by its change, when the answer has both runs
     ranked = [query.order.measure, *query.order.then] if query.order and not period else []
     way = "DESC" if query.order and query.order.descending else "ASC"
-    limit = int(query.limit or 0) if not period else 0  # an integer of the query, written as one
+    # (whether a row leads: every row ranked, the answer finds it among them)
+    limit = int(query.limit or 0) if not period and not query.leader else 0  # an integer of the query, written as one
     # the rows tied at the limit's cut are kept: "the site with the most failures", when three have as many, is three
     place = (", RANK() OVER (ORDER BY " + ", ".join(f"{m} {way} NULLS LAST" for m in ranked) + ") AS place") \
         if ranked and limit else ""

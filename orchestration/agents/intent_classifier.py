@@ -36,6 +36,7 @@ from orchestration.nlu.followups import (
     Resolution,
     after_reset,
     exception_meant,
+    list_in_play,
     name_reply,
     names_what,
     preference_statement,
@@ -425,7 +426,7 @@ PCI_IMPACT = re.compile(r"\b(?:affect\w*|impact\w*|complian\w*|risk\w*|exposure|
 
 
 def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "",
-                     logged: bool = False) -> RouteDecision | None:
+                     logged: bool = False, grouped: bool = False) -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
     ask of the data about a part of the network ("branch routers with the default snmp community?" lists devices, it
     does not quote the SNMP standard) or a verdict on the checks it names there ("is ntp authenticated at HQ?"); the
@@ -458,6 +459,8 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         failures = failures or rated or (logged and frame.ask in ("count", "trend", "ranking", "list"))
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
+        if failures and grouped:  # "NTP-AUTH failures per region": a check's failures per group are only the data's
+            floor = 0.0
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
                            or not (verdict or population or device or exceptions or failures)):
             return None
@@ -688,7 +691,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         frame = frame_of(text, services, entities)
         model = services.catalog.semantic_model
         logged = any(model.measures[m].fact == "events" for m in measure_words(text, model))
-        decision = (data_over_policy(frame, decision, text, logged) or documents_over_insights(frame, decision)
+        grouped = bool(group_key(text) or grouped_by(text, model))
+        decision = (data_over_policy(frame, decision, text, logged, grouped) or documents_over_insights(frame, decision)
                     or documents_over_data(frame, decision, text) or checks_over_insights(frame, decision)
                     or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:
@@ -841,8 +845,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                                   list(gaz.sites.values())))
     subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None and not any(
         e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
-    # the list in play: the devices the latest of the last three answers that listed devices completely named
-    listed = next((t.devices_shown for t in list(reversed(conv.history))[:3] if t.devices_shown), [])
+    listed = list_in_play(conv.history)
     # "which of them …" picks among the devices listed last (``followups``), not within the last query's rows; among
     # rows of another kind ("which of those has the lowest pass rate" after stores) it edits the query that listed them
     # a drill into one device of a list: "them" is the list; with no list before, "those" are the one device's rows
@@ -876,7 +879,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
-    elif picked is not None or (resolution.kind == "none" and intent.meta_intent == "new_topic"
+    elif picked is not None or (resolution.kind == "none" and intent.meta_intent in ("new_topic", "followup_question")
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
             resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
             resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None):

@@ -109,6 +109,8 @@ def answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, notes: S
 
 def _answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,
             direction: str | None, polar: bool = False) -> DomainOutputs:
+    if query.leader and query.group_by and query.order and query.measures:
+        return _leads(query, rows, model)
     if query.output == "yes_no":
         return _yes_no(query, rows, model, polarity, direction)
     if query.output in ("series", "change"):
@@ -345,6 +347,70 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
     text = f"**{'Yes' if yes else 'No'}** — {model.measures[measure].named(rows[0].get(measure) if rows else 0)} " \
            f"({where(query)})."
     return DomainOutputs(summary=text, statistics={measure: rows[0].get(measure) if rows else 0})
+
+
+def _leads(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """Whether the row asked about is among the first of every row ranked ("is HQ the site with the most failed
+    checks?"): Yes or No, the rows that lead with their figure, and where the one asked about stands."""
+    assert query.order is not None and query.leader is not None
+    dim, first, order = query.group_by[0], query.measures[0], query.order
+    ranked_by = [order.measure, *order.then]
+    measure = model.measures[first]
+    by_severity = ranked_by == ["critical_findings", "high_findings", "failed_checks"]
+
+    def figure(row: Row) -> str:
+        if by_severity:  # "the worst site": its critical, high and all failures, each said
+            return (f"{_value(row.get('critical_findings'))} critical, {_value(row.get('high_findings'))} high, "
+                    f"{_value(row.get('failed_checks'))} failed checks")
+        return f"{_value(row.get(first))}{'%' if measure.unit == 'percent' else ''}"
+
+    def place(row: Row) -> int:  # 1 + the rows ahead of it (rows tied share a place)
+        key = [row.get(k) for k in ranked_by]
+        return 1 + sum(1 for r in rows if _ahead([r.get(k) for k in ranked_by], key, order.descending))
+
+    skipped, cut = query.offset or 0, (query.offset or 0) + (query.limit or 1)
+    placed = [(place(r), r) for r in rows]
+    leading = [r for p, r in placed if skipped < p <= cut]
+    asked = next(((p, r) for p, r in placed if str(r.get(dim)).lower() == query.leader.lower()), None)
+    yes = asked is not None and skipped < asked[0] <= cut
+    if by_severity:
+        end, noun = ("worst" if order.descending else "best"), ""
+    else:
+        end = ("highest" if order.descending else "lowest") if measure.unit == "percent" else (
+            "most" if order.descending else "fewest")
+        noun = " " + (measure.noun[1] if measure.unit == "count" else measure.noun[0])
+    of_all = f"of {len(rows)} {_label(dim, model, len(rows))}"
+    rank = "" if asked is None else \
+        f"{'tied ' if sum(1 for p, _ in placed if p == asked[0]) > 1 else ''}{_ordinal(asked[0])}"
+    stands = f"{query.leader} has none here" if asked is None else \
+        f"{asked[1].get(dim)} has {figure(asked[1])}, {rank} {of_all}"
+    if asked is not None and yes:
+        others = [f"**{r.get(dim)}**" for r in leading if r is not asked[1]]
+        lead = (f"**Yes** — {asked[1].get(dim)} has the {end}{noun} {of_all}: {figure(asked[1])}"
+                f"{', tied with ' + ', '.join(others[:INLINE]) if others else ''}" if cut == 1 else
+                f"**Yes** — {asked[1].get(dim)} is in the top {cut} {of_all}{' by' + noun if noun else ''}: "
+                f"{figure(asked[1])}, {rank}")
+    else:
+        shown = ", ".join(f"**{r.get(dim)}** ({figure(r)})" for r in leading[:INLINE])
+        which = f"the {end}{noun}" if cut == 1 else f"the top {cut} places{' by' + noun if noun else ''}"
+        lead = f"**No** — {shown} {'has' if len(leading) == 1 else 'have'} {which}; {stands}"
+    return DomainOutputs(summary=f"{lead} ({where(query)}).", statistics={
+        "rows": len(rows), "leads": yes, **_listed(dim, [r.get(dim) for r in leading], len(leading))})
+
+
+def _ahead(a: Sequence[Any], b: Sequence[Any], descending: bool) -> bool:
+    """Whether figures ``a`` rank before ``b`` (missing figures last)."""
+    for x, y in zip(a, b, strict=True):
+        if x == y:
+            continue
+        if x is None or y is None:
+            return y is None
+        return bool(x > y) == descending
+    return False
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def all_of_the_checks(query: DataQuery) -> bool:

@@ -126,6 +126,20 @@ def preference_statement(prompt: str) -> dict[str, str] | None:
     return prefs or None
 
 
+def list_in_play(history: Sequence[PastTurn], complete: bool = False) -> list[str]:
+    """The devices "them" names: those the latest of the last three answers that listed devices named (``complete``:
+    only a complete list, not a ranking's rows) — unless a later answer counted devices without naming them ("16
+    devices fail it now" after September's list): its devices are the rows of its own query, not the list above."""
+    for turn in [t for t in history if _answered(t)][-3:][::-1]:
+        listed = turn.answer_devices if complete else turn.devices_shown
+        if len(listed) > (1 if complete else 0):  # (a complete list of one device is a drill, not a list)
+            return list(listed)
+        if turn.query is not None and turn.frame is not None and (turn.frame.ask, turn.frame.subject) == (
+                "count", "devices"):
+            return []
+    return []
+
+
 def _answered(turn: PastTurn) -> bool:
     """A turn that ran (not a clarification question): what follow-ups refer back to."""
     return bool(turn.intent_class and turn.intent_class != "unknown_or_needs_clarification" and turn.skill)
@@ -450,9 +464,8 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "refinement", prev.question, None, [prev.turn_number])
     if not prev.answer_devices or len(prev.answer_devices) == 1:  # one of a list drilled into: "them" is the list
-        answered = [t for t in conversation.history if _answered(t)][-3:]
-        several = next((t.answer_devices for t in reversed(answered) if len(t.answer_devices) > 1), None)
-        if several is not None and (LISTED.search(prompt) or PICKS_AMONG.search(prompt)):
+        several = list_in_play(conversation.history, complete=True)
+        if len(several) > 1 and (LISTED.search(prompt) or PICKS_AMONG.search(prompt)):
             prev = prev.model_copy(update={"answer_devices": several})
     if SAME.search(prompt) or (prev.answer_devices and LISTED.search(prompt)) or PICKS_AMONG.search(prompt):
         # "which ones?" after "how many store switches fail bpdu guard": the devices counted, listed

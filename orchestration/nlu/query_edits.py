@@ -30,6 +30,7 @@ from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import (
     BOUND,
+    FIRST_RUN,
     OVER_TIME,
     SINCE_WHEN,
     TOP,
@@ -119,7 +120,7 @@ REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: one
                   r"\b(?:ones?|those|[a-z]+s)\s+(?:that\s+|which\s+|who\s+)?(?:don'?t|do not|doesn'?t|does not|aren'?t|"
                   r"are not|didn'?t|did not|haven'?t|have not|can'?t)\s*[?.!]*\s*$", _I)
 TIME_WORDS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
-                        r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|latest|month|"
+                        r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|last|previous|prior|first|earliest|oldest|latest|month|"
                         r"run|runs|assessment|assessments|scan|time|since|until|between|from|20\d\d(?:-\d\d(?:-\d\d)?)?|asmt-[\d-]+)\b", _I)
 FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those", "these", "them", "they", "it",
                     "its", "that", "this", "ones", "one", "in", "on", "at", "for", "of", "please", "pls", "now",
@@ -194,6 +195,11 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
                            previous.query)
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
+    still = STILL_LEADS.match(prompt)
+    if still and (still.group("it") or still.group("still")):
+        return None  # "was it also worst in august": whether the row still leads, an edit of the ranking
+    if FIGURE_OF_IT.match(prompt) and previous.query.group_by and previous.query.limit == 1:
+        return None  # "how many did it have in august": the row's figure then, an edit of the ranking
     # the row picked and the value named compose: "how many config changes on it that month" after the device with
     # the most failed logins in october is about that device, in october
     one = _the_one_named(prompt, previous) or _the_places_listed(prompt, previous)
@@ -272,9 +278,17 @@ ITS_ROWS = re.compile(r"\bits\s+(?P<what>sites|stores|branches|devices|boxes|rou
 VALUE_ROWS = frozenset({"platform", "release", "os_version", "model", "role", "device_type", "product_family"})
 
 
+# a lead that names rows tied at the top: "**A** and **B** tie with the most …", "No single device leads: … tie at 7"
+TIE_LEAD = re.compile(r"\btie (?:with|at)\b")
+
+
 def tied_rows(previous: PastTurn) -> bool:
-    """Whether a limit of one kept several rows tied at the top."""
-    return len(previous.answer_rows) > 1
+    """Whether a limit of one kept several rows tied at the top: its lead says so. A ranking among the devices just
+    listed ("which of them fails the most") shows all of them, its first alone in the lead."""
+    if len(previous.answer_rows) < 2:
+        return False
+    lead = next((ln for ln in previous.answer_excerpt.splitlines() if ln.strip()), "")
+    return not lead or TIE_LEAD.search(lead) is not None
 
 
 def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
@@ -803,6 +817,32 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"group_by": [], "conditions": conditions, "order": None, "limit": None,
                                           "bounds": [], "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {which} row: {key}"])
+    m = FIGURE_OF_IT.match(prompt)
+    if m and group and limit == 1 and measures and previous.answer_rows and not tied_rows(previous) and not said:
+        # "how many did it have in the first run" after the kind of site with the most: that row's figure — its key
+        # a condition in place of the grouping — edited further by the rest ("in the first run")
+        row_condition = Condition(dimension=group[0], values=previous.answer_rows[:1])
+        query = query.model_copy(update={"conditions": [c for c in query.conditions if c.dimension != group[0]],
+                                         "bounds": []})
+        group, order, limit, output = [], None, None, "value"
+        spans.append(m.span())
+        said.append(f"the {query.group_by[0]}: {previous.answer_rows[0]}")
+    m = STILL_LEADS.match(prompt)
+    if m and (m.group("it") or m.group("still")) and group and query.order and limit == 1 and measures and \
+            previous.answer_rows and not tied_rows(previous) and not said:
+        # "was it also worst in august?" after the platform with the lowest pass rate: whether that row leads the same
+        # ranking (then, or there) — every row ranked, the answer says where it stands
+        which = m.group("which").lower()
+        measure = query.order.measure
+        descending = (which == "worst") == (_better(model, measure) == "lower") if which in ("worst", "best") else \
+            query.order.descending if which in ("top", "first") else which in ("highest", "most")
+        order = query.order.model_copy(update={"descending": descending})
+        update["leader"], output = previous.answer_rows[0], "yes_no"
+        if (m.group("still") or "").lower() == "still" and not TIME_WORDS.search(prompt) and runs and \
+                query.runs and query.runs != [runs[-1][0]] and len(query.runs) == 1:
+            update["runs"] = [runs[-1][0]]  # "is it still the worst?" after august: now
+        spans.append(m.span())
+        said.append(f"whether {previous.answer_rows[0]} is still first")
     for pattern in (SORT, INSTEAD, ANOTHER_FIGURE):
         m = pattern.search(prompt)
         if not m:
@@ -960,7 +1000,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order = order.model_copy(update={"measure": swap.get(order.measure, order.measure), "then": [
                 t for t in order.then if t not in bound_to]}) if order is not None else None
             bounds = [b.model_copy(update={"measure": swap.get(b.measure, b.measure)}) for b in bounds]
-    if (time.months or time.runs or time.relative or time.since or time.last_n) and (
+    if (time.months or time.runs or time.relative or time.since or time.last_n or FIRST_RUN.search(prompt)) and (
             "runs" not in update or TIME_WORDS.search(prompt)):
         read, missing = _time(prompt, own, runs, model.measures[measures[0]].fact if measures else "devices", model)
         if missing:  # no run then: the answer says so and names the runs there are, never another run's figure
@@ -1017,11 +1057,21 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         bounds = [b for b in bounds if b.measure in model.measures and model.measures[b.measure].fact == fact]
     edited = query.model_copy(update={"measures": measures, "group_by": group, "conditions": conditions,
                                       "bounds": bounds, "order": order, "limit": limit, "output": output, **update})
-    return QueryEdit(DataQuery.model_validate(edited.model_dump()), notes, said)
+    # ("and is Lab-1 the one with the most" after whether HQ was: the ranking held to one row asks whether it leads)
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()).asked_of_its_row(), notes, said)
 
 
 # what kind of device a condition keeps: a new one replaces the one before ("what about switches?" after the ASAs)
 DEVICE_KINDS = frozenset({"device_type", "platform", "product_family", "model"})
+# a figure asked of the one row the last answer named, with no measure of its own: "how many did it have in august",
+# "what was it last month", "and what does that one score now"
+FIGURE_OF_IT = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:how many|how much|what)\s+(?:(?:did|does|do)\s+(?:it|that one|"
+                          r"that)\s+(?:have|had|get|got|score|show)\b|(?:was|is|were)\s+(?:it|that one|that)\b(?=\s*(?:$|"
+                          r"[?.!,]|(?:in|on|at|for|then|back|last|during)\b)))", _I)
+# whether the row named last still leads: "was it also worst in august?", "is it still the lowest", "still the top one?"
+STILL_LEADS = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?P<it>(?:is|was|were|are)\s+(?:it|that one|that|they))\s+)?"
+                         r"(?P<still>also|still|again)?\s*(?:the\s+)?(?P<which>worst|best|lowest|highest|most|fewest|"
+                         r"top|first)\b(?:\s+(?:one|1))?", _I)
 # "the other DC", "the other stores": a place of the same kind as the one asked before, but not it
 OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 # "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those

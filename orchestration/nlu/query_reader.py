@@ -95,6 +95,11 @@ AVERAGE = re.compile(r"\b(?:avg|average|mean|on average)\b", _I)
 PER_PLACE = re.compile(r"\b(?:per|each|every|a)\s+(?P<kind>sites?|stores?|branch(?:es)?|locations?|campus(?:es)?|"
                        r"datacenters?)\b", _I)
 SITE_KIND_OF = {"store": "store", "branch": "branch", "campus": "campus", "datacenter": "datacenter"}
+# the kind of row a ranking is among, named after the row asked about: "is Store-50 the store with the lowest …"
+ROW_KINDS = {**{k: ("site_type", v) for k, v in SITE_KIND_OF.items()}, "datacentre": ("site_type", "datacenter"),
+             **{k: ("device_type", k) for k in ("router", "switch", "firewall")}}
+ROW_KIND = re.compile(r"\bthe\s+(?P<kind>store|branch|campus|data\s?cent(?:er|re)|router|switch|firewall)\s+"
+                      r"(?:with|that|having|which|where)\b", re.IGNORECASE)
 # failing in each run read: "never passed", "always failed", "in every run", "every month since august"
 EVERY_RUN = re.compile(r"\bnever (?:passed|pass(?:es|ing)?|been (?:fixed|compliant|clean)|fixed|compliant)\b|"
                        r"\balways (?:fail\w*|been failing)\b|\b(?:in |on )?(?:every|each|all(?: the)?) "
@@ -602,7 +607,14 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             output = "value" if output in ("list", "table") else output
             bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
-                      limit=limit, offset=offset, output=output, **time)
+                      limit=limit, offset=offset, output=output, runs=time.get("runs", []),
+                      months=time.get("months", [])).asked_of_its_row()
+    named_kind = ROW_KIND.search(prompt) if query.leader else None
+    if named_kind is not None:  # "is Store-50 the store with the lowest pass rate": ranked among the stores
+        dim, value = ROW_KINDS[re.sub(r"\s", "", named_kind.group("kind").lower())]
+        if query.group_by[:1] == [ROWS_OF.get(dim, "device")] and query.condition(dim) is None:
+            query = query.model_copy(update={"conditions": [*query.conditions, Condition(dimension=dim,
+                                                                                           values=[value])]})
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
             len(said) > 1 and len(query.measures) > 1) or any(
             c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):

@@ -49,6 +49,8 @@ SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"(?<![\w'-])(?:wich|whcih|whihc|wihch|whch)(?![\w'-])", "which"),
     (r"(?<![\w'-])(?:waht|hwat|wht)(?![\w'-])", "what"),
     (r"(?<![\w'-])(?:hw|hwo|haw)(?=\s+(?:many|much|often|long|is|are|do|does|did)\b)", "how"),
+    # a name's possessive is the name: "RTR-ST33-1's high findings", "HQ's pass rate" (never "what's" or "it's")
+    (r"(?-i:\b([A-Z][A-Za-z]*[-\d][\w()-]*|[A-Z]{2,}\d*))['’]s(?![\w'-])", r"\1"),
     # contractions typed without their apostrophe: "whats failing", "arent failing", "doesnt have"
     (r"(?<![\w'-])(what|that|where|how|who)(s)(?![\w'-])", r"\1'\2"),
     (r"(?<![\w'-])(aren|isn|don|doesn|didn|wasn|weren|hasn|haven|can|couldn|shouldn|wouldn)(t)(?![\w'-])", r"\1'\2"),

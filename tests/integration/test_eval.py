@@ -204,7 +204,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtyfifth_questions.yaml": (2, 0, 3), "thirtyfifth_conversations.yaml": (7, 23, 8),
     "held_out/thirtyfifth_conversations.yaml": (3, 11, 4), "thirtysixth.yaml": (6, 0, 6),
     "held_out/thirtysixth_questions.yaml": (2, 0, 3), "thirtysixth_conversations.yaml": (8, 24, 8),
-    "held_out/thirtysixth_conversations.yaml": (2, 10, 4),
+    "held_out/thirtysixth_conversations.yaml": (2, 10, 4), "thirtyseventh.yaml": (8, 0, 8),
+    "held_out/thirtyseventh_questions.yaml": (3, 0, 4), "thirtyseventh_conversations.yaml": (10, 30, 10),
+    "held_out/thirtyseventh_conversations.yaml": (3, 11, 5),
 }
 
 

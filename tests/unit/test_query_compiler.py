@@ -115,6 +115,21 @@ def test_the_total_is_counted_before_the_limit_and_values_are_bound(demo_warehou
     assert len(rows) == 2 and rows[0]["total_rows"] == 36 and rows[0]["failed_checks"] >= rows[1]["failed_checks"]
 
 
+def test_a_ranking_held_to_its_own_row_asks_whether_that_row_leads(demo_warehouse: Path, services: Services) -> None:
+    """"is Store-41 the site with the most failed checks": the condition on the grouped rows becomes the row asked
+    about, and every row is ranked (no limit, no condition), so that where it stands can be said."""
+    latest = _runs(warehouse_query(demo_warehouse))[-1]
+    held = DataQuery(measures=["failed_checks"], group_by=["site"], runs=[latest], order=Order(measure="failed_checks"),
+                     conditions=[Condition(dimension="site", values=["Store-41"])])
+    query = held.asked_of_its_row()
+    assert (query.leader, query.condition("site"), query.limit, query.output) == ("Store-41", None, 1, "yes_no")
+    compiled = compile_query(query, services.catalog.semantic_model, "fleet")
+    assert "LIMIT" not in compiled.sql and "place" not in compiled.sql
+    assert len(services.warehouse().query(compiled.sql, compiled.params).rows) == 36
+    two = held.model_copy(update={"conditions": [Condition(dimension="site", values=["Store-41", "HQ"])]})
+    assert two.asked_of_its_row() == two  # "which of Store-41 and HQ has more": the two ranked, no row asked about
+
+
 def test_a_yes_or_no_of_the_row_is_bound_as_a_boolean(demo_warehouse: Path, services: Services) -> None:
     """The sites' PCI scope is compared with booleans, never the text 'true' (which Trino refuses to compare)."""
     oracle = warehouse_query(demo_warehouse)
