@@ -426,6 +426,12 @@ class PastTurn(StateModel):
         return self.asked or self.prompt
 
     @property
+    def left_out(self) -> set[str]:
+        """The values its question left out ("which are not on 10.2(5)"), lower-case: a follow-up that keeps its
+        filters by name must not keep these — a name cannot say "not"."""
+        return {v.lower() for c in (self.query.conditions if self.query else []) if c.negated for v in c.values}
+
+    @property
     def devices_shown(self) -> list[str]:
         """The devices the answer showed in order: its complete list, or the rows of its ranking of devices (a
         ranking shows its rows without listing every device)."""

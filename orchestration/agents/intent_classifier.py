@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ from orchestration.nlu.query_edits import (
     ROW_REF,
     THEM,
     QueryEdit,
+    alone,
     among_listed,
     between_runs,
     both_checks,
@@ -80,9 +81,11 @@ from orchestration.nlu.query_reader import (
     grouped_by,
     measure_words,
     names_a_part_beyond_the_frame,
+    ordered_by,
     places_in_scope,
     ranks_rows,
     read_query,
+    sorted_rows,
     summary_query,
     values_named,
 )
@@ -209,11 +212,11 @@ WHAT_FILTERS = ("topic", "severity")  # what was counted: kept about the same de
 
 
 def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text: str = "",
-                 sites: Sequence[str] = ()) -> QuestionFrame:
+                 sites: Sequence[str] = (), left_out: Collection[str] = ()) -> QuestionFrame:
     """The frame of a follow-up with every filter of the previous question it does not change ("give me the
     devices with weak snmp" → "which of those are in production?" still counts the SNMP checks; "show me the worst
     stores" → "how does that compare with last month?" is still about the stores). A new request about the previous
-    scope ("what about security?") keeps where, not what."""
+    scope ("what about security?") keeps where, not what; never a value it left out (``left_out``: "not on 10.2(5)")."""
     carried = SCOPE_FILTERS + (WHAT_FILTERS if kind != "carryover" else ())
     if kind == "device_reference":  # "how do I fix that on the first one": the device named, what "that" was
         # ("the evidence for the first one": why it is on the list — what the list counted — unless it names its own)
@@ -234,8 +237,8 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
             carried = tuple(k for k in carried if k != "environment")
     if not all_fit(previous.filters.platform, frame.filters.device_type):
         carried = tuple(k for k in carried if k not in ("platform", "os_version"))  # switches run no ASA software
-    filters = frame.filters.evolve(**{k: getattr(previous.filters, k) for k in carried
-                                      if not getattr(frame.filters, k) and getattr(previous.filters, k)})
+    filters = frame.filters.evolve(**{k: [v for v in getattr(previous.filters, k) if v.lower() not in left_out]
+                                      for k in carried if not getattr(frame.filters, k) and getattr(previous.filters, k)})
     checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
     bare = kind == "carryover" and _is_bare_followup(text)
     if bare and not names_what(frame, text):
@@ -813,8 +816,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
     last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
                 None)
-    picked = None if pasted else picked_prompt(prompt, _listed_before(prompt, last, conv.history),
-                                                 services.catalog.semantic_model) or \
+    # ("and the third?": the third one; a list of devices keeps its own reading of the place, ``followups``)
+    picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
+        picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \
         exception_meant(prompt, last) or \
         _its_place(prompt, last, services, conv.collection or "fleet")
     # ("does it cover RTR-CORE-1?" after one exception: that exception; "and its site?" after one device: that site)
@@ -842,7 +846,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         updates.update(collection=moved, new_collection=moved)
     if resolution.kind in KEEPS_FILTERS and previous is not None and previous.frame is not None:
         intent = intent.evolve(frame=kept_filters(intent.frame, previous.frame, resolution.kind, prompt,
-                                                  list(gaz.sites.values())))
+                                                  list(gaz.sites.values()), previous.left_out))
     subjectless = previous is not None and SUBJECTLESS.match(prompt) is not None and not any(
         e.type in ("device", "site") and e.source != "conversation" for e in intent.entities)  # "what does X fail"
     listed = list_in_play(conv.history)
@@ -956,6 +960,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     return {"intent": intent, "conversation": conv.evolve(**updates)}
 
 
+# a judgement between two things: "which one is worse", "which is better"
+BETTER_OR_WORSE_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+)?which\b.*\b(?:better|worse)\b", re.I)
+# a place in the last list said alone, with no noun: "and the third?", "what about the 2nd"
+BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:first|second|third|fourth|fifth|1st|2nd|3rd|"
+                      r"4th|5th))(?=\s*[?.!]*\s*$)", re.I)
 # the devices of the last list as owners of a value: "whats their software", "and their models"
 THEIR = re.compile(r"\btheir\b", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
@@ -988,7 +997,16 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
     scope = {**scope_for(intent)[0], **values_named(prompt, services.names().values)}
     if among:
         scope = {**{k: v for k, v in scope.items() if k not in ("device", "devices")}, "devices": list(among)}
-    reading = read_query(prompt, intent, scope, services.catalog.semantic_model, runs, pasted, among=bool(among))
+    model = services.catalog.semantic_model
+    sorted_asked = None if pasted else sorted_rows(prompt, model)
+    if sorted_asked is not None:  # "checks failing at Lab-1 sorted by how many devices fail them": those rows, ordered
+        head, measure = sorted_asked
+        rows = read_query(head, intent.evolve(frame=frame_of(head, services, intent.entities)), scope, model, runs,
+                          among=bool(among))
+        if rows is not None and rows.query.group_by:
+            query = ordered_by(rows.query, measure, model, runs)
+            return _one_first(intent, query).evolve(query=query, asked_query=query, query_notes=rows.unsaid)
+    reading = read_query(prompt, intent, scope, model, runs, pasted, among=bool(among))
     if reading is None:
         return intent
     if reading.every is not None:  # "at every store": how many stores there are, counted in the warehouse
@@ -1080,6 +1098,29 @@ def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTur
                  and t.query.group_by[:1] == last.query.group_by[:1]), last)
 
 
+def _asked_of_another_row(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> str | None:
+    """"and the third one?" after "what's the pass rate of the first one": the last question, asked of the row now
+    picked from the list it picked from (a list of the last three answers, one of whose rows it named)."""
+    m = ROW_REF.search(prompt)
+    index = ORDINAL.get(m.group("which").lower()) if m is not None and alone(prompt, m) else None
+    if index is None or last is None:
+        return None
+    asked = last.question
+    before = ROW_REF.search(asked)
+    by_place = before is not None and not alone(asked, before) and before.group("which").lower() in ORDINAL
+    for listed in [t for t in history if t.turn_number < last.turn_number][-3:][::-1]:
+        if len(listed.answer_rows) <= max(index, 1):
+            continue
+        row = listed.answer_rows[index]
+        if by_place and before is not None:
+            # "how many medium findings does the first one have" → "and the second?": the same words, of that row
+            return asked[:before.start()] + row + asked[before.end():]
+        named = [r for r in listed.answer_rows if re.search(rf"(?<![\w-]){re.escape(r)}(?![\w-])", asked, re.I)]
+        if len(named) == 1 and row != named[0]:
+            return re.sub(rf"(?<![\w-]){re.escape(named[0])}(?![\w-])", row, asked, flags=re.I)
+    return None
+
+
 def _beyond_the_tools(last: PastTurn | None) -> bool:
     """Whether the last answer's figure is none the assessment tools state (how many stores fail a check): a new
     place alone is that figure there, not the tools' summary of the place."""
@@ -1165,15 +1206,21 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         rest, both = merged
         edit = edited_query(rest, own, scope, both, model, runs, places) if rest else None
         return edit or QueryEdit(both.query, [], ["both side by side"])  # type: ignore[arg-type]  # merged has one
-    edit = _edit_in_clauses(prompt, own, scope, last, model, runs, places) or edited_query(
+    # "which is worse" after what fails at HQ, then at Lab-1: the two places the last two answers were about, not the
+    # worst of the checks the last one listed
+    two = both_sides(prompt, last, earlier, model, own.asked_query) if last.query.group_by and \
+        BETTER_OR_WORSE_OF_TWO.search(prompt) else None
+    edit = two or _edit_in_clauses(prompt, own, scope, last, model, runs, places) or edited_query(
         prompt, own, scope, last, model, runs, places)
     if edit is not None:
         return edit
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks
     # fail at both" after what fails at two sites
-    sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (None if last.query.group_by else (
-        both_sides(prompt, last, earlier, model, own.asked_query) or both_checks(prompt, last, earlier) or
-        between_runs(prompt, last, earlier)))
+    # ("which is worse" after what fails at two sites, one after the other: the two sites' totals)
+    same_rows = earlier is not None and earlier.query is not None and earlier.query.group_by == last.query.group_by
+    sides = both_places(prompt, last, earlier) or both_lists(prompt, last, earlier) or (
+        both_sides(prompt, last, earlier, model, own.asked_query) if not last.query.group_by or same_rows else None) or (
+        None if last.query.group_by else (both_checks(prompt, last, earlier) or between_runs(prompt, last, earlier)))
     if sides is not None or last.query.group_by:
         return sides
     ranked = next((t for t in reversed(before) if t.query is not None and t.query.group_by and t.answer_rows), None)

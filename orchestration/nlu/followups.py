@@ -173,8 +173,10 @@ def _unfit(before: list[Entity], new: list[Entity], sites: Sequence[str] = ()) -
 def _carried(prev: PastTurn, own: list[Entity], sites: Sequence[str] = ()) -> list[Entity]:
     """The previous turn's filters this prompt does not set itself."""
     mine = {e.type for e in own} | _unfit(prev.entities, own, sites)
+    # (a value the last question left out, "which are not on 10.2(5)", is no filter to keep)
     return [e.evolve(source="conversation") for e in prev.entities
-            if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved"]
+            if e.type in SCOPE_TYPES and e.type not in mine and e.source != "unresolved" and
+            e.value.lower() not in prev.left_out]
 
 
 def _correction_entities(text: str, gaz: Gazetteer | None) -> list[Entity]:

@@ -50,7 +50,8 @@ _I = re.IGNORECASE
 ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
            "fifth": 4, "5th": 4, "last": -1, "bottom": -1}
 SUPERLATIVE = ("worst", "best", "lowest", "highest")
-COMPARATIVE = {"more": "most", "fewer": "fewest", "less": "fewest"}  # of two rows, the more is the most
+COMPARATIVE = {"more": "most", "fewer": "fewest", "less": "fewest", "better": "best", "worse": "worst",
+               "higher": "highest", "lower": "lowest"}  # of two rows, the more is the most
 PLACES = frozenset({"site", "site_type", "tier", "region"})  # where: a follow-up's place replaces every other
 ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|top|bottom|"
                      r"worst|best|lowest|highest)\s+(?:one|site|store|branch|device|box|switch|router|firewall|"
@@ -73,7 +74,9 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
                            # "which one fails the most checks": one of the rows (not "which device fails …", its own)
                            r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))fails?)\s+"
                            r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
-                           r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less)\b", _I)
+                           # ("which is better" of two rows; "which got worse", "which did better" are changes)
+                           r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less|(?:(?<=is )|"
+                           r"(?<=was )|(?<=are )|(?<=has )|(?<=had )|(?<=the ))(?:better|worse|higher|lower))\b", _I)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest|most|fewest|least)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
@@ -112,6 +115,8 @@ CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+(?P<dim>(?!
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
+# "and how many at the stores", "how many there in total": a count asked of a place, its measure the last one's
+COUNT_THERE = re.compile(_LEAD + r"how many\s+(?:(?:are|were)\s+)?(?:there\s+)?(?:in|at|on|for|across)\b", _I)
 # "how many devices is that" after the sites with some: the things of another kind behind the same rows, counted
 HOW_MANY_OF = re.compile(_LEAD + r"how many\s+(?P<what>[a-z]+)(?:\s+(?:is that|are there|are they|in total|in all|"
                          r"does that make|is it|are those|altogether|then))+\s*[?.!]*\s*$", _I)
@@ -656,6 +661,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                                           "bounds": bounds_asked})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"which {dim}s"])
     m = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
+    if m and m.group("which").lower() in ("better", "worse") and (
+            len(previous.answer_rows) != 2 or output in ("change", "series")):
+        # "which one is better" judges two rows shown side by side; after other rows or after changes, the two it
+        # judges are elsewhere (the last two answers: ``both_sides``)
+        m = None
     if m and (group or m.group("dim")):
         named = _dimension(m.group("dim"), model) if m.group("dim") else None
         if named not in (None, "device", "run") and group == ["device"] and previous.answer_devices and \
@@ -696,7 +706,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             measures = list(dict.fromkeys([measure, *measures]))
             spans.append((m.end(), len(prompt)))
         if measure and group:
-            which = m.group("which").lower()
+            said_as = m.group("which").lower()
+            which = COMPARATIVE.get(said_as, said_as)
             if which in ("worst", "best"):
                 descending = (which == "worst") == (_better(model, measure) == "lower")
             else:  # "which one has more critical fails" of two: the one with the most
@@ -704,7 +715,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order, limit, output = Order(measure=measure, descending=descending), 1, "list"
             device = query.condition("device")
             one_device = device is not None and len(device.values) == 1
-            if which in ("worst", "best") and not named_measure and model.measures[measure].unit == "count" and (
+            # (one of two rows "worse" than the other: by the figure they were compared on)
+            if which in ("worst", "best") and said_as == which and not named_measure and \
+                    model.measures[measure].unit == "count" and (
                     group == ["rule"] and one_device or group in (["device"], ["site"]) and measure in (
                         "failed_checks", "critical_findings")):
                 # one device's worst check: the most severe; the worst device or site: the most critical failures,
@@ -986,6 +999,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         measures, group, output, order, limit, bounds = [counter], [], "value", None, None, []
         spans.append(kind_count.span())
         said.append("the devices counted")
+    counted_there = COUNT_THERE.match(prompt)
+    if counted_there and group and limit == 1 and order is not None and measures and said and not KIND_COUNT.match(
+            prompt):
+        # "and how many at the stores" after the site with the most config changes: how many there, not which
+        # store has the most
+        group, output, order, limit, bounds = [], "value", None, None, []
+        spans.append(counted_there.span())
     kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
                      len(c.values) == 1 and c is not beside), None)
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
@@ -1297,8 +1317,12 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
     rest = m.group("rest")
     way = which_way(rest)
     q, p = last.query, before.query
-    if way is None or q.group_by or p.group_by or q.measures != p.measures or not q.measures or q.output != p.output:
+    if way is None or q.group_by != p.group_by or q.measures != p.measures or not q.measures or q.output != p.output:
         return None
+    if q.group_by:  # what fails at HQ, then at Lab-1 → "which is worse": the two places by their totals
+        if q.output in ("series", "change") or way not in ("better", "worse"):
+            return None  # ("which has more" after two lists: more rows, another question)
+        q = q.model_copy(update={"group_by": [], "bounds": [], "order": None, "limit": None, "output": "value"})
     differ = [c for c in q.conditions if c not in p.conditions]
     if len(differ) != 1 or len(differ[0].values) != 1 or differ[0].negated:
         return None

@@ -157,6 +157,8 @@ OVER_TIME = re.compile(r"\bover time\b|\btrend\w*|\brun by run\b|\beach run\b|\b
 FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent) shape)\b", _I)
 # a choice between named values: "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1"
 CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
+# figures of several places asked as one: "failed checks at HQ and Lab-1 combined", "in total"
+TOGETHER = re.compile(r"\b(?:combined|together|in total|in all|altogether|total|overall|as a whole|pooled|sum)\b", _I)
 # "which of A and B …", "compare A and B", "A and B side by side"
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
                    r"\bside by side\b|\bbetween\b", _I)
@@ -430,6 +432,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     sides = [c for c in conditions if len(c.values) > 1 and not c.negated and c.dimension not in ("rule", "topic")]
     if not group and sides and SIDES.search(prompt):
         group = [sides[0].dimension]  # "high findings in production vs lab": each side
+    elif not group and sides and measures and sides[0].dimension in ("site", "device", "region") and \
+            not TOGETHER.search(prompt):
+        # "failed checks at HQ and at Lab-1": each place's figure (and their sum in the lead), not one pooled
+        group = [sides[0].dimension]
     chosen = bool(sides and CHOICE.search(prompt) and (COMPARATIVE.search(prompt) or WORST.search(prompt) or BEST.search(
         prompt) or MOST.search(prompt) or LEAST.search(prompt))) and grouped_by(prompt, model) is None
     if chosen:  # "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1": one of the two
@@ -636,6 +642,42 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         not executed or share_in_time or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
     return QueryReading(query, unsaid, missing, kept, thing)
+
+
+# rows asked for and what to sort them by: "checks failing at Lab-1 sorted by how many devices fail them", "devices
+# at HQ ordered by pass rate" — the clause orders the rows; it is neither the ask nor what the rows are
+SORTED_BY = re.compile(r"[\s,(-]+(?:sorted|ordered|ranked|sort(?:ed)?\s+them|order(?:ed)?\s+them)\s+by\s+"
+                       r"(?P<what>[\w\s'-]+?)\s*\)?\s*[?.!]*\s*$", _I)
+ROWS_NAMED = re.compile(r"\b(?:devices|boxes|hosts|switch(?:es)?|routers|firewalls|checks|rules|findings|sites|stores|"
+                        r"branch(?:es)?|platforms|releases|versions|models|regions|roles)\b", _I)
+
+
+def sorted_rows(prompt: str, model: SemanticModel) -> tuple[str, str] | None:
+    """The rows asked for (the words before the clause) and the measure a "sorted by" clause orders them by; None
+    when the prompt has no such clause, names no rows before it, or the clause names no measure."""
+    m = SORTED_BY.search(prompt)
+    if m is None or not ROWS_NAMED.search(prompt[:m.start()]):
+        return None
+    clause = m.group("what")
+    named = measure_words(clause, model) or measure_words(f"how many {clause}", model)
+    if not named:
+        return None
+    measure = named[0]
+    if measure == "devices" and re.search(r"\bfail", clause, _I) and "devices_failing" in model.measures:
+        measure = "devices_failing"  # "by how many devices fail them": the devices failing each
+    return prompt[:m.start()], measure
+
+
+def ordered_by(query: DataQuery, measure: str, model: SemanticModel, runs: Sequence[tuple[str, str]]) -> DataQuery:
+    """The rows of ``query`` with ``measure`` beside their own figures (those of the same fact), worst first."""
+    fact = model.measures[measure].fact
+    kept = [m for m in query.measures if m != measure and model.measures[m].fact == fact]
+    timed = model.facts[fact].run and not query.runs and runs
+    worst_first = (model.measures[measure].better or "lower") == "lower"
+    return query.model_copy(update={
+        "measures": [measure, *kept], "order": Order(measure=measure, descending=worst_first), "output": "table",
+        "bounds": [b for b in query.bounds if model.measures[b.measure].fact == fact],
+        **({"runs": [runs[-1][0]]} if timed else {})})
 
 
 def time_named(intent: Intent) -> bool:

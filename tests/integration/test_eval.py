@@ -206,7 +206,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtysixth_questions.yaml": (2, 0, 3), "thirtysixth_conversations.yaml": (8, 24, 8),
     "held_out/thirtysixth_conversations.yaml": (2, 10, 4), "thirtyseventh.yaml": (8, 0, 8),
     "held_out/thirtyseventh_questions.yaml": (3, 0, 4), "thirtyseventh_conversations.yaml": (10, 30, 10),
-    "held_out/thirtyseventh_conversations.yaml": (3, 11, 5),
+    "held_out/thirtyseventh_conversations.yaml": (3, 11, 5), "thirtyeighth.yaml": (8, 0, 8),
+    "held_out/thirtyeighth_questions.yaml": (4, 0, 4), "thirtyeighth_conversations.yaml": (9, 28, 10),
+    "held_out/thirtyeighth_conversations.yaml": (1, 11, 5),
 }
 
 

@@ -2471,3 +2471,95 @@ def test_a_names_possessive_is_read_as_the_name(demo_warehouse: Path, services: 
     answer = handle_turn("FW-ST30-1's critical findings?", thread_id="possessive", user_id="possessive",
                          services=services).final.answer
     assert all(r in answer for r in rules), (rules, answer[:400])
+
+
+def test_the_nth_alone_after_a_question_of_the_first_asks_it_of_the_nth(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = [d for d, _ in sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? "
+                                                "AND r.status = 'fail' AND a.device_type = 'firewall' GROUP BY 1 "
+                                                "ORDER BY n DESC, 1 LIMIT 4", [latest])]
+    counts = dict(sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                      "r.status = 'fail' AND r.severity = 'medium' GROUP BY 1", [latest]))
+    chat = Chat(services)
+    listed = chat("top 4 firewalls by failed checks")
+    rows = [r for r in ranked if r in listed.final.answer]
+    assert len(rows) == 4, listed.final.answer[:400]  # (no tie at the cut: the four are the four shown)
+    chat("how many medium findings does the first one have")
+    state = chat("and the second?")
+    assert state.conversation.effective_prompt == f"how many medium findings does {ranked[1]} have"
+    assert first_line(state.final.answer).startswith(f"**{counts.get(ranked[1], 0)}**"), state.final.answer[:300]
+
+
+def test_how_many_at_a_kind_of_place_after_the_place_with_the_most_counts_there(demo_warehouse: Path,
+                                                                                 services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                                "a.collection = 'fleet' JOIN sites s ON s.site = a.site WHERE e.mnemonic = "
+                                "'SEC_LOGIN-4-LOGIN_FAILED' AND strftime(e.ts, '%Y-%m') = '2026-10' AND "
+                                "s.site_type = 'branch'")
+    chat = Chat(services)
+    chat("failed logins in october")
+    chat("which site saw the most")
+    state = chat("and how many at the branches?")
+    query = state.intent.query
+    assert query is not None and not query.group_by and query.limit is None, query
+    assert first_line(state.final.answer).startswith(f"**{n:,}**"), state.final.answer[:300]
+
+
+def test_which_is_worse_of_two_places_side_by_side_is_the_lower_one(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = dict(sql(demo_warehouse, f"SELECT a.site, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) "
+                                     f"/ COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? AND a.site IN "
+                                     "('Branch-03', 'Store-36') GROUP BY 1", [latest]))
+    assert rates["Branch-03"] != rates["Store-36"]
+    chat = Chat(services)
+    chat("pass rate at Branch-03")
+    chat("how does that compare to Store-36")
+    lower = min(rates, key=rates.__getitem__)
+    assert first_line(chat("which one is worse").final.answer).startswith(f"**{lower}**")
+
+
+def test_rows_sorted_by_a_measure_named_after_them_are_those_rows_in_that_order(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per_rule = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) n FROM {FLEET} WHERE "
+                                   "r.assessment_id = ? AND r.status = 'fail' AND a.site = 'HQ' GROUP BY 1 "
+                                   "ORDER BY n DESC", [latest])
+    state = handle_turn("failing checks at HQ, ordered by the number of devices failing them", thread_id="sorted",
+                        user_id="sorted", services=services)
+    query = state.intent.query
+    assert query is not None and query.group_by == ["rule"] and query.order is not None and \
+        query.order.measure == "devices_failing", query
+    top = [r for r, n in per_rule if n == per_rule[0][1]]
+    assert any(f"**{r}**" in first_line(state.final.answer) for r in top), state.final.answer[:300]
+    body = state.final.answer
+    assert body.index(f"| {per_rule[0][0]} |") < body.index(f"| {per_rule[-1][0]} |")  # the most first
+
+
+def test_a_value_left_out_is_not_carried_as_a_filter_of_the_next_question(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (release, _), = sql(demo_warehouse, "SELECT os_version, COUNT(*) n FROM assets WHERE collection = 'fleet' AND "
+                                        "platform = 'ios-xe' AND site = 'HQ' GROUP BY 1 ORDER BY n DESC LIMIT 1")
+    (n,), = sql(demo_warehouse, FAILS + " AND a.site = 'HQ' AND a.platform = 'ios-xe' AND a.os_version <> ?",
+                [latest, release])
+    chat = Chat(services)
+    chat("list the ios-xe devices at HQ")
+    chat(f"which are not on {release}")
+    state = chat("how many failed checks do they have")
+    query = state.intent.query
+    assert query is None or query.condition("release") is None or query.condition("release").negated, query
+    assert first_line(state.final.answer).startswith(f"**{n}**"), state.final.answer[:300]
+
+
+def test_which_is_worse_after_what_fails_at_two_places_in_turn_compares_the_places(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT a.site, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                   "'fail' AND a.site IN ('Branch-06', 'Store-36') GROUP BY 1", [latest]))
+    assert per["Branch-06"] != per["Store-36"]
+    chat = Chat(services)
+    chat("what fails at Branch-06")
+    chat("and at Store-36?")
+    worse = max(per, key=per.__getitem__)
+    assert first_line(chat("which one is worse").final.answer).startswith(f"**{worse}**")
