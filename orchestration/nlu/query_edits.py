@@ -292,7 +292,7 @@ def tied_rows(previous: PastTurn) -> bool:
     listed ("which of them fails the most") shows all of them, its first alone in the lead."""
     if len(previous.answer_rows) < 2:
         return False
-    lead = next((ln for ln in previous.answer_excerpt.splitlines() if ln.strip()), "")
+    lead = next((ln for ln in previous.answer_excerpt.splitlines() if ln.strip() and not ln.startswith("**Scope")), "")
     return not lead or TIE_LEAD.search(lead) is not None
 
 

@@ -98,8 +98,8 @@ SITE_KIND_OF = {"store": "store", "branch": "branch", "campus": "campus", "datac
 # the kind of row a ranking is among, named after the row asked about: "is Store-50 the store with the lowest …"
 ROW_KINDS = {**{k: ("site_type", v) for k, v in SITE_KIND_OF.items()}, "datacentre": ("site_type", "datacenter"),
              **{k: ("device_type", k) for k in ("router", "switch", "firewall")}}
-ROW_KIND = re.compile(r"\bthe\s+(?P<kind>store|branch|campus|data\s?cent(?:er|re)|router|switch|firewall)\s+"
-                      r"(?:with|that|having|which|where)\b", re.IGNORECASE)
+ROW_KIND = re.compile(r"\b(?:the|top\s+\d+|\d+)\s+(?P<kind>store|branch|campus|data\s?cent(?:er|re)|router|switch|"
+                      r"firewall)(?:e?s)?\s+(?:with|that|having|which|where|by|for)\b", re.IGNORECASE)
 # failing in each run read: "never passed", "always failed", "in every run", "every month since august"
 EVERY_RUN = re.compile(r"\bnever (?:passed|pass(?:es|ing)?|been (?:fixed|compliant|clean)|fixed|compliant)\b|"
                        r"\balways (?:fail\w*|been failing)\b|\b(?:in |on )?(?:every|each|all(?: the)?) "

@@ -2563,3 +2563,19 @@ def test_which_is_worse_after_what_fails_at_two_places_in_turn_compares_the_plac
     chat("and at Store-36?")
     worse = max(per, key=per.__getitem__)
     assert first_line(chat("which one is worse").final.answer).startswith(f"**{worse}**")
+
+
+def test_whether_a_row_is_in_the_top_n_of_its_kind_ranks_that_kind_only(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                 "'fail' AND s.site_type = 'branch' GROUP BY 1 ORDER BY n DESC, 1", [latest])
+    cut = ranked[2][1]
+    inside = ranked[0][0]
+    outside = next(site for site, n in ranked if n < cut)
+    for site, yes in ((inside, True), (outside, False)):
+        state = handle_turn(f"is {site} among the top 3 branches by failed checks?", thread_id=f"top-{site}",
+                            user_id="top", services=services)
+        query = state.intent.query
+        assert query is not None and query.leader == site and query.condition("site_type") is not None, query
+        assert first_line(state.final.answer).startswith("**Yes**" if yes else "**No**"), state.final.answer[:300]
