@@ -333,7 +333,7 @@ def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         stats = {measure: after, "before": before, "change": change}
         if direction is None:  # not a way of getting better or worse: which period has more
             higher = periods[1] if after > before else periods[0]
-            text = (f"**More in {higher}**: {model.measures[measure].named(max(after, before))} against "
+            text = (f"**{'Higher' if unit == 'percent' else 'More'} in {higher}**: {model.measures[measure].named(max(after, before))} against "
                     f"{_value(min(after, before), unit)} ({', '.join(periods)}; {where(query, [], months=False)}).")
             return DomainOutputs(summary=text, statistics=stats)
         worse = after > before if model.measures[measure].better != "higher" else after < before

@@ -1292,17 +1292,27 @@ BETTER_OR_WORSE = re.compile(_LEAD + r"(?:(?:is|was)\s+(?:that|it)\s+|(?:did|has
 
 
 def between_runs(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryEdit | None:
-    """"how did us-west do in september" → "and in november" → "so better or worse": the same figures of the two
-    runs, as a change; None unless the last two queries differ in their run alone."""
-    if not BETTER_OR_WORSE.match(prompt) or before is None or last.query is None or before.query is None:
+    """"how did us-west do in september" → "and in november" → "so better or worse" (or "which is higher"): the same
+    figures of the two runs, as a change; None unless the last two queries differ in their run alone."""
+    which = WHICH_OF_TWO.match(prompt)
+    judged = BETTER_OR_WORSE.match(prompt) or (which is not None and which_way(which.group("rest")) is not None)
+    if not judged or before is None or last.query is None or before.query is None:
         return None
     q, p = last.query, before.query
-    if q.group_by or q.measures != p.measures or q.conditions != p.conditions or len(q.runs) != 1 or \
-            len(p.runs) != 1 or q.runs == p.runs:
+    if q.group_by or q.measures != p.measures or q.conditions != p.conditions:
         return None
-    runs = sorted([p.runs[0], q.runs[0]])  # (run ids sort by their date)
-    edited = q.model_copy(update={"runs": runs, "output": "change"})
-    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{runs[0]} → {runs[1]}"])
+    # the runs, or the months of a fact timed by its own clock ("failed logins in september" → "and october?")
+    field = "runs" if q.runs else "months"
+    mine, theirs = getattr(q, field), getattr(p, field)
+    if len(mine) != 1 or len(theirs) != 1 or mine == theirs:
+        return None
+    periods = sorted([theirs[0], mine[0]])  # (run ids and months sort by their date)
+    # "which month had more": the one with more, first (a yes/no of two periods with no way of getting better says
+    # which has more); "better or worse", "which improved": the change
+    more_or_less = which is not None and which_way(which.group("rest")) in ("more", "less")
+    output = "yes_no" if more_or_less else "change" if field == "runs" else "series"
+    edited = q.model_copy(update={field: periods, "output": output})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{periods[0]} → {periods[1]}"])
 
 
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel,

@@ -47,7 +47,7 @@ NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\
                       r"\bwithout(?=\s+the\s))[\s-]+"
                       r"(?:(?:on|in|at|running|using|counting|including|the|a|an|from|of|be|being)\s+){0,2}$", _I)
 # "the router with the lowest pass rate", "a site having the most criticals": the rows the superlative ranks
-ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:with|having|"
+ROW_WITH_THE_END = re.compile(r"\b(?:the|a|an|any|one)\s+(?:(?:top\s+)?\d+\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:with|having|"
                               r"that (?:has|had|have|shows?)|which (?:has|had))\s+the\s+(?:most|fewest|least|lowest|"
                               r"highest|worst|best|biggest|largest|smallest|poorest)\b", re.I)
 # a question that starts with the rows it asks for: "sites where the pass rate dropped", "stores whose firewalls …"
@@ -1057,12 +1057,12 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
         named = any(re.match(r"which|list|show|what\s+(?!are\b|is\b|were\b)", m.group(0), _I) and _dimension(
             m.group("what"), model) == "device" for m in WHICH.finditer(prompt))
         return ["device"] if named else ["rule"]
-    if ask in ("list", "ranking"):
-        dim = _dimension(prompt, model)
+    for m in ROW_WITH_THE_END.finditer(prompt):  # "one of the 5 stores with the most failed checks": the stores
+        dim = _dimension(m.group("what"), model)
         if dim and dim != "run":
             return [dim]
-    for m in ROW_WITH_THE_END.finditer(prompt):
-        dim = _dimension(m.group("what"), model)
+    if ask in ("list", "ranking"):
+        dim = _dimension(prompt, model)
         if dim and dim != "run":
             return [dim]
     rows_where = ROWS_WHERE.match(prompt)  # "sites where the pass rate dropped since september": those sites

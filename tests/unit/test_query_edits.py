@@ -2579,3 +2579,32 @@ def test_whether_a_row_is_in_the_top_n_of_its_kind_ranks_that_kind_only(demo_war
         query = state.intent.query
         assert query is not None and query.leader == site and query.condition("site_type") is not None, query
         assert first_line(state.final.answer).startswith("**Yes**" if yes else "**No**"), state.final.answer[:300]
+
+
+def test_which_had_more_after_one_figure_in_two_periods_asked_in_turn_names_the_period(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    per_month = dict(sql(demo_warehouse, "SELECT strftime(e.ts, '%Y-%m'), COUNT(*) FROM events e JOIN assets a ON "
+                                         "a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = "
+                                         "'SYS-5-CONFIG_I' AND a.site = 'Branch-02' GROUP BY 1"))
+    assert per_month["2026-08"] != per_month["2026-10"]
+    chat = Chat(services)
+    chat("config changes at Branch-02 in august")
+    chat("and in october?")
+    more = max(("2026-08", "2026-10"), key=per_month.__getitem__)
+    lead = first_line(chat("which month had more").final.answer)
+    assert lead.startswith(f"**More in {more}**") and f"{per_month[more]}" in lead, lead
+
+
+def test_one_of_the_n_of_a_kind_with_the_most_asks_whether_that_row_is_among_them(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                 "'fail' AND r.severity = 'high' AND s.site_type = 'store' GROUP BY 1 ORDER BY n DESC, 1",
+                 [latest])
+    last = ranked[-1][0]
+    assert ranked[-1][1] < ranked[3][1]
+    state = handle_turn(f"is {last} one of the 4 stores with the most high findings?", thread_id="one-of",
+                        user_id="one-of", services=services)
+    query = state.intent.query
+    assert query is not None and query.group_by == ["site"] and query.leader == last, query
+    assert first_line(state.final.answer).startswith("**No**"), state.final.answer[:300]
