@@ -887,6 +887,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
             resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
             resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None):
+        # (a follow-up with nothing of the last turn to carry, "and is Lab-1 the site with the most failed checks", is
+        # read as a question of its own)
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject
         # after a complete list of devices asks about those devices ("which have zero failures"); a row picked
         # ("the lowest one - what are its devices") is a question of its own about that row; "which sites are they
