@@ -10,6 +10,7 @@ Values are written as the semantic model names them (``Measure.named``); conditi
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -364,12 +365,19 @@ def _leads(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Domai
                     f"{_value(row.get('failed_checks'))} failed checks")
         return f"{_value(row.get(first))}{'%' if measure.unit == 'percent' else ''}"
 
-    def place(row: Row) -> int:  # 1 + the rows ahead of it (rows tied share a place)
-        key = [row.get(k) for k in ranked_by]
-        return 1 + sum(1 for r in rows if _ahead([r.get(k) for k in ranked_by], key, order.descending))
+    def key(row: Row) -> list[Any]:
+        return [row.get(k) for k in ranked_by]
 
+    # each row's place: 1 + the rows ahead of it, rows tied sharing one — one sort, not every row against every row
+    # (a device asked about among 10,000)
+    def before(a: Row, b: Row) -> int:
+        return -1 if _ahead(key(a), key(b), order.descending) else 1 if _ahead(key(b), key(a), order.descending) else 0
+
+    ranked = sorted(rows, key=functools.cmp_to_key(before))
+    placed: list[tuple[int, Row]] = []
+    for i, row in enumerate(ranked):
+        placed.append((placed[-1][0] if placed and key(placed[-1][1]) == key(row) else i + 1, row))
     skipped, cut = query.offset or 0, (query.offset or 0) + (query.limit or 1)
-    placed = [(place(r), r) for r in rows]
     leading = [r for p, r in placed if skipped < p <= cut]
     asked = next(((p, r) for p, r in placed if str(r.get(dim)).lower() == query.leader.lower()), None)
     yes = asked is not None and skipped < asked[0] <= cut
