@@ -387,10 +387,12 @@ def _leads(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Domai
         end = ("highest" if order.descending else "lowest") if measure.unit == "percent" else (
             "most" if order.descending else "fewest")
         noun = " " + (measure.noun[1] if measure.unit == "count" else measure.noun[0])
-    of_all = f"of {len(rows)} {_label(dim, model, len(rows))}"
+    total = int(rows[0].get("total_rows") or len(rows)) if rows else 0  # (counted before the guard's row cap)
+    of_all = f"of {total:,} {_label(dim, model, total)}"
     rank = "" if asked is None else \
         f"{'tied ' if sum(1 for p, _ in placed if p == asked[0]) > 1 else ''}{_ordinal(asked[0])}"
-    stands = f"{query.leader} has none here" if asked is None else \
+    stands = (f"{query.leader} is not among the first {len(rows)} {of_all}" if total > len(rows) else
+              f"{query.leader} has none here") if asked is None else \
         f"{asked[1].get(dim)} has {figure(asked[1])}, {rank} {of_all}"
     if asked is not None and yes:
         others = [f"**{r.get(dim)}**" for r in leading if r is not asked[1]]
