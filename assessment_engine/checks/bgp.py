@@ -202,6 +202,25 @@ def _flat_neighbors(proc: Line, templates: dict[tuple[str, str], Line]) -> list[
                 continue  # 'neighbor A activate' for a neighbour defined elsewhere (nested syntax)
             defining = next((x for x in own if _REMOTE_AS.match(x.text) or " peer-group " in x.text), own[0])
             out.append(Neighbor(name, remote, defining, lines, vrf, tuple(names)))
+        out += _listen_ranges(body, by_name, global_groups, vrf, templates)
+    return out
+
+
+def _listen_ranges(body: list[Line], by_name: dict[str, list[Line]], global_groups: dict[str, list[Line]],
+                   vrf: str | None, templates: dict[tuple[str, str], Line]) -> list[Neighbor]:
+    """Dynamic peers: 'bgp listen range 100.64.10.0/24 peer-group DYN_CUST' accepts a session from any address of
+    the range with the group's settings — a neighbour like any other, named by its range."""
+    out = []
+    for ln in body:
+        m = re.match(r"^bgp listen range (\S+) peer-group (\S+)$", ln.text)
+        if not m:
+            continue
+        group = m.group(2)
+        lines = [ln, *(by_name.get(group) or global_groups.get(group, []))]
+        inherited, template_names = _inherited(lines, templates, set())
+        lines += inherited
+        remote = next((r.group(1) for x in lines if (r := _REMOTE_AS.match(x.text))), None)
+        out.append(Neighbor(m.group(1), remote, ln, lines, vrf, (f"peer-group {group}", *template_names)))
     return out
 
 

@@ -102,6 +102,30 @@ def _default_routes(cfg: ParsedConfig) -> list[tuple[str, Line]]:
     return out
 
 
+def networks_of(block: Line) -> list[ipaddress.IPv4Interface]:
+    """The IPv4 addresses (with their subnets) an interface block configures."""
+    return _networks(block)
+
+
+def carries_default_route(cfg: ParsedConfig, block: Line) -> bool:
+    """The interface is where the device's IPv4 default route leaves: named by it, or its next hop on its subnet
+    (or its address and default route come from DHCP). Strict uRPF on it drops every packet from an address the
+    device reaches only by that route."""
+    name = block.text.split(None, 1)[1].lower() if " " in block.text else ""
+    nets = _networks(block)
+    defaults = _default_routes(cfg)
+    for hop, _line in defaults:
+        try:
+            hop_ip = ipaddress.IPv4Address(hop)
+        except ValueError:
+            if hop.lower() == name:
+                return True
+            continue
+        if any(hop_ip in n.network for n in nets):
+            return True
+    return not defaults and any(c.text.lower() in ("ip address dhcp", "ip address negotiated") for c in block.children)
+
+
 def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.IPv4Address, str]],
                  defaults: list[tuple[str, Line]]) -> str:
     texts = [c.text for c in block.children]

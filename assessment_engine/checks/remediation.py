@@ -15,12 +15,15 @@ and it has no ASA driver — so the few replacement rules a fix needs are writte
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from assessment_engine.checks.access import keeps_access, ways_in
 from assessment_engine.checks.bgp import bgp_view
 from assessment_engine.checks.config_parser import Line, ParsedConfig, parse_config
+from assessment_engine.checks.interfaces import carries_default_route, networks_of
 from assessment_engine.checks.rule_engine import (
     Rule,
     RuleResult,
@@ -42,6 +45,7 @@ _SETS_ONE = [re.compile(p) for p in (
     r"^(snmp-server community \S+) ", r"^(snmp-server group \S+ v3) ", r"^(password) ", r"^(secret) ",
     r"^(neighbor \S+ password) ", r"^(vtp mode) ", r"^(spanning-tree portfast bpduguard) ",
     r"^(?:no )?(login)(?: local| authentication \S+)?$",
+    r"^((?:ntp )?server (?:vrf \S+ )?\d[\d.:]*)(?: |$)",  # an NTP server given again with its key replaces the old
 )]
 
 
@@ -57,7 +61,8 @@ class Fix:
 
     @property
     def label(self) -> str:
-        return ("verified on the patched configuration: the check passes and no other check is worse" if self.verified
+        return ("verified on the patched configuration: the check passes, no other check is worse and a way in is kept"
+                if self.verified
                 else f"not verified: {self.note}")
 
 
@@ -238,8 +243,19 @@ def _fix_user_hash(cfg: ParsedConfig, result: RuleResult, fix: list[str], eviden
 
 
 def _fix_asa_management(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
-    """Each line open to any address closed, the same service opened to the management network only."""
-    return [x for ln in evidence for x in (f"no {ln.text}", f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> management")]
+    """Each line open to any address: the same service on the same interface (its own nameif — 'mgmt', not the
+    catalog's 'management', which the ASA refuses where no interface has that name) opened to the management
+    network only, and then the open line removed."""
+    return [x for ln in evidence
+            for x in (f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> {ln.text.split()[-1]}", f"no {ln.text}")]
+
+
+def _fix_asa_telnet(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """Telnet removed — after SSH is opened from the same addresses on the same interface where it was not, so the
+    administrators who came in by telnet still have a way in (its prerequisites follow from the access model)."""
+    ssh = {ln.text for ln in cfg.top if ln.text.startswith("ssh ")}
+    out = [f"ssh {ln.text.split(None, 1)[1]}" for ln in evidence if f"ssh {ln.text.split(None, 1)[1]}" not in ssh]
+    return list(dict.fromkeys(out)) + [f"no {ln.text}" for ln in evidence]
 
 
 def _fix_fhrp(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
@@ -294,13 +310,87 @@ def _fix_blocks(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence:
 
 
 def _fix_interfaces(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
-    """The catalog's interface settings under each failing interface (else the routed ones)."""
+    """The catalog's interface settings under each failing interface — for a routing protocol's keys, under each
+    interface that runs it (a key on an interface without an adjacency protects nothing, and the adjacency left
+    without one drops once its area asks for authentication). None found: the catalog's ``<if>`` stays, for the
+    engineer to fill in, and the fix is not verified."""
     failing = [v.interface for v in result.interfaces if v.status == "fail"]
-    names = failing or [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")][:4]
+    names = failing or (routing_interfaces(cfg, "ospf") if result.rule_id == "OSPF-AUTH" else [])
     children = _split_under(fix, re.compile(r"^interface <if>"))[0]
     before = fix[:next(i for i, ln in enumerate(fix) if "<if>" in ln)]  # 'router ospf 1' / ' area 0 authentication …'
-    per_if = [line for name in names for line in [f"interface {name}", *children]]
+    blocks = {i.name: i.block for i in interfaces(cfg)}
+    per_if = [line for name in names for line in [f"interface {name}", *_for_interface(cfg, blocks.get(name), children)]]
     return before + per_if if names else fix
+
+
+def _for_interface(cfg: ParsedConfig, block: Line | None, children: list[str]) -> list[str]:
+    """Strict uRPF where the default route leaves would drop every packet from an address reached only by it
+    (NAT return traffic, the Internet): there it allows the default route."""
+    if block is None or not carries_default_route(cfg, block):
+        return children
+    return [f"{c} allow-default" if re.search(r"verify unicast source reachable-via rx$", c) else c for c in children]
+
+
+def routing_interfaces(cfg: ParsedConfig, protocol: str, process: str | None = None) -> list[str]:
+    """The interfaces that run OSPF or EIGRP (``protocol``; of ``process`` when given): 'ip ospf N area' (IOS),
+    'ip router ospf|eigrp TAG' (NX-OS), or an address inside a 'network' statement of the process (its wildcard, or
+    the classful mask EIGRP assumes without one); a passive interface forms no adjacency and is left out."""
+    procs = [ln for ln in cfg.top if ln.text.startswith(f"router {protocol} ")
+             and (process is None or ln.text.split()[2] == process)]
+    statements: list[ipaddress.IPv4Network] = []
+    passive: set[str] = set()
+    active: set[str] = set()
+    passive_default = False
+    for proc in procs:
+        for c in proc.all_children():
+            m = re.match(r"^network (\d+\.\d+\.\d+\.\d+)(?: (\d+\.\d+\.\d+\.\d+))?(?: area \S+)?$", c.text)
+            if m:
+                statements += _network_statement(m.group(1), m.group(2))
+            passive_default |= c.text == "passive-interface default"
+            if c.text.startswith("passive-interface ") and c.text != "passive-interface default":
+                passive.add(c.text.split(None, 1)[1].lower())
+            if c.text.startswith("no passive-interface "):
+                active.add(c.text.split(None, 2)[2].lower())
+    tag = re.escape(process) if process else r"\S+"
+    own = re.compile(rf"^ip (?:{protocol} {tag} area |router {protocol} {tag}\b)")
+    out = []
+    for i in interfaces(cfg):
+        runs = any(own.match(c.text) for c in i.block.children) or any(
+            n.ip in net for n in networks_of(i.block) for net in statements)
+        lowered = i.name.lower()
+        if runs and lowered not in passive and not (passive_default and lowered not in active):
+            out.append(i.name)
+    return out
+
+
+def _network_statement(address: str, wildcard: str | None) -> list[ipaddress.IPv4Network]:
+    try:
+        if wildcard:
+            return [ipaddress.IPv4Network(f"{address}/{wildcard}", strict=False)]
+        first = int(address.split(".")[0])  # classful: A /8, B /16, C /24
+        return [ipaddress.IPv4Network(f"{address}/{8 if first < 128 else 16 if first < 192 else 24}", strict=False)]
+    except ValueError:
+        return []
+
+
+def _fix_ntp_auth(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The catalog's key and 'authenticate' lines, and the device's own servers (their VRF and options kept) given
+    that key — not a placeholder server: once 'ntp authenticate' is on, a server without the key is not trusted."""
+    nested = any(ln.text == "ntp" for ln in cfg.top)  # IOS-XR: servers under an 'ntp' block
+    servers = ([c for b in cfg.top if b.text == "ntp" for c in b.children if c.text.startswith("server ")] if nested
+               else [ln for ln in cfg.top if ln.text.startswith("ntp server ")])
+    if not servers:
+        return fix
+    keyed = []
+    for ln in servers:
+        words = ln.text.split()
+        at = words.index("server") + 1
+        at += 2 if words[at:at + 1] == ["vrf"] else 0  # the address follows 'server' and its VRF
+        if "key" not in words and at < len(words):
+            words = words[: at + 1] + ["key", "1"] + words[at + 1:]
+        keyed.append((" " if nested else "") + " ".join(words))
+    kept = [ln for ln in fix if not re.search(r"server <NTP-SERVER", ln)]
+    return kept + keyed
 
 
 def _blocks_of(evidence: list[Line]) -> list[Line]:
@@ -318,6 +408,7 @@ _DERIVERS: dict[str, Deriver] = {
     "eigrp_auth": lambda cfg, result, fix, evidence: _eigrp_fix(cfg, evidence),
     "snmp_community_acl": _fix_snmp_acl, "snmp_v3_priv": _fix_snmp_v3,
     "vty_auth": _fix_line_auth, "con_auth": _fix_line_auth, "exec_timeout": _fix_blocks,
+    "ASA-TELNET": _fix_asa_telnet, "ntp_auth": _fix_ntp_auth,
 }
 
 
@@ -337,7 +428,107 @@ def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
         deriver = _fix_blocks
     elif deriver is None and "<if>" in " ".join(fix):
         deriver = _fix_interfaces
-    return _once(deriver(cfg, result, fix, evidence) if deriver else fix)
+    commands = deriver(cfg, result, fix, evidence) if deriver else fix
+    if rule.check.function == "bgp_ebgp_filter":
+        commands = _without_own_space(cfg, commands)
+    return _for_release(cfg, _removals_last(_once(_with_aaa(cfg, commands))))
+
+
+def _with_aaa(cfg: ParsedConfig, commands: list[str]) -> list[str]:
+    """IOS takes 'aaa authentication|authorization|accounting' only once AAA is on: 'aaa new-model' first."""
+    if family(cfg.platform) != "ios-xe" or any(ln.text == "aaa new-model" for ln in cfg.top) \
+            or "aaa new-model" in commands:
+        return commands
+    if any(re.match(r"^aaa (?:authentication|authorization|accounting) ", c) for c in commands):
+        return ["aaa new-model", *commands]
+    return commands
+
+
+def _removals_last(commands: list[str]) -> list[str]:
+    """A top-level 'no …' that removes what the fix replaces comes after the new line ('enable secret' before
+    'no enable password', the restricted 'http' before the open one is removed): were the new line refused, the
+    old one still stands. A 'no' whose target the fix then adds again (a server given anew) keeps its place."""
+    removals = [c for c in commands if c.startswith("no ") and not c.startswith(" ")
+                and not any(a.startswith(c[3:]) for a in commands if not a.startswith(("no ", " ")))]
+    if not removals or all(c.startswith("no ") for c in commands if not c.startswith(" ")):
+        return commands
+    return [c for c in commands if c not in removals] + removals
+
+
+# Syntax a release must have: (what the fix says, the first IOS release that accepts it, what an older one takes).
+# Type 9 (scrypt) secrets came with IOS 15.3(3)M / IOS-XE 3.10S; a 12.2 switch refuses the line — and where the
+# old line was removed first, keeps neither.
+_RELEASE_GATES: list[tuple[re.Pattern[str], tuple[int, int], str]] = [
+    (re.compile(r"\balgorithm-type scrypt secret\b"), (15, 3), "secret"),
+]
+
+
+def release_of(cfg: ParsedConfig) -> tuple[int, int] | None:
+    """The IOS release a configuration names ('version 12.2' → (12, 2)); None when it names none."""
+    for ln in cfg.top[:40]:
+        m = re.match(r"^version (\d+)\.(\d+)", ln.text)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def _for_release(cfg: ParsedConfig, commands: list[str]) -> list[str]:
+    release = release_of(cfg) if family(cfg.platform) == "ios-xe" else None
+    for rx, first, older in _RELEASE_GATES:
+        if release is not None and release < first:
+            commands = [rx.sub(older, c) for c in commands]
+    return commands
+
+
+def _own_space(cfg: ParsedConfig) -> list[ipaddress.IPv4Network]:
+    """The address space the device lives in: its interfaces' subnets and its BGP neighbours' addresses."""
+    nets = [n.network for i in interfaces(cfg) for n in networks_of(i.block)]
+    for n in bgp_view(cfg).neighbors:
+        try:
+            nets.append(ipaddress.IPv4Network(n.address, strict=False))
+        except ValueError:
+            continue
+    return nets
+
+
+def _without_own_space(cfg: ParsedConfig, commands: list[str]) -> list[str]:
+    """A bogon filter that drops no route of the device's own address space: RFC 1918 is a bogon on the Internet,
+    but the fabric of a data centre numbered in 10.0.0.0/8 peers and routes inside it."""
+    own = _own_space(cfg)
+
+    def drops_own(line: str) -> bool:
+        m = re.match(r"^\s*(?:ip prefix-list \S+ seq \d+ deny )?(\d+\.\d+\.\d+\.\d+/\d+) le 32,?$", line)
+        if not m or (not line.startswith("ip prefix-list") and not line.startswith(" ")):
+            return False
+        prefix = ipaddress.IPv4Network(m.group(1), strict=False)
+        return prefix.prefixlen > 0 and any(prefix.overlaps(n) for n in own)
+
+    kept = [c for c in commands if not drops_own(c)]
+    # an IOS-XR prefix-set: its last element carries no comma
+    return [c.rstrip(",") if i + 1 < len(kept) and kept[i + 1] == "end-set" else c for i, c in enumerate(kept)]
+
+
+def _prerequisites(cfg: ParsedConfig, needs: Collection[str]) -> list[str]:
+    """What must be in place before the fix, for the ways in it would close otherwise: a local user before a line
+    asks for one, keys and a domain name before SSH is the only transport, 'login local' where SSH needs a user name,
+    the ASA's SSH authentication method."""
+    out: list[str] = []
+    if "user" in needs:
+        out.append("username <admin-user> privilege 15 algorithm-type scrypt secret <password>")
+    if "asa-user" in needs:
+        out.append("username <admin-user> password <password> privilege 15")
+    if "asa-ssh-aaa" in needs:
+        out.append("aaa authentication ssh console LOCAL")
+    if "ssh-keys" in needs:
+        if not any(ln.text.startswith(("ip domain name ", "ip domain-name ")) for ln in cfg.top):
+            out.append("ip domain name <domain-name>")
+        out += ["crypto key generate rsa modulus 2048", "ip ssh version 2"]
+    out += ["feature ssh"] if "nx-ssh" in needs else []
+    out += ["ssh server v2"] if "xr-ssh" in needs else []
+    for need in needs:
+        if need.startswith("login-local:"):
+            out += [need.split(":", 1)[1], " login local"]
+    return out
 
 
 def _once(commands: list[str]) -> list[str]:
@@ -379,9 +570,9 @@ def _eigrp_fix(cfg: ParsedConfig, evidence: list[Line]) -> list[str]:
     """Classic mode: a key chain and the interfaces' authentication for the process's AS; named mode: the
     address family's default af-interface."""
     out: list[str] = []
-    routed = [i.name for i in interfaces(cfg) if i.role in ("routed", "edge")] or ["<if>"]
     for proc in evidence:
         name = proc.text.split()[2]
+        routed = routing_interfaces(cfg, "eigrp", name) or ["<if>"]
         family_line = next((c.text for c in proc.children if c.text.startswith("address-family ")), None)
         if family_line:
             out += [proc.text, f" {family_line}", "  af-interface default", "   authentication mode hmac-sha-256 <key>"]
@@ -406,7 +597,8 @@ _SAMPLES = [(re.compile(r"<(?:LOG-SERVER|NTP-SERVER(?:-\d)?|SNMP-COLLECTOR|MGMT-
             (re.compile(r"<(?![A-Za-z-]*-masked-\d+>)[A-Za-z-]+>"), "PLACEHOLDER")]  # a masked value is the device's own
 
 
-def _sample(line: str) -> str:
+def sample_values(line: str) -> str:
+    """A fix line with what the user fills in given values of the right form, to judge the patched text."""
     for rx, value in _SAMPLES:
         line = rx.sub(value, line)
     return line
@@ -429,17 +621,28 @@ _RANK = {"pass": 0, "not_applicable": 0, "fail": 1}
 
 def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: Collection[Rule],
                device_type: str | None = None, before: Mapping[str, str] | None = None) -> Fix:
-    """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule.
+    """Derive the fix, apply it to the configuration in memory and judge the patched text with every rule and with
+    the access model: verified when the rule passes, no other rule is worse and every kind of way in the device had
+    (console, remote) is kept. A fix that would close one first gets the prerequisites the closed door names (a
+    local user, SSH keys, 'login local'); one that still cannot keep a way in says so instead of "verified".
     ``before``: the device's verdicts (rule id → status) when the caller has them — judged here otherwise."""
     commands = derive_fix(rule, cfg, result)
+    patched = patched_config(rule, cfg, commands)
+    locked = keeps_access(cfg, patched)
+    if locked:
+        needed = _prerequisites(cfg, ways_in(patched).needs)
+        if needed:
+            commands = _for_release(cfg, _once(needed + commands))
+            patched = patched_config(rule, cfg, commands)
+            locked = keeps_access(cfg, patched)
     shown = [_masked(ln) for ln in commands]
+    if locked:
+        return Fix(rule.id, commands, shown, False, f"not safe to paste: {locked}")
+    if any("<if>" in c for c in commands):
+        return Fix(rule.id, commands, shown, False, "which interfaces it belongs on could not be read from the "
+                                                    "configuration: put the interface lines under each one that needs it")
     if before is None:
         before = {r.rule_id: r.status for r in evaluate_config(rules, cfg, device_type)}
-    required = rule.check.pattern if rule.check.kind == "require" and isinstance(rule.check.pattern, str) else None
-    stored = frozenset(c.strip() for c in commands if required and c.strip().startswith("no ")
-                       and re.search(required, c.strip()))
-    patched = parse_config(apply_commands(cfg, [_sample(c) for c in commands], stored), cfg.platform)
-    patched.role_overrides = cfg.role_overrides
     after = {r.rule_id: r.status for r in evaluate_config(rules, patched, device_type)}
     if after.get(rule.id) == "fail":
         return Fix(rule.id, commands, shown, False, f"{rule.id} still fails on the patched configuration")
@@ -447,3 +650,13 @@ def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: Collect
     if worse:
         return Fix(rule.id, commands, shown, False, f"the patched configuration fails {', '.join(worse)}")
     return Fix(rule.id, commands, shown, True)
+
+
+def patched_config(rule: Rule, cfg: ParsedConfig, commands: list[str]) -> ParsedConfig:
+    """The configuration as the device would store it after ``commands``, placeholders given sample values."""
+    required = rule.check.pattern if rule.check.kind == "require" and isinstance(rule.check.pattern, str) else None
+    stored = frozenset(c.strip() for c in commands if required and c.strip().startswith("no ")
+                       and re.search(required, c.strip()))
+    patched = parse_config(apply_commands(cfg, [sample_values(c) for c in commands], stored), cfg.platform)
+    patched.role_overrides = cfg.role_overrides
+    return patched

@@ -550,8 +550,9 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
         own = result.fixes.get(f.rule_id)
         if own is not None and own.commands:  # written from the device's evidence, re-judged on its configuration
             fix = "\n".join(own.commands)
-            proofs[f.rule_id] = (f"Verified on {device}'s patched configuration: {f.rule_id} passes and no other "
-                                 "check is worse." if own.verified else f"Not verified on {device}: {own.note}.")
+            proofs[f.rule_id] = (f"Verified on {device}'s patched configuration: {f.rule_id} passes, no other check "
+                                 "is worse and a way in for an administrator is kept." if own.verified
+                                 else f"Not verified on {device}: {own.note}.")
         else:
             fix = "\n".join(rules[f.rule_id].fix_for(row.platform or "")) if f.rule_id in rules else f.recommendation
             proofs[f.rule_id] = (f"This is the catalog's fix for {row.platform}, not verified on {device}: "

@@ -669,7 +669,8 @@ def test_a_device_fix_is_written_from_its_configuration_and_verified_on_it(demo_
     answer = handle_turn(f"how do I fix VTY-SSH-ONLY on {device}?", services=services).final.answer
     block = answer.split("```")[1]
     assert re.findall(r"^line vty \d+ \d+$", block, re.M) == ranges and " transport input ssh" in block
-    assert f"Verified on {device}'s patched configuration: VTY-SSH-ONLY passes and no other check is worse." in answer
+    assert (f"Verified on {device}'s patched configuration: VTY-SSH-ONLY passes, no other check is worse and a way in "
+            "for an administrator is kept.") in answer
 
 
 def test_a_version_named_short_and_a_device_type_narrow_the_checks(demo_warehouse: Path, services: Services) -> None:
