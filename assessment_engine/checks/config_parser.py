@@ -61,11 +61,13 @@ def _tokens(pattern: re.Pattern[str]) -> list[tuple[Any, Any]]:
 
 
 # Operating systems recognised only to be refused by name: (name, evidence in the text). Order matters where two
-# systems share words: VyOS's set form before Junos's, Comware (sysname indented) before Huawei VRP.
+# systems share words: NetScaler's and VyOS's set forms before Junos's, Comware (sysname indented) before Huawei VRP,
+# the IOS look-alikes that quote their hostname (TP-Link, EFOS, NETGEAR) before ProCurve.
 _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) for name, evidence in [
-    ("Arista EOS", re.compile(r"^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management (?:api|ssh|security|console|"
+    ("Arista EOS", re.compile(r"^!? ?boot system flash:?\S*\.swi\b|^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management (?:api|ssh|security|console|"
                               r"cvx)\b|^daemon TerminAttr|^service routing protocols model|^vrf instance \S+|"
                               r"^(?:no )?aaa root\b|^transceiver qsfp default-mode|^username \S+ .*\bsecret sha512 ", re.M)),
+    ("Citrix NetScaler", re.compile(r"^#NS\d|^set ns |^add ns |^enable ns ", re.M)),
     ("VyOS", re.compile(r"(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
                         r"^\s*ethernet eth\d+ \{", re.M)),
     ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security|policy-options) |^system \{|"
@@ -75,24 +77,74 @@ _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) f
     ("Cisco AireOS WLC", re.compile(r"^config (?:sysname|wlan (?:create|ssid)|network (?:webmode|telnet)|radius auth) ",
                                     re.M)),
     ("Cisco Small Business (SG/CBS)", re.compile(r"^config-file-header$", re.M)),
-    ("Brocade/Ruckus ICX", re.compile(r"^ver \d+\.\d+|^module \d+ icx", re.M)),
+    ("Brocade/Ruckus ICX", re.compile(r"^ver V?\d+\.\d+|^module \d+ icx", re.M)),
     ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig |^set rulebase |^set network "
                                     r"(?:interface|virtual-router) ", re.M)),
     ("F5 BIG-IP", re.compile(r"^#TMSH-VERSION|^(?:ltm|gtm) (?:virtual|pool|node|profile|monitor) |"
                              r"^sys (?:global-settings|management-ip|provision|db) |^net (?:self|vlan|route-domain) ",
                              re.M)),
     ("A10 ACOS", re.compile(r"^slb (?:server|service-group|virtual-server|template) |^!\s*(?:A10|ACOS)\b|^vrrp-a ", re.M)),
+    ("FRRouting (FRR)", re.compile(r"^frr (?:version|defaults)\b", re.M)),
+    ("Quagga", re.compile(r"^! -\*- (?:bgp|zebra|ospf6?|ripn?g?|isis) -\*-|^log file /var/log/quagga|^password zebra$", re.M)),
+    ("ArubaOS-CX (Aruba AOS-CX)", re.compile(r"^user \S+ group \S+ password ciphertext |^interface \d+/\d+/\d+$|^! ?ArubaOS-CX", re.M)),
+    ("Aruba ArubaOS (controller or Instant)", re.compile(r"^virtual-controller-|^wlan ssid-profile |^netservice |"
+                                                        r"^ip access-list session |^aaa profile \"", re.M)),
+    ("Netgate TNSR", re.compile(r"^nacm (?:disable|enable|group |read-default|write-default|exec-default)|"
+                                r"^configuration history enable$", re.M)),
+    ("Garderos GRS", re.compile(r"^(?:acl|interface|hardware|system|network|routing)\.[\w.-]+=", re.M)),
+    ("TP-Link JetStream", re.compile(r"^user name \S+ privilege |^interface (?:gigabit|ten-gigabit|fast)Ethernet "
+                                     r"\d+/\d+/\d+$", re.M)),
+    ("Broadcom EFOS/FASTPATH", re.compile(r"^serviceport (?:protocol|ip) |^!System Description \"EFOS", re.M)),
+    ("NETGEAR", re.compile(r"^SYSTEM CONFIG FILE ::= BEGIN$", re.M)),
+    ("Ciena SAOS", re.compile(r"^port set port |^vlan create vlan |^system config hostname ", re.M)),
     ("HP ProCurve/ArubaOS-Switch", re.compile(r"^; \S+ Configuration Editor|^hostname \"[^\"]*\"$|"
                                               r"^\s+(?:un)?tagged (?:\d|[A-H]\d|Trk)", re.M)),
     ("HP/H3C Comware", re.compile(r"^ sysname \S+|^ irf (?:mac-address|member)|^ version \d+\.\d+, Release ", re.M)),
     ("Huawei VRP", re.compile(r"^sysname \S+|^ ?return$", re.M)),
-    ("Cumulus Linux", re.compile(r"^(?:net add|nv set) |^(?:auto|iface) swp\d|^\s+bridge-ports .*\bswp\d", re.M)),
+    ("Cumulus Linux", re.compile(r"^(?:net add|nv set) |^iface \S+ inet|^### (?:start|end) (?:of )?/etc/network/|^(?:auto|iface) swp\d|^\s+bridge-ports .*\bswp\d", re.M)),
+    # switches that copy IOS's look but write what Cisco never does (its commands are never capitalised so)
+    ("IOS look-alike (not Cisco)", re.compile(r"^(?:ssh|telnet|web)-server enable\b|^interface gigabitEthernet\d|"
+                                              r"^ip dns name-server ", re.M)),
     ("MikroTik RouterOS", re.compile(r"^/(?:interface|ip address|system identity) ", re.M)),
     ("Extreme EXOS", re.compile(r"^configure snmp sysName |^create vlan \S+|^configure vlan \S+ ipaddress", re.M)),
 ]]
-# RANCID's first line names what it collected: '!RANCID-CONTENT-TYPE: cisco-nx'
-_RANCID = re.compile(r"^[!#;]RANCID-CONTENT-TYPE: (\S+)", re.M)
+# What a backup's banner says it is: collectors (oxidized, RANCID) put the device's 'show version' above its
+# configuration, as comments. Read only in the comment lines of the head, Cisco's own names first.
+_SELF_NAMED: list[tuple[str, re.Pattern[str]]] = [
+    ("ios-xr", re.compile(r"Cisco IOS XR Software|\bIOS XR\b")),
+    ("nx-os", re.compile(r"Cisco Nexus Operating System|\bNX-OS\b")),
+    ("asa", re.compile(r"Cisco Adaptive Security Appliance|Firepower Threat Defense")),
+    ("cisco", re.compile(r"Cisco IOS(?: XE)? Software|Cisco Internetwork Operating System")),
+    ("ArubaOS-CX (Aruba AOS-CX)", re.compile(r"ArubaOS-CX")),
+    ("Aruba ArubaOS (controller or Instant)", re.compile(r"Aruba Operating System Software|ArubaOS \(MODEL")),
+    ("HP/H3C Comware", re.compile(r"\bComware\b")),
+    ("NETGEAR", re.compile(r"\bNETGEAR\b")),
+    ("Netgate TNSR", re.compile(r"\btnsr\b", re.I)),
+    ("FS.com FSOS", re.compile(r"Fiberstore|FS\.COM")),
+    ("TP-Link JetStream", re.compile(r"TP-LINK|JetStream", re.I)),
+    ("Broadcom EFOS/FASTPATH", re.compile(r"\bEFOS\b|FASTPATH")),
+    ("Garderos GRS", re.compile(r"Garderos")),
+    ("Perle IOLAN", re.compile(r"\bPerle\b")),
+    ("Ciena SAOS", re.compile(r"\bSAOS\b|\bCiena\b")),
+    ("Extreme NetIron", re.compile(r"NetIron")),
+    ("MRV OptiSwitch", re.compile(r"OptiSwitch|MRV Communications")),
+    ("Arista EOS", re.compile(r"\bArista\b|\bEOS-\d")),
+    ("Juniper Junos", re.compile(r"\bJUNOS\b", re.I)),
+    ("Huawei VRP", re.compile(r"\bHuawei\b|Versatile Routing Platform")),
+    ("Fortinet FortiOS", re.compile(r"FortiGate|FortiOS")),
+    ("NVIDIA Onyx/MLNX-OS", re.compile(r"MLNX-OS|\bOnyx\b|Mellanox")),
+    ("Dell OS", re.compile(r"\bDell\b|Force10")),
+    ("Brocade/Ruckus ICX", re.compile(r"\bRuckus\b|FastIron")),
+    ("SonicWall SonicOS", re.compile(r"SonicOS|SonicWall", re.I)),
+    ("V-SOL OLT", re.compile(r"Olt Device Model|\bV-SOL\b")),
+]
+_COMMENT = re.compile(r"^\s*[!#;]")
+# RANCID's first line names what it collected: '!RANCID-CONTENT-TYPE: cisco-nx'; a batfish snapshot's: '!BATFISH_FORMAT:'
+_RANCID = re.compile(r"^[!#;](?:RANCID-CONTENT-TYPE|BATFISH_FORMAT): (\S+)", re.M)
 _RANCID_TYPES: dict[str, str] = {
+    "cisco": "cisco", "cisco_ios": "cisco", "cisco-nx": "nx-os", "cisco_nxos": "nx-os", "cisco_asa": "asa",
+    "cisco_xr": "ios-xr", "a10_acos": "A10 ACOS", "arista_eos": "Arista EOS", "cumulus_nclu": "Cumulus Linux",
+    "palo_alto": "Palo Alto PAN-OS", "f5_bigip_structured": "F5 BIG-IP", "fortios": "Fortinet FortiOS",
     "cisco-nx": "nx-os", "cisco-xr": "ios-xr", "cisco-asa": "asa", "arista": "Arista EOS", "juniper": "Juniper Junos",
     "junos": "Juniper Junos", "fortigate": "Fortinet FortiOS", "fortigate-full": "Fortinet FortiOS",
     "paloalto": "Palo Alto PAN-OS", "bigip": "F5 BIG-IP", "f5": "F5 BIG-IP", "a10": "A10 ACOS",
@@ -102,6 +154,21 @@ _RANCID_TYPES: dict[str, str] = {
     "force10": "Dell Force10", "netscreen": "Juniper ScreenOS", "cat5": "Cisco CatOS", "cisco-wlc4": "Cisco WLC",
     "cisco-wlc5": "Cisco WLC", "cisco-wlc8": "Cisco WLC",
 }
+# Cisco's own lines: a configuration is judged as Cisco only with one of them (the look-alikes of IOS share its
+# interface, logging and routing words, not these)
+_CISCO_MARKS = LineStarts(re.compile(
+    r"^version \d+\.\d+(?:\(\d+\)\S*)?\s*$|^boot-start-marker$|^service (?:timestamps|password-encryption|config|"
+    r"compress-config|call-home|internal|tcp-keepalives|sequence-numbers)\b|^no service (?:pad|config|dhcp)\b|"
+    r"^license udi pid |^line (?:con 0|vty \d+(?: \d+)?|aux 0|console|vty|default|template \S+)$|"
+    r"^(?:ASA|PIX|FWSM) Version |^!! IOS XR|^RP/0/|^!Command: show running-config|^!Time: |^Building configuration|"
+    r"^Current configuration\s*:\s*\d+ bytes|^feature \S+$|^\s+nameif \S+|^crypto pki trustpoint TP-self-signed|"
+    r"^ip cef$|^vrf context \S+$|^interface mgmt0$|^copp profile |^vdc \S+ id |^end-policy$", re.M))
+# the output of a show command, not a configuration: ASA 'show access-list' hit counts, a prompt, a table's heading
+_SHOW_OUTPUT = LineStarts(re.compile(r"^.*\(hitcnt=\d+\)|^\S+[#>] ?show |^Interface\s+IP-Address\s+OK\?|"
+                                     r"^Neighbor\s+V\s+AS\s+MsgRcvd|^Codes: [A-Z] - ", re.M))
+# interface settings written at the start of the line, under an interface that is too
+_FLAT_INTERFACE = re.compile(r"^interface \S+\n(?:ip address|description|shutdown|no shutdown|switchport|speed|"
+                             r"duplex|negotiation|encapsulation|nameif|security-level|channel-group|mtu)\b", re.M)
 _IOS_XR = LineStarts(re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)"
                                 r"\d+/\d+/\d+/\d+|^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M))
 _ASA = LineStarts(re.compile(r"^(ASA|PIX|FWSM) Version|^\s*nameif \S+|^same-security-traffic", re.M))
@@ -211,28 +278,53 @@ _MIN_COMMANDS = 3  # top-level configuration commands below which a Cisco-lookin
 
 
 def identify_platform(text: str) -> PlatformVerdict:
-    """The operating system, from the configuration's own words — RANCID's content-type header, then the marks of
-    other systems, then Cisco syntax — before anything decides whether the text is a configuration at all: a
-    Comware or F5 file is refused by its name, a few Cisco lines are refused as a fragment, and only text that is
-    none of these is "not a network device configuration"."""
+    """The operating system, from the configuration's own words — RANCID's or a batfish snapshot's content-type
+    header, the device's own banner, then the marks of other systems, then Cisco's own lines — before anything
+    decides whether the text is a configuration at all: a Comware or F5 file is refused by its name, a 'show' output
+    as one, a few Cisco lines as a fragment, IOS-like text with none of Cisco's own lines as a system it does not
+    name, and only text that is none of these is "not a network device configuration". Identification is positive:
+    a configuration is judged as Cisco on Cisco's marks, not on the absence of another vendor's."""
     head = text[:20000]
     rancid = _RANCID.search(head[:2000])
     named = _RANCID_TYPES.get(rancid.group(1).lower()) if rancid else None
-    if named and named not in SUPPORTED:
+    named = named or _self_named(head)
+    if named and named not in SUPPORTED and named != "cisco":
         return _refused(named)
     if named is None:
         other = next((name for name, evidence in _OTHER_PLATFORMS if evidence.search(head)), None)
         if other:
             return _refused(other)
+    if _SHOW_OUTPUT.search(head) and not _CISCO_MARKS.search(head):
+        return PlatformVerdict("show output", False, "the output of a 'show' command, not a configuration: upload "
+                                                     "the running configuration ('show running-config')")
     commands = _cisco_commands(text)
     if commands == 0 and named is None:
         return PlatformVerdict("unknown", False, "not a network device configuration (no hostname/interface/line/"
                                                  "service commands found)")
     if commands < _MIN_COMMANDS:
-        return PlatformVerdict("fragment", False, f"a fragment of a configuration ({commands} top-level command"
-                                                  f"{'s' if commands != 1 else ''}): too little to assess — upload the "
-                                                  "whole running configuration ('show running-config')")
-    return PlatformVerdict(named or detect_platform(text), True)
+        return PlatformVerdict("fragment", False, f"a fragment of a configuration ({commands} kind"
+                                                  f"{'s' if commands != 1 else ''} of top-level command): too little "
+                                                  "to assess — upload the whole running configuration "
+                                                  "('show running-config')")
+    if named is None and not _CISCO_MARKS.search(head):
+        return PlatformVerdict("unidentified", False, "an IOS-like configuration that names no system: none of "
+                                                      "Cisco's own lines (a version line, boot markers, 'line con 0'/"
+                                                      "'line vty', 'service …', an ASA, NX-OS or IOS-XR header) — "
+                                                      "many switches copy this syntax. If it is Cisco, upload the "
+                                                      "whole 'show running-config'")
+    if len(_FLAT_INTERFACE.findall(head)) >= 2 and not re.search(r"^interface \S+\n[ \t]+\S", head, re.M):
+        return PlatformVerdict("unindented", False, "its lines are not indented (interface settings start at the "
+                                                    "beginning of the line), so which interface each belongs to "
+                                                    "cannot be read: upload the configuration as the device shows it")
+    return PlatformVerdict(named if named in SUPPORTED else detect_platform(text), True)
+
+
+def _self_named(head: str) -> str | None:
+    """The system the backup's banner (its comment lines above or among the first commands) names, if any."""
+    comments = "\n".join(ln for ln in head.splitlines()[:120] if _COMMENT.match(ln))
+    if not comments:
+        return None
+    return next((name for name, rx in _SELF_NAMED if rx.search(comments)), None)
 
 
 def _refused(name: str) -> PlatformVerdict:
@@ -241,13 +333,16 @@ def _refused(name: str) -> PlatformVerdict:
 
 
 def _cisco_commands(text: str, enough: int = _MIN_COMMANDS) -> int:
-    hits = 0
+    """How many kinds of top-level configuration command the text has (up to ``enough``): one section repeated —
+    twenty 'snmp-server' lines — is still a fragment."""
+    kinds: set[str] = set()
     for raw in text.splitlines()[:5000]:
-        if raw[:1].islower() and _CONFIG_MARKERS.match(raw):  # commands are lower case; 'Service windows…' is prose
-            hits += 1
-            if hits >= enough:
+        m = _CONFIG_MARKERS.match(raw) if raw[:1].islower() else None  # commands are lower case; 'Service…' is prose
+        if m:
+            kinds.add(m.group(1).split()[0].lower())
+            if len(kinds) >= enough:
                 break
-    return hits
+    return len(kinds)
 
 
 def detect_platform(text: str) -> Platform:
@@ -257,7 +352,8 @@ def detect_platform(text: str) -> Platform:
         return "asa"
     if _IOS_XR.search(head):
         return "ios-xr"
-    if re.search(r"^feature \S+|^!Command: show running-config|NX-OS|^version \d+\.\d+\(\d+\)", head, re.M):
+    if re.search(r"^feature \S+|^!Command: show running-config|NX-OS|^version \d+\.\d+\(\d+\)|^vrf context |"
+                 r"^interface mgmt0$|\brole network-(?:admin|operator)\b|^copp profile |^vdc \S+ id ", head, re.M):
         return "nx-os"
     version = _VERSION.search(head)
     if version and int(version.group(1)) < 16 and not _XE_HINTS.search(head):
