@@ -242,8 +242,8 @@ def _is_address(text: str) -> bool:
 def passes_everything(cfg: ParsedConfig, kind: str, name: str) -> Line | None:
     """The line that makes an inbound filter accept every route, or None when it filters something.
 
-    ``route-policy P`` whose only statement is ``pass``/``done``; a route-map whose first entry is a ``permit``
-    without a ``match``; a prefix-list whose first entry permits ``0.0.0.0/0 le 32`` (or ``::/0 le 128``); an
+    ``route-policy P`` whose only statement is ``pass``/``done``; a route-map that reaches a ``permit`` entry
+    without a ``match`` before any entry denies (``permit 10`` with a match, then ``permit 20`` without one); a prefix-list whose first entry permits ``0.0.0.0/0 le 32`` (or ``::/0 le 128``); an
     as-path list whose first entry permits ``.*``. A filter that is not defined is not judged here (IOS denies
     everything through an undefined route-map; that is a reachability problem, not a leak)."""
     if kind == "route-policy":
@@ -251,12 +251,18 @@ def passes_everything(cfg: ParsedConfig, kind: str, name: str) -> Line | None:
         body = [c.text for c in block.all_children()] if block else []
         return block if block and body and all(t in ("pass", "done") for t in body) else None
     if kind == "route-map":
-        entries = [(int(m.group(2)), m.group(1), b) for b in cfg.top
-                   if (m := re.match(rf"^route-map {re.escape(name)} (permit|deny) (\d+)$", b.text))]
-        if not entries:
-            return None
-        _, action, first = min(entries, key=lambda e: e[0])
-        return first if action == "permit" and not any(c.text.startswith("match ") for c in first.children) else None
+        # entries in sequence: a route no entry matched reaches the next; the first entry without a 'match' takes
+        # every route left — a permit there accepts them all, unless an entry before it denied some
+        entries = sorted(((int(m.group(2)), m.group(1), b) for b in cfg.top
+                          if (m := re.match(rf"^route-map {re.escape(name)} (permit|deny) (\d+)$", b.text))),
+                         key=lambda e: e[0])
+        for _, action, block in entries:
+            matches = any(c.text.startswith("match ") for c in block.children)
+            if not matches:
+                return block if action == "permit" else None
+            if action == "deny":
+                return None
+        return None
     if kind == "prefix-list":
         entry = _first_entry(cfg, rf"^(?:ip|ipv6) prefix-list {re.escape(name)} (?:seq \d+ )?(permit|deny) (\S+)(.*)$")
         if entry and entry[0].group(1) == "permit" and entry[0].group(2) in ("0.0.0.0/0", "::/0") and re.search(

@@ -142,7 +142,7 @@ _COMMENT = re.compile(r"^\s*[!#;]")
 # RANCID's first line names what it collected: '!RANCID-CONTENT-TYPE: cisco-nx'; a batfish snapshot's: '!BATFISH_FORMAT:'
 _RANCID = re.compile(r"^[!#;](?:RANCID-CONTENT-TYPE|BATFISH_FORMAT): (\S+)", re.M)
 _RANCID_TYPES: dict[str, str] = {
-    "cisco": "cisco", "cisco_ios": "cisco", "cisco-nx": "nx-os", "cisco_nxos": "nx-os", "cisco_asa": "asa",
+    "cisco": "cisco", "cisco_ios": "cisco", "cisco_nxos": "nx-os", "cisco_asa": "asa",
     "cisco_xr": "ios-xr", "a10_acos": "A10 ACOS", "arista_eos": "Arista EOS", "cumulus_nclu": "Cumulus Linux",
     "palo_alto": "Palo Alto PAN-OS", "f5_bigip_structured": "F5 BIG-IP", "fortios": "Fortinet FortiOS",
     "cisco-nx": "nx-os", "cisco-xr": "ios-xr", "cisco-asa": "asa", "arista": "Arista EOS", "juniper": "Juniper Junos",

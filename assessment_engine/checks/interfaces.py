@@ -9,7 +9,8 @@ NX-OS/Catalyst port left at its defaults) — L2 rules look only at ports config
 A routed port is ``edge`` (faces another organisation or the Internet) on any of these signals: an external
 eBGP neighbour (not a confederation member) on its subnet; ``ip nat outside``; a security zone or VRF named
 outside/untrust/internet; an inbound ACL named for traffic from outside; the next hop of a default route on its
-subnet (or the default route out of it); ASA ``security-level 0``; the forms an Internet link takes on a branch
+subnet when the hop or the port's address is outside the organisation's own space (RFC 1918) — a default route to
+the site's firewall inside leads inside — or the default route out of it; ASA ``security-level 0``; the forms an Internet link takes on a branch
 router — a Dialer or Cellular interface (PPP/PPPoE or mobile to a provider), an address negotiated by PPP, or an
 address from DHCP where no static default route exists (the provider's DHCP gives the way out). A description
 word (Internet, ISP, transit, …) counts only beside another sign: a public address on the port. NX-OS FEX fabric
@@ -102,6 +103,15 @@ def _default_routes(cfg: ParsedConfig) -> list[tuple[str, Line]]:
     return out
 
 
+_INTERNAL = [ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+                                                "127.0.0.0/8")]
+
+
+def _internal(address: ipaddress.IPv4Address) -> bool:
+    """RFC 1918, link-local or loopback: an organisation's own space (documentation and CGN ranges are not)."""
+    return any(address in n for n in _INTERNAL)
+
+
 def networks_of(block: Line) -> list[ipaddress.IPv4Interface]:
     """The IPv4 addresses (with their subnets) an interface block configures."""
     return _networks(block)
@@ -126,14 +136,16 @@ def carries_default_route(cfg: ParsedConfig, block: Line) -> bool:
     return not defaults and any(c.text.lower() in ("ip address dhcp", "ip address negotiated") for c in block.children)
 
 
-def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.IPv4Address, str]],
+def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.IPv4Network, str]],
                  defaults: list[tuple[str, Line]]) -> str:
     texts = [c.text for c in block.children]
     lower = [t.lower() for t in texts]
     nets = _networks(block)
-    for address, asn in external:
-        if any(address in n.network and address != n.ip for n in nets):
-            return f"eBGP neighbour {address} (AS {asn}) is on its subnet"
+    for peers, asn in external:
+        if any(peers.overlaps(n.network) and not (peers.num_addresses == 1 and peers.network_address == n.ip)
+               for n in nets):
+            who = peers.network_address if peers.num_addresses == 1 else f"range {peers}"
+            return f"eBGP neighbour {who} (AS {asn}) is on its subnet"
     if "ip nat outside" in lower:
         return "ip nat outside"
     for t in texts:
@@ -151,7 +163,9 @@ def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.
             if hop.lower() == name.lower():
                 return f"default route out of it (line {line.number})"
             continue
-        if any(hop_ip in n.network for n in nets):
+        # a default route to a private next hop on a private subnet leads inside: the site's own firewall, a
+        # management gateway — an edge needs a public peer or address
+        if any(hop_ip in n.network for n in nets) and not (_internal(hop_ip) and all(_internal(n.ip) for n in nets)):
             return f"default route via {hop} (line {line.number})"
     if cfg.platform == "asa" and "security-level 0" in lower:
         return "ASA security-level 0"
@@ -230,10 +244,10 @@ def _port(block: Line, cfg: ParsedConfig) -> tuple[InterfaceRole, str]:
 def interfaces_of(cfg: ParsedConfig, overrides: dict[str, str] | None = None) -> list[Interface]:
     """Every interface with its role and the reason for it; ``overrides`` (interface name → role) win."""
     view = bgp_view(cfg)
-    external: list[tuple[ipaddress.IPv4Address, str]] = []
-    for n in view.external:
+    external: list[tuple[ipaddress.IPv4Network, str]] = []
+    for n in view.external:  # an address, or a 'bgp listen range' prefix
         try:
-            external.append((ipaddress.IPv4Address(n.address), n.remote_as or "?"))
+            external.append((ipaddress.IPv4Network(n.address, strict=False), n.remote_as or "?"))
         except ValueError:
             continue
     defaults = _default_routes(cfg)

@@ -82,13 +82,21 @@ def all_fit(platforms: Iterable[str], device_types: Sequence[str]) -> bool:
     return not device_types or all(any(fits(p, t) for t in device_types) for p in platforms)
 
 
+# what only a wireless controller configures (a Catalyst 9800's top-level wireless and WLAN commands, its model) —
+# never a word in a VLAN name or a description ('of-wireless' on an access switch)
+_WIRELESS_CONTROLLER = re.compile(r"^(?:wireless (?:management|mobility|profile|tag|country|rf-network)\b|"
+                                  r"wlan \S+ \d+ \S+$|ap dot11 |license udi pid C9800)")
+
+
 def device_type(cfg: ParsedConfig) -> str:
+    """Firewall and router from the platform; a wireless controller from the commands only one has; else a switch
+    where switchports are configured (or NX-OS), a router otherwise."""
     if cfg.platform in PLATFORMS_OF_TYPE["firewall"]:
         return "firewall"
     if cfg.platform == "ios-xr":
         return "router"
     texts = " ".join(line.text for line in cfg.lines[:4000])
-    if "wireless" in texts or "wlan " in texts:
+    if any(_WIRELESS_CONTROLLER.match(ln.text) for ln in cfg.top):
         return "wireless_controller"
     if re.search(r"\brouter (ospf|bgp|eigrp)\b", texts) and "switchport mode access" not in texts:
         return "router"

@@ -276,6 +276,12 @@ def _fix_snmp_acl(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidenc
             *(f"{ln.text} SNMP-MGMT" for ln in evidence)]  # the same communities, restricted
 
 
+def _fix_snmp_rw(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """The same communities read-only (their ACL kept) — not removed: the pollers that use them keep working."""
+    return [re.sub(r"\bgroup network-admin\b", "group network-operator", re.sub(r"\b(?:RW|rw)\b", "RO", ln.text))
+            for ln in evidence]
+
+
 def _fix_snmp_v3(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
     """v3 with AES privacy added; v1/v2c communities and DES users removed, v3 groups raised to 'priv'."""
     if not evidence:
@@ -408,7 +414,7 @@ _DERIVERS: dict[str, Deriver] = {
     "eigrp_auth": lambda cfg, result, fix, evidence: _eigrp_fix(cfg, evidence),
     "snmp_community_acl": _fix_snmp_acl, "snmp_v3_priv": _fix_snmp_v3,
     "vty_auth": _fix_line_auth, "con_auth": _fix_line_auth, "exec_timeout": _fix_blocks,
-    "ASA-TELNET": _fix_asa_telnet, "ntp_auth": _fix_ntp_auth,
+    "ASA-TELNET": _fix_asa_telnet, "ntp_auth": _fix_ntp_auth, "SNMP-RW": _fix_snmp_rw,
 }
 
 

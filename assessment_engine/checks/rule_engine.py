@@ -43,6 +43,9 @@ class Check(BaseModel):
     parent_required: bool = False
     role: Literal["access", "trunk", "routed", "edge"] | None = None
     global_alternative: str | None = None
+    # the interfaces the global alternative reaches: those with a child — or, globally, a line — matching this
+    # ('spanning-tree portfast bpduguard default' guards only PortFast ports); none: every interface of the role
+    alternative_covers: str | None = None
     offending: str | None = None
     function: str | None = None
     top_level: bool = False
@@ -352,6 +355,21 @@ def _ntp_auth(cfg: ParsedConfig) -> _Finding | None:
     return _Finding(missing="no " + " and no ".join(f"'{m}'" for m in missing) + " line") if missing else None
 
 
+def _xr_management_plane(cfg: ParsedConfig) -> _Finding | None:
+    """IOS-XR management-plane protection: a 'control-plane' / 'management-plane' block whose every 'allow' names the
+    peers it admits ('address ipv4 …' under it). 'allow all' — or an allow without peers — opens the protocols to
+    every address reaching those interfaces, as if there were no block."""
+    planes = [c for b in cfg.blocks(_rx(r"^control-plane$")) for c in b.children if c.text == "management-plane"]
+    if not planes:
+        return _Finding(missing="no 'control-plane' / 'management-plane' block")
+    allows = [ln for p in planes for ln in p.all_children() if ln.text.startswith("allow ")]
+    if not allows:
+        return _Finding(planes, notes={p.number: "no 'allow … peer' under it" for p in planes})
+    open_to_all = [ln for ln in allows if not any(c.text.startswith("address ") for c in ln.all_children())]
+    return _Finding(open_to_all, notes={ln.number: "no peer addresses: every address may connect"
+                                        for ln in open_to_all}) if open_to_all else None
+
+
 def _ospf_auth(cfg: ParsedConfig) -> Outcome:
     procs = cfg.blocks(_rx(r"^router ospf"))
     if not procs:
@@ -440,6 +458,7 @@ CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], Outcome]] = {
     "con_auth": _con_auth,
     "ssh_limits": _ssh_limits,
     "ospf_auth": _ospf_auth,
+    "xr_management_plane": _xr_management_plane,
     "bgp_neighbor_auth": _bgp_neighbor_auth,
     "bgp_ebgp_filter": _bgp_ebgp_filter,
     "hsrp_auth": _hsrp_auth,
@@ -492,11 +511,12 @@ def _evaluate_check(check: Check, cfg: ParsedConfig) -> Outcome:
         ifaces, child = _role_interfaces(check, cfg)
         if not ifaces:
             return NOT_APPLICABLE
-        if check.global_alternative and cfg.find(_rx(check.global_alternative), top_level=True):
+        covered = _covered_by_alternative(check, cfg, ifaces)
+        if check.global_alternative and len(covered) == len(ifaces):
             return None
         notes = {i.block.number: f"{i.role}: {i.reason}" for i in ifaces}
         if kind == "iface_require":
-            bad = [i.block for i in ifaces if not i.block.child_matches(child)]
+            bad = [i.block for i in ifaces if not i.block.child_matches(child) and i.name not in covered]
             return _Finding(bad, missing=f"'{shown_pattern(_pattern_for(check.child, cfg.platform))}' under it",
                             notes=notes) if bad else None
         bad = [c for i in ifaces for c in i.block.child_matches(child)]
@@ -538,14 +558,27 @@ def _role_interfaces(check: Check, cfg: ParsedConfig) -> tuple[list[Interface], 
     return [i for i in interfaces(cfg) if i.role in roles], _rx(_pattern_for(check.child, cfg.platform) or "")
 
 
+def _covered_by_alternative(check: Check, cfg: ParsedConfig, ifaces: list[Interface]) -> set[str]:
+    """The interfaces a global line satisfies the rule for: every one, or those ``alternative_covers`` names."""
+    if not check.global_alternative or not cfg.find(_rx(check.global_alternative), top_level=True):
+        return set()
+    if not check.alternative_covers:
+        return {i.name for i in ifaces}
+    covers = _rx(check.alternative_covers)
+    if cfg.find(covers, top_level=True):
+        return {i.name for i in ifaces}
+    return {i.name for i in ifaces if i.block.child_matches(covers)}
+
+
 def _interface_verdicts(check: Check, cfg: ParsedConfig) -> tuple[InterfaceVerdict, ...]:
     if check.kind not in ("iface_require", "iface_forbid"):
         return ()
     ifaces, child = _role_interfaces(check, cfg)
+    covered = _covered_by_alternative(check, cfg, ifaces)
     out = []
     for i in ifaces:
         hits = i.block.child_matches(child)
-        failed = not hits if check.kind == "iface_require" else bool(hits)
+        failed = not (hits or i.name in covered) if check.kind == "iface_require" else bool(hits)
         lines = (i.block.number, *(h.number for h in hits)) if check.kind == "iface_forbid" else (i.block.number,)
         out.append(InterfaceVerdict(i.name, i.role, i.reason, "fail" if failed else "pass", lines))
     return tuple(out)

@@ -83,7 +83,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "IF-PROXY-ARP": (IOS, "router", EDGE_IF, EDGE_IF + " no ip proxy-arp\n"),
     "IF-URPF-EDGE": (IOS, "router", EDGE_IF, EDGE_IF + " ip verify unicast source reachable-via rx\n"),
     "IF-CDP-EDGE": (IOS, "router", EDGE_IF, EDGE_IF + " no cdp enable\n"),
-    "L2-BPDUGUARD": (IOS, "switch", ACCESS_IF, "spanning-tree portfast bpduguard default\n" + ACCESS_IF),
+    "L2-BPDUGUARD": (IOS, "switch", ACCESS_IF, "spanning-tree portfast default\nspanning-tree portfast bpduguard default\n"
+                     + ACCESS_IF),
     "L2-TRUNK-NONEGOTIATE": (IOS, "switch", TRUNK_IF, TRUNK_IF + " switchport nonegotiate\n"),
     "L2-DHCP-SNOOPING": (IOS, "switch", ACCESS_IF, "ip dhcp snooping\n" + ACCESS_IF),
     "L2-VTP": (IOS, "switch", "vtp mode server\n", "vtp mode transparent\n"),
@@ -94,7 +95,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "ASA-MGMT-ANY": (ASA, "firewall", "ssh 0.0.0.0 0.0.0.0 outside\n", "ssh 10.250.0.0 255.255.0.0 management\n"),
     "ASA-TLS": (ASA, "firewall", "ssl server-version tlsv1\n", "ssl server-version tlsv1.2\n"),
     "XR-TELNET": (XR, "router", "telnet vrf default ipv4 server max-servers 10\n", "ssh server v2\n"),
-    "XR-MGMT-PLANE": (XR, "router", "control-plane\n", "control-plane\n management-plane\n  inband\n"),
+    "XR-MGMT-PLANE": (XR, "router", "control-plane\n", "control-plane\n management-plane\n  inband\n   interface all\n"
+                                                        "    allow SSH peer\n     address ipv4 10.0.0.0/24\n"),
     "ASA-AAA-SSH": (ASA, "firewall", "aaa-server TACACS protocol tacacs+\n", "aaa authentication ssh console TACACS LOCAL\n"),
 }
 
