@@ -34,9 +34,17 @@ class Access:
     console: bool
     remote: tuple[str, ...] = ()
     closed: tuple[str, ...] = ()
-    # what would open a closed door: 'user' (a local user), 'ssh-keys', 'login-local:<line block>' (SSH asks for a
-    # user name), 'asa-ssh-aaa', 'asa-user', 'nx-ssh', 'xr-ssh' (SSH switched on)
-    needs: tuple[str, ...] = ()
+    # (closed door, what would open it): 'user' (a local user), 'ssh-keys', 'login-local:<line block>' (SSH asks for
+    # a user name), 'asa-ssh-aaa', 'asa-user', 'nx-ssh', 'xr-ssh' (SSH switched on)
+    needs: tuple[tuple[str, str], ...] = ()
+
+    def needs_to_restore(self, before: Access) -> list[str]:
+        """What would open the doors closed here that were open in ``before`` — and, where every remote way in
+        was lost (telnet removed, SSH never on), the remote doors that could replace it. Never a door closed
+        before for a kind of access that is kept: a fix must not open a way in nobody had."""
+        remote_lost = bool(before.remote) and not self.remote
+        return list(dict.fromkeys(need for door, need in self.needs if door not in before.closed
+                                  or (remote_lost and not door.startswith("console"))))
 
 
 @dataclass
@@ -111,23 +119,26 @@ def _transports(block: Line) -> set[str]:
 def _ios(cfg: ParsedConfig) -> Access:
     aaa = _aaa(cfg)
     closed: list[str] = []
-    needs: list[str] = []
+    needs: list[tuple[str, str]] = []
+
+    def close(why: str, *opened_by: str) -> None:
+        closed.append(why)
+        needs.extend((why, n) for n in opened_by)
+
     console_block = next((ln for ln in cfg.top if re.match(r"^line con", ln.text)), None)
     why = _line_auth(console_block, aaa, console=True)
     if why:
-        closed.append(f"console: {why}")
-        needs += ["user"] if not aaa.users else []
+        close(f"console: {why}", *(["user"] if not aaa.users else []))
     remote: list[str] = []
     for block in (ln for ln in cfg.top if ln.text.startswith("line vty ")):
         auth = _line_auth(block, aaa, console=False)
         transports = _transports(block)
         if not transports:
-            closed.append(f"{block.text}: transport input none")
+            close(f"{block.text}: transport input none")
             continue
         if auth:
-            closed.append(f"{block.text}: {auth}")
-            needs += ["user"] if not aaa.users else []
-            needs += [f"login-local:{block.text}"] if not aaa.on and "password" in auth else []
+            close(f"{block.text}: {auth}", *(["user"] if not aaa.users else []),
+                  *([f"login-local:{block.text}"] if not aaa.on and "password" in auth else []))
             continue
         if "telnet" in transports:
             remote.append(f"telnet on {block.text}")
@@ -135,14 +146,13 @@ def _ios(cfg: ParsedConfig) -> Access:
             texts = [c.text for c in block.children]
             username = aaa.on or "login local" in texts or "no login" in texts
             if not _ssh_ready(cfg):
-                closed.append(f"{block.text}: SSH has no keys (no 'ip ssh', domain name or 'crypto key' line)")
-                needs.append("ssh-keys")
+                close(f"{block.text}: SSH has no keys (no 'ip ssh', domain name or 'crypto key' line)", "ssh-keys")
             if not username:
-                closed.append(f"{block.text}: SSH asks for a user name; the line has only a password")
-                needs += [f"login-local:{block.text}"] + (["user"] if not aaa.users else [])
+                close(f"{block.text}: SSH asks for a user name; the line has only a password",
+                      f"login-local:{block.text}", *(["user"] if not aaa.users else []))
             if username and _ssh_ready(cfg):
                 remote.append(f"SSH on {block.text}")
-    return Access(console=why is None, remote=tuple(remote), closed=tuple(closed), needs=tuple(dict.fromkeys(needs)))
+    return Access(console=why is None, remote=tuple(remote), closed=tuple(closed), needs=tuple(needs))
 
 
 def _asa(cfg: ParsedConfig) -> Access:
@@ -152,7 +162,7 @@ def _asa(cfg: ParsedConfig) -> Access:
     users = any(t.startswith("username ") and " password " in t for t in top)
     servers = any(t.startswith("aaa-server ") for t in top)
     closed: list[str] = []
-    needs: list[str] = []
+    needs: list[tuple[str, str]] = []
     console_method = next((t.split()[4] for t in top if re.match(r"^aaa authentication serial console \S+", t)), None)
     console = console_method is None or (console_method == "LOCAL" and users) or (console_method != "LOCAL" and servers)
     if not console:
@@ -170,11 +180,13 @@ def _asa(cfg: ParsedConfig) -> Access:
         elif service == "http" and "http server enable" not in top:
             closed.append(f"'{t}': no 'http server enable'")
         elif service == "ssh" and not ssh_auth:
-            closed.append(f"'{t}': no 'aaa authentication ssh console' method with a user behind it")
-            needs += (["asa-ssh-aaa"] if ssh_method is None else []) + (["asa-user"] if not users else [])
+            door = f"'{t}': no 'aaa authentication ssh console' method with a user behind it"
+            closed.append(door)
+            needs += [(door, n) for n in (["asa-ssh-aaa"] if ssh_method is None else [])
+                      + (["asa-user"] if not users else [])]
         else:
             remote.append(f"{service} on {nameif}")
-    return Access(console=console, remote=tuple(remote), closed=tuple(closed), needs=tuple(dict.fromkeys(needs)))
+    return Access(console=console, remote=tuple(remote), closed=tuple(closed), needs=tuple(needs))
 
 
 def _nx_xr(cfg: ParsedConfig) -> Access:
@@ -188,8 +200,9 @@ def _nx_xr(cfg: ParsedConfig) -> Access:
         remote = (["SSH"] if ssh else []) + (["telnet"] if any(re.match(r"^telnet (?:vrf \S+ )?ipv[46] server", t)
                                                               for t in top) else [])
         need = "xr-ssh"
-    return Access(console=True, remote=tuple(remote), closed=() if ssh else ("SSH is not switched on",),
-                  needs=() if ssh else (need,))
+    door = "SSH is not switched on"
+    return Access(console=True, remote=tuple(remote), closed=() if ssh else (door,),
+                  needs=() if ssh else ((door, need),))
 
 
 def ways_in(cfg: ParsedConfig) -> Access:

@@ -62,12 +62,20 @@ def _tokens(pattern: re.Pattern[str]) -> list[tuple[Any, Any]]:
 
 # Operating systems recognised only to be refused by name: (name, evidence in the text). Order matters where two
 # systems share words: NetScaler's and VyOS's set forms before Junos's, Comware (sysname indented) before Huawei VRP,
-# the IOS look-alikes that quote their hostname (TP-Link, EFOS, NETGEAR) before ProCurve.
+# the IOS look-alikes that quote their hostname (TP-Link, EFOS, NETGEAR) before ProCurve, Cumulus (whose
+# files carry an frr.conf) before FRR.
 _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) for name, evidence in [
     ("Arista EOS", re.compile(r"^!? ?boot system flash:?\S*\.swi\b|^! device: \S+ \((?:v|c)?EOS|^! device: .*\bEOS-\d|^management (?:api|ssh|security|console|"
                               r"cvx)\b|^daemon TerminAttr|^service routing protocols model|^vrf instance \S+|"
                               r"^(?:no )?aaa root\b|^transceiver qsfp default-mode|^username \S+ .*\bsecret sha512 ", re.M)),
     ("Citrix NetScaler", re.compile(r"^#NS\d|^set ns |^add ns |^enable ns ", re.M)),
+    ("Nokia SR OS", re.compile(r"^# TiMOS-|^# Configuration format version \d|^exit all$|^echo \"System Configuration\"",
+                               re.M)),
+    ("Check Point Gaia", re.compile(r"^# Language version: \d|^set hostname \S+$|^set static-route ", re.M)),
+    ("NVIDIA Onyx/MLNX-OS", re.compile(r"^## (?:Product release|Running database|Running-config temporary)", re.M)),
+    ("OPNsense/pfSense", re.compile(r"^<(?:opnsense|pfsense)>", re.M)),
+    ("Linux iptables", re.compile(r"^\*(?:filter|nat|mangle)$|^:(?:INPUT|OUTPUT|FORWARD) (?:ACCEPT|DROP)\b", re.M)),
+    ("APC Network Management Card", re.compile(r"^; (?:Hardware Factory|Application Module)$|^\[NetworkTCP/IP\]", re.M)),
     ("VyOS", re.compile(r"(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
                         r"^\s*ethernet eth\d+ \{", re.M)),
     ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security|policy-options) |^system \{|"
@@ -79,13 +87,12 @@ _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) f
     ("Cisco Small Business (SG/CBS)", re.compile(r"^config-file-header$", re.M)),
     ("Brocade/Ruckus ICX", re.compile(r"^ver V?\d+\.\d+|^module \d+ icx", re.M)),
     ("Palo Alto PAN-OS", re.compile(r"^<config version=|^set deviceconfig |^set rulebase |^set network "
-                                    r"(?:interface|virtual-router) ", re.M)),
+                                    r"(?:interface|virtual-router) |^set config devices |^\s*panorama \{$|"
+                                    r"^\s*deviceconfig \{$", re.M)),
     ("F5 BIG-IP", re.compile(r"^#TMSH-VERSION|^(?:ltm|gtm) (?:virtual|pool|node|profile|monitor) |"
                              r"^sys (?:global-settings|management-ip|provision|db) |^net (?:self|vlan|route-domain) ",
                              re.M)),
     ("A10 ACOS", re.compile(r"^slb (?:server|service-group|virtual-server|template) |^!\s*(?:A10|ACOS)\b|^vrrp-a ", re.M)),
-    ("FRRouting (FRR)", re.compile(r"^frr (?:version|defaults)\b", re.M)),
-    ("Quagga", re.compile(r"^! -\*- (?:bgp|zebra|ospf6?|ripn?g?|isis) -\*-|^log file /var/log/quagga|^password zebra$", re.M)),
     ("ArubaOS-CX (Aruba AOS-CX)", re.compile(r"^user \S+ group \S+ password ciphertext |^interface \d+/\d+/\d+$|^! ?ArubaOS-CX", re.M)),
     ("Aruba ArubaOS (controller or Instant)", re.compile(r"^virtual-controller-|^wlan ssid-profile |^netservice |"
                                                         r"^ip access-list session |^aaa profile \"", re.M)),
@@ -102,6 +109,10 @@ _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) f
     ("HP/H3C Comware", re.compile(r"^ sysname \S+|^ irf (?:mac-address|member)|^ version \d+\.\d+, Release ", re.M)),
     ("Huawei VRP", re.compile(r"^sysname \S+|^ ?return$", re.M)),
     ("Cumulus Linux", re.compile(r"^(?:net add|nv set) |^iface \S+ inet|^### (?:start|end) (?:of )?/etc/network/|^(?:auto|iface) swp\d|^\s+bridge-ports .*\bswp\d", re.M)),
+    ("FRRouting (FRR)", re.compile(r"^frr (?:version|defaults)\b", re.M)),
+    ("FRRouting/Quagga (Linux interface names)", re.compile(r"^interface (?:eth|swp|ens|enp)\d+\S*$(?=[\s\S]*"
+                                                            r"^router (?:ospf|bgp)\b)", re.M)),
+    ("Quagga", re.compile(r"^! -\*- (?:bgp|zebra|ospf6?|ripn?g?|isis) -\*-|^log file /var/log/quagga|^password zebra$", re.M)),
     # switches that copy IOS's look but write what Cisco never does (its commands are never capitalised so)
     ("IOS look-alike (not Cisco)", re.compile(r"^(?:ssh|telnet|web)-server enable\b|^interface gigabitEthernet\d|"
                                               r"^ip dns name-server ", re.M)),

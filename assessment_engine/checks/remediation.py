@@ -250,6 +250,14 @@ def _fix_asa_management(cfg: ParsedConfig, result: RuleResult, fix: list[str], e
             for x in (f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> {ln.text.split()[-1]}", f"no {ln.text}")]
 
 
+def _fix_asa_aaa_ssh(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """SSH authenticated by the device's own AAA server group with the local users behind it — or by the local users
+    alone where it has none (the catalog's 'TACACS' group does not exist there, and the ASA refuses the line)."""
+    group = next((ln.text.split()[1] for ln in cfg.top if re.match(r"^aaa-server \S+ protocol (?:tacacs\+|radius)", ln.text)),
+                 None)
+    return [f"aaa authentication ssh console {group} LOCAL" if group else "aaa authentication ssh console LOCAL"]
+
+
 def _fix_asa_telnet(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
     """Telnet removed — after SSH is opened from the same addresses on the same interface where it was not, so the
     administrators who came in by telnet still have a way in (its prerequisites follow from the access model)."""
@@ -330,11 +338,30 @@ def _fix_interfaces(cfg: ParsedConfig, result: RuleResult, fix: list[str], evide
 
 
 def _for_interface(cfg: ParsedConfig, block: Line | None, children: list[str]) -> list[str]:
-    """Strict uRPF where the default route leaves would drop every packet from an address reached only by it
-    (NAT return traffic, the Internet): there it allows the default route."""
-    if block is None or not carries_default_route(cfg, block):
+    """Strict uRPF drops a packet whose source the device routes back out of another interface. Facing an eBGP peer
+    (routes learned there, several ways out) that is legitimate traffic: there uRPF is loose ('reachable-via any':
+    drops sources with no route at all, BCP 38's spoofed bogons). Where the default route leaves, every source
+    is reached only by it: there strict uRPF allows the default route."""
+    if block is None:
         return children
-    return [f"{c} allow-default" if re.search(r"verify unicast source reachable-via rx$", c) else c for c in children]
+    strict = re.compile(r"verify unicast source reachable-via rx$")
+    if _faces_ebgp(cfg, block):
+        return [strict.sub("verify unicast source reachable-via any", c) for c in children]
+    if carries_default_route(cfg, block):
+        return [f"{c} allow-default" if strict.search(c) else c for c in children]
+    return children
+
+
+def _faces_ebgp(cfg: ParsedConfig, block: Line) -> bool:
+    nets = [n.network for n in networks_of(block)]
+    for n in bgp_view(cfg).external:
+        try:
+            peers = ipaddress.IPv4Network(n.address, strict=False)
+        except ValueError:
+            continue
+        if any(peers.overlaps(net) for net in nets):
+            return True
+    return False
 
 
 def routing_interfaces(cfg: ParsedConfig, protocol: str, process: str | None = None) -> list[str]:
@@ -364,6 +391,8 @@ def routing_interfaces(cfg: ParsedConfig, protocol: str, process: str | None = N
         runs = any(own.match(c.text) for c in i.block.children) or any(
             n.ip in net for n in networks_of(i.block) for net in statements)
         lowered = i.name.lower()
+        if lowered.startswith("loopback"):
+            continue  # advertised, but no neighbour is ever met on it
         if runs and lowered not in passive and not (passive_default and lowered not in active):
             out.append(i.name)
     return out
@@ -414,7 +443,7 @@ _DERIVERS: dict[str, Deriver] = {
     "eigrp_auth": lambda cfg, result, fix, evidence: _eigrp_fix(cfg, evidence),
     "snmp_community_acl": _fix_snmp_acl, "snmp_v3_priv": _fix_snmp_v3,
     "vty_auth": _fix_line_auth, "con_auth": _fix_line_auth, "exec_timeout": _fix_blocks,
-    "ASA-TELNET": _fix_asa_telnet, "ntp_auth": _fix_ntp_auth, "SNMP-RW": _fix_snmp_rw,
+    "ASA-TELNET": _fix_asa_telnet, "ASA-AAA-SSH": _fix_asa_aaa_ssh, "ntp_auth": _fix_ntp_auth, "SNMP-RW": _fix_snmp_rw,
 }
 
 
@@ -636,7 +665,7 @@ def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: Collect
     patched = patched_config(rule, cfg, commands)
     locked = keeps_access(cfg, patched)
     if locked:
-        needed = _prerequisites(cfg, ways_in(patched).needs)
+        needed = _prerequisites(cfg, ways_in(patched).needs_to_restore(ways_in(cfg)))
         if needed:
             commands = _for_release(cfg, _once(needed + commands))
             patched = patched_config(rule, cfg, commands)

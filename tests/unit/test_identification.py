@@ -54,6 +54,13 @@ OTHERS: list[tuple[str, str, str]] = [
     ("Perle console server", "! Perle IOLAN SCG Series Console Server, Version 6.2.G3\n" + IOS_BODY, "Perle"),
     ("an IOS look-alike", "hostname testsw\nline con 0\nssh-server enable\ntelnet-server enable\n"
                           "interface gigabitEthernet0/1\n switchport access vlan 2480\n", "not Cisco"),
+    ("Nokia SR OS", "# TiMOS-B-26.3.R1 both/x86_64 Nokia 7750 SR-1\n# Configuration format version 26.3 revision 0\n"
+                    "configure {\n    system {\n        name \"pe1\"\n    }\n}\n", "Nokia"),
+    ("Check Point Gaia", "#\n# Configuration of gw1\n# Language version: 13.4v1\n#\nset hostname gw1\n"
+                         "set interface eth0 ipv4-address 10.0.0.1 mask-length 24\n", "Check Point"),
+    ("NVIDIA Onyx", "## Product release:   3.9.2504\n##\n## Running database \"initial\"\n##\nhostname sw1\n"
+                    "   interface ethernet 1/1 speed 100G\n", "Onyx"),
+    ("pfSense", "<?xml version=\"1.0\"?>\n<pfsense>\n\t<version>23.3</version>\n\t<system>\n", "pfSense"),
     ("Cisco AireOS WLC", "config sysname WLC-1\nconfig network telnet disable\nconfig wlan create 1 corp corp\n"
                          "config radius auth add 1 10.0.0.5 1812 ascii x\n", "AireOS"),
 ]

@@ -227,3 +227,28 @@ def test_a_device_with_users_gets_no_new_one(rule_id: str) -> None:
         " password 7 0822455D0A16\n login\n", " no login\n") + "line con 0\n no login\n"
     fix, patched = _fix(rule_id, text)
     assert not any(c.startswith("username ") for c in fix.commands) and not _kept(text, patched)
+
+
+def test_a_fix_opens_no_way_in_that_was_closed_before() -> None:
+    # the VTY asks for a password it does not have: closed before the fix, and it stays closed
+    text = IOS15 + "line con 0\nline vty 0 4\n login\n transport input telnet\n"
+    fix, patched = _fix("CON-AUTH", text)
+    assert fix.verified and not _kept(text, patched)
+    assert ways_in(parse_config(patched)).remote == ()
+    assert "line vty 0 4" not in fix.commands, fix.commands
+
+
+def test_urpf_facing_an_ebgp_peer_is_loose() -> None:
+    text = XE17 + ("interface GigabitEthernet0/0/1\n description transit\n ip address 198.51.100.2 255.255.255.252\n"
+                   "router bgp 65001\n neighbor 198.51.100.1 remote-as 64500\n")
+    fix, _ = _fix("IF-URPF-EDGE", text, "router")
+    assert " ip verify unicast source reachable-via any" in fix.commands, fix.commands
+
+
+def test_asa_ssh_authentication_uses_the_devices_own_server_group_or_local_users() -> None:
+    asa = ASA + "aaa-server ISE protocol tacacs+\nusername admin password x pbkdf2 privilege 15\nnames\n"
+    fix, _ = _fix("ASA-AAA-SSH", asa, "firewall")
+    assert fix.commands == ["aaa authentication ssh console ISE LOCAL"] and fix.verified
+    fix, _ = _fix("ASA-AAA-SSH", ASA + "username admin password x pbkdf2 privilege 15\nnames\nlogging enable\n",
+                  "firewall")
+    assert fix.commands == ["aaa authentication ssh console LOCAL"] and fix.verified
