@@ -192,7 +192,8 @@ _XE_HINTS = LineStarts(re.compile(r"^license udi pid (?:CSR|C8|C9|ISR4|ASR1|C1[0
 class PlatformVerdict:
     """What operating system a configuration is from, and whether the engine assesses it."""
 
-    platform: str  # one of SUPPORTED, the refused system's name ("Arista EOS"), "fragment" or "unknown"
+    platform: str  # one of SUPPORTED, a refused system's name ("Arista EOS"), "fragment", "show output",
+    # "unidentified" (IOS-like, no system named), "unindented" or "unknown"
     supported: bool
     reason: str = ""
 
@@ -376,8 +377,9 @@ def looks_like_config(text: str) -> bool:
     """A configuration of any system ``identify_platform`` knows — assessed or refused by name (a Junos file in
     braces has few IOS-like lines and is a configuration all the same) — as opposed to prose. A fragment is not:
     a text document that quotes two commands stays a document; a ``.cfg`` file is refused with the fragment's
-    reason."""
-    return identify_platform(text).platform not in ("unknown", "fragment")
+    reason. Nor is a ``show`` output: a support bundle of show commands is a document (masked like any), while a
+    ``.cfg`` of one is refused as the show output it is."""
+    return identify_platform(text).platform not in ("unknown", "fragment", "show output")
 
 
 def parse_config(text: str, platform: Platform | None = None) -> ParsedConfig:
