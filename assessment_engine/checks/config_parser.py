@@ -76,7 +76,7 @@ _OTHER_PLATFORMS: list[tuple[str, LineStarts]] = [(name, LineStarts(evidence)) f
     ("OPNsense/pfSense", re.compile(r"^<(?:opnsense|pfsense)>", re.M)),
     ("Linux iptables", re.compile(r"^\*(?:filter|nat|mangle)$|^:(?:INPUT|OUTPUT|FORWARD) (?:ACCEPT|DROP)\b", re.M)),
     ("APC Network Management Card", re.compile(r"^; (?:Hardware Factory|Application Module)$|^\[NetworkTCP/IP\]", re.M)),
-    ("VyOS", re.compile(r"(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
+    ("VyOS", re.compile(r"^(?://|/\*)[^\n]*(?:vyos|vyatta)-config-version|^set interfaces (?:ethernet|bonding|wireguard) |"
                         r"^\s*ethernet eth\d+ \{", re.M)),
     ("Juniper Junos", re.compile(r"^set (?:system|interfaces|protocols|security|policy-options) |^system \{|"
                                  r"^## Last commit:|^version \d+\.\d+[RXDI]\S*;$", re.M)),
@@ -150,6 +150,8 @@ _SELF_NAMED: list[tuple[str, re.Pattern[str]]] = [
     ("V-SOL OLT", re.compile(r"Olt Device Model|\bV-SOL\b")),
 ]
 _COMMENT = re.compile(r"^\s*[!#;]")
+# one search tells a Cisco configuration (nine uploads in ten) that no other system's mark is in it
+_ANY_OTHER = LineStarts(re.compile("|".join(f"(?:{e.pattern.pattern})" for _, e in _OTHER_PLATFORMS), re.M))
 # RANCID's first line names what it collected: '!RANCID-CONTENT-TYPE: cisco-nx'; a batfish snapshot's: '!BATFISH_FORMAT:'
 _RANCID = re.compile(r"^[!#;](?:RANCID-CONTENT-TYPE|BATFISH_FORMAT): (\S+)", re.M)
 _RANCID_TYPES: dict[str, str] = {
@@ -180,6 +182,9 @@ _SHOW_OUTPUT = LineStarts(re.compile(r"^.*\(hitcnt=\d+\)|^\S+[#>] ?show |^Interf
 # interface settings written at the start of the line, under an interface that is too
 _FLAT_INTERFACE = re.compile(r"^interface \S+\n(?:ip address|description|shutdown|no shutdown|switchport|speed|"
                              r"duplex|negotiation|encapsulation|nameif|security-level|channel-group|mtu)\b", re.M)
+_NX_OS = LineStarts(re.compile(r"^feature \S+|^!Command: show running-config|^version \d+\.\d+\(\d+\)|^vrf context |"
+                               r"^interface mgmt0$|^username \S+ .*\brole network-(?:admin|operator)\b|^copp profile |"
+                               r"^vdc \S+ id ", re.M))
 _IOS_XR = LineStarts(re.compile(r"^!! IOS XR Configuration|^interface (?:GigabitEthernet|TenGigE|HundredGigE|FortyGigE)"
                                 r"\d+/\d+/\d+/\d+|^interface MgmtEth0/|^end-policy$|^ssh server v2$|^RP/0/", re.M))
 _ASA = LineStarts(re.compile(r"^(ASA|PIX|FWSM) Version|^\s*nameif \S+|^same-security-traffic", re.M))
@@ -303,7 +308,8 @@ def identify_platform(text: str) -> PlatformVerdict:
     if named and named not in SUPPORTED and named != "cisco":
         return _refused(named)
     if named is None:
-        other = next((name for name, evidence in _OTHER_PLATFORMS if evidence.search(head)), None)
+        other = next((name for name, evidence in _OTHER_PLATFORMS if evidence.search(head)), None) \
+            if _ANY_OTHER.search(head) else None
         if other:
             return _refused(other)
     if _SHOW_OUTPUT.search(head) and not _CISCO_MARKS.search(head):
@@ -364,8 +370,7 @@ def detect_platform(text: str) -> Platform:
         return "asa"
     if _IOS_XR.search(head):
         return "ios-xr"
-    if re.search(r"^feature \S+|^!Command: show running-config|NX-OS|^version \d+\.\d+\(\d+\)|^vrf context |"
-                 r"^interface mgmt0$|\brole network-(?:admin|operator)\b|^copp profile |^vdc \S+ id ", head, re.M):
+    if "NX-OS" in head or _NX_OS.search(head):
         return "nx-os"
     version = _VERSION.search(head)
     if version and int(version.group(1)) < 16 and not _XE_HINTS.search(head):
