@@ -250,6 +250,13 @@ def _fix_asa_management(cfg: ParsedConfig, result: RuleResult, fix: list[str], e
             for x in (f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> {ln.text.split()[-1]}", f"no {ln.text}")]
 
 
+def _fix_log_source(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
+    """Logs sourced from the device's own loopback — IOS refuses an interface it does not have — else from the
+    interface the engineer names."""
+    loopback = next((ln.text.split()[1] for ln in cfg.top if re.match(r"^interface Loopback\d+$", ln.text, re.I)), None)
+    return [f"logging source-interface {loopback or '<source-interface>'}"]
+
+
 def _fix_asa_aaa_ssh(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
     """SSH authenticated by the device's own AAA server group with the local users behind it — or by the local users
     alone where it has none (the catalog's 'TACACS' group does not exist there, and the ASA refuses the line)."""
@@ -443,7 +450,8 @@ _DERIVERS: dict[str, Deriver] = {
     "eigrp_auth": lambda cfg, result, fix, evidence: _eigrp_fix(cfg, evidence),
     "snmp_community_acl": _fix_snmp_acl, "snmp_v3_priv": _fix_snmp_v3,
     "vty_auth": _fix_line_auth, "con_auth": _fix_line_auth, "exec_timeout": _fix_blocks,
-    "ASA-TELNET": _fix_asa_telnet, "ASA-AAA-SSH": _fix_asa_aaa_ssh, "ntp_auth": _fix_ntp_auth, "SNMP-RW": _fix_snmp_rw,
+    "ASA-TELNET": _fix_asa_telnet, "ASA-AAA-SSH": _fix_asa_aaa_ssh,
+    "LOG-SOURCE-IF": _fix_log_source, "ntp_auth": _fix_ntp_auth, "SNMP-RW": _fix_snmp_rw,
 }
 
 
@@ -470,13 +478,23 @@ def derive_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult) -> list[str]:
 
 
 def _with_aaa(cfg: ParsedConfig, commands: list[str]) -> list[str]:
-    """IOS takes 'aaa authentication|authorization|accounting' only once AAA is on: 'aaa new-model' first."""
-    if family(cfg.platform) != "ios-xe" or any(ln.text == "aaa new-model" for ln in cfg.top) \
-            or "aaa new-model" in commands:
+    """IOS takes 'aaa authentication|authorization|accounting' only once AAA is on: 'aaa new-model' first; and a
+    list that names 'group tacacs+' on a device with no TACACS+ or RADIUS server asks a server nobody defined: its
+    definition (the engineer's address and key) comes first."""
+    if family(cfg.platform) != "ios-xe":
         return commands
-    if any(re.match(r"^aaa (?:authentication|authorization|accounting) ", c) for c in commands):
-        return ["aaa new-model", *commands]
-    return commands
+    aaa = any(re.match(r"^aaa (?:authentication|authorization|accounting) ", c) for c in commands)
+    servers = any(re.match(r"^(?:tacacs-server host|tacacs server|radius-server host|radius server) ", ln.text)
+                  for ln in cfg.top)
+    first: list[str] = []
+    server = aaa and not servers and any("group tacacs+" in c for c in commands)
+    if server and not any(re.match(r"^username \S+ .*\b(?:password|secret)\b", ln.text) for ln in cfg.top):
+        first.append(_ADMIN_USER)  # the new server is not known to answer yet: 'local' needs a user behind it
+    if aaa and not any(ln.text == "aaa new-model" for ln in cfg.top) and "aaa new-model" not in commands:
+        first.append("aaa new-model")
+    if server:
+        first += ["tacacs server <TACACS-SERVER-NAME>", " address ipv4 <TACACS-SERVER>", " key <key>"]
+    return first + commands
 
 
 def _removals_last(commands: list[str]) -> list[str]:
@@ -543,13 +561,16 @@ def _without_own_space(cfg: ParsedConfig, commands: list[str]) -> list[str]:
     return [c.rstrip(",") if i + 1 < len(kept) and kept[i + 1] == "end-set" else c for i, c in enumerate(kept)]
 
 
+_ADMIN_USER = "username <admin-user> privilege 15 algorithm-type scrypt secret <password>"
+
+
 def _prerequisites(cfg: ParsedConfig, needs: Collection[str]) -> list[str]:
     """What must be in place before the fix, for the ways in it would close otherwise: a local user before a line
     asks for one, keys and a domain name before SSH is the only transport, 'login local' where SSH needs a user name,
     the ASA's SSH authentication method."""
     out: list[str] = []
     if "user" in needs:
-        out.append("username <admin-user> privilege 15 algorithm-type scrypt secret <password>")
+        out.append(_ADMIN_USER)
     if "asa-user" in needs:
         out.append("username <admin-user> password <password> privilege 15")
     if "asa-ssh-aaa" in needs:
@@ -568,14 +589,34 @@ def _prerequisites(cfg: ParsedConfig, needs: Collection[str]) -> list[str]:
 
 def _once(commands: list[str]) -> list[str]:
     """A top-level command given twice (the catalog's and the one written from the evidence) kept once; lines in a
-    block are kept as they are (the same setting under two VTY ranges is two commands)."""
+    block are kept as they are (the same setting under two VTY ranges is two commands); a block opened again after
+    other blocks only (a prerequisite's 'line vty 0 4 / login local', then the fix's 'line vty 0 4 / transport
+    input ssh') is one block, its lines in the order given."""
     out: list[str] = []
     for i, line in enumerate(commands):
         opens_block = i + 1 < len(commands) and commands[i + 1].startswith(" ")
         if not line.startswith(" ") and not opens_block and line in out:
             continue
         out.append(line)
-    return out
+    return _blocks_merged(out)
+
+
+def _blocks_merged(commands: list[str]) -> list[str]:
+    groups: list[tuple[str, list[str]]] = []
+    for line in commands:
+        if line.startswith(" ") and groups:
+            groups[-1][1].append(line)
+        else:
+            groups.append((line, []))
+    merged: list[tuple[str, list[str]]] = []
+    for head, body in groups:
+        earlier = next((g for g in reversed(merged) if g[0] == head and g[1]), None) if body else None
+        between = merged[merged.index(earlier) + 1:] if earlier is not None else []
+        if earlier is not None and all(g[1] for g in between):
+            earlier[1].extend(b for b in body if b not in earlier[1])
+        else:
+            merged.append((head, list(body)))
+    return [x for head, body in merged for x in (head, *body)]
 
 
 # What each missing list becomes: the behaviour the device has today made explicit where that is safe (an undefined
@@ -626,7 +667,7 @@ def _own_process(cfg: ParsedConfig, lines: list[str]) -> list[str]:
 
 
 # What the user fills in, replaced for judging by values of the right form (documentation addresses)
-_SAMPLES = [(re.compile(r"<(?:LOG-SERVER|NTP-SERVER(?:-\d)?|SNMP-COLLECTOR|MGMT-SUBNET)>"), "192.0.2.10"),
+_SAMPLES = [(re.compile(r"<(?:LOG-SERVER|NTP-SERVER(?:-\d)?|SNMP-COLLECTOR|MGMT-SUBNET|TACACS-SERVER)>"), "192.0.2.10"),
             (re.compile(r"<WILDCARD>"), "0.0.0.255"), (re.compile(r"<MASK>"), "255.255.255.0"),
             (re.compile(r"<PREFIX-LENGTH>"), "24"),
             (re.compile(r"<(?![A-Za-z-]*-masked-\d+>)[A-Za-z-]+>"), "PLACEHOLDER")]  # a masked value is the device's own

@@ -252,3 +252,25 @@ def test_asa_ssh_authentication_uses_the_devices_own_server_group_or_local_users
     fix, _ = _fix("ASA-AAA-SSH", ASA + "username admin password x pbkdf2 privilege 15\nnames\nlogging enable\n",
                   "firewall")
     assert fix.commands == ["aaa authentication ssh console LOCAL"] and fix.verified
+
+
+def test_a_method_list_naming_tacacs_on_a_device_without_a_server_brings_one_and_a_local_fallback() -> None:
+    fix, patched = _fix("AAA-LOGIN-DEFAULT", IOS15 + TELNET_ONLY_VTY)
+    assert fix.verified and not _kept(IOS15 + TELNET_ONLY_VTY, patched)
+    assert _before(fix.commands, "tacacs server", "aaa authentication login default group tacacs+")
+    assert _before(fix.commands, "username ", "aaa new-model")
+
+
+def test_a_block_opened_twice_by_a_fix_and_its_prerequisites_is_one_block() -> None:
+    fix, _ = _fix("VTY-SSH-ONLY", IOS15 + TELNET_ONLY_VTY)
+    assert fix.commands.count("line vty 0 4") == 1, fix.commands
+    at = fix.commands.index("line vty 0 4")
+    assert fix.commands[at + 1:at + 3] == [" login local", " transport input ssh"], fix.commands
+
+
+def test_logs_are_sourced_from_an_interface_the_device_has() -> None:
+    fix, _ = _fix("LOG-SOURCE-IF", IOS15 + "interface Loopback10\n ip address 10.255.0.3 255.255.255.255\n"
+                                    "logging host 10.0.0.9\n")
+    assert fix.commands == ["logging source-interface Loopback10"], fix.commands
+    fix, _ = _fix("LOG-SOURCE-IF", IOS15 + "logging host 10.0.0.9\n")
+    assert fix.commands == ["logging source-interface <source-interface>"], fix.commands
