@@ -355,6 +355,19 @@ def _ntp_auth(cfg: ParsedConfig) -> _Finding | None:
     return _Finding(missing="no " + " and no ".join(f"'{m}'" for m in missing) + " line") if missing else None
 
 
+def _log_timestamps(cfg: ParsedConfig) -> _Finding | None:
+    """Log messages carry the date and time: IOS and the ASA only when told ('service timestamps log datetime',
+    'logging timestamp'); IOS-XR stamps them by default, so there only a line that turns it off or to uptime fails."""
+    if cfg.platform == "ios-xr":
+        bad = cfg.find(_rx(r"^service timestamps log (disable|uptime)\b"), top_level=True)
+        return _Finding(bad) if bad else None
+    if cfg.platform == "asa":
+        return None if cfg.find(_rx(r"^logging timestamp$"), top_level=True) else _Finding(
+            missing="no 'logging timestamp' line")
+    return None if cfg.find(_rx(r"^service timestamps log datetime"), top_level=True) else _Finding(
+        missing="no 'service timestamps log datetime' line")
+
+
 def _xr_management_plane(cfg: ParsedConfig) -> _Finding | None:
     """IOS-XR management-plane protection: a 'control-plane' / 'management-plane' block whose every 'allow' names the
     peers it admits ('address ipv4 …' under it). 'allow all' — or an allow without peers — opens the protocols to
@@ -459,6 +472,7 @@ CUSTOM_CHECKS: dict[str, Callable[[ParsedConfig], Outcome]] = {
     "ssh_limits": _ssh_limits,
     "ospf_auth": _ospf_auth,
     "xr_management_plane": _xr_management_plane,
+    "log_timestamps": _log_timestamps,
     "bgp_neighbor_auth": _bgp_neighbor_auth,
     "bgp_ebgp_filter": _bgp_ebgp_filter,
     "hsrp_auth": _hsrp_auth,

@@ -84,3 +84,10 @@ def test_a_read_write_community_is_made_read_only_not_removed() -> None:
     cfg = parse_config(nx)
     fix = verify_fix(RULE["SNMP-RW"], cfg, evaluate_rule(RULE["SNMP-RW"], cfg, "switch"), RULES, "switch")
     assert fix.commands == ["snmp-server community Pr1vate group network-operator"] and fix.verified
+
+
+def test_ios_xr_stamps_its_logs_by_default_and_fails_only_when_told_otherwise() -> None:
+    xr = "!! IOS XR Configuration version = 7.3.2\nhostname PE1\nlogging 10.0.0.5 vrf default\n"
+    assert _status("LOG-TIMESTAMPS", xr) == "pass"
+    assert _status("LOG-TIMESTAMPS", xr + "service timestamps log uptime\n") == "fail"
+    assert _status("LOG-TIMESTAMPS", XE + "logging host 10.0.0.5\n") == "fail"
