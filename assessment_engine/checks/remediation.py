@@ -62,7 +62,7 @@ class Fix:
     @property
     def label(self) -> str:
         return ("verified on the patched configuration: the check passes, no other check is worse and a way in is kept"
-                if self.verified
+                + (f" — {self.note}" if self.note else "") if self.verified
                 else f"not verified: {self.note}")
 
 
@@ -270,7 +270,9 @@ def _fix_asa_telnet(cfg: ParsedConfig, result: RuleResult, fix: list[str], evide
     administrators who came in by telnet still have a way in (its prerequisites follow from the access model)."""
     ssh = {ln.text for ln in cfg.top if ln.text.startswith("ssh ")}
     out = [f"ssh {ln.text.split(None, 1)[1]}" for ln in evidence if f"ssh {ln.text.split(None, 1)[1]}" not in ssh]
-    return list(dict.fromkeys(out)) + [f"no {ln.text}" for ln in evidence]
+    # no SSH line at all: no sign the ASA has a key to offer (it is not in the running configuration)
+    keys = ["crypto key generate rsa modulus 2048"] if out and not any(re.match(r"^ssh \d", t) for t in ssh) else []
+    return keys + list(dict.fromkeys(out)) + [f"no {ln.text}" for ln in evidence]
 
 
 def _fix_fhrp(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
@@ -725,7 +727,11 @@ def verify_fix(rule: Rule, cfg: ParsedConfig, result: RuleResult, rules: Collect
     worse = sorted(r for r, status in after.items() if _RANK[status] > _RANK[before.get(r, "pass")])
     if worse:
         return Fix(rule.id, commands, shown, False, f"the patched configuration fails {', '.join(worse)}")
-    return Fix(rule.id, commands, shown, True)
+    return Fix(rule.id, commands, shown, True, _CAUTION if any("<MGMT-SUBNET>" in c for c in commands) else "")
+
+
+# a fix that admits management only from a network the engineer names: the model cannot know where they sit
+_CAUTION = "if <MGMT-SUBNET> holds the address you manage it from (else the new filter shuts you out too)"
 
 
 def patched_config(rule: Rule, cfg: ParsedConfig, commands: list[str]) -> ParsedConfig:

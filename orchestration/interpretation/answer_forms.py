@@ -551,7 +551,8 @@ def _device_rules(result: SqlPathResult, frame: QuestionFrame, chunks: list[Retr
         if own is not None and own.commands:  # written from the device's evidence, re-judged on its configuration
             fix = "\n".join(own.commands)
             proofs[f.rule_id] = (f"Verified on {device}'s patched configuration: {f.rule_id} passes, no other check "
-                                 "is worse and a way in for an administrator is kept." if own.verified
+                                 "is worse and a way in for an administrator is kept"
+                                 + (f" — {own.note}." if own.note else ".") if own.verified
                                  else f"Not verified on {device}: {own.note}.")
         else:
             fix = "\n".join(rules[f.rule_id].fix_for(row.platform or "")) if f.rule_id in rules else f.recommendation

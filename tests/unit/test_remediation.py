@@ -32,7 +32,8 @@ def test_every_rules_fix_is_verified_by_re_judging_the_patched_text(rule_id: str
 def test_the_fix_negates_the_lines_the_evidence_shows() -> None:
     asa = "ASA Version 9.16(4)\nhostname FW1\ntelnet 10.0.0.0 255.0.0.0 inside\ntelnet 10.9.0.0 255.255.0.0 mgmt\n"
     rule, cfg, result = _failing("ASA-TELNET", asa, "firewall")
-    assert derive_fix(rule, cfg, result) == ["ssh 10.0.0.0 255.0.0.0 inside", "ssh 10.9.0.0 255.255.0.0 mgmt",
+    assert derive_fix(rule, cfg, result) == ["crypto key generate rsa modulus 2048", "ssh 10.0.0.0 255.0.0.0 inside",
+                                             "ssh 10.9.0.0 255.255.0.0 mgmt",
                                              "no telnet 10.0.0.0 255.0.0.0 inside", "no telnet 10.9.0.0 255.255.0.0 mgmt"]
     rule, cfg, result = _failing("AAA-METHOD-NONE", IOS + "aaa new-model\naaa authentication login CONSOLE local none\n")
     assert derive_fix(rule, cfg, result) == ["aaa authentication login CONSOLE local"]

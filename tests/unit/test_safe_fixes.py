@@ -274,3 +274,9 @@ def test_logs_are_sourced_from_an_interface_the_device_has() -> None:
     assert fix.commands == ["logging source-interface Loopback10"], fix.commands
     fix, _ = _fix("LOG-SOURCE-IF", IOS15 + "logging host 10.0.0.9\n")
     assert fix.commands == ["logging source-interface <source-interface>"], fix.commands
+
+
+def test_a_filter_on_the_engineers_own_subnet_is_verified_with_that_condition_said() -> None:
+    fix, _ = _fix("VTY-ACL", IOS15 + "username ops secret 9 $9$x$y\nline vty 0 4\n login local\n transport input ssh\n"
+                                    "ip ssh version 2\n", "switch")
+    assert fix.verified and "<MGMT-SUBNET>" in fix.note and fix.note in fix.label
