@@ -338,11 +338,18 @@ def identify_platform(text: str) -> PlatformVerdict:
 
 
 def _self_named(head: str) -> str | None:
-    """The system the backup's banner (its comment lines above or among the first commands) names, if any."""
-    comments = "\n".join(ln for ln in head.splitlines()[:120] if _COMMENT.match(ln))
+    """The system the backup's banner names, if any: the comment lines above its first command (a comment further
+    down — a note that mentions another vendor — is not the collector's header)."""
+    comments: list[str] = []
+    for ln in head.splitlines()[:200]:
+        if _COMMENT.match(ln):
+            comments.append(ln)
+        elif ln.strip():
+            break
     if not comments:
         return None
-    return next((name for name, rx in _SELF_NAMED if rx.search(comments)), None)
+    text = "\n".join(comments)
+    return next((name for name, rx in _SELF_NAMED if rx.search(text)), None)
 
 
 def _refused(name: str) -> PlatformVerdict:

@@ -128,3 +128,11 @@ def test_an_unindented_ios_configuration_is_refused_with_that_reason() -> None:
             "ip address 10.0.1.1 255.255.255.0\nshutdown\nline vty 0 4\ntransport input ssh\n")
     verdict = identify_platform(flat)
     assert not verdict.supported and "indent" in verdict.reason, verdict
+
+
+def test_another_vendor_named_below_the_first_command_is_not_the_collectors_header() -> None:
+    text = ("version 17.9\nservice timestamps log datetime msec\nhostname EDGE-1\nbanner motd ^C\n"
+            "! Replaced the Dell and Huawei boxes of the old DC in 2024\n^C\ninterface GigabitEthernet1\n"
+            " ip address 10.0.0.1 255.255.255.0\nline vty 0 4\n transport input ssh\n")
+    verdict = identify_platform(text)
+    assert verdict.supported and verdict.platform == "ios-xe", verdict
