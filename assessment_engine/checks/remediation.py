@@ -243,11 +243,16 @@ def _fix_user_hash(cfg: ParsedConfig, result: RuleResult, fix: list[str], eviden
 
 
 def _fix_asa_management(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:
-    """Each line open to any address: the same service on the same interface (its own nameif — 'mgmt', not the
-    catalog's 'management', which the ASA refuses where no interface has that name) opened to the management
-    network only, and then the open line removed."""
-    return [x for ln in evidence
-            for x in (f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> {ln.text.split()[-1]}", f"no {ln.text}")]
+    """Each line open to any address removed. Where the device already admits the service from a network of its own
+    ('http 10.250.0.0 255.255.0.0 management'), that is the way in kept and nothing is added; else the same service on
+    the same interface (its own nameif — 'mgmt', not the catalog's 'management', which the ASA refuses where no
+    interface has that name) is opened to the management network first."""
+    restricted = {ln.text.split()[0] for ln in cfg.top
+                  if re.match(r"^(?:http|ssh) \d+\.\d+\.\d+\.\d+ \d+\.\d+\.\d+\.\d+ \S+$", ln.text)
+                  and ln.text.split()[1] != "0.0.0.0"}
+    added = [f"{ln.text.split()[0]} <MGMT-SUBNET> <MASK> {ln.text.split()[-1]}" for ln in evidence
+             if ln.text.split()[0] not in restricted]
+    return added + [f"no {ln.text}" for ln in evidence]
 
 
 def _fix_log_source(cfg: ParsedConfig, result: RuleResult, fix: list[str], evidence: list[Line]) -> list[str]:

@@ -280,3 +280,14 @@ def test_a_filter_on_the_engineers_own_subnet_is_verified_with_that_condition_sa
     fix, _ = _fix("VTY-ACL", IOS15 + "username ops secret 9 $9$x$y\nline vty 0 4\n login local\n transport input ssh\n"
                                     "ip ssh version 2\n", "switch")
     assert fix.verified and "<MGMT-SUBNET>" in fix.note and fix.note in fix.label
+
+
+def test_an_asa_already_managed_from_its_own_network_just_closes_the_open_lines() -> None:
+    text = ASA + ("interface Management0/0\n nameif management\n security-level 100\n ip address 10.250.1.1 255.255.0.0\n"
+                  "interface GigabitEthernet0/0\n nameif outside\n security-level 0\n ip address 203.0.113.2 255.255.255.0\n"
+                  "http server enable\nhttp 10.250.0.0 255.255.0.0 management\nhttp 0.0.0.0 0.0.0.0 outside\n"
+                  "ssh 0.0.0.0 0.0.0.0 outside\nssh 10.250.0.0 255.255.0.0 management\n"
+                  "aaa authentication ssh console LOCAL\nusername admin password x pbkdf2 privilege 15\n")
+    fix, patched = _fix("ASA-MGMT-ANY", text, "firewall")
+    assert fix.commands == ["no http 0.0.0.0 0.0.0.0 outside", "no ssh 0.0.0.0 0.0.0.0 outside"], fix.commands
+    assert fix.verified and not _kept(text, patched)
