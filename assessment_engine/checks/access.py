@@ -206,12 +206,13 @@ def _nx_xr(cfg: ParsedConfig) -> Access:
 
 
 def ways_in(cfg: ParsedConfig) -> Access:
-    """How an administrator gets in to this device, as its configuration says."""
-    if cfg.platform == "asa":
-        return _asa(cfg)
-    if cfg.platform in ("nx-os", "ios-xr"):
-        return _nx_xr(cfg)
-    return _ios(cfg)
+    """How an administrator gets in to this device, as its configuration says — read once per parsed configuration
+    (every fix of a device is compared with the same one)."""
+    if "access" not in cfg.cache:
+        read = _asa if cfg.platform == "asa" else _nx_xr if cfg.platform in ("nx-os", "ios-xr") else _ios
+        cfg.cache["access"] = read(cfg)
+    access: Access = cfg.cache["access"]
+    return access
 
 
 def lost_access(before: Access, after: Access) -> list[str]:

@@ -117,22 +117,46 @@ def networks_of(block: Line) -> list[ipaddress.IPv4Interface]:
     return _networks(block)
 
 
-def carries_default_route(cfg: ParsedConfig, block: Line) -> bool:
-    """The interface is where the device's IPv4 default route leaves: named by it, or its next hop on its subnet
-    (or its address and default route come from DHCP). Strict uRPF on it drops every packet from an address the
-    device reaches only by that route."""
+def _default_route_out(block: Line, nets: list[ipaddress.IPv4Interface],
+                       defaults: list[tuple[str, Line]]) -> tuple[str, Line, ipaddress.IPv4Address | None] | None:
+    """The default route that leaves by this interface — named by it, or its next hop on its subnet — as (next hop,
+    its line, the hop's address or None for an interface name)."""
     name = block.text.split(None, 1)[1].lower() if " " in block.text else ""
-    nets = _networks(block)
-    defaults = _default_routes(cfg)
-    for hop, _line in defaults:
+    for hop, line in defaults:
         try:
             hop_ip = ipaddress.IPv4Address(hop)
         except ValueError:
             if hop.lower() == name:
-                return True
+                return hop, line, None
             continue
         if any(hop_ip in n.network for n in nets):
-            return True
+            return hop, line, hop_ip
+    return None
+
+
+def external_peers(cfg: ParsedConfig) -> list[tuple[ipaddress.IPv4Network, str]]:
+    """The eBGP neighbours as networks (an address is a /32, a 'bgp listen range' its prefix) with their AS."""
+    out: list[tuple[ipaddress.IPv4Network, str]] = []
+    for n in bgp_view(cfg).external:
+        try:
+            out.append((ipaddress.IPv4Network(n.address, strict=False), n.remote_as or "?"))
+        except ValueError:
+            continue
+    return out
+
+
+def faces_external_peer(cfg: ParsedConfig, block: Line) -> bool:
+    """An eBGP neighbour (or a listen range) is on the interface's subnet."""
+    nets = [n.network for n in _networks(block)]
+    return any(peers.overlaps(net) for peers, _ in external_peers(cfg) for net in nets)
+
+
+def carries_default_route(cfg: ParsedConfig, block: Line) -> bool:
+    """The interface is where the device's IPv4 default route leaves (or its address and default route come from
+    DHCP). Strict uRPF on it drops every packet from an address the device reaches only by that route."""
+    defaults = _default_routes(cfg)
+    if _default_route_out(block, _networks(block), defaults):
+        return True
     return not defaults and any(c.text.lower() in ("ip address dhcp", "ip address negotiated") for c in block.children)
 
 
@@ -156,16 +180,14 @@ def _edge_reason(block: Line, cfg: ParsedConfig, external: list[tuple[ipaddress.
         if m and _edge_name(m.group(1)):
             return f"inbound ACL {m.group(1)}"
     name = block.text.split(None, 1)[1] if " " in block.text else ""
-    for hop, line in defaults:
-        try:
-            hop_ip = ipaddress.IPv4Address(hop)
-        except ValueError:
-            if hop.lower() == name.lower():
-                return f"default route out of it (line {line.number})"
-            continue
+    out = _default_route_out(block, nets, defaults)
+    if out is not None:
+        hop, line, hop_ip = out
+        if hop_ip is None:
+            return f"default route out of it (line {line.number})"
         # a default route to a private next hop on a private subnet leads inside: the site's own firewall, a
         # management gateway — an edge needs a public peer or address
-        if any(hop_ip in n.network for n in nets) and not (_internal(hop_ip) and all(_internal(n.ip) for n in nets)):
+        if not (_internal(hop_ip) and all(_internal(n.ip) for n in nets)):
             return f"default route via {hop} (line {line.number})"
     if cfg.platform == "asa" and "security-level 0" in lower:
         return "ASA security-level 0"
@@ -243,13 +265,7 @@ def _port(block: Line, cfg: ParsedConfig) -> tuple[InterfaceRole, str]:
 
 def interfaces_of(cfg: ParsedConfig, overrides: dict[str, str] | None = None) -> list[Interface]:
     """Every interface with its role and the reason for it; ``overrides`` (interface name → role) win."""
-    view = bgp_view(cfg)
-    external: list[tuple[ipaddress.IPv4Network, str]] = []
-    for n in view.external:  # an address, or a 'bgp listen range' prefix
-        try:
-            external.append((ipaddress.IPv4Network(n.address, strict=False), n.remote_as or "?"))
-        except ValueError:
-            continue
+    external = external_peers(cfg)
     defaults = _default_routes(cfg)
     lowered = {k.lower(): v for k, v in (overrides or {}).items()}
     out = []

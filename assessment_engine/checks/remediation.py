@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from assessment_engine.checks.access import keeps_access, ways_in
 from assessment_engine.checks.bgp import bgp_view
 from assessment_engine.checks.config_parser import Line, ParsedConfig, parse_config
-from assessment_engine.checks.interfaces import carries_default_route, networks_of
+from assessment_engine.checks.interfaces import carries_default_route, faces_external_peer, networks_of
 from assessment_engine.checks.rule_engine import (
     Rule,
     RuleResult,
@@ -359,23 +359,11 @@ def _for_interface(cfg: ParsedConfig, block: Line | None, children: list[str]) -
     if block is None:
         return children
     strict = re.compile(r"verify unicast source reachable-via rx$")
-    if _faces_ebgp(cfg, block):
+    if faces_external_peer(cfg, block):
         return [strict.sub("verify unicast source reachable-via any", c) for c in children]
     if carries_default_route(cfg, block):
         return [f"{c} allow-default" if strict.search(c) else c for c in children]
     return children
-
-
-def _faces_ebgp(cfg: ParsedConfig, block: Line) -> bool:
-    nets = [n.network for n in networks_of(block)]
-    for n in bgp_view(cfg).external:
-        try:
-            peers = ipaddress.IPv4Network(n.address, strict=False)
-        except ValueError:
-            continue
-        if any(peers.overlaps(net) for net in nets):
-            return True
-    return False
 
 
 def routing_interfaces(cfg: ParsedConfig, protocol: str, process: str | None = None) -> list[str]:
