@@ -55,6 +55,21 @@ def _cmd_eval_frames(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval_knowledge(args: argparse.Namespace) -> int:
+    from foundation.config import get_settings, using_data_dir
+    from orchestration import knowledge_eval
+
+    try:
+        parts = [(Path(f).stem, knowledge_eval.load(Path(f))) for f in args.files]
+    except (OSError, ValueError) as exc:
+        print(f"assess eval-knowledge: {exc}", file=sys.stderr)
+        return 2
+    with knowledge_eval.eval_data_dir(get_settings().data_dir) as copy, using_data_dir(copy):
+        for name, cases in parts:
+            print(knowledge_eval.render(name, knowledge_eval.run(cases), args.verbose))
+    return 0
+
+
 def _cmd_trace_export(args: argparse.Namespace) -> int:
     from orchestration.services import build_services
     from orchestration.trace_export import TraceAccessError, thread_states, to_json, to_markdown
@@ -395,6 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
     evf.add_argument("--split", default="test", choices=("test", "train"))
     evf.add_argument("--verbose", action="store_true", help="list every question read wrong")
     evf.set_defaults(func=_cmd_eval_frames)
+
+    evk = sub.add_parser("eval-knowledge", help="citation precision and answer recall of answers built from documents "
+                                                "(evals/knowledge), on a copy of the data with the eval's uploads")
+    evk.add_argument("files", nargs="+", help="question files, e.g. evals/knowledge/questions.yaml")
+    evk.add_argument("--verbose", action="store_true", help="show every question answered wrong, with its answer")
+    evk.set_defaults(func=_cmd_eval_knowledge)
 
     ddl = sub.add_parser("ddl", help="CREATE TABLE statements of the warehouse tables (contracts/warehouse.yaml) for "
                                      "an engine, e.g. Trino with Iceberg or Hive tables")
