@@ -207,6 +207,46 @@ class HashingEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
+PASSAGE_CACHE = 4096  # quoted sentences kept encoded (1.5 KB each): the sentences of every chunk a turn retrieves
+
+
+class SentenceVectors:
+    """How close each sentence of the retrieved chunks is to a question (issue 54: the sentences that answer are
+    chosen by meaning, not position). The same chunks come back for many questions, so each sentence is encoded once
+    per process and kept (least recently used out); the question goes through the embedder's own cache."""
+
+    def __init__(self, embedder: Embedder, size: int = PASSAGE_CACHE) -> None:
+        self._embedder = embedder
+        self._size = size
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def similarities(self, question: str, texts: list[str]) -> list[float]:
+        """The cosine of ``question`` with each of ``texts`` (unit vectors: a dot product)."""
+        if not texts:
+            return []
+        asked = self._embedder.embed([question])[0]
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+        if missing:
+            fresh = self._embedder.embed(missing)
+            with self._lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._kept[text] = vector
+                while len(self._kept) > self._size:
+                    self._kept.popitem(last=False)
+        with self._lock:
+            rows = []
+            for text in texts:
+                vector = self._kept.get(text)
+                if vector is None:  # pushed out by a concurrent turn between the two locks: encoded alone
+                    vector = self._embedder.embed([text])[0]
+                else:
+                    self._kept.move_to_end(text)
+                rows.append(vector)
+        return [float(x) for x in np.stack(rows) @ asked]
+
+
 class EmbeddingUnavailable(RuntimeError):
     """The embedding model cannot be loaded; the message is for users."""
 

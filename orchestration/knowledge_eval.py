@@ -40,7 +40,7 @@ def normalized(text: str) -> str:
     text = re.sub(r"[–—]", "-", text)
     text = re.sub(r"[*`\[\]()|>]", " ", text)
     text = re.sub(r"(?m)^\s*(?:[-+]|\d+\.)\s+", " ", text)  # list markers
-    return " ".join(text.lower().split())
+    return re.sub(r" ([.,;:!?])", r"\1", " ".join(text.lower().split()))
 
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
@@ -57,14 +57,17 @@ class Cited:
     found: bool
 
 
-def cited_sentences(answer: str, chunk_text: dict[int, str]) -> list[Cited]:
+def cited_sentences(answer: str, chunk_text: dict[int, tuple[str, str]]) -> list[Cited]:
     """Each sentence that carries a marker: the text before a marker back to the previous marker or the start of its
     line (a leading bold label aside), split into sentences, each looked for in the chunk its marker cites.
-    ``chunk_text``: citation number → the chunk's content."""
+    ``chunk_text``: citation number → the chunk's content and its document's title. Words that end in the cited
+    document's title ("Judged against *Switch Access Layer Standard*") name the document: they quote nothing."""
     out: list[Cited] = []
     body = re.sub(r"```.*?```", "\n", answer, flags=re.S)
     for line in body.split("\n"):
-        if _LABEL_LINE.match(line):
+        # the Sources list names what is cited; a table's marker says which document applies to its row (a findings
+        # table's "Context" column), it quotes nothing
+        if _LABEL_LINE.match(line) or line.lstrip().startswith("|"):
             continue
         start = 0
         pending: tuple[str, list[int]] | None = None
@@ -82,14 +85,17 @@ def cited_sentences(answer: str, chunk_text: dict[int, str]) -> list[Cited]:
     return out
 
 
-def _judge(text: str, numbers: list[int], chunk_text: dict[int, str]) -> list[Cited]:
-    text = _LEAD_LABEL.sub("", text).strip()
+def _judge(text: str, numbers: list[int], chunk_text: dict[int, tuple[str, str]]) -> list[Cited]:
+    text = re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", _LEAD_LABEL.sub("", text)).strip()  # a list item's marker
+    titles = [normalized(chunk_text.get(n, ("", ""))[1]) for n in numbers]
+    if all(t and normalized(text).rstrip(".:;, ").endswith(t) for t in titles):
+        return []  # the document named, not quoted
     out = []
     for sentence in _SENTENCE_END.split(text):
         words = sentence.strip().rstrip(".;:, ")
         if not re.search(r"[A-Za-z0-9]", words):
             continue
-        found = all(_in_chunk(words, chunk_text.get(n, "")) for n in numbers)
+        found = all(_in_chunk(words, chunk_text.get(n, ("", ""))[0]) for n in numbers)
         out.append(Cited(sentence.strip(), [str(n) for n in numbers], found))
     return out
 
@@ -120,12 +126,22 @@ class Scored:
         return not self.missing and not self.problems and all(c.found for c in self.cited)
 
 
-def score(case: dict[str, Any], state: AssessmentState) -> Scored:
-    """One question: its cited sentences, the required ones missing and what else is wrong."""
-    ctx = state.task_outputs("Knowledge Agent").enterprise_context
-    chunks = {c.metadata.chunk_id: c for c in ctx.retrieved_chunks} if ctx else {}
+def retrieved(states: list[AssessmentState]) -> dict[str, tuple[str, str]]:
+    """Chunk id → (content, its document's title) of every chunk the Knowledge Agent retrieved in these states (a
+    message that answers two questions is two turns: the first's chunks are in the first's state)."""
+    out: dict[str, tuple[str, str]] = {}
+    for state in states:
+        ctx = state.task_outputs("Knowledge Agent").enterprise_context
+        out.update({c.metadata.chunk_id: (c.content, c.metadata.title) for c in ctx.retrieved_chunks} if ctx else {})
+    return out
+
+
+def score(case: dict[str, Any], state: AssessmentState, chunks: dict[str, tuple[str, str]] | None = None) -> Scored:
+    """One question: its cited sentences, the required ones missing and what else is wrong. ``chunks``: what was
+    retrieved (default: the final state's)."""
+    chunks = chunks if chunks is not None else retrieved([state])
     citations = state.final.citations
-    text_of = {c.number: chunks[c.chunk_id].content if c.chunk_id in chunks else "" for c in citations}
+    text_of = {c.number: chunks.get(c.chunk_id, (c.content, "")) for c in citations}
     answer = state.final.answer
     cited = cited_sentences(answer, text_of)
     said = normalized(" ".join(c.sentence for c in cited if c.found))
@@ -135,9 +151,8 @@ def score(case: dict[str, Any], state: AssessmentState) -> Scored:
         gone = [m for m in part if normalized(m) not in said]
         result.missing += gone
         result.parts_answered += not gone
-    if case.get("none"):
-        if citations or not re.search(r"not found|outside what i know|no document", answer, re.I):
-            result.problems.append("should say that no document answers, citing none")
+    if case.get("none") and (citations or not re.search(r"not found|outside what i know|no document", answer, re.I)):
+        result.problems.append("should say that no document answers, citing none")
     if case.get("first"):
         first = citations[0].source if citations else ""
         if not first.endswith(case["first"]):
@@ -176,12 +191,17 @@ def eval_data_dir(source: Path) -> Iterator[Path]:
 
 def run(cases: list[dict[str, Any]]) -> list[Scored]:
     """Ask every question (each in a new thread, as its user) on the current data directory and score it."""
-    from orchestration.runtime import handle_turn
+    from orchestration.runtime import iter_turn
     from orchestration.services import build_services
 
     services = build_services()
+    out = []
     try:
-        return [score(c, handle_turn(c["q"], user_id=c.get("user", READER), services=services)) for c in cases]
+        for case in cases:
+            states = [x for x in iter_turn(case["q"], None, case.get("user", READER), False, services)
+                      if isinstance(x, AssessmentState)]
+            out.append(score(case, states[-1], retrieved(states)))
+        return out
     finally:
         services.close()
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from assessment_engine.warehouse.store import Warehouse, Warehouses
 from foundation.config import Settings, get_settings
 from foundation.database import Databases
-from knowledge_base.embeddings import Embedder, load_embedder
+from knowledge_base.embeddings import Embedder, SentenceVectors, load_embedder
 from knowledge_base.retrieval import HybridRetriever
 from knowledge_base.service import Knowledge
 from orchestration.catalog import Catalog, load_catalog
@@ -108,6 +108,10 @@ class Services:
             if self.readers.embedder is None:
                 self.readers.embedder = load_embedder(self.settings, self.readers.threads)
             return self.readers.embedder
+
+    def sentence_vectors(self) -> SentenceVectors:
+        """How close sentences of the retrieved chunks are to a question, each sentence encoded once per process."""
+        return self.kept("sentence_vectors", lambda s: SentenceVectors(s.embedder()))
 
     def router(self) -> SemanticRouter:
         """The intent router (its route examples embedded once; the embeddings are kept on disk between processes)."""

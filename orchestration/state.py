@@ -473,6 +473,8 @@ class Citation(StateModel):
     excerpt: str = ""
     version: str = ""  # the document version quoted (knowledge documents keep their versions)
     page: str = ""  # the page of a PDF the chunk is on (PDFs are cut per page)
+    content: str = ""  # the chunk's text, as it was retrieved (a message answering two questions is two turns' chunks)
+    quoted: list[str] = Field(default_factory=list)  # the answer's words that cite it (highlighted where it is opened)
 
     @property
     def label(self) -> str:

@@ -17,7 +17,7 @@ from orchestration.interpretation import markdown
 from orchestration.interpretation.enterprise import without_orders
 from orchestration.interpretation.findings import devices
 from orchestration.interpretation.generic_answers import CITE_MARK
-from orchestration.interpretation.markdown import code_block, place_markers
+from orchestration.interpretation.markdown import cited_words, code_block, place_markers
 from orchestration.interpretation.scope_statement import asked_scope, name_notes, scope_line, slic_scope
 from orchestration.outputs import Finding, RetrievedChunk
 from orchestration.services import Services
@@ -48,7 +48,7 @@ class _Citations:
         self.used.append(Citation(number=len(self.used) + 1, chunk_id=cid, source=meta.source, topic=meta.topic,
                                   relevance_score=meta.relevance_score, excerpt=without_orders(self.chunks[cid].content)[:400],
                                   version=str(getattr(meta, "version", "") or ""),
-                                  page=str(getattr(meta, "page", "") or "")))
+                                  page=str(getattr(meta, "page", "") or ""), content=self.chunks[cid].content))
         return f"[{len(self.used)}]"
 
 
@@ -348,7 +348,10 @@ def compose(state: AssessmentState, example: str = "<site or device>") -> Final:
         parts += ["", "*Documents: this conversation cites only "
                       f"{', '.join(map(shown_document, state.conversation.documents))}.*"]
     risk = _risk(state, task, missing)
-    return Final(answer="\n".join(parts), scope=scope, citations=cites.used, missing_inputs=missing, risk_of_error=risk,
+    answer = "\n".join(parts)
+    words = cited_words(answer)
+    cited = [c.model_copy(update={"quoted": words.get(c.number, [])}) for c in cites.used]
+    return Final(answer=answer, scope=scope, citations=cited, missing_inputs=missing, risk_of_error=risk,
                  partial=bool(missing) or task.status != "completed" or risk == "high")
 
 

@@ -115,7 +115,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     outputs: DomainOutputs | None
     if task.skill == "cbp_generic":
         outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules,
-                                         state.input.pasted_lines)
+                                         state.input.pasted_lines, services.sentence_vectors().similarities,
+                                         generic_answers.carried_words(state))
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal)
     elif task.skill == "cbp_expert_insights":

@@ -20,6 +20,7 @@ from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
+from orchestration.interpretation.document_sentences import says_it
 from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
@@ -46,6 +47,7 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
+from orchestration.nlu.prescribed import LIVE, about_the_last_answer, prescribed
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
     COMPARE_TO,
@@ -91,6 +93,7 @@ from orchestration.nlu.query_reader import (
 )
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
+from orchestration.outputs import RetrievedChunk
 from orchestration.services import Services, build_services
 from orchestration.state import (
     AssessmentState,
@@ -358,12 +361,67 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # only its grammar to go by (a summary)
             frame = frame.evolve(ask="not_answerable", subject="none", cannot="off_topic",
                                  confidence=max(frame.confidence, CANNOT_CONFIDENCE))
+        if _prescribed(words, entities, frame):
+            # "which ntp servers should devices use", "how often do we rotate the snmpv3 keys": what our documents
+            # prescribe, whatever the reader made of the topic's words (the fleet's NTP findings, live state)
+            frame = frame.evolve(ask="policy", subject="documents", cannot=None,
+                                 confidence=max(frame.confidence, CLEAR_ASK))
         if frame.ask == "not_answerable" and frame.cannot == "off_topic" and INVENTORY_VALUES.match(words):
             # "which platforms do we have", "what roles are there": the inventory's values of a device attribute,
             # which no everyday question asks (the reader, fitted on few of them, took it for small talk)
             frame = frame.evolve(ask="list", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
         reader.frames.put(key, frame)
     return frame
+
+
+def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) -> bool:
+    """A question of what we do or must do (``nlu.prescribed``) about no device, place, time or check's failures."""
+    # a kind of device is what a standard is written for ("what vtp mode should switches run"); a place or a device
+    # is a part of the network, whose state the data holds
+    named = [e for e in entities if e.type in ("site", "device", "environment", "asset_target")]
+    t = frame.time
+    # ("who approved it" after one exception: a question about the last answer's row, which the edits read)
+    # the reader's own verdicts stand: an exception asked about is the register's, small talk and licences are
+    # refused (only live state may be a standard's words: "are uptime timestamps ok in logs?")
+    theirs = frame.ask == "exception" or frame.subject == "exceptions" or frame.cannot == "off_topic" or (
+        frame.cannot in ("licensing", "action") and frame.confidence >= CANNOT_CONFIDENCE)
+    return prescribed(words) and not named and not frame.targets.device and not frame.targets.signature and not (
+        t.months or t.runs or t.since or t.relative or t.last_n) and not about_the_last_answer(words) and not theirs
+
+
+def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -> Intent:
+    """A question the product would refuse as live state or off-topic, about no device or place, whose words one
+    sentence of the documents the asker can see holds ("what's the backup wan path at the branches" with a WAN
+    standard uploaded): the documents answer it, quoted and cited — "outside what I know" only when they do not."""
+    frame = intent.frame
+    refused = cannot_answer(intent) and frame.cannot in ("live_state", "off_topic", "licensing")
+    # (unsure of a question that names anything of the data — an assessment, a check, a place — the gate asks)
+    unsure = intent.intent_class == "unknown_or_needs_clarification" and intent.meta_intent not in (
+        *CONVERSATIONAL, "followup_question") and all(e.type in UNSPECIFIC_ENTITIES for e in intent.entities)
+    if not (refused or unsure) or LIVE.search(text) or any(e.type in ("device", "site") for e in intent.entities):
+        return intent
+    retriever = services.retriever()
+    found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []
+    if not says_it(text, [RetrievedChunk.model_validate(c.as_dict()) for c in found],
+                   services.sentence_vectors().similarities):
+        return intent
+    skill = "cbp_generic"
+    return intent.evolve(intent_class=SKILL_TO_CLASS[skill], confidence=max(intent.confidence, CLEAR_ASK),
+                         domain_details=domain_details_for(skill, intent.entities), clarification_question=None,
+                         frame=frame.evolve(ask="policy", subject="documents", cannot=None),
+                         signals=[*intent.signals, "the documents answer: a sentence of them holds its words"])
+
+
+def documents_prescribe(frame: QuestionFrame, decision: RouteDecision, text: str,
+                        entities: Sequence[Entity]) -> RouteDecision | None:
+    """The router chose the data for a question of what we do or must do ("which ntp servers should devices use"):
+    the standards' skill of the same view answers it."""
+    skill = decision.skill or ""
+    if skill.endswith("_generic") or frame.ask != "policy" or not _prescribed(text, entities, frame):
+        return None
+    chosen = "sec_generic" if skill.startswith("sec_") else "cbp_generic"
+    return dataclasses.replace(decision, skill=chosen, intent_class=SKILL_TO_CLASS[chosen],
+                               signals=[*decision.signals, "the documents answer: what we do or must do"])
 
 
 HOW_DID = re.compile(r"\bhow(?:'s|s)?\s+(?:did|does|do|is|are|was|were)\b.*\b(?:do(?:ing)?|look(?:ing)?|fare|faring|"
@@ -696,7 +754,8 @@ def _classify(prompt: str, history_available: bool, gazetteer: Gazetteer, servic
         logged = any(model.measures[m].fact == "events" for m in measure_words(text, model))
         grouped = bool(group_key(text) or grouped_by(text, model))
         decision = (data_over_policy(frame, decision, text, logged, grouped) or documents_over_insights(frame, decision)
-                    or documents_over_data(frame, decision, text) or checks_over_insights(frame, decision)
+                    or documents_over_data(frame, decision, text) or documents_prescribe(frame, decision, text, entities)
+                    or checks_over_insights(frame, decision)
                     or decision)
     if not in_domain or decision.confidence < settings.clarification_threshold:
         best_in_domain = max((p for c, p in decision.class_probabilities.items()
@@ -835,6 +894,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         _name_clarification(prompt, own, conv, gaz, services) or resolve(prompt, own, conv, gaz)
     intent = _unresolved_gate(_with_preferences(resolution.intent, conv.preferences), names)
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
+    if not pasted and resolution.kind == "none":
+        intent = _documents_say(intent, prompt, services, state.input.user_id)
     if resolution.kind == "refinement" and resolution.effective_prompt:
         # the question the words stood for, narrowed by them: "only the branches" after "failed checks by platform"
         narrowed = {k: v for k, v in own.frame.filters.model_dump().items() if v}

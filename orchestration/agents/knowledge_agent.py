@@ -13,6 +13,7 @@ import re
 from foundation.database import DatabaseUnavailable
 from foundation.vocabulary.text import HOW_LONG
 from orchestration.enforcement import TaskResult
+from orchestration.nlu.two_questions import parts, points_back
 from orchestration.outputs import (
     EnterpriseContext,
     QueryMetadata,
@@ -104,9 +105,20 @@ def _retrieve(state: AssessmentState, query: RetrievalQuery, services: Services)
     chosen = state.conversation.documents
     # no topic filter: uploaded documents often carry no topic, and a filter would hide them; the skill's
     # cue words in the query steer retrieval towards standards, exceptions or procedures instead
-    chunks = retriever.search(query.formulated_query, k=TOP_K_INSIGHTS if "expert_insights" in skill else TOP_K,
+    # a question for the documents alone reads sentences, not passages: a few more passages cost little and hold the
+    # sentence that answers more often ("from where can asa management be reached": the standard's fourth section)
+    k = TOP_K_INSIGHTS if "expert_insights" in skill or skill.endswith("_generic") else TOP_K
+    chunks = retriever.search(query.formulated_query, k=k,
                               viewer=state.input.user_id,  # a user's uploads are theirs; shared documents everyone's
                               sources=chosen or None)  # the thread's chosen documents only
+    asks = parts(state.prompt) if skill.endswith("_generic") else []
+    if len(asks) > 1:
+        # a question of two asks ("what is the SSH idle timeout and where must syslog go?"): the passages of each
+        # ask too, so that the second is not crowded out by the first's
+        for ask in asks:
+            found = retriever.search(f"{ask} {asks[0]}" if points_back(ask) else ask, k=3,
+                                     viewer=state.input.user_id, sources=chosen or None)
+            chunks += [c for c in found if c.metadata["chunk_id"] not in {x.metadata["chunk_id"] for x in chunks}]
     context = EnterpriseContext(
         retrieved_chunks=[RetrievedChunk.model_validate(c.as_dict()) for c in chunks],
         query_used=query.formulated_query,

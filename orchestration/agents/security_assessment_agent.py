@@ -69,7 +69,9 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     outputs: DomainOutputs | None
     if task.skill == "sec_generic":
         outputs = generic_answers.answer(state.prompt, evidence.chunks, task.skill, services.catalog.rules.rules,
-                                         state.input.pasted_lines).evolve(exposure_assumptions=[])
+                                         state.input.pasted_lines, services.sentence_vectors().similarities,
+                                         generic_answers.carried_words(state))
+        outputs = outputs.evolve(exposure_assumptions=[])
     elif evidence.missing_required:
         outputs = qualified_outputs(evidence, goal).evolve(exposure_assumptions=list(EXPOSURE_ASSUMPTIONS))
     elif task.skill == "sec_expert_insights":

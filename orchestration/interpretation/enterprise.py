@@ -81,6 +81,10 @@ LIST_ITEM = 320  # characters up to which a list item is quoted whole
 
 def _sentences(content: str) -> list[str]:
     content = re.sub(r"```.*?```", " ", content, flags=re.S)
+    if "```" in content:  # a code block cut by the chunk's edge: the side of the fence that is not prose goes
+        before, _, after = content.partition("```")
+        prose_before = re.search(r"[.:]\s*$", before, re.M) is not None and not re.search(r"^\s*\S+\s*$", before)
+        content = before if prose_before else after
     out: list[str] = []
     for block in re.split(r"\n\s*\n", content):
         out += table_rows(block)
@@ -96,7 +100,19 @@ def _sentences(content: str) -> list[str]:
             if bullet and len(item) <= LIST_ITEM:  # a short list item is one statement: "**Stores**: … Owned by Retail IT"
                 out.append(item)
             else:
-                out += [x.strip() for x in SENTENCE.split(item) if len(x.strip()) > 3]
+                out += [x.strip() for x in _whole_quotes(SENTENCE.split(item)) if len(x.strip()) > 3]
+    return out
+
+
+def _whole_quotes(pieces: list[str]) -> list[str]:
+    """Pieces split at sentence ends joined again where the split fell inside a quotation: 'the legal banner before
+    login: "Authorized access only. Activity on this device is monitored and logged."' is one sentence."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and out[-1].count('"') % 2:
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
     return out
 
 

@@ -15,46 +15,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from assessment_engine.checks.rule_engine import Rule
-from foundation.vocabulary.text import HOW_LONG, singular
-from orchestration.interpretation.enterprise import applied, sentences
+from orchestration.interpretation.document_sentences import (
+    GENERIC,
+    Sentence,
+    Similarity,
+    about,
+    answering,
+    disagreement,
+    shared,
+    stem,
+    terms,
+)
+from orchestration.interpretation.enterprise import applied
+from orchestration.nlu.two_questions import parts
 from orchestration.outputs import DomainOutputs, RetrievedChunk
-from orchestration.state import PastedLine
+from orchestration.state import AssessmentState, PastedLine, shown_document
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
-_WORD = re.compile(r"[a-z0-9][a-z0-9+.-]{2,}")
-NORMATIVE = re.compile(r"\b(?:must|shall|required|requires|never|only|all (?:network )?devices)\b", re.I)
-_STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "with", "does", "are", "this", "that", "from", "into", "when", "which", "best", "practice", "configure", "configuring", "configuration", "according", "company", "standards", "standard", "flagged", "deviation"])
-
-
-# words that name kinds of devices or of results: a passage that shares only these with the question does not
-# answer it
-_GENERIC = frozenset(singular(w) for w in ["router", "switch", "switches", "firewall", "device", "network", "cisco",
-                                           "edge", "core", "access", "branch", "store", "site", "finding",
-                                           "issue", "deviation", "problem"])
-
-
-# how a question asks for a document, not what it is about ("where is the escalation process written down")
-_ASKING = frozenset(["where", "written", "down", "documented", "document", "find", "kept", "described", "describe",
-                     "say", "says", "tell", "there", "have", "any", "who", "team"])
-_SAME = {"process": "procedure", "processe": "procedure", "workflow": "procedure",  # one word for one thing
-         "owns": "own", "owned": "own", "owner": "own", "ownership": "own", "responsible": "own"}
-
-
-def _terms(text: str) -> set[str]:
-    words = (singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP and w not in _ASKING)
-    return {_stem(_SAME.get(w, w)) for w in words}
-
-
-def _stem(word: str) -> str:
-    """One form for a verb's forms, on both sides of a match: "upgrade", "upgraded" and "upgrading" are "upgrad",
-    "fixing" and "fixed" "fix" (short words are left alone: "used" is not "us")."""
-    for end in ("ing", "ed", "e"):
-        if word.endswith(end) and len(word) - len(end) >= 3:
-            return word[:-len(end)]
-    return word
-
-
-_GENERIC = frozenset(_stem(w) for w in _GENERIC)  # compared with the stems of a question's words
+_terms = terms  # what the question and a rule's title are about, one form per word
 
 
 def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]:
@@ -63,9 +41,9 @@ def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]
     named = [r for r in catalog if re.search(rf"(?<![\w-]){re.escape(r.id)}(?![\w-])", prompt, re.I)]
     scored = [(1, r) for r in named]
     for r in [] if named else catalog:
-        shared = terms & (_terms(r.title) | {_stem(r.technology)})
+        shared = terms & (_terms(r.title) | {stem(r.technology)})
         # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
-        if len(shared) >= 2 or _stem(r.technology) in shared:
+        if len(shared) >= 2 or stem(r.technology) in shared:
             scored.append((len(shared), r))
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0] if scored else 0
@@ -90,58 +68,6 @@ TRAIN = re.compile(r"(?<![\w.])(\d{1,2}\.(?:\d{1,2}|x))(?:\.(\d{1,2}|x))?(?![\w]
 APPROVAL_ASKED = re.compile(r"\b(?:approved|allowed|permitted|sanctioned|supported|ok to run|compliant)\b", re.I)
 CITE = " ⟦{}⟧"  # a chunk's citation placeholder: the Answer Composer numbers it ([n]) where it stands
 CITE_MARK = re.compile(r" ?⟦([^⟧]+)⟧")
-_AMOUNT = re.compile(r"\b(\d+)[\s-]*(day|hour|minute|second|week|month|character|year)s?\b", re.I)
-
-
-def _about(chunk: RetrievedChunk) -> set[str]:
-    return _terms(chunk.metadata.section or chunk.metadata.title)
-
-
-def _scored(chunk: RetrievedChunk, terms: set[str]) -> list[tuple[int, int, str]]:
-    """(score, position, sentence) of each quotable sentence that shares words with the question. The section path
-    says what a chunk is about even where its sentences word it differently ("SNMP version 3" under "SNMPv3 …"); what
-    the standard requires scores above its side notes (orders are never among them)."""
-    about = _about(chunk)
-    out = []
-    for position, sentence in enumerate(sentences(chunk.content)):
-        overlap = len((_terms(sentence) | about) & terms)
-        if overlap:
-            # a question of time ("how long …", a "deadline" in its terms) is answered by a sentence with an amount
-            timed = "deadline" in terms and bool(_AMOUNT.search(sentence))
-            out.append((overlap + int(bool(NORMATIVE.search(sentence))) + int(timed), position, sentence))
-    return out
-
-
-def _quote(scored: list[tuple[int, int, int, str]], n: int) -> list[str]:
-    """The ``n`` best whole sentences, read in document order (rank of their chunk, then position); a sentence two
-    points below the best one is left out (it shares a word with the question, not its subject)."""
-    top = max((x[0] for x in scored), default=0)
-    best = sorted((x for x in scored if x[0] >= top - 1), key=lambda x: (-x[0], x[1], x[2]))[:n]
-    picked = [s for _, _, _, s in sorted(best, key=lambda x: (x[1], x[2]))]
-    quoted = []
-    for s in dict.fromkeys(picked):
-        cut = s.rstrip(";, ")  # a list item ends in ";" or "," where the list goes on: the quote ends it itself
-        ended = cut.endswith((".", ":")) or (cut.endswith(")") and cut == s)
-        quoted.append(cut if ended else cut + ".")
-    return quoted
-
-
-def _amounts(text: str) -> dict[str, set[int]]:
-    found: dict[str, set[int]] = {}
-    for number, unit in _AMOUNT.findall(text):
-        found.setdefault(unit.lower(), set()).add(int(number))
-    return found
-
-
-def _disagreement(first: str, second: str) -> str:
-    """'14 days' in one document where the other says '30 days' about the same question: the unit and both
-    amounts, else ''."""
-    a, b = _amounts(first), _amounts(second)
-    for unit in sorted(set(a) & set(b)):
-        if a[unit] != b[unit]:
-            return (f"{' or '.join(str(n) for n in sorted(a[unit]))} vs {' or '.join(str(n) for n in sorted(b[unit]))} "
-                    f"{unit}s")
-    return ""
 
 
 LINE_ALONE = ("Each line was judged by the checks that look at that line alone; checks that need the rest of the "
@@ -177,22 +103,35 @@ def _pasted(verdicts: Sequence[PastedLine], catalog: Sequence[Rule]) -> str:
 
 
 def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Sequence[Rule],
-           pasted: Sequence[PastedLine] = ()) -> DomainOutputs:
-    """Whole sentences of the one document that answers best, cited where they stand; a second document that also
-    answers is shown apart and cited, with its disagreement named; nothing that answers: "not found". ``catalog``:
-    the rules whose fix is offered where no document answers. ``pasted``: the configuration lines the question
-    quotes, as the runtime judged them — answered first, the documents following as what our standards say."""
+           pasted: Sequence[PastedLine] = (), similar: Similarity | None = None, carried: str = "") -> DomainOutputs:
+    """The sentences of the documents that answer the question, each cited to the chunk it stands in, grouped under
+    the question's parts; the user's own document first; a second document that also answers shown apart, with what
+    they disagree on; nothing that answers: "not found". ``catalog``: the rules whose fix is offered where no document
+    answers. ``pasted``: the configuration lines the question quotes, as the runtime judged them — answered first, the
+    documents following as what our standards say. ``similar``: how close sentences are to a question in meaning (the
+    embedding model); without it, words alone choose. ``carried``: what a follow-up's question means from the turns
+    before ("high severity findings" for "how fast do we need to fix those")."""
     known = {r.id for r in catalog}
     verdicts = [v for v in pasted if v.rule_id in known]
     if verdicts:
-        outputs = _documents(prompt, chunks, [])
+        outputs = _documents(prompt, chunks, [], similar, carried)
         said = outputs.summary
         return outputs.evolve(
-            summary=_pasted(verdicts, catalog) + (f"\n\n**What our documents say:** {said}" if "Not found" not in said else ""),
+            summary=_pasted(verdicts, catalog) + (f"\n\n**What our documents say:**\n\n{said}" if "Not found" not in said
+                                                  else ""),
             assumptions=[LINE_ALONE],
             statistics={**outputs.statistics, "lines_judged": len({v.line for v in verdicts}),
                         "rules_referenced": list(dict.fromkeys(v.rule_id for v in verdicts))})
-    return _documents(prompt, chunks, _catalog_rules(prompt, catalog))
+    return _documents(prompt, chunks, _catalog_rules(prompt, catalog), similar, carried)
+
+
+def carried_words(state: AssessmentState) -> str:
+    """What the retrieval query of a follow-up added to its words from the turns before ("high severity findings"
+    for "how fast do we need to fix those"), '' for a question of its own."""
+    query = state.task_outputs("Knowledge Agent").retrieval_query
+    if query is None or not query.query_metadata.is_followup:
+        return ""
+    return query.formulated_query.replace(state.prompt.strip(), " ").strip()
 
 
 # a question for a procedure's steps ("who do I escalate to", "what's the escalation procedure for those", "what are
@@ -200,20 +139,220 @@ def answer(prompt: str, chunks: list[RetrievedChunk], skill: str, catalog: Seque
 PROCEDURAL = re.compile(r"\bwho (?:do|should|must|shall) (?:i|we)\b|\bprocedures?\b|\bprocess\b|\bsteps?\b|"
                         r"\bhow do (?:i|we) (?:escalate|report|raise|handle|open)\b|\bwhat do (?:i|we) do\b", re.I)
 STEP = re.compile(r"(?m)^\s*\d+\.\s+")
+STEPS_SHOWN = 5
 
 
-def _steps(prompt: str, chunks: Sequence[RetrievedChunk], source: str,
-           quoted: Sequence[RetrievedChunk]) -> tuple[RetrievedChunk, list[str]] | None:
-    """The numbered steps of the answering document's passage that lists them, when the question asks for a procedure
-    and the quote did not already hold them: each step as one line, at most five; None otherwise."""
+def _steps(prompt: str, chunks: Sequence[RetrievedChunk], source: str) -> tuple[RetrievedChunk, list[str]] | None:
+    """The numbered steps of the answering document's passage that lists them, when the question asks for a procedure:
+    each step as the document words it (its first paragraph); None otherwise."""
     if not PROCEDURAL.search(prompt):
         return None
-    chunk = next((c for c in chunks if c.metadata.source == source and len(STEP.findall(c.content)) >= 2), None)
-    if chunk is None or chunk in quoted:
+    # the passage that numbers steps and whose heading names the procedure asked for ("incident response": the
+    # incident response runbook's, not the escalation procedure's); the answering document's on a tie
+    numbered = [c for c in chunks if len(STEP.findall(c.content)) >= 2]
+    asked = terms(prompt)
+    chunk = max(numbered, default=None, key=lambda c: (len(shared(asked, about(c))), c.metadata.source == source))
+    if chunk is None or (chunk.metadata.source != source and len(shared(asked, about(chunk))) < 2):
         return None
-    parts = STEP.split(chunk.content)[1:]
-    listed = [f"{i}. " + " ".join(re.split(r"\n\s*\n", p)[0].split()) for i, p in enumerate(parts[:5], 1)]
-    return chunk, [s if s.endswith((".", ":")) else s + "." for s in listed]
+    return chunk, [" ".join(re.split(r"\n\s*\n", p)[0].split()) for p in STEP.split(chunk.content)[1:]]
+
+
+_RULE_TAGS = re.compile(r"\s*\[((?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:,\s*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)*)\]")
+
+
+def quoted(sentence: str) -> str:
+    """A document's sentence as the answer shows it: its rule tags ``[SNMP-ACL]`` as rule ids in code, never in the
+    brackets of a citation marker, and ended as a sentence (a list item that goes on ends in ";" or ",")."""
+    text = _RULE_TAGS.sub(lambda m: " (" + ", ".join(f"`{r.strip()}`" for r in m.group(1).split(",")) + ")", sentence)
+    cut = text.rstrip(";, ")
+    ended = cut.endswith((".", ":", "?", "!")) or (cut.endswith(")") and cut == text)
+    return cut if ended else cut + "."
+
+
+def _document_name(chunk: RetrievedChunk) -> str:
+    meta = chunk.metadata
+    if "/" in meta.source:  # the asker's own upload: only its owner retrieves it
+        name = shown_document(meta.source).removesuffix(" (yours)")
+        return f"your own *{meta.title}* ({name})" if meta.title and meta.title != name else f"your own {name}"
+    return f"our *{meta.title or meta.source}*"
+
+
+def _cited_lines(chosen: Sequence[Sentence]) -> list[str]:
+    """One line per chunk: its chosen sentences in the chunk's own order, then the chunk's marker — a line never
+    carries words of two chunks. A sentence that introduces a list ("Work the backlog in this order:") brings the
+    list's items, each on its line with the same marker."""
+    lines = []
+    for chunk_id in dict.fromkeys(s.chunk.metadata.chunk_id for s in sorted(chosen, key=lambda s: s.rank)):
+        mine = sorted((s for s in chosen if s.chunk.metadata.chunk_id == chunk_id), key=lambda s: s.position)
+        # a sentence that ends in ":" ends its line (what follows it in the document is not what follows it here)
+        runs: list[list[Sentence]] = [[]]
+        for s in mine:
+            runs[-1].append(s)
+            if s.text.rstrip().endswith(":") and s is not mine[-1]:
+                runs.append([])
+        lines += ["- " + " ".join(quoted(s.text) for s in run) + CITE.format(chunk_id) for run in runs]
+        if mine[-1].text.rstrip().endswith(":"):
+            items = _list_after(mine[-1].text, mine[-1].chunk.content)
+            lines += [f"  {n}. {quoted(item)}{CITE.format(chunk_id)}" for n, item in enumerate(items[:STEPS_SHOWN], 1)]
+            if len(items) > STEPS_SHOWN:
+                lines.append(f"  ({len(items) - STEPS_SHOWN} more in the document.)")
+    return lines
+
+
+_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+
+
+def _list_after(sentence: str, content: str) -> list[str]:
+    """The items of the list that follows ``sentence`` in ``content`` (wrapped lines joined), [] when none does."""
+    words = sentence.split()
+    at = re.search(r"\s+".join(map(re.escape, words[-4:])), content)
+    if at is None:
+        return []
+    items: list[str] = []
+    for line in content[at.end():].split("\n"):
+        if _ITEM.match(line):
+            items.append(_ITEM.sub("", line).strip())
+        elif items and line.strip() and not line.lstrip().startswith(("#", "|", "```")):
+            items[-1] += " " + line.strip()
+        elif items:
+            break
+    return items
+
+
+def _by_document(chosen: Sequence[Sentence]) -> list[list[Sentence]]:
+    """The chosen sentences per document: the asker's own first, then the best-scored."""
+    groups: dict[str, list[Sentence]] = {}
+    for s in chosen:
+        groups.setdefault(s.source, []).append(s)
+    return sorted(groups.values(), key=lambda g: (not g[0].own, -max(x.score for x in g)))
+
+
+DOCUMENTS_SHOWN = 2  # per part of a question: the one that answers best (or the asker's own) and one beside it
+
+
+def _part_answer(part: str, chosen: list[Sentence]) -> tuple[list[str], list[RetrievedChunk]]:
+    """The lines that answer one part: per document (at most two) where it comes from and its cited sentences; where
+    they state different amounts or addresses, that said first."""
+    documents = _by_document(chosen)[:DOCUMENTS_SHOWN]
+    lines: list[str] = []
+    if len(documents) == 2:
+        # what each says in its best sentence for the question (side notes keep their own amounts)
+        first_best, second_best = (max(g, key=lambda s: s.score).text for g in documents)
+        mine = documents[0][0].own or bool(_COMPARED.search(part))
+        # two shared documents disagree only about the same thing: their sentences share a word the question asks
+        # about ("critical" — not a high finding's 5 days beside a critical one's 7); the asker's own document is set
+        # against the standard whatever its wording
+        same = bool(terms(first_best) & terms(second_best) & (terms(part) - GENERIC))
+        rest = (" ".join(s.text for s in documents[0]), " ".join(s.text for s in documents[1]))
+        differ = disagreement(part, first_best, second_best, addresses_too=mine, others=rest) if mine or same else None
+        if differ:
+            first, second = (_document_name(g[0].chunk) for g in documents)
+            lines.append(f"**The documents disagree**: {first} says {differ[0]}, {second} {differ[1]}.")
+    for i, group in enumerate(documents):
+        lead = "From" if i == 0 else ("Beside it," if lines else "Also,")
+        lines += [f"{lead} {_document_name(group[0].chunk)}:" if i == 0 else f"{lead} {_document_name(group[0].chunk)} says:",
+                  *_cited_lines(group)]
+    return lines, [s.chunk for g in documents for s in g]
+
+
+WIDE = 0.3  # below the best sentence by up to this, the asker's own document, or the other side asked for, still answers
+# two documents set side by side by the question ("what does our runbook say vs the standard?")
+_COMPARED = re.compile(r"\b(?:vs\.?|versus|compared? (?:to|with)|differ\w*|same as|disagree\w*|conflict\w*|both)\b", re.I)
+
+
+def _chosen(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: Similarity | None,
+            carried: str = "") -> list[Sentence]:
+    """The sentences that answer one part: the best ones; the asker's own document's best too when it answers a little
+    less well (they uploaded it to be used); and, beside the asker's document or where the question compares, the
+    best sentence of another document — a standard that says otherwise is shown, not hidden."""
+    # "is 17.9.4 approved?" asks for the list of approved releases, words it does not use
+    also = " ".join(filter(None, [carried, "approved releases" if RELEASE.search(part) and APPROVAL_ASKED.search(part)
+                                  else ""]))
+    picked = answering(part, context, chunks, similar, also=also)
+    if not picked:
+        return []
+    pool = answering(part, context, chunks, similar, margin=WIDE, also=also)
+    picked += [s for s in pool if s.own and s not in picked][:2]
+    if any(s.own for s in picked) or _COMPARED.search(part):
+        sources = {s.source for s in picked}
+        other = next((s for s in pool if s.source not in sources and not s.own), None)
+        if other is not None and len(sources) < 2:
+            picked.append(other)
+    return picked
+
+
+def _heading_of(part: str) -> str:
+    return "**" + part[:1].upper() + part[1:] + "**"
+
+
+def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, Any]],
+               similar: Similarity | None = None, carried: str = "") -> DomainOutputs:
+    """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
+    asks = parts(prompt)
+    context = " ".join(asks[:1])  # a later part that points back ("… and when does it expire") is about the first's
+    chosen = [_chosen(part, context if i else "", chunks, similar, carried) for i, part in enumerate(asks)]
+    used: list[RetrievedChunk] = []
+    blocks: list[str] = []
+    shown: list[set[str]] = []
+    for i, (part, picked) in enumerate(zip(asks, chosen, strict=True)):
+        if not picked:
+            if len(asks) > 1:
+                blocks.append(f"{_heading_of(part)}\n\n**Not found in the knowledge base** for this part.")
+            continue
+        texts = {s.text for s in picked}
+        if any(texts <= earlier for earlier in shown):  # the sentences above answer this part too
+            blocks[-1] = blocks[-1].replace("\n\n", f" {_heading_of(part)}\n\n", 1) if len(asks) > 1 else blocks[-1]
+            continue
+        shown.append(texts)
+        lines, quoted_chunks = _part_answer(part, picked)
+        used += quoted_chunks
+        best = picked[0]
+        verdict = _release_verdict(part, [s.text for s in picked] + re.split(r"(?<=\.)\s+", best.chunk.content))
+        steps = _steps(part, chunks[:5], best.source)
+        if steps is not None:  # "who do I escalate to": the procedure's steps, then when it applies
+            chunk, listed = steps
+            numbered = [f"{n}. {quoted(step)}{CITE.format(chunk.metadata.chunk_id)}"
+                        for n, step in enumerate(listed[:STEPS_SHOWN], 1)]
+            more = [f"({len(listed) - STEPS_SHOWN} more steps in the document.)"] if len(listed) > STEPS_SHOWN else []
+            # when it applies: the document's best sentences outside the steps' passage (not a step said twice)
+            when = [x for x in answering(part, context if i else "", chunks, similar, margin=1.0, also=carried)
+                    if x.source == chunk.metadata.source and x.chunk is not chunk][:2]
+            lines = [f"The steps, from {_document_name(chunk)}:", *numbered, *more,
+                     *(["", "When it applies:", *_cited_lines(when)] if when else [])]
+            used += [chunk, *(x.chunk for x in when)]
+        head = [_heading_of(part), ""] if len(asks) > 1 else []
+        blocks.append("\n".join([*head, *([verdict, ""] if verdict else []), *lines]))
+        if i == 0 and _HOW_TO.search(prompt):
+            config, config_from = _configuration([c for c in chunks if c.metadata.source == best.source], terms(part))
+            if config:
+                label = f" (section \"{config_from}\")" if config_from else ""
+                blocks.append(f"Reference configuration{label}:\n```\n{config}\n```")
+    answered = any(chosen)
+    if answered:
+        summary = "\n\n".join(blocks)
+        assumptions: list[str] = []
+    else:
+        summary = ("**Not found in the knowledge base**: no document you can use speaks to this question."
+                   + (" Industry practice (CIS benchmarks):" if rules else ""))
+        assumptions = ["No enterprise document answered; any guidance below is generic industry practice from the "
+                       "rule catalog."] if rules else ["No enterprise document answered."]
+    if rules and (not answered or _WHY.search(prompt)):
+        why = " ".join(f"{r['rule_id']} ({_lower_first(r['title'])}): {r['rationale']}" for r in rules[:2])
+        summary += f"\n\nWhy the assessment checks this: {why}"
+        if not answered:
+            summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
+    used = list({c.metadata.chunk_id: c for c in used}.values())
+    return DomainOutputs(summary=summary, findings=[], assumptions=assumptions,
+                         statistics={"chunks_used": len(used), "rules_referenced": [r["rule_id"] for r in rules]},
+                         enterprise_context_applied=[applied(c) for c in used], prioritized_risks=[], chart_hints=[])
+
+
+# a question of how to set something up is answered with the standard's reference configuration too
+_HOW_TO = re.compile(r"\b(?:how (?:should|do|must|can|to) (?:i |we )?(?:configure|set ?up|enable|disable|apply)|"
+                     r"best practice|recommended (?:config\w*|setup|way)|"
+                     r"configur\w* (?:for|of|on)|commands?|syntax|config (?:for|of|on))\b", re.I)
+# a question of why: the catalog's rationale for the rule about it is worth its line beside the documents
+_WHY = re.compile(r"\b(?:why|risk\w*|dangerous|serious|matter)\b", re.I)
 
 
 def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
@@ -240,83 +379,6 @@ def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
     if any(within(t) for t in trains):
         return f"**Yes** — {release} is in an approved train ({', '.join(t for t in trains if within(t))})."
     return f"**No** — {release} is not in any approved train ({', '.join(trains)})."
-
-
-def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, Any]]) -> DomainOutputs:
-    """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
-    terms = _terms(prompt) | (_terms("deadline") if HOW_LONG.search(prompt) else set()) | (
-        _terms("approved releases") if RELEASE.search(prompt) and APPROVAL_ASKED.search(prompt) else set())
-    topic = terms - _GENERIC or terms  # what the question is about, beyond the kind of device
-    # a question of three or more words of its own ("our process for requesting an exception") is answered by a
-    # passage that shares two of them, not by one that only names the same thing ("Approved Exception EXC-…")
-    # … except a duration asked ("how fast do they need fixing"): a passage about the deadlines answers it
-    needed = 2 if len(topic) >= 3 and not HOW_LONG.search(prompt) else 1
-
-    def answering_in(used: list[RetrievedChunk], own_words: bool = False) \
-            -> list[tuple[int, RetrievedChunk, list[tuple[int, int, str]]]]:
-        scored = [(rank, c, [x for x in _scored(c, terms) if _terms(x[2]) & topic or _about(c) & topic])
-                  for rank, c in enumerate(used)]
-        return [(rank, c, sc if any(len(_terms(x[2]) & topic if own_words else (_terms(x[2]) | _about(c)) & topic)
-                                    >= needed for x in sc) else [])
-                for rank, c, sc in scored]
-
-    # the three best passages; the next two only when none of those answers, and then by a sentence's own words (the
-    # owner of the stores is in the fourth passage for "who owns the store firewalls", after three of an exception)
-    scored = answering_in(chunks[:3])
-    if not any(sc for _, _, sc in scored):
-        scored = answering_in(chunks[:5], own_words=True)
-    answering = [(max(s for s, _, _ in sc), -rank, c) for rank, c, sc in scored if sc]
-    quoted: list[RetrievedChunk] = []
-    if answering:
-        top_score, _, best = max(answering, key=lambda x: (x[0], x[1]))
-        source = best.metadata.source
-        own = [(s, rank, p, text) for rank, c, sc in scored if c.metadata.source == source for s, p, text in sc]
-        quoted = [c for _, c, sc in scored if c.metadata.source == source and sc]
-        lines = _quote(own, 5)
-        summary = f"According to our {best.metadata.title or source}: " + " ".join(lines) + CITE.format(
-            best.metadata.chunk_id)
-        # the list of approved trains may be a sentence of the passage the quote left out
-        verdict = _release_verdict(prompt, [*lines, *re.split(r"(?<=\.)\s+", best.content)])
-        if verdict:
-            summary = f"{verdict}\n\n{summary}"
-        steps = _steps(prompt, chunks[:5], source, quoted)
-        if steps is not None:  # "who do I escalate to": the procedure's steps first, then when it applies
-            chunk, listed = steps
-            summary = (f"According to our {best.metadata.title or source}, the steps: " + " ".join(listed)
-                       + CITE.format(chunk.metadata.chunk_id) + "\n\nIt applies when: " + " ".join(lines)
-                       + CITE.format(best.metadata.chunk_id))
-            quoted.append(chunk)
-        config, config_from = _configuration([c for _, c, _ in scored if c.metadata.source == source], terms)
-        if config:
-            label = f" (section \"{config_from}\")" if config_from else ""
-            summary += f"\n\nReference configuration{label}:\n```\n{config}\n```"
-        others = [(max(s for s, _, _ in sc), -rank, c, sc) for rank, c, sc in scored
-                  if sc and c.metadata.source != source]
-        if others:
-            score, _, other, osc = max(others, key=lambda x: (x[0], x[1]))
-            if score >= max(2, top_score - 1):  # it answers too: shown apart, each document cited for its own words
-                said = " ".join(_quote([(s, 0, p, t) for s, p, t in osc], 2))
-                title = other.metadata.title or other.metadata.source
-                # what each says in its best sentence for the question (side notes keep their own amounts)
-                differ = _disagreement(min(own, key=lambda x: (-x[0], x[1], x[2]))[3],
-                                       min(osc, key=lambda x: (-x[0], x[1]))[2])
-                summary += (f"\n\n**The documents disagree** ({differ}): our {title} says: " if differ
-                            else f"\n\nOur {title} also says: ") + said + CITE.format(other.metadata.chunk_id)
-                quoted.append(other)
-        assumptions: list[str] = []
-    else:
-        summary = ("**Not found in the knowledge base**: no document you can use speaks to this question."
-                   + (" Industry practice (CIS benchmarks):" if rules else ""))
-        assumptions = ["No enterprise document answered; any guidance below is generic industry practice from the "
-                       "rule catalog."] if rules else ["No enterprise document answered."]
-    if rules:
-        why = " ".join(f"{r['rule_id']} ({_lower_first(r['title'])}): {r['rationale']}" for r in rules[:2])
-        summary += f"\n\nWhy the assessment checks this: {why}"
-        if not answering:
-            summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
-    return DomainOutputs(summary=summary, findings=[], assumptions=assumptions,
-                         statistics={"chunks_used": len(quoted), "rules_referenced": [r["rule_id"] for r in rules]},
-                         enterprise_context_applied=[applied(c) for c in quoted], prioritized_risks=[], chart_hints=[])
 
 
 def _configuration(chunks: list[RetrievedChunk], terms: set[str]) -> tuple[str, str]:

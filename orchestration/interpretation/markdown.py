@@ -134,3 +134,26 @@ def markdown_problems(answer: str, cited: set[int] | None = None) -> list[str]:
         problems += [f"marker [{n}] has no citation" for n in sorted(prose_markers - cited)]
         problems += [f"citation [{n}] is not listed under Sources" for n in sorted(cited - listed)]
     return problems
+
+
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+_SOURCE_LABEL = re.compile(r"^\s*(?:[-*]\s*)?\[\d{1,3}\]\s")  # "[1] standard-snmpv3.md …" under Sources
+
+
+def cited_words(answer: str) -> dict[int, list[str]]:
+    """Citation number → the words of the answer that carry its marker: on each line, the text before the marker back
+    to the previous marker or the line's start (list markers and a leading bold label aside). Code and the Sources
+    list cite nothing."""
+    out: dict[int, list[str]] = {}
+    prose = re.sub(r"```.*?```", "\n", answer, flags=re.S)
+    for line in prose.split("\n"):
+        if _SOURCE_LABEL.match(line):
+            continue
+        start, words = 0, ""
+        for m in _MARKER.finditer(line):
+            text = re.sub(r"^\s*(?:[-*]|\d+\.)\s+|^\s*\*\*[^*]{1,60}\*\*:?\s*", "", line[start:m.start()]).strip()
+            words = text or words  # "… [1][2]": the same words cite both
+            start = m.end()
+            if words and re.search(r"\w", words):
+                out.setdefault(int(m.group(1)), []).append(words)
+    return out

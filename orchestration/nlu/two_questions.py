@@ -70,3 +70,18 @@ def split_questions(prompt: str) -> list[str]:
         if asks and not together:
             return [first if first.endswith("?") else first + "?", second]
     return [text]
+
+
+def parts(question: str) -> list[str]:
+    """The asks of one question for the documents, in order, at most three: "what is the SSH idle timeout and where
+    must syslog go?" and "who approved it and when does it expire?" ask two things each (the knowledge answer answers
+    each, under its own heading); "what vlans and ports …" asks one."""
+    out = [question.strip()]
+    while len(out) < 3:
+        found = next((m for m in _SPLIT.finditer(out[-1]) if len(re.findall(r"\w+", out[-1][:m.start()])) >= 2
+                      and len(re.findall(r"\w+", out[-1][m.end():])) >= 2), None)
+        if found is None:
+            break
+        last = out.pop()
+        out += [last[:found.start()].strip(" ,;"), last[found.end():].strip()]
+    return [p if p.endswith("?") else p.rstrip(".") + "?" for p in out]

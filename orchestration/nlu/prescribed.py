@@ -1,0 +1,56 @@
+"""Questions of what we do or must do, which the company's documents answer (issue 54): "which ntp servers should
+devices use", "how often do we rotate the snmpv3 keys", "can a method list end in none?", "are uptime timestamps ok in
+logs?", "what is maximum-prefix for", "what's our emergency admin account called". Read from the question's grammar —
+a modal or a question of practice — and from what it does not ask: no device, place, time or measure of the fleet
+("which routers should be upgraded first" and "how many devices must we fix" ask the data)."""
+
+from __future__ import annotations
+
+import re
+
+# a modal or a question of practice: what is required, allowed, done, called or for
+PRACTICE = re.compile(
+    r"\b(?:should|must|shall|supposed to|allowed|permitted|acceptable|mandatory|required|forbidden|banned)\b|"
+    r"\b(?:is|are) (?:[\w-]+ ){0,4}(?:ok|okay|fine)\b|"
+    r"\b(?:do|does|must|should) we\b(?! (?:have|run|got|own|operate|stand|look|fare)\b(?! to\b))|\bare we (?:supposed|allowed|required)\b|\bhow (?:often|long)\b|"
+    r"\bhow (?:is|are) (?:the |our )?[\w -]{2,40} (?:authenticated|secured|protected|configured|allowed|done|set)\b|"
+    r"\bper (?:the|our) (?:\w+ )?(?:standard|policy|runbook)\b|\baccording to\b|\bour (?:\w+ )?(?:standard|policy)\b|"
+    r"\bwhat(?:'s| is| are) [\w -]{2,40} for\b|\bcalled\b|\bwhy (?:is|are|do|does|must|should|would)\b|"
+    r"\bcan (?:a|an|the|we|i)\b|\bwhat (?:rate|release|version|mode|port|timers?|vlans?|subnet|interface|servers?)\b|"
+    r"\b(?:min|minimum|max|maximum) (?:\w+ ){0,2}(?:version|size|rate|length)\b|\bwhen do(?:es)? (?:we|the|our)\b|"
+    r"\bwho (?:approves?|approved|owns?)\b|\bwhat happens when\b|\bwhat if\b|\bescalat\w*|\bwhen (?:do|does|are|is)\b|"
+    r"\b(?:get|gets|are|is) (?:replaced|reviewed|rotated|reported|retained|kept|renewed)\b", re.I)
+# what the state of the network is asked by: devices or places as rows, a count, a measure, failures, now, a run
+FLEET_STATE = re.compile(
+    r"\b(?:which|what|any|how many|list|show|count|number of)\s+(?:of (?:the|our) )?(?:[\w-]+\s+){0,2}?"
+    r"(?:devices|routers|switch(?:es)|firewalls|boxes|sites|stores|branches|controllers|asas|nexus|exceptions)\b"
+    r"(?!\s+(?:should|must))|"
+    r"\bpass rate\b|\bfail(?:s|ing|ed|ure|ures)?\b|\bcompliant\b|\bstill\b|\bcurrently\b|\bright now\b|"
+    r"\btoday\b|\bin the (?:\w+ )?(?:run|assessment)\b|\bdeviations?\b|\bscore\b|\bpercent\w*\b|\bhow many\b|"
+    r"\bwhich ones\b|\b(?:are|is) there any\b|\banywhere\b", re.I)
+
+
+# what only the network's running state holds: a question with these words is never the documents' alone
+LIVE = re.compile(r"\b(?:up|down|reachable|reach|ping|load|utili[sz]ation|cpu|memory|uptime|status|traffic|counters?|"
+                  r"errors?|flapping|right now|currently|at the moment|online|offline)\b", re.I)
+
+
+def prescribed(text: str) -> bool:
+    """Whether ``text`` asks what we do or must do, and nothing of the network's state."""
+    return PRACTICE.search(text) is not None and FLEET_STATE.search(text) is None and not _LIVE_ASKED.search(text)
+
+
+# live state asked (not "are uptime timestamps ok": a word of LIVE as the name of a setting)
+_LIVE_ASKED = re.compile(r"\b(?:reach|reachable|ping|is (?:it |the \w+ )?(?:up|down)|cpu|memory|utili[sz]ation|"
+                         r"counters?|online|offline|right now|at the moment)\b", re.I)
+
+
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|those|these|that one|this one)\b", re.I)
+_TOPIC_HEAD = re.compile(r"^[^?]{3,}?\s[-–—:]\s")  # "un-annotated critical slic results - when do they …"
+
+
+def about_the_last_answer(question: str) -> bool:
+    """Whether the question's object is a pronoun for something said before it ("who approved it", "when do they
+    expire"), not named in the question itself (a topic put first: "slic results - when do they get escalated?")."""
+    first = re.split(r"\s+and\s+|[;?]\s+", question.strip(), maxsplit=1)[0]
+    return _TOPIC_HEAD.match(question) is None and _PRONOUN.search(first) is not None
