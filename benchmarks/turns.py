@@ -41,6 +41,8 @@ def time_turn(prompt: str, services: Services, cold: bool = False) -> tuple[floa
     if cold:
         services.memory().forget("tool:")
         getattr(services.embedder(), "forget", lambda: None)()
+        if hasattr(services, "sentence_vectors"):  # the quoted sentences' vectors too (code before issue 54 has none)
+            services.sentence_vectors().forget()
     started, cpu = time.perf_counter(), time.process_time()
     first = total = 0.0
     nodes: dict[str, float] = {}

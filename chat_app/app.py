@@ -34,7 +34,7 @@ from chat_app.files_dir import install_upload_guards, take_raw_upload
 from chat_app.history_quota import HistoryQuota, Reckoning
 from chat_app.offline import install as install_offline_page
 from chat_app.persistence import make_data_layer
-from chat_app.rendering import final_notes, linked_markers, node_label
+from chat_app.rendering import final_notes, highlighted, linked_markers, node_label
 from chat_app.security import CLIENT_ADDRESS, SIGN_IN, request_token
 from chat_app.security import install as install_guards
 from chat_app.server_parts import ServerParts, build_parts
@@ -320,8 +320,8 @@ def _citations(state: AssessmentState) -> list[cl.Text]:
     elements = []
     for c in state.final.citations:
         body = (f"**{c.source}**{f', page {c.page}' if c.page else ''} — topic {c.topic}, relevance {c.relevance_score}"
-                f"\n\nchunk `{c.chunk_id}`\n\n"
-                + _chunk_content(state, c.chunk_id))
+                f"\n\nchunk `{c.chunk_id}`" + ("; the words the answer quotes in bold" if c.quoted else "") + "\n\n"
+                + highlighted(c.content or _chunk_content(state, c.chunk_id), c.quoted))
         elements.append(cl.Text(name=c.label, content=body, display="side"))
     return elements
 

@@ -221,6 +221,11 @@ class SentenceVectors:
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
 
+    def forget(self) -> None:
+        """Drop the kept sentence vectors (benchmarks measure cold asks)."""
+        with self._lock:
+            self._kept.clear()
+
     def similarities(self, question: str, texts: list[str]) -> list[float]:
         """The cosine of ``question`` with each of ``texts`` (unit vectors: a dot product)."""
         if not texts:

@@ -1,4 +1,5 @@
-// Citation chips open exactly the chunk they name; inline [n] markers open it too and preview it on hover; Escape
+// Citation chips open exactly the chunk they name; inline [n] markers open it too and preview it on hover, the quoted
+// sentence marked; Escape
 // closes the side view; icon buttons get names; a thread link opened signed out opens that thread after sign-in; a
 // file of an upload not yet started can be cancelled from its line; toasts that show internals are reworded.
 //
@@ -115,7 +116,17 @@
     preview.textContent = "";
     const source = document.createElement("strong");
     source.textContent = chip ? chip.textContent.trim() : marker.textContent.trim();
-    preview.append(source, document.createElement("br"), marker.dataset.preview || "");
+    preview.append(source, document.createElement("br"));
+    // the words the answer quotes stand between « and » (chat_app/rendering.preview): marked, the rest as context
+    (marker.dataset.preview || "").split(/(«[^»]*»)/).forEach((piece) => {
+      if (piece.startsWith("«") && piece.endsWith("»")) {
+        const mark = document.createElement("mark");
+        mark.textContent = piece.slice(1, -1);
+        preview.append(mark);
+      } else if (piece) {
+        preview.append(piece);
+      }
+    });
     marker.setAttribute("aria-describedby", "citation-preview");
     const box = marker.getBoundingClientRect();
     preview.style.left = `${Math.max(8, Math.min(box.left, window.innerWidth - 368))}px`;

@@ -183,6 +183,7 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
     values = asked_values(part)
     phrases = _phrases(part)
     focus = _focus(part)
+    named_ids = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+", part)}
     scored = []
     for (s, shared_own, shared_heading), near, of_part in zip(candidates, closeness, mine, strict=True):
         # its own words, or its own and its heading's near the top of retrieval ("SNMP version 3" under "SNMPv3 …"),
@@ -197,10 +198,13 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
         path = (s.chunk.metadata.section or s.chunk.metadata.title).lower()
         phrase = 1.0 if any(p in s.text.lower() for p in phrases) else 0.6 if any(p in path for p in phrases) else 0.0
         focused = len(shared(focus, terms(s.text))) / len(focus) if focus else 0.0
+        # a check named by its id: the sentences the document tags with it ("… [SNMP-V3-PRIV]") speak of it
+        tagged_asked = any(t.lower() in named_ids for tag in _TAG.findall(s.text) for t in re.split(r"[\[\],\s]+", tag)
+                           if t)
         # the part's own words count more than those it borrows from the rest of the question
         score = (near + 0.06 * min(of_part, 4) + 0.02 * min(shared_own - of_part, 4) + 0.03 * min(shared_heading, 3)
                  + kind + 0.1 * phrase
-                 + 0.2 * focused + 0.03 * bool(NORMATIVE.search(s.text)) - 0.01 * s.rank)
+                 + 0.2 * focused + 0.2 * tagged_asked + 0.03 * bool(NORMATIVE.search(s.text)) - 0.01 * s.rank)
         scored.append(Sentence(s.chunk, s.rank, s.position, s.text, round(score, 4)))
     if not scored:
         return []

@@ -336,10 +336,13 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
                    + (" Industry practice (CIS benchmarks):" if rules else ""))
         assumptions = ["No enterprise document answered; any guidance below is generic industry practice from the "
                        "rule catalog."] if rules else ["No enterprise document answered."]
-    if rules and (not answered or _WHY.search(prompt)):
+    # a check named by its id ("what does NTP-AUTH check", "explain SNMP-V3-PRIV") is described by the catalog too:
+    # what it wants configured is its fix
+    named = [r for r in rules if re.search(rf"(?<![\w-]){re.escape(r['rule_id'])}(?![\w-])", prompt, re.I)]
+    if rules and (not answered or _WHY.search(prompt) or named):
         why = " ".join(f"{r['rule_id']} ({_lower_first(r['title'])}): {r['rationale']}" for r in rules[:2])
         summary += f"\n\nWhy the assessment checks this: {why}"
-        if not answered:
+        if not answered or named:
             summary += "\n\nFix:\n```\n" + rules[0]["remediation"] + "\n```"
     used = list({c.metadata.chunk_id: c for c in used}.values())
     return DomainOutputs(summary=summary, findings=[], assumptions=assumptions,

@@ -23,7 +23,8 @@ PRACTICE = re.compile(
 # what the state of the network is asked by: devices or places as rows, a count, a measure, failures, now, a run
 FLEET_STATE = re.compile(
     r"\b(?:which|what|any|how many|list|show|count|number of)\s+(?:of (?:the|our) )?(?:[\w-]+\s+){0,2}?"
-    r"(?:devices|routers|switch(?:es)|firewalls|boxes|sites|stores|branches|controllers|asas|nexus|exceptions)\b"
+    r"(?:devices|routers|switch(?:es)|firewalls|boxes|sites|stores|branches|controllers|asas|nexus|exceptions|"
+    r"signatures|matches|findings|results|releases|versions)\b"
     r"(?!\s+(?:should|must))|"
     r"\bpass rate\b|\bfail(?:s|ing|ed|ure|ures)?\b|\bcompliant\b|\bstill\b|\bcurrently\b|\bright now\b|"
     r"\btoday\b|\bin the (?:\w+ )?(?:run|assessment)\b|\bdeviations?\b|\bscore\b|\bpercent\w*\b|\bhow many\b|"

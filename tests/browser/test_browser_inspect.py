@@ -107,6 +107,36 @@ def test_every_step_of_a_cited_chart_answer_reads_without_opening_json(app: tupl
     page.close()
 
 
+def test_a_cited_sentence_is_marked_in_the_preview_and_in_the_opened_chunk(app: tuple[str, Path], browser: Any) -> None:
+    """Issue 54: the hover preview of a marker marks the sentence the answer quotes (not the chunk's first lines, nor
+    its code fences), and the chunk opened from it shows that sentence in bold."""
+    page = browser.new_page(viewport={"width": 1300, "height": 950})
+    page.goto(app[0])
+    page.wait_for_selector("#chat-input", timeout=60_000)
+    page.wait_for_timeout(1500)
+    answer = send(page, "what is the ssh idle timeout?")
+    quoted = "Idle sessions end after 10 minutes"
+    line = answer.locator("li", has_text=quoted).first
+    marker = line.locator('a[href^="#cite-"]').first
+    marker.scroll_into_view_if_needed()
+    marker.hover()
+    preview = page.locator("#citation-preview")
+    preview.wait_for(state="visible", timeout=5_000)
+    marked = preview.locator("mark")
+    assert marked.count() >= 1 and quoted in marked.first.inner_text(), preview.inner_html()
+    assert "```" not in preview.inner_text()
+    shot(page, "citation-sentence-preview")
+    marker.click()
+    page.wait_for_selector("#side-view-content", timeout=10_000)
+    # (Chainlit renders Markdown's bold as a span of class font-bold)
+    bold = page.locator("#side-view-content :is(strong, .font-bold)", has_text=quoted)
+    bold.first.wait_for(timeout=10_000)
+    assert quoted in bold.first.inner_text()
+    shot(page, "citation-sentence-opened")
+    page.keyboard.press("Escape")
+    page.close()
+
+
 def test_commands_a_collection_switch_button_and_an_export_that_holds_uploads_and_outputs(
         app: tuple[str, Path], browser: Any, tmp_path: Path) -> None:
     from assessment_engine.warehouse.config_templates import DeviceSpec, render

@@ -1,0 +1,136 @@
+"""Knowledge answers cited sentence by sentence (issue 54): every cited line stands in the chunk it cites, the sentence
+that holds the asked kind of value is chosen wherever it stands, the asker's own document leads with the standard that
+says otherwise beside it, both halves of a question are answered, rule tags are not citation brackets, and the chat's
+preview and side view mark the quoted words. Documents and questions written for this file, not the eval's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chat_app.rendering import highlighted, located, preview
+from orchestration.interpretation.generic_answers import CITE_MARK, answer
+from orchestration.interpretation.markdown import cited_words
+from orchestration.nlu.prescribed import about_the_last_answer, prescribed
+from orchestration.outputs import ChunkMetadata, RetrievedChunk
+from tests.catalog import RULES
+
+
+def _chunk(cid: str, source: str, title: str, content: str, section: str = "") -> RetrievedChunk:
+    return RetrievedChunk(content=content, metadata=ChunkMetadata(chunk_id=cid, source=source, title=title,
+                                                                  section=section or title))
+
+
+BACKUP = _chunk("b#1", "standard-backup.md", "Configuration Backup Standard",
+                "Every device is backed up by the archive server.\nThe archive server is owned by Network Operations.\n\n"
+                "Backups are kept for 90 days on the archive server; monthly copies go to tape.",
+                "Configuration Backup Standard › Retention")
+TACACS = _chunk("t#1", "standard-aaa.md", "AAA Standard",
+                "Administrators log in through TACACS+ [AAA-LOGIN-DEFAULT]. The fallback account is `rescue-admin`; "
+                "its use opens a P3 ticket.", "AAA Standard › Accounts")
+MINE = _chunk("u#1", "dana/backup-notes.md", "Backup notes",
+              "Our team keeps configuration backups for 180 days. Restores are tested every quarter.")
+
+
+def _in_chunk(sentence: str, chunk: RetrievedChunk) -> bool:
+    def flat(text: str) -> str:
+        return " ".join(re.sub(r"[`*\[\]()]", " ", text).lower().split()).replace(" ,", ",").replace(" .", ".")
+    return flat(sentence).rstrip(".;: ") in flat(chunk.content)
+
+
+def _lines(summary: str) -> list[tuple[str, str]]:
+    """(words, chunk id) of each line that cites."""
+    return [(CITE_MARK.sub("", line).lstrip("- ").strip(), m.group(1)) for line in summary.split("\n")
+            if (m := CITE_MARK.search(line))]
+
+
+def test_each_cited_line_holds_one_chunks_sentences_and_they_stand_in_it() -> None:
+    chunks = [BACKUP, TACACS]
+    out = answer("how long do we keep config backups, and who owns the archive server?", chunks, "cbp_generic", RULES)
+    cited = _lines(out.summary)
+    assert cited, out.summary
+    by_id = {c.metadata.chunk_id: c for c in chunks}
+    for words, cid in cited:
+        assert len(CITE_MARK.findall(words)) == 0
+        for sentence in re.split(r"(?<=[.!?])\s+", words):
+            assert _in_chunk(sentence, by_id[cid]), (sentence, cid)
+
+
+def test_the_sentence_with_the_asked_kind_of_value_is_chosen_wherever_it_stands() -> None:
+    said = answer("how long are backups kept?", [BACKUP], "cbp_generic", RULES).summary
+    assert "Backups are kept for 90 days on the archive server; monthly copies go to tape. ⟦b#1⟧" in said, said
+    assert "backed up by the archive server" not in said  # the first sentence holds no amount of time
+    who = answer("who owns the archive server?", [BACKUP], "cbp_generic", RULES).summary
+    assert "The archive server is owned by Network Operations." in who and "90 days" not in who, who
+
+
+def test_the_askers_own_document_leads_and_the_standard_that_says_otherwise_is_shown_with_it() -> None:
+    said = answer("how long do we keep configuration backups?", [BACKUP, MINE], "cbp_generic", RULES).summary
+    lines = said.split("\n")
+    assert lines[0] == ("**The documents disagree**: your own *Backup notes* (backup-notes.md) says 180 days, our "
+                        "*Configuration Backup Standard* 90 days."), said
+    assert lines[1].startswith("From your own *Backup notes*") and "⟦u#1⟧" in lines[2], said
+    assert "Beside it, our *Configuration Backup Standard* says:" in said and "⟦b#1⟧" in said, said
+
+
+def test_both_halves_of_a_question_are_answered_under_their_own_headings() -> None:
+    said = answer("what is the fallback account called and what happens when it is used?", [TACACS, BACKUP],
+                  "sec_generic", RULES).summary
+    assert "**What is the fallback account called?**" in said, said
+    assert "rescue-admin" in said and "opens a P3 ticket" in said, said
+    missing = answer("how long are backups kept and what is the colour of the rack?", [BACKUP], "cbp_generic",
+                     RULES).summary
+    assert "90 days" in missing and "**Not found in the knowledge base** for this part." in missing, missing
+
+
+def test_a_rule_tag_is_shown_as_a_rule_id_never_in_citation_brackets() -> None:
+    said = answer("how do administrators log in?", [TACACS], "sec_generic", RULES).summary
+    assert "(`AAA-LOGIN-DEFAULT`)" in said and "[AAA-LOGIN-DEFAULT]" not in said, said
+
+
+def test_nothing_that_answers_is_said_as_not_found_and_cites_nothing() -> None:
+    out = answer("what is our policy on guest wifi passwords?", [BACKUP, TACACS], "cbp_generic", RULES)
+    assert out.summary.startswith("**Not found in the knowledge base**") and not CITE_MARK.search(out.summary)
+
+
+def test_the_words_that_carry_a_marker_are_kept_with_its_citation() -> None:
+    text = ("From our *AAA Standard*:\n- Administrators log in through TACACS+. [1]\n- A second. A third. [2][1]\n\n"
+            "**Sources**\n\n[1] standard-aaa.md")
+    assert cited_words(text) == {1: ["Administrators log in through TACACS+.", "A second. A third."],
+                                 2: ["A second. A third."]}
+
+
+def test_the_preview_and_the_opened_chunk_mark_the_quoted_sentence() -> None:
+    content = TACACS.content
+    quote = "The fallback account is `rescue-admin`; its use opens a P3 ticket."
+    assert located(content, quote)
+    shown = preview(content, quote)
+    assert "«The fallback account is rescue-admin; its use opens a P3 ticket.»" in shown, shown  # code quotes aside
+    assert shown.startswith("Administrators log in")  # the context before it
+    bold = highlighted(content, [quote])
+    assert "**The fallback account is `rescue-admin`; its use opens a P3 ticket.**" in bold, bold
+    assert preview("```\nlogging host 1.2.3.4\n```\nPlain words here.", "nothing of it") == \
+        "logging host 1.2.3.4 Plain words here."  # not found: the chunk's start, without code fences
+
+
+@pytest.mark.parametrize(("question", "asks_practice"), [
+    ("which syslog collectors should routers use", True),
+    ("how often do we renew the tacacs keys", True),
+    ("are clear-text passwords ok on the aux port?", True),
+    ("what is bgp maximum-prefix for", True),
+    ("which routers fail the syslog check", False),  # the state of the network
+    ("how many switches should be upgraded", False),
+    ("which exceptions do we have", False),
+    ("can the core switches reach the ntp servers", False),  # live state
+    ("where do we stand on the stores", False),
+])
+def test_a_question_of_what_we_do_or_must_do_is_told_from_one_about_the_network(question: str,
+                                                                                asks_practice: bool) -> None:
+    assert prescribed(question) is asks_practice
+
+
+def test_a_pronoun_points_back_unless_the_question_names_its_topic_first() -> None:
+    assert about_the_last_answer("who signed it off")
+    assert not about_the_last_answer("stale slic results - who do they go to?")
+    assert not about_the_last_answer("who owns the archive server")
