@@ -220,9 +220,17 @@ class SentenceVectors:
         self._size = size
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._known: dict[str, np.ndarray] = {}  # the shared documents' sentences, embedded at start (``preload``)
+
+    def preload(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Sentences embedded before any question (the shared documents', read with the index): kept for the
+        process, never pushed out."""
+        with self._lock:
+            self._known.update(zip(texts, vectors, strict=True))
 
     def forget(self) -> None:
-        """Drop the kept sentence vectors (benchmarks measure cold asks)."""
+        """Drop the sentence vectors kept from earlier questions (benchmarks measure cold asks); the preloaded ones,
+        part of the index as read at start, stay."""
         with self._lock:
             self._kept.clear()
 
@@ -232,7 +240,7 @@ class SentenceVectors:
             return []
         asked = self._embedder.embed([question])[0]
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+            missing = list(dict.fromkeys(t for t in texts if t not in self._kept and t not in self._known))
         if missing:
             fresh = self._embedder.embed(missing)
             with self._lock:
@@ -243,6 +251,10 @@ class SentenceVectors:
         with self._lock:
             rows = []
             for text in texts:
+                vector = self._known.get(text)
+                if vector is not None:
+                    rows.append(vector)
+                    continue
                 vector = self._kept.get(text)
                 if vector is None:  # pushed out by a concurrent turn between the two locks: encoded alone
                     vector = self._embedder.embed([text])[0]

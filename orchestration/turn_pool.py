@@ -42,6 +42,27 @@ Deliver = Callable[[TurnEvent | AssessmentState | None], object]  # None: the tu
 DONE, STARTED, READY = "done", "started", "ready"
 
 
+SHARED_SENTENCES = 8000  # past this many, the shared documents' sentences are embedded when a question needs them
+
+
+def _embed_shared_sentences(services: Services) -> None:
+    """The sentences of the shared documents, embedded once (kept on disk by content: a later start reads them), so
+    that a knowledge answer embeds only its question and the asker's own uploads' sentences (issue 54)."""
+    from knowledge_base.embedding_cache import embed_fixed
+    from knowledge_base.segments import SHARED
+    from orchestration.interpretation.document_sentences import sentence_texts
+
+    corpus = services.knowledge().index.snapshot()
+    segment = corpus.segments.get(SHARED)
+    rows = corpus.rows(sorted(segment.ids())) if segment is not None else None
+    if not rows:
+        return
+    texts = sentence_texts([(r.content, str(r.metadata.get("title") or ""), str(r.metadata.get("section") or ""))
+                            for r in rows.values()])
+    if texts and len(texts) <= SHARED_SENTENCES:
+        services.sentence_vectors().preload(texts, embed_fixed(services.embedder(), texts))
+
+
 def warm_up(services: Services) -> Services:
     """Load what every turn needs (model, routes, frame reader, index, graph, warehouse names) before the first
     question; returns ``services``, warm."""
@@ -56,6 +77,7 @@ def warm_up(services: Services) -> Services:
         validate("SELECT asset_id FROM assets", services.catalog.ontology, services.settings.warehouse_backend)
         if (retriever := services.retriever()) is not None:
             retriever.search("warm up", k=1)
+            _embed_shared_sentences(services)
     except Exception:  # the first real turn reports any problem properly
         log.exception("warm-up failed")
     # what start-up loaded (model, names, routes, graph) lives as long as the process: out of the collector's sight,

@@ -136,6 +136,29 @@ MOST = 3  # sentences quoted for one part of a question
 MOST_HOW_TO = 8  # … for "how should I configure X", which the standard's several requirements answer
 
 
+def quotable(content: str, title: str) -> list[str]:
+    """The sentences of a chunk that may be quoted: ``enterprise.sentences``, a title line with no stop of its own (a
+    PDF's first line) taken off the sentence it ran into."""
+    out = []
+    for text in sentences(content):
+        if title and text.startswith(title + " ") and len(text) > len(title) + 20:
+            text = text[len(title):].strip()
+        out.append(text)
+    return out
+
+
+def read_under(path: str, sentence: str) -> str:
+    """A sentence as it is embedded: under its section's path, which often says what it is about."""
+    return f"{path}: {sentence}"
+
+
+def sentence_texts(chunks: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The texts ``answering`` embeds for chunks given as (content, title, section path): what a turn worker embeds
+    once at start for the shared documents (``turn_pool.warm_up``)."""
+    return list(dict.fromkeys(read_under(section or title, text) for content, title, section in chunks
+                              for text in quotable(content, title)))
+
+
 NEAR = 0.5  # a sentence this close in meaning answers with one of the question's words ("which timezone for log
 # timestamps": "Timestamps use UTC with millisecond precision")
 
@@ -158,11 +181,8 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
     mine: list[int] = []  # of a candidate's shared words, how many are the part's own (not the rest of the question's)
     for rank, chunk in enumerate(chunks):
         heading = about(chunk)
-        said = sentences(chunk.content)
-        title = chunk.metadata.title
+        said = quotable(chunk.content, chunk.metadata.title)
         for position, text in enumerate(said):
-            if title and text.startswith(title + " ") and len(text) > len(title) + 20:
-                text = text[len(title):].strip()  # a title line with no stop of its own (a PDF's first line)
             if position == len(said) - 1 and position and not re.search(r"[.:!?)\]`*\"]\s*$", text) \
                     and chunk.content.rstrip().endswith(text.split()[-1]):
                 continue  # cut by the chunk's edge mid-sentence: the next chunk holds it whole
@@ -178,7 +198,7 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
     question = f"{part} {context}" if context and _points_back(part) else part
     # each sentence read under its section's path ("NTP … Standard › Servers: Use the two internal stratum-2
     # servers …"): what it is about is often said only there
-    closeness = similar(question, [f"{s.chunk.metadata.section or s.chunk.metadata.title}: {s.text}"
+    closeness = similar(question, [read_under(s.chunk.metadata.section or s.chunk.metadata.title, s.text)
                                    for s, _, _ in candidates]) if similar else [0.0] * len(candidates)
     values = asked_values(part)
     phrases = _phrases(part)
