@@ -6,6 +6,7 @@ embeds for both — and the seed corpus a fresh installation starts with.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -72,3 +73,11 @@ class Knowledge:
                 con.close()
         except sqlite3.Error:  # unreadable here: the full check below reports it
             return False
+
+
+def seed_vocabulary() -> list[str]:
+    """The words of the bundled documents (plain words of five letters or more): real words, never a typo to correct."""
+    words: set[str] = set()
+    for path in sorted(SEED_CORPUS.glob("*.md")):
+        words.update(w.lower() for w in re.findall(r"\b[A-Za-z]{5,}\b", path.read_text(encoding="utf-8")))
+    return sorted(words)

@@ -31,7 +31,7 @@ from foundation.config import Settings, get_settings
 from foundation.database import Databases
 from knowledge_base.embeddings import Embedder, SentenceVectors, load_embedder
 from knowledge_base.retrieval import HybridRetriever
-from knowledge_base.service import Knowledge
+from knowledge_base.service import Knowledge, seed_vocabulary
 from orchestration.catalog import Catalog, load_catalog
 from orchestration.contracts import ContractSet
 from orchestration.memory.store import MemoryStore
@@ -119,7 +119,7 @@ class Services:
         with self.readers.lock:
             if self.readers.router is None:
                 self.readers.router = SemanticRouter(self.settings.contracts_dir / "routes" / "intent_routes.yaml",
-                                                     embedder)
+                                                     embedder, seed_vocabulary())
             return self.readers.router
 
     def reader(self) -> FrameReader:

@@ -47,7 +47,7 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.prescribed import LIVE, about_the_last_answer, prescribed
+from orchestration.nlu.prescribed import LIVE, NAMES_OURS, about_the_last_answer, prescribed
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
     COMPARE_TO,
@@ -378,7 +378,7 @@ def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) ->
     """A question of what we do or must do (``nlu.prescribed``) about no device, place, time or check's failures."""
     # a kind of device is what a standard is written for ("what vtp mode should switches run"); a place or a device
     # is a part of the network, whose state the data holds
-    named = [e for e in entities if e.type in ("site", "device", "environment", "asset_target")]
+    named = [e for e in entities if e.type in ("site", "device", "asset_target")]
     t = frame.time
     # ("who approved it" after one exception: a question about the last answer's row, which the edits read)
     # the reader's own verdicts stand: an exception asked about is the register's, small talk and licences are
@@ -398,7 +398,8 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     # (unsure of a question that names anything of the data — an assessment, a check, a place — the gate asks)
     unsure = intent.intent_class == "unknown_or_needs_clarification" and intent.meta_intent not in (
         *CONVERSATIONAL, "followup_question") and all(e.type in UNSPECIFIC_ENTITIES for e in intent.entities)
-    if not (refused or unsure) or LIVE.search(text) or any(e.type in ("device", "site") for e in intent.entities):
+    if not (refused or unsure) or (LIVE.search(text) and not NAMES_OURS.search(text)) or any(
+            e.type in ("device", "site") for e in intent.entities):
         return intent
     retriever = services.retriever()
     found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []

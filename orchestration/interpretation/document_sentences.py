@@ -23,7 +23,8 @@ _STOP = frozenset(["the", "and", "for", "our", "what", "how", "why", "should", "
                    "according", "company", "standards", "standard", "flagged", "deviation", "per", "new", "need",
                    "needs", "happen", "happens", "else", "get", "gets", "we", "allow", "allowed",
                    "ok", "okay", "can", "must", "there", "any", "policy", "policies", "procedure", "guideline", "those", "these",
-                   "them", "they", "their", "its", "it", "you", "your", "would", "could"])
+                   "them", "they", "their", "its", "it", "you", "your", "would", "could", "matter", "matters",
+                   "important", "reason", "purpose", "point"])
 # how a question asks for a document, not what it is about ("where is the escalation process written down")
 _ASKING = frozenset(["where", "written", "down", "documented", "document", "find", "kept", "described", "describe",
                      "say", "says", "tell", "have", "who", "team", "runbook", "vs", "versus"])
@@ -45,11 +46,16 @@ def stem(word: str) -> str:
 
 def terms(text: str) -> set[str]:
     """The words of ``text`` that say what it is about, in one form each; a hyphenated word is its parts too (the
-    tag ``[ASA-TLS]`` says "asa" and "tls", "server-version" "version")."""
+    tag ``[ASA-TLS]`` says "asa" and "tls", "server-version" "version"), and a name of capitalised words its
+    initials ("Change Advisory Board" is also "cab")."""
     found = _WORD.findall(text.lower())
     found += [p for w in found if "-" in w for p in w.split("-") if len(p) >= 3]
+    found += ["".join(w[0] for w in run.split()).lower() for run in _NAME_RUN.findall(text)]
     words = (singular(w) for w in found if w not in _STOP and w not in _ASKING)
     return {stem(_SAME.get(w, w)) for w in words}
+
+
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){2,4}\b")  # three to five capitalised words: a name
 
 
 # words that name kinds of devices or of results: a passage that shares only these with the question does not
@@ -278,8 +284,8 @@ _SMALL = frozenset(["what", "whats", "the", "our", "for", "are", "was", "were", 
 
 
 def says_it(question: str, chunks: Sequence[RetrievedChunk], similar: Similarity | None = None) -> bool:
-    """Whether one sentence of ``chunks`` holds what the question is about: three of its words, or every one of two
-    ("what's the backup wan path at the branches": "… broadband internet as the backup over DMVPN" with "WAN" and
+    """Whether one sentence of ``chunks`` holds what the question is about: three of its words, or two that are most of
+    them ("what's the backup wan path at the branches": "… broadband internet as the backup over DMVPN" with "WAN" and
     "path" before it); or one of them and close in meaning ("how much bandwidth does voice get in the branch qos":
     "Voice traffic gets a priority queue of 30 percent of the link")."""
     topic = terms(question) - GENERIC
@@ -287,7 +293,7 @@ def says_it(question: str, chunks: Sequence[RetrievedChunk], similar: Similarity
         return False
     said = [(c, text) for c in chunks for text in sentences(c.content)]
     near = [(c, text) for c, text in said if shared(topic, terms(text) | about(c))]
-    if any(len(shared(topic, terms(text))) >= min(3, max(2, len(topic))) for _, text in near):
+    if any((n := len(shared(topic, terms(text)))) >= 3 or (n >= 2 and n >= 0.6 * len(topic)) for _, text in near):
         return True
     return similar is not None and bool(near) and max(similar(
         question, [f"{c.metadata.section or c.metadata.title}: {text}" for c, text in near])) >= SAYS_IT

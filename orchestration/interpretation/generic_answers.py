@@ -142,19 +142,40 @@ STEP = re.compile(r"(?m)^\s*\d+\.\s+")
 STEPS_SHOWN = 5
 
 
-def _steps(prompt: str, chunks: Sequence[RetrievedChunk], source: str) -> tuple[RetrievedChunk, list[str]] | None:
+def _steps(prompt: str, chunks: Sequence[RetrievedChunk], source: str,
+           named: int = 2) -> tuple[RetrievedChunk, list[str]] | None:
     """The numbered steps of the answering document's passage that lists them, when the question asks for a procedure:
-    each step as the document words it (its first paragraph); None otherwise."""
+    each step as the document words it (its first paragraph); None otherwise. ``named``: how many words of the question
+    another document's heading must hold to be the procedure asked for."""
     if not PROCEDURAL.search(prompt):
         return None
     # the passage that numbers steps and whose heading names the procedure asked for ("incident response": the
     # incident response runbook's, not the escalation procedure's); the answering document's on a tie
     numbered = [c for c in chunks if len(STEP.findall(c.content)) >= 2]
-    asked = terms(prompt)
+    asked = terms(prompt) - (_ANY_PROCEDURE if named < 2 else set())
     chunk = max(numbered, default=None, key=lambda c: (len(shared(asked, about(c))), c.metadata.source == source))
-    if chunk is None or (chunk.metadata.source != source and len(shared(asked, about(chunk))) < 2):
+    if chunk is None or (chunk.metadata.source != source and len(shared(asked, about(chunk))) < named):
         return None
     return chunk, [" ".join(re.split(r"\n\s*\n", p)[0].split()) for p in STEP.split(chunk.content)[1:]]
+
+
+# words that name a procedure of any kind, and kinds of results: a heading that shares only these names none asked for
+_ANY_PROCEDURE = terms("procedure process steps step runbook workflow finding findings") | GENERIC
+_ORDINAL = re.compile(r"\bstep (\d+)\b|\b(first|second|third|fourth|fifth|last) step\b", re.I)
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+def _step_lines(part: str, chunk: RetrievedChunk, listed: list[str]) -> list[str]:
+    """The steps, each cited; the one asked for alone when the question names it ("step 2", "the first step")."""
+    cite = CITE.format(chunk.metadata.chunk_id)
+    m = _ORDINAL.search(part)
+    if m:
+        n = int(m.group(1)) if m.group(1) else len(listed) if m.group(2).lower() == "last" else _NTH[m.group(2).lower()]
+        if 1 <= n <= len(listed):
+            return [f"Step {n} of {len(listed)}, from {_document_name(chunk)}:", f"{n}. {quoted(listed[n - 1])}{cite}"]
+    numbered = [f"{n}. {quoted(step)}{cite}" for n, step in enumerate(listed[:STEPS_SHOWN], 1)]
+    more = [f"({len(listed) - STEPS_SHOWN} more steps in the document.)"] if len(listed) > STEPS_SHOWN else []
+    return [f"The steps, from {_document_name(chunk)}:", *numbered, *more]
 
 
 _RULE_TAGS = re.compile(r"\s*\[((?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:,\s*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)*)\]")
@@ -296,7 +317,13 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
     shown: list[set[str]] = []
     for i, (part, picked) in enumerate(zip(asks, chosen, strict=True)):
         if not picked:
-            if len(asks) > 1:
+            # "what's step 2 of the incident runbook": no sentence says it, the passage that numbers the steps does
+            steps = _steps(part, chunks, "", named=1)
+            if steps is not None:
+                used.append(steps[0])
+                blocks.append("\n".join([*([_heading_of(part), ""] if len(asks) > 1 else []), *_step_lines(part, *steps)]))
+                chosen[i] = [Sentence(steps[0], 0, 0, steps[1][0])]  # answered (its sentences are the steps)
+            elif len(asks) > 1:
                 blocks.append(f"{_heading_of(part)}\n\n**Not found in the knowledge base** for this part.")
             continue
         texts = {s.text for s in picked}
@@ -311,14 +338,10 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
         steps = _steps(part, chunks[:5], best.source)
         if steps is not None:  # "who do I escalate to": the procedure's steps, then when it applies
             chunk, listed = steps
-            numbered = [f"{n}. {quoted(step)}{CITE.format(chunk.metadata.chunk_id)}"
-                        for n, step in enumerate(listed[:STEPS_SHOWN], 1)]
-            more = [f"({len(listed) - STEPS_SHOWN} more steps in the document.)"] if len(listed) > STEPS_SHOWN else []
             # when it applies: the document's best sentences outside the steps' passage (not a step said twice)
             when = [x for x in answering(part, context if i else "", chunks, similar, margin=1.0, also=carried)
                     if x.source == chunk.metadata.source and x.chunk is not chunk][:2]
-            lines = [f"The steps, from {_document_name(chunk)}:", *numbered, *more,
-                     *(["", "When it applies:", *_cited_lines(when)] if when else [])]
+            lines = [*_step_lines(part, chunk, listed), *(["", "When it applies:", *_cited_lines(when)] if when else [])]
             used += [chunk, *(x.chunk for x in when)]
         head = [_heading_of(part), ""] if len(asks) > 1 else []
         blocks.append("\n".join([*head, *([verdict, ""] if verdict else []), *lines]))

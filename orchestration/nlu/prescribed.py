@@ -19,7 +19,13 @@ PRACTICE = re.compile(
     r"\bcan (?:a|an|the|we|i)\b|\bwhat (?:rate|release|version|mode|port|timers?|vlans?|subnet|interface|servers?)\b|"
     r"\b(?:min|minimum|max|maximum) (?:\w+ ){0,2}(?:version|size|rate|length)\b|\bwhen do(?:es)? (?:we|the|our)\b|"
     r"\bwho (?:approves?|approved|owns?)\b|\bwhat happens when\b|\bwhat if\b|\bescalat\w*|\bwhen (?:do|does|are|is)\b|"
-    r"\b(?:get|gets|are|is) (?:replaced|reviewed|rotated|reported|retained|kept|renewed)\b", re.I)
+    r"\b(?:get|gets|are|is) (?:replaced|reviewed|rotated|reported|retained|kept|renewed)\b|"
+    r"\b(?:do|does) [\w /-]{1,40} need\b|\b(?:treated|considered|counted|handled) as\b|\bcounts? as\b", re.I)
+# the question names our documents: what they say is asked, whatever words of live state it holds ("how do engineers
+# reach devices per our runbook")
+NAMES_OURS = re.compile(r"\b(?:per|according to|in) (?:the|our) (?:\w+ ){0,2}(?:standards?|polic(?:y|ies)|runbooks?|"
+                        r"procedures?|guidelines?)\b|\bour (?:\w+ ){0,2}(?:standards?|polic(?:y|ies)|runbooks?|"
+                        r"procedures?) (?:says?|requires?)\b", re.I)
 # what the state of the network is asked by: devices or places as rows, a count, a measure, failures, now, a run
 FLEET_STATE = re.compile(
     r"\b(?:which|what|any|how many|list|show|count|number of)\s+(?:of (?:the|our) )?(?:[\w-]+\s+){0,2}?"
@@ -38,7 +44,8 @@ LIVE = re.compile(r"\b(?:up|down|reachable|reach|ping|load|utili[sz]ation|cpu|me
 
 def prescribed(text: str) -> bool:
     """Whether ``text`` asks what we do or must do, and nothing of the network's state."""
-    return PRACTICE.search(text) is not None and FLEET_STATE.search(text) is None and not _LIVE_ASKED.search(text)
+    return PRACTICE.search(text) is not None and FLEET_STATE.search(text) is None and (
+        not _LIVE_ASKED.search(text) or NAMES_OURS.search(text) is not None)
 
 
 # live state asked (not "are uptime timestamps ok": a word of LIVE as the name of a setting)

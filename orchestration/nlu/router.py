@@ -11,6 +11,7 @@ is the summed probability of the skills that make up the class (all three ``sec_
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,9 @@ class RouteDecision:
 class SemanticRouter:
     """Routes a prompt to a skill; build once per process (embeds the examples)."""
 
-    def __init__(self, routes_file: Path, embedder: Embedder) -> None:
+    def __init__(self, routes_file: Path, embedder: Embedder, vocabulary: Iterable[str] = ()) -> None:
+        """``vocabulary``: real words beside the examples', never corrected (the bundled documents' words: "treated"
+        was read as "related")."""
         try:
             data = read_yaml(routes_file)
             routes: dict[str, list[str]] = data["routes"]
@@ -76,7 +79,7 @@ class SemanticRouter:
         texts = [t for name in self.route_names for t in routes[name]]
         self._labels = np.array([i for i, name in enumerate(self.route_names) for _ in routes[name]])
         self._examples = embed_fixed(embedder, texts)  # the same examples in every process: kept on disk
-        self.spelling = SpellingNormalizer(w for t in texts for w in re.findall(r"[A-Za-z]+", t))
+        self.spelling = SpellingNormalizer((w for t in texts for w in re.findall(r"[A-Za-z]+", t)), vocabulary)
 
     def route(self, prompt: str) -> RouteDecision:
         query = self.embedder.embed([prompt])[0]

@@ -7,6 +7,7 @@ Only plain alphabetic words of five or more letters are touched; names with digi
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Iterable
@@ -65,9 +66,20 @@ def expand_shorthand(text: str) -> str:
 
 
 class SpellingNormalizer:
-    def __init__(self, vocabulary: Iterable[str]) -> None:
+    def __init__(self, vocabulary: Iterable[str], protected: Iterable[str] = ()) -> None:
+        """``vocabulary``: the words a typo is corrected to; ``protected``: real words never corrected, but no target of
+        a correction either (the bundled documents' words: "treated" is no typo of "related", and "causes" must not
+        become "campuses")."""
         self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS) | set(COMMON_WORDS))
         self._known = frozenset(self.vocabulary)
+        # … except a word that is a shorter or longer form of a vocabulary word ("remain" is read as "remaining", as
+        # it always was)
+        self._protected = frozenset(w for w in (p.lower() for p in protected) if not self._a_form_of_known(w))
+
+    def _a_form_of_known(self, word: str) -> bool:
+        at = bisect.bisect_left(self.vocabulary, word)
+        longer = at < len(self.vocabulary) and self.vocabulary[at].startswith(word)
+        return longer or any(word[:k] in self._known for k in range(4, len(word)))
 
     @property
     def known_words(self) -> frozenset[str]:
@@ -77,7 +89,7 @@ class SpellingNormalizer:
     @lru_cache(maxsize=4096)  # noqa: B019 - one normalizer per process; words repeat across prompts
     def correct_word(self, word: str) -> str:
         lower = word.lower()
-        if self._inflected(lower):
+        if lower in self._protected or self._inflected(lower):
             return word
         # two letters swapped is the commonest typo ("shuold"), and the one difflib's ratio scores lowest
         swapped = (lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1))

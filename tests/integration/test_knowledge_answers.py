@@ -16,7 +16,9 @@ from orchestration import knowledge_eval
 EVAL = PROJECT_ROOT / "evals" / "knowledge"
 # measured on the demo data (evals/knowledge/README.md): a change that answers fewer fails here
 FLOORS = {"questions.yaml": {"passed": 57, "recall": 90.0, "two_part_both": 4},
-          "held_out.yaml": {"passed": 21, "recall": 67.0, "two_part_both": 0}}
+          "held_out.yaml": {"passed": 21, "recall": 67.0, "two_part_both": 0},
+          "second.yaml": {"passed": 21, "recall": 80.0, "two_part_both": 1},
+          "second_held_out.yaml": {"passed": 8, "recall": 57.0, "two_part_both": 0}}
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def test_every_cited_sentence_stands_in_its_chunk_and_the_answers_hold(part: str
         results = knowledge_eval.run(knowledge_eval.load(EVAL / part))
     figures = knowledge_eval.figures(results)
     wrong = [(r.case["id"], c.sentence) for r in results for c in r.cited if not c.found]
-    assert figures["cited_sentences"] > 30 and wrong == [], wrong  # precision: 100 %
+    assert figures["cited_sentences"] > 15 and wrong == [], wrong  # precision: 100 %
     floor = FLOORS[part]
     assert figures["passed"] >= floor["passed"], knowledge_eval.render(part, results, verbose=part == "questions.yaml")
     assert figures["recall"] >= floor["recall"] and figures["two_part_both"] >= floor["two_part_both"], figures
