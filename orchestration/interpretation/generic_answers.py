@@ -1,12 +1,12 @@
-"""Answers to how-to and why questions (skills *_generic) from the organization's standards, plus the
-rule catalog's rationale where a rule is about the same thing. Extractive and attributed (issue 29): whole
-sentences of the one document that answers best, cited where they stand (``⟦chunk id⟧`` placeholders the Answer
-Composer numbers); a second document that also answers is shown apart with its own citation, and amounts they
-disagree on ("14 vs 30 days") are named; when no retrieved sentence speaks to the question's own words, "not found
-in the knowledge base" — then industry practice from the catalog, stated as such. Configuration lines pasted into
-the question ("is this ok: ip http server") are judged first, by the checks that look at one line
-(``assessment_engine.checks.pasted_lines``, by the runtime: ``TurnInput.pasted_lines``): Yes or No, each line with
-the check it fails or meets and its fix."""
+"""Answers to how-to, why and what-do-we-do questions (skills *_generic) from the organization's documents (issues 29
+and 54): the documents' own sentences, chosen by ``document_sentences.answering``, each line holding one chunk's
+sentences and ending in that chunk's ``⟦chunk id⟧`` placeholder (the Answer Composer numbers it), grouped under the
+question's parts; the asker's own upload first, a standard that says otherwise beside it with the disagreement said;
+numbered steps where a procedure is asked for; "not found in the knowledge base" when no sentence speaks to the
+question — then industry practice from the catalog, stated as such. Configuration lines pasted into the question ("is
+this ok: ip http server") are judged first, by the checks that look at one line
+(``assessment_engine.checks.pasted_lines``, by the runtime: ``TurnInput.pasted_lines``): Yes or No, each line with the
+check it fails or meets and its fix."""
 
 from __future__ import annotations
 
