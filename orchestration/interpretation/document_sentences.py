@@ -165,6 +165,7 @@ def sentence_texts(chunks: Sequence[tuple[str, str, str]]) -> list[str]:
                               for text in quotable(content, title)))
 
 
+EMBEDDED = 40  # candidate sentences read for meaning per question at most (those not preloaded cost ~3 ms each)
 NEAR = 0.5  # a sentence this close in meaning answers with one of the question's words ("which timezone for log
 # timestamps": "Timestamps use UTC with millisecond precision")
 
@@ -201,6 +202,13 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
                 mine.append(len(own & own_terms))
     if not candidates:
         return []
+    if len(candidates) > EMBEDDED:
+        # a long passage (an upload of show output, a table of hundreds of rows) has hundreds of candidates: the ones
+        # the question's words point at most are read for meaning, so that a turn embeds a bounded number of sentences
+        ranked = sorted(range(len(candidates)), key=lambda i: (-2 * candidates[i][1] - candidates[i][2],
+                                                               candidates[i][0].rank, candidates[i][0].position))
+        keep = sorted(ranked[:EMBEDDED])
+        candidates, mine = [candidates[i] for i in keep], [mine[i] for i in keep]
     question = f"{part} {context}" if context and _points_back(part) else part
     # each sentence read under its section's path ("NTP … Standard › Servers: Use the two internal stratum-2
     # servers …"): what it is about is often said only there

@@ -134,3 +134,20 @@ def test_a_pronoun_points_back_unless_the_question_names_its_topic_first() -> No
     assert about_the_last_answer("who signed it off")
     assert not about_the_last_answer("stale slic results - who do they go to?")
     assert not about_the_last_answer("who owns the archive server")
+
+
+def test_a_long_passage_costs_a_bounded_number_of_sentences_read_for_meaning() -> None:
+    """An upload of show output holds hundreds of sentences sharing a word with the question: at most EMBEDDED are
+    embedded per question (a masking audit's questions took 3.5 times as long before)."""
+    from orchestration.interpretation.document_sentences import EMBEDDED, answering
+
+    lines = "\n".join(f"Interface Gi0/{i} logging buffer is {i} bytes." for i in range(300))
+    long = _chunk("l#1", "dana/show-output.txt", "show output", lines)
+    seen: list[int] = []
+
+    def similar(question: str, texts: list[str]) -> list[float]:
+        seen.append(len(texts))
+        return [0.5] * len(texts)
+
+    picked = answering("how big is the logging buffer?", "", [long, BACKUP], similar)
+    assert seen and max(seen) <= EMBEDDED and picked
