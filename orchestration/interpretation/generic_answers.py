@@ -270,9 +270,14 @@ def _part_answer(part: str, chosen: list[Sentence]) -> tuple[list[str], list[Ret
             first, second = (_document_name(g[0].chunk) for g in documents)
             lines.append(f"**The documents disagree**: {first} says {differ[0]}, {second} {differ[1]}.")
     for i, group in enumerate(documents):
-        lead = "From" if i == 0 else ("Beside it," if lines else "Also,")
-        lines += [f"{lead} {_document_name(group[0].chunk)}:" if i == 0 else f"{lead} {_document_name(group[0].chunk)} says:",
-                  *_cited_lines(group)]
+        cited = _cited_lines(group)
+        if i == 0:
+            # the answer first, where it comes from after it: the best document's first line leads, named after its
+            # marker (words after a marker quote nothing), its other lines below it
+            more = ", which also says:" if len(cited) > 1 else ""
+            lines += [f"{cited[0].removeprefix('- ')} — {_document_name(group[0].chunk)}{more}", *cited[1:]]
+        else:
+            lines += ["", f"{'Beside it,' if lines else 'Also,'} {_document_name(group[0].chunk)} says:", *cited]
     return lines, [s.chunk for g in documents for s in g]
 
 
@@ -332,6 +337,9 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
             continue
         shown.append(texts)
         lines, quoted_chunks = _part_answer(part, picked)
+        unsaid = _unsaid_choice(part, [s.text for s in picked])
+        if unsaid:
+            lines = [unsaid, "", *lines]
         used += quoted_chunks
         best = picked[0]
         verdict = _release_verdict(part, [s.text for s in picked] + re.split(r"(?<=\.)\s+", best.chunk.content))
@@ -379,6 +387,32 @@ _HOW_TO = re.compile(r"\b(?:how (?:should|do|must|can|to) (?:i |we )?(?:configur
                      r"configur\w* (?:for|of|on)|commands?|syntax|config (?:for|of|on))\b", re.I)
 # a question of why: the catalog's rationale for the rule about it is worth its line beside the documents
 _WHY = re.compile(r"\b(?:why|risk\w*|dangerous|serious|matter)\b", re.I)
+
+
+# a question that offers two ways ("can I jump straight there or do I need an intermediate release?"): each way after
+# the asking words, up to its "or"
+_CHOICE = re.compile(r"\b(?:can|could|may|should|must|do|does|is|are)\s+(?:i|we|you|it|they)\s+(?P<first>[^?]+?),?\s+"
+                     r"or\s+(?:(?:do|does|should|must|can|is|are|will)\s+(?:i|we|you|it|they)\s+)?(?P<second>[^?,.]+)",
+                     re.I)
+
+
+def _unsaid_choice(part: str, quoted_texts: Sequence[str]) -> str | None:
+    """"The documents do not say whether …" for a question offering two ways of which the quoted sentences name
+    neither: their own words (not the question's subject, which both share) are in no sentence — what the documents
+    do say follows, but it is not the choice asked for."""
+    m = _CHOICE.search(part)
+    if m is None:
+        return None
+    said = set().union(*(terms(t) for t in quoted_texts)) if quoted_texts else set()
+    # each way without its verb when it has more words ("use tacacs", "need an intermediate release")
+    ways = [terms(" ".join(w.split()[1:] or w.split())) - GENERIC for w in (m.group("first"), m.group("second"))]
+    own = [ways[0] - ways[1], ways[1] - ways[0]]
+    # a way is named when all its own words are ("intermediate release": "Releases past …" names a release, not an
+    # intermediate one)
+    if not all(own) or any(shared(w, said) == w for w in own):
+        return None
+    first, second = (m.group(k).strip() for k in ("first", "second"))
+    return f"**The documents do not say** which: *{first}*, or *{second}*. What they say about it:"
 
 
 def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:

@@ -34,10 +34,10 @@ def test_a_knowledge_answer_quotes_one_document_and_shows_a_second_that_disagree
     lines = out.summary.split("\n")
     assert lines[0] == ("**The documents disagree**: our *Patch Management Standard* says 14 days, our *Operations "
                         "Runbook* 30 days.")
-    assert lines[1:3] == ["From our *Patch Management Standard*:",
-                          "- Critical vulnerabilities on network devices must be remediated within 14 days. ⟦a#1⟧"]
-    assert lines[3:5] == ["Beside it, our *Operations Runbook* says:", "- Critical vulnerabilities on network devices "
-                          "are remediated within 30 days of the advisory. ⟦b#1⟧"]  # each line cites its own chunk
+    assert lines[1] == ("Critical vulnerabilities on network devices must be remediated within 14 days. ⟦a#1⟧ — our "
+                        "*Patch Management Standard*")  # the answer first, where it comes from after its marker
+    assert lines[2:5] == ["", "Beside it, our *Operations Runbook* says:", "- Critical vulnerabilities on network "
+                          "devices are remediated within 30 days of the advisory. ⟦b#1⟧"]  # each line its own chunk
     assert "NTP" not in out.summary
     assert [e.source for e in out.enterprise_context_applied] == ["standard-patching.md", "runbook-ops.md"]
     missing = answer("what is our standard for ipv6 router advertisement guard?", [other], "cbp_generic", RULES)
@@ -51,7 +51,7 @@ def test_a_value_kept_in_a_table_is_quoted_with_its_column_headings() -> None:
                     "## Remediation deadlines\n\n| Severity | Exposed | Internal |\n|---|---|---|\n"
                     "| **Critical** | 5 days | 21 days |\n| High | 20 days | 45 days |\n\nLab devices are exempt.")
     out = answer("what's our patching deadline for criticals", [policy], "cbp_generic", RULES)
-    assert "- Critical — Exposed: 5 days; Internal: 21 days. ⟦p#1⟧" in out.summary.split("\n"), out.summary
+    assert out.summary.split("\n")[0] == "Critical — Exposed: 5 days; Internal: 21 days. ⟦p#1⟧ — our *Patching Policy*"
     assert "|" not in out.summary.split("⟦")[0]
     highs = answer("what's our patching deadline for high ones", [policy], "cbp_generic", RULES)
     assert "High — Exposed: 20 days; Internal: 45 days." in highs.summary, highs.summary
@@ -70,7 +70,7 @@ def test_a_passage_that_only_names_the_same_thing_does_not_answer(demo_warehouse
                     .read_text(), re.M)
     assert row
     assert f"Critical — Internet-facing or PCI scope: {row.group(1).strip()}; Internal: {row.group(2).strip()}" \
-        in state.final.answer.split("\n")[1], state.final.answer[:400]  # the first line quoted
+        in state.final.answer.split("\n")[0], state.final.answer[:400]  # the answer leads
     # the router hears "findings" as the SLIC view here; the words ask the policy, not the fleet's matches
     state = handle_turn("how soon do we need to close medium findings?", services=services)
     medium = re.search(r"^\| Medium \| ([^|]+) \|", (corpus / "policy-vulnerability-management.md").read_text(), re.M)

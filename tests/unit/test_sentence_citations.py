@@ -41,7 +41,8 @@ def _in_chunk(sentence: str, chunk: RetrievedChunk) -> bool:
 
 def _lines(summary: str) -> list[tuple[str, str]]:
     """(words, chunk id) of each line that cites."""
-    return [(CITE_MARK.sub("", line).lstrip("- ").strip(), m.group(1)) for line in summary.split("\n")
+    # the words before a line's marker (after it, the document is named: "… ⟦b#1⟧ — our *Backup Standard*")
+    return [(line[:m.start()].lstrip("- ").strip(), m.group(1)) for line in summary.split("\n")
             if (m := CITE_MARK.search(line))]
 
 
@@ -70,7 +71,7 @@ def test_the_askers_own_document_leads_and_the_standard_that_says_otherwise_is_s
     lines = said.split("\n")
     assert lines[0] == ("**The documents disagree**: your own *Backup notes* (backup-notes.md) says 180 days, our "
                         "*Configuration Backup Standard* 90 days."), said
-    assert lines[1].startswith("From your own *Backup notes*") and "⟦u#1⟧" in lines[2], said
+    assert lines[1] == "Our team keeps configuration backups for 180 days. ⟦u#1⟧ — your own *Backup notes* (backup-notes.md)"
     assert "Beside it, our *Configuration Backup Standard* says:" in said and "⟦b#1⟧" in said, said
 
 
@@ -151,3 +152,16 @@ def test_a_long_passage_costs_a_bounded_number_of_sentences_read_for_meaning() -
 
     picked = answering("how big is the logging buffer?", "", [long, BACKUP], similar)
     assert seen and max(seen) <= EMBEDDED and picked
+
+
+def test_a_choice_the_documents_do_not_make_is_said_before_what_they_say() -> None:
+    """"Can I X or do I need Y?" when the quoted sentences name neither way: said so first, then what they say; a
+    choice they do name ("tacacs or radius" beside a TACACS+ standard) is answered by the sentence itself."""
+    release = _chunk("r#1", "standard-fw.md", "Firewall Standard", "ASA 9.8 must be upgraded to 9.18 or later.")
+    said = answer("can I upgrade asa straight to 9.18 or do I need an intermediate release?", [release],
+                  "cbp_generic", RULES).summary
+    assert said.startswith("**The documents do not say** which: *upgrade asa straight to 9.18*, or *need an "
+                           "intermediate release*."), said
+    assert "ASA 9.8 must be upgraded to 9.18 or later. ⟦r#1⟧" in said
+    named = answer("should we use tacacs or radius for device logins?", [TACACS], "cbp_generic", RULES).summary
+    assert "do not say" not in named and "⟦t#1⟧" in named, named
