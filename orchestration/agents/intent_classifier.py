@@ -47,7 +47,7 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.prescribed import LIVE, NAMES_OURS, about_the_last_answer, prescribed
+from orchestration.nlu.prescribed import LIVE, NAMES_OURS, about_the_last_answer, asks_no_state, prescribed
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
     COMPARE_TO,
@@ -385,7 +385,11 @@ def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) ->
     # refused (only live state may be a standard's words: "are uptime timestamps ok in logs?")
     theirs = frame.ask == "exception" or frame.subject == "exceptions" or frame.cannot == "off_topic" or (
         frame.cannot in ("licensing", "action") and frame.confidence >= CANNOT_CONFIDENCE)
-    return prescribed(words) and not named and not frame.targets.device and not frame.targets.signature and not (
+    # the reader's own clear reading of a lookup in the documents counts as a modal does ("what tier are the store
+    # firewalls classed as", "what day is the change advisory board") — still about nothing of the network's state
+    read = frame.ask == "policy" and frame.subject == "documents" and frame.confidence >= CLEAR_ASK \
+        and asks_no_state(words)
+    return (prescribed(words) or read) and not named and not frame.targets.device and not frame.targets.signature and not (
         t.months or t.runs or t.since or t.relative or t.last_n) and not about_the_last_answer(words) and not theirs
 
 
@@ -665,6 +669,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
             floor = CLEAR_ASK_FLEET
         if frame.ask == "policy" and frame.subject == "documents":  # "emergency change procedure?": the documents
             floor = CLEAR_ASK
+    elif measured and grouped and frame.ask in POPULATION_ASKS:
+        floor = 0.0  # "ospf adjacency changes by device": a measure per group about a topic, as about the network
     # the data's whatever ask the frame read: "how do SW-1 and SW-2 differ" (what one fails and the other does not),
     # "anything new since last month?" (the findings new, or fixed, between two runs)
     t = frame.time

@@ -89,7 +89,7 @@ _INTERFACE = re.compile(r"\b(?:Loopback|Vlan|GigabitEthernet|Ethernet|mgmt)\d*|\
 _WHO = re.compile(r"\b(?:team|office|board|manager|owned by|approved by|SOC|CISO|engineer|IT|on-call|NOC)\b")
 _WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
                    r"\b\d{1,2}:\d{2}\b|\b20\d\d\b|\bfirst \w+ of\b|\bwithin\b|\bafter\b|\bbefore\b", re.I)
-_NUMBER = re.compile(r"\d")
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|both|single)\b", re.I)
 _NAME = re.compile(r"`[^`]+`|\"[^\"]+\"|\b[A-Z][\w-]*\d[\w-]*\b|\b[a-z]+\d+\b")
 _BECAUSE = re.compile(r"\b(?:because|so that|so it|in order to|otherwise|protects?|prevents?|an attacker|exploited|"
                       r"can (?:shift|starve|erase|take|drop|invalidate|reach|read|change)|could|would|is why|lets? "
@@ -176,6 +176,25 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
     ``margin`` of the best. ``context``: words of the rest of the question, for a part that points back ("… and when
     does it expire"). ``also``: words the question means without saying ("approved releases" for "is 17.9.4 approved?").
     """
+    return within(ranked(part, context, chunks, similar, also), part, margin)
+
+
+def within(scored: Sequence[Sentence], part: str, margin: float = MARGIN) -> list[Sentence]:
+    """Of ``scored`` (``ranked``'s, best first), those within ``margin`` of the best — at most ``MOST`` at the usual
+    margin — each with the sentence it points back to."""
+    if not scored:
+        return []
+    best = scored[0].score
+    how_to = re.search(r"\bhow (?:should|do|must|can) (?:i|we)\b.*\b(?:configur\w*|set ?up|enable)\b", part, re.I)
+    most = MOST_HOW_TO if how_to else MOST
+    chosen = [s for s in scored if s.score >= best - margin][:most if margin <= MARGIN else None]
+    return _with_antecedents(chosen)
+
+
+def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: Similarity | None,
+           also: str = "") -> list[Sentence]:
+    """Every sentence of ``chunks`` that speaks to ``part``, scored by how well it answers it, best first: read for
+    meaning once per part, however many margins are then taken of it (``within``)."""
     own_terms = terms(part) | terms(also)
     asked = own_terms | (terms(context) if context and (_points_back(part) or len(own_terms - GENERIC) < 2) else set())
     if HOW_LONG.search(part):
@@ -188,6 +207,10 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
     mine: list[int] = []  # of a candidate's shared words, how many are the part's own (not the rest of the question's)
     for rank, chunk in enumerate(chunks):
         heading = about(chunk)
+        # a section whose own heading is only words asked ("RPKI" for "what rpki policy do we apply") is about what
+        # is asked as much as two words of a longer path are
+        leaf = terms((chunk.metadata.section or "").split("›")[-1])
+        named_section = 2 if leaf and shared(topic, leaf) == leaf else 0
         said = quotable(chunk.content, chunk.metadata.title)
         for position, text in enumerate(said):
             if position == len(said) - 1 and position and not re.search(r"[.:!?)\]`*\"]\s*$", text) \
@@ -196,7 +219,8 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
             # a rule tag ("[ASA-TLS]") says what a sentence is about, as its heading does: not its own words
             words, tagged = terms(_TAG.sub(" ", text)), terms(" ".join(_TAG.findall(text)))
             own = shared(topic, words)
-            shared_own, shared_heading = len(own), len(shared(topic - own, heading | tagged))
+            shared_own = len(own)
+            shared_heading = max(len(shared(topic - own, heading | tagged)), 0 if own else named_section)
             if shared_own or (rank < 3 and shared_heading >= min(2, len(topic))):
                 candidates.append((Sentence(chunk, rank, position, text), shared_own, shared_heading))
                 mine.append(len(own & own_terms))
@@ -240,14 +264,8 @@ def answering(part: str, context: str, chunks: Sequence[RetrievedChunk], similar
                  + kind + 0.1 * phrase
                  + 0.2 * focused + 0.2 * tagged_asked + 0.03 * bool(NORMATIVE.search(s.text)) - 0.01 * s.rank)
         scored.append(Sentence(s.chunk, s.rank, s.position, s.text, round(score, 4)))
-    if not scored:
-        return []
     scored.sort(key=lambda s: (-s.score, s.rank, s.position))
-    best = scored[0].score
-    how_to = re.search(r"\bhow (?:should|do|must|can) (?:i|we)\b.*\b(?:configur\w*|set ?up|enable)\b", part, re.I)
-    most = MOST_HOW_TO if how_to else MOST
-    chosen = [s for s in scored if s.score >= best - margin][:most if margin <= MARGIN else None]
-    return _with_antecedents(chosen)
+    return scored
 
 
 _ANAPHOR = re.compile(r"^(?:this|that|these|those|it|they|such|therefore|so|hence)\b", re.I)

@@ -20,11 +20,12 @@ from orchestration.interpretation.document_sentences import (
     Sentence,
     Similarity,
     about,
-    answering,
     disagreement,
+    ranked,
     shared,
     stem,
     terms,
+    within,
 )
 from orchestration.interpretation.enterprise import applied
 from orchestration.nlu.two_questions import parts
@@ -32,19 +33,18 @@ from orchestration.outputs import DomainOutputs, RetrievedChunk
 from orchestration.state import AssessmentState, PastedLine, shown_document
 
 _CODE = re.compile(r"```\w*\n(.*?)```", re.S)
-_terms = terms  # what the question and a rule's title are about, one form per word
 
 
 def _catalog_rules(prompt: str, catalog: Sequence[Rule]) -> list[dict[str, Any]]:
-    terms = _terms(prompt)
+    asked = terms(prompt)
     # a check named by its id ("what is the risk of SNMP-RW?") is the one asked about
     named = [r for r in catalog if re.search(rf"(?<![\w-]){re.escape(r.id)}(?![\w-])", prompt, re.I)]
     scored = [(1, r) for r in named]
     for r in [] if named else catalog:
-        shared = terms & (_terms(r.title) | {stem(r.technology)})
+        common = asked & (terms(r.title) | {stem(r.technology)})
         # one word in common is a match only when it is the rule's technology ("ntp"), not any title word ("guard")
-        if len(shared) >= 2 or stem(r.technology) in shared:
-            scored.append((len(shared), r))
+        if len(common) >= 2 or stem(r.technology) in common:
+            scored.append((len(common), r))
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0] if scored else 0
     return [{"rule_id": r.id, "title": r.title, "severity": r.severity, "rationale": r.rationale,
@@ -287,24 +287,26 @@ _COMPARED = re.compile(r"\b(?:vs\.?|versus|compared? (?:to|with)|differ\w*|same 
 
 
 def _chosen(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: Similarity | None,
-            carried: str = "") -> list[Sentence]:
+            carried: str = "") -> tuple[list[Sentence], list[Sentence]]:
     """The sentences that answer one part: the best ones; the asker's own document's best too when it answers a little
     less well (they uploaded it to be used); and, beside the asker's document or where the question compares, the
-    best sentence of another document — a standard that says otherwise is shown, not hidden."""
+    best sentence of another document — a standard that says otherwise is shown, not hidden. Also: every sentence
+    that speaks to the part, best first."""
     # "is 17.9.4 approved?" asks for the list of approved releases, words it does not use
     also = " ".join(filter(None, [carried, "approved releases" if RELEASE.search(part) and APPROVAL_ASKED.search(part)
                                   else ""]))
-    picked = answering(part, context, chunks, similar, also=also)
+    scored = ranked(part, context, chunks, similar, also=also)
+    picked = within(scored, part)
     if not picked:
-        return []
-    pool = answering(part, context, chunks, similar, margin=WIDE, also=also)
+        return [], scored
+    pool = within(scored, part, margin=WIDE)
     picked += [s for s in pool if s.own and s not in picked][:2]
     if any(s.own for s in picked) or _COMPARED.search(part):
         sources = {s.source for s in picked}
         other = next((s for s in pool if s.source not in sources and not s.own), None)
         if other is not None and len(sources) < 2:
             picked.append(other)
-    return picked
+    return picked, scored
 
 
 def _heading_of(part: str) -> str:
@@ -316,7 +318,8 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
     """What the documents say (``rules``: the catalog's rules about the same thing, offered where none answers)."""
     asks = parts(prompt)
     context = " ".join(asks[:1])  # a later part that points back ("… and when does it expire") is about the first's
-    chosen = [_chosen(part, context if i else "", chunks, similar, carried) for i, part in enumerate(asks)]
+    chosen, scored = map(list, zip(*(_chosen(part, context if i else "", chunks, similar, carried)
+                                     for i, part in enumerate(asks)), strict=True))
     used: list[RetrievedChunk] = []
     blocks: list[str] = []
     shown: list[set[str]] = []
@@ -347,8 +350,7 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
         if steps is not None:  # "who do I escalate to": the procedure's steps, then when it applies
             chunk, listed = steps
             # when it applies: the document's best sentences outside the steps' passage (not a step said twice)
-            when = [x for x in answering(part, context if i else "", chunks, similar, margin=1.0, also=carried)
-                    if x.source == chunk.metadata.source and x.chunk is not chunk][:2]
+            when = [x for x in within(scored[i], part, margin=1.0) if x.source == chunk.metadata.source and x.chunk is not chunk][:2]
             lines = [*_step_lines(part, chunk, listed), *(["", "When it applies:", *_cited_lines(when)] if when else [])]
             used += [chunk, *(x.chunk for x in when)]
         head = [_heading_of(part), ""] if len(asks) > 1 else []
@@ -441,13 +443,13 @@ def _release_verdict(prompt: str, lines: Sequence[str]) -> str | None:
     return f"**No** — {release} is not in any approved train ({', '.join(trains)})."
 
 
-def _configuration(chunks: list[RetrievedChunk], terms: set[str]) -> tuple[str, str]:
+def _configuration(chunks: list[RetrievedChunk], asked: set[str]) -> tuple[str, str]:
     """The first code block of the document's chunks — one under a heading the question names (a platform) beats
     it — and that heading."""
     config, config_from = "", ""
     for c in chunks:
         blocks = _CODE.findall(c.content)
         heading = _heading(c)
-        if blocks and (not config or (heading and _terms(heading) & terms and not _terms(config_from) & terms)):
+        if blocks and (not config or (heading and terms(heading) & asked and not terms(config_from) & asked)):
             config, config_from = blocks[0].strip(), heading
     return config, config_from

@@ -2,7 +2,8 @@
 devices use", "how often do we rotate the snmpv3 keys", "can a method list end in none?", "are uptime timestamps ok in
 logs?", "what is maximum-prefix for", "what's our emergency admin account called". Read from the question's grammar —
 a modal or a question of practice — and from what it does not ask: no device, place, time or measure of the fleet
-("which routers should be upgraded first" and "how many devices must we fix" ask the data)."""
+("which routers should be upgraded first" and "how many devices must we fix" ask the data; "how many ntp servers must
+a device use" does not)."""
 
 from __future__ import annotations
 
@@ -33,24 +34,30 @@ FLEET_STATE = re.compile(
     r"signatures|matches|findings|results|releases|versions)\b"
     r"(?!\s+(?:should|must))|"
     r"\bpass rate\b|\bfail(?:s|ing|ed|ure|ures)?\b|\bcompliant\b|\bstill\b|\bcurrently\b|\bright now\b|"
-    r"\btoday\b|\bin the (?:\w+ )?(?:run|assessment)\b|\bdeviations?\b|\bscore\b|\bpercent\w*\b|\bhow many\b|"
+    r"\btoday\b|\bin the (?:\w+ )?(?:run|assessment)\b|\bdeviations?\b|\bscore\b|\bpercent\w*\b|"
+    # (not a number a standard sets: "how many ntp servers must a device use")
+    r"\bhow many\b(?! (?!(?:devices|routers|switch(?:es)?|firewalls|boxes|sites|stores|branches)\b)"
+    r"(?:[\w-]+ ){1,3}(?:must|should|shall)\b)|"
     r"\bwhich ones\b|\b(?:are|is) there any\b|\banywhere\b", re.I)
 
 
+# live state asked outright (not "are uptime timestamps ok": a word of LIVE as the name of a setting)
+_LIVE_ASKED_WORDS = (r"reach|reachable|ping|is (?:it |the \w+ )?(?:up|down)|cpu|memory|utili[sz]ation|counters?|online|"
+                     r"offline|right now|at the moment")
+_LIVE_ASKED = re.compile(rf"\b(?:{_LIVE_ASKED_WORDS})\b", re.I)
 # what only the network's running state holds: a question with these words is never the documents' alone
-LIVE = re.compile(r"\b(?:up|down|reachable|reach|ping|load|utili[sz]ation|cpu|memory|uptime|status|traffic|counters?|"
-                  r"errors?|flapping|right now|currently|at the moment|online|offline)\b", re.I)
+LIVE = re.compile(rf"\b(?:{_LIVE_ASKED_WORDS}|up|down|load|uptime|status|traffic|errors?|flapping|currently)\b", re.I)
 
 
 def prescribed(text: str) -> bool:
     """Whether ``text`` asks what we do or must do, and nothing of the network's state."""
-    return PRACTICE.search(text) is not None and FLEET_STATE.search(text) is None and (
-        not _LIVE_ASKED.search(text) or NAMES_OURS.search(text) is not None)
+    return PRACTICE.search(text) is not None and asks_no_state(text)
 
 
-# live state asked (not "are uptime timestamps ok": a word of LIVE as the name of a setting)
-_LIVE_ASKED = re.compile(r"\b(?:reach|reachable|ping|is (?:it |the \w+ )?(?:up|down)|cpu|memory|utili[sz]ation|"
-                         r"counters?|online|offline|right now|at the moment)\b", re.I)
+def asks_no_state(text: str) -> bool:
+    """Whether ``text`` asks nothing of the network's state: no devices or places as rows, count, measure or failure
+    of the fleet, and no live state (unless it names our documents)."""
+    return FLEET_STATE.search(text) is None and (not _LIVE_ASKED.search(text) or NAMES_OURS.search(text) is not None)
 
 
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|those|these|that one|this one)\b", re.I)

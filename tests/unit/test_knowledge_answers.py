@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from foundation.config import PROJECT_ROOT
-from orchestration.interpretation.generic_answers import _terms, answer
+from orchestration.interpretation.document_sentences import terms
+from orchestration.interpretation.generic_answers import answer
 from orchestration.outputs import ChunkMetadata, RetrievedChunk
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
@@ -182,8 +183,8 @@ def test_how_fast_after_findings_is_the_deadline_the_policy_gives(demo_warehouse
 def test_a_verb_matches_its_other_forms_in_the_passage_that_answers(demo_warehouse: Path, services: Services) -> None:
     """"how long do we have to upgrade them" after the devices on 9.8(4) is answered by "must be upgraded within 6
     months", whatever form the verb takes on either side."""
-    assert _terms("upgraded") == _terms("upgrade") == _terms("upgrading") and _terms("fixing") == _terms("fix")
-    assert _terms("used") == {"used"}  # short words keep their ending
+    assert terms("upgraded") == terms("upgrade") == terms("upgrading") and terms("fixing") == terms("fix")
+    assert terms("used") == {"used"}  # short words keep their ending
     chat = Chat(services)
     chat("which devices run 9.8(4)")
     said = chat("how long do we have to upgrade them").final.answer

@@ -122,6 +122,8 @@ def test_the_preview_and_the_opened_chunk_mark_the_quoted_sentence() -> None:
     ("what is bgp maximum-prefix for", True),
     ("which routers fail the syslog check", False),  # the state of the network
     ("how many switches should be upgraded", False),
+    ("how many ntp servers must each device use", True),  # a number a standard sets, not a count of the fleet
+    ("how many devices must we fix", False),
     ("which exceptions do we have", False),
     ("can the core switches reach the ntp servers", False),  # live state
     ("where do we stand on the stores", False),
@@ -165,3 +167,19 @@ def test_a_choice_the_documents_do_not_make_is_said_before_what_they_say() -> No
     assert "ASA 9.8 must be upgraded to 9.18 or later. ⟦r#1⟧" in said
     named = answer("should we use tacacs or radius for device logins?", [TACACS], "cbp_generic", RULES).summary
     assert "do not say" not in named and "⟦t#1⟧" in named, named
+
+
+def test_a_section_named_by_the_asked_word_answers_though_its_sentence_shares_none() -> None:
+    """"What rpki policy do we apply": the passage under "RPKI" answers though its sentence never says the word."""
+    rpki = _chunk("g#1", "standard-bgp.md", "BGP Standard", "Route origin validation is planned for 2027.",
+                  "BGP Standard › RPKI")
+    said = answer("what rpki policy do we apply to internet peers?", [rpki], "cbp_generic", RULES).summary
+    assert said.startswith("Route origin validation is planned for 2027. ⟦g#1⟧"), said
+
+
+def test_a_number_written_as_a_word_is_the_number_asked_for() -> None:
+    """"How many … must": "the two internal servers" holds the number; a sentence without one does not lead."""
+    ntp = _chunk("n#1", "standard-ntp.md", "NTP Standard", "NTP servers are internal and authenticated. Use the two "
+                 "internal NTP servers only.", "NTP Standard › Servers")
+    said = answer("how many ntp servers must a device use?", [ntp], "cbp_generic", RULES).summary
+    assert said.startswith("Use the two internal NTP servers"), said
