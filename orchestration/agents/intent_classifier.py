@@ -47,7 +47,14 @@ from orchestration.nlu.followups import (
 from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
-from orchestration.nlu.prescribed import LIVE, NAMES_OURS, about_the_last_answer, asks_no_state, prescribed
+from orchestration.nlu.prescribed import (
+    LIVE,
+    NAMES_OURS,
+    about_the_last_answer,
+    asks_live,
+    asks_no_state,
+    prescribed,
+)
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
     COMPARE_TO,
@@ -402,7 +409,7 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     # (unsure of a question that names anything of the data — an assessment, a check, a place — the gate asks)
     unsure = intent.intent_class == "unknown_or_needs_clarification" and intent.meta_intent not in (
         *CONVERSATIONAL, "followup_question") and all(e.type in UNSPECIFIC_ENTITIES for e in intent.entities)
-    if not (refused or unsure) or (LIVE.search(text) and not NAMES_OURS.search(text)) or any(
+    if not (refused or unsure) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
             e.type in ("device", "site") for e in intent.entities):
         return intent
     retriever = services.retriever()

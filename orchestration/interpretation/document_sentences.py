@@ -104,7 +104,7 @@ _ASKS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
      _ADDRESS),
     (re.compile(r"\binterfaces?\b|\bsourced?\b|\bvlans?\b", re.I), _INTERFACE),
     (re.compile(r"\bwho\b|\bowns?\b", re.I), _WHO),
-    (re.compile(r"\bwhen\b|\bdate\b|\bexpir\w*|\bwindow\b", re.I), _WHEN),
+    (re.compile(r"\bwhen\b|\bdate\b|\bexpir\w*|\bwindow\b|\b(?:which|what) (?:day|weekday)\b", re.I), _WHEN),
     (re.compile(r"\bports?\b|\bhow (?:much|many|big|large)\b|\bsize\b|\brate\b|\bbandwidth\b|\bversion\b|"
                 r"\bextension\b|\bnumber\b|\bminimum\b|\bmin\b|\bmax\w*\b|\bwhat release\b", re.I), _NUMBER),
     (re.compile(r"\bcalled\b|\bnamed?\b|\bwhich (?:account|host|user)\b", re.I), _NAME),
@@ -320,6 +320,11 @@ def says_it(question: str, chunks: Sequence[RetrievedChunk], similar: Similarity
     said = [(c, text) for c in chunks for text in sentences(c.content)]
     near = [(c, text) for c, text in said if shared(topic, terms(text) | about(c))]
     if any((n := len(shared(topic, terms(text)))) >= 3 or (n >= 2 and n >= 0.6 * len(topic)) for _, text in near):
+        return True
+    # one of its words and the kind of value it asks for ("which day is CAB": "… the weekly Change Advisory Board
+    # (Tuesday)")
+    values = asked_values(question)
+    if values and any(shared(topic, terms(text)) and any(v.search(text) for v in values) for _, text in near):
         return True
     return similar is not None and bool(near) and max(similar(
         question, [f"{c.metadata.section or c.metadata.title}: {text}" for c, text in near])) >= SAYS_IT

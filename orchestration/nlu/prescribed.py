@@ -21,7 +21,12 @@ PRACTICE = re.compile(
     r"\b(?:min|minimum|max|maximum) (?:\w+ ){0,2}(?:version|size|rate|length)\b|\bwhen do(?:es)? (?:we|the|our)\b|"
     r"\bwho (?:approves?|approved|owns?)\b|\bwhat happens when\b|\bwhat if\b|\bescalat\w*|\bwhen (?:do|does|are|is)\b|"
     r"\b(?:get|gets|are|is) (?:replaced|reviewed|rotated|reported|retained|kept|renewed)\b|"
-    r"\b(?:do|does) [\w /-]{1,40} need\b|\b(?:treated|considered|counted|handled) as\b|\bcounts? as\b", re.I)
+    r"\b(?:do|does) [\w /-]{1,40} need\b|\b(?:treated|considered|counted|handled) as\b|\bcounts? as\b|"
+    # which of two roles a thing plays in the design ("is mpls the primary or the backup path"), which of two findings
+    # goes first ("does a high on a critical asset beat a critical on a lab box"), on which day or at what time
+    r"\b(?:is|are) [\w -]{1,30}? the \w+ or (?:the )?\w+\b|"
+    r"\b(?:beats?|outranks?|takes? (?:priority|precedence)|comes? (?:first|before)|ahead of)\b|"
+    r"\b(?:which|what) (?:day|weekday|time of day)\b", re.I)
 # the question names our documents: what they say is asked, whatever words of live state it holds ("how do engineers
 # reach devices per our runbook")
 NAMES_OURS = re.compile(r"\b(?:per|according to|in) (?:the|our) (?:\w+ ){0,2}(?:standards?|polic(?:y|ies)|runbooks?|"
@@ -57,7 +62,18 @@ def prescribed(text: str) -> bool:
 def asks_no_state(text: str) -> bool:
     """Whether ``text`` asks nothing of the network's state: no devices or places as rows, count, measure or failure
     of the fleet, and no live state (unless it names our documents)."""
-    return FLEET_STATE.search(text) is None and (not _LIVE_ASKED.search(text) or NAMES_OURS.search(text) is not None)
+    return FLEET_STATE.search(text) is None and (not asks_live(text) or NAMES_OURS.search(text) is not None)
+
+
+# what a part of the network may reach, by design ("pos vlan - what can it reach"), not whether it reaches now
+DESTINATIONS = re.compile(r"\b(?:what|which|where)\b[^?]{0,60}?\b(?:can|could|may|allowed to)\s+"
+                          r"(?:it |they |\w+ )?(?:reach|talk to|access|connect to)\b", re.I)
+
+
+def asks_live(text: str, words: re.Pattern[str] = _LIVE_ASKED) -> bool:
+    """Whether ``text`` asks the network's running state (``words``: which words say so) — what a part may reach by
+    design aside."""
+    return words.search(DESTINATIONS.sub(" ", text)) is not None
 
 
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|those|these|that one|this one)\b", re.I)

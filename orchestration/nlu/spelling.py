@@ -72,14 +72,15 @@ class SpellingNormalizer:
         become "campuses")."""
         self.vocabulary = sorted({w.lower() for w in vocabulary if w.isalpha()} | set(DOMAIN_WORDS) | set(COMMON_WORDS))
         self._known = frozenset(self.vocabulary)
-        # … except a word that is a shorter or longer form of a vocabulary word ("remain" is read as "remaining", as
-        # it always was)
+        # … except a word that is a shorter form of a vocabulary word, or one a letter or two longer ("remain" is read
+        # as "remaining", "given" as "give", as they always were); a word three letters longer or more is a word of
+        # its own ("criticality" is no typo of "critical")
         self._protected = frozenset(w for w in (p.lower() for p in protected) if not self._a_form_of_known(w))
 
     def _a_form_of_known(self, word: str) -> bool:
         at = bisect.bisect_left(self.vocabulary, word)
         longer = at < len(self.vocabulary) and self.vocabulary[at].startswith(word)
-        return longer or any(word[:k] in self._known for k in range(4, len(word)))
+        return longer or any(word[:k] in self._known for k in range(max(4, len(word) - 2), len(word)))
 
     @property
     def known_words(self) -> frozenset[str]:

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from chat_app.rendering import highlighted, located, preview
+from orchestration.interpretation.document_sentences import says_it
 from orchestration.interpretation.generic_answers import CITE_MARK, answer
 from orchestration.interpretation.markdown import cited_words
 from orchestration.nlu.prescribed import about_the_last_answer, prescribed
@@ -124,6 +125,11 @@ def test_the_preview_and_the_opened_chunk_mark_the_quoted_sentence() -> None:
     ("how many switches should be upgraded", False),
     ("how many ntp servers must each device use", True),  # a number a standard sets, not a count of the fleet
     ("how many devices must we fix", False),
+    ("is mpls the primary or the backup wan path", True),  # which of two roles, by design
+    ("does a high on a tier-1 router beat a critical on a lab switch", True),  # which goes first
+    ("which day is the change board", True),
+    ("what is the guest vlan allowed to reach?", True),  # by design, not whether it reaches now
+    ("is the guest vlan allowed to reach the internet right now", False),
     ("which exceptions do we have", False),
     ("can the core switches reach the ntp servers", False),  # live state
     ("where do we stand on the stores", False),
@@ -183,3 +189,11 @@ def test_a_number_written_as_a_word_is_the_number_asked_for() -> None:
                  "internal NTP servers only.", "NTP Standard › Servers")
     said = answer("how many ntp servers must a device use?", [ntp], "cbp_generic", RULES).summary
     assert said.startswith("Use the two internal NTP servers"), said
+
+
+def test_one_word_of_the_question_and_the_kind_of_value_it_asks_for_say_it() -> None:
+    """"Which day is CAB": one word (the board's initials) and a day say it; the same word without a day does not."""
+    board = _chunk("c#1", "policy-change.md", "Change Policy", "Normal changes go through the weekly Change Advisory "
+                   "Board (Tuesday).")
+    undated = _chunk("c#2", "policy-change.md", "Change Policy", "Normal changes go through the Change Advisory Board.")
+    assert says_it("which day is CAB", [board]) and not says_it("which day is CAB", [undated])
