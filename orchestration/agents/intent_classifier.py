@@ -338,14 +338,14 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
                                                             rules.rules), frame, rules.by_id))
         if frame.ask in ("list", "summary") and ANY.search(words.strip()) and not (
-                frame.checks and wanted_state(frame.checks, rules.rules) == "passes"):
+                frame.checks and wanted_state(frame.checks, rules.rules, words) == "passes"):
             # "telnet anywhere in DC2?": whether any fails, then which; not "is snmp v3 used anywhere" (a feature
             # wanted on, whose yes is a device passing — read as the list it was)
             frame = frame.evolve(ask="yes_no", polar=True)
         if frame.polarity is None and frame.ask == "yes_no":  # its words say neither: the checks it names decide
-            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules) if frame.checks else "fails")
+            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules, words) if frame.checks else "fails")
         elif frame.polarity is None and frame.ask == "share" and frame.checks:
-            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules))
+            frame = frame.evolve(polarity=wanted_state(frame.checks, rules.rules, words))
         model = services.catalog.semantic_model
         if HOW_DID.search(words) and frame.ask in ("summary", "not_answerable") and \
                 names_a_part_beyond_the_frame(words, model):
@@ -409,8 +409,9 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     # (unsure of a question that names anything of the data — an assessment, a check, a place — the gate asks)
     unsure = intent.intent_class == "unknown_or_needs_clarification" and intent.meta_intent not in (
         *CONVERSATIONAL, "followup_question") and all(e.type in UNSPECIFIC_ENTITIES for e in intent.entities)
+    # (nor a question about the last answer's rows: "… and when do they expire" after the exceptions of a site)
     if not (refused or unsure) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
-            e.type in ("device", "site") for e in intent.entities):
+            e.type in ("device", "site") for e in intent.entities) or about_the_last_answer(text):
         return intent
     retriever = services.retriever()
     found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []
@@ -498,6 +499,10 @@ PCI_IMPACT = re.compile(r"\b(?:affect\w*|impact\w*|complian\w*|risk\w*|exposure|
                         r"\bwhat\s+(?:do|should|must)\s+we\b", re.I)  # (and what is done about it)
 
 
+_WHOLE_NETWORK = re.compile(r"\b(?:any|every)where\b|\bon (?:all|every|any) (?:of (?:our|the) )?(?:devices?|routers?|"
+                            r"switch(?:es)?|firewalls?|boxes|box)\b", re.I)
+
+
 def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = "",
                      logged: bool = False, grouped: bool = False) -> RouteDecision | None:
     """The router chose a view the frame says the question is not about: the standards, when the frame reads a clear
@@ -515,8 +520,9 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         and not frame.targets.signature and "slic" not in decision.signals and frame.confidence >= CLEAR_ASK
     if skill.endswith("_generic"):
         # "is the http server disabled on all routers?", "is SNMP-ACL on RTR-1 covered by an exception?": a verdict
+        # (or of the whole network asked as such: "is ntp authentication enabled everywhere?")
         verdict = frame.ask in ("yes_no", "exception", "fix") and bool(frame.checks) \
-            and bool(part or frame.targets.device)
+            and bool(part or frame.targets.device or _WHOLE_NETWORK.search(text))
         population = frame.ask in POPULATION_ASKS and frame.subject in ("devices", "sites", "runs") and _filtered(frame)
         # "what does D2_IOSXE fail?": the standards hold no device; its failures are the data's
         device = bool(frame.targets.device) and frame.ask in ("list", "count", "explain", "summary")

@@ -59,18 +59,42 @@ def checks_asked(text: str, topics: Sequence[str], named: Sequence[str], rules: 
         return precise
     candidates = [r for r in rules if r.technology in topics or any(p.search(f"{r.deviation} {r.title}") for p in patterns)]
     chosen = narrowed(text, candidates, topics)
+    # "snmp v2c": the one SNMP rule whose risk is v2c (its title says version 3)
+    risky = named_risk(text, chosen, rules)
+    if risky and len(risky) < len(chosen):
+        return risky
     if len(chosen) < len(candidates):  # the words told the rules apart ("aaa new-model" is not the login rule)
         return chosen
     return list(dict.fromkeys(chosen + precise))
 
 
+# words of where and how much, which name no risk: "how many aaa failures per site type" names no failed login
+_WHERE_WORDS = frozenset(["anywhere", "everywhere", "somewhere", "network", "fleet", "today", "now", "failure", "failed",
+                          "pas", "passed", "passing", "many", "much", "per", "count", "number", "rate", "percent"])
+
+
+def named_risk(text: str, checks: Sequence[str], rules: Sequence[Rule]) -> list[str]:
+    """The checks whose deviation or rationale — what is wrong, not the state the check wants — holds a word of the
+    question that its title does not ("is snmp v2c used anywhere": SNMP-V3-PRIV's rationale says v2c, its title
+    "SNMP uses version 3 …"): asked whether that is used, the question asks whether the check fails."""
+    risks = {r.id: _words(f"{r.deviation} {r.rationale}") for r in rules}
+    # a word of a risk only: in no title of the catalog, not within a title's word ("log" of "syslog"), and in the
+    # risks of two rules at most ("v2c" — not "logs" or "core", which many rationales say)
+    titles = set().union(*(_words(r.title) for r in rules)) if rules else set()
+    own = {w for w in _words(text) - _WHERE_WORDS if not any(w in t or t in w for t in titles)
+           and sum(w in words for words in risks.values()) <= 2}
+    return [r.id for r in rules if r.id in checks and own & risks[r.id]]
+
+
 _OFF = re.compile(r"\bdisabled\b|\bnot\b|^no\b", re.I)  # a title that wants a feature off: "Telnet … is disabled"
 
 
-def wanted_state(checks: Sequence[str], rules: Sequence[Rule]) -> Literal["passes", "fails"]:
+def wanted_state(checks: Sequence[str], rules: Sequence[Rule], text: str = "") -> Literal["passes", "fails"]:
     """What a question whose words say neither passing nor failing asks of the checks it names: it names the
     feature. Most of them wanting the feature off ("Telnet management is disabled"), "is telnet enabled on FW-1?" asks
     whether they fail; else ("NTP authentication is enabled") "is ntp authentication enabled on RTR-1?" whether they
-    pass."""
+    pass — unless ``text`` names what is wrong with each ("is snmp v2c used anywhere": ``named_risk``)."""
+    if text and checks and set(named_risk(text, checks, rules)) == set(checks):
+        return "fails"
     titles = [r.title for r in rules if r.id in checks]
     return "fails" if titles and 2 * sum(bool(_OFF.search(t)) for t in titles) >= len(titles) else "passes"

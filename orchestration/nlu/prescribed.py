@@ -43,7 +43,7 @@ FLEET_STATE = re.compile(
     # (not a number a standard sets: "how many ntp servers must a device use")
     r"\bhow many\b(?! (?!(?:devices|routers|switch(?:es)?|firewalls|boxes|sites|stores|branches)\b)"
     r"(?:[\w-]+ ){1,3}(?:must|should|shall)\b)|"
-    r"\bwhich ones\b|\b(?:are|is) there any\b|\banywhere\b", re.I)
+    r"\bwhich ones\b|\b(?:are|is) there any\b|\b(?:any|every)where\b", re.I)
 
 
 # live state asked outright (not "are uptime timestamps ok": a word of LIVE as the name of a setting)

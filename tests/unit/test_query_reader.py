@@ -184,6 +184,23 @@ def test_a_feature_wanted_on_asked_anywhere_is_yes_with_the_devices_that_have_it
     assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", lead)) == passing, lead
 
 
+def test_the_risk_a_check_guards_against_asked_anywhere_is_yes_with_the_devices_that_fail_it(
+        demo_warehouse: Path, services: Services) -> None:
+    """"is snmp v2c used anywhere": v2c is what SNMP-V3-PRIV's rationale warns of, not what its title wants — the
+    devices failing it, never a "Yes" listing the devices that pass (the dangerous yes of issue 52); "… enabled
+    everywhere?" asks the fleet's verdict, not the standard."""
+    failing = {d for d, in sql(demo_warehouse, f"""SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING
+        (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet' AND a.site = 'HQ'
+        AND r.rule_id = 'SNMP-V3-PRIV' AND r.status = 'fail'""")}
+    state = handle_turn("is snmp v2c used anywhere at HQ?", services=services)
+    lead = first_line(state.final.answer)
+    assert state.intent.frame.checks == ["SNMP-V3-PRIV"] and state.intent.frame.polarity == "fails"
+    assert lead.startswith("**Yes**" if failing else "**No**"), lead
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", lead)) <= failing, lead
+    everywhere = handle_turn("is ntp authentication enabled everywhere?", services=services)
+    assert everywhere.intent.domain_details.skill.endswith("_assessment"), everywhere.final.answer[:200]
+
+
 def test_a_ranking_of_another_group_than_the_templates_is_of_that_group(demo_warehouse: Path, services: Services) -> None:
     """"put the platforms in order of failed checks": the platforms, as SQL ranks them — no template's sites."""
     ranked = sql(demo_warehouse, f"""SELECT a.platform, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
