@@ -116,7 +116,8 @@ def test_a_cited_sentence_is_marked_in_the_preview_and_in_the_opened_chunk(app: 
     page.wait_for_timeout(1500)
     answer = send(page, "what is the ssh idle timeout?")
     quoted = "Idle sessions end after 10 minutes"
-    line = answer.locator("li", has_text=quoted).first
+    # the answer's lead line (Chainlit draws a paragraph as a div of role article), or a line of its list
+    line = answer.locator("li, [role='article']", has_text=quoted).first
     marker = line.locator('a[href^="#cite-"]').first
     marker.scroll_into_view_if_needed()
     marker.hover()
