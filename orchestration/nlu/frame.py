@@ -453,6 +453,8 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     iso = re.search(r"\bbefore (\d{4}-\d{2}-\d{2})\b", text)
     if iso:
         before = iso.group(1)
+    if re.search(r"\b(?:expired|lapsed|out of date|past (?:its|their) expiry)\b", text, _I):
+        before = (today - timedelta(days=1)).isoformat()  # "which exceptions have expired": by yesterday
     before = expiry or before
     relative: Literal["previous", "this_month", "last_month"] | None = None
     if re.search(r"\bthis month\b", text, _I):

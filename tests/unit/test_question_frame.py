@@ -97,6 +97,13 @@ def test_every_value_of_a_filter_is_kept_and_names_resolve() -> None:
 
 
 @pytest.mark.usefixtures("demo_warehouse")
+def test_an_expired_exception_is_one_whose_expiry_is_past() -> None:
+    """"which exceptions have expired": those expiring by yesterday — not every approved exception."""
+    frame = frame_of("which devices have an expired exception?", build_services(), today=date(2027, 2, 1))
+    assert frame.time.before == "2027-01-31"
+
+
+@pytest.mark.usefixtures("demo_warehouse")
 def test_plain_english_words_are_not_corrected_into_domain_words() -> None:
     """"three" is not "tree" (spanning-tree), "at least" is not "at last", an "unremediated" finding is not a
     "remediate" one; typos of domain words are still corrected."""
