@@ -132,9 +132,11 @@ def highlighted(content: str, quoted: list[str]) -> str:
     """The chunk as the side view shows it when its citation is opened: the sentences the answer quotes from it in
     bold (bold inside them dropped, so that the emphasis holds)."""
     spans = sorted({span for words in quoted for span in located(content, words)})
+    # (a quoted line of a configuration block stays as written: bold would show as asterisks inside the code)
+    fences = [m.span() for m in re.finditer(r"```.*?```", content, re.S)]
     out, last = [], 0
     for start, end in spans:
-        if start < last:
+        if start < last or any(a <= start < b for a, b in fences):
             continue  # overlapping quotes: the first one marks it
         out += [content[last:start], "**" + content[start:end].replace("**", "") + "**"]
         last = end

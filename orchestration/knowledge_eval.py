@@ -30,6 +30,12 @@ def load(path: Path) -> list[dict[str, Any]]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of questions")
+    for case in data:  # a required piece YAML reads as a date or a number ("2027-06-30", "4455") is its text
+        for key in ("must", "absent"):
+            if case.get(key):
+                case[key] = [str(piece) for piece in case[key]]
+        if case.get("parts"):
+            case["parts"] = [[str(piece) for piece in part] for part in case["parts"]]
     return data
 
 

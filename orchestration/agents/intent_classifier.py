@@ -401,28 +401,76 @@ def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) ->
 
 
 def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -> Intent:
-    """A question the product would refuse as live state or off-topic, about no device or place, whose words one
-    sentence of the documents the asker can see holds ("what's the backup wan path at the branches" with a WAN
-    standard uploaded): the documents answer it, quoted and cited — "outside what I know" only when they do not."""
+    """A question about no device, place or time, which the product would refuse, ask back about or answer with the
+    data's fallback (the fleet's summary), and whose words one sentence of the documents the asker can see holds: the
+    documents answer it, quoted and cited — "outside what I know" only when they do not ("what's the backup wan path at
+    the branches" with a WAN standard uploaded; "bpdu guard per port or global?"; "who gets paged for a critical
+    finding"; "high findings at a branch - what kind of ticket")."""
     frame = intent.frame
-    refused = cannot_answer(intent) and frame.cannot in ("live_state", "off_topic", "licensing")
-    # (unsure of a question that names anything of the data — an assessment, a check, a place — the gate asks)
-    unsure = intent.intent_class == "unknown_or_needs_clarification" and intent.meta_intent not in (
-        *CONVERSATIONAL, "followup_question") and all(e.type in UNSPECIFIC_ENTITIES for e in intent.entities)
-    # (nor a question about the last answer's rows: "… and when do they expire" after the exceptions of a site)
-    if not (refused or unsure) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
-            e.type in ("device", "site") for e in intent.entities) or about_the_last_answer(text):
+    if not _not_the_datas(intent, text, services.catalog.semantic_model) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
+            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or (
+            frame.time.months or frame.time.runs or frame.time.since or frame.time.relative or frame.time.last_n):
         return intent
     retriever = services.retriever()
     found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []
     if not says_it(text, [RetrievedChunk.model_validate(c.as_dict()) for c in found],
                    services.sentence_vectors().similarities):
         return intent
-    skill = "cbp_generic"
+    skill = "sec_generic" if (intent.domain_details.skill or "").startswith("sec_") else "cbp_generic"
     return intent.evolve(intent_class=SKILL_TO_CLASS[skill], confidence=max(intent.confidence, CLEAR_ASK),
                          domain_details=domain_details_for(skill, intent.entities), clarification_question=None,
                          frame=frame.evolve(ask="policy", subject="documents", cannot=None),
                          signals=[*intent.signals, "the documents answer: a sentence of them holds its words"])
+
+
+# the data's own shortcuts: an inventory value looked up, the releases by age, configuration lines judged
+_THE_DATAS = (RELEASE_AGE, PASTED_LINES)
+
+
+# one of the warehouse's runs ("when was the last assessment"), not the schedule ("when does the monthly assessment run")
+_RUN_NAMED = re.compile(r"\b(?:last|latest|previous|recent|newest|oldest|first|earliest)\s+(?:assessments?|runs?|scans?)\b",
+                        re.I)
+_ROWS_ASKED = re.compile(r"^\s*(?:please\s+)?(?:show|list|give|count|display|get|find|pull|print)\b", re.I)
+# a request to do something ("open a ticket for it", "can you reboot RTR-1", "i need you to push the fix"), not a
+# question of how it is done: the verb first, not a noun of a compound ("patch deadline for a high vuln", "change
+# window at the stores")
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\b|i(?:'d| would)? (?:like|want|need) "
+                      r"(?:you )?to\b|let'?s\b|(?:open|create|raise|file|log|reboot|restart|reload|push|apply|deploy|fix|"
+                      r"patch|upgrade|shut|disable|enable|send|e-?mail|notify|page|run|start|schedule|remediate|configure|"
+                      r"change|update|delete|remove)\b(?!\s+(?:deadlines?|windows?|paths?|polic(?:y|ies)|procedures?|"
+                      r"process|times?|timelines?|sla|plans?|schedules?|cadence|rules?|standards?|requirements?|order|"
+                      r"priorit(?:y|ies)|advisory|board|management|requests?|records?|freeze|tickets?)\b))", re.I)
+
+
+def _not_the_datas(intent: Intent, text: str, model: SemanticModel) -> bool:
+    """Whether the data would not answer the question as asked: the product would refuse it (live state, another
+    topic, licences; an action only when it is asked about, not requested: "what kind of ticket does a high finding
+    get"), ask back which view is meant, or fall back on a summary the reader did not clearly read ("bpdu guard per
+    port or global?" is no summary of the fleet). A clear ask of the data — a list, count, verdict or summary the
+    reader is sure of, or any word of the fleet's state — is the data's."""
+    frame = intent.frame
+    if cannot_answer(intent) and frame.cannot in ("live_state", "off_topic", "licensing"):
+        return True
+    # a word of the fleet's state, or a name the inventory does not know (the gate asks about it), is the data's
+    if not asks_no_state(text) or any(r.status != "exact" for r in intent.name_resolutions):
+        return False
+    if cannot_answer(intent):
+        return frame.cannot == "action" and _REQUEST.match(text) is None
+    if intent.intent_class == "unknown_or_needs_clarification":
+        # (a bare follow-up or small talk is the gate's to ask about)
+        return intent.meta_intent not in (*CONVERSATIONAL, "followup_question")
+    skill = intent.domain_details.skill or ""
+    # routed to the data: a measure of the warehouse ("compliance in us-west"), a group ("per severity"), a part of
+    # the network the frame has no filter for or rows asked for ("show me the wireless controllers") keep it there
+    if skill.endswith("_generic") or any(s in _THE_DATAS or s.startswith(DEVICE_ATTRIBUTE) for s in intent.signals) or \
+            measure_words(text, model) or group_key(text) or grouped_by(text, model) or \
+            names_a_part_beyond_the_frame(text, model) or _ROWS_ASKED.match(text) or _RUN_NAMED.search(text):
+        return False
+    # (the reader's own reading of a lookup in the documents, whatever the ask: "until when is urpf exempted on the dc
+    # routers" is the exception's text, not the data centres' routers)
+    unclear = frame.subject == "documents" or frame.confidence < (
+        CLEAR_ASK if frame.ask in ("summary", "not_answerable", "policy") else CLEAR_ASK_POPULATION)
+    return unclear and not frame.targets.device and not frame.targets.signature and intent.query is None
 
 
 def documents_prescribe(frame: QuestionFrame, decision: RouteDecision, text: str,
@@ -455,6 +503,10 @@ def _applicable(checks: list[str], frame: QuestionFrame, rules: Mapping[str, Rul
 
 
 UNSPECIFIC_ENTITIES = ("timeframe", "assessment_type")  # "today", "assessment": they name no part of the network
+# what a question may name and still be the documents': kinds of things a standard is written for ("syslog source
+# interface on firewalls", "who gets paged for a critical finding"), not a device, place, assessment or address
+KINDS = (*UNSPECIFIC_ENTITIES, "device_type", "environment", "severity", "output_format", "priority", "platform",
+         "os_version")
 
 
 def _documents_hold(services: Services, words: list[str]) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from foundation.vocabulary.text import HOW_LONG, singular
 from orchestration.interpretation.enterprise import sentences
+from orchestration.nlu.spelling import expand_shorthand
 from orchestration.outputs import RetrievedChunk
 
 Similarity = Callable[[str, list[str]], list[float]]  # (question, sentences) → cosine of each
@@ -44,15 +45,42 @@ def stem(word: str) -> str:
     return word
 
 
-def terms(text: str) -> set[str]:
+def terms(text: str, spelled_out: bool = False) -> set[str]:
     """The words of ``text`` that say what it is about, in one form each; a hyphenated word is its parts too (the
     tag ``[ASA-TLS]`` says "asa" and "tls", "server-version" "version"), and a name of capitalised words its
-    initials ("Change Advisory Board" is also "cab")."""
-    found = _WORD.findall(text.lower())
+    initials ("Change Advisory Board" is also "cab"). ``spelled_out``: a document's text, whose runs of words are
+    also the acronyms a question may use for them (``_initials``)."""
+    # (shorthand typed is the word written: "mgmt" is "management")
+    found = [w.rstrip(".-") for w in _WORD.findall(expand_shorthand(text).lower())]  # "measure." at a sentence's end is "measure"
     found += [p for w in found if "-" in w for p in w.split("-") if len(p) >= 3]
     found += ["".join(w[0] for w in run.split()).lower() for run in _NAME_RUN.findall(text)]
-    words = (singular(w) for w in found if w not in _STOP and w not in _ASKING)
+    if spelled_out:  # a document's words: also the acronyms a question may use for them
+        found += _initials(text)
+    words = (_one(w) for w in found if len(w) >= 3 and w not in _STOP and w not in _ASKING)
     return {stem(_SAME.get(w, w)) for w in words}
+
+
+def _initials(text: str) -> list[str]:
+    """What an acronym of the text's words would be: "spanning tree" is "stp" (a protocol's), "wireless LAN controller"
+    "wlc" — an engineer types the acronym, the document spells it out."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", text)]
+    out = []
+    for i in range(len(words) - 1):
+        run = words[i:i + 3]
+        if any(w in _STOP or w in ("a", "an", "of", "to", "in", "on", "or", "is", "be", "by", "as", "at") for w in run[:2]):
+            continue
+        two = run[0][0] + run[1][0]
+        out.append(two + "p")
+        if len(run) == 3 and run[2] not in _STOP:
+            out.append(two + run[2][0])
+    return out
+
+
+def _one(word: str) -> str:
+    """``singular``, and a plural of four letters too ("keys", "logs", "acls": not "this" or "plus")."""
+    if len(word) == 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return singular(word)
 
 
 _NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){2,4}\b")  # three to five capitalised words: a name
@@ -65,6 +93,11 @@ GENERIC = frozenset(stem(singular(w)) for w in [
     "store", "site", "finding", "issue", "deviation", "problem"])
 
 
+# of those, the kinds of parts of the network ("store firewalls"), which tell sentences apart (a result's kind does not)
+_PART_KINDS = GENERIC - frozenset(stem(singular(w)) for w in ["finding", "issue", "deviation", "problem", "network",
+                                                             "device", "cisco"])
+
+
 def shared(topic: set[str], words: set[str]) -> set[str]:
     """The words of ``topic`` that ``words`` hold, as written or as the start of a longer form ("auth" in
     "authentication", "priv" in "privacy", "snmp" in "snmpv3", and the other way round)."""
@@ -74,16 +107,19 @@ def shared(topic: set[str], words: set[str]) -> set[str]:
 
 def about(chunk: RetrievedChunk) -> set[str]:
     """What a chunk is about: the words of its section path (or its document's title)."""
-    return terms(chunk.metadata.section or chunk.metadata.title)
+    return terms(chunk.metadata.section or chunk.metadata.title, spelled_out=True)
 
 
 # the kind of value a question asks for, and how a sentence holds one
-_DURATION = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:ms|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|"
-                       r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen)\s+(?:seconds?|"
+_DURATION = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:(?:business|working|calendar)\s+)?(?:ms|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|"
+                       r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen)\s+"
+                       r"(?:(?:business|working|calendar)\s+)?(?:seconds?|"
                        r"minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
 _OFTEN = re.compile(_DURATION.pattern + r"|\b(?:yearly|monthly|quarterly|weekly|daily|annually|every (?:quarter|year|"
                     r"month|week|day))\b", re.I)  # how often: an amount of time, or a word for one
-_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b|\bjump host\b|\b[a-z]+\d+\.[a-z.]+\b", re.I)
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b|\bjump host\b|\b[a-z]+\d+\.[a-z.]+\b|"
+                      # or a place of the network ("where is staging hosted": "DataCenter-2 … hosts the staging …")
+                      r"\b(?:DataCenter|Store|Branch|Site|Lab)-\w+\b|\bHQ\b|\bdata cent(?:er|re)s?\b", re.I)
 _INTERFACE = re.compile(r"\b(?:Loopback|Vlan|GigabitEthernet|Ethernet|mgmt)\d*|\b(?:management|wireless management) "
                         r"interface\b|\bVLAN \d+", re.I)
 _WHO = re.compile(r"\b(?:team|office|board|manager|owned by|approved by|SOC|CISO|engineer|IT|on-call|NOC)\b")
@@ -153,6 +189,16 @@ def quotable(content: str, title: str) -> list[str]:
     return out
 
 
+_CODE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+def config_lines(content: str) -> list[str]:
+    """The lines of the configuration blocks of a chunk, as written (placeholders such as ``<key>`` and blank lines
+    left out: a line with a secret's place holds no value to quote)."""
+    return [line.strip() for block in _CODE.findall(content) for line in block.split("\n")
+            if line.strip() and "<" not in line]
+
+
 def read_under(path: str, sentence: str) -> str:
     """A sentence as it is embedded: under its section's path, which often says what it is about."""
     return f"{path}: {sentence}"
@@ -203,6 +249,7 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
     if not topic:
         return []
     needed = 2 if len(topic) >= 3 and not HOW_LONG.search(part) else 1
+    values_asked = any(v is not _BECAUSE for v in asked_values(part))  # a value, not a reason
     candidates: list[tuple[Sentence, int, int]] = []
     mine: list[int] = []  # of a candidate's shared words, how many are the part's own (not the rest of the question's)
     for rank, chunk in enumerate(chunks):
@@ -212,12 +259,15 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
         leaf = terms((chunk.metadata.section or "").split("›")[-1])
         named_section = 2 if leaf and shared(topic, leaf) == leaf else 0
         said = quotable(chunk.content, chunk.metadata.title)
-        for position, text in enumerate(said):
+        # a value asked that only the reference configuration holds ("how many ssh auth retries do we allow": `ip ssh
+        # authentication-retries 3`): its lines are quotable too, after the chunk's sentences
+        code = [f"`{line}`" for line in config_lines(chunk.content)] if values_asked else []
+        for position, text in enumerate([*said, *code]):
             if position == len(said) - 1 and position and not re.search(r"[.:!?)\]`*\"]\s*$", text) \
                     and chunk.content.rstrip().endswith(text.split()[-1]):
                 continue  # cut by the chunk's edge mid-sentence: the next chunk holds it whole
             # a rule tag ("[ASA-TLS]") says what a sentence is about, as its heading does: not its own words
-            words, tagged = terms(_TAG.sub(" ", text)), terms(" ".join(_TAG.findall(text)))
+            words, tagged = terms(_TAG.sub(" ", text), spelled_out=True), terms(" ".join(_TAG.findall(text)))
             own = shared(topic, words)
             shared_own = len(own)
             shared_heading = max(len(shared(topic - own, heading | tagged)), 0 if own else named_section)
@@ -239,6 +289,7 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
     closeness = similar(question, [read_under(s.chunk.metadata.section or s.chunk.metadata.title, s.text)
                                    for s, _, _ in candidates]) if similar else [0.0] * len(candidates)
     values = asked_values(part)
+    named_kinds = terms(part) & _PART_KINDS
     phrases = _phrases(part)
     focus = _focus(part)
     named_ids = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+", part)}
@@ -246,8 +297,10 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
     for (s, shared_own, shared_heading), near, of_part in zip(candidates, closeness, mine, strict=True):
         # its own words, or its own and its heading's near the top of retrieval ("SNMP version 3" under "SNMPv3 …"),
         # or one of them and close in meaning
+        # (or the very thing asked: "what do we announce to …": "Outbound filters announce only our own aggregates")
+        focused = len(shared(focus, terms(s.text))) / len(focus) if focus else 0.0
         if not (shared_own >= needed or (s.rank < 3 and shared_own + shared_heading >= needed and (
-                shared_own or shared_heading >= min(2, len(topic)))) or (shared_own and near >= NEAR)):
+                shared_own or shared_heading >= min(2, len(topic)))) or (shared_own and near >= NEAR) or focused == 1.0):
             continue
         # the kind of value asked for present (an amount of time for "how long"), or missing
         # (a value the question itself names is no answer: "SNMP" for "snmp algorithms")
@@ -255,12 +308,15 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
         kind = (0.15 if found else -0.25) if values else 0.0
         path = (s.chunk.metadata.section or s.chunk.metadata.title).lower()
         phrase = 1.0 if any(p in s.text.lower() for p in phrases) else 0.6 if any(p in path for p in phrases) else 0.0
-        focused = len(shared(focus, terms(s.text))) / len(focus) if focus else 0.0
         # a check named by its id: the sentences the document tags with it ("… [SNMP-V3-PRIV]") speak of it
         tagged_asked = any(t.lower() in named_ids for tag in _TAG.findall(s.text) for t in re.split(r"[\[\],\s]+", tag)
                            if t)
         # the part's own words count more than those it borrows from the rest of the question
+        # the kinds the question names ("… of store firewalls") tell apart sentences that share its topic: "High: …
+        # WAN routers everywhere, and store firewalls (PCI scope)" over the other criticalities
+        kinds = len(shared(named_kinds, terms(s.text))) if named_kinds else 0
         score = (near + 0.06 * min(of_part, 4) + 0.02 * min(shared_own - of_part, 4) + 0.03 * min(shared_heading, 3)
+                 + 0.04 * min(kinds, 2)
                  + kind + 0.1 * phrase
                  + 0.2 * focused + 0.2 * tagged_asked + 0.03 * bool(NORMATIVE.search(s.text)) - 0.01 * s.rank)
         scored.append(Sentence(s.chunk, s.rank, s.position, s.text, round(score, 4)))
@@ -291,7 +347,15 @@ _FOCUS = re.compile(r"^\s*(?:what(?:'s|s| is| are| was)?|which)\s+(?:the\s+|our\
                     r"was|were|we|get|gets|per|according)\b|\s*[?.]?\s*$)", re.I)
 
 
+# "what do we announce to our transit providers": the verb is what is asked about
+_DOING = re.compile(r"^\s*(?:what|which \w+)\s+(?:do|does|did|must|should|can)\s+(?:we|they|you|i|the \w+|our \w+)\s+"
+                    r"(?P<focus>\w+)\b", re.I)
+
+
 def _focus(question: str) -> set[str]:
+    doing = _DOING.match(question)
+    if doing and doing.group("focus").lower() not in ("have", "need", "use", "do", "get", "keep", "run", "say"):
+        return terms(doing.group("focus")) - GENERIC
     m = _FOCUS.match(question)
     return terms(m.group("focus")) - GENERIC if m else set()
 
@@ -319,7 +383,10 @@ def says_it(question: str, chunks: Sequence[RetrievedChunk], similar: Similarity
         return False
     said = [(c, text) for c in chunks for text in sentences(c.content)]
     near = [(c, text) for c, text in said if shared(topic, terms(text) | about(c))]
-    if any((n := len(shared(topic, terms(text)))) >= 3 or (n >= 2 and n >= 0.6 * len(topic)) for _, text in near):
+    # (its section's heading says what a sentence is about as much as its words: "which pci requirement covers time
+    # sync" — "Time is synchronized from the internal NTP servers (req. 10.6)" under "PCI-DSS … Policy › Requirements")
+    if any((n := len(shared(topic, terms(text) | about(c)))) >= 3 or (n >= 2 and n >= 0.5 * len(topic))
+           for c, text in near):
         return True
     # one of its words and the kind of value it asks for ("which day is CAB": "… the weekly Change Advisory Board
     # (Tuesday)")

@@ -181,12 +181,24 @@ def _step_lines(part: str, chunk: RetrievedChunk, listed: list[str]) -> list[str
 _RULE_TAGS = re.compile(r"\s*\[((?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:,\s*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)*)\]")
 
 
+def _item(sentence: Sentence) -> bool:
+    """Whether ``sentence`` is an item of a list in its chunk (it follows a "- " or "1. " marker there)."""
+    start = re.escape(sentence.text[:30])
+    return re.search(rf"(?m)^\s*(?:[-*]|\d+\.)\s+{start}", sentence.chunk.content) is not None
+
+
+def _config_line(text: str) -> bool:
+    """Whether ``text`` is a line of a configuration block quoted whole ("`ip ssh authentication-retries 3`")."""
+    return text.startswith("`") and text.endswith("`") and text.count("`") == 2
+
+
 def quoted(sentence: str) -> str:
     """A document's sentence as the answer shows it: its rule tags ``[SNMP-ACL]`` as rule ids in code, never in the
     brackets of a citation marker, and ended as a sentence (a list item that goes on ends in ";" or ",")."""
     text = _RULE_TAGS.sub(lambda m: " (" + ", ".join(f"`{r.strip()}`" for r in m.group(1).split(",")) + ")", sentence)
     cut = text.rstrip(";, ")
-    ended = cut.endswith((".", ":", "?", "!")) or (cut.endswith(")") and cut == text)
+    # (a line of configuration quoted whole, "`ip ssh authentication-retries 3`", is no sentence to end)
+    ended = cut.endswith((".", ":", "?", "!")) or (cut.endswith(")") and cut == text) or _config_line(cut)
     return cut if ended else cut + "."
 
 
@@ -208,6 +220,11 @@ def _cited_lines(chosen: Sequence[Sentence]) -> list[str]:
         # a sentence that ends in ":" ends its line (what follows it in the document is not what follows it here)
         runs: list[list[Sentence]] = [[]]
         for s in mine:
+            # (an item of a list is no sentence after another: "brute-force login attempts …;" and "any critical
+            # finding …", "**High**: …" and "**Low**: …" are items, each on its line; so is a configuration line)
+            if runs[-1] and (s.text[:1].islower() or _config_line(s.text) or _config_line(runs[-1][-1].text)
+                             or _item(s) or _item(runs[-1][-1])):
+                runs.append([])
             runs[-1].append(s)
             if s.text.rstrip().endswith(":") and s is not mine[-1]:
                 runs.append([])
@@ -324,14 +341,16 @@ def _documents(prompt: str, chunks: list[RetrievedChunk], rules: list[dict[str, 
     blocks: list[str] = []
     shown: list[set[str]] = []
     for i, (part, picked) in enumerate(zip(asks, chosen, strict=True)):
+        # "what's step 2 of the incident runbook": the passage that numbers the steps says it, whatever sentence
+        # shares a word with it
+        steps = _steps(part, chunks, "", named=1) if not picked or _ORDINAL.search(part) else None
+        if steps is not None:
+            used.append(steps[0])
+            blocks.append("\n".join([*([_heading_of(part), ""] if len(asks) > 1 else []), *_step_lines(part, *steps)]))
+            chosen[i] = [Sentence(steps[0], 0, 0, steps[1][0])]  # answered (its sentences are the steps)
+            continue
         if not picked:
-            # "what's step 2 of the incident runbook": no sentence says it, the passage that numbers the steps does
-            steps = _steps(part, chunks, "", named=1)
-            if steps is not None:
-                used.append(steps[0])
-                blocks.append("\n".join([*([_heading_of(part), ""] if len(asks) > 1 else []), *_step_lines(part, *steps)]))
-                chosen[i] = [Sentence(steps[0], 0, 0, steps[1][0])]  # answered (its sentences are the steps)
-            elif len(asks) > 1:
+            if len(asks) > 1:
                 blocks.append(f"{_heading_of(part)}\n\n**Not found in the knowledge base** for this part.")
             continue
         texts = {s.text for s in picked}

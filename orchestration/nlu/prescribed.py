@@ -40,9 +40,9 @@ FLEET_STATE = re.compile(
     r"(?!\s+(?:should|must))|"
     r"\bpass rate\b|\bfail(?:s|ing|ed|ure|ures)?\b|\bcompliant\b|\bstill\b|\bcurrently\b|\bright now\b|"
     r"\btoday\b|\bin the (?:\w+ )?(?:run|assessment)\b|\bdeviations?\b|\bscore\b|\bpercent\w*\b|"
-    # (not a number a standard sets: "how many ntp servers must a device use")
+    # (not a number a standard sets: "how many ntp servers must a device use", "how many ssh retries do we allow")
     r"\bhow many\b(?! (?!(?:devices|routers|switch(?:es)?|firewalls|boxes|sites|stores|branches)\b)"
-    r"(?:[\w-]+ ){1,3}(?:must|should|shall)\b)|"
+    r"(?:[\w-]+ ){1,3}(?:must|should|shall|do we (?:allow|permit|keep|need|want)|are (?:allowed|permitted|required))\b)|"
     r"\bwhich ones\b|\b(?:are|is) there any\b|\b(?:any|every)where\b", re.I)
 
 
@@ -80,8 +80,15 @@ _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|those|these|that one|this on
 _TOPIC_HEAD = re.compile(r"^[^?]{3,}?\s[-–—:]\s")  # "un-annotated critical slic results - when do they …"
 
 
+_NAMED = re.compile(r"\b[\w.-]*\d[\w.-]*\b|\b[a-z]+-[a-z]+\b|\b[A-Z]{2,}\b")  # "ios-xe 16", "RTR-CORE-1", "ASA"
+
+
 def about_the_last_answer(question: str) -> bool:
     """Whether the question's object is a pronoun for something said before it ("who approved it", "when do they
     expire"), not named in the question itself (a topic put first: "slic results - when do they get escalated?")."""
     first = re.split(r"\s+and\s+|[;?]\s+", question.strip(), maxsplit=1)[0]
-    return _TOPIC_HEAD.match(question) is None and _PRONOUN.search(first) is not None
+    pronoun = _PRONOUN.search(first)
+    # (a pronoun after a name the question gives points at that name: "how long do we have to get off ios-xe 16 once
+    # its out of maintenance")
+    return _TOPIC_HEAD.match(question) is None and pronoun is not None and \
+        _NAMED.search(first[:pronoun.start()]) is None

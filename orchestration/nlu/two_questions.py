@@ -72,11 +72,21 @@ def split_questions(prompt: str) -> list[str]:
     return [text]
 
 
+# two things named and nothing else — no question word, verb or pronoun: two lookups ("ntp servers and syslog
+# collectors?"), not one ("snmp auth and priv algorithms we allow?" asks one thing of two words)
+_NOUN = r"(?!(?:what|which|how|who|where|when|why|we|i|our|do|does|is|are|must|should|can|the|and)\b)[\w-]+"
+_TWO_THINGS = re.compile(rf"^\s*(?P<first>{_NOUN}(?:\s+{_NOUN}){{1,3}})\s*,?\s+and\s+(?P<second>{_NOUN}(?:\s+{_NOUN}){{1,3}})"
+                         r"\s*\??\s*$", re.IGNORECASE)
+
+
 def parts(question: str) -> list[str]:
     """The asks of one question for the documents, in order, at most three: "what is the SSH idle timeout and where
     must syslog go?" and "who approved it and when does it expire?" ask two things each (the knowledge answer answers
     each, under its own heading); "what vlans and ports …" asks one."""
     out = [question.strip()]
+    listed = _TWO_THINGS.match(out[0])
+    if listed:  # "ntp servers and syslog collectors?": two things named, each asked for
+        return [f"{listed.group('first')}?", f"{listed.group('second')}?"]
     while len(out) < 3:
         found = next((m for m in _SPLIT.finditer(out[-1]) if len(re.findall(r"\w+", out[-1][:m.start()])) >= 2
                       and len(re.findall(r"\w+", out[-1][m.end():])) >= 2), None)

@@ -189,3 +189,20 @@ def test_a_verb_matches_its_other_forms_in_the_passage_that_answers(demo_warehou
     chat("which devices run 9.8(4)")
     said = chat("how long do we have to upgrade them").final.answer
     assert "must be upgraded within 6 months" in said.split("\n\n")[0], said[:400]
+
+
+def test_a_question_the_data_would_answer_with_something_else_is_the_documents(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    """No device, place, time or measure named, and the data would fall back on a summary, refuse an action only asked
+    about, or ask which view is meant: the documents that say it answer. A request to act is still refused, and a
+    measure named about a part of the network is still the data's."""
+    for question, words in [("bpdu guard per port or global?", "preferably globally"),
+                            ("high findings at a branch - what kind of ticket", "P2 tickets"),
+                            ("who gets paged for a critical finding", "SOC on-call")]:
+        state = handle_turn(question, services=services)
+        assert (state.intent.domain_details.skill or "").endswith("_generic") and words in state.final.answer, \
+            (question, state.final.answer[:300])
+    request = handle_turn("open a ticket for the high findings at the branches", services=services)
+    assert "I can't act" in request.final.answer, request.final.answer[:300]
+    measured = handle_turn("compliance in us-west", services=services)
+    assert (measured.intent.domain_details.skill or "").endswith("_assessment"), measured.final.answer[:300]

@@ -197,3 +197,59 @@ def test_one_word_of_the_question_and_the_kind_of_value_it_asks_for_say_it() -> 
                    "Board (Tuesday).")
     undated = _chunk("c#2", "policy-change.md", "Change Policy", "Normal changes go through the Change Advisory Board.")
     assert says_it("which day is CAB", [board]) and not says_it("which day is CAB", [undated])
+
+
+def test_a_value_only_the_reference_configuration_holds_is_quoted_as_its_line() -> None:
+    """"How many ssh retries do we allow": the number is in the configuration block only — its line is quoted, in code,
+    and cited; a question asking no value quotes no configuration line."""
+    ssh = _chunk("s#1", "standard-ssh.md", "SSH Standard",
+                 "Remote management uses SSH version 2 only.\n\n```\nip ssh version 2\nip ssh authentication-retries 3\n"
+                 "username admin secret <secret>\n```\n\nTime-out and retry limits slow down guessing.",
+                 "SSH Standard › SSH only")
+    said = answer("how many ssh auth retries do we allow?", [ssh], "cbp_generic", RULES).summary
+    assert said.startswith("`ip ssh authentication-retries 3` ⟦s#1⟧"), said
+    assert "<secret>" not in said
+    plain = answer("why do we limit ssh retries?", [ssh], "cbp_generic", RULES).summary
+    assert "`ip ssh authentication-retries 3`" not in plain, plain
+
+
+def test_two_items_of_a_list_are_two_lines_never_one_sentence() -> None:
+    """Two items of one list quoted together stand on their own lines, each found in the chunk as written."""
+    when = _chunk("e#1", "procedure-escalation.md", "Escalation Procedure",
+                  "Escalate at once when a result shows any of:\n\n- brute-force login attempts against a device;\n"
+                  "- any critical finding on a tier-1 site.", "Escalation Procedure › When to escalate")
+    said = answer("when do we escalate brute-force logins and critical findings on a tier-1 site?", [when],
+                  "cbp_generic", RULES).summary
+    assert not re.search(r"device[.;] any critical", said), said
+    for words, _ in _lines(said):
+        assert _in_chunk(words, when), words
+
+
+def test_two_things_named_are_two_lookups() -> None:
+    from orchestration.nlu.two_questions import parts
+    assert parts("ntp servers and syslog collectors?") == ["ntp servers?", "syslog collectors?"]
+    assert parts("snmp auth and priv algorithms we allow?") == ["snmp auth and priv algorithms we allow?"]
+
+
+def test_a_pronoun_after_a_name_the_question_gives_points_at_that_name() -> None:
+    assert not about_the_last_answer("how long do we have to get off ios-xe 16 once its out of maintenance")
+    assert about_the_last_answer("what's the fix for it")
+
+
+def test_acronyms_shorthand_four_letter_plurals_and_qualified_durations_match_the_documents_words() -> None:
+    from orchestration.interpretation.document_sentences import asked_values, shared, terms
+    assert "stp" in terms("Spanning tree", spelled_out=True) and "stp" not in terms("Spanning tree")
+    assert "management" in terms("asa ssh line for the mgmt subnet")
+    assert "key" in terms("Keys use HMAC-SHA256.") and terms("measure") <= terms("a temporary measure.")
+    assert shared(terms("how fast must it be reported"), terms("report it within 5 business days"))
+    assert any(v.search("within 5 business days") for v in asked_values("how fast must it be reported"))
+
+
+def test_a_step_asked_by_its_number_is_that_step_though_another_sentence_shares_a_word() -> None:
+    runbook = _chunk("r#1", "runbook-incident.md", "Incident Runbook",
+                     "1. **Contain**: restrict management access.\n2. **Preserve**: capture the running "
+                     "configuration.\n3. **Report**: the SOC writes the incident report.", "Incident Runbook")
+    other = _chunk("p#1", "procedure-escalation.md", "Escalation Procedure",
+                   "Open a P1 incident in the ITSM tool.", "Escalation Procedure › How")
+    said = answer("whats step 2 of the incident runbook", [other, runbook], "cbp_generic", RULES).summary
+    assert "**Preserve**: capture the running configuration." in said and "ITSM" not in said, said
