@@ -25,6 +25,9 @@ CANDIDATES = 50
 MIN_COSINE = 0.25
 ATTEMPTS = 5
 MAX_PER_SOURCE = 3  # keep room in the top k for a second document (a policy next to its procedure)
+# … in the first places only: below them, the best document's next section comes before weaker documents ("from where
+# can asa management be reached": the firewall standard's fourth section, "Management access", is the answer)
+CAPPED_PLACES = 5
 Mode = Literal["hybrid", "dense", "bm25"]
 __all__ = ["HybridRetriever", "RetrievedChunk", "tokenize"]
 @dataclass(frozen=True)
@@ -110,12 +113,23 @@ class HybridRetriever:
         top_bm25 = max(lexical.values(), default=0.0) or 1.0
         out: list[RetrievedChunk] = []
         per_source: dict[str, int] = {}
-        for rank, cid in enumerate(ranked):
+        held: list[tuple[int, int]] = []  # (rank, chunk id) over the cap while the first places fill
+        order = list(enumerate(ranked))
+        while order:
+            rank, cid = order.pop(0)
             cos = cosine.get(cid, 0.0)
             if cid not in chunks or (cid not in lexical and cos < MIN_COSINE):
                 continue
             chunk = chunks[cid]
-            if per_source.get(chunk.source, 0) >= MAX_PER_SOURCE:
+            if per_source.get(chunk.source, 0) >= MAX_PER_SOURCE and len(out) < CAPPED_PLACES:
+                held.append((rank, cid))
+                continue
+            if held and len(out) >= CAPPED_PLACES and (rank, cid) not in held:
+                # the first places are filled: what the cap held back competes again, in its own rank order
+                order = sorted([*held, (rank, cid), *order])
+                held = []
+                continue
+            if per_source.get(chunk.source, 0) >= MAX_PER_SOURCE + 1:
                 continue
             per_source[chunk.source] = per_source.get(chunk.source, 0) + 1
             fused_score = sum(1.0 / (RRF_K + pos[cid] + 1) for pos in positions if cid in pos)

@@ -250,6 +250,7 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
         return []
     needed = 2 if len(topic) >= 3 and not HOW_LONG.search(part) else 1
     values_asked = any(v is not _BECAUSE for v in asked_values(part))  # a value, not a reason
+    part_kinds = terms(part) & _PART_KINDS
     candidates: list[tuple[Sentence, int, int]] = []
     mine: list[int] = []  # of a candidate's shared words, how many are the part's own (not the rest of the question's)
     for rank, chunk in enumerate(chunks):
@@ -271,7 +272,10 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
             own = shared(topic, words)
             shared_own = len(own)
             shared_heading = max(len(shared(topic - own, heading | tagged)), 0 if own else named_section)
-            if shared_own or (rank < 3 and shared_heading >= min(2, len(topic))):
+            # (or two kinds of parts the question names, for a reading by meaning: "when are branch routers
+            # refreshed" — "Branch routers are replaced after seven years in service")
+            kinds_named = len(shared(part_kinds, words)) >= 2
+            if shared_own or (rank < 3 and shared_heading >= min(2, len(topic))) or kinds_named:
                 candidates.append((Sentence(chunk, rank, position, text), shared_own, shared_heading))
                 mine.append(len(own & own_terms))
     if not candidates:
@@ -289,7 +293,7 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
     closeness = similar(question, [read_under(s.chunk.metadata.section or s.chunk.metadata.title, s.text)
                                    for s, _, _ in candidates]) if similar else [0.0] * len(candidates)
     values = asked_values(part)
-    named_kinds = terms(part) & _PART_KINDS
+    named_kinds = part_kinds
     phrases = _phrases(part)
     focus = _focus(part)
     named_ids = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+", part)}
@@ -300,7 +304,9 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
         # (or the very thing asked: "what do we announce to …": "Outbound filters announce only our own aggregates")
         focused = len(shared(focus, terms(s.text))) / len(focus) if focus else 0.0
         if not (shared_own >= needed or (s.rank < 3 and shared_own + shared_heading >= needed and (
-                shared_own or shared_heading >= min(2, len(topic)))) or (shared_own and near >= NEAR) or focused == 1.0):
+                shared_own or shared_heading >= min(2, len(topic)))) or (shared_own and near >= NEAR) or focused == 1.0
+                or (len(shared(named_kinds, terms(s.text))) >= 2 and near >= NEAR and bool(values) and any(
+                    v.search(s.text) for v in values))):
             continue
         # the kind of value asked for present (an amount of time for "how long"), or missing
         # (a value the question itself names is no answer: "SNMP" for "snmp algorithms")

@@ -400,3 +400,19 @@ def test_a_corpus_that_keeps_changing_is_said_not_answered_as_nothing_found(tmp_
     monkeypatch.setattr(Corpus, "rows", lambda self, ids: None)  # every read finds a newer version
     with pytest.raises(DatabaseUnavailable, match="changed during each of 5 searches"):
         HybridRetriever(index, embedder).search(f"{MARKER} core OSPF keys")
+
+
+def test_one_document_holds_at_most_three_of_the_first_places_and_its_next_section_may_follow(
+        demo_warehouse: Path, services: Services) -> None:
+    """Room for a second document in the first five places; below them, the firewall standard's fourth section comes
+    before weaker documents (in the demo's index its "Management access", which says where ASA management is reached
+    from: evals/knowledge K34)."""
+    from knowledge_base.retrieval import CAPPED_PLACES, MAX_PER_SOURCE
+    retriever = services.retriever()
+    assert retriever is not None
+    found = retriever.search("from where can asa management be reached", k=8)
+    first = [c.metadata["source"] for c in found[:CAPPED_PLACES]]
+    assert max(first.count(s) for s in first) <= MAX_PER_SOURCE, first
+    firewall = [i for i, c in enumerate(found) if c.metadata["source"] == "standard-firewall-management.md"]
+    assert len(firewall) == MAX_PER_SOURCE + 1 and firewall[-1] >= CAPPED_PLACES, [
+        (c.metadata["source"], c.metadata["section"]) for c in found]
