@@ -145,7 +145,10 @@ _ASKS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
                 r"\bextension\b|\bnumber\b|\bminimum\b|\bmin\b|\bmax\w*\b|\bwhat release\b", re.I), _NUMBER),
     (re.compile(r"\bcalled\b|\bnamed?\b|\bwhich (?:account|host|user)\b", re.I), _NAME),
     (re.compile(r"\b(?:algorithms?|ciphers?|protocols?|hash(?:es|ing)?|encryption)\b", re.I), _ACRONYM),
-    (re.compile(r"\bwhy\b|\bwhat for\b|\bwhat is [\w -]{2,40} for\b|\bpurpose\b|\brisks?\b", re.I), _BECAUSE),
+    # (a purpose: "what is maximum-prefix for" — not "what is the best practice for SNMPv3", a standard asked for)
+    (re.compile(r"\bwhy\b|\bwhat for\b|\bwhat is (?!(?:the |our )?(?:best practices?|recommend\w*|standards?|polic\w+|"
+                r"guidance|rules?|requirements?|config\w*) for\b)[\w -]{2,40} for\b|\bpurpose\b|\brisks?\b", re.I),
+     _BECAUSE),
 ]
 
 
