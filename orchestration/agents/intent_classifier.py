@@ -100,6 +100,7 @@ from orchestration.nlu.query_reader import (
 )
 from orchestration.nlu.router import SKILL_TO_CLASS, RouteDecision
 from orchestration.nlu.spelling import expand_shorthand
+from orchestration.nlu.unknown_check import unknown_check
 from orchestration.outputs import RetrievedChunk
 from orchestration.services import Services, build_services
 from orchestration.state import (
@@ -503,6 +504,25 @@ def _applicable(checks: list[str], frame: QuestionFrame, rules: Mapping[str, Rul
 
 
 UNSPECIFIC_ENTITIES = ("timeframe", "assessment_type")  # "today", "assessment": they name no part of the network
+def _no_such_check(intent: Intent, text: str, services: Services) -> Intent:
+    """A data question about the failures of a check no check of the catalog is ("which devices fail storm control?"):
+    said and asked about, never answered with the devices failing any check."""
+    frame = intent.frame
+    skill = intent.domain_details.skill or ""
+    if not skill.endswith(("_assessment", "_expert_insights")) or frame.checks or frame.targets.rule or \
+            frame.targets.signature or frame.targets.cve or intent.query is not None or \
+            measure_words(text, services.catalog.semantic_model):
+        return intent
+    name = unknown_check(services.router().spelling.normalize(text), services.reader(), frame_catalogs(services))
+    if name is None:
+        return intent
+    rules = services.catalog.rules.rules
+    families = ", ".join(sorted({r.id.split("-")[0] for r in rules}))
+    return _gate(intent, f"I know no check of **{name}**: none of the assessment's {len(rules)} checks looks at it, so "
+                 "I cannot say which devices fail it (nor list the devices failing any check instead). The checks' "
+                 f"families are {families}; ask with one of them or a rule id (NTP-AUTH, L2-DHCP-SNOOPING).", 0.0)
+
+
 # what a question may name and still be the documents': kinds of things a standard is written for ("syslog source
 # interface on firewalls", "who gets paged for a critical finding"), not a device, place, assessment or address
 KINDS = (*UNSPECIFIC_ENTITIES, "device_type", "environment", "severity", "output_format", "priority", "platform",
@@ -968,6 +988,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     intent = with_facets(intent, resolution.effective_prompt or prompt, services)
     if not pasted and resolution.kind == "none":
         intent = _documents_say(intent, prompt, services, state.input.user_id)
+        intent = _no_such_check(intent, prompt, services)
     if resolution.kind == "refinement" and resolution.effective_prompt:
         # the question the words stood for, narrowed by them: "only the branches" after "failed checks by platform"
         narrowed = {k: v for k, v in own.frame.filters.model_dump().items() if v}

@@ -211,7 +211,7 @@ def sentence_texts(chunks: Sequence[tuple[str, str, str]]) -> list[str]:
     """The texts ``answering`` embeds for chunks given as (content, title, section path): what a turn worker embeds
     once at start for the shared documents (``turn_pool.warm_up``)."""
     return list(dict.fromkeys(read_under(section or title, text) for content, title, section in chunks
-                              for text in quotable(content, title)))
+                              for text in [*quotable(content, title), *(f"`{line}`" for line in config_lines(content))]))
 
 
 EMBEDDED = 40  # candidate sentences read for meaning per question at most (those not preloaded cost ~3 ms each)

@@ -206,3 +206,14 @@ def test_a_question_the_data_would_answer_with_something_else_is_the_documents(d
     assert "I can't act" in request.final.answer, request.final.answer[:300]
     measured = handle_turn("compliance in us-west", services=services)
     assert (measured.intent.domain_details.skill or "").endswith("_assessment"), measured.final.answer[:300]
+
+
+def test_a_check_no_rule_is_is_said_never_answered_with_every_failing_device(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    """"Which devices fail storm control?": no check of the catalog looks at storm control — said, and nothing runs;
+    a check the catalog has ("without dhcp snooping") still lists its failing devices."""
+    state = handle_turn("which devices fail storm control?", services=services)
+    assert state.final.answer.startswith("I know no check of **storm control**") and not state.mcp.tool_calls, \
+        state.final.answer[:300]
+    known = handle_turn("switches without dhcp snooping", services=services)
+    assert "L2-DHCP-SNOOPING" in known.final.answer and known.mcp.tool_calls, known.final.answer[:300]
