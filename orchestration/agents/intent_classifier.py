@@ -20,7 +20,7 @@ from assessment_engine.warehouse.build import load_exceptions
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
-from orchestration.interpretation.document_sentences import says_it
+from orchestration.interpretation.document_sentences import asked_focus, says_it, terms
 from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
@@ -431,6 +431,9 @@ _THE_DATAS = (RELEASE_AGE, PASTED_LINES)
 # one of the warehouse's runs ("when was the last assessment"), not the schedule ("when does the monthly assessment run")
 _RUN_NAMED = re.compile(r"\b(?:last|latest|previous|recent|newest|oldest|first|earliest)\s+(?:assessments?|runs?|scans?)\b",
                         re.I)
+# what the register of approved exceptions holds, as a question's focus names it
+_REGISTER = terms("id number name rule check site place scope device cover approver approval expiry expiration date "
+                  "validity status list count exception")
 _ROWS_ASKED = re.compile(r"^\s*(?:please\s+)?(?:show|list|give|count|display|get|find|pull|print)\b", re.I)
 # a request to do something ("open a ticket for it", "can you reboot RTR-1", "i need you to push the fix"), not a
 # question of how it is done: the verb first, not a noun of a compound ("patch deadline for a high vuln", "change
@@ -463,6 +466,11 @@ def _not_the_datas(intent: Intent, text: str, model: SemanticModel) -> bool:
     skill = intent.domain_details.skill or ""
     # routed to the data: a measure of the warehouse ("compliance in us-west"), a group ("per severity"), a part of
     # the network the frame has no filter for or rows asked for ("show me the wireless controllers") keep it there
+    if skill.endswith(("_assessment", "_expert_insights")) and frame.ask == "exception" and (
+            asked := asked_focus(text)) and not asked & _REGISTER:
+        # "what's the compensating control for the pos tls exception": what the register's rows do not hold (its
+        # checks, places, devices, approver and expiry) is the exception document's
+        return True
     if skill.endswith("_generic") or any(s in _THE_DATAS or s.startswith(DEVICE_ATTRIBUTE) for s in intent.signals) or \
             measure_words(text, model) or group_key(text) or grouped_by(text, model) or \
             names_a_part_beyond_the_frame(text, model) or _ROWS_ASKED.match(text) or _RUN_NAMED.search(text):

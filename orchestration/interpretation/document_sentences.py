@@ -298,14 +298,17 @@ def ranked(part: str, context: str, chunks: Sequence[RetrievedChunk], similar: S
     values = asked_values(part)
     named_kinds = part_kinds
     phrases = _phrases(part)
-    focus = _focus(part)
+    focus = asked_focus(part)
     named_ids = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+", part)}
     scored = []
     for (s, shared_own, shared_heading), near, of_part in zip(candidates, closeness, mine, strict=True):
         # its own words, or its own and its heading's near the top of retrieval ("SNMP version 3" under "SNMPv3 …"),
         # or one of them and close in meaning
         # (or the very thing asked: "what do we announce to …": "Outbound filters announce only our own aggregates")
-        focused = len(shared(focus, terms(s.text))) / len(focus) if focus else 0.0
+        # (its section's own heading may say it: "what's the compensating control for …" under "Compensating
+        # controls")
+        leaf = terms((s.chunk.metadata.section or "").split("›")[-1]) if focus else set()
+        focused = len(shared(focus, terms(s.text) | leaf)) / len(focus) if focus else 0.0
         if not (shared_own >= needed or (s.rank < 3 and shared_own + shared_heading >= needed and (
                 shared_own or shared_heading >= min(2, len(topic)))) or (shared_own and near >= NEAR) or focused == 1.0
                 or (len(shared(named_kinds, terms(s.text))) >= 2 and near >= NEAR and bool(values) and any(
@@ -361,7 +364,8 @@ _DOING = re.compile(r"^\s*(?:what|which \w+)\s+(?:do|does|did|must|should|can)\s
                     r"(?P<focus>\w+)\b", re.I)
 
 
-def _focus(question: str) -> set[str]:
+def asked_focus(question: str) -> set[str]:
+    """What a "what's the X for …", "which X …" or "what do we X" question asks about: X's words (none for other forms)."""
     doing = _DOING.match(question)
     if doing and doing.group("focus").lower() not in ("have", "need", "use", "do", "get", "keep", "run", "say"):
         return terms(doing.group("focus")) - GENERIC

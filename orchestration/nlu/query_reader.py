@@ -263,10 +263,14 @@ def _number(text: str) -> int:
 def _negated(prompt: str, value: str) -> bool:
     """Whether the words just before ``value`` negate it ("not on 17.9.4", "outside DataCenter-1", "non-critical",
     "excluding firewalls")."""
-    written = re.escape(value).replace("_", "[_ ]")
-    for m in re.finditer(rf"(?<![\w.-]){written}(?:e?s)?(?![\w-])", prompt, _I):
-        if NEGATORS.search(prompt[max(0, m.start() - 40):m.start()]):
-            return True
+    # a release as typed may be shorter than the one it was read as ("not running 17.9" for 17.9.4)
+    parts = value.split(".")
+    forms = [value, *(".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1))] if re.match(r"\d", value) else [value]
+    for form in forms:
+        written = re.escape(form).replace("_", "[_ ]")
+        for m in re.finditer(rf"(?<![\w.-]){written}(?:e?s)?(?![\w-])", prompt, _I):
+            if NEGATORS.search(prompt[max(0, m.start() - 40):m.start()]):
+                return True
     return False
 
 

@@ -396,3 +396,16 @@ def test_how_many_of_a_kind_is_that_kind_counted_and_spread_by_site(demo_warehou
     (total,), = one(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'firewall'")
     assert answer.split("\n\n")[1].startswith(f"**{total} firewalls** in the inventory — per site: "), answer[:300]
     assert " on firewall" not in answer
+
+
+def test_switches_not_running_a_release_typed_short_are_every_other_switch(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    """"How many switches are not on 17.9" — every switch on another release, as SQL counts them; it listed the
+    switches on 17.9.4 when the release typed was shorter than the one it was read as."""
+    version = one(demo_warehouse, "SELECT os_version FROM assets WHERE collection = 'fleet' AND device_type = 'switch' "
+                                  "AND os_version LIKE '17.9%' LIMIT 1")[0][0]
+    other = one(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'switch' AND "
+                                "os_version <> ?", [version])[0][0]
+    typed = ".".join(version.split(".")[:2])
+    answer = handle_turn(f"how many switches are not on {typed}", services=services).final.answer
+    assert f"**{other}** devices" in answer, answer[:400]

@@ -217,3 +217,15 @@ def test_a_check_no_rule_is_is_said_never_answered_with_every_failing_device(dem
         state.final.answer[:300]
     known = handle_turn("switches without dhcp snooping", services=services)
     assert "L2-DHCP-SNOOPING" in known.final.answer and known.mcp.tool_calls, known.final.answer[:300]
+
+
+def test_what_the_exception_register_does_not_hold_is_the_exception_documents(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    """"What's the compensating control for the pos tls exception": the register holds an exception's checks, places,
+    devices, approver and expiry, not its compensating controls — the exception's document answers, its section's
+    sentences quoted; "what's the expiry of …" is still the register's."""
+    state = handle_turn("what's the compensating control for the pos tls exception", services=services)
+    assert (state.intent.domain_details.skill or "").endswith("_generic"), state.final.answer[:300]
+    assert "Quarterly ASV scans of the store public addresses." in state.final.answer, state.final.answer[:500]
+    expiry = handle_turn("what's the expiry of the pos tls exception", services=services)
+    assert (expiry.intent.domain_details.skill or "").endswith("_assessment") and "2027-03-31" in expiry.final.answer

@@ -518,3 +518,13 @@ def test_failing_one_check_but_not_another_is_a_condition_on_the_devices(demo_wa
         assert re.match(rf"\*\*{len(only)} devices?\*\*", lead), (prompt, lead)
         named = set(re.findall(r"\b[A-Z]{2,3}-[\w-]+?-\d\b", state.final.answer))
         assert named >= only and not named & (failing("NTP-AUTH") - only), (prompt, named ^ only)
+
+
+def test_a_release_negated_as_typed_is_negated_as_read() -> None:
+    """"switches not running 17.9" (read as 17.9.4, the only 17.9 release): the switches on any other release, not
+    those on 17.9.4."""
+    from orchestration.nlu.query_reader import _negated
+    assert _negated("which switches are not running 17.9", "17.9.4")
+    assert _negated("how many switches are not on 17.9.4", "17.9.4")
+    assert not _negated("which switches run 17.9", "17.9.4")
+    assert not _negated("not the stores: which switches run 17.9", "17.9.4")
