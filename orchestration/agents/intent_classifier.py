@@ -464,13 +464,13 @@ def _not_the_datas(intent: Intent, text: str, model: SemanticModel) -> bool:
         # (a bare follow-up or small talk is the gate's to ask about)
         return intent.meta_intent not in (*CONVERSATIONAL, "followup_question")
     skill = intent.domain_details.skill or ""
-    # routed to the data: a measure of the warehouse ("compliance in us-west"), a group ("per severity"), a part of
-    # the network the frame has no filter for or rows asked for ("show me the wireless controllers") keep it there
     if skill.endswith(("_assessment", "_expert_insights")) and frame.ask == "exception" and (
             asked := asked_focus(text)) and not asked & _REGISTER:
         # "what's the compensating control for the pos tls exception": what the register's rows do not hold (its
         # checks, places, devices, approver and expiry) is the exception document's
         return True
+    # routed to the data: a measure of the warehouse ("compliance in us-west"), a group ("per severity"), a part of
+    # the network the frame has no filter for or rows asked for ("show me the wireless controllers") keep it there
     if skill.endswith("_generic") or any(s in _THE_DATAS or s.startswith(DEVICE_ATTRIBUTE) for s in intent.signals) or \
             measure_words(text, model) or group_key(text) or grouped_by(text, model) or \
             names_a_part_beyond_the_frame(text, model) or _ROWS_ASKED.match(text) or _RUN_NAMED.search(text):
@@ -512,6 +512,13 @@ def _applicable(checks: list[str], frame: QuestionFrame, rules: Mapping[str, Rul
 
 
 UNSPECIFIC_ENTITIES = ("timeframe", "assessment_type")  # "today", "assessment": they name no part of the network
+
+# what a question may name and still be the documents': kinds of things a standard is written for ("syslog source
+# interface on firewalls", "who gets paged for a critical finding"), not a device, place, assessment or address
+KINDS = (*UNSPECIFIC_ENTITIES, "device_type", "environment", "severity", "output_format", "priority", "platform",
+         "os_version")
+
+
 def _no_such_check(intent: Intent, text: str, services: Services) -> Intent:
     """A data question about the failures of a check no check of the catalog is ("which devices fail storm control?"):
     said and asked about, never answered with the devices failing any check."""
@@ -529,12 +536,6 @@ def _no_such_check(intent: Intent, text: str, services: Services) -> Intent:
     return _gate(intent, f"I know no check of **{name}**: none of the assessment's {len(rules)} checks looks at it, so "
                  "I cannot say which devices fail it (nor list the devices failing any check instead). The checks' "
                  f"families are {families}; ask with one of them or a rule id (NTP-AUTH, L2-DHCP-SNOOPING).", 0.0)
-
-
-# what a question may name and still be the documents': kinds of things a standard is written for ("syslog source
-# interface on firewalls", "who gets paged for a critical finding"), not a device, place, assessment or address
-KINDS = (*UNSPECIFIC_ENTITIES, "device_type", "environment", "severity", "output_format", "priority", "platform",
-         "os_version")
 
 
 def _documents_hold(services: Services, words: list[str]) -> bool:
