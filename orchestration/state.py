@@ -198,6 +198,11 @@ class FrameTime(StateModel):
     relative: Literal["previous", "this_month", "last_month"] | None = None
 
     @property
+    def names_runs(self) -> bool:
+        """Whether a run, month, start, last N runs or relative word is said (an expiry bound is not a run)."""
+        return bool(self.months or self.runs or self.since or self.relative or self.last_n)
+
+    @property
     def several_runs(self) -> bool:
         """A range over runs: since a month, the last N (N > 1) or three months or more."""
         return bool(self.since or (self.last_n or 0) > 1 or len(self.months) > 2)

@@ -397,8 +397,8 @@ def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) ->
     # firewalls classed as", "what day is the change advisory board") — still about nothing of the network's state
     read = frame.ask == "policy" and frame.subject == "documents" and frame.confidence >= CLEAR_ASK \
         and asks_no_state(words)
-    return (prescribed(words) or read) and not named and not frame.targets.device and not frame.targets.signature and not (
-        t.months or t.runs or t.since or t.relative or t.last_n) and not about_the_last_answer(words) and not theirs
+    return (prescribed(words) or read) and not named and not frame.targets.device and not frame.targets.signature and \
+        not t.names_runs and not about_the_last_answer(words) and not theirs
 
 
 def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -> Intent:
@@ -409,8 +409,7 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     finding"; "high findings at a branch - what kind of ticket")."""
     frame = intent.frame
     if not _not_the_datas(intent, text, services.catalog.semantic_model) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
-            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or (
-            frame.time.months or frame.time.runs or frame.time.since or frame.time.relative or frame.time.last_n):
+            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or frame.time.names_runs:
         return intent
     retriever = services.retriever()
     found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []
