@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # "difference": what two sides (devices, sites) fail apart; "one_side": what the first fails and the others do not
 Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "one_side", "since"]
 Comparison = Literal[">", ">=", "<", "<=", "="]
+OTHERS = "everything else"  # the other side of a split condition, as its rows are named
 
 
 class QueryModel(BaseModel):
@@ -35,10 +36,15 @@ class Condition(QueryModel):
     # but not SNMP-ACL": negated, the devices failing none of them) — every row of such a device counts
     of_devices: bool = False
     passing: bool = False  # of the devices passing the values (judged and passed), not failing them: "but pass SNMP-ACL"
+    # the condition splits the rows in two instead of keeping some ("the stores vs the rest"): its values on one side,
+    # every other row on the other (named OTHERS); its dimension is grouped by
+    split: bool = False
 
     def describe(self) -> str:
         values = ", ".join(self.values) if len(self.values) <= 6 else f"{', '.join(self.values[:3])} and " \
             f"{len(self.values) - 3} more"
+        if self.split:
+            return f"{self.dimension} {values} vs {OTHERS}"
         if self.of_devices:
             return f"devices {'not ' if self.negated else ''}{'passing' if self.passing else 'failing'} {values}"
         return f"{self.dimension}{' not' if self.negated else ''} {values}"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from assessment_engine.query import Condition, DataQuery
+from assessment_engine.query import OTHERS, Condition, DataQuery
 from assessment_engine.semantic_model import SemanticModel
 
 
@@ -122,18 +122,29 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         raise QueryError(f"not in the semantic model: {', '.join(unknown)}")
     fact_name = fact_of(query, model)
     fact = model.facts[fact_name]
-    on_rows = [c for c in query.conditions if (model.on_rows(c.dimension) or c.in_measure) and not c.of_devices]
-    on_devices = [c for c in query.conditions if c not in on_rows]
+    splits = {c.dimension: c for c in query.conditions if c.split and c.dimension in query.group_by}
+    filtering = [c for c in query.conditions if c.dimension not in splits or not c.split]
+    on_rows = [c for c in filtering if (model.on_rows(c.dimension) or c.in_measure) and not c.of_devices]
+    on_devices = [c for c in filtering if c not in on_rows]
     joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
 
     inner = _Sql().add("SELECT ")
     columns: list[str] = []
     selected: list[str] = []
+    keys: list[str] = []  # what the rows are grouped by
+    key_params: list[Any] = []  # the parameters a split's key binds in the select list
     for dim in query.group_by:
         column = model.dimension_sql(dim, fact_name)
         if column is None:
             raise QueryError(f"{dim} does not apply to {fact_name}")
+        key = column
+        if dim in splits:  # "the stores vs the rest": its values on one side, every other row on the other
+            sql, params = _condition(model, fact_name, splits[dim].model_copy(update={"negated": False}))
+            column = f"CASE WHEN {sql} THEN ? ELSE ? END"
+            key_params += [*params, ", ".join(splits[dim].values), OTHERS]
+            key = str(len(selected) + 1)  # grouped by its place: the same expression binds its values again
         selected.append(f"{column} AS {dim}")
+        keys.append(key)
         columns.append(dim)
     # several runs are one row each where the answer sets them side by side; otherwise the rows of all of them count
     # together ("devices failing NTP-AUTH in every run": the runs each fails it in, counted)
@@ -145,7 +156,7 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     if period:
         selected.append(f"{period} AS run")
         columns.append("run")
-    inner.add(", ".join(selected) + (", " if selected and query.measures else ""))
+    inner.add(", ".join(selected) + (", " if selected and query.measures else ""), *key_params)
     row_sql = [_condition(model, fact_name, c) for c in on_rows]
     for i, name in enumerate(query.measures):
         measure = model.measures[name]
@@ -173,9 +184,10 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         where.add((" AND " if where.parts else "") + sql, *params)
     if where.parts:
         inner.add(" WHERE " + where.text, *where.params)
-    keys = [model.dimension_sql(d, fact_name) for d in query.group_by] + ([period] if period else [])
+    if period:
+        keys.append(period)
     if keys:
-        inner.add(" GROUP BY " + ", ".join(k for k in keys if k))
+        inner.add(" GROUP BY " + ", ".join(keys))
         judged = [_condition(model, fact_name, c) for c in on_rows if not c.in_measure]
         if judged:  # a group none of whose rows is of the checks asked was not judged on them: no row, not a zero
             inner.add(" HAVING COUNT(*) FILTER (WHERE " + " AND ".join(sql for sql, _ in judged) + ") > 0",

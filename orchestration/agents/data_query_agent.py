@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from assessment_engine.query import DataQuery
+from assessment_engine.query import OTHERS, DataQuery
 from assessment_engine.semantic_model import SemanticModel
 from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
@@ -310,6 +310,12 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
     """The scope a query covered: its run(s), the devices it kept, its excluded values said as such ("not site
     DataCenter-1"), not as the scope; a condition on a dimension the scope has no key for ("region us-west", "tier
     tier1") by the dimension's noun."""
+    for c in [c for c in query.conditions if c.split]:  # "the stores vs the rest": both sides covered, the split said
+        field = {"site_type": "site_types"}.get(SCOPE_KEYS.get(c.dimension, ""), SCOPE_KEYS.get(c.dimension))
+        noun = model.dimensions[c.dimension].noun
+        covered = covered.model_copy(update={**({field: []} if field and hasattr(covered, field) else {}),
+                                             "more": {**covered.more, noun: [f"{' or '.join(c.values)} vs {OTHERS}"]}})
+    query = query.model_copy(update={"conditions": [c for c in query.conditions if not c.split]})
     negated = {SCOPE_KEYS[c.dimension]: c.values for c in query.conditions if c.negated and c.dimension in SCOPE_KEYS}
     for c in query.conditions:
         if c.dimension not in SCOPE_KEYS and c.dimension not in SAID_APART and c.dimension in model.dimensions:

@@ -33,6 +33,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import asked_besides, asks_release_age, changes_asked, group_key, read_facets
 from orchestration.nlu.followups import (
+    IT,
     PICKS_AMONG,
     Resolution,
     after_reset,
@@ -79,6 +80,7 @@ from orchestration.nlu.query_edits import (
     within_last,
 )
 from orchestration.nlu.query_reader import (
+    COUNT_CUE,
     DIFFER,
     OVER_TIME,
     PCI_IN,
@@ -409,8 +411,9 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     finding"; "high findings at a branch - what kind of ticket")."""
     frame = intent.frame
     if not _not_the_datas(intent, text, services.catalog.semantic_model) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
-            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or frame.time.names_runs:
-        return intent
+            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or frame.time.names_runs or (
+            (COUNT_CUE.search(text) or _ROWS_ASKED.match(text)) and values_named(text, services.names().values)):
+        return intent  # ("how many ISRs do we have": the inventory's own values counted or listed are the data's)
     retriever = services.retriever()
     found = retriever.search(text, k=3, viewer=viewer) if retriever is not None else []
     if not says_it(text, [RetrievedChunk.model_validate(c.as_dict()) for c in found],
@@ -1084,6 +1087,13 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             last.query is not None) else None
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
             intent = intent.evolve(asked_query=carried, query=carried)
+        elif among and asked_q is not None and last is not None and last.query is not None and \
+                _keeps_ranking(asked_q, last.query):
+            # "which of those are in us-west" after the top 5 by failed checks: the ones kept, with the same figure
+            # (a list with a count is listed the most first) — "the first one" then is the first of them as ranked
+            ranked = last.query
+            kept = asked_q.model_copy(update={"measures": ranked.measures, "runs": asked_q.runs or ranked.runs})
+            intent = intent.evolve(asked_query=kept, query=kept)
     if edit is None and not pasted and picked is None and attribute is None and resolution.kind in ("none", "carryover") \
             and last is not None and OF_THEM.search(prompt):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
@@ -1110,6 +1120,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # a question the compiler answers (its query runs) is answered the same way there: "and at Branch-09?" after
         # what fails at Branch-07 lists Branch-09's failing checks, not its summary
         intent = repeated if repeated.query is not None else intent.evolve(asked_query=repeated.asked_query)
+    intent = _of_its_row(intent, prompt, last, services.catalog.semantic_model)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))
@@ -1133,6 +1144,38 @@ BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:f
 THEIR = re.compile(r"\btheir\b", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
+
+
+# kinds of rows "it" stands for when the last answer was one of them; a device or site it names is carried as a name
+ITS_ROW_KINDS = frozenset({"site_type", "region", "tier", "environment", "device_type", "platform", "role",
+                           "criticality", "product_family", "release", "model"})
+
+
+def _of_its_row(intent: Intent, prompt: str, last: PastTurn | None, model: SemanticModel) -> Intent:
+    """"how many devices does it have" after "which tier is worst": the question held to the one row the last answer
+    led with (tier3) — a kind of row no name carries over."""
+    query, before = intent.asked_query, last.query if last is not None else None
+    if query is None or before is None or last is None or not IT.search(prompt) or len(before.group_by) > 1:
+        return intent
+    if before.group_by:  # the row the last answer led with, when it was one
+        dim = before.group_by[0]
+        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1) else None
+    else:  # "whats its failed checks count" after the devices of us-central: the one part the last answer was of
+        held = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
+        dim, value = (held[0].dimension, held[0].values[0]) if len(held) == 1 else ("", None)
+    if value is None or dim not in ITS_ROW_KINDS or query.condition(dim) is not None or dim in query.group_by or \
+            dim not in model.dimensions:
+        return intent
+    held_query = query.model_copy(update={"conditions": [*query.conditions, Condition(dimension=dim, values=[value])]})
+    return intent.evolve(asked_query=held_query, query=held_query)
+
+
+def _keeps_ranking(asked: DataQuery, last: DataQuery) -> bool:
+    """Whether a plain list of some of the devices a ranking by a count just listed is those devices with it."""
+    return last.order is not None and last.order.descending and last.group_by == ["device"] and \
+        bool(last.measures) and last.order.measure == last.measures[0] and \
+        asked.group_by == ["device"] and asked.order is None and not asked.measures and not asked.bounds and \
+        asked.output == "list"
 
 
 def with_query(intent: Intent, prompt: str, services: Services, collection: str, pasted: bool = False,

@@ -556,7 +556,9 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             value = sum(int(r.get(first) or 0) for r in rows)
             stats[f"total_{first}"] = value
             figure = model.measures[first].named(value)
-            lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)}) across {total} {name}"
+            split = (c := query.condition(dim)) is not None and c.split  # "the stores vs the rest": two sides, no kinds
+            lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)})" + (
+                "" if split else f" across {total} {name}")
         if first and not counted and not query.bounds and not query.order and query.output == "table" and \
                 len(rows) > INLINE and total == len(rows) and model.measures[first].unit == "percent":
             # "what was their pass rate in august" of 18 sites: the figure named, from the lowest to the highest

@@ -161,6 +161,9 @@ def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
     """Where the covered scope is not the scope asked for (names, filters, assessment)."""
     gaps = []
     excluded = {k.rstrip("s") for k in covered.excluded}  # asked for, and excluded as asked ("outside HQ")
+    query = intent.query or intent.asked_query  # a side set against the rest ("prod vs the rest") covers both
+    excluded |= {{"release": "os_version"}.get(c.dimension, c.dimension) for c in (query.conditions if query else [])
+                 if c.split}
     for etype, names in (("site", covered.sites), ("device", covered.devices)):
         asked = _asked(intent, etype) if etype not in excluded else []
         if asked and {a.lower() for a in asked} != {n.lower() for n in names}:

@@ -27,6 +27,7 @@ from typing import Any
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
 from orchestration.nlu.frame import ANY, NOT_FAILING
+from orchestration.nlu.names import PLATFORM_WORDS
 from orchestration.nlu.which_way import BEST, COMPARATIVE, LEAST, MOST, SUPERLATIVE_OF, WORST
 from orchestration.state import Intent
 
@@ -142,6 +143,7 @@ WHAT_FAILS = re.compile(r"\bwhat(?:'s| is| are| do| does| did)?\b[^?]*\bfail(?:s
 FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|issues?|problems?|violat\w*|crits?|"
                      r"criticals?|not compliant|non[- ]?compliant|without|missing|lacking|allow\w*|enabled|hit by|"
                      r"exposed|affected|worse|better|improv\w*|degrad\w*|at risk|risky|vulnerable|insecure|secure)\b", _I)
+PASSES = re.compile(r"\b(?:pass|passes|passed|passing)\b(?!\s*(?:rate|%|percent))", _I)
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
@@ -159,6 +161,13 @@ FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent)
 CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
 # figures of several places asked as one: "failed checks at HQ and Lab-1 combined", "in total"
 TOGETHER = re.compile(r"\b(?:combined|together|in total|in all|altogether|total|overall|as a whole|pooled|sum)\b", _I)
+# one side against all others: "the stores vs the rest", "prod compared with everything else"
+REST = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|and|or)\s+(?:the rest|everything else|everywhere else|"
+                  r"anything else|all (?:the )?others?|the others|(?:all )?(?:the )?other (?:sites|devices|places|boxes|"
+                  r"ones|locations|parts)|the remainder|elsewhere|(?:the )?rest of (?:the )?(?:fleet|network|estate))\b",
+                  _I)
+SPLITTABLE = frozenset({"site", "site_type", "region", "tier", "environment", "device_type", "platform", "role",
+                        "pci_scope", "criticality", "product_family", "release", "model"})
 # "which of A and B …", "compare A and B", "A and B side by side"
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
                    r"\bside by side\b|\bbetween\b", _I)
@@ -433,6 +442,14 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     on_checks = any(c.dimension in ("rule", "severity", "topic") for c in conditions)
     failing = bool(FAILING.search(prompt) or WORST.search(prompt) or BEST.search(prompt)) or on_checks or (
         ask == "yes_no" and FINE.search(prompt) is not None)  # "is Branch-02 fine": whether anything fails there
+    rest = REST.search(prompt)
+    # (what a comparison's words would group by otherwise — "the stores" compared are each store — gives way)
+    side = _split_side(prompt[:rest.start()], conditions) if rest else None
+    if side is not None:  # "pass rate of the stores vs the rest": two rows, the stores' and every other device's
+        boolean = model.dimensions[side.dimension].match == "boolean"
+        update = {"values": ["true", "false"], "negated": False} if boolean else {"split": True, "negated": False}
+        conditions = [c.model_copy(update=update) if c is side else c for c in conditions]
+        group = [side.dimension]
     sides = [c for c in conditions if len(c.values) > 1 and not c.negated and c.dimension not in ("rule", "topic")]
     if not group and sides and SIDES.search(prompt):
         group = [sides[0].dimension]  # "high findings in production vs lab": each side
@@ -470,6 +487,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         measures = ["devices_failing"]
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
                          COMMON.search(prompt) is not None)
+    if measures == ["checks"] and not failing and PASSES.search(prompt) and "passed_checks" in model.measures:
+        measures = ["passed_checks"]  # "how many checks does RTR-CORE-1 pass": the passed ones, as "fail" counts failed
     unknown = RANKED_BY.search(prompt)
     if group == ["device"] and measures == ["devices"] and unknown and not COMMON.search(prompt) \
             and not measure_words(unknown.group("what"), model) and _dimension(unknown.group("what"), model) is None:
@@ -516,7 +535,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         conditions = [c for c in conditions if c not in apart]
         unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
     time, missing = _time(prompt, intent, runs, fact, model)
-    two_sides = bool(sides and (SIDES.search(prompt) or chosen))  # "prod vs lab": two sides of one run, not a change
+    # "prod vs lab", "the stores vs the rest": two sides of one run, not a change
+    two_sides = bool(sides and (SIDES.search(prompt) or chosen)) or side is not None
     # a trend the frame read where the words name a measure and no time ("whats the fail rate for SNMP checks") is
     # that figure now
     trend = ask == "trend" and not (named_measure and not time_named(intent))
@@ -903,10 +923,34 @@ def values_named(prompt: str, values: dict[str, tuple[str, ...]]) -> dict[str, l
     found: dict[str, list[str]] = {}
     for dim, known in values.items():
         said = [v for v in known if re.search(rf"(?<![\w-]){_spoken(v)}(?:e?s)?(?![\w-])", prompt, _I)]
-        said = [v for v in said if not any(v != w and v.lower() in w.lower() for w in said)]
+        said = [v for v in said if not any(v != w and v.lower() in w.lower() for w in said)] or _by_brand(prompt, known)
         if said:
             found[dim] = said
     return found
+
+
+def _split_side(head: str, conditions: list[Condition]) -> Condition | None:
+    """The condition "… vs the rest" sets against every other row: of a part or kind of the network, the one said
+    last before it ("firewalls at the stores vs everywhere else": the stores)."""
+    candidates = [c for c in conditions if c.dimension in SPLITTABLE and not c.of_devices and not c.in_measure]
+    said = [(max((m.start() for v in c.values for m in re.finditer(rf"(?<![\w-]){_spoken(v)}", head, _I)),
+                 default=-1), c) for c in candidates]
+    said = [(at, c) for at, c in said if at >= 0] or ([(0, candidates[0])] if len(candidates) == 1 else [])
+    return max(said, key=lambda s: s[0])[1] if said else None
+
+
+def _by_brand(prompt: str, known: tuple[str, ...]) -> list[str]:
+    """The values whose first word the words say alone ("the ASR routers": ASR 1000; "ISRs": ISR 1100 and ISR 4000) —
+    not followed by another number ("ISR 2900" is no family of ours), and not a platform's word ("asa", "nexus": the
+    platform, which holds every family of it)."""
+    brands: dict[str, list[str]] = {}
+    for value in known:
+        first = value.split()[0]
+        if len(first) >= 3 and first.isalpha() and " " in value:
+            brands.setdefault(first.lower(), []).append(value)
+    return [v for brand, values in brands.items()
+            if not any(p.fullmatch(brand) for p, _ in PLATFORM_WORDS)
+            and re.search(rf"(?<![\w-]){re.escape(brand)}(?:e?s|'s)?(?![\w-])(?!\s*\d)", prompt, _I) for v in values]
 
 
 def _spoken(value: str) -> str:

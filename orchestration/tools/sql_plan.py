@@ -32,7 +32,10 @@ class SqlPlan:
 
 
 def _scope_text(params: list[Any]) -> str:
-    return ", ".join(str(p) for p in params) or "all devices"
+    """The scope's values in words, a long list cut in its middle ("RTR-1, RTR-2, RTR-3, …, router": the tool's
+    description is short, and the answer names its rows anyway)."""
+    said = [str(p) for p in params]
+    return ", ".join(said if len(said) <= 6 else [*said[:3], "…", *said[-2:]]) or "all devices"
 
 
 def plan_sql(facets: Facets, scope: dict[str, Any], ontology: Ontology, collection: str = FLEET) -> SqlPlan | None:

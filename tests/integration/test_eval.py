@@ -208,7 +208,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtyseventh_questions.yaml": (3, 0, 4), "thirtyseventh_conversations.yaml": (10, 30, 10),
     "held_out/thirtyseventh_conversations.yaml": (3, 11, 5), "thirtyeighth.yaml": (8, 0, 8),
     "held_out/thirtyeighth_questions.yaml": (4, 0, 4), "thirtyeighth_conversations.yaml": (9, 28, 10),
-    "held_out/thirtyeighth_conversations.yaml": (1, 11, 5),
+    "held_out/thirtyeighth_conversations.yaml": (1, 11, 5), "thirtyninth.yaml": (8, 0, 8),
+    "held_out/thirtyninth_questions.yaml": (4, 0, 4), "thirtyninth_conversations.yaml": (10, 30, 10),
+    "held_out/thirtyninth_conversations.yaml": (3, 13, 5),
 }
 
 

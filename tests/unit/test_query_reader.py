@@ -528,3 +528,62 @@ def test_a_release_negated_as_typed_is_negated_as_read() -> None:
     assert _negated("how many switches are not on 17.9.4", "17.9.4")
     assert not _negated("which switches run 17.9", "17.9.4")
     assert not _negated("not the stores: which switches run 17.9", "17.9.4")
+
+
+def test_one_side_against_the_rest_is_two_rows_of_one_run(demo_warehouse: Path, services: Services) -> None:
+    """"X vs the rest" is X's figure beside every other row's, in one run — not a change between runs."""
+    (lab, rest), = sql(demo_warehouse, f"""SELECT COUNT(*) FILTER (WHERE a.environment = 'lab' AND r.status = 'fail'),
+        COUNT(*) FILTER (WHERE a.environment <> 'lab' AND r.status = 'fail') FROM results r JOIN assets a USING
+        (asset_id) WHERE r.assessment_id = {LATEST} AND a.collection = 'fleet'""")
+    state = handle_turn("failures in the lab environment versus everything else", services=services)
+    query = state.intent.query
+    assert query is not None and query.group_by == ["environment"] and query.condition("environment").split  # type: ignore[union-attr]
+    assert [c.tool_name for c in state.mcp.tool_calls] == ["sql_path"]
+    scope, lead = state.final.answer.split("\n\n")[:2]
+    assert "environment lab vs everything else" in scope and "Unverified" not in state.final.answer, scope
+    assert f"**lab** {lab}" in lead and f"**everything else** {rest:,}" in lead, lead
+
+
+def test_a_brand_said_alone_is_every_product_family_of_it(demo_warehouse: Path, services: Services) -> None:
+    families = [f for f, in sql(demo_warehouse, "SELECT DISTINCT product_family FROM assets WHERE collection = 'fleet' "
+                                                "AND product_family LIKE 'ISR %' ORDER BY 1")]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND product_family LIKE 'ISR %'")
+    assert len(families) > 1
+    state = handle_turn("how many ISR routers do we have", services=services)
+    condition = state.intent.query.condition("product_family") if state.intent.query else None  # type: ignore[union-attr]
+    assert condition is not None and sorted(condition.values) == families
+    assert first_line(state.final.answer).startswith(f"**{n}"), state.final.answer[:300]
+
+
+def test_checks_a_device_passes_are_its_passed_checks(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = {LATEST} AND asset_id = 'SW-HQ-CORE-1' "
+                                "AND status = 'pass'")
+    lead = first_line(handle_turn("how many checks did SW-HQ-CORE-1 pass", services=services).final.answer)
+    assert lead.startswith(f"**{n}** passed checks"), lead
+
+
+def test_it_after_one_row_of_a_kind_is_that_row(demo_warehouse: Path, services: Services) -> None:
+    """"how many devices does it have" after the region with the most failed checks: that region's devices."""
+    (region, _), = sql(demo_warehouse, f"""SELECT s.region, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
+        JOIN sites s ON s.site = a.site WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND
+        a.collection = 'fleet' GROUP BY 1 ORDER BY n DESC LIMIT 1""")
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                                f"a.collection = 'fleet' AND s.region = '{region}'")
+    chat = new_chat(services)
+    assert region in first_line(chat("which region has the most failed checks").final.answer)
+    lead = first_line(chat("how many devices does it have").final.answer)
+    assert lead.startswith(f"**{n}**") and region in lead, lead
+
+
+def test_some_of_a_ranking_kept_are_listed_in_its_order(demo_warehouse: Path, services: Services) -> None:
+    top = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) n, ANY_VALUE(a.device_type) t FROM results r JOIN assets a
+        USING (asset_id) WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.collection = 'fleet' AND
+        a.site = 'HQ' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 6""")
+    assert top[5][1] < top[4][1]  # no tie at the cut
+    switches = [(d, n) for d, n, t in top[:5] if t == "switch"]
+    assert 1 < len(switches) < 5
+    chat = new_chat(services)
+    chat("top 5 devices at HQ by failed checks")
+    lead = first_line(chat("which of those are switches").final.answer)
+    assert lead.startswith(f"**{len(switches)} devices**"), lead
+    assert re.findall(r"([A-Z]+-[\w-]+) \((\d+) failed checks\)", lead) == [(d, str(n)) for d, n in switches], lead
