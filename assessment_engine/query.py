@@ -93,6 +93,9 @@ class DataQuery(QueryModel):
     # the row asked whether it leads the ranking ("is HQ the site with the most failed checks?", "was it also worst in
     # august?"): every row is ranked, and the answer says whether this one is within the limit, and where it stands
     leader: str | None = None
+    # the rows that moved this way between the first and the last run ("which devices got worse since september"):
+    # kept by the query, so that "how many of them are at the stores" still counts the ones that got worse
+    direction: Literal["worse", "better"] | None = None
 
     def condition(self, dimension: str) -> Condition | None:
         return next((c for c in self.conditions if c.dimension == dimension), None)
@@ -134,4 +137,6 @@ class DataQuery(QueryModel):
             parts.append(f"top {self.limit}" + (f" after {self.offset}" if self.offset else ""))
         if self.leader:
             parts.append(f"whether {self.leader} is there")
+        if self.direction:
+            parts.append(f"the rows that got {self.direction}")
         return " · ".join(parts) + f" → {self.output}"

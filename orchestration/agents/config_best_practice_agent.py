@@ -79,7 +79,8 @@ def interpret_assessment(state: AssessmentState, evidence: Evidence, prefix: str
     rows = result_of(report, SqlPathResult)
     if rows is not None and rows.template == "query" and intent.query is not None:
         return query_answer.answer(intent.query, rows.rows, catalog.semantic_model, intent.query_notes,
-                                   intent.frame.polarity, intent.frame.direction, intent.frame.polar)
+                                   intent.frame.polarity, intent.query.direction or intent.frame.direction,
+                                   intent.frame.polar)
     if rows is not None:
         formed = answer_forms.answer(rows, intent.frame, chunks, prefix, rules)
         return formed if formed is not None else findings.from_sql(rows, rules, prefix, intent.facets.release_age)

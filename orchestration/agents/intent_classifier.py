@@ -33,7 +33,6 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import asked_besides, asks_release_age, changes_asked, group_key, read_facets
 from orchestration.nlu.followups import (
-    IT,
     PICKS_AMONG,
     Resolution,
     after_reset,
@@ -76,6 +75,10 @@ from orchestration.nlu.query_edits import (
     carried_measure,
     edited_query,
     for_both,
+    keeps_ranking,
+    of_a_population,
+    of_its_row,
+    ones_of_the_last,
     picked_prompt,
     within_last,
 )
@@ -380,6 +383,12 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # "which platforms do we have", "what roles are there": the inventory's values of a device attribute,
             # which no everyday question asks (the reader, fitted on few of them, took it for small talk)
             frame = frame.evolve(ask="list", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
+        elif frame.ask == "not_answerable" and frame.cannot == "off_topic" and \
+                values_named(words, services.names().values):
+            # "how many ISRs do we have": a value of the inventory (a product family by its brand) is the product's
+            # word, which the reader never saw
+            frame = frame.evolve(ask="count" if COUNT_CUE.search(words) else "list", subject="devices", cannot=None,
+                                 confidence=max(frame.confidence, CLEAR_ASK))
         reader.frames.put(key, frame)
     return frame
 
@@ -1088,14 +1097,18 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         if carried is not None:  # "which site there has the most": ranked by what the last answer counted
             intent = intent.evolve(asked_query=carried, query=carried)
         elif among and asked_q is not None and last is not None and last.query is not None and \
-                _keeps_ranking(asked_q, last.query):
+                keeps_ranking(asked_q, last.query):
             # "which of those are in us-west" after the top 5 by failed checks: the ones kept, with the same figure
             # (a list with a count is listed the most first) — "the first one" then is the first of them as ranked
             ranked = last.query
             kept = asked_q.model_copy(update={"measures": ranked.measures, "runs": asked_q.runs or ranked.runs})
             intent = intent.evolve(asked_query=kept, query=kept)
+    # ("how many fail OSPF-AUTH" after how many leaf switches there are, "how many failed checks do they have" after
+    # where the devices on a release are: no subject of its own, or "they" — of those devices)
+    implied = OF_THEM.search(prompt) is None and (subjectless or THEY.search(prompt) is not None) and \
+        of_a_population(last, services.catalog.semantic_model)
     if edit is None and not pasted and picked is None and attribute is None and resolution.kind in ("none", "carryover") \
-            and last is not None and OF_THEM.search(prompt):
+            and last is not None and (OF_THEM.search(prompt) or implied):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
         # average pass rate" after a list of devices: a figure of the devices listed
         asked = intent if intent.asked_query is not None else with_query(
@@ -1104,7 +1117,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         narrowed_to = None if asked.asked_query is None else (among_listed(
             asked.asked_query, last, model, prompt) if resolution.kind == "none" or resolution.kind == "carryover" and
             asked.asked_query.measures and not asked.asked_query.group_by else None) if last.answer_devices else \
-            within_last(prompt, asked.asked_query, last, model)
+            within_last(prompt, asked.asked_query, last, model, implied)
         if narrowed_to is not None:
             intent = _as_edit(asked, last, narrowed_to)
         elif resolution.kind == "carryover" and asked.query is not None and asked.query.measures and \
@@ -1120,7 +1133,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # a question the compiler answers (its query runs) is answered the same way there: "and at Branch-09?" after
         # what fails at Branch-07 lists Branch-09's failing checks, not its summary
         intent = repeated if repeated.query is not None else intent.evolve(asked_query=repeated.asked_query)
-    intent = _of_its_row(intent, prompt, last, services.catalog.semantic_model)
+    model = services.catalog.semantic_model
+    for rewritten in (of_its_row(intent.asked_query, prompt, last, model),
+                      ones_of_the_last(intent.asked_query, resolution.effective_prompt or prompt, last, model)):
+        if rewritten is not None:  # "how many devices does it have" after the worst tier; "critical ones" after SLIC
+            intent = intent.evolve(asked_query=rewritten, query=rewritten)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))
@@ -1135,6 +1152,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     return {"intent": intent, "conversation": conv.evolve(**updates)}
 
 
+# the devices of the last answer as the subject: "do they", "are they", "them"
+THEY = re.compile(r"\b(?:they|them)\b", re.I)
 # a judgement between two things: "which one is worse", "which is better"
 BETTER_OR_WORSE_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+)?which\b.*\b(?:better|worse)\b", re.I)
 # a place in the last list said alone, with no noun: "and the third?", "what about the 2nd"
@@ -1144,38 +1163,6 @@ BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:f
 THEIR = re.compile(r"\btheir\b", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
-
-
-# kinds of rows "it" stands for when the last answer was one of them; a device or site it names is carried as a name
-ITS_ROW_KINDS = frozenset({"site_type", "region", "tier", "environment", "device_type", "platform", "role",
-                           "criticality", "product_family", "release", "model"})
-
-
-def _of_its_row(intent: Intent, prompt: str, last: PastTurn | None, model: SemanticModel) -> Intent:
-    """"how many devices does it have" after "which tier is worst": the question held to the one row the last answer
-    led with (tier3) — a kind of row no name carries over."""
-    query, before = intent.asked_query, last.query if last is not None else None
-    if query is None or before is None or last is None or not IT.search(prompt) or len(before.group_by) > 1:
-        return intent
-    if before.group_by:  # the row the last answer led with, when it was one
-        dim = before.group_by[0]
-        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1) else None
-    else:  # "whats its failed checks count" after the devices of us-central: the one part the last answer was of
-        held = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
-        dim, value = (held[0].dimension, held[0].values[0]) if len(held) == 1 else ("", None)
-    if value is None or dim not in ITS_ROW_KINDS or query.condition(dim) is not None or dim in query.group_by or \
-            dim not in model.dimensions:
-        return intent
-    held_query = query.model_copy(update={"conditions": [*query.conditions, Condition(dimension=dim, values=[value])]})
-    return intent.evolve(asked_query=held_query, query=held_query)
-
-
-def _keeps_ranking(asked: DataQuery, last: DataQuery) -> bool:
-    """Whether a plain list of some of the devices a ranking by a count just listed is those devices with it."""
-    return last.order is not None and last.order.descending and last.group_by == ["device"] and \
-        bool(last.measures) and last.order.measure == last.measures[0] and \
-        asked.group_by == ["device"] and asked.order is None and not asked.measures and not asked.bounds and \
-        asked.output == "list"
 
 
 def with_query(intent: Intent, prompt: str, services: Services, collection: str, pasted: bool = False,

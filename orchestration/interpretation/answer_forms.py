@@ -132,7 +132,7 @@ def _none_of(assessed: int, judged: int, checks: str, run: str) -> str:
     """The first line of an empty device list with the scope's size: no device there, none judged on the checks,
     or none of the N judged failing them."""
     if not assessed:
-        return f"**None.** No device in this scope was assessed in {run}."
+        return f"**None.** No device assessed in {run} is in this scope."
     if not judged:  # "which DC2 routers fail BGP-NEIGHBOR-AUTH": none runs BGP, so none is judged on it
         return (f"**None.** {'Neither' if assessed == 2 else 'None'} of the {devices(assessed)} assessed in this "
                 f"scope is judged on {checks}: they do not apply to their platform or configuration (no verdict in "

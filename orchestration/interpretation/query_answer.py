@@ -284,7 +284,7 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
         if len(checks) == 1 and checks[0].dimension == "rule" and len(checks[0].values) > 4:
             what = f"at least one of {what}"  # "fail at least one of 7 checks", not all seven
         if not assessed:  # nothing judged is nothing compliant either
-            return DomainOutputs(summary=f"**None.** No device in this scope was assessed ({where(query)}).",
+            return DomainOutputs(summary=f"**None.** No device assessed is in this scope ({where(query)}).",
                                  statistics={"devices_failing": 0, "devices_assessed": 0})
         return DomainOutputs(summary=f"**{failing:,}** of the {assessed:,} devices assessed in this scope fail {what} "
                                      f"({where(query)}).", statistics={"devices_failing": failing,
@@ -400,6 +400,8 @@ def _leads(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Domai
                 f"{', tied with ' + ', '.join(others[:INLINE]) if others else ''}" if cut == 1 else
                 f"**Yes** — {asked[1].get(dim)} is in the top {cut} {of_all}{' by' + noun if noun else ''}: "
                 f"{figure(asked[1])}, {rank}")
+        if len(ranked) == total <= 3:  # two or three set side by side: the others' figures too ("; HQ 89.4%")
+            lead += "".join(f"; {r.get(dim)} {figure(r)}" for r in ranked if r is not asked[1])
     else:
         shown = ", ".join(f"**{r.get(dim)}** ({figure(r)})" for r in leading[:INLINE])
         which = f"the {end}{noun}" if cut == 1 else f"the top {cut} places{' by' + noun if noun else ''}"
@@ -690,8 +692,18 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
     for r in rows:
         table.setdefault(r.get(dim), {})[str(r.get("run"))] = r.get(measure)
     stats: dict[str, Any] = {"groups": len(table)}
+    absent: list[Any] = []
     if len(periods) == 2 or (len(periods) > 2 and direction):
         ends = (periods[0], periods[-1])
+        if direction and model.facts[m.fact].run and not query.bounds:
+            # a row of a run's results missing from either end was not assessed then (a new device): it did not get
+            # better or worse, and is said apart
+            absent = [k for k in table if any(p not in table[k] for p in ends)]
+            table = {k: v for k, v in table.items() if k not in absent}
+            if not table:
+                return DomainOutputs(summary=f"**None** — no {_label(dim, model, 2)} was assessed in both "
+                                             f"{ends[0]} and {ends[1]} ({where(query, [], months=False)}).",
+                                     statistics=stats)
 
         def change(key: Any) -> float:
             before, after = (float(table[key].get(p) or 0) for p in ends)
@@ -725,6 +737,11 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
                     f"{ends[0]} and {ends[1]} ({where(query, [], months=False)}); **{top}** the most: "
                     f"{m.noun[1 if m.unit == 'count' else 0]} {_value(before, m.unit)} → {_value(after, m.unit)} "
                     f"({_signed(delta, m.unit)}).")
+        if absent:
+            stats.update(not_in_both=len(absent))
+            lead += (f" {len(absent)} {_label(dim, model, len(absent))} not assessed in both runs "
+                     f"{'is' if len(absent) == 1 else 'are'} left out ({', '.join(map(str, absent[:3]))}"
+                     f"{' …' if len(absent) > 3 else ''}).")
         body = [[k, *(_value(table[k].get(p, zero)) for p in periods),
                  _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
         head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]

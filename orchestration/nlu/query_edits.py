@@ -32,6 +32,7 @@ from orchestration.nlu.query_reader import (
     BOUND,
     FIRST_RUN,
     OVER_TIME,
+    SEVERITY_ONES,
     SINCE_WHEN,
     TOP,
     ZERO,
@@ -201,7 +202,7 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
     still = STILL_LEADS.match(prompt)
-    if still and (still.group("it") or still.group("still")):
+    if still and (still.group("it") or still.group("still")) or STILL_TRUE.match(prompt):
         return None  # "was it also worst in august": whether the row still leads, an edit of the ranking
     if FIGURE_OF_IT.match(prompt) and previous.query.group_by and previous.query.limit == 1:
         return None  # "how many did it have in august": the row's figure then, an edit of the ranking
@@ -240,6 +241,10 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if place is not None and PLACE_THERE.search(picked):
         # "how many devices fail the top one there" after the checks ranked in us-east: there is us-east
         picked = PLACE_THERE.sub(f"{'at' if place.dimension == 'site' else 'in'} {place.values[0]}", picked, count=1)
+    elif previous.query.group_by == ["rule"]:
+        # "how many devices fail the second one" after the top checks at the branches: at the branches, where the
+        # ranking was made (as "which devices fail it" is), unless the words name a place of their own
+        picked = _kept_place(picked, previous.query)
     return picked
 
 
@@ -743,10 +748,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             # the two runs the last change was between ("… between september and october" → "which firewall got
             # worse the most"); since the run the last answer was about ("… and in august?" → "which improved the
             # most"); or the last two
+            # ("… got worse since september" → "and which improved?": over the same runs, first to last)
             latest = runs[-1][0]
             update["runs"] = list(query.runs) if len(query.runs) == 2 and query.output == "change" else \
+                [query.runs[0], query.runs[-1]] if len(query.runs) > 2 and query.output == "series" else \
                 [query.runs[0], latest] if len(query.runs) == 1 and query.runs[0] != latest else \
                 [r for r, _ in runs[-2:]]
+        if own.frame.direction and query.direction:  # "and which improved?" after the ones that got worse
+            update["direction"] = own.frame.direction
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
             not _leftover(prompt, [m.span()], []):
@@ -841,17 +850,19 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         spans.append(m.span())
         said.append(f"the {query.group_by[0]}: {previous.answer_rows[0]}")
     m = STILL_LEADS.match(prompt)
-    if m and (m.group("it") or m.group("still")) and group and query.order and limit == 1 and measures and \
+    m = m if m and (m.group("it") or m.group("still")) else STILL_TRUE.match(prompt)
+    if m and group and query.order and limit == 1 and measures and \
             previous.answer_rows and not tied_rows(previous) and not said:
         # "was it also worst in august?" after the platform with the lowest pass rate: whether that row leads the same
-        # ranking (then, or there) — every row ranked, the answer says where it stands
-        which = m.group("which").lower()
+        # ranking (then, or there) — every row ranked, the answer says where it stands; "was that also true in
+        # august?" asks it of the ranking as it was
+        which = (m.groupdict().get("which") or "first").lower()
         measure = query.order.measure
         descending = (which == "worst") == (_better(model, measure) == "lower") if which in ("worst", "best") else \
             query.order.descending if which in ("top", "first") else which in ("highest", "most")
         order = query.order.model_copy(update={"descending": descending})
         update["leader"], output = previous.answer_rows[0], "yes_no"
-        if (m.group("still") or "").lower() == "still" and not TIME_WORDS.search(prompt) and runs and \
+        if (m.groupdict().get("still") or "").lower() == "still" and not TIME_WORDS.search(prompt) and runs and \
                 query.runs and query.runs != [runs[-1][0]] and len(query.runs) == 1:
             update["runs"] = [runs[-1][0]]  # "is it still the worst?" after august: now
         spans.append(m.span())
@@ -982,6 +993,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         if kept != conditions and condition.dimension != "device" and not model.on_rows(condition.dimension):
             # "what about staging" after the production devices listed: those devices were production's
             kept = [c for c in kept if not (c.dimension == "device" and len(c.values) > 1)]
+        split = query.condition(condition.dimension)
+        if split is not None and split.split:  # "and for the routers?" after the switches vs the rest: routers vs it
+            condition = condition.model_copy(update={"split": True})
         if kept != conditions or condition not in conditions:
             said.append(condition.describe())
         conditions = kept + [condition]
@@ -1007,7 +1021,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         group, output, order, limit, bounds = [], "value", None, None, []
         spans.append(counted_there.span())
     kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
-                     len(c.values) == 1 and c is not beside), None)
+                     len(c.values) == 1 and c is not beside and not getattr(query.condition(c.dimension), "split",
+                                                                             False)), None)
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row
         group, output, order, limit = [], "value", None, None
@@ -1092,6 +1107,9 @@ FIGURE_OF_IT = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:how many|how much|wh
 STILL_LEADS = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?P<it>(?:is|was|were|are)\s+(?:it|that one|that|they))\s+)?"
                          r"(?P<still>also|still|again)?\s*(?:the\s+)?(?P<which>worst|best|lowest|highest|most|fewest|"
                          r"top|first)\b(?:\s+(?:one|1))?", _I)
+# whether what the last answer said of its row still holds: "was that also true in august?", "still the case?"
+STILL_TRUE = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?:is|was|were|are)\s+(?:it|that|this|they)\s+)?"
+                        r"(?:also|still)\s+(?:true|the case|so)\b", _I)
 # "the other DC", "the other stores": a place of the same kind as the one asked before, but not it
 OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 # "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those
@@ -1107,11 +1125,13 @@ EACH_DEVICE_AT_MOST = 20  # devices listed past this are one figure for them all
 POOLED = re.compile(r"\b(?:average|avg|mean|overall|total|combined|together|in all|altogether|as a group)\b", _I)
 
 
-def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
-    """The question read on its own, asked of the devices the previous query was about ("of them", "among those"):
-    their conditions on devices and places added to its own (a check or a severity the previous query counted is not
-    a condition on the devices); None when the previous query kept none it does not already have."""
-    if previous is None or previous.query is None or not OF_THEM.search(prompt):
+def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: SemanticModel,
+                implied: bool = False) -> QueryEdit | None:
+    """The question read on its own, asked of the devices the previous query was about ("of them", "among those"; or
+    ``implied``: "how many fail OSPF-AUTH" after how many leaf switches there are): their conditions on devices and
+    places added to its own (a check or a severity the previous query counted is not a condition on the devices);
+    None when the previous query kept none it does not already have."""
+    if previous is None or previous.query is None or not (implied or OF_THEM.search(prompt)):
         return None
     kept = [c for c in previous.query.conditions if not model.on_rows(c.dimension) and not c.in_measure
             and own.condition(c.dimension) is None]
@@ -1144,7 +1164,8 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
             c.describe() for c in kept)])
     if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing] and \
-            model.measures[measures[0]].unit == "count":  # "their pass rate" is a rate of their checks
+            model.measures[measures[0]].unit == "count" and measures[0] not in measure_words(prompt, model):
+        # ("their pass rate" is a rate of their checks; "how many failed checks do they have" counts what it names)
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         first = model.measures[measures[0]]
         measures[0] = next((name for name, m in model.measures.items() if m.fact == first.fact and m.where ==
@@ -1358,3 +1379,63 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
     edited = q.model_copy(update=update)
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{' and '.join(conditions[-1].values)} "
                                                                          f"side by side"])
+
+
+# kinds of rows "it" stands for when the last answer was one of them; a device or site it names is carried as a name
+ITS_ROW_KINDS = frozenset({"site_type", "region", "tier", "environment", "device_type", "platform", "role",
+                           "criticality", "product_family", "release", "model"})
+
+
+def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, model: SemanticModel) -> DataQuery | None:
+    """"how many devices does it have" after "which tier is worst": the question held to the one row the last answer
+    led with (tier3) — a kind of row no name carries over; "whats its failed checks count" after the devices of
+    us-central: the one part the last answer was of. None when there is no such row to hold it to."""
+    before = last.query if last is not None else None
+    if query is None or before is None or last is None or not IT.search(prompt) or len(before.group_by) > 1:
+        return None
+    if before.group_by:  # the row the last answer led with, when it was one
+        dim = before.group_by[0]
+        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1) else None
+    else:
+        held = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
+        dim, value = (held[0].dimension, held[0].values[0]) if len(held) == 1 else ("", None)
+    if value is None or dim not in ITS_ROW_KINDS or query.condition(dim) is not None or dim in query.group_by or \
+            dim not in model.dimensions:
+        return None
+    return query.model_copy(update={"conditions": [*query.conditions, Condition(dimension=dim, values=[value])]})
+
+
+def ones_of_the_last(query: DataQuery | None, prompt: str, last: PastTurn | None,
+                     model: SemanticModel) -> DataQuery | None:
+    """"how many devices have critical ones" after the SLIC matches by severity: "ones" are the last answer's things
+    (SLIC matches), not failed checks — the same count over the last answer's fact; None when it is the same fact."""
+    before = last.query if last is not None else None
+    if query is None or before is None or not SEVERITY_ONES.search(prompt) or not query.measures or \
+            not before.measures:
+        return None
+    then, now = model.measures[before.measures[0]].fact, model.measures[query.measures[0]].fact
+    thing = model.counted_things(query.measures[0])
+    same = next((name for name, m in model.measures.items() if m.fact == then and not m.where and
+                 model.counted_things(name) == thing), None)
+    if then == now or same is None or any(model.dimension_sql(c.dimension, then) is None for c in query.conditions):
+        return None
+    return query.model_copy(update={"measures": [same], "runs": query.runs if model.facts[then].run else []})
+
+
+def of_a_population(last: PastTurn | None, model: SemanticModel) -> bool:
+    """Whether the last answer was about a set of devices kept by their kind or place ("how many leaf switches are
+    there", "where are the devices on 17.3.4a"), which a question with no subject of its own is asked of."""
+    query = last.query if last is not None else None
+    if query is None or not any(not model.on_rows(c.dimension) and not c.in_measure and not c.negated
+                                for c in query.conditions):
+        return False
+    return not query.measures or model.counted_things(query.measures[0]) == "device"
+
+
+def keeps_ranking(asked: DataQuery, last: DataQuery) -> bool:
+    """Whether a plain list of some of the devices a ranking by a count just listed ("which of those are in us-west"
+    after the top 5 by failed checks) is those devices, each with that count."""
+    return last.order is not None and last.order.descending and last.group_by == ["device"] and \
+        bool(last.measures) and last.order.measure == last.measures[0] and \
+        asked.group_by == ["device"] and asked.order is None and not asked.measures and not asked.bounds and \
+        asked.output == "list"

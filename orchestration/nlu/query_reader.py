@@ -161,6 +161,10 @@ FINE = re.compile(r"\b(?:clean|compliant|ok|okay|fine|healthy|in (?:good|decent)
 CHOICE = re.compile(r"\b(?:which|who)\b[^?]*\bor\b|^\s*(?:is|are|was|were|does|do|did|has|have)\b[^?]*\bor\b", _I)
 # figures of several places asked as one: "failed checks at HQ and Lab-1 combined", "in total"
 TOGETHER = re.compile(r"\b(?:combined|together|in total|in all|altogether|total|overall|as a whole|pooled|sum)\b", _I)
+SEVERITY_ONES = re.compile(r"\b(?:critical|high|medium|low)(?:[\s-]+severity)?\s+ones\b", _I)
+# "which" with no noun after it: one of the rows in play ("which fails the most checks", "which one has …")
+BARE_WHICH = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|who)(?:\s+ones?)?(?:\s+of\s+(?:them|those|these))?\s+"
+                        r"(?:fails?|failed|has|have|had|is|are|was|were|runs?|passes|passed)\b", _I)
 # one side against all others: "the stores vs the rest", "prod compared with everything else"
 REST = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|and|or)\s+(?:the rest|everything else|everywhere else|"
                   r"anything else|all (?:the )?others?|the others|(?:all )?(?:the )?other (?:sites|devices|places|boxes|"
@@ -204,9 +208,12 @@ VALUE_WORDS = {"region": "", "role": r"(?=\s+(?:routers?|switch(?:es)?|firewalls
                # "management plane checks", "layer 2 findings" (the category "services" is the topic of that name)
                "category": r"(?<!services)"}
 DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|leaf|management|mgmt|production|prod|"
-                          r"staging|lab|store|branch|campus|datacenter|hq|nx-os|ios-xe|asa|nexus|cisco|\d[\w.()]*)\s+)*"
+                          r"staging|lab|store|branch|campus|datacenter|hq|nx-os|ios-xe|asa|nexus|cisco|isr|asr|csr|"
+                          r"catalyst|firepower|\d[\w.()]*)\s+)*"
                           r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
-                          r"wireless controllers?|leafs|leaves|spines?|nodes?)\b", _I)
+                          # (product lines named as the devices: "which ISRs fail SSH-V2")
+                          r"wireless controllers?|leafs|leaves|spines?|nodes?|isrs|asrs|csrs|catalysts|nexus(?:es)?|"
+                          r"firepowers)\b", _I)
 SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:es)?|datacenters?|data centers?|campus(?:es)?|"
                         r"locations?|offices?)\b(?!-\d)", _I)  # "Store-50" is a site's name, not "stores"
 # a device's business criticality said with its value ("high criticality devices", "business critical boxes"): not
@@ -414,8 +421,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     named_devices = scope.get("devices") or ([scope["device"]] if scope.get("device") else [])
     if among and re.match(r"^\s*(?:and\s+|so\s+)?(?:which|what)\b", prompt, _I):
         ask = "list"
-    if among and ask != "count" and (not group or group != ["rule"] and not _names_rows(prompt, model)):
-        group = ["device"]  # "which have more than 5 failures", "which is the worst" (of the devices just listed)
+    if among and ask != "count" and (not group or group != ["rule"] and not _names_rows(prompt, model)
+                                     or BARE_WHICH.match(prompt)):
+        # "which have more than 5 failures", "which is the worst", "which fails the most checks" (of the devices just
+        # listed: "which" with no noun of its own is one of them, whatever it is said to fail)
+        group = ["device"]
     attribute = THEIR_ATTRIBUTE.search(prompt)
     attribute_of = _dimension(attribute.group("what"), model) if attribute else None
     rows_named = ROWS_FIRST.match(prompt[:attribute.start()]) if attribute else None
@@ -485,6 +495,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             set(measures) <= {"failed_checks", "devices", "devices_failing"} and WITH_A_FAILURE.search(prompt) and \
             "devices_failing" in model.measures:  # (the failures are what keeps the devices counted)
         measures = ["devices_failing"]
+    counted_rows = HOW_MANY_THINGS.search(prompt)
+    if not measures and SEVERITY_ONES.search(prompt) and ask == "count" and not (
+            counted_rows and _dimension(counted_rows.group("what"), model) == "device"):
+        measures = ["failed_checks"]  # "how many high ones does it have": a severity is a check's, so checks are counted
     measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
                          COMMON.search(prompt) is not None)
     if measures == ["checks"] and not failing and PASSES.search(prompt) and "passed_checks" in model.measures:
@@ -636,9 +650,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             order, limit, offset = None, None, 0
             output = "value" if output in ("list", "table") else output
             bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
+    moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
+    if moved:  # (a row with none of it in a run is a row that can move: "0 → 3" got worse; no row is not assessed)
+        bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
                       limit=limit, offset=offset, output=output, runs=time.get("runs", []),
-                      months=time.get("months", [])).asked_of_its_row()
+                      months=time.get("months", []), direction=moved).asked_of_its_row()
     named_kind = ROW_KIND.search(prompt) if query.leader else None
     if named_kind is not None:  # "is Store-50 the store with the lowest pass rate": ranked among the stores
         dim, value = ROW_KINDS[re.sub(r"\s", "", named_kind.group("kind").lower())]

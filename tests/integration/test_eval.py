@@ -210,7 +210,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtyeighth_questions.yaml": (4, 0, 4), "thirtyeighth_conversations.yaml": (9, 28, 10),
     "held_out/thirtyeighth_conversations.yaml": (1, 11, 5), "thirtyninth.yaml": (8, 0, 8),
     "held_out/thirtyninth_questions.yaml": (4, 0, 4), "thirtyninth_conversations.yaml": (10, 30, 10),
-    "held_out/thirtyninth_conversations.yaml": (3, 13, 5),
+    "held_out/thirtyninth_conversations.yaml": (3, 13, 5), "fortieth.yaml": (8, 0, 8),
+    "held_out/fortieth_questions.yaml": (3, 0, 4), "fortieth_conversations.yaml": (10, 30, 10),
+    "fortieth_seen_conversations.yaml": (4, 14, 5),
 }
 
 

@@ -1182,14 +1182,20 @@ def test_what_the_query_cannot_hold_is_said_beside_the_answer(demo_warehouse: Pa
 
 def test_more_or_fewer_than_a_month_are_the_groups_that_moved_that_way(demo_warehouse: Path,
                                                                         services: Services) -> None:
-    """"devices with more critical findings than last month" are those whose count went up (a device with none then
-    had 0); "sites with fewer failed checks than in september" those whose count went down since that run."""
+    """"devices with more critical findings than last month" are those whose count went up (a device assessed then
+    with none had 0; one not assessed then is left out, and said); "sites with fewer failed checks than in september"
+    those whose count went down since that run."""
     runs = [r for r, in sql(demo_warehouse, RUNS)]
     (up,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT r.asset_id, COUNT(*) FILTER (WHERE r.assessment_id =
-        ?) b, COUNT(*) FILTER (WHERE r.assessment_id = ?) n FROM {FLEET} WHERE r.status = 'fail' AND r.severity =
-        'critical' GROUP BY 1) WHERE n > b""", [runs[-2], runs[-1]])
+        ? AND r.status = 'fail' AND r.severity = 'critical') b, COUNT(*) FILTER (WHERE r.assessment_id = ? AND
+        r.status = 'fail' AND r.severity = 'critical') n FROM {FLEET} GROUP BY 1 HAVING COUNT(DISTINCT
+        r.assessment_id) FILTER (WHERE r.assessment_id IN (?, ?)) = 2) WHERE n > b""",
+                 [runs[-2], runs[-1], runs[-2], runs[-1]])
+    (new,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = ? AND asset_id "
+                                  "NOT IN (SELECT asset_id FROM results WHERE assessment_id = ?)", [runs[-1], runs[-2]])
     lead = first_line(Chat(services)("which devices have more critical findings than last month").final.answer)
     assert lead.startswith(f"**{up} devices** got worse between {runs[-2]} and {runs[-1]}"), lead
+    assert new and f"{new} device{'s' if new > 1 else ''} not assessed in both runs" in lead, lead
     (down,), = sql(demo_warehouse, f"""SELECT COUNT(*) FROM (SELECT a.site, COUNT(*) FILTER (WHERE r.assessment_id = ?)
         b, COUNT(*) FILTER (WHERE r.assessment_id = ?) n FROM {FLEET} WHERE r.status = 'fail' GROUP BY 1) WHERE n < b""",
                    [runs[1], runs[-1]])

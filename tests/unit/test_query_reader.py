@@ -587,3 +587,81 @@ def test_some_of_a_ranking_kept_are_listed_in_its_order(demo_warehouse: Path, se
     lead = first_line(chat("which of those are switches").final.answer)
     assert lead.startswith(f"**{len(switches)} devices**"), lead
     assert re.findall(r"([A-Z]+-[\w-]+) \((\d+) failed checks\)", lead) == [(d, str(n)) for d, n in switches], lead
+
+
+def test_a_question_with_no_subject_after_a_count_of_devices_is_asked_of_them(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    (n,), = sql(demo_warehouse, f"""SELECT COUNT(DISTINCT r.asset_id) FROM results r JOIN assets a USING (asset_id)
+        JOIN sites s ON s.site = a.site WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND
+        r.rule_id = 'ASA-AAA-SSH' AND a.device_type = 'firewall' AND s.site_type = 'store' AND a.collection = 'fleet'""")
+    (fleet,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT asset_id) FROM results WHERE assessment_id = {LATEST} AND "
+                                    "status = 'fail' AND rule_id = 'ASA-AAA-SSH'")
+    assert n != fleet
+    chat = new_chat(services)
+    chat("how many firewalls are at the stores")
+    lead = first_line(chat("how many fail ASA-AAA-SSH").final.answer)
+    assert lead.startswith(f"**{n}**"), lead
+
+
+def test_another_side_against_the_rest_keeps_the_rest(demo_warehouse: Path, services: Services) -> None:
+    rates = dict(sql(demo_warehouse, f"""SELECT a.device_type = 'switch', ROUND(100.0 * COUNT(*) FILTER (WHERE
+        r.status = 'pass') / COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {LATEST}
+        AND a.collection = 'fleet' GROUP BY 1"""))
+    chat = new_chat(services)
+    chat("firewall pass rate vs the rest")
+    lead = first_line(chat("and for the switches?").final.answer)
+    assert f"**switch** {rates[True]}%" in lead and f"**everything else** {rates[False]}%" in lead, lead
+
+
+def test_which_with_no_noun_after_a_list_of_devices_is_one_of_them(demo_warehouse: Path, services: Services) -> None:
+    (device, n), = sql(demo_warehouse, f"""SELECT r.asset_id, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.site = 'Branch-03' GROUP BY 1 ORDER BY n DESC, 1
+        LIMIT 1""")
+    chat = new_chat(services)
+    chat("list the devices at Branch-03")
+    lead = first_line(chat("which has the most failed checks").final.answer)
+    assert lead.startswith(f"**{device}**") and str(n) in lead, lead
+
+
+def test_whether_that_was_also_true_then_is_the_ranking_asked_of_that_run(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    first = "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at LIMIT 1)"
+    rates = sql(demo_warehouse, f"""SELECT s.region, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p, r.assessment_id = {LATEST} FROM results r JOIN assets a USING (asset_id) JOIN sites s ON
+        s.site = a.site WHERE r.assessment_id IN ({LATEST}, {first}) AND a.collection = 'fleet' GROUP BY 1, 3""")
+    now = min((p, g) for g, p, latest in rates if latest)[1]
+    then = min((p, g) for g, p, latest in rates if not latest)[1]
+    chat = new_chat(services)
+    assert now in first_line(chat("which region has the lowest pass rate").final.answer)
+    lead = first_line(chat("was that also true in the first run?").final.answer)
+    assert lead.startswith("**Yes" if then == now else "**No"), lead
+
+
+def test_the_rows_that_got_worse_stay_those_through_follow_ups(demo_warehouse: Path, services: Services) -> None:
+    """"which switches got worse since august" → "how many of them are at HQ" → "and which got better?": the ones
+    that moved that way, over the same runs — a switch not assessed in both runs moved neither way."""
+    first = "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at LIMIT 1)"
+    def moved(place: str) -> tuple[int, int]:
+        (worse, better), = sql(demo_warehouse, f"""WITH f AS (SELECT r.asset_id, r.assessment_id run, COUNT(*) FILTER
+            (WHERE r.status = 'fail') n FROM results r JOIN assets a USING (asset_id) WHERE a.collection = 'fleet' AND
+            a.device_type = 'switch' AND {place} AND r.assessment_id IN ({first}, {LATEST}) GROUP BY 1, 2)
+            SELECT COUNT(*) FILTER (WHERE b.n > a.n), COUNT(*) FILTER (WHERE b.n < a.n) FROM f a JOIN f b ON
+            a.asset_id = b.asset_id AND a.run = {first} AND b.run = {LATEST}""")
+        return worse, better
+    fleet, hq = moved("TRUE"), moved("a.site = 'HQ'")
+    chat = new_chat(services)
+    assert first_line(chat("which switches got worse since august").final.answer).startswith(f"**{fleet[0]} devices**")
+    assert first_line(chat("how many of them are at HQ").final.answer).startswith(f"**{hq[0]} devices**")
+    assert first_line(chat("and which got better?").final.answer).startswith(f"**{hq[1]} devices** got better")
+
+
+def test_a_check_picked_from_a_ranking_in_one_place_is_counted_there(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    ranked = sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(DISTINCT r.asset_id) n FROM results r JOIN assets a USING
+        (asset_id) JOIN sites s ON s.site = a.site WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND
+        s.site_type = 'store' AND a.collection = 'fleet' GROUP BY 1 ORDER BY n DESC, 1 LIMIT 4""")
+    assert ranked[1][1] not in (ranked[0][1], ranked[2][1])  # the second is the second, whatever the tie-break
+    chat = new_chat(services)
+    chat("top 3 failing checks at the stores")
+    lead = first_line(chat("how many devices fail the second one").final.answer)
+    assert lead.startswith(f"**{ranked[1][1]}**"), lead
