@@ -156,16 +156,20 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     if period:
         selected.append(f"{period} AS run")
         columns.append("run")
-    inner.add(", ".join(selected) + (", " if selected and query.measures else ""), *key_params)
+    # a bound on a figure the rows do not show ("sites with more than 3 failing", listed by name) is computed beside them
+    figures = list(dict.fromkeys([*query.measures, *(b.measure for b in query.bounds if query.group_by)]))
+    if any(b not in model.measures or model.measures[b].fact != fact_name for b in figures):
+        raise QueryError(f"a bound on a figure of another table: {', '.join(figures)}")
+    inner.add(", ".join(selected) + (", " if selected and figures else ""), *key_params)
     row_sql = [_condition(model, fact_name, c) for c in on_rows]
-    for i, name in enumerate(query.measures):
+    for i, name in enumerate(figures):
         measure = model.measures[name]
         text = measure.sql([sql for sql, _ in row_sql])
         repeats = 2 if measure.rate is not None and row_sql else 1  # a rate reads its conditions twice
         inner.add(("" if i == 0 else ", ") + f"{text} AS {name}",
                   *[p for _ in range(repeats) for _, params in row_sql for p in params])
         columns.append(name)
-    if not selected and not query.measures:
+    if not selected and not figures:
         raise QueryError("a question with nothing to count and nothing to list")
     inner.add(f" FROM {fact.from_}" + "".join(f" {j}" for j in sorted(joins) if j))
     where = _Sql()
@@ -215,7 +219,7 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     kept += [f"{m} IS NOT NULL" for m in rates]  # a group none of whose rows were rated has no rate to list
     if kept:
         outer.add(" WHERE " + " AND ".join(kept), *[b.value for b in bounds])
-    order = [f"{m} {way} NULLS LAST" for m in ranked] + [c for c in columns if c not in query.measures]
+    order = [f"{m} {way} NULLS LAST" for m in ranked] + [c for c in columns if c not in figures]
     skipped = int(query.offset or 0) if place else 0  # an integer of the query, written as one
     if place:  # the SQL guard caps the rows itself
         outer = _Sql().add("SELECT * FROM (").add(outer.text, *outer.params).add(

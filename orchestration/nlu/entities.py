@@ -148,7 +148,10 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 # "which of those are high", "how many of them are high or critical": a severity said of the rows asked about
-_RATED = re.compile(r"\b(?:which|what|any|how many)\b(?:\s+[\w']+){0,3}?\s+(?:are|is|were|was)\s+(?:rated\s+)?"
+_RATED = re.compile(r"(?:\b(?:which|what|any|how many)\b(?:\s+[\w']+){0,3}?\s+(?:are|is|were|was)|"
+                    # or asked the other way round: "are any of them high?", "is any of it critical"
+                    r"^\s*(?:and\s+|so\s+)?(?:are|is|were|was)\s+(?:any|some|all|none)\b(?:\s+[\w']+){0,2}?)"
+                    r"\s+(?:rated\s+)?"
                     r"(?P<values>(?:critical|high|medium|low)(?:\s*(?:,|/|or|and)\s*(?:critical|high|medium|low))*)"
                     r"(?:\s+(?:severity|ones))?\s*[?.!]*\s*$", _I)
 

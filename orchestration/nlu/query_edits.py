@@ -388,6 +388,9 @@ def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
     kept = [c for c in query.conditions if not c.negated]
     if len(kept) == len(query.conditions) == 1 and kept[0].dimension in PLACES and not query.measures:
         where = f"{'at' if kept[0].dimension == 'site' else 'in'} {' and '.join(kept[0].values)}"
+    elif query.order is not None and query.limit is None and previous.answer_rows and not DRILL.match(prompt):
+        # every place ranked, the answer led with the first ("its worst site?" → "how many devices there"): that one
+        where = f"{'at' if query.group_by == ['site'] else 'in'} {previous.answer_rows[0]}"
     elif 0 < len(previous.answer_rows) <= LISTED_PLACES_NAMED:
         where = "at " + ", ".join(previous.answer_rows)
     else:
@@ -783,19 +786,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         by_rows = bool(group) and bool(rows) and (chosen or bool(value))
         conditions = [c for c in query.conditions if not by_rows or c.dimension != group[0]] + (
             [Condition(dimension=group[0], values=rows)] if by_rows else [])
-        counting = next((x for x in measures if model.counted_things(x) != things), measures[0]) \
-            if asked_for is None else measures[0]
+        counting = (next((x for x in measures if model.counted_things(x) != things), measures[0])
+                    if asked_for is None else measures[0]) if measures else None
         none_of = query.bound_to_none and by_rows
-        # ("list them" after how many sites: the sites themselves, not "sites with sites")
-        none_of = none_of or (model.counted_things(counting) == things and
-                              not model.facts[model.measures[counting].fact].run)  # (the inventory's own rows)
+        # ("list them" after how many sites: the sites themselves, not "sites with sites"; after a list of rows with no
+        # figure, the rows)
+        none_of = none_of or counting is None or (model.counted_things(counting) == things and
+                                                  not model.facts[model.measures[counting].fact].run)
         edited = query.model_copy(update={
             # "which sites are they at" after the devices with no failed checks: where those devices are, not where
             # something fails
-            "measures": [] if none_of else [counting], "group_by": [things], "conditions": conditions, "limit": None,
-            "output": "list", "order": None,
-            "bounds": [Bound(measure=counting, op=">", value=0)] if model.measures[counting].unit == "count" and not
-            none_of else []})
+            "measures": [] if none_of or counting is None else [counting], "group_by": [things],
+            "conditions": conditions, "limit": None, "output": "list", "order": None,
+            "bounds": [Bound(measure=counting, op=">", value=0)] if counting is not None and
+            model.measures[counting].unit == "count" and not none_of else []})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = HOW_MANY_OF.match(prompt)
     of_kind = _dimension(m.group("what"), model) if m else None
@@ -1068,8 +1072,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append(f"runs {latest}")
     if not said and not notes:
         return None
-    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and group[:1] in (["device"], ["site"]):
+    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and \
+            group[:1] in (["device"], ["site"], ["rule"]):
         output = "yes_no"  # "any of them in the lab?" after a list: whether any is, then which
+    elif own.frame.ask == "list" and not own.frame.polar and output == "yes_no" and group:
+        output = "list"  # "which ones are high" after "is any of it critical": which, not whether
     read_fact = model.facts[model.measures[measures[0]].fact] if measures else None
     if read_fact is not None and read_fact.run and not update.get("runs", query.runs) and not notes:
         update["runs"] = [runs[-1][0]]  # a list of the inventory sorted by failed checks: the latest run's
@@ -1381,7 +1388,11 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
                                                                          f"side by side"])
 
 
+# "there" as a place: "how many devices there" (not "how many devices are there")
+THERE_ROW = re.compile(r"\bthere\b", _I)
+THERE_ARE = re.compile(r"\b(?:are|is|were|was)\s+there\b|\bthere\s+(?:are|is|were|was)\b", _I)
 # kinds of rows "it" stands for when the last answer was one of them; a device or site it names is carried as a name
+# (a site led a ranking of sites: "its worst site" → "how many devices there")
 ITS_ROW_KINDS = frozenset({"site_type", "region", "tier", "environment", "device_type", "platform", "role",
                            "criticality", "product_family", "release", "model"})
 
@@ -1391,18 +1402,28 @@ def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, mode
     led with (tier3) — a kind of row no name carries over; "whats its failed checks count" after the devices of
     us-central: the one part the last answer was of. None when there is no such row to hold it to."""
     before = last.query if last is not None else None
-    if query is None or before is None or last is None or not IT.search(prompt) or len(before.group_by) > 1:
+    if query is None or before is None or last is None or len(before.group_by) > 1:
         return None
-    if before.group_by:  # the row the last answer led with, when it was one
+    # ("how many are there" is no place, unless the last answer led with a place it ranked: "how many devices are
+    # there" after the site with the most failed checks)
+    led_place = before.order is not None and before.group_by[:1] in (["site"], ["region"], ["site_type"], ["tier"])
+    there = THERE_ROW.search(prompt) is not None and (not THERE_ARE.search(prompt) or led_place)
+    if not (IT.search(prompt) or there) or tied_rows(last):  # (rows tied at the top: "it" is none of them alone)
+        return None
+    kinds = ITS_ROW_KINDS | ({"site"} if before.group_by == ["site"] and before.order is not None else set())
+    if before.group_by:  # the row the last answer led with: the only one, or the first of a ranking
         dim = before.group_by[0]
-        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1) else None
+        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1 or
+                                                             before.order is not None) else None
     else:
-        held = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
-        dim, value = (held[0].dimension, held[0].values[0]) if len(held) == 1 else ("", None)
-    if value is None or dim not in ITS_ROW_KINDS or query.condition(dim) is not None or dim in query.group_by or \
-            dim not in model.dimensions:
+        parts = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
+        dim, value = (parts[0].dimension, parts[0].values[0]) if len(parts) == 1 else ("", None)
+    held = query.condition(dim)  # (all the rows of the ranking, as "those" would be, are not the one it led with)
+    if value is None or dim not in kinds or dim in query.group_by or dim not in model.dimensions or (
+            held is not None and not (len(held.values) > 1 and set(held.values) == set(last.answer_rows))):
         return None
-    return query.model_copy(update={"conditions": [*query.conditions, Condition(dimension=dim, values=[value])]})
+    return query.model_copy(update={"conditions": [*(c for c in query.conditions if c is not held),
+                                                   Condition(dimension=dim, values=[value])]})
 
 
 def ones_of_the_last(query: DataQuery | None, prompt: str, last: PastTurn | None,

@@ -10,7 +10,7 @@ from pathlib import Path
 from orchestration.runtime import handle_turn
 from orchestration.services import Services
 from tests.unit.test_answer_forms import first_line
-from tests.unit.test_answers import sql
+from tests.unit.test_answers import LATEST, sql
 from tests.unit.test_conversations import Chat
 
 RUNS = "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at"
@@ -2614,3 +2614,30 @@ def test_one_of_the_n_of_a_kind_with_the_most_asks_whether_that_row_is_among_the
     query = state.intent.query
     assert query is not None and query.group_by == ["site"] and query.leader == last, query
     assert first_line(state.final.answer).startswith("**No**"), state.final.answer[:300]
+
+
+def test_whether_any_of_a_devices_checks_is_of_a_severity_is_yes_or_no_then_which(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    high = [r for r, in sql(demo_warehouse, f"SELECT rule_id FROM results WHERE assessment_id = {LATEST} AND "
+                                            "asset_id = 'RTR-HQ-EDGE-1' AND status = 'fail' AND severity = 'high' "
+                                            "ORDER BY 1")]
+    assert high
+    chat = Chat(services)
+    chat("whats failing on RTR-HQ-EDGE-1")
+    lead = first_line(chat("are any of them high?").final.answer)
+    assert lead.startswith("**Yes**") and all(r in lead for r in high), lead
+    lead = first_line(chat("which ones are high").final.answer)
+    assert lead.startswith(f"**{len(high)}**") and all(r in lead for r in high), lead
+
+
+def test_its_after_a_ranking_is_the_row_it_led_with(demo_warehouse: Path, services: Services) -> None:
+    (tier, _), = sql(demo_warehouse, f"""SELECT s.tier, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p FROM results r JOIN assets a USING (asset_id) JOIN sites s ON s.site = a.site WHERE
+        r.assessment_id = {LATEST} AND a.collection = 'fleet' GROUP BY 1 ORDER BY p LIMIT 1""")
+    sites = {s for s, in sql(demo_warehouse, f"SELECT site FROM sites WHERE tier = '{tier}'")}
+    chat = Chat(services)
+    chat("rank the tiers by pass rate, lowest first")
+    answer = chat("and its worst site?").final.answer
+    lead = first_line(answer)
+    named = re.match(r"\*\*([\w-]+)\*\*", lead)
+    assert named is not None and named.group(1) in sites, lead
