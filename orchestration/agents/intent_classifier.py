@@ -73,6 +73,7 @@ from orchestration.nlu.query_edits import (
     both_places,
     both_sides,
     carried_measure,
+    carried_unframed,
     edited_query,
     for_both,
     keeps_ranking,
@@ -383,6 +384,11 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # "which platforms do we have", "what roles are there": the inventory's values of a device attribute,
             # which no everyday question asks (the reader, fitted on few of them, took it for small talk)
             frame = frame.evolve(ask="list", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
+        elif frame.ask == "not_answerable" and frame.cannot == "live_state" and COUNT_CUE.search(words) and \
+                not asks_live(words, LIVE) and names_a_part_beyond_the_frame(words, model):
+            # "how many of them are in us-east": a part of the network counted, no running state (the reader took
+            # "are in" for where traffic is)
+            frame = frame.evolve(ask="count", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
         elif frame.ask == "not_answerable" and frame.cannot == "off_topic" and \
                 values_named(words, services.names().values):
             # "how many ISRs do we have": a value of the inventory (a product family by its brand) is the product's
@@ -1134,6 +1140,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # what fails at Branch-07 lists Branch-09's failing checks, not its summary
         intent = repeated if repeated.query is not None else intent.evolve(asked_query=repeated.asked_query)
     model = services.catalog.semantic_model
+    if resolution.kind in ("carryover", "same_devices") and intent.asked_query is not None:
+        carried = carried_unframed(intent.asked_query, last)  # "which ones" after a count of the ASR 1000s
+        intent = intent if carried is None else intent.evolve(asked_query=carried, query=carried)
     for rewritten in (of_its_row(intent.asked_query, prompt, last, model),
                       ones_of_the_last(intent.asked_query, resolution.effective_prompt or prompt, last, model)):
         if rewritten is not None:  # "how many devices does it have" after the worst tier; "critical ones" after SLIC

@@ -59,6 +59,8 @@ _SEVERITY = re.compile(
 )
 _SEVERITY_PHRASES: list[tuple[str, str]] = [
     (r"\bseverity\s*(?:is|=|:|of)?\s*(critical|high|medium|low)\b", "{g}"),
+    # "fail something high", "anything medium": a severity said of what fails
+    (r"\b(?:something|anything|nothing)\s+(critical|high|medium|low)\b", "{g}"),
     (r"\b(?:most critical|critical[- ]severity)\b", "critical"),
     (r"\b(?:highest|high|biggest|greatest|top)[- ]risks?\b|\bmost severe\b|\bhigh[- ]severity\b", "high"),
 ]

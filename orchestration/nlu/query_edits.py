@@ -993,6 +993,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # (a kind of device replaces the kind before it: "what about switches?" after the ASAs)
         replaced = PLACES if condition.dimension in PLACES else DEVICE_KINDS if condition.dimension in DEVICE_KINDS \
             else {condition.dimension}
+        if OF_THEM.search(prompt):  # "how many of them are in us-west" after the stores: those stores there, narrowed
+            replaced = {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]
         if kept != conditions and condition.dimension != "device" and not model.on_rows(condition.dimension):
             # "what about staging" after the production devices listed: those devices were production's
@@ -1460,3 +1462,23 @@ def keeps_ranking(asked: DataQuery, last: DataQuery) -> bool:
         bool(last.measures) and last.order.measure == last.measures[0] and \
         asked.group_by == ["device"] and asked.order is None and not asked.measures and not asked.bounds and \
         asked.output == "list"
+
+
+# what a follow-up's frame cannot carry (its filters know sites, kinds of site, device types, platforms, releases,
+# roles and environments, not these): a follow-up the history resolved keeps them from the last query
+UNFRAMED = frozenset({"product_family", "model", "region", "tier", "criticality", "pci_scope"})
+
+
+def carried_unframed(query: DataQuery | None, last: PastTurn | None) -> DataQuery | None:
+    """"which ones" after "how many asrs fail something critical": the ASR 1000s still — the last query's conditions
+    on what the frame has no filter for, added where the question set nothing of that kind itself (no place beside a
+    place, no kind of device beside a kind); None when there is nothing to carry."""
+    before = last.query if last is not None else None
+    if query is None or before is None:
+        return None
+    own = {c.dimension for c in query.conditions}
+    said = {c.dimension for c in query.conditions if c not in before.conditions}  # (not what it carried already)
+    kinds = (PLACES, DEVICE_KINDS | {"role"})
+    carried = [c for c in before.conditions if c.dimension in UNFRAMED and c.dimension not in own and
+               not any(c.dimension in kind and said & kind for kind in kinds)]
+    return query.model_copy(update={"conditions": [*query.conditions, *carried]}) if carried else None

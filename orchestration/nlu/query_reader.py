@@ -548,9 +548,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if apart:  # "ospf adjacency flaps": the signature's matches have no checks to filter — said, not failed
         conditions = [c for c in conditions if c not in apart]
         unsaid += [f"{c.describe()} does not apply to {model.measures[measures[0]].noun[1]}" for c in apart if measures]
-    time, missing = _time(prompt, intent, runs, fact, model)
-    # "prod vs lab", "the stores vs the rest": two sides of one run, not a change
+    # "prod vs lab", "the stores vs the rest": two sides of one run, not a change (also in a month named: "… in
+    # september" is that run's two sides)
     two_sides = bool(sides and (SIDES.search(prompt) or chosen)) or side is not None
+    time, missing = _time(prompt, intent, runs, fact, model, two_sides)
     # a trend the frame read where the words name a measure and no time ("whats the fail rate for SNMP checks") is
     # that figure now
     trend = ask == "trend" and not (named_measure and not time_named(intent))
@@ -1208,8 +1209,9 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
 
 
 def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: str,
-          model: SemanticModel) -> tuple[dict[str, list[str]], list[str]]:
-    """The runs (or, for events, the months) the question reads, and the months asked that have no run."""
+          model: SemanticModel, two_sides: bool = False) -> tuple[dict[str, list[str]], list[str]]:
+    """The runs (or, for events, the months) the question reads, and the months asked that have no run;
+    ``two_sides``: its "vs" sets two sides of one run side by side, not two runs."""
     time = intent.frame.time
     ids = [r for r, _ in runs]
     day_of = dict(runs)
@@ -1231,7 +1233,7 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     chosen += [r for r in ids if day_of[r][:10] in DATE.findall(prompt)]
     if FIRST_RUN.search(prompt):
         chosen.append(ids[0])
-    changed = bool(CHANGE.search(prompt)) or intent.frame.direction is not None
+    changed = bool(CHANGE.search(prompt) and not two_sides) or intent.frame.direction is not None
     if OVER_TIME.search(prompt) and not chosen and not time.since and not time.last_n:
         chosen = list(ids)  # "over time", "run by run": every run
     if (time.relative in ("previous", "last_month") or LAST_TIME.search(prompt)) and len(ids) > 1 and not chosen:

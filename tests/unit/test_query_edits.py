@@ -2641,3 +2641,39 @@ def test_its_after_a_ranking_is_the_row_it_led_with(demo_warehouse: Path, servic
     lead = first_line(answer)
     named = re.match(r"\*\*([\w-]+)\*\*", lead)
     assert named is not None and named.group(1) in sites, lead
+
+
+def test_how_many_of_them_are_somewhere_narrows_the_rows_it_follows(demo_warehouse: Path, services: Services) -> None:
+    """"how many of them are in us-east" after the store switches: those switches there — not every switch in us-east."""
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE a.collection = "
+                                "'fleet' AND a.device_type = 'switch' AND s.site_type = 'store' AND s.region = 'us-east'")
+    (wider,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE a.collection = "
+                                    "'fleet' AND a.device_type = 'switch' AND s.region = 'us-east'")
+    assert n != wider
+    chat = Chat(services)
+    chat("list the switches at the stores")
+    lead = first_line(chat("how many of them are in us-east").final.answer)
+    assert re.match(rf"\*\*{n}\b", lead), lead
+
+
+def test_two_sides_in_a_month_are_that_runs_sides(demo_warehouse: Path, services: Services) -> None:
+    run = "(SELECT assessment_id FROM assessments WHERE collection = 'fleet' AND strftime(started_at, '%Y-%m') = " \
+          "'2026-09')"
+    rates = dict(sql(demo_warehouse, f"""SELECT a.environment = 'lab', ROUND(100.0 * COUNT(*) FILTER (WHERE
+        r.status = 'pass') / COUNT(*), 1) FROM results r JOIN assets a USING (asset_id) WHERE r.assessment_id = {run}
+        AND a.collection = 'fleet' GROUP BY 1"""))
+    state = handle_turn("lab vs everything else pass rate in september", services=services)
+    assert state.intent.query is not None and len(state.intent.query.runs) == 1
+    lead = first_line(state.final.answer)
+    assert f"**lab** {rates[True]}%" in lead and f"**everything else** {rates[False]}%" in lead, lead
+
+
+def test_which_ones_after_a_count_of_a_product_line_are_of_that_line(demo_warehouse: Path, services: Services) -> None:
+    failing = [d for d, in sql(demo_warehouse, f"""SELECT DISTINCT r.asset_id FROM results r JOIN assets a USING
+        (asset_id) WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'high' AND a.collection =
+        'fleet' AND a.product_family LIKE 'ISR %' ORDER BY 1""")]
+    assert failing
+    chat = Chat(services)
+    chat("how many ISR routers fail something high")
+    lead = first_line(chat("which ones").final.answer)
+    assert lead.startswith(f"**{len(failing)} device"), lead
