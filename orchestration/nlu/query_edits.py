@@ -30,6 +30,7 @@ from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import (
     BOUND,
+    DEVICE_ATTRIBUTES,
     FIRST_RUN,
     OVER_TIME,
     SEVERITY_ONES,
@@ -1026,9 +1027,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # store has the most
         group, output, order, limit, bounds = [], "value", None, None, []
         spans.append(counted_there.span())
+    sides_split = {c.dimension for c in query.conditions if c.split}  # ("and for the routers?" after "switches vs the rest")
     kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
-                     len(c.values) == 1 and c is not beside and not getattr(query.condition(c.dimension), "split",
-                                                                             False)), None)
+                     len(c.values) == 1 and c is not beside and c.dimension not in sides_split), None)
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row
         group, output, order, limit = [], "value", None, None
@@ -1395,8 +1396,7 @@ THERE_ROW = re.compile(r"\bthere\b", _I)
 THERE_ARE = re.compile(r"\b(?:are|is|were|was)\s+there\b|\bthere\s+(?:are|is|were|was)\b", _I)
 # kinds of rows "it" stands for when the last answer was one of them; a device or site it names is carried as a name
 # (a site led a ranking of sites: "its worst site" → "how many devices there")
-ITS_ROW_KINDS = frozenset({"site_type", "region", "tier", "environment", "device_type", "platform", "role",
-                           "criticality", "product_family", "release", "model"})
+ITS_ROW_KINDS = frozenset(DEVICE_ATTRIBUTES) - {"site"}
 
 
 def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, model: SemanticModel) -> DataQuery | None:

@@ -170,8 +170,6 @@ REST = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|and|or)\s+(?:
                   r"anything else|all (?:the )?others?|the others|(?:all )?(?:the )?other (?:sites|devices|places|boxes|"
                   r"ones|locations|parts)|the remainder|elsewhere|(?:the )?rest of (?:the )?(?:fleet|network|estate))\b",
                   _I)
-SPLITTABLE = frozenset({"site", "site_type", "region", "tier", "environment", "device_type", "platform", "role",
-                        "pci_scope", "criticality", "product_family", "release", "model"})
 # "which of A and B …", "compare A and B", "A and B side by side"
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
                    r"\bside by side\b|\bbetween\b", _I)
@@ -822,6 +820,8 @@ COMMON = re.compile(r"\b(?:most|least)\s+(?:common|popular|widespread|frequent|u
                     r"\brarest\b|\b(?:have|own|run|deploy|got) the (?:most|fewest|least) of\b", _I)
 DEVICE_ATTRIBUTES = ("model", "release", "platform", "role", "device_type", "site_type", "environment", "region",
                      "product_family", "site", "tier", "criticality")
+# what "… vs the rest" may set one side of: a device's attribute or its site's, or the site's PCI scope
+SPLITTABLE = frozenset(DEVICE_ATTRIBUTES) | {"pci_scope"}
 
 
 def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], failing: bool,
