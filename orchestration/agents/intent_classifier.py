@@ -1066,7 +1066,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent in ("new_topic", "followup_question")
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
             resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
-            resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None):
+            resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None) or (
+            # "which devices there have fewer failures than last month": words of its own, asked of the place carried
+            resolution.kind == "carryover" and not resolution.effective_prompt and intent.asked_query is None and
+            intent.frame.direction is not None and not subjectless):
         # (a follow-up with nothing of the last turn to carry, "and is Lab-1 the site with the most failed checks", is
         # read as a question of its own)
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject

@@ -19,6 +19,8 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
     named = state.intent.entity("assessment_id")
     params = {"assessment_id": named or "latest", "scope": scope, "viewer": state.input.user_id,
               "collection": state.conversation.collection}
+    if state.intent.frame.targets.signature:  # the signatures asked about, whatever their rank among the matches
+        params["signatures"] = list(state.intent.frame.targets.signature)
     outcome = services.tools.call("slic_results_tool", params, task_id=task.id)
     if outcome.result is None:
         error = outcome.call.error or "the SLIC store could not be read"

@@ -604,8 +604,12 @@ def _signature_matches(result: SqlPathResult, frame: QuestionFrame) -> DomainOut
         return DomainOutputs(summary=f"**No** — {named} matched no device in {when}.", statistics={"row_count": 0})
     boxes = list(dict.fromkeys(r.asset_id for r in rows))
     titles = "; ".join(dict.fromkeys(f"{r.signature_id} ({r.title})" for r in rows))
-    lead = devices(len(boxes)) if frame.ask in ("count", "list") else "Yes"  # "how many …": the number, "any …?": yes
-    first = (f"**{lead}** — {titles} matched on {devices(len(boxes))} in {when}: "
+    total = _total(rows)
+    matches = f"{total} SLIC match{'es' if total != 1 else ''}"
+    # "how many boxes show brute force logins": the devices; "slic matches on nx-os": the matches; "any …?": yes
+    lead = ("Yes" if frame.ask not in ("count", "list") else matches if frame.subject == "signatures"
+            else devices(len(boxes)))
+    first = (f"**{lead}** — {titles}{', on' if lead == matches else f': {matches} on'} {devices(len(boxes))} in {when}: "
              f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
     statistics = {"row_count": len(rows), "devices_listed": boxes}
     if frame.ask == "count":  # "how many boxes show brute force logins": the number and the names, each match on ask

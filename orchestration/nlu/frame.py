@@ -212,6 +212,8 @@ def cue_vector(text: str) -> np.ndarray:
 
 # Cue words of each kind of ask, as features beside the n-grams: what an engineer's grammar says about the
 # answer's form ("how many" a number, "vs" two sides, "why" an explanation). The reader weighs them; none decides.
+_FIX = re.compile(r"\bfix\b|\bremediat|\bclean up\b|\bcli\b|\bcommands?\b|\bpaste\b|\bturn off\b|\bconfig to\b|"
+                  r"\bwhat do we do about\b|\bhow do (?:i|we) (?:disable|enable|get)\b", _I)
 CUES = [re.compile(p, _I) for p in (
     r"^how many\b|\bnumber of\b|\bcount\b|^# of\b|\bhow many\b",
     r"\bpercent|%|\bshare of\b|\bfraction\b|\bpass rate\b|\bcompliance rate\b|\bratio\b",
@@ -222,8 +224,7 @@ CUES = [re.compile(p, _I) for p in (
     r"\bworst\b|\bbest\b|\btop \d+|\btop (?:three|five|ten)\b|\bmost\b|\brank|\briskiest\b|\bbottom \d+|\bbiggest\b",
     r"^why\b|\bwhy (?:is|does|do|did|are)\b|\bwhat does \S+ (?:mean|check)\b|\bexplain\b|\bwhat triggered\b|"
     r"\bwhat is the risk\b|\bevidence\b|\bwhat config line\b",
-    r"\bfix\b|\bremediat|\bclean up\b|\bcli\b|\bcommands?\b|\bpaste\b|\bturn off\b|\bconfig to\b|"
-    r"\bwhat do we do about\b|\bhow do (?:i|we) (?:disable|enable|get)\b",
+    _FIX.pattern,
     r"\bstandards?\b|\bpolic(?:y|ies)\b|\bprocedure\b|\brunbook\b|\bbest practice\b|\brecommended\b|"
     r"\baccording to\b|\bwho owns\b|\bescalate\b|\bchange window\b|\bapproval process\b|\bsite tiers\b|"
     r"\bguides?\b|\bhow (?:to|do (?:i|we|you)|should (?:i|we)) (?:configure|set up|setup)\b|\bdo we (?:use|put|set)\b|"
@@ -517,6 +518,16 @@ def title_words(text: str) -> frozenset[str]:
     return frozenset(singular(w) for w in words if w not in _TITLE_STOP)
 
 
+def _without_titles(text: str, named: Sequence[str], signatures: Iterable[tuple[str, str]]) -> str:
+    """``text`` without the words of the signature titles it names ("NX-OS CLI command injection" → "the signature")."""
+    words = frozenset().union(*(title_words(title) for sid, title in signatures if sid in named)) if named \
+        else frozenset()
+    if not words:
+        return text
+    kept = [w for w in re.split(r"(\s+)", text) if singular(re.sub(r"[^a-z0-9]+", "", w.lower())) not in words]
+    return re.sub(r"\s{2,}", " ", "".join(kept)).strip()
+
+
 # "the POS exception", "the lab waiver": an exception named by a word only it has
 # "the POS exception", "our legacy POS waiver": up to three words before it, one of them an exception's own
 _EXCEPTION_BY_WORD = re.compile(r"\b(?:the|our|that|this)\s+((?:[\w-]+\s+){0,2}[\w-]+)\s+"
@@ -744,6 +755,11 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "count"  # "failures per role", "failed checks per tier for august": one figure per group, not a series
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,
                            catalogs.rule_words, catalogs.signature_words, catalogs.exception_words)
+    untitled = _without_titles(text, targets.signature, catalogs.signatures) if ask == "fix" else text
+    if untitled != text and not _FIX.search(untitled) and not _REACH.search(text):
+        # "which devices match the cli command injection signature": the title's words ("cli", "command") name the
+        # signature, they do not ask for commands — the ask is read from the rest of the words
+        ask, subject, cannot, confidence, margin = reader.read(asking_clause(untitled, entities))
     if cannot == "live_state" and (time.months or time.runs) and _ASSESSED.search(text) and not _REACH.search(text):
         # "did the number of high findings go up or down from sep to oct": assessment figures over runs, not a link
         ask, subject, cannot = "compare" if len(time.months) + len(time.runs) > 1 else "count", "findings", None

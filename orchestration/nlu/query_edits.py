@@ -120,7 +120,7 @@ HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|ar
 # "and how many at the stores", "how many there in total": a count asked of a place, its measure the last one's
 COUNT_THERE = re.compile(_LEAD + r"how many\s+(?:(?:are|were)\s+)?(?:there\s+)?(?:in|at|on|for|across)\b", _I)
 # "how many devices is that" after the sites with some: the things of another kind behind the same rows, counted
-HOW_MANY_OF = re.compile(_LEAD + r"how many\s+(?P<what>[a-z]+)(?:\s+(?:is that|are there|are they|in total|in all|"
+HOW_MANY_OF = re.compile(_LEAD + r"how many\s+(?:different\s+|distinct\s+|unique\s+|separate\s+)?(?P<what>[a-z]+)(?:\s+(?:is that|are there|are they|in total|in all|"
                          r"does that make|is it|are those|altogether|then))+\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b|"
                   # "list the ones that don't", "which stores don't": the rows the last answer's bound left out
@@ -804,9 +804,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = HOW_MANY_OF.match(prompt)
     of_kind = _dimension(m.group("what"), model) if m else None
-    per_kind = next((name for name, x in model.measures.items() if x.fact == model.measures[measures[0]].fact and
+    # ("how many signatures is that" after the matches by signature: the distinct ones, not the matches)
+    per_kind = next((name for name, x in sorted(model.measures.items(), key=lambda kv: group == [of_kind] and not str(
+                     kv[1].count).upper().startswith("DISTINCT")) if x.fact == model.measures[measures[0]].fact and
                      model.counted_things(name) == of_kind and x.where == model.measures[measures[0]].where), None) \
-        if of_kind and measures and (group or POINTS_BACK.search(prompt)) and group != [of_kind] else None
+        if of_kind and measures and (group or POINTS_BACK.search(prompt)) and (group != [of_kind] or not query.bounds) \
+        else None
     if per_kind is not None and not said:
         # "how many devices is that" after the sites with devices failing SSH-V2 (or after the pass rate of production):
         # those devices, counted
@@ -1372,6 +1375,9 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
             c for c in q.conditions if c != differ[0]]:
         return None
     dim = differ[0].dimension
+    noun = re.match(r"\s*([a-z][\w-]*)", rest, _I)
+    if noun is not None and _dimension(noun.group(1), model) not in (None, dim):
+        return None  # "which devices there have fewer failures" after two sites: rows of another kind, not one side
     conditions = [c for c in q.conditions if c != differ[0]] + [
         Condition(dimension=dim, values=[*other.values, *differ[0].values])]
     update: dict[str, Any] = {"group_by": [dim], "conditions": conditions}

@@ -34,7 +34,7 @@ from orchestration.state import Intent
 _I = re.IGNORECASE
 DATA_ASKS = ("count", "list", "ranking", "yes_no", "trend", "compare")  # a share: the analysis tool's percentages
 DATA_SUBJECTS = ("devices", "findings", "rules", "sites", "runs", "signatures")
-COUNT_NOUNS = ("devices", "checks", "releases", "sites", "events", "exceptions")  # a measure only where counted
+COUNT_NOUNS = ("devices", "checks", "releases", "sites", "events", "exceptions", "signatures")  # a measure only where counted
 DEVICE_COUNTS = ("devices", "devices_failing", "devices_matched", "failed_checks", "slic_matches")
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "twenty": 20}
@@ -835,7 +835,7 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
             measures = [m for m in measures if m != plain]
 
     slic = any(c.dimension in ("signature", "cve") for c in conditions) or subject == "signatures"
-    if slic and not any(m.startswith(("slic", "devices_matched")) for m in measures):
+    if slic and not any(m.startswith(("slic", "devices_matched", "signatures")) for m in measures):
         return ["devices_matched"] if group in ([], ["device"]) else ["slic_matches"]
     failing_things = {"devices": "devices_failing", "checks": "failed_checks", "sites": "sites_failing"}
     if measures:

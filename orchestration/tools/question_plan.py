@@ -65,6 +65,8 @@ def frame_plan(intent: Intent, scope: dict[str, Any], collection: str, sure: boo
 def holds(plan: SqlPlan, query: DataQuery) -> bool:
     """Whether a template's statement keeps every value the query filters on (by its text and parameters): one that
     does not ("critical SLIC findings at the datacenters" → the matches of every severity) answers another question."""
+    if query.direction and plan.template not in ("site_changes", "rule_changes"):
+        return False  # "which devices there have fewer failures than last month": a change, not one run's rows
     held = f"{plan.sql} {plan.params}".lower()
     # (a whole train, "17.9.x", is held as its prefix: LIKE '17.9.%')
     return all(str(v).lower().removesuffix(".x") in held for c in query.conditions if not c.in_measure

@@ -70,9 +70,13 @@ def _grouped_in_engine(w: Warehouse, base: str, params: list[Any]) -> dict[str, 
 
 
 def slic_results_tool(w: Warehouse, assessment_id: str = "latest", scope: dict[str, Any] | None = None,
-                      collection: str = FLEET, viewer: str | None = None) -> dict[str, Any]:
+                      collection: str = FLEET, viewer: str | None = None,
+                      signatures: list[str] | None = None) -> dict[str, Any]:
     run = resolve_assessment(w, assessment_id, collection=collection, viewer=viewer)
     where, params, applied = scope_clause(w, scope)
+    if signatures:  # the ones a question names: filtered before the cap, or a low-severity one is cut off unseen
+        where += f" AND upper(s.signature_id) IN ({', '.join('?' * len(signatures))})"
+        params = [*params, *(s.upper() for s in signatures)]
     base, params = MATCHES.format(where=where), [run.assessment_id, *params]
     head = w.query(base + f"SELECT * FROM m {ORDER} LIMIT {max(GROUP_HERE_MAX, RESULT_CAP) + 1}", params).dicts()
     grouped = _grouped_here(head) if len(head) <= GROUP_HERE_MAX else _grouped_in_engine(w, base, params)

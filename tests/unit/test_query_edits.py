@@ -2677,3 +2677,42 @@ def test_which_ones_after_a_count_of_a_product_line_are_of_that_line(demo_wareho
     chat("how many ISR routers fail something high")
     lead = first_line(chat("which ones").final.answer)
     assert lead.startswith(f"**{len(failing)} device"), lead
+
+
+def test_how_many_distinct_things_is_that_counts_the_rows_kinds_not_the_rows(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    """After the SLIC matches of a place listed by signature, "how many distinct signatures is that" is the number of
+    signatures there — not the matches, not the fleet's devices."""
+    (latest,), = sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY "
+                                     "started_at DESC LIMIT 1")
+    matched = ("FROM slic_results x JOIN assets a ON a.asset_id = x.asset_id AND a.collection = 'fleet' "
+               "WHERE x.assessment_id = ? AND a.site = 'HQ'")
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT x.signature_id) {matched}", [latest])
+    (matches,), = sql(demo_warehouse, f"SELECT COUNT(*) {matched}", [latest])
+    assert n != matches  # the two figures differ: the check below tells them apart
+    chat = Chat(services)
+    chat("known issues matched at HQ")
+    state = chat("how many distinct signatures is that")
+    assert first_line(state.final.answer).startswith(f"**{n}**"), state.final.answer[:300]
+
+
+def test_rows_of_another_kind_after_two_places_are_not_one_of_the_two(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    """After a figure at one branch and then at another, "which boxes there have fewer failed checks than in the
+    previous run" asks for the devices of the place last named that got better — not which of the two branches has
+    fewer."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per_device = (f"SELECT r.asset_id, SUM(CASE WHEN r.status = 'fail' THEN 1 ELSE 0 END) FROM {FLEET} WHERE "
+                  "r.assessment_id = ? AND a.site = 'Branch-02' GROUP BY 1")
+    before, after = dict(sql(demo_warehouse, per_device, [runs[-2]])), dict(sql(demo_warehouse, per_device, [runs[-1]]))
+    better = sorted(d for d in after if d in before and after[d] < before[d])
+    chat = Chat(services)
+    chat("failed checks at Branch-01 compared with the previous run")
+    chat("and Branch-02?")
+    state = chat("which boxes there have fewer failed checks than in the previous run")
+    query = state.intent.query
+    assert query is not None and query.group_by == ["device"], query
+    assert (query.condition("site") or query).values == ["Branch-02"], query  # type: ignore[union-attr]
+    for device in better:
+        assert device in state.final.answer, (device, state.final.answer[:400])
+    assert "Branch-01" not in first_line(state.final.answer), state.final.answer[:300]

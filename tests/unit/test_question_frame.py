@@ -229,3 +229,13 @@ def test_a_policy_lookup_without_slic_words_is_answered_from_the_documents(servi
     assert state.mcp.tool_calls == [] and any("escalation" in c.source for c in state.final.citations)
     slic = handle_turn("what do the slic hits at DataCenter-2 mean under our policies", thread_id="t-slic-policy", services=services)
     assert slic.intent.domain_details.skill.endswith("expert_insights")  # type: ignore[union-attr]
+
+
+def test_a_signature_titles_words_name_it_and_do_not_ask_for_commands() -> None:
+    """"cli" and "command" ask for a fix — except where they are the words of a signature's title the question names
+    (SLIC-SW-003 is "NX-OS CLI command injection"): those boxes are listed, not a fix written."""
+    services = build_services()
+    frame = frame_of("show me the boxes exposed to that cli command injection issue", services, today=TODAY)
+    assert frame.targets.signature == ["SLIC-SW-003"] and frame.ask != "fix", frame
+    fix = frame_of("what commands fix the cli command injection exposure", services, today=TODAY)
+    assert fix.ask == "fix", fix  # a fix asked in words of its own still is one

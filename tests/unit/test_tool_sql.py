@@ -121,3 +121,17 @@ def test_breakdowns_come_in_one_statement_capped_with_the_number_of_keys(demo_wa
     assert [(r["key"], r["failures"]) for r in result["breakdowns"]["site"]] == [tuple(s) for s in sites[:BREAKDOWN_CAP]]
     typed = AnalysisResult.model_validate(result).breakdowns["site"]
     assert f"… and {len(sites) - 8} more" in breakdown_table("site", typed, len(sites))
+
+
+def test_signatures_asked_for_are_filtered_before_the_cap(demo_warehouse: Path, services: Services) -> None:
+    """The matches are capped, most severe first: a signature the question names is filtered in the statement, or a
+    lower-severity one past the cap reads as "matched no device" though it matched many."""
+    w = services.warehouse()
+    whole = slic_results_tool(w, "latest")
+    shown = {r["signature_id"] for r in whole["results"]}
+    past_cap = [s["signature_id"] for s in whole["by_signature"] if s["signature_id"] not in shown]
+    assert past_cap, "the demo's latest run has a signature past the cap: the case below checks something"
+    named = slic_results_tool(w, "latest", signatures=[past_cap[0].lower()])
+    want = [s for s in whole["by_signature"] if s["signature_id"] == past_cap[0]]
+    assert named["by_signature"] == want and named["results"], named["by_signature"]
+    assert {r["signature_id"] for r in named["results"]} == {past_cap[0]}
