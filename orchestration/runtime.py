@@ -154,6 +154,12 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
     if conv.new_collection:
         store.set_thread_collection(state.input.thread_id, conv.new_collection)
     intent = state.intent
+    # a fix or an explanation of the last answer's rows asks no query of its own: the conversation's query and rows
+    # stay those of the last answer ("which firewalls fail X" → "how do i fix it" → "are any of those in pci scope")
+    last = conv.history[-1] if conv.history else None
+    kept = last if last is not None and intent.asked_query is None and intent.frame.ask in ("fix", "explain") and \
+        conv.resolution in ("carryover", "same_devices", "device_reference", "finding_reference") else None
+    query = intent.asked_query if kept is None else kept.query
     return store.save_turn({
         "thread_id": state.input.thread_id, "user_id": state.input.user_id, "prompt": state.input.user_prompt,
         "intent_class": intent.intent_class, "meta_intent": intent.meta_intent, "skill": intent.domain_details.skill,
@@ -162,10 +168,10 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "state": state.model_dump_json(), "started_at": started, "finished_at": utc_now(),
         "duration_ms": round(seconds * 1000, 1),
         "name_resolutions": [r.model_dump() for r in intent.name_resolutions],
-        "answer_devices": answer_devices(state),
+        "answer_devices": answer_devices(state) or (kept.answer_devices if kept is not None else []),
         "frame": intent.frame.model_dump(),
-        "query": intent.asked_query.model_dump() if intent.asked_query is not None else None,
-        "answer_rows": answer_rows(state),
+        "query": query.model_dump() if query is not None else None,
+        "answer_rows": answer_rows(state) or (kept.answer_rows if kept is not None else []),
         "asked": conv.effective_prompt or None,
     }, fold=fold)
 

@@ -402,7 +402,11 @@ def run(state: AssessmentState, task: Task, services: Services) -> TaskResult:
                for kind in unknown_device_types(intent)]
     if source_path == "sql":  # what the statement counted beside where: its severities and checks
         condition = condition_of(intent)
-        counted = {**scope, "severity_filter": " or ".join(condition.severities) or None,
+        severities = condition.severities
+        if choice.params.get("template") == "query" and intent.query is not None:  # what ran, not the words carried
+            held = intent.query.condition("severity")
+            severities = tuple(held.values) if held is not None and not held.negated else ()
+        counted = {**scope, "severity_filter": " or ".join(severities) or None,
                    "focus_area": ", ".join(condition.rules) or None}
         covered = covered_scope(choice.tool, counted, outcome.result)
         if covered is not None and choice.params.get("template") == "query" and intent.query is not None:

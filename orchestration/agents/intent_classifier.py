@@ -1472,10 +1472,25 @@ def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
                    source="conversation")
             for c in edit.query.conditions if c.dimension in ("device", "site") and not intent.entity(c.dimension)
             and not c.negated and len(c.values) <= 4 for v in c.values]
-    entities = [*intent.entities, *kept]
+    # a value the edit replaced or dropped is no longer asked ("what about high" after critical: the scope line and
+    # the reflector's check read high, not both)
+    entities = [e for e in [*intent.entities, *kept] if not _edited_away(e, edit.query)]
     return _one_first(intent, edit.query).evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
                          meta_intent="followup_question", domain_details=domain_details_for(skill, entities),
                          signals=[*intent.signals, EDITED + "; ".join(edit.said)])
+
+
+# the entity types a query's conditions state in full: what the query does not hold of them, it does not ask
+EDITED_TYPES = {"severity": "severity", "device": "device", "site": "site", "environment": "environment",
+                "device_type": "device_type", "platform": "platform", "os_version": "release", "role": "role"}
+
+
+def _edited_away(entity: Entity, query: DataQuery) -> bool:
+    dimension = EDITED_TYPES.get(entity.type)
+    if dimension is None:
+        return False
+    held = [c for c in query.conditions if c.dimension == dimension]
+    return not any(entity.value.lower() in (v.lower() for v in c.values) for c in held)
 
 
 def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:

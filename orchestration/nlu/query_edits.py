@@ -176,6 +176,10 @@ WHY_IT_MATTERS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what(?:'s|s
                             r"why\s+(?:should|do)\s+(?:i|we)\s+care)\s*[?.!]*\s*$", _I)
 
 
+# the words that ask for rows, not whether there are any: "which ones are high", "list them", "what are they"
+LIST_ASKED = re.compile(r"\b(?:which|list|show|name|enumerate)\b|\bwhat\s+(?:are|were)\b", _I)
+
+
 # "as a percentage", "what % is that": the last count as a share of what it was counted out of
 AS_SHARE = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|so\s+)?(?:(?:as|in)\s+(?:a\s+)?(?:percent(?:age)?|%|share|ratio)|"
                       r"(?:what|which)\s+(?:percent(?:age)?|%|share|fraction)\s+(?:is that|of (?:them|the total|all))|"
@@ -506,7 +510,7 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
         words = [w for w in words if w not in KINDS]
     values = [v.lower().replace("_", " ") for c in conditions for v in c.values]
     named = {part for c in conditions for part in c.dimension.split("_")}  # "high severity": the severity's own name
-    return [w for w in words if w not in named and not any(
+    return [w for w in words if w not in named and not any(w.startswith(p) for p in named if len(p) > 3) and not any(
         w.rstrip("s") in v or v in w or w.rstrip("es") in v for v in values)]
 
 
@@ -812,9 +816,15 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         else None
     if per_kind is not None and not said:
         # "how many devices is that" after the sites with devices failing SSH-V2 (or after the pass rate of production):
-        # those devices, counted
+        # those devices, counted; after a ranking ("which role has the worst pass rate"), the devices of the rows it
+        # showed — the ranking's order and cut are what chose them, and they go
+        conditions = list(query.conditions)
+        if group and query.order is not None and query.limit is not None and previous.answer_rows and \
+                not tied_rows(previous) and \
+                group[0] in model.dimensions and query.condition(group[0]) is None:
+            conditions.append(Condition(dimension=group[0], values=previous.answer_rows[:query.limit]))
         edited = query.model_copy(update={"measures": [per_kind], "group_by": [], "bounds": [], "order": None,
-                                          "limit": None, "offset": 0, "output": "value"})
+                                          "limit": None, "offset": 0, "output": "value", "conditions": conditions})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {of_kind}s counted"])
     if HOW_MANY.match(prompt) and group and not said and output in ("list", "yes_no"):
         edited = query.model_copy(update={"output": "list", "order": None, "limit": None})
@@ -1081,7 +1091,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and \
             group[:1] in (["device"], ["site"], ["rule"]):
         output = "yes_no"  # "any of them in the lab?" after a list: whether any is, then which
-    elif own.frame.ask == "list" and not own.frame.polar and output == "yes_no" and group:
+    elif own.frame.ask == "list" and not own.frame.polar and output == "yes_no" and group and \
+            LIST_ASKED.search(prompt):  # ("what about high" after "is it failing anything critical": whether, again)
         output = "list"  # "which ones are high" after "is any of it critical": which, not whether
     read_fact = model.facts[model.measures[measures[0]].fact] if measures else None
     if read_fact is not None and read_fact.run and not update.get("runs", query.runs) and not notes:
@@ -1099,6 +1110,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                                                  prompt, _I)]
     if _leftover(prompt, spans, own_conditions):
         return None  # it asks something besides the edits: a question of its own
+    if any(x.startswith("measured by") for x in said) and IT.search(prompt) and group in (["rule"], ["signature"]) and \
+            measures and model.measures[measures[0]].unit != "count":
+        # "and its pass rate?" after whether one device fails anything high: the device's figure — the checks it
+        # failed (and their severity) were what the last answer listed, not a part of the device
+        group, bounds, order, limit, output = [], [], None, None, "value"
+        conditions = [c for c in conditions if not model.on_rows(c.dimension)]
     if measures:  # a bound on a figure of another fact than the one now measured ("list them" → "which has the best
         #           pass rate": the sites counted were its rows, not a figure of theirs) no longer bounds anything
         fact = model.measures[measures[0]].fact
@@ -1376,7 +1393,8 @@ def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: Sema
         return None
     dim = differ[0].dimension
     noun = re.match(r"\s*([a-z][\w-]*)", rest, _I)
-    if noun is not None and _dimension(noun.group(1), model) not in (None, dim):
+    kind = None if noun is None else _dimension(noun.group(1), model) or _dimension(noun.group(1) + "s", model)
+    if kind not in (None, dim):  # ("which leaf has the lowest" after the spines and the leafs: a device)
         return None  # "which devices there have fewer failures" after two sites: rows of another kind, not one side
     conditions = [c for c in q.conditions if c != differ[0]] + [
         Condition(dimension=dim, values=[*other.values, *differ[0].values])]

@@ -211,7 +211,8 @@ DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|
                           r"(?:routers?|switch(?:es)?|firewalls?|boxes|box|devices?|hosts?|assets?|asas|asa's|wlcs?|"
                           # (product lines named as the devices: "which ISRs fail SSH-V2")
                           r"wireless controllers?|leafs|leaves|spines?|nodes?|isrs|asrs|csrs|catalysts|nexus(?:es)?|"
-                          r"firepowers)\b", _I)
+                          # one of them, the phrase's last word ("which leaf has the lowest"; "asa check" is a check)
+                          r"firepowers|(?:leaf|isr|asr|csr|catalyst|firepower|asa)(?=\s*$))\b", _I)
 SITE_WORDS = re.compile(r"^(?:(?:tier\s*\d|pci)\s+)?(?:sites?|stores?|branch(?:es)?|datacenters?|data centers?|campus(?:es)?|"
                         r"locations?|offices?)\b(?!-\d)", _I)  # "Store-50" is a site's name, not "stores"
 # a device's business criticality said with its value ("high criticality devices", "business critical boxes"): not
@@ -565,9 +566,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if ask == "yes_no" and measures and not group:  # when it is Yes: "is HQ clean" — none; "any … with telnet" — some
         bounds = [Bound(measure=measures[0], op="=" if CLEAN.search(prompt) else ">", value=0)]
         if bounds[0].op == ">" and measures[0] in DEVICE_COUNTS and len(time.get("runs", [])) <= 1:
-            group = ["device"]  # "any … flagged?": Yes, and which devices
             measures = [{"devices_failing": "failed_checks", "devices_matched": "slic_matches"}.get(measures[0],
                                                                                                     measures[0])]
+            named = next((c for c in conditions if c.dimension == "device" and not c.negated), None)
+            # "any … flagged?": Yes, and which devices; of one device named ("is SW-1 failing anything critical"),
+            # which checks (signatures) it fails
+            group = ["device"] if named is None or len(named.values) != 1 or measures[0] not in (
+                "failed_checks", "slic_matches") else ["rule" if measures[0] == "failed_checks" else "signature"]
             bounds = [Bound(measure=measures[0], op=">", value=0)]
     if without and group and group != ["device"]:
         bounds = [Bound(measure="devices", op="=", value=0)]

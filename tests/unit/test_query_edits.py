@@ -2716,3 +2716,74 @@ def test_rows_of_another_kind_after_two_places_are_not_one_of_the_two(demo_wareh
     for device in better:
         assert device in state.final.answer, (device, state.final.answer[:400])
     assert "Branch-01" not in first_line(state.final.answer), state.final.answer[:300]
+
+
+def test_how_many_devices_is_that_after_a_ranking_counts_the_row_it_led_with(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    """"how many boxes is that" after the platform with the most failed checks: that platform's devices assessed —
+    not every device of the run."""
+    pct = "100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / COUNT(*)"
+    rates = sql(demo_warehouse, f"SELECT a.platform, {pct} p, COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE "
+                                f"r.assessment_id = ({LATEST}) GROUP BY 1 ORDER BY p")
+    assert rates[0][1] < rates[1][1]  # one platform leads: the case has one row to count
+    chat = Chat(services)
+    chat("what platform has the lowest pass rate")
+    state = chat("how many boxes is that")
+    assert first_line(state.final.answer).startswith(f"**{rates[0][2]}**"), state.final.answer[:300]
+
+
+def test_whether_one_device_fails_a_severity_is_answered_with_its_checks_and_edited_as_such(
+        demo_warehouse: Path, services: Services) -> None:
+    """"does RTR-HQ-EDGE-1 fail anything high" is Yes or No and which checks; "what about medium" asks the same of
+    medium (the scope line says medium, not high); "and its pass rate" is the device's, over all its checks."""
+    failing = f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND r.status = 'fail' AND " \
+              "r.asset_id = 'RTR-HQ-EDGE-1' AND r.severity = ?"
+    high, medium = [r for r, in sql(demo_warehouse, failing, ["high"])], [r for r, in sql(demo_warehouse, failing,
+                                                                                          ["medium"])]
+    assert medium  # the second question has checks to name
+    (rate,), = sql(demo_warehouse, f"SELECT ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / "
+                                   f"COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                   "r.asset_id = 'RTR-HQ-EDGE-1'")
+    chat = Chat(services)
+    first = chat("does RTR-HQ-EDGE-1 fail anything high")
+    assert first.final.answer.split("\n\n", 1)[1].startswith("**Yes" if high else "**No"), first.final.answer[:300]
+    second = chat("what about medium")
+    body = second.final.answer
+    assert body.split("\n\n", 1)[1].startswith("**Yes"), body[:300]
+    assert all(rule in body for rule in medium), (medium, body[:500])
+    scope = body.splitlines()[0]
+    assert "severity medium" in scope and "severity high" not in scope, scope
+    third = chat("and its pass rate?")
+    assert f"**{rate}%**" in third.final.answer.split("\n\n", 2)[1], third.final.answer[:300]
+    assert "Unverified" not in third.final.answer, third.final.answer
+
+
+def test_a_fix_in_between_keeps_the_rows_those_refers_to(demo_warehouse: Path, services: Services) -> None:
+    """"which routers fail SSH-V2" → "how do i fix that" → "are any of those pci scoped": the routers listed, whether
+    any is in PCI scope and which — the fix asked nothing of its own to point at (it was read as a question about
+    SLIC signatures and PCI)."""
+    in_pci = [d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = "
+                                              f"({LATEST}) AND r.status = 'fail' AND r.rule_id = 'SSH-V2' AND "
+                                              "a.device_type = 'router' AND s.pci_scope")]
+    assert in_pci
+    chat = Chat(services)
+    chat("which routers fail SSH-V2")
+    chat("how do i fix that")
+    state = chat("are any of those pci scoped")
+    lead = state.final.answer.split("\n\n", 1)[1]
+    assert lead.startswith("**Yes"), lead[:300]
+    assert all(d in lead for d in in_pci), (in_pci, lead[:500])
+
+
+def test_which_one_of_a_kind_named_in_the_singular_is_a_device(demo_warehouse: Path, services: Services) -> None:
+    """"which leaf is lowest" after the pass rate of the spines and then of the leaf switches: the leaf switch with
+    the lowest pass rate, not the role compared with the other."""
+    rates = sql(demo_warehouse, "SELECT r.asset_id, 100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / "
+                                f"COUNT(*) p FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND a.role = 'leaf' "
+                                "GROUP BY 1 ORDER BY p")
+    lowest = [d for d, p in rates if p == rates[0][1]]
+    chat = Chat(services)
+    chat("pass rate of the spine switches")
+    chat("what about the leaf switches")
+    state = chat("which leaf is lowest")
+    assert any(d in first_line(state.final.answer) for d in lowest), state.final.answer[:300]
