@@ -233,6 +233,7 @@ class QuestionFrame(StateModel):
     limit: int | None = None
     checks: list[str] = Field(default_factory=list)  # the rules whose failures it counts (orchestration/nlu/checks.py)
     direction: Literal["worse", "better"] | None = None  # "which devices got worse"
+    expiring: Literal["first", "last"] | None = None  # "which exception expires first" / "… last"
     # put as a yes/no question whatever is asked ("did Branch-05 get better since october?": a trend, answered Yes/No)
     polar: bool = False
     # a yes/no asks whether checks pass ("compliant") or fail; a list or count "passes" asks for what fails nothing

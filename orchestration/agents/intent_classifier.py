@@ -426,7 +426,8 @@ def _documents_say(intent: Intent, text: str, services: Services, viewer: str) -
     finding"; "high findings at a branch - what kind of ticket")."""
     frame = intent.frame
     if not _not_the_datas(intent, text, services.catalog.semantic_model) or (asks_live(text, LIVE) and not NAMES_OURS.search(text)) or any(
-            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or frame.time.names_runs or (
+            e.type not in KINDS for e in intent.entities) or about_the_last_answer(text) or frame.time.names_runs or \
+            (frame.subject == "exceptions" and frame.expiring is not None) or (  # the register's dates, ordered
             (COUNT_CUE.search(text) or _ROWS_ASKED.match(text)) and values_named(text, services.names().values)):
         return intent  # ("how many ISRs do we have": the inventory's own values counted or listed are the data's)
     retriever = services.retriever()

@@ -437,11 +437,13 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     ids = ", ".join(f"{r.exception_id} ({r.rule_id}, expires {day(r.expires_on)})" for r in rows[:10])
     first = f"**{n} approved exception{'s' if n != 1 else ''}**{when}: {ids}{' …' if n > 10 else ''}."
     about = bool(frame.targets.device or frame.targets.rule or frame.checks or any(frame.filters.model_dump().values()))
-    soonest = sorted(rows, key=lambda r: str(r.expires_on))
-    if frame.limit == 1 and n > 1 and not frame.targets.exception:  # "which one expires first"
+    last = frame.expiring == "last"
+    soonest = sorted(rows, key=lambda r: str(r.expires_on), reverse=last)
+    if frame.limit == 1 and n > 1 and not frame.targets.exception:  # "which one expires first" (or last)
         tied = [r for r in soonest if str(r.expires_on) == str(soonest[0].expires_on)]
-        first = (f"{_names([r.exception_id for r in tied])} {'expires' if len(tied) == 1 else 'expire'} first, on "
-                 f"**{day(tied[0].expires_on)}** ({', '.join(f'{r.rule_id}, {r.sites}' for r in tied)}); then "
+        first = (f"{_names([r.exception_id for r in tied])} {'expires' if len(tied) == 1 else 'expire'} "
+                 f"{'last' if last else 'first'}, on **{day(tied[0].expires_on)}** "
+                 f"({', '.join(f'{r.rule_id}, {r.sites}' for r in tied)}); {'before it' if last else 'then'} "
                  + ", ".join(f"{r.exception_id} ({day(r.expires_on)})" for r in soonest[len(tied):len(tied) + 4])
                  + f" — of {n} approved exceptions{when}.")
     elif frame.polar and not about:  # "any exceptions expiring before the end of the year?": whether there are, which
@@ -454,11 +456,22 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
                                   f"({ids}{' …' if n > 10 else ''} cover none of them).")
     elif frame.targets.exception:  # "which devices does the lab exception cover": a named one's devices, by name
         covered = sorted({d for r in rows for d in _names_of(r.covered_devices)})
-        if n == 1:  # "when does it expire", "who approved it": the one exception's when and who, beside its devices
+        devices_said = (f"{len(covered)} device{'s' if len(covered) != 1 else ''}" + (f": {', '.join(covered)}"
+                        if covered else "")) if covered else "no device"
+        if n == 1 and frame.ask != "list":
+            # "what rule is it for", "which sites does it cover", "who approved it", "when does it expire": the one
+            # exception's rule, sites, date and approver, then the devices it covers
             r = rows[0]
-            ids = f"{r.exception_id} ({r.rule_id}, expires **{day(r.expires_on)}**, approved by {r.approved_by})"
-        first = (f"**{len(covered)} device{'s' if len(covered) != 1 else ''}** covered by {ids}: {', '.join(covered)}."
-                 if covered else f"**No device** is covered in this run by {ids}.")
+            kind = "every device type" if r.device_type in ("any", None) else f"{r.device_type.replace('_', ' ')}s"
+            first = (f"**{r.exception_id}** covers **{r.rule_id}** ({r.title}) on {kind} at "
+                     f"{', '.join(_names_of(r.sites))}; it expires **{day(r.expires_on)}** and was approved by "
+                     f"{r.approved_by}. In this run it covers {devices_said}.")
+        else:
+            if n == 1:  # "which devices does the lab exception cover": its devices, beside its when and who
+                r = rows[0]
+                ids = f"{r.exception_id} ({r.rule_id}, expires **{day(r.expires_on)}**, approved by {r.approved_by})"
+            first = (f"**{len(covered)} device{'s' if len(covered) != 1 else ''}** covered by {ids}: "
+                     f"{', '.join(covered)}." if covered else f"**No device** is covered in this run by {ids}.")
     table = markdown.table(["Exception", "Rule", "Sites", "Device type", "Expires", "Devices covered", "Approved by", "Source"],
                    [[r.exception_id, f"{r.rule_id} — {r.title}", r.sites, r.device_type, day(r.expires_on),
                      _covered_cell(r), r.approved_by, r.source_document] for r in rows[:SHOWN]])

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
-from orchestration.nlu.frame import FIRST_TO_EXPIRE
+from orchestration.nlu.frame import read_expiring
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.router import SKILL_TO_CLASS
 from orchestration.state import (
@@ -254,7 +254,11 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"(?:cover|apply to|exempt|include|expire|run out|end|lapse)\b|"
                       # "who approved it", "why was it granted", "when is it up for renewal"
                       r"\b(?:approved|granted|signed off|owns|requested)\s+(?P<it2>it|that one|this one)\b|"
-                      r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due)\b", _I)
+                      r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due|for)\b|"
+                      # "what rule is it for", "which check does it cover"
+                      r"\b(?:what|which)\s+(?:rule|check|control)\s+(?:is|does)\s+(?P<it4>it|that one|this one)\b", _I)
+# the one exception an answer led with, in bold: "**EXC-2026-019** expires last"
+LED_WITH = re.compile(r"^\W*\*\*(EXC-\d{4}-\d{3})\*\*")
 EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 # "which rules do they cover" after a list of exceptions: those exceptions, by their ids
 EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
@@ -269,8 +273,8 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     words ask no such thing or the answer named none (or several, for "it")."""
     they = COVER_THEY.search(prompt)
     listed: list[str] = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous else []
-    if previous is not None and listed and FIRST_TO_EXPIRE.search(prompt) and not EXCEPTION_WORD.search(prompt):
-        # "which one expires first" after a list of exceptions: asked of that list's question
+    if previous is not None and listed and read_expiring(prompt) and not EXCEPTION_WORD.search(prompt):
+        # "which one expires first" (or last) after a list of exceptions: asked of that list's question
         return f"{previous.question.rstrip(' ?.!')}, {prompt}"
     if they is not None and len(listed) > 1:
         group = "they" if they.group("they") is not None else "they2"
@@ -280,9 +284,14 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     if m is None or previous is None:
         return None
     named: set[str] = set(listed)
+    paragraphs = previous.answer_excerpt.split("\n\n")
+    led = LED_WITH.match(paragraphs[1] if paragraphs[0].startswith("**Scope:**") and len(paragraphs) > 1
+                         else paragraphs[0])
+    if len(named) != 1 and led is not None:  # the one it led with, before the others it named
+        named = {led.group(1)}
     if len(named) != 1:
         return None
-    group = next(g for g in ("it", "it2", "it3") if m.group(g) is not None)
+    group = next(g for g in ("it", "it2", "it3", "it4") if m.group(g) is not None)
     return prompt[:m.start(group)] + named.pop() + prompt[m.end(group):]
 
 

@@ -661,8 +661,20 @@ FIRST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|nex
                              r"(?:exception\s+)?expir\w*", _I)
 
 
+# the one that expires after the others: "which exception expires last", "the last one to run out"
+LAST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:the\s+)?(?:last|latest|furthest out)\b|\b(?:last|"
+                            r"latest)\s+(?:one\s+)?to\s+(?:expire|run out|lapse)\b|\b(?:latest|furthest)\s+"
+                            r"(?:exception\s+)?expir\w*", _I)
+_EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\brisk acceptances?\b", _I)
+
+
+def read_expiring(text: str) -> Literal["first", "last"] | None:
+    """Which end of the expiry order the words ask for, if any."""
+    return "first" if FIRST_TO_EXPIRE.search(text) else "last" if LAST_TO_EXPIRE.search(text) else None
+
+
 def read_limit(text: str) -> int | None:
-    if FIRST_TO_EXPIRE.search(text):
+    if read_expiring(text):
         return 1
     m = _LIMIT.search(text)
     return _number(next(g for g in m.groups() if g)) if m else None
@@ -767,12 +779,17 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         # "power supply failures anywhere?": a signature the logged events match, not live state
         polar = _POLAR.match(text.strip()) or ANY.search(text.strip()) or text.rstrip().endswith("?")
         ask, subject, cannot = "yes_no" if polar else "list", "devices", None
+    expiring = read_expiring(text)
+    if expiring and _EXCEPTIONS.search(text) and not _REACH.search(text):
+        # "which exception expires last": the register's dates, whatever the reader's doubt toward the documents
+        ask, subject, cannot = "exception", "exceptions", None
     return QuestionFrame(
         ask=ask, subject=subject, cannot=cannot, confidence=round(confidence, 3), margin=round(margin, 3),
         filters=read_filters(text, entities, catalogs.rule_ids),
         time=time,
         targets=targets,
         limit=read_limit(text),
+        expiring=expiring,
         direction=direction,
         # "the TLS thing - is that covered?": a clause after a dash or comma asks as well
         polar=ask == "yes_no" or any(_POLAR.match(part.strip()) for part in re.split(r"\s[-–—]\s|[,;:]\s", text)),

@@ -850,3 +850,17 @@ def test_what_to_fix_first_leads_with_the_most_severe_failing_checks(demo_wareho
     named = set(re.findall(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b", lead.split("(")[0]))
     assert lead.startswith("**Fix first:**") and named and named <= worst, (lead, worst)
     assert answer.index("1. ") < answer.index("checks performed"), answer[:600]  # the order before the figures
+
+
+def test_the_exception_that_runs_out_last_is_the_registers_and_it_is_that_one(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    """"which waiver runs out last" is the register's latest expiry (a document's date was quoted instead, the
+    wrong one); "who signed off on it" then is asked of that exception: its approver, rule and sites."""
+    (exception, rule, sites, approver), = sql(demo_warehouse, """SELECT exception_id, rule_id, sites, approved_by
+        FROM exceptions WHERE expires_on = (SELECT MAX(expires_on) FROM exceptions)""")
+    chat = new_chat(services)
+    first = chat("which waiver runs out last")
+    assert first_line(first.final.answer).startswith(f"**{exception}** expires last"), first.final.answer[:300]
+    second = first_line(chat("who approved it").final.answer)
+    assert second.startswith(f"**{exception}**") and approver in second and rule in second, second
+    assert all(site in second for site in sites.split(",")), second
