@@ -1151,6 +1151,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                       ones_of_the_last(intent.asked_query, resolution.effective_prompt or prompt, last, model)):
         if rewritten is not None:  # "how many devices does it have" after the worst tier; "critical ones" after SLIC
             intent = intent.evolve(asked_query=rewritten, query=rewritten)
+    if intent.asked_query is None and resolution.kind == "carryover" and not resolution.effective_prompt and \
+            not pasted and last is not None and last.query is not None and last.query.output == "series":
+        # "and the branches?" after the datacenters' series, answered by the tools there: what it asked is kept as the
+        # last query edited (not run), so that "which of the two improved more" sets the two side by side (only a
+        # series: a list's checks are the frame's to carry — "what about switches?" after the ASAs with telnet open
+        # is the switches' telnet check, not the ASAs')
+        placed = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
+        intent = intent if placed is None else intent.evolve(asked_query=placed.query)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))

@@ -742,6 +742,9 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
             lead += (f" {len(absent)} {_label(dim, model, len(absent))} not assessed in both runs "
                      f"{'is' if len(absent) == 1 else 'are'} left out ({', '.join(map(str, absent[:3]))}"
                      f"{' …' if len(absent) > 3 else ''}).")
+        # the one it led with first ("its worst site" is of that one); not the devices as a list of them: those that
+        # moved are the query's, which "how many of them" edits
+        stats.update(rows_listed=_listed(dim, order, len(order))["rows_listed"])
         body = [[k, *(_value(table[k].get(p, zero)) for p in periods),
                  _signed(float(table[k].get(ends[1]) or 0) - float(table[k].get(ends[0]) or 0))] for k in order[:20]]
         head = [model.dimensions[dim].noun.capitalize(), *periods, "Change"]

@@ -906,11 +906,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             measures = [new] + measures
         # conditions on the checks, which chose the devices of a list of those failing them
         checks_kept = [c for c in query.conditions if model.on_rows(c.dimension) and not c.negated]
-        if pattern is SORT and group == ["device"] and checks_kept and previous.answer_devices and \
-                model.measures[new].unit == "count":
+        shown = previous.answer_devices or (previous.answer_rows[:query.limit] if query.limit else [])
+        if pattern is SORT and group == ["device"] and checks_kept and shown and \
+                model.measures[new].fact == model.measures[measures[-1]].fact:
             # "devices failing NTP-AUTH" → "sort them by failed checks": those devices, by all their failed checks
-            # (counted on NTP-AUTH alone, each fails one); the checks named chose the devices
-            listed_rows = list(previous.answer_devices)
+            # (counted on NTP-AUTH alone, each fails one); the checks named chose the devices ("top 5 by critical
+            # findings" → "sort them by pass rate": those five, by their pass rate over every check)
+            listed_rows = list(shown)
             measures = [new]
         if order is not None or pattern is SORT:
             order = Order(measure=new, descending=_better(model, new) == "lower")
@@ -1295,6 +1297,9 @@ def for_both(prompt: str, last: PastTurn, before: PastTurn | None) -> tuple[str,
     FW-1 in september" → "and FW-2?" → "and in october for both"): one row per value, the words left to edit it
     further; None otherwise."""
     m = FOR_BOTH.search(prompt)
+    if m is not None and last.query is not None and last.query.output in ("series", "change") and \
+            WHICH_OF_TWO.match(prompt) and which_way(m.string[m.end():]) is not None:
+        return None  # "which of the two improved more" after two series: the one that moved (``both_sides``)
     if m is None or before is None or last.query is None or before.query is None or \
             last.query.group_by != before.query.group_by or last.query.measures != before.query.measures:
         return None
@@ -1439,8 +1444,10 @@ def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, mode
     kinds = ITS_ROW_KINDS | ({"site"} if before.group_by == ["site"] and before.order is not None else set())
     if before.group_by:  # the row the last answer led with: the only one, or the first of a ranking
         dim = before.group_by[0]
+        # (a change per row leads with the one that moved most: "which of the two improved more" → "its worst site")
         value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1 or
-                                                             before.order is not None) else None
+                                                             before.order is not None or
+                                                             before.output == "change" or before.direction) else None
     else:
         parts = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
         dim, value = (parts[0].dimension, parts[0].values[0]) if len(parts) == 1 else ("", None)

@@ -2787,3 +2787,48 @@ def test_which_one_of_a_kind_named_in_the_singular_is_a_device(demo_warehouse: P
     chat("what about the leaf switches")
     state = chat("which leaf is lowest")
     assert any(d in first_line(state.final.answer) for d in lowest), state.final.answer[:300]
+
+
+def test_sorting_a_ranking_by_a_rate_sorts_its_rows_by_their_whole_rate(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    """"top 5 devices by high findings" → "sort them by pass rate": those five, each by its pass rate over every
+    check — not a new top five of the high-severity checks' pass rate."""
+    chat = Chat(services)
+    ranked = chat("top 5 devices by high findings")
+    listed = re.findall(r"^\| (?:\d+ \| )?([A-Z]+-[\w-]+) \|", ranked.final.answer, re.M)
+    assert listed, ranked.final.answer[:500]
+    state = chat("sort them by pass rate")
+    query = state.intent.query
+    assert query is not None and query.condition("severity") is None, query
+    rates = sql(demo_warehouse, "SELECT r.asset_id, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) "
+                                f"/ COUNT(*), 1) p FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND r.asset_id IN "
+                                f"({', '.join('?' for _ in listed)}) GROUP BY 1 ORDER BY p", listed)
+    assert first_line(state.final.answer).startswith(f"**{rates[0][0]}**"), (rates, state.final.answer[:300])
+    assert f"{rates[0][1]}%" in first_line(state.final.answer), (rates, state.final.answer[:300])
+
+
+def test_which_of_the_two_series_improved_more_compares_their_change(demo_warehouse: Path,
+                                                                     services: Services) -> None:
+    """Two series one after the other (high findings at the datacenters, then the branches, over the last 3 runs) →
+    "which of the two improved more": the one whose figure fell the most (or rose the least) between the first and
+    the last run — not the two series summed over the runs — and "its worst site" is of that one."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)][-3:]
+    per = {}
+    for kind in ("datacenter", "branch"):
+        per[kind] = [n for n, in (sql(demo_warehouse, FAILS + " AND r.severity = 'high' AND s.site_type = ?",
+                                      [run, kind])[0] for run in (runs[0], runs[-1]))]
+    best = min(per, key=lambda k: per[k][1] - per[k][0])
+    assert per["datacenter"][1] - per["datacenter"][0] != per["branch"][1] - per["branch"][0]
+    chat = Chat(services)
+    chat("high findings at the datacenters over the last 3 runs")
+    chat("and the branches?")
+    state = chat("which of the two improved more")
+    lead = first_line(state.final.answer)
+    assert f"**{best}**" in lead or best in lead.split(":")[0], (per, lead)
+    assert f"{per[best][0]} → {per[best][1]}" in lead, (per, lead)
+    worst = sql(demo_warehouse, f"SELECT a.site, COUNT(*) FILTER (WHERE r.severity = 'critical') c, COUNT(*) FILTER "
+                                f"(WHERE r.severity = 'high') h, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = "
+                                f"({LATEST}) AND r.status = 'fail' AND s.site_type = ? GROUP BY 1 ORDER BY c DESC, "
+                                "h DESC, n DESC", [best])
+    its = first_line(chat("and its worst site?").final.answer)
+    assert its.startswith(f"**{worst[0][0]}**"), (worst[:3], its)
