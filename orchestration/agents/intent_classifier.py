@@ -44,7 +44,7 @@ from orchestration.nlu.followups import (
     resolve,
     since_reset,
 )
-from orchestration.nlu.frame import ANY, Catalogs, everyday_words, read_frame, title_words
+from orchestration.nlu.frame import ANY, SIGNATURE_SAID, Catalogs, everyday_words, read_frame, title_words
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.prescribed import (
@@ -336,14 +336,19 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
                            if r.entity_type == "device" and r.status == "unknown"]
     reader = services.reader()
     # a turn reads the same words up to three times (the router's doubt, the standards' view, the facets)
+    anchor = _latest_day(services)
     key = (words, tuple((e.type, e.value, e.source) for e in entities), tuple(unknown_devices or ()),
-           today or date.today())  # "this month" is read against the day
+           today or date.today(), anchor)  # "this month" is read against the day, "3 months ago" the latest run's
     frame: QuestionFrame | None = reader.frames.get(key)
     if frame is None:
-        frame = read_frame(words, entities, reader, frame_catalogs(services), today, unknown_devices or ())
+        frame = read_frame(words, entities, reader, frame_catalogs(services), today, unknown_devices or (), anchor)
         rules = services.catalog.rules
         frame = frame.evolve(checks=_applicable(checks_asked(words, frame.filters.topic, frame.targets.rule,
                                                             rules.rules), frame, rules.by_id))
+        if frame.targets.signature and not frame.targets.rule and SIGNATURE_SAID.search(words):
+            # "which devices matched the smart install signature": the signature's matches, not the check whose words
+            # its title shares
+            frame = frame.evolve(checks=[], filters=frame.filters.evolve(topic=[]))
         if frame.ask in ("list", "summary") and ANY.search(words.strip()) and not (
                 frame.checks and wanted_state(frame.checks, rules.rules, words) == "passes"):
             # "telnet anywhere in DC2?": whether any fails, then which; not "is snmp v3 used anywhere" (a feature
@@ -1500,6 +1505,16 @@ def _edited_away(entity: Entity, query: DataQuery) -> bool:
         return False
     held = [c for c in query.conditions if c.dimension == dimension]
     return not any(entity.value.lower() in (v.lower() for v in c.values) for c in held)
+
+
+def _latest_day(services: Services) -> date | None:
+    """The day of the fleet's latest run: what "three months ago" counts back from (the data's months, as "last
+    month" is the run before the latest — not the calendar's, which moves the answer on the first of a month)."""
+    try:
+        runs = _runs_of("fleet", services)
+    except Exception:  # noqa: BLE001 — no warehouse to read: counted from today
+        return None
+    return date.fromisoformat(runs[-1][1]) if runs else None
 
 
 def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:

@@ -619,10 +619,9 @@ def _signature_matches(result: SqlPathResult, frame: QuestionFrame) -> DomainOut
     titles = "; ".join(dict.fromkeys(f"{r.signature_id} ({r.title})" for r in rows))
     total = _total(rows)
     matches = f"{total} SLIC match{'es' if total != 1 else ''}"
-    # "how many boxes show brute force logins": the devices; "slic matches on nx-os": the matches; "any …?": yes
-    lead = ("Yes" if frame.ask not in ("count", "list") else matches if frame.subject == "signatures"
-            else devices(len(boxes)))
-    first = (f"**{lead}** — {titles}{', on' if lead == matches else f': {matches} on'} {devices(len(boxes))} in {when}: "
+    # "how many boxes show brute force logins": the devices, the matches beside ("slic matches on nx-os"); "any …?": yes
+    lead = "Yes" if frame.ask not in ("count", "list") else devices(len(boxes))
+    first = (f"**{lead}** — {titles}: {matches} on {devices(len(boxes))} in {when}: "
              f"{', '.join(boxes[:20])}{' …' if len(boxes) > 20 else ''}.")
     statistics = {"row_count": len(rows), "devices_listed": boxes}
     if frame.ask == "count":  # "how many boxes show brute force logins": the number and the names, each match on ask

@@ -427,7 +427,9 @@ def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
 _AGO = re.compile(rf"\b(?:{_N}|an?|one)\s+(?P<unit>months?|weeks?|years?)\s+ago\b", _I)
 
 
-def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
+def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date | None = None) -> FrameTime:
+    """When the words ask about; "three months ago" is counted back from ``anchor`` (the latest run's day, as "last
+    month" is the run before the latest), else from today."""
     runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
     expiry, text = _expiry_deadline(text, today)
     words = _MONTH_VERB.sub(" ", text)
@@ -440,7 +442,8 @@ def read_time(text: str, entities: Sequence[Entity], today: date) -> FrameTime:
     for m in _AGO.finditer(words):  # "three months ago", "a month ago": the month that was then
         n = 1 if m.group(1) is None else _number(m.group(1))
         back = n * {"m": 1, "y": 12}.get(m.group("unit")[0].lower(), 0) or max(1, round(n * 7 / 30))
-        index = today.year * 12 + today.month - 1 - back
+        then = anchor or today
+        index = then.year * 12 + then.month - 1 - back
         months = _ordered([*months, f"{index // 12}-{index % 12 + 1:02d}"])
     last = _LAST_N.search(text)
     last_n = _number(next(g for g in last.groups() if g)) if last else None
@@ -559,7 +562,8 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
         # most of a signature's title in any order ("web services path traversal", "past end of maintenance"),
         # unless those words are a configuration check's own ("smart install" is the rule, not SLIC-CFG-001)
         telling = len(shared) >= 3 or (len(shared) >= 2 and len(shared) >= 0.6 * len(words))
-        if telling and not any(shared <= rule for rule in rule_words):
+        # (said with "signature", "matched", "slic": the signature, whatever check shares its words)
+        if telling and (SIGNATURE_SAID.search(text) or not any(shared <= rule for rule in rule_words)):
             named.add(sid)
     for sid, phrase in signature_words:  # what engineers call it, declared with the signature ("malloc")
         if re.search(rf"(?<![\w-]){re.escape(phrase)}", text, _I):
@@ -665,6 +669,7 @@ FIRST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:first|nex
 LAST_TO_EXPIRE = re.compile(r"\b(?:expir\w*|runs?\s+out|lapses?)\s+(?:the\s+)?(?:last|latest|furthest out)\b|\b(?:last|"
                             r"latest)\s+(?:one\s+)?to\s+(?:expire|run out|lapse)\b|\b(?:latest|furthest)\s+"
                             r"(?:exception\s+)?expir\w*", _I)
+SIGNATURE_SAID = re.compile(r"\b(?:signatures?|slic|matched|matches|known issues?)\b", _I)
 _EXCEPTIONS = re.compile(r"\bexceptions?\b|\bwaivers?\b|\brisk acceptances?\b", _I)
 
 
@@ -743,7 +748,7 @@ _WHAT_THEY_FAIL = re.compile(r"^(?:and |so )?what (?:do|does|did) (?:the |our |a
 
 
 def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catalogs: Catalogs,
-               today: date | None = None, unknown_devices: Iterable[str] = ()) -> QuestionFrame:
+               today: date | None = None, unknown_devices: Iterable[str] = (), anchor: date | None = None) -> QuestionFrame:
     """The whole frame of one request."""
     ask, subject, cannot, confidence, margin = reader.read(asking_clause(text, entities))
     if _REACH.search(text):
@@ -756,7 +761,7 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     if subject == "devices" and ask in ("ranking", "list") and _WHAT_THEY_FAIL.search(text.strip()):
         subject = "rules" if ask == "ranking" else "findings"
     today = today or date.today()
-    time = read_time(text, entities, today)
+    time = read_time(text, entities, today, anchor)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
     if ask in ("count", "share", "summary") and subject in ("findings", "runs") and _PER_RUN.search(text):

@@ -176,6 +176,11 @@ WHY_IT_MATTERS = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what(?:'s|s
                             r"why\s+(?:should|do)\s+(?:i|we)\s+care)\s*[?.!]*\s*$", _I)
 
 
+# "list them", "show me those": the rows again, not what they were counted by ("what are they" asks that)
+LIST_VERB = re.compile(_LEAD + r"(?:list|show|name)\b", _I)
+# the words that ask whether (not "and at the stores?", a place for the same list)
+YES_NO_ASKED = re.compile(r"^\s*(?:and|so|but|ok(?:ay)?|then)?[\s,]*(?:is|are|does|do|did|has|have|had|was|were|any|can|"
+                          r"will|would|should)\b|\bor not\b|\bany\b", _I)
 # the words that ask for rows, not whether there are any: "which ones are high", "list them", "what are they"
 LIST_ASKED = re.compile(r"\b(?:which|list|show|name|enumerate)\b|\bwhat\s+(?:are|were)\b", _I)
 
@@ -777,6 +782,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if m is None and rows_m and _dimension(rows_m.group("dim"), model) == "device":
         m = rows_m  # "which devices?" after the checks failing at HQ: the devices failing them
     named = m.groupdict().get("what") or m.groupdict().get("dim") if m else None
+    if m is not None and m is not rows_m and LIST_VERB.match(prompt) and not named and \
+            group and query.output in ("list", "yes_no", "table") and not said:
+        # "list them" after "any devices without high findings at the stores? — Yes, 6": those rows, listed — not
+        # what they were counted by
+        return QueryEdit(query.model_copy(update={"output": "list"}), [], ["the rows listed"])
     asked_for = "site" if m and m.groupdict().get("where") else _dimension(named, model) if named else None
     things = asked_for or (model.counted_things(measures[0]) if m and measures else None)
     # the rows shown matter where a limit or a bound chose them; every row of the kind otherwise (the conditions keep
@@ -1090,7 +1100,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append(f"runs {latest}")
     if not said and not notes:
         return None
-    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and \
+    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and YES_NO_ASKED.match(prompt) and \
             group[:1] in (["device"], ["site"], ["rule"]):
         output = "yes_no"  # "any of them in the lab?" after a list: whether any is, then which
     elif own.frame.ask == "list" and not own.frame.polar and output == "yes_no" and group and \

@@ -470,7 +470,7 @@ def plan_frame(frame: QuestionFrame, scope: dict[str, Any], condition: Condition
         today = today or date.today()
         months = list(frame.time.months)
         if frame.time.relative == "this_month":
-            months = [f"{today:%Y-%m}"]
+            months = []  # the latest run, said as such: a month with no run yet ("this month" on the 1st) is no "No"
         elif frame.time.relative == "last_month":
             months = [f"{today.year - (today.month == 1):04d}-{(today.month - 2) % 12 + 1:02d}"]
         return signature_matches(frame, scope, collection, months)

@@ -864,3 +864,19 @@ def test_the_exception_that_runs_out_last_is_the_registers_and_it_is_that_one(de
     second = first_line(chat("who approved it").final.answer)
     assert second.startswith(f"**{exception}**") and approver in second and rule in second, second
     assert all(site in second for site in sites.split(",")), second
+
+
+def test_slic_matches_this_month_are_the_latest_runs_not_a_no_for_a_month_with_no_run(
+        demo_warehouse: Path, services: Services) -> None:
+    """"which boxes matched the smart install client enabled signature this month": that signature's devices (its
+    title shares the words of a configuration check, which read it as no signature: every match of every signature
+    was listed), in the latest run, said as such — on the first days of a month with no run yet it answered "No —
+    matched no device in runs of <this month>"."""
+    matched = {d for d, in sql(demo_warehouse, f"""SELECT DISTINCT x.asset_id FROM slic_results x JOIN assets a USING
+        (asset_id) WHERE a.collection = 'fleet' AND x.signature_id = 'SLIC-CFG-001' AND x.assessment_id = {LATEST}""")}
+    assert matched
+    lead = first_line(new_chat(services)("which boxes matched the smart install client enabled signature this "
+                                         "month").final.answer)
+    assert lead.startswith(f"**{len(matched)} device"), lead
+    (latest,), = sql(demo_warehouse, LATEST.strip("()"))
+    assert ("latest run" in lead or latest in lead) and all(d in lead for d in sorted(matched)[:5]), lead

@@ -2832,3 +2832,24 @@ def test_which_of_the_two_series_improved_more_compares_their_change(demo_wareho
                                 "h DESC, n DESC", [best])
     its = first_line(chat("and its worst site?").final.answer)
     assert its.startswith(f"**{worst[0][0]}**"), (worst[:3], its)
+
+
+def test_list_them_after_a_yes_is_the_rows_and_a_place_after_a_list_is_no_yes_no(demo_warehouse: Path,
+                                                                                  services: Services) -> None:
+    """"devices with no critical findings in us-west" → "and in us-east?" (a list there, not "Yes — …") → "are any
+    of them routers?" (Yes/No) → "list them": the routers, not the checks they were counted by."""
+    none_critical = (f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND s.region = 'us-east' "
+                     "{and_type} GROUP BY 1 HAVING COUNT(*) FILTER (WHERE r.status = 'fail' AND r.severity = "
+                     "'critical') = 0")
+    routers = [d for d, in sql(demo_warehouse, none_critical.format(and_type="AND a.device_type = 'router'"))]
+    assert routers
+    chat = Chat(services)
+    chat("devices with no critical findings in us-west")
+    east = chat("and in us-east?")
+    assert east.intent.query is not None and east.intent.query.output == "list", east.intent.query
+    assert not first_line(east.final.answer).startswith("**Yes"), first_line(east.final.answer)
+    assert first_line(chat("are any of them routers?").final.answer).startswith("**Yes"), "yes/no asked"
+    listed = chat("list them")
+    query = listed.intent.query
+    assert query is not None and query.group_by == ["device"] and query.output == "list", query
+    assert all(d in listed.final.answer for d in routers), (routers, listed.final.answer[:500])

@@ -239,3 +239,12 @@ def test_a_signature_titles_words_name_it_and_do_not_ask_for_commands() -> None:
     assert frame.targets.signature == ["SLIC-SW-003"] and frame.ask != "fix", frame
     fix = frame_of("what commands fix the cli command injection exposure", services, today=TODAY)
     assert fix.ask == "fix", fix  # a fix asked in words of its own still is one
+
+
+def test_months_ago_count_back_from_the_latest_run_not_the_calendar() -> None:
+    """"two months ago" is counted back from the latest run's month (as "last month" is the run before the latest):
+    on the first of a month the calendar would move the answer to another run, though no run came."""
+    latest = date(2026, 11, 2)
+    for today in (date(2026, 11, 30), date(2026, 12, 1), date(2026, 12, 31)):
+        assert read_time("pass rate two months ago", [], today, anchor=latest).months == ["2026-09"], today
+    assert read_time("pass rate two months ago", [], date(2026, 12, 1)).months == ["2026-10"]  # no run known: today
