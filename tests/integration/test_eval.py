@@ -213,7 +213,9 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtyninth_conversations.yaml": (3, 13, 5), "fortieth.yaml": (8, 0, 8),
     "held_out/fortieth_questions.yaml": (3, 0, 4), "fortieth_conversations.yaml": (10, 30, 10),
     "fortieth_seen_conversations.yaml": (4, 14, 5), "fortyfirst_conversations.yaml": (8, 24, 8),
-    "held_out/fortyfirst_conversations.yaml": (2, 9, 4),
+    "held_out/fortyfirst_conversations.yaml": (2, 9, 4), "fortysecond_conversations.yaml": (8, 24, 8),
+    "held_out/fortysecond_conversations.yaml": (2, 10, 4), "fortythird_conversations.yaml": (7, 23, 8),
+    "held_out/fortythird_conversations.yaml": (2, 10, 4),
 }
 
 
