@@ -458,11 +458,11 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
         covered = sorted({d for r in rows for d in _names_of(r.covered_devices)})
         devices_said = (f"{len(covered)} device{'s' if len(covered) != 1 else ''}" + (f": {', '.join(covered)}"
                         if covered else "")) if covered else "no device"
-        if n == 1 and frame.ask != "list":
+        if n == 1 and frame.ask not in ("list", "count"):
             # "what rule is it for", "which sites does it cover", "who approved it", "when does it expire": the one
             # exception's rule, sites, date and approver, then the devices it covers
             r = rows[0]
-            kind = "every device type" if r.device_type in ("any", None) else f"{r.device_type.replace('_', ' ')}s"
+            kind = "every device type" if r.device_type in ("any", None) else plural(r.device_type.replace("_", " "))
             first = (f"**{r.exception_id}** covers **{r.rule_id}** ({r.title}) on {kind} at "
                      f"{', '.join(_names_of(r.sites))}; it expires **{day(r.expires_on)}** and was approved by "
                      f"{r.approved_by}. In this run it covers {devices_said}.")

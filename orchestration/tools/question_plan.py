@@ -84,7 +84,8 @@ def sql_plan_for(intent: Intent, scope: dict[str, Any], collection: str, ontolog
         return last_assessed(scope, collection)  # a date is asked, not the run's findings
     # "how many devices run software past end of maintenance" counts a signature's matches, "how many store firewalls
     # still have telnet open" a check's failures: neither is a count of the inventory
-    if frame.targets.signature or frame.checks:
+    if frame.targets.signature or frame.checks or frame.targets.exception:
+        # ("how many devices does EXC-2026-014 cover": the exception's devices, not the inventory)
         facets = facets.evolve(inventory_count=False, listing_column=None)
     elif facets.inventory_count or facets.listing_column:
         return plan_sql(facets, scope, ontology, collection)

@@ -880,3 +880,14 @@ def test_slic_matches_this_month_are_the_latest_runs_not_a_no_for_a_month_with_n
     assert lead.startswith(f"**{len(matched)} device"), lead
     (latest,), = sql(demo_warehouse, LATEST.strip("()"))
     assert ("latest run" in lead or latest in lead) and all(d in lead for d in sorted(matched)[:5]), lead
+
+
+def test_how_many_devices_an_exception_covers_is_its_devices_not_the_inventory(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    """"how many boxes does EXC-2026-007 cover" counted the whole inventory (150 devices): it is the devices the
+    latest run excepted under it."""
+    covered = {d for d, in sql(demo_warehouse, f"""SELECT DISTINCT asset_id FROM results WHERE assessment_id = {LATEST}
+        AND status = 'exception' AND exception_id = 'EXC-2026-007'""")}
+    assert covered
+    lead = first_line(new_chat(services)("how many boxes does EXC-2026-007 cover").final.answer)
+    assert lead.startswith(f"**{len(covered)} device"), lead
