@@ -185,6 +185,15 @@ YES_NO_ASKED = re.compile(r"^\s*(?:and|so|but|ok(?:ay)?|then)?[\s,]*(?:is|are|do
 LIST_ASKED = re.compile(r"\b(?:which|list|show|name|enumerate)\b|\bwhat\s+(?:are|were)\b", _I)
 
 
+# "is that in our standard?", "what does the baseline say about it", "which policy requires this": the one check the
+# last answer was about, asked of the documents
+STANDARD_OF_IT = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:(?:is|was|are)\s+(?P<it>that|this|it)\s+(?:in|part of|"
+                            r"covered by|required by|from|mandated by|written in)\s+(?:our|the|a|any)\s+|what\s+does\s+(?:our|"
+                            r"the)\s+(?:\w+\s+)?(?:standard|policy|baseline|guideline)s?\s+say\s+about\s+(?P<it2>that|this|"
+                            r"it)\b|(?:which|what)\s+(?:standard|policy|document|baseline)\s+(?:says|requires|mandates|covers)\s+"
+                            r"(?P<it3>that|this|it)\b)", _I)
+
+
 # "as a percentage", "what % is that": the last count as a share of what it was counted out of
 AS_SHARE = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|so\s+)?(?:(?:as|in)\s+(?:a\s+)?(?:percent(?:age)?|%|share|ratio)|"
                       r"(?:what|which)\s+(?:percent(?:age)?|%|share|fraction)\s+(?:is that|of (?:them|the total|all))|"
@@ -202,6 +211,15 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         rules = previous.query.condition("rule")
         if rules is not None and not rules.negated and len(rules.values) == 1:
             return f"what is the risk of {rules.values[0]}?"
+    standard = STANDARD_OF_IT.search(prompt) if previous is not None else None
+    if standard is not None and previous is not None:
+        # "is that in our standard?" after the fix of one check: asked of that check, by its id
+        held = previous.query.condition("rule") if previous.query is not None else None
+        checks = list(held.values) if held is not None and not held.negated else \
+            list(previous.frame.checks or previous.frame.targets.rule) if previous.frame is not None else []
+        if len(checks) == 1:
+            it = next(g for g in ("it", "it2", "it3") if standard.group(g) is not None)
+            return prompt[:standard.start(it)] + checks[0] + prompt[standard.end(it):]
     failing_it = FAILING_IT.search(prompt) if WIDENED.search(prompt) else None
     rules = previous.query.condition("rule") if previous is not None and previous.query is not None else None
     if failing_it and rules is not None and not rules.negated and len(rules.values) == 1 and previous is not None \

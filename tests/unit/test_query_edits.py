@@ -2853,3 +2853,15 @@ def test_list_them_after_a_yes_is_the_rows_and_a_place_after_a_list_is_no_yes_no
     query = listed.intent.query
     assert query is not None and query.group_by == ["device"] and query.output == "list", query
     assert all(d in listed.final.answer for d in routers), (routers, listed.final.answer[:500])
+
+
+def test_is_that_in_our_standard_after_one_check_asks_the_documents_about_that_check(
+        demo_warehouse: Path, services: Services) -> None:
+    """"which switches fail L2-BPDUGUARD" → "is this part of our standard?": the standard's words on that check,
+    cited — it answered "Not found in the knowledge base" (the pronoun named nothing the documents hold)."""
+    chat = Chat(services)
+    chat("which switches fail L2-BPDUGUARD")
+    state = chat("is this part of our standard?")
+    answer = state.final.answer
+    assert "Not found" not in answer and "L2-BPDUGUARD" in first_line(answer), answer[:400]
+    assert "[1]" in first_line(answer) and "bpduguard" in first_line(answer).lower(), answer[:400]
