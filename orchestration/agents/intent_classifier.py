@@ -216,6 +216,7 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
 # follow-ups read as a query of their own over the scope they resolved to ("what do they fail" after a list), so that
 # the next one can edit it ("and last month?")
 FOLLOWS_AS_QUERY = ("same_devices", "refinement")
+IT_WORD = re.compile(r"\b(?:it|its)\b(?!['’])", re.I)
 KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters
 # "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
 THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
@@ -1075,7 +1076,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             resolution.kind in FOLLOWS_AS_QUERY and intent.asked_query is None) or (
             # "which devices there have fewer failures than last month": words of its own, asked of the place carried
             resolution.kind == "carryover" and not resolution.effective_prompt and intent.asked_query is None and
-            intent.frame.direction is not None and not subjectless):
+            intent.frame.direction is not None and not subjectless) or (
+            # "how many failed checks does it have now" after whether us-east still leads: its own question, of the
+            # row the last answer was about (``of_its_row`` below holds it to that row)
+            resolution.kind == "none" and intent.asked_query is None and last is not None and last.query is not None
+            and bool(last.query.group_by) and (last.query.leader is not None or last.query.limit == 1) and
+            IT_WORD.search(prompt) is not None):
         # (a follow-up with nothing of the last turn to carry, "and is Lab-1 the site with the most failed checks", is
         # read as a question of its own)
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject

@@ -61,6 +61,10 @@ ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1s
                      r"(?:list|table|ranking))?\b", _I)
 SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|those|these|it|that|the list|the "
                   r"rest))?\s+by\s+(?P<what>[\w\s-]+?)(?:\s+instead)?\s*(?:$|[?.!,])", _I)
+# "sort worst first", "order them lowest first", "highest first please": the rows shown, ordered by their figure
+SORT_END = re.compile(r"\b(?:(?:sort|order|rank|sorted|ordered|ranked|list)(?:\s+(?:them|those|these|it|that|the list))?"
+                      r"\s+(?:with\s+)?(?:the\s+)?|^\s*(?:and\s+)?)(?P<which>worst|best|lowest|highest|most|fewest|least)"
+                      r"\s+(?:ones?\s+)?(?:first|on top)\b", _I)
 INSTEAD = re.compile(r"\b(?:by|in terms of|on)\s+(?P<what>[\w\s-]+?)\s+instead\b", _I)
 # another figure of the same rows, and nothing else: "and on failed checks", "what about critical findings?"
 ANOTHER_FIGURE = re.compile(r"^\s*(?:and|what about|how about|same (?:for|with)|now)\s+(?:on\s+|in terms of\s+|by\s+|"
@@ -336,7 +340,8 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     query = previous.query
     if query is None or query.order is None or not query.group_by:
         return None
-    key, dim = previous.answer_rows[0], query.group_by[0]
+    # ("is it still the lowest" → "No" → "whats its pass rate now": the row asked about, not the one that leads now)
+    key, dim = query.leader or previous.answer_rows[0], query.group_by[0]
     if dim in PLACES and query.limit == 1 and PLACE_THERE.search(prompt):
         at = f"at {key}" if dim == "site" else f"in {key}"
         drill = DRILL.match(prompt)
@@ -913,6 +918,18 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             update["runs"] = [runs[-1][0]]  # "is it still the worst?" after august: now
         spans.append(m.span())
         said.append(f"whether {previous.answer_rows[0]} is still first")
+    m = SORT_END.search(prompt)
+    if m and group and measures:
+        # "sort worst first", "lowest first please" after a figure per group: the same rows, ordered that way by the
+        # figure they show
+        measure = order.measure if order is not None else measures[0]
+        which = m.group("which").lower()
+        worst_first = _better(model, measure) == "lower"  # the most of a failure count is the worst
+        descending = {"worst": worst_first, "best": not worst_first, "highest": True, "lowest": False,
+                      "most": True, "fewest": False, "least": False}[which]
+        order = Order(measure=measure, descending=descending)
+        spans.append(m.span())
+        said.append(f"ordered {which} first")
     for pattern in (SORT, INSTEAD, ANOTHER_FIGURE):
         m = pattern.search(prompt)
         if not m:
@@ -1473,7 +1490,7 @@ def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, mode
     if before.group_by:  # the row the last answer led with: the only one, or the first of a ranking
         dim = before.group_by[0]
         # (a change per row leads with the one that moved most: "which of the two improved more" → "its worst site")
-        value = last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1 or
+        value = before.leader or last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1 or
                                                              before.order is not None or
                                                              before.output == "change" or before.direction) else None
     else:

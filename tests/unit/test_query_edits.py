@@ -2865,3 +2865,35 @@ def test_is_that_in_our_standard_after_one_check_asks_the_documents_about_that_c
     answer = state.final.answer
     assert "Not found" not in answer and "L2-BPDUGUARD" in first_line(answer), answer[:400]
     assert "[1]" in first_line(answer) and "bpduguard" in first_line(answer).lower(), answer[:400]
+
+
+def test_sort_worst_first_orders_the_groups_shown_and_it_is_then_the_first(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    """"pass rate per region" → "sort them worst first": the regions, lowest pass rate first (it ranked the sites
+    anew by failed checks) — and "how many devices does it have" is of that region."""
+    rates = sql(demo_warehouse, "SELECT s.region, 100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / "
+                                f"COUNT(*) p FROM {FLEET} WHERE r.assessment_id = ({LATEST}) GROUP BY 1 ORDER BY p")
+    (devices,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                                      "a.collection = 'fleet' AND s.region = ?", [rates[0][0]])
+    chat = Chat(services)
+    chat("pass rate per region")
+    state = chat("sort them worst first")
+    query = state.intent.query
+    assert query is not None and query.group_by == ["region"] and query.order is not None, query
+    assert first_line(state.final.answer).startswith(f"**{rates[0][0]}**"), state.final.answer[:300]
+    assert first_line(chat("how many devices does it have").final.answer).startswith(f"**{devices}"), "its devices"
+
+
+def test_its_figure_after_whether_a_row_still_leads_is_that_rows(demo_warehouse: Path, services: Services) -> None:
+    """"which region had the most failed checks in september" → "is it still the top one" → "what's its count now":
+    the region asked about, whichever leads now."""
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = f"SELECT s.region, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' GROUP BY 1 " \
+          "ORDER BY n DESC"
+    then = sql(demo_warehouse, per, [runs[1]])[0][0]
+    now = dict(sql(demo_warehouse, per, [runs[-1]]))
+    chat = Chat(services)
+    chat("which region had the most failed checks in september")
+    chat("is it still the top one")
+    lead = first_line(chat("how many failed checks does it have now").final.answer)
+    assert lead.startswith(f"**{now[then]}**") and then in lead, (then, now, lead)
