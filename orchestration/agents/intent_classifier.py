@@ -33,6 +33,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, extract_entities, read_entities
 from orchestration.nlu.facets import asked_besides, asks_release_age, changes_asked, group_key, read_facets
 from orchestration.nlu.followups import (
+    IT_OR_ITS,
     PICKS_AMONG,
     Resolution,
     after_reset,
@@ -216,7 +217,6 @@ def with_facets(intent: Intent, text: str, services: Services) -> Intent:
 # follow-ups read as a query of their own over the scope they resolved to ("what do they fail" after a list), so that
 # the next one can edit it ("and last month?")
 FOLLOWS_AS_QUERY = ("same_devices", "refinement")
-IT_WORD = re.compile(r"\b(?:it|its)\b(?!['’])", re.I)
 KEEPS_FILTERS = ("same_devices", "refinement", "carryover", "device_reference")  # follow-ups that keep filters
 # "that" / "it" pointing at what the previous question was about (not at a device or the list itself)
 THAT = re.compile(r"\b(?:that|this|it|same (?:issue|problem|finding|thing))\b"
@@ -1081,7 +1081,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             # row the last answer was about (``of_its_row`` below holds it to that row)
             resolution.kind == "none" and intent.asked_query is None and last is not None and last.query is not None
             and bool(last.query.group_by) and (last.query.leader is not None or last.query.limit == 1) and
-            IT_WORD.search(prompt) is not None):
+            IT_OR_ITS.search(prompt) is not None):
         # (a follow-up with nothing of the last turn to carry, "and is Lab-1 the site with the most failed checks", is
         # read as a question of its own)
         # a follow-up keeps its own answers until it is read as an edit of the last query; a question with no subject

@@ -1490,9 +1490,9 @@ def of_its_row(query: DataQuery | None, prompt: str, last: PastTurn | None, mode
     if before.group_by:  # the row the last answer led with: the only one, or the first of a ranking
         dim = before.group_by[0]
         # (a change per row leads with the one that moved most: "which of the two improved more" → "its worst site")
-        value = before.leader or last.answer_rows[0] if last.answer_rows and (before.limit == 1 or len(last.answer_rows) == 1 or
-                                                             before.order is not None or
-                                                             before.output == "change" or before.direction) else None
+        led = bool(last.answer_rows) and (before.limit == 1 or len(last.answer_rows) == 1 or before.order is not None
+                                          or before.output == "change" or before.direction is not None)
+        value = (before.leader or last.answer_rows[0]) if led else None
     else:
         parts = [c for c in before.conditions if c.dimension in ITS_ROW_KINDS and not c.negated and len(c.values) == 1]
         dim, value = (parts[0].dimension, parts[0].values[0]) if len(parts) == 1 else ("", None)
