@@ -577,6 +577,10 @@ def _excluded(conditions: Sequence[Condition], out: Condition) -> tuple[list[Con
     return (kept, True) if done else ([*kept, out], out not in conditions)
 
 
+# "drop the switches", "remove the lab filter", "forget the stores": the filter taken off what it kept
+DROP_FILTER = re.compile(r"\b(?:drop|remove|forget|clear|lose|get rid of|take off|undo)\b", _I)
+
+
 # a count of a kind of thing named: a question of its own after a grouped answer, not an edit of it
 COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewalls|routers|switches|wlcs|controllers|"
                           r"sites|stores|branches|datacenters|campuses)\b", _I)
@@ -1035,6 +1039,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     for condition in own_conditions:
         if condition is beside:
             continue  # set beside the last one above
+        held = next((c for c in conditions if c.dimension == condition.dimension and not c.negated), None)
+        if condition.negated and held is not None and set(held.values) <= set(condition.values) and \
+                DROP_FILTER.search(prompt):
+            # "drop the switches" after the switches' figure per region: the filter taken off, every device again —
+            # not the switches kept and left out at once (no rows)
+            conditions = [c for c in conditions if c is not held]
+            said.append(f"{condition.dimension} {', '.join(held.values)} dropped")
+            continue
         if condition.negated:  # "leave out us-east": fewer rows of those kept, never a new place in place of the old
             conditions, changed = _excluded(conditions, condition)
             said += [condition.describe()] if changed else []

@@ -2897,3 +2897,16 @@ def test_its_figure_after_whether_a_row_still_leads_is_that_rows(demo_warehouse:
     chat("is it still the top one")
     lead = first_line(chat("how many failed checks does it have now").final.answer)
     assert lead.startswith(f"**{now[then]}**") and then in lead, (then, now, lead)
+
+
+def test_dropping_the_one_kind_kept_takes_the_filter_off(demo_warehouse: Path, services: Services) -> None:
+    """"failed checks per site type for firewalls" → "ok drop the firewalls": every device per site type again — it
+    kept the firewalls and left them out at once ("None — no site types")."""
+    per = dict(sql(demo_warehouse, f"SELECT s.site_type, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                   "r.status = 'fail' GROUP BY 1"))
+    chat = Chat(services)
+    chat("failed checks per site type for firewalls")
+    state = chat("ok drop the firewalls")
+    query = state.intent.query
+    assert query is not None and query.condition("device_type") is None and query.group_by == ["site_type"], query
+    assert f"**{sum(per.values()):,}**" in first_line(state.final.answer), (per, state.final.answer[:300])
