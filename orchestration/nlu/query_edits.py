@@ -362,6 +362,10 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
             (tied and not led or picked_too) and it.group("its")):
         # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
+    kind = THAT_KIND.search(prompt)
+    if (dim in VALUE_ROWS or dim in PLACES - {"site"}) and kind and first_named:
+        # "list the devices of that type with a critical finding" after the device type with the most: that type
+        return prompt[:kind.start()] + str(key) + prompt[kind.end():]
     if dim in VALUE_ROWS and it and not it.group("its") and first_named:  # (a ranking's lead names its first row)
         # "which platform has the best pass rate" → "how many devices run it": that platform
         return prompt[:it.start()] + str(key) + prompt[it.end():]
@@ -369,6 +373,11 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
         return _kept_place(prompt[:m.start("it")] + key + prompt[m.end("it"):], query)
     return None
+
+
+# "that type", "this platform", "that region": the one value of a kind the last answer led with
+THAT_KIND = re.compile(r"\b(?:that|this|the same)\s+(?:device\s+)?(?:type|kind|role|platform|release|version|model|tier|"
+                       r"region|site type|product family|family)\b", _I)
 
 
 # the words that name where a question is asked: a place of its own, or everywhere

@@ -2910,3 +2910,19 @@ def test_dropping_the_one_kind_kept_takes_the_filter_off(demo_warehouse: Path, s
     query = state.intent.query
     assert query is not None and query.condition("device_type") is None and query.group_by == ["site_type"], query
     assert f"**{sum(per.values()):,}**" in first_line(state.final.answer), (per, state.final.answer[:300])
+
+
+def test_of_that_type_is_the_value_the_last_ranking_led_with(demo_warehouse: Path, services: Services) -> None:
+    """"high findings by platform" → "which platform has the most" → "show the devices on that platform with a high
+    finding": that platform's devices — it listed every platform's."""
+    per = sql(demo_warehouse, f"SELECT a.platform, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                              "r.status = 'fail' AND r.severity = 'high' GROUP BY 1 ORDER BY n DESC")
+    assert per[0][1] > per[1][1]
+    (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = "
+                                      f"({LATEST}) AND r.status = 'fail' AND r.severity = 'high' AND a.platform = ?",
+                      [per[0][0]])
+    chat = Chat(services)
+    chat("high findings by platform")
+    chat("which platform has the most")
+    state = chat("show the devices on that platform with a high finding")
+    assert first_line(state.final.answer).startswith(f"**{devices} devices**"), (per[0], state.final.answer[:300])
