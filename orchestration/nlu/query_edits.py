@@ -1073,8 +1073,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             continue
         # a new place replaces the old ("same for DataCenter-1" after DataCenter-2, "at the stores" after a site)
         # (a kind of device replaces the kind before it: "what about switches?" after the ASAs)
-        replaced = PLACES if condition.dimension in PLACES else DEVICE_KINDS if condition.dimension in DEVICE_KINDS \
-            else {condition.dimension}
+        # (a region is no kind of site: "and us-west?" after the stores in us-east keeps the stores)
+        replaced = PLACES if condition.dimension == "site" else {"site", "region"} if condition.dimension == "region" \
+            else PLACES - {"region"} if condition.dimension in PLACES else DEVICE_KINDS \
+            if condition.dimension in DEVICE_KINDS else {condition.dimension}
         if OF_THEM.search(prompt):  # "how many of them are in us-west" after the stores: those stores there, narrowed
             replaced = {condition.dimension}
         kept = [c for c in conditions if c.dimension not in replaced]

@@ -2926,3 +2926,16 @@ def test_of_that_type_is_the_value_the_last_ranking_led_with(demo_warehouse: Pat
     chat("which platform has the most")
     state = chat("show the devices on that platform with a high finding")
     assert first_line(state.final.answer).startswith(f"**{devices} devices**"), (per[0], state.final.answer[:300])
+
+
+def test_a_new_region_keeps_the_kind_of_site_asked_about(demo_warehouse: Path, services: Services) -> None:
+    """"failed checks at the branches in us-central" → "and us-east?": the branches in us-east — a region is no kind
+    of site, so it replaces the region only (it dropped the branches and counted all of us-east)."""
+    (n,), = sql(demo_warehouse, FAILS + " AND s.site_type = 'branch' AND s.region = 'us-east'",
+                [[r for r, in sql(demo_warehouse, RUNS)][-1]])
+    chat = Chat(services)
+    chat("failed checks at the branches in us-central")
+    state = chat("and us-east?")
+    query = state.intent.query
+    assert query is not None and query.condition("site_type") is not None, query
+    assert first_line(state.final.answer).startswith(f"**{n}**"), (n, state.final.answer[:300])
