@@ -45,7 +45,15 @@ from orchestration.nlu.followups import (
     resolve,
     since_reset,
 )
-from orchestration.nlu.frame import ANY, SIGNATURE_SAID, Catalogs, everyday_words, read_frame, title_words
+from orchestration.nlu.frame import (
+    AGO,
+    ANY,
+    SIGNATURE_SAID,
+    Catalogs,
+    everyday_words,
+    read_frame,
+    title_words,
+)
 from orchestration.nlu.inventory_names import collections_of
 from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
 from orchestration.nlu.prescribed import (
@@ -337,7 +345,8 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
                            if r.entity_type == "device" and r.status == "unknown"]
     reader = services.reader()
     # a turn reads the same words up to three times (the router's doubt, the standards' view, the facets)
-    anchor = _latest_day(services)
+    # (read only where the words count back: on a remote warehouse the runs are a query each time)
+    anchor = _latest_day(services) if AGO.search(words) else None
     key = (words, tuple((e.type, e.value, e.source) for e in entities), tuple(unknown_devices or ()),
            today or date.today(), anchor)  # "this month" is read against the day, "3 months ago" the latest run's
     frame: QuestionFrame | None = reader.frames.get(key)

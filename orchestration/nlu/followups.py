@@ -308,11 +308,11 @@ def _bare_fix(own: Intent) -> bool:
             and not frame.targets.rule and not frame.targets.device and not frame.filters.topic)
 
 
-def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
+def _device_reference(prompt: str, history: list[PastTurn]) -> tuple[str, PastTurn] | None:
     """The device of the latest list of devices that "the first device", "the third switch", "the last one on that
-    list" names — the previous answer's, or the list before it when the previous answer was about one of them
-    ("drill into the second device on that list" after the first was drilled into); None when no answer listed
-    devices or the prompt names none of them this way."""
+    list" names, with the turn that listed it — the previous answer's, or the list before it when the previous answer
+    was about one of them ("drill into the second device on that list" after the first was drilled into); None when
+    no answer listed devices or the prompt names none of them this way."""
     answered = [t for t in history if _answered(t)]
     if not answered:
         return None
@@ -326,13 +326,25 @@ def _device_reference(prompt: str, history: list[PastTurn]) -> str | None:
     if m is None:
         return None
     index = ORDINALS.get(m.group(1).lower(), 0)
-    lists = [t.devices_shown for t in reversed(answered[-3:]) if t.devices_shown]
-    for listed in [x for x in lists if len(x) > 1] + lists:  # a list of several before a drill into one
+    lists = [t for t in reversed(answered[-3:]) if t.devices_shown]
+    for turn in [t for t in lists if len(t.devices_shown) > 1] + lists:  # a list of several before a drill into one
+        listed = turn.devices_shown
         if index == -1:
-            return listed[-1]
+            return listed[-1], turn
         if 1 <= index <= len(listed):
-            return listed[index - 1]
+            return listed[index - 1], turn
     return None
+
+
+def _run_of_list(listed: PastTurn, own: Intent) -> list[Entity]:
+    """The run a list was of, when it asked for one ("lowest pass rate in october") and the follow-up that picks a
+    row of it asks no time of its own: "the second one - what fails on it" is about that device in that run."""
+    time = own.frame.time
+    asked = listed.frame.time if listed.frame is not None else None
+    if time.runs or time.months or time.relative or own.entity("assessment_id") or asked is None or \
+            not (asked.runs or asked.months or asked.relative) or listed.query is None or len(listed.query.runs) != 1:
+        return []
+    return [Entity(type="assessment_id", value=listed.query.runs[0], confidence=0.9, source="conversation")]
 
 
 def _about_the_data(own: Intent, prev: PastTurn) -> bool:
@@ -446,8 +458,9 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                               "self_correction", effective, None, [prev.turn_number], corrections)
     picked = _device_reference(prompt, conversation.history)
     if picked is not None:  # "drill into the first device on that list": that device, the previous request's filters
-        device = Entity(type="device", value=picked, confidence=0.9, source="conversation")
-        entities = [e for e in own.entities if e.type not in ("device", "site")] + [device]
+        device = Entity(type="device", value=picked[0], confidence=0.9, source="conversation")
+        entities = [e for e in own.entities if e.type not in ("device", "site")] + [device] + \
+            _run_of_list(picked[1], own)
         # "why does the first one fail it?" read alone is a question for the documents: about a device of the list,
         # it is the data's, as the list was
         keep_own = own.intent_class != "unknown_or_needs_clarification" and not _about_the_data(own, prev)

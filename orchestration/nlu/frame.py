@@ -424,7 +424,7 @@ def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
 
 
 # a time counted back from today: "three months ago", "a year ago", "6 weeks ago"
-_AGO = re.compile(rf"\b(?:{_N}|an?|one)\s+(?P<unit>months?|weeks?|years?)\s+ago\b", _I)
+AGO = re.compile(rf"\b(?:{_N}|an?|one)\s+(?P<unit>months?|weeks?|years?)\s+ago\b", _I)
 
 
 def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date | None = None) -> FrameTime:
@@ -439,7 +439,7 @@ def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date |
         since = _month(m.group(1), today)
         words = words[:m.start()] + words[m.end():]
     months = _ordered(_month(m.group(1), today) for m in re.finditer(_MONTH, words, _I))
-    for m in _AGO.finditer(words):  # "three months ago", "a month ago": the month that was then
+    for m in AGO.finditer(words):  # "three months ago", "a month ago": the month that was then
         n = 1 if m.group(1) is None else _number(m.group(1))
         back = n * {"m": 1, "y": 12}.get(m.group("unit")[0].lower(), 0) or max(1, round(n * 7 / 30))
         then = anchor or today

@@ -55,8 +55,13 @@ SUPERLATIVE = ("worst", "best", "lowest", "highest")
 COMPARATIVE = {"more": "most", "fewer": "fewest", "less": "fewest", "better": "best", "worse": "worst",
                "higher": "highest", "lower": "lowest"}  # of two rows, the more is the most
 PLACES = frozenset({"site", "site_type", "tier", "region"})  # where: a follow-up's place replaces every other
+# the rows a picking noun can name: "the worst site" is a row of a ranking of sites, not of tiers
+ROW_NOUNS = {"site": {"site"}, "store": {"site"}, "branch": {"site"}, "device": {"device"}, "box": {"device"},
+             "switch": {"device"}, "router": {"device"}, "firewall": {"device"}, "release": {"release"},
+             "version": {"release"}, "rule": {"rule"}, "check": {"rule"}, "type": {"device_type", "site_type"},
+             "platform": {"platform"}, "signature": {"signature"}}
 ROW_REF = re.compile(r"\b(?:the\s+)?(?P<which>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|top|bottom|"
-                     r"worst|best|lowest|highest)\s+(?:one|site|store|branch|device|box|switch|router|firewall|"
+                     r"worst|best|lowest|highest)\s+(?P<noun>one|site|store|branch|device|box|switch|router|firewall|"
                      r"release|version|rule|check|type|platform|signature)(?:\s+(?:on|in|of)\s+(?:that|the|this)\s+"
                      r"(?:list|table|ranking))?\b", _I)
 SORT = re.compile(r"\b(?:sort|order|rank|sorted|ordered|ranked)\b(?:\s+(?:them|those|these|it|that|the list|the "
@@ -247,6 +252,9 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     m = ROW_REF.search(prompt)
     if m is None or alone(prompt, m):
         return None  # "top one?" alone: the row's figure, an edit of the last query (``edited_query``)
+    if previous.query.group_by and measure_words(prompt, model) and \
+            previous.query.group_by[0] not in ROW_NOUNS.get(m.group("noun").lower(), set(previous.query.group_by)):
+        return None  # "worst site by pass rate in september" after the tiers ranked: a ranking of its own
     which = m.group("which").lower()
     if which not in SUPERLATIVE and previous.query.group_by == ["device"]:
         return None  # "the first one" of a device list: the follow-up resolution keeps what that list was about
@@ -354,12 +362,12 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         return ITS_ROWS.sub(lambda m: f"{m.group('what')} in {key}", prompt, count=1)
     it = IT.search(prompt)
     tied = tied_rows(previous)  # a limit of one keeps the rows tied at the top: "its" is all of theirs
-    picked_too = ROW_REF.search(prompt) is not None  # "the worst one - what are its devices": the row named picks
+    picked_too = ROW_REF.search(prompt) is not None  # "the second one - what fails on it": the row named is "it"
     # a ranking with no limit whose lead named its first row ("**HQ** has the lowest pass rate"): "it" is that row
     led = query.limit is None and re.search(rf"^\*\*{re.escape(str(key))}\*\* (?:has|is)\b", previous.answer_excerpt,
                                             re.M) is not None
-    if dim in ("device", "site") and (query.limit == 1 or led) and it and not (
-            (tied and not led or picked_too) and it.group("its")):
+    if dim in ("device", "site") and (query.limit == 1 or led) and it and not picked_too and not (
+            tied and not led and it.group("its")):
         # "its critical findings": the row's (after a tie, the follow-up resolution reads it over the tied rows)
         return prompt[:it.start()] + (f"{key}'s" if it.group("its") else key) + prompt[it.end():]
     kind = THAT_KIND.search(prompt)

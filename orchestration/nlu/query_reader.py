@@ -1281,7 +1281,8 @@ def _order(prompt: str, ask: str, measures: list[str], group: list[str], limit: 
     else:
         descending = least is None or (most is not None and most.start() < least.start())
     if limit is None and re.search(r"\b(?:which|what)\s+\w+(?:\s+[\w-]+){0,2}\s+(?:has|have|had|is|got|gets|fails?|sees?)\b|"
-                                   r"\b(?:worst|best)\s+(?!\d)[a-z]+$|"
+                                   # ("pass rate per tier, best first": every row, in that order)
+                                   r"\b(?:worst|best)\s+(?!\d|first$|last$)[a-z]+$|"
                                    # "what's the worst site right now": the one row
                                    r"\bthe\s+(?:worst|best|(?:most|least)\s+(?:common|popular|widespread|deployed))\s+"
                                    r"(?!\d)(?:site|store|branch|device|box|switch|router|firewall|region|platform|"

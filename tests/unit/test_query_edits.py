@@ -2939,3 +2939,44 @@ def test_a_new_region_keeps_the_kind_of_site_asked_about(demo_warehouse: Path, s
     query = state.intent.query
     assert query is not None and query.condition("site_type") is not None, query
     assert first_line(state.final.answer).startswith(f"**{n}**"), (n, state.final.answer[:300])
+
+
+def _month_of(warehouse: Path, run: str) -> str:
+    (month,), = sql(warehouse, "SELECT strftime(started_at, '%B') FROM assessments WHERE assessment_id = ?", [run])
+    return str(month).lower()
+
+
+def test_a_row_picked_by_its_place_with_it_is_that_row_in_the_run_the_list_was_of(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    earlier = [r for r, in sql(demo_warehouse, RUNS)][-2]
+    ranked = sql(demo_warehouse, f"""SELECT a.asset_id, COUNT(*) FILTER (WHERE r.status = 'fail') FROM {FLEET}
+        WHERE r.assessment_id = ? GROUP BY 1 ORDER BY 100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*),
+        1 LIMIT 3""", [earlier])
+    chat = Chat(services)
+    chat(f"devices ranked by pass rate in {_month_of(demo_warehouse, earlier)}, lowest first")
+    device, failed = ranked[2]
+    answer = chat("ok the third one, what is it failing?").final.answer
+    assert first_line(answer).startswith(f"{device} has {failed} failed checks"), answer[:300]
+    assert earlier in first_line(answer), answer[:300]
+
+
+def test_groups_asked_best_or_worst_first_are_every_group_in_that_order(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    earlier = [r for r, in sql(demo_warehouse, RUNS)][-2]
+    per = sql(demo_warehouse, f"SELECT s.region, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' GROUP BY 1 ORDER BY n DESC, 1", [earlier])
+    answer = handle_turn(f"failed checks by region in {_month_of(demo_warehouse, earlier)}, worst first",
+                         services=services).final.answer
+    rows = re.findall(r"^\| ([\w-]+) \| ([\d,]+) \|$", answer, re.M)
+    assert len(per) > 1 and rows == [(region, f"{n:,}") for region, n in per], answer[:500]
+
+
+def test_the_worst_row_of_another_kind_than_the_last_ranking_is_a_question_of_its_own(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (site, rate), = sql(demo_warehouse, f"""SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY p, 1 LIMIT 1""", [latest])
+    chat = Chat(services)
+    chat("which tier has the best pass rate")
+    answer = chat("worst site by pass rate").final.answer
+    assert first_line(answer).startswith(f"**{site}** has the lowest pass rate: {rate}%"), answer[:300]
