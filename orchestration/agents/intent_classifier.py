@@ -91,6 +91,7 @@ from orchestration.nlu.query_edits import (
     ones_of_the_last,
     picked_prompt,
     within_last,
+    worst_by_the_last_measure,
 )
 from orchestration.nlu.query_reader import (
     COUNT_CUE,
@@ -278,11 +279,16 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
         frame = frame.evolve(ask=previous.ask, subject=previous.subject, limit=frame.limit or previous.limit,
                              confidence=max(frame.confidence, previous.confidence),  # as sure of it as then
                              margin=max(frame.margin, previous.margin))
-    if kind == "same_devices" and PICKS_AMONG.search(text) and frame.subject != "devices":
-        frame = frame.evolve(ask="list", subject="devices")  # "which of those are in production?" picks devices
+    named_rows = frame.subject == previous.subject == "sites" and NAMED_AMONG.search(text) is not None
+    if kind == "same_devices" and PICKS_AMONG.search(text) and frame.subject != "devices" and not named_rows:
+        # "which of those are in production?" picks devices; "which of those sites are tier 1" after sites, sites
+        frame = frame.evolve(ask="list", subject="devices")
     return frame
 
 
+# "which of those sites …": the rows picked among named by their noun (not "which of those are …")
+NAMED_AMONG = re.compile(r"\bwhich\s+of\s+(?:those|these|them)\s+(?!are\b|is\b|were\b|was\b|have\b|has\b|do\b|does\b)"
+                         r"[a-z]{3,}", re.I)
 CANNOT_CONFIDENCE = 0.6  # below it a not-answerable reading is not trusted: answering wrongly beats refusing wrongly
 
 
@@ -1171,6 +1177,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                       ones_of_the_last(intent.asked_query, resolution.effective_prompt or prompt, last, model)):
         if rewritten is not None:  # "how many devices does it have" after the worst tier; "critical ones" after SLIC
             intent = intent.evolve(asked_query=rewritten, query=rewritten)
+    worst = worst_by_the_last_measure(intent.asked_query, prompt, last, model)  # (of the row held to, above)
+    intent = intent if worst is None else intent.evolve(asked_query=worst, query=worst)
     if intent.asked_query is None and resolution.kind == "carryover" and not resolution.effective_prompt and \
             not pasted and last is not None and last.query is not None and last.query.output == "series":
         # "and the branches?" after the datacenters' series, answered by the tools there: what it asked is kept as the

@@ -1186,6 +1186,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # ("fails the most checks": the checks failed are what it counts, not a list of checks)
         spans += [w.span(1) for w in re.finditer(r"\bfail(?:s|ed|ing)?\s+the\s+(?:most|fewest|least)\s+(checks)\b",
                                                  prompt, _I)]
+    if group and OF_THEM.search(prompt):  # "which of those sites are in us-east" after sites: the rows' own noun
+        spans += [w.span() for word, name in model.dimension_words if name == group[0]
+                  for w in model.word_patterns[word].finditer(prompt)]
     if _leftover(prompt, spans, own_conditions):
         return None  # it asks something besides the edits: a question of its own
     if any(x.startswith("measured by") for x in said) and IT.search(prompt) and group in (["rule"], ["signature"]) and \
@@ -1589,3 +1592,21 @@ def carried_unframed(query: DataQuery | None, last: PastTurn | None) -> DataQuer
     carried = [c for c in before.conditions if c.dimension in UNFRAMED and c.dimension not in own and
                not any(c.dimension in kind and said & kind for kind in kinds)]
     return query.model_copy(update={"conditions": [*query.conditions, *carried]}) if carried else None
+
+
+def worst_by_the_last_measure(query: DataQuery | None, prompt: str, last: PastTurn | None,
+                              model: SemanticModel) -> DataQuery | None:
+    """"which pci store is worst right now" after pass rates set side by side: worst by the figure the conversation is
+    about (the lowest pass rate), not by the severity ranking "worst" reads as on its own. None when the words name a
+    figure, the ranking is not the severity one, or the last answer was of no single figure of the same results."""
+    before = last.query if last is not None else None
+    if query is None or before is None or query.order is None or measure_words(prompt, model) or \
+            (query.measures, query.order) != severity_first(query.order.descending) or len(before.measures) != 1:
+        return None
+    measure = before.measures[0]
+    if measure not in model.measures or model.measures[measure].fact != model.measures[query.measures[0]].fact or \
+            measure in query.measures:
+        return None
+    worst_first = query.order.descending  # (the severity ranking puts the most critical first for "worst")
+    descending = worst_first == (_better(model, measure) == "lower")
+    return query.model_copy(update={"measures": [measure], "order": Order(measure=measure, descending=descending)})

@@ -2980,3 +2980,35 @@ def test_the_worst_row_of_another_kind_than_the_last_ranking_is_a_question_of_it
     chat("which tier has the best pass rate")
     answer = chat("worst site by pass rate").final.answer
     assert first_line(answer).startswith(f"**{site}** has the lowest pass rate: {rate}%"), answer[:300]
+
+
+def test_which_of_those_sites_narrows_the_sites_listed_not_their_devices(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    where = "FROM slic_results x JOIN assets a ON a.asset_id = x.asset_id AND a.collection = 'fleet' JOIN sites s ON " \
+            "s.site = a.site WHERE x.assessment_id = ? AND x.signature_id = 'SLIC-CFG-004'"
+    kept = {site for site, in sql(demo_warehouse, f"SELECT DISTINCT a.site {where} AND s.region = 'us-east'", [latest])}
+    dropped = {site for site, in sql(demo_warehouse, f"SELECT DISTINCT a.site {where} AND s.region <> 'us-east'",
+                                     [latest])}
+    chat = Chat(services)
+    chat("how many boxes match SLIC-CFG-004")
+    chat("where are they, by site")
+    answer = chat("which of those sites are in us-east?").final.answer
+    assert "devices of an earlier answer" not in answer, answer[:300]
+    named = set(re.findall(r"\b(?:Store-\d+|Branch-\d+|Site-[AB]|HQ|DataCenter-\d|Lab-1)\b", answer))
+    assert kept and named == kept and not named & dropped, answer[:500]
+
+
+def test_worst_with_no_figure_of_its_own_is_worst_by_the_figure_just_asked(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (branch, rate), = sql(demo_warehouse, f"""SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch' GROUP BY 1 ORDER BY p, 1
+        LIMIT 1""", [latest])
+    chat = Chat(services)
+    chat("pass rate at the branches compared with the campuses")
+    answer = chat("which branch is worst at the moment").final.answer
+    assert first_line(answer).startswith(f"**{branch}** has the lowest pass rate: {rate}%"), answer[:300]
+    # on its own, "worst" ranks by severity: the most critical failures first
+    alone = handle_turn("which branch is the worst?", services=services).final.answer
+    assert "pass rate" not in first_line(alone), alone[:300]
