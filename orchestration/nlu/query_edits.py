@@ -1124,6 +1124,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row
         group, output, order, limit = [], "value", None, None
+    elif kept_row is not None and counted_there and not measures and "devices" in model.measures:
+        # "how many on 9.8(4)" after the releases the firewalls run: the devices on that one, counted (not the one
+        # release named)
+        measures, group, output, order, limit, bounds = ["devices"], [], "value", None, None, []
+        spans.append(counted_there.span())
     if any(c.dimension == "severity" for c in own_conditions):
         # "and high?" after "critical findings": the failed checks of the severity now kept, not the critical ones
         bound_to = {"critical_findings", "high_findings"}

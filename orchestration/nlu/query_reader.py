@@ -133,7 +133,9 @@ WITHOUT_THINGS = re.compile(r"\b(?:without(?: any)?|with no|no)\s+(?P<what>route
 TOP = re.compile(rf"\b(?:top|worst|best|bottom|first|lowest|highest)\s+{_N}\b|\b{_N}\s+(?:worst|best|top|lowest|"
                  rf"highest)\b", _I)
 GROUP = re.compile(r"\b(?:by|per|for each|each|across|grouped by|broken down by|split by)[\s-]+(?:the\s+)?"
-                   r"(?P<dim>[a-z][\w ]*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)", _I)
+                   # ("per ios-xe release": a value with a hyphen said before the dimension)
+                   r"(?P<dim>[a-z](?:[\w ]|-(?=\w))*?)(?=$|[^\w\s-]|\s+(?:at|in|on|for|of|with|from|since|and|,)\b|\s*$)",
+                   _I)
 WHICH = re.compile(rf"\b(?:which|what(?:\s+(?:are|is|were))?|list|show|rank|worst|best|top|lowest|highest|bottom)"
                    rf"(?:\s+{_N})?\s+(?:the\s+|all\s+|our\s+|its\s+|their\s+|of the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})", _I)
 AMONG = re.compile(r"\b(?:of|among|out of|in)\s+(?:any|all|every|each)(?:\s+(?:of\s+)?(?:the|our))?\s+"

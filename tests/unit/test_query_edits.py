@@ -3012,3 +3012,24 @@ def test_worst_with_no_figure_of_its_own_is_worst_by_the_figure_just_asked(demo_
     # on its own, "worst" ranks by severity: the most critical failures first
     alone = handle_turn("which branch is the worst?", services=services).final.answer
     assert "pass rate" not in first_line(alone), alone[:300]
+
+
+def test_a_grouping_said_with_a_hyphenated_value_before_it_groups_that_values_rows(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"""SELECT a.os_version, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? AND a.platform = 'nx-os' GROUP BY 1""", [latest])
+    answer = handle_turn("pass rate per nx-os release", services=services).final.answer
+    assert len(per) > 1, per
+    for release, rate in per:
+        assert re.search(rf"{re.escape(release)}\D{{0,12}}\b{rate}%", answer), (release, rate, answer[:500])
+
+
+def test_how_many_on_one_of_the_releases_listed_counts_the_devices_on_it(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'switch' "
+                                "AND os_version = '17.9.4'")
+    chat = Chat(services)
+    chat("which software releases are the switches on")
+    answer = chat("how many are on 17.9.4?").final.answer
+    assert first_line(answer).startswith(f"**{n}**"), answer[:300]
