@@ -74,7 +74,8 @@ def _past(row: dict[str, Any]) -> PastTurn:
                     answer_devices=list(row.get("answer_devices") or []),
                     frame=QuestionFrame.model_validate(row["frame"]) if row.get("frame") else None,
                     query=DataQuery.model_validate(row["query"]) if row.get("query") else None,
-                    answer_rows=list(row.get("answer_rows") or []), asked=row.get("asked") or "")
+                    answer_rows=list(row.get("answer_rows") or []), asked=row.get("asked") or "",
+                    answer_figures=list(row.get("answer_figures") or []))
 
 
 def load_conversation(store: MemoryStore, thread_id: str, user_id: str) -> Conversation:
@@ -142,6 +143,22 @@ def answer_rows(state: AssessmentState) -> list[str]:
     return list(dict.fromkeys(str(r[column]) for r in report.rows if r.get(column) is not None))[:100]
 
 
+def answer_figures(state: AssessmentState, rows: list[str]) -> list[float | None]:
+    """Each row's figure, beside the keys ``rows`` (the first measure of the query that showed them); empty when the
+    answer had no such figure for them."""
+    query = state.intent.asked_query
+    context = state.task_outputs("Data Query Agent").assessment_context
+    report = result_of(context.report_data, SqlPathResult) if context else None
+    if not rows or query is None or not query.group_by or not query.measures or report is None:
+        return []
+    dim, measure = query.group_by[0], query.measures[0]
+    column = next((c for c in (dim, ROW_COLUMNS.get(dim)) if c in report.columns), None)
+    if column is None or measure not in report.columns:
+        return []
+    figures = {str(r[column]): r.get(measure) for r in report.rows if r.get(column) is not None}
+    return [float(v) if isinstance(v, int | float) else None for v in (figures.get(k) for k in rows)]
+
+
 def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds: float) -> int:
     conv = state.conversation
     for key, value in conv.new_preferences.items():
@@ -160,6 +177,7 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
     kept = last if last is not None and intent.asked_query is None and intent.frame.ask in ("fix", "explain") and \
         conv.resolution in ("carryover", "same_devices", "device_reference", "finding_reference") else None
     query = intent.asked_query if kept is None else kept.query
+    shown = answer_rows(state)
     return store.save_turn({
         "thread_id": state.input.thread_id, "user_id": state.input.user_id, "prompt": state.input.user_prompt,
         "intent_class": intent.intent_class, "meta_intent": intent.meta_intent, "skill": intent.domain_details.skill,
@@ -171,7 +189,8 @@ def save_turn(store: MemoryStore, state: AssessmentState, started: str, seconds:
         "answer_devices": answer_devices(state) or (kept.answer_devices if kept is not None else []),
         "frame": intent.frame.model_dump(),
         "query": query.model_dump() if query is not None else None,
-        "answer_rows": answer_rows(state) or (kept.answer_rows if kept is not None else []),
+        "answer_rows": shown or (kept.answer_rows if kept is not None else []),
+        "answer_figures": answer_figures(state, shown) if shown else (kept.answer_figures if kept is not None else []),
         "asked": conv.effective_prompt or None,
     }, fold=fold)
 

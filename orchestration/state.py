@@ -424,6 +424,8 @@ class PastTurn(StateModel):
     frame: QuestionFrame | None = None  # what it asked: a follow-up keeps the filters it does not change
     query: DataQuery | None = None  # what it asked as a query: a follow-up edits it ("and in september?")
     answer_rows: list[str] = Field(default_factory=list)  # the keys of its rows, as shown ("the third one")
+    # each row's figure (its query's first measure), beside its key: "the worse one" of a list that was not ranked
+    answer_figures: list[float | None] = Field(default_factory=list)
     asked: str = ""  # the question its words stood for, read against the history ("sorry I meant X" → "summarize X")
 
     @property

@@ -70,6 +70,7 @@ from orchestration.nlu.query_edits import (
     EDITED,
     GROUP_EXTREME,
     OF_THEM,
+    ONES_LISTED,
     ORDINAL,
     ROW_REF,
     THEM,
@@ -1072,8 +1073,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
                                signals=[*intent.signals, DEVICE_ATTRIBUTE + attribute])
     typed = services.router().spelling.normalize(prompt)  # "which devcies": the edits read the words as meant
     summarized = _summarized_findings(last)  # "which of those …" after a summary: its checks
-    edit = None if pasted or picked is not None or attribute is not None or (PICKS_AMONG.search(prompt) and
-                                                                          not among_rows and not summarized) else \
+    # (a row picked by its kind, "list the ones in that region", still edits: the things counted there)
+    edit = None if pasted or (picked is not None and not ONES_LISTED.match(prompt)) or attribute is not None or (
+        PICKS_AMONG.search(prompt) and not among_rows and not summarized) else \
         _edit_of(typed, own, last, services, conv.collection or "fleet", history=conv.history)
     if edit is None and (intent.clarification_question or resolution.kind == "none" or (
             resolution.kind == "carryover" and not resolution.effective_prompt and _beyond_the_tools(last))) and \

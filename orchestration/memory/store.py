@@ -138,11 +138,17 @@ def _m10_turn_questions(db: Connection) -> None:
     db.script("ALTER TABLE turns ADD COLUMN asked TEXT;")
 
 
+def _m11_turn_figures(db: Connection) -> None:
+    """Each row's figure beside its key, as the answer showed it: "the worse one" or "the most common one" of a list
+    that was not ranked is picked by its figure."""
+    db.script("ALTER TABLE turns ADD COLUMN answer_figures TEXT;")
+
+
 MIGRATIONS_TABLE = "_migrations"  # the name it had before the stores shared foundation/migrations.py
 MIGRATIONS: list[migrations.Step] = [_m1_initial, _m2_name_readings, _m3_thread_collections,
                                                   _m4_sessions_and_quota, _m5_turn_frames, _m6_thread_notes,
                                                   _m7_thread_documents, _m8_sign_in_failures, _m9_turn_queries,
-                                                  _m10_turn_questions]
+                                                  _m10_turn_questions, _m11_turn_figures]
 
 
 def _upsert(table: str, keys: tuple[str, ...], values: tuple[str, ...]) -> str:
@@ -229,7 +235,8 @@ class MemoryStore:
                                  (thread,)).fetchone()[0]
             cols = ["thread_id", "turn_number", "user_id", "prompt", "intent_class", "meta_intent", "skill", "scope",
                     "entities", "plan", "answer", "findings", "state", "started_at", "finished_at", "duration_ms",
-                    "name_resolutions", "answer_devices", "frame", "query", "answer_rows", "asked", "stored_bytes"]
+                    "name_resolutions", "answer_devices", "frame", "query", "answer_rows", "asked", "answer_figures",
+                    "stored_bytes"]
             row = {**record, "turn_number": number}
             values = [row.get(c) if not isinstance(row.get(c), dict | list) else json.dumps(row[c]) for c in cols]
             size = sum(len(v) for v in values if isinstance(v, str))
@@ -376,7 +383,7 @@ class MemoryStore:
         try:
             cur = con.execute("SELECT thread_id, turn_number, user_id, prompt, intent_class, meta_intent, skill, scope, "
                               "entities, answer, findings, name_resolutions, answer_devices, frame, query, answer_rows, "
-                              "asked FROM turns WHERE thread_id = ? ORDER BY turn_number DESC "
+                              "asked, answer_figures FROM turns WHERE thread_id = ? ORDER BY turn_number DESC "
                               "LIMIT ?", (thread_id, limit))
             names = [d[0] for d in cur.description]
             rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
@@ -384,7 +391,7 @@ class MemoryStore:
             con.close()
         for r in rows:
             for key in ("scope", "entities", "findings", "name_resolutions", "answer_devices", "frame", "query",
-                        "answer_rows"):
+                        "answer_rows", "answer_figures"):
                 r[key] = json.loads(r[key]) if r[key] else ([] if key not in ("scope", "frame", "query") else {})
         return list(reversed(rows))
 

@@ -267,12 +267,24 @@ COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|thes
                         _I)
 
 
+# "the SNMP-ACL one", "the exception for ASA-TLS": one of the exceptions listed, by the check it is for
+RULES_ONE = re.compile(r"\bthe\s+(?P<rule>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\s+(?:one|exception|waiver)\b|"
+                       r"\bthe\s+(?:one|exception|waiver)\s+for\s+(?P<rule2>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b", _I)
+
+
 def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     """The prompt with "it" in "does it cover …" replaced by the one exception the last answer named ("does
     EXC-2026-014 cover RTR-CORE-1?"), or "they" by the several it named ("which rules do they cover"); None when the
     words ask no such thing or the answer named none (or several, for "it")."""
     they = COVER_THEY.search(prompt)
     listed: list[str] = list(dict.fromkeys(EXCEPTION_ID.findall(previous.answer_excerpt))) if previous else []
+    of_rule = RULES_ONE.search(prompt) if previous is not None and listed else None
+    if of_rule is not None and previous is not None:
+        # "when does the SNMP-ACL one lapse" after the exceptions listed: the one listed for that check
+        rule = of_rule.group("rule") or of_rule.group("rule2")
+        ids = set(re.findall(rf"\b(EXC-\d{{4}}-\d{{3}})\s*\({re.escape(rule)}\b", previous.answer_excerpt, _I))
+        if len(ids) == 1:
+            return prompt[:of_rule.start()] + ids.pop() + prompt[of_rule.end():]
     if previous is not None and listed and read_expiring(prompt) and not EXCEPTION_WORD.search(prompt):
         # "which one expires first" (or last) after a list of exceptions: asked of that list's question
         return f"{previous.question.rstrip(' ?.!')}, {prompt}"

@@ -543,6 +543,12 @@ def _exceptions_by_word(text: str, words: Iterable[tuple[str, str]]) -> list[str
                               for w in m.group(1).lower().split() if w in known))
 
 
+# a word said just before "signature" ("the telnet signature", "the power one"): the one title it is in, if only one
+_WORD_SIGNATURE = re.compile(r"\b([a-z][\w-]*)\s+(?:slic\s+)?signatures?\b", _I)
+# (a kind of device or a severity before "signature" is where or how bad: "firewall signature matches")
+_NOT_A_TITLE_WORD = frozenset({"firewall", "switch", "router", "box", "wlc", "critical", "high", "medium", "low"})
+
+
 def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
                  signatures: Iterable[tuple[str, str]], unknown_devices: Iterable[str] = (),
                  rule_words: Sequence[frozenset[str]] = (),
@@ -556,6 +562,11 @@ def read_targets(text: str, entities: Sequence[Entity], rule_ids: Iterable[str],
             rules.append(rule)
     named = {m.upper() for m in re.findall(r"\bSLIC-[A-Z]{2,3}-\d{3}\b", text, _I)}
     said = title_words(text)
+    signatures = list(signatures)
+    for m in _WORD_SIGNATURE.finditer(text):  # "the telnet signature": the one signature whose title has that word
+        word = title_words(m.group(1)) - _NOT_A_TITLE_WORD
+        having = [sid for sid, title in signatures if word and word <= title_words(title)]
+        named.update(having if len(having) == 1 else [])
     for sid, title in signatures:
         words = title_words(title)
         shared = said & words

@@ -55,6 +55,12 @@ SUPERLATIVE = ("worst", "best", "lowest", "highest")
 COMPARATIVE = {"more": "most", "fewer": "fewest", "less": "fewest", "better": "best", "worse": "worst",
                "higher": "highest", "lower": "lowest"}  # of two rows, the more is the most
 PLACES = frozenset({"site", "site_type", "tier", "region"})  # where: a follow-up's place replaces every other
+# "the worse one", "the most common one": a row picked by its figure, as "the worst one" is
+BY_FIGURE = re.compile(r"\b(?:the\s+)?(?P<which>worse|better|higher|lower|most\s+common|commonest|least\s+common)\s+"
+                       r"(?P<noun>one|site|store|branch|device|box|switch|router|firewall|release|version|rule|check|"
+                       r"type|platform|signature)\b", _I)
+BY_FIGURE_AS = {"worse": "worst", "better": "best", "higher": "highest", "lower": "lowest", "most common": "highest",
+                "commonest": "highest", "least common": "lowest"}
 # the rows a picking noun can name: "the worst site" is a row of a ranking of sites, not of tiers
 ROW_NOUNS = {"site": {"site"}, "store": {"site"}, "branch": {"site"}, "device": {"device"}, "box": {"device"},
              "switch": {"device"}, "router": {"device"}, "firewall": {"device"}, "release": {"release"},
@@ -249,21 +255,28 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     one = _that_value(one or prompt, previous, model) or one or _a_row_by_name(prompt, previous)
     if one is not None:
         return one
-    m = ROW_REF.search(prompt)
+    m = ROW_REF.search(prompt) or BY_FIGURE.search(prompt)
     if m is None or alone(prompt, m):
         return None  # "top one?" alone: the row's figure, an edit of the last query (``edited_query``)
     if previous.query.group_by and measure_words(prompt, model) and \
             previous.query.group_by[0] not in ROW_NOUNS.get(m.group("noun").lower(), set(previous.query.group_by)):
         return None  # "worst site by pass rate in september" after the tiers ranked: a ranking of its own
-    which = m.group("which").lower()
+    which = BY_FIGURE_AS.get(m.group("which").lower(), m.group("which").lower())
     if which not in SUPERLATIVE and previous.query.group_by == ["device"]:
         return None  # "the first one" of a device list: the follow-up resolution keeps what that list was about
     rows = previous.answer_rows
     if which in SUPERLATIVE:
         query = previous.query
         measure = query.order.measure if query.order else (query.measures[0] if query.measures else None)
-        if measure is None or query.order is None:
-            return None  # an unranked list has no worst
+        if measure is None:
+            return None  # a list with no figure has no worst
+        if query.order is None:  # an unranked list: the row whose figure, as shown, is the worst (one, not a tie)
+            by_figure = _by_figure(which, previous, model)
+            if by_figure is None:
+                return None
+            picked = _named_in_its_clause(prompt, m, rows[by_figure]) or \
+                prompt[:m.start()] + rows[by_figure] + prompt[m.end():]
+            return _kept_place(picked, query) if query.group_by == ["rule"] else picked
         high_first = query.order.descending
         if which in ("lowest", "highest"):
             first = (which == "highest") == high_first
@@ -286,6 +299,19 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         # ranking was made (as "which devices fail it" is), unless the words name a place of their own
         picked = _kept_place(picked, previous.query)
     return picked
+
+
+def _by_figure(which: str, previous: PastTurn, model: SemanticModel) -> int | None:
+    """Where the row with the highest, lowest, worst or best figure is among the rows the last answer showed (by the
+    figures shown beside them); None when the figures are not all known or two rows share that figure."""
+    figures, query = previous.answer_figures, previous.query
+    if query is None or not query.measures or len(figures) != len(previous.answer_rows) or not figures or \
+            any(f is None for f in figures):
+        return None
+    high = which == "highest" if which in ("highest", "lowest") else \
+        (which == "worst") == (_better(model, query.measures[0]) == "lower")
+    target = max(figures) if high else min(figures)  # type: ignore[type-var]  # none is None (above)
+    return figures.index(target) if figures.count(target) == 1 else None
 
 
 def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: SemanticModel,
@@ -384,6 +410,9 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
 
 
 # "that type", "this platform", "that region": the one value of a kind the last answer led with
+# "list the ones …", "show me those …": the things the last figure counted, listed
+ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+(?:the\s+ones|them|those)\b",
+                         _I)
 THAT_KIND = re.compile(r"\b(?:that|this|the same)\s+(?:device\s+)?(?:type|kind|role|platform|release|version|model|tier|"
                        r"region|site type|product family|family)\b", _I)
 
@@ -1121,6 +1150,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     sides_split = {c.dimension for c in query.conditions if c.split}  # ("and for the routers?" after "switches vs the rest")
     kept_row = next((c for c in own_conditions if group and c.dimension == group[0] and not c.negated and
                      len(c.values) == 1 and c is not beside and c.dimension not in sides_split), None)
+    things = model.counted_things(measures[0]) if measures else None
+    ones = ONES_LISTED.match(prompt)
+    if kept_row is not None and ones and things and things in model.dimensions and things != group[0]:
+        # "list the ones in us-east" after the regions with the most devices failing a check: those devices there
+        measures, group, output, order, limit = measures[:1], [things], "list", None, None
+        bounds = [Bound(measure=measures[0], op=">", value=0)]
+        spans.append(ones.span())
+        said.append(f"the {things}s counted")
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row
         group, output, order, limit = [], "value", None, None

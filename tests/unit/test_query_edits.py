@@ -3033,3 +3033,68 @@ def test_how_many_on_one_of_the_releases_listed_counts_the_devices_on_it(demo_wa
     chat("which software releases are the switches on")
     answer = chat("how many are on 17.9.4?").final.answer
     assert first_line(answer).startswith(f"**{n}**"), answer[:300]
+
+
+def test_one_word_of_a_signatures_title_said_before_signature_names_it(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT asset_id) FROM slic_results WHERE assessment_id = ? AND "
+                                "signature_id = 'SLIC-EVT-002'", [latest])
+    (every,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT asset_id) FROM slic_results WHERE assessment_id = ?",
+                    [latest])
+    answer = handle_turn("how many boxes hit the routing signature", services=services).final.answer
+    assert n != every and first_line(answer).startswith((f"**{n}**", f"**{n} devices**")), answer[:300]
+
+
+def test_the_exception_for_a_check_after_exceptions_listed_is_the_one_listed_for_it(demo_warehouse: Path,
+                                                                                     services: Services) -> None:
+    (exception, expires, approver), = sql(demo_warehouse, "SELECT exception_id, expires_on, approved_by FROM "
+                                                          "exceptions WHERE rule_id = 'IF-URPF-EDGE'")
+    chat = Chat(services)
+    chat("show the exceptions for DataCenter-2")
+    answer = chat("when does the exception for IF-URPF-EDGE run out?").final.answer
+    assert exception in first_line(answer) and str(expires) in answer, answer[:400]
+    assert approver in chat("and who signed it off").final.answer
+
+
+def test_the_ones_in_the_region_a_ranking_led_with_are_the_things_it_counted_there(demo_warehouse: Path,
+                                                                                    services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = f"FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail' AND r.rule_id = 'NTP-AUTH'"
+    (region,), = sql(demo_warehouse, f"SELECT s.region {failing} GROUP BY 1 ORDER BY COUNT(DISTINCT r.asset_id) DESC, "
+                                     "1 LIMIT 1", [latest])
+    there = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id {failing} AND s.region = ?",
+                             [latest, region])}
+    elsewhere = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id {failing} AND s.region <> ?",
+                                 [latest, region])}
+    chat = Chat(services)
+    chat("which region has the most devices failing NTP-AUTH")
+    answer = chat("show me the ones in that region").final.answer
+    named = set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer))
+    assert there and named == there and not named & elsewhere, answer[:600]
+
+
+def test_the_worse_or_most_common_row_of_a_list_not_ranked_is_picked_by_its_figure(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, f"""SELECT r.asset_id, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') /
+        COUNT(*), 1) p FROM {FLEET} WHERE r.assessment_id = ? AND a.site = 'Lab-1' GROUP BY 1 ORDER BY p, 1""",
+                [latest])
+    assert len(rates) > 1 and rates[0][1] != rates[1][1], rates
+    chat = Chat(services)
+    chat("how many devices at Lab-1")
+    chat("list them with their pass rate")
+    answer = chat("what fails on the worse one?").final.answer
+    assert first_line(answer).startswith(f"{rates[0][0]} has"), answer[:300]
+    per = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND r.severity = 'high' AND s.site_type = 'branch' GROUP BY 1 "
+                              "ORDER BY n DESC, 1", [latest])
+    assert len(per) > 1 and per[0][1] > per[1][1], per
+    devices = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? "
+                                               "AND r.status = 'fail' AND r.rule_id = ? AND s.site_type = 'branch'",
+                               [latest, per[0][0]])}
+    chat = Chat(services)
+    chat("high severity failures at the branches")
+    chat("per check")
+    answer = chat("which devices fail the most common one").final.answer
+    assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer)) == devices, answer[:600]
