@@ -282,9 +282,10 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     if of_rule is not None and previous is not None:
         # "when does the SNMP-ACL one lapse" after the exceptions listed: the one listed for that check
         rule = of_rule.group("rule") or of_rule.group("rule2")
-        ids = set(re.findall(rf"\b(EXC-\d{{4}}-\d{{3}})\s*\({re.escape(rule)}\b", previous.answer_excerpt, _I))
-        if len(ids) == 1:
-            return prompt[:of_rule.start()] + ids.pop() + prompt[of_rule.end():]
+        for_rule: set[str] = set(re.findall(rf"\b(EXC-\d{{4}}-\d{{3}})\s*\({re.escape(rule)}\b",
+                                            previous.answer_excerpt, _I))
+        if len(for_rule) == 1:
+            return prompt[:of_rule.start()] + for_rule.pop() + prompt[of_rule.end():]
     if previous is not None and listed and read_expiring(prompt) and not EXCEPTION_WORD.search(prompt):
         # "which one expires first" (or last) after a list of exceptions: asked of that list's question
         return f"{previous.question.rstrip(' ?.!')}, {prompt}"
