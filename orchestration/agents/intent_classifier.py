@@ -84,6 +84,7 @@ from orchestration.nlu.query_edits import (
     both_sides,
     carried_measure,
     carried_unframed,
+    count_of_the_last_figure,
     edited_query,
     for_both,
     keeps_ranking,
@@ -1181,6 +1182,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             intent = intent.evolve(asked_query=rewritten, query=rewritten)
     worst = worst_by_the_last_measure(intent.asked_query, prompt, last, model)  # (of the row held to, above)
     intent = intent if worst is None else intent.evolve(asked_query=worst, query=worst)
+    if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None:
+        counted = count_of_the_last_figure(intent.asked_query, prompt, last, model,
+                                           _latest_run(conv.collection or "fleet", services))
+        intent = intent if counted is None else intent.evolve(asked_query=counted, query=counted)
     if intent.asked_query is None and resolution.kind == "carryover" and not resolution.effective_prompt and \
             not pasted and last is not None and last.query is not None and last.query.output == "series":
         # "and the branches?" after the datacenters' series, answered by the tools there: what it asked is kept as the
@@ -1540,6 +1545,14 @@ def _latest_day(services: Services) -> date | None:
     except Exception:  # noqa: BLE001 — no warehouse to read: counted from today
         return None
     return date.fromisoformat(runs[-1][1]) if runs else None
+
+
+def _latest_run(collection: str, services: Services) -> str | None:
+    try:
+        runs = _runs_of(collection, services)
+    except Exception:  # noqa: BLE001 — no warehouse to read: no run to count in
+        return None
+    return runs[-1][0] if runs else None
 
 
 def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:

@@ -410,6 +410,13 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
 
 
 # "that type", "this platform", "that region": the one value of a kind the last answer led with
+# "so what does FW-EDGE-2 fail": what a device fails, asked whole (not "and what does …", which edits)
+WHAT_IT_FAILS = re.compile(r"^\s*(?:so\s+|ok(?:ay)?,?\s+|then\s+)?what\s+(?:does|is)\s+(?P<device>[A-Za-z][\w-]*-[\w-]+)\s+"
+                           r"fail(?:ing)?\b(?:\s+then)?\s*[?.!]*\s*$", _I)
+# "the same ones", "those too": the rows the last answer showed, asked of another device or place
+SAME_ONES = re.compile(r"\b(?:the\s+)?same\s+(?:ones|checks|findings|failures|issues|problems)\b|"
+                       r"\b(?:those|them|these)\s+(?:too|as well)\b", _I)
+HAS_VERB = re.compile(r"\b(?:does|do|did|is|are|have|has|had|fail(?:s|ing|ed)?|got|get)\b", _I)
 # "list the ones …", "show me those …": the things the last figure counted, listed
 ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+(?:the\s+ones|them|those)\b",
                          _I)
@@ -684,6 +691,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    if WHAT_IT_FAILS.match(prompt) and any(model.on_rows(c.dimension) for c in previous.query.conditions):
+        # "so what does FW-EDGE-2 fail" after whether it fails FW-EDGE-1's high findings (No): all it fails, asked
+        # anew — not the checks or the severity the last question chose
+        return None
     named_measures = measure_words(prompt, model)[:1]
     if ON_EACH.search(prompt) and previous.query.group_by and named_measures:
         # "how many devices on each" after the platforms listed: that figure for each row shown (in the latest run,
@@ -1228,6 +1239,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # ("fails the most checks": the checks failed are what it counts, not a list of checks)
         spans += [w.span(1) for w in re.finditer(r"\bfail(?:s|ed|ing)?\s+the\s+(?:most|fewest|least)\s+(checks)\b",
                                                  prompt, _I)]
+    same = SAME_ONES.search(prompt)
+    if same and group and group != ["device"] and previous.answer_rows and \
+            any(c.dimension in ("device", "site") and not c.negated for c in own_conditions):
+        # "does FW-EDGE-2 have the same ones" after FW-EDGE-1's high findings: those rows, asked of the other one
+        conditions = [c for c in conditions if c.dimension != group[0]] + [
+            Condition(dimension=group[0], values=list(previous.answer_rows))]
+        spans += [same.span(), *(w.span() for w in HAS_VERB.finditer(prompt))]
+        said.append(f"the same {group[0]}s")
     if group and OF_THEM.search(prompt):  # "which of those sites are in us-east" after sites: the rows' own noun
         spans += [w.span() for word, name in model.dimension_words if name == group[0]
                   for w in model.word_patterns[word].finditer(prompt)]
@@ -1652,3 +1671,30 @@ def worst_by_the_last_measure(query: DataQuery | None, prompt: str, last: PastTu
     worst_first = query.order.descending  # (the severity ranking puts the most critical first for "worst")
     descending = worst_first == (_better(model, measure) == "lower")
     return query.model_copy(update={"measures": [measure], "order": Order(measure=measure, descending=descending)})
+
+
+# "how many does Lab-1 have", "how many at HQ now": a count that names no thing of its own
+COUNT_UNNAMED = re.compile(_LEAD + r"how many\s+(?:does|do|did|has|have|had|at|in|on)\b", _I)
+
+
+def count_of_the_last_figure(query: DataQuery | None, prompt: str, last: PastTurn | None, model: SemanticModel,
+                             latest: str | None) -> DataQuery | None:
+    """"how many does Lab-1 have right now" after the failed checks per month at HQ: the figure the conversation
+    counts (failed checks), of what the words name, in the latest run unless they say a time — not its devices. None
+    when the words name a thing or a figure, or the last answer counted no such figure."""
+    before = last.query if last is not None else None
+    if query is None or before is None or not COUNT_UNNAMED.match(prompt) or measure_words(prompt, model) or \
+            query.measures != ["devices"] or query.group_by or len(before.measures) != 1:
+        return None
+    measure = before.measures[0]
+    spec = model.measures.get(measure)
+    if spec is None or spec.unit != "count" or measure == "devices":
+        return None
+    own = {c.dimension for c in query.conditions}
+    placed = bool(own & PLACES)
+    kept = [c for c in before.conditions if c.dimension not in own and not (placed and c.dimension in PLACES) and
+            model.on_rows(c.dimension)]  # (what is counted: "critical" failures, a check — not where)
+    runs = query.runs or ([latest] if latest and model.facts[spec.fact].run else [])
+    return query.model_copy(update={"measures": [measure], "conditions": [*query.conditions, *kept], "runs": runs,
+                                    "months": query.months if not model.facts[spec.fact].run else [],
+                                    "output": "value"})

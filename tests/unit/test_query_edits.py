@@ -3098,3 +3098,33 @@ def test_the_worse_or_most_common_row_of_a_list_not_ranked_is_picked_by_its_figu
     chat("per check")
     answer = chat("which devices fail the most common one").final.answer
     assert set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer)) == devices, answer[:600]
+
+
+def test_how_many_with_no_thing_named_counts_the_figure_the_conversation_counts(demo_warehouse: Path,
+                                                                                 services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"{FAILS} AND a.site = 'Site-B'", [latest])
+    (devices,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND site = 'Site-B'")
+    chat = Chat(services)
+    chat("failed checks month by month at Branch-03")
+    answer = chat("how many does Site-B have at the moment").final.answer
+    assert n != devices and first_line(answer).startswith(f"**{n}**"), answer[:300]
+
+
+def test_the_same_ones_asked_of_another_device_are_the_rows_just_shown(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    mine = {r for r, in sql(demo_warehouse, "SELECT rule_id FROM results WHERE assessment_id = ? AND asset_id = "
+                                            "'RTR-CORE-1' AND status = 'fail' AND severity = 'critical'", [latest])}
+    theirs = {r for r, in sql(demo_warehouse, "SELECT rule_id FROM results WHERE assessment_id = ? AND asset_id = "
+                                              "'RTR-LAB1-1' AND status = 'fail'", [latest])}
+    assert mine, mine
+    chat = Chat(services)
+    chat("critical findings on RTR-CORE-1")
+    answer = chat("does RTR-LAB1-1 fail the same checks?").final.answer
+    assert first_line(answer).startswith("**Yes**" if mine & theirs else "**No**"), answer[:300]
+    listed = set(re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", answer)) - {"RTR-LAB1-1", latest}
+    assert listed <= mine, (listed, answer[:500])
+    # then what it fails, asked whole: every check it fails, not the ones the last question chose
+    answer = chat("so what is RTR-LAB1-1 failing?").final.answer
+    assert f"has {len(theirs)} failed checks" in first_line(answer), answer[:300]
