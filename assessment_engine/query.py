@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # SW-1 fail that SW-2 doesn't": the checks failing on one of the two devices only); "since": the run from which the
 # measure has been above zero in every run to the latest ("since when has RTR-1 been failing SSH-V2")
 # "difference": what two sides (devices, sites) fail apart; "one_side": what the first fails and the others do not
-Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "one_side", "since"]
+# "same": whether the rows share one value of the dimension grouped by ("are they all at the same site")
+Output = Literal["value", "list", "table", "yes_no", "series", "change", "difference", "one_side", "since", "same"]
 Comparison = Literal[">", ">=", "<", "<=", "="]
 OTHERS = "everything else"  # the other side of a split condition, as its rows are named
 

@@ -1021,7 +1021,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
         picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \
         exception_meant(prompt, last) or \
-        _its_place(prompt, last, services, conv.collection or "fleet")
+        _its_place(prompt, last, services, conv.collection or "fleet") or _the_place_named(prompt, last)
     # ("does it cover RTR-CORE-1?" after one exception: that exception; "and its site?" after one device: that site)
     if picked is not None:
         prompt = picked
@@ -1333,6 +1333,25 @@ def _its_place(prompt: str, last: PastTurn | None, services: Services, collectio
         # "and of its whole site" after a device's pass rate: the last question, asked of the place instead
         return re.sub(re.escape(devices[0]), place, last.question, flags=re.I)
     return prompt[:m.start()] + place + prompt[m.end():]
+
+
+# "the store", "the branch", "that site": the one place the last answer was about, by its kind (not "the stores", not
+# "the store firewalls")
+THE_PLACE = re.compile(r"\b(?:the|that|this)\s+(?P<kind>store|branch|site|datacenter|data center|campus|office)\b"
+                       r"(?![\s-]*\d)(?!\s+(?:routers?|switch(?:es)?|firewalls?|fws?|devices?|boxes|wlcs?|network|type|"
+                       r"tier|region)\b)", re.I)
+
+
+def _the_place_named(prompt: str, last: PastTurn | None) -> str | None:
+    """"whats the pass rate of the store overall" after the riskiest devices at Store-45: that store, by name."""
+    m = THE_PLACE.search(prompt)
+    sites = [e.value for e in last.entities if e.type == "site" and e.source != "unresolved"] if last else []
+    if m is None or len(sites) != 1 or re.search(r"\b[A-Z][\w]*-\d+\b", prompt):
+        return None
+    kind = m.group("kind").lower().replace(" ", "")
+    if kind not in ("site", "office") and not sites[0].lower().replace("-", "").startswith(kind):
+        return None  # ("the branch" after a question about Store-45 is no branch of it)
+    return prompt[:m.start()] + sites[0] + prompt[m.end():]
 
 
 def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> PastTurn | None:

@@ -120,6 +120,8 @@ def _answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarit
         return _difference(query, rows, model)
     if query.output == "since":
         return _since(query, rows, model)
+    if query.output == "same" and query.group_by:
+        return _same(query, rows, model)
     if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
         return _looked_up(query, rows, model)
     if query.group_by:
@@ -292,6 +294,23 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
     figures = [model.measures[m].named(row.get(m)) for m in query.measures]
     lead = " · ".join(f"**{f.split(' ', 1)[0]}** {f.split(' ', 1)[1]}" if " " in f else f"**{f}**" for f in figures)
     return DomainOutputs(summary=f"{lead} ({where(query)}).", statistics={m: row.get(m) for m in query.measures})
+
+
+def _same(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> DomainOutputs:
+    """"are they all at the same site": Yes and which, when the rows are one value; No and each value otherwise."""
+    dim = query.group_by[0]
+    measure = query.measures[0] if query.measures else None
+    keys = [r.get(dim) for r in rows if r.get(dim) is not None]
+    each = ", ".join(f"{_shown(r.get(dim), dim)}" + (f" ({_value(r.get(measure), 'count')})" if measure else "")
+                     for r in rows[:SHOWN] if r.get(dim) is not None)
+    scope = where(query.model_copy(update={"group_by": []}))
+    if len(keys) == 1:
+        lead = f"**Yes** — all of them: {_label(dim, model, 1)} **{_shown(keys[0], dim)}** ({scope})."
+    elif not keys:
+        lead = f"**No** — none of them has a {_label(dim, model, 1)} ({scope})."
+    else:
+        lead = f"**No** — {len(keys)} {_label(dim, model, len(keys))} ({scope}): {each}."
+    return DomainOutputs(summary=lead, statistics={"rows": len(keys), **_listed(dim, keys, len(keys))})
 
 
 def _yes_no(query: DataQuery, rows: Sequence[Row], model: SemanticModel, polarity: str | None,

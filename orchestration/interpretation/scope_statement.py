@@ -166,6 +166,10 @@ def scope_gaps(intent: Intent, covered: AnswerScope) -> list[str]:
                  if c.split}
     for etype, names in (("site", covered.sites), ("device", covered.devices)):
         asked = _asked(intent, etype) if etype not in excluded else []
+        held = query.condition(etype) if query is not None else None
+        if asked and held is not None and not held.negated and \
+                {a.lower() for a in asked} <= {v.lower() for v in held.values}:
+            asked = list(held.values)  # "compared with Store-46" after Store-45: the query asks both, side by side
         if asked and {a.lower() for a in asked} != {n.lower() for n in names}:
             gaps.append(f"asked for {etype}s {', '.join(asked)}, the data covers "
                         f"{', '.join(names) if names else 'all ' + etype + 's'}")

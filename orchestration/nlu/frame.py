@@ -373,7 +373,10 @@ _PREVIOUS = re.compile(
     r"\bsince (?:the |my |our )?(?:last|previous|prior)\b|\blast time\b|\b(?:got|get|gotten|getting) (?:worse|better|"
     r"fixed|resolved)\b|\bregress\w*|\bimproved\b|\bnew (?:critical |high )?(?:findings|issues)\b|\b(?:fixed|resolved) "
     r"since\b|\b(?:previous|prior) (?:run|assessment|one|scan)\b|\b(?:run|assessment|scan) before\b|\b(?:vs\.?|versus|than|compared (?:with|to)) (?:the )?last "
-    r"(?:assessment|run|scan)\b|\bnow vs\b", _I)
+    r"(?:assessment|run|scan)\b|\bnow vs\b|"
+    # "and a month before", "the month before", "a month earlier": the run before
+    r"\b(?:a|the|one)\s+(?:month|run|assessment|scan)\s+(?:before|earlier|prior)\b(?!\s+(?:that|it|the|last|\w+ber))|"
+    r"\bthe\s+previous\s+month\b", _I)
 # the whole history, not the last change: "getting better over time" is the series of every run
 _OVER_TIME = re.compile(r"\bover time\b|\bover the (?:months|runs|assessments)\b|\b(?:run by run|historically)\b|"
                         r"\b(?:month|run) (?:over|by) (?:month|run)\b|\b(?:all|every) (?:the )?(?:runs|assessments)\b", _I)

@@ -89,7 +89,9 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
                            r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|makes?|made|"
                            r"produced?|generated?|recorded|reported|triggered|showed|shows?|threw|throws?|"
                            # "which one fails the most checks": one of the rows (not "which device fails …", its own)
-                           r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))fails?)\s+"
+                           # ("which one hit the most devices" after the signatures matched: one of them)
+                           r"(?:(?<=\bone )|(?<=\bwhich )|(?<=\bthem )|(?<=\bthose )|(?<=\bthese ))"
+                           r"(?:fails?|hits?|match(?:es|ed)?|affect(?:s|ed)?))\s+"
                            r"(?:(?:responsible|accountable)\s+)?(?:for\s+)?(?:the\s+)?"
                            # ("which is better" of two rows; "which got worse", "which did better" are changes)
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less|(?:(?<=is )|"
@@ -301,6 +303,56 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     return picked
 
 
+# "are they all in the same site", "do they all run the same release", "same region?"
+SAME_VALUE = re.compile(r"\b(?:all\s+)?(?:in|at|on|from|run(?:ning)?|of|have)\s+the\s+same\s+(?P<dim>[a-z][\w ]*?)\s*"
+                        r"(?:[?.!]|$)", _I)
+
+
+def _one_value_of_them(prompt: str, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:
+    """"are they all in the same site" after a list of devices: those devices per site, answered Yes when there is
+    one (output ``same``); None when the words ask no such thing or the last answer listed no devices."""
+    m = SAME_VALUE.search(prompt)
+    dim = _dimension(m.group("dim"), model) if m else None
+    held = previous.query.condition("device") if previous.query is not None else None
+    # (the devices listed, or those the last answer was about: "same release?" after whether they share a site)
+    devices = list(previous.answer_devices) or (list(held.values) if held is not None and not held.negated and
+                                                 len(held.values) > 1 else [])
+    if dim is None or dim in ("device", "run") or model.on_rows(dim) or not devices or previous.query is None:
+        return None
+    kept = [c for c in previous.query.conditions if not model.on_rows(c.dimension) and not c.in_measure and
+            c.dimension != "device"]
+    edited = DataQuery(measures=["devices"], group_by=[dim], output="same",
+                       conditions=[*kept, Condition(dimension="device", values=devices)])
+    return QueryEdit(edited, [], [f"whether they share one {dim}"])
+
+
+def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn,
+                           model: SemanticModel) -> QueryEdit | None:
+    """"how many of those devices are at the stores" after the signature that matched the most devices: the devices
+    that row counted, kept by the words' own conditions, counted; None when the last answer led with no one row or
+    its figure counts the rows themselves."""
+    query = previous.query
+    if query is None or not HOW_MANY_OF_THEM.search(prompt) or not query.group_by or query.limit != 1 or \
+            not query.measures or not previous.answer_rows or tied_rows(previous):
+        return None
+    thing = model.counted_things(query.measures[0])
+    if thing is None or thing == query.group_by[0]:
+        return None
+    leader = query.leader or previous.answer_rows[0]
+    own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
+    # (the things' own noun, "those devices", names no figure of its own)
+    if any(model.counted_things(x) != thing for x in measure_words(prompt, model)) or re.search(r"\bfail", prompt, _I) or \
+            any(model.on_rows(c.dimension) for c in own_conditions):
+        return None  # "how many of them fail something critical": a figure of their own (``within_last``)
+    said = {c.dimension for c in own_conditions}
+    replaced = PLACES if said & PLACES else set()
+    conditions = [c for c in query.conditions if c.dimension not in said | replaced and c.dimension != query.group_by[0]]
+    edited = query.model_copy(update={
+        "group_by": [], "order": None, "limit": None, "offset": 0, "output": "value", "bounds": [], "leader": None,
+        "conditions": [*conditions, Condition(dimension=query.group_by[0], values=[leader]), *own_conditions]})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {thing}s of {leader}"])
+
+
 def _by_figure(which: str, previous: PastTurn, model: SemanticModel) -> int | None:
     """Where the row with the highest, lowest, worst or best figure is among the rows the last answer showed (by the
     figures shown beside them); None when the figures are not all known or two rows share that figure."""
@@ -399,6 +451,10 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     kind = THAT_KIND.search(prompt)
     if (dim in VALUE_ROWS or dim in PLACES - {"site"}) and kind and first_named:
         # "list the devices of that type with a critical finding" after the device type with the most: that type
+        # ("devices with that role": the wan devices — a role is read as one beside the noun it qualifies)
+        held = ROLE_HELD.search(prompt) if dim == "role" else None
+        if held is not None:
+            return prompt[:held.start()] + f"{key} {held.group('noun')}" + prompt[held.end():]
         return prompt[:kind.start()] + str(key) + prompt[kind.end():]
     if dim in VALUE_ROWS and it and not it.group("its") and first_named:  # (a ranking's lead names its first row)
         # "which platform has the best pass rate" → "how many devices run it": that platform
@@ -409,10 +465,15 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     return None
 
 
+# "devices that have that role", "switches in this role": the devices of the role a ranking led with
+ROLE_HELD = re.compile(r"\b(?P<noun>devices|boxes|routers|switches|firewalls)\s+(?:that\s+)?(?:have|has|with|in|of)\s+"
+                       r"(?:that|this|the same)\s+role\b", _I)
 # "that type", "this platform", "that region": the one value of a kind the last answer led with
 # "so what does FW-EDGE-2 fail": what a device fails, asked whole (not "and what does …", which edits)
 WHAT_IT_FAILS = re.compile(r"^\s*(?:so\s+|ok(?:ay)?,?\s+|then\s+)?what\s+(?:does|is)\s+(?P<device>[A-Za-z][\w-]*-[\w-]+)\s+"
                            r"fail(?:ing)?\b(?:\s+then)?\s*[?.!]*\s*$", _I)
+# "how many of them failed something critical": them counted, whatever figure words follow
+HOW_MANY_OF_THEM = re.compile(r"\bhow many of (?:them|those|these)\b", _I)
 # "the same ones", "those too": the rows the last answer showed, asked of another device or place
 SAME_ONES = re.compile(r"\b(?:the\s+)?same\s+(?:ones|checks|findings|failures|issues|problems)\b|"
                        r"\b(?:those|them|these)\s+(?:too|as well)\b", _I)
@@ -691,6 +752,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    shared = _one_value_of_them(prompt, previous, model)
+    if shared is not None:
+        return shared
+    led = _things_of_the_row_led(prompt, own, scope, previous, model)
+    if led is not None:
+        return led
     if WHAT_IT_FAILS.match(prompt) and any(model.on_rows(c.dimension) for c in previous.query.conditions):
         # "so what does FW-EDGE-2 fail" after whether it fails FW-EDGE-1's high findings (No): all it fails, asked
         # anew — not the checks or the severity the last question chose
@@ -794,10 +861,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         measure = order.measure if order else (measures[0] if measures else None)
         rest = prompt[m.end():]
         named_measure = measure_words(rest, model)[:1]
+        if not named_measure:  # ("the most devices" is read as a count of devices with the superlative before it)
+            named_measure = [x for x in measure_words(prompt[m.start("which"):], model)[:1]
+                             if model.counted_things(x) in ("device", "site")]
         if named_measure and DEVICES_WITH.match(rest) and "devices_failing" in model.measures and \
                 model.measures[named_measure[0]].fact == model.measures["devices_failing"].fact and \
                 model.counted_things(named_measure[0]) != "device":
             named_measure = ["devices_failing"]  # "which has more devices with a critical failure": devices counted
+        if named_measure and measures and model.measures[named_measure[0]].fact != model.measures[measures[0]].fact:
+            # "which one hit the most devices" after the signatures matched: the devices they matched, not the
+            # inventory's
+            thing = model.counted_things(named_measure[0])
+            named_measure = [next((name for name, x in model.measures.items() if thing and not x.where and
+                                   x.fact == model.measures[measures[0]].fact and model.counted_things(name) == thing),
+                                  named_measure[0])]
         if named_measure and (not measures or model.measures[named_measure[0]].fact != model.measures[
                 measures[0]].fact):  # "which one has the worst pass rate" after the devices per platform: the same
             measure, measures = named_measure[0], [named_measure[0]]  # rows, by that figure
@@ -885,6 +962,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         by_rows = bool(group) and bool(rows) and (chosen or bool(value))
         conditions = [c for c in query.conditions if not by_rows or c.dimension != group[0]] + (
             [Condition(dimension=group[0], values=rows)] if by_rows else [])
+        kinds = DEVICE_KINDS | {"role"}
+        said_kind = [c for c in _conditions(prompt, own, scope, model) if c.dimension in kinds and not c.negated]
+        if said_kind:  # "which switches were they on" after the routers' alarms: the switches' (the kind said wins)
+            conditions = [c for c in conditions if c.dimension not in kinds] + said_kind
         counting = (next((x for x in measures if model.counted_things(x) != things), measures[0])
                     if asked_for is None else measures[0]) if measures else None
         none_of = query.bound_to_none and by_rows
@@ -1336,7 +1417,8 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
             c.describe() for c in kept)])
     if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing] and \
-            model.measures[measures[0]].unit == "count" and measures[0] not in measure_words(prompt, model):
+            model.measures[measures[0]].unit == "count" and (measures[0] not in measure_words(prompt, model) or
+                                                              HOW_MANY_OF_THEM.search(prompt)):
         # ("their pass rate" is a rate of their checks; "how many failed checks do they have" counts what it names)
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         first = model.measures[measures[0]]

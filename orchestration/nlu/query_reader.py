@@ -204,7 +204,7 @@ KEPT_BY_NO_TOOL = BEYOND_THE_TOOLS - {"role"}
 # dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
 # before a kind of device ("wan routers", "core devices"; not "access lists" or "edge interfaces")
 VALUE_WORDS = {"region": "", "role": r"(?=\s+(?:routers?|switch(?:es)?|firewalls?|devices?|boxes|box|nodes?|layer|"
-                                     r"controllers?)\b)",
+                                     r"controllers?|role)\b)",
                # "management plane checks", "layer 2 findings" (the category "services" is the topic of that name)
                "category": r"(?<!services)"}
 DEVICE_WORDS = re.compile(r"^(?:(?:core|edge|wan|distribution|dist|access|spine|leaf|management|mgmt|production|prod|"

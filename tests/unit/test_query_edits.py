@@ -3128,3 +3128,85 @@ def test_the_same_ones_asked_of_another_device_are_the_rows_just_shown(demo_ware
     # then what it fails, asked whole: every check it fails, not the ones the last question chose
     answer = chat("so what is RTR-LAB1-1 failing?").final.answer
     assert f"has {len(theirs)} failed checks" in first_line(answer), answer[:300]
+
+
+def test_a_month_before_after_a_figure_is_that_figure_in_the_run_before(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (now,), = sql(demo_warehouse, f"{FAILS} AND a.site = 'Branch-05'", [runs[-1]])
+    (before,), = sql(demo_warehouse, f"{FAILS} AND a.site = 'Branch-05'", [runs[-2]])
+    assert now != before
+    chat = Chat(services)
+    chat("failed checks at Branch-05")
+    assert first_line(chat("and the month before?").final.answer).startswith(f"**{before}**")
+
+
+def test_how_many_of_them_counts_them_whatever_figure_words_follow(demo_warehouse: Path,
+                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (devices, checks), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id), COUNT(*) FROM {FLEET} WHERE "
+                                             "r.assessment_id = ? AND r.status = 'fail' AND r.severity = 'high' AND "
+                                             "s.region = 'us-west'", [latest])
+    assert devices != checks
+    chat = Chat(services)
+    chat("how many devices are in us-west")
+    answer = chat("how many of them failed a high check").final.answer
+    assert first_line(answer).startswith(f"**{devices}**"), answer[:300]
+
+
+def test_the_store_after_a_question_about_one_store_is_that_store(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rate = {s: p for s, p in sql(demo_warehouse, f"""SELECT a.site, ROUND(100.0 * COUNT(*) FILTER (WHERE r.status =
+        'pass') / COUNT(*), 1) FROM {FLEET} WHERE r.assessment_id = ? AND a.site IN ('Store-38', 'Store-39')
+        GROUP BY 1""", [latest])}
+    chat = Chat(services)
+    chat("which devices at Store-38 fail the most checks")
+    assert first_line(chat("and the pass rate of the store as a whole?").final.answer).startswith(
+        f"**{rate['Store-38']}%**")
+    answer = chat("compared with Store-39").final.answer
+    assert all(f"{p}%" in answer for p in rate.values()) and "Unverified" not in answer, answer[:400]
+
+
+def test_the_things_a_led_row_counted_are_counted_again_where_the_words_say(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    matched = ("FROM slic_results x JOIN assets a ON a.asset_id = x.asset_id AND a.collection = 'fleet' JOIN sites s "
+               "ON s.site = a.site WHERE x.assessment_id = ? AND x.severity = 'high'")
+    (top, n), = sql(demo_warehouse, f"SELECT x.signature_id, COUNT(DISTINCT x.asset_id) n {matched} GROUP BY 1 "
+                                    "ORDER BY n DESC, 1 LIMIT 1", [latest])
+    (branches,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT x.asset_id) {matched} AND x.signature_id = ? AND "
+                                       "s.site_type = 'branch'", [latest, top])
+    chat = Chat(services)
+    chat("list the high severity signatures that matched")
+    assert first_line(chat("which one matched the most devices?").final.answer).startswith(f"**{top}**")
+    answer = chat("how many of those devices are at the branches").final.answer
+    assert first_line(answer).startswith(f"**{branches}**"), answer[:300]
+
+
+def test_that_role_and_the_kind_said_after_a_ranking_or_a_count(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (role,), = sql(demo_warehouse, f"""SELECT a.role FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 ORDER BY
+        100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*) DESC, 1 LIMIT 1""", [latest])
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND role = ?", [role])
+    chat = Chat(services)
+    chat("which role has the best pass rate")
+    assert first_line(chat("how many boxes have that role").final.answer).startswith(f"**{n}**")
+    routers = {d for d, in sql(demo_warehouse, "SELECT DISTINCT e.asset_id FROM events e JOIN assets a ON a.asset_id "
+                                               "= e.asset_id AND a.collection = 'fleet' WHERE e.mnemonic = "
+                                               "'SYS-2-MALLOCFAIL' AND a.device_type = 'router'")}
+    chat = Chat(services)
+    chat("how many memory allocation failures did the switches log")
+    answer = chat("which routers were they on").final.answer
+    assert routers and set(re.findall(r"\b(?:RTR|SW|FW|WLC|NX)-[\w-]+", answer)) == routers, answer[:500]
+
+
+def test_whether_the_devices_listed_share_one_value_is_yes_only_when_they_do(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    sites = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                             "r.status = 'fail' AND r.rule_id = 'SNMP-V3-PRIV' AND "
+                                             "a.device_type = 'router'", [latest])}
+    chat = Chat(services)
+    chat("which routers fail SNMP-V3-PRIV")
+    answer = chat("are they all at the same site?").final.answer
+    assert first_line(answer).startswith("**Yes**" if len(sites) == 1 else f"**No** — {len(sites)} sites"), answer
