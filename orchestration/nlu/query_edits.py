@@ -468,7 +468,6 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
 # "devices that have that role", "switches in this role": the devices of the role a ranking led with
 ROLE_HELD = re.compile(r"\b(?P<noun>devices|boxes|routers|switches|firewalls)\s+(?:that\s+)?(?:have|has|with|in|of)\s+"
                        r"(?:that|this|the same)\s+role\b", _I)
-# "that type", "this platform", "that region": the one value of a kind the last answer led with
 # "so what does FW-EDGE-2 fail": what a device fails, asked whole (not "and what does …", which edits)
 WHAT_IT_FAILS = re.compile(r"^\s*(?:so\s+|ok(?:ay)?,?\s+|then\s+)?what\s+(?:does|is)\s+(?P<device>[A-Za-z][\w-]*-[\w-]+)\s+"
                            r"fail(?:ing)?\b(?:\s+then)?\s*[?.!]*\s*$", _I)
@@ -481,6 +480,7 @@ HAS_VERB = re.compile(r"\b(?:does|do|did|is|are|have|has|had|fail(?:s|ing|ed)?|g
 # "list the ones …", "show me those …": the things the last figure counted, listed
 ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+(?:the\s+ones|them|those)\b",
                          _I)
+# "that type", "this platform", "that region": the one value of a kind the last answer led with
 THAT_KIND = re.compile(r"\b(?:that|this|the same)\s+(?:device\s+)?(?:type|kind|role|platform|release|version|model|tier|"
                        r"region|site type|product family|family)\b", _I)
 
