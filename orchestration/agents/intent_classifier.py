@@ -90,6 +90,7 @@ from orchestration.nlu.query_edits import (
     keeps_ranking,
     of_a_population,
     of_its_row,
+    one_value_of_them,
     ones_of_the_last,
     picked_prompt,
     within_last,
@@ -1182,6 +1183,10 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             intent = intent.evolve(asked_query=rewritten, query=rewritten)
     worst = worst_by_the_last_measure(intent.asked_query, prompt, last, model)  # (of the row held to, above)
     intent = intent if worst is None else intent.evolve(asked_query=worst, query=worst)
+    shared = one_value_of_them(prompt, list_in_play(conv.history) or _devices_held(last), last.query, model) \
+        if last is not None and not pasted else None
+    if shared is not None and last is not None:  # "are they all in the same region": whether they share one
+        intent = _as_edit(intent, last, shared)
     if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None:
         counted = count_of_the_last_figure(intent.asked_query, prompt, last, model,
                                            _latest_run(conv.collection or "fleet", services))
@@ -1564,6 +1569,12 @@ def _latest_day(services: Services) -> date | None:
     except Exception:  # noqa: BLE001 — no warehouse to read: counted from today
         return None
     return date.fromisoformat(runs[-1][1]) if runs else None
+
+
+def _devices_held(last: PastTurn | None) -> list[str]:
+    """The devices the last query was held to by name ("same release?" after whether they share a site)."""
+    held = last.query.condition("device") if last is not None and last.query is not None else None
+    return list(held.values) if held is not None and not held.negated else []
 
 
 def _latest_run(collection: str, services: Services) -> str | None:

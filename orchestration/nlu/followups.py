@@ -46,6 +46,7 @@ SAME = re.compile(r"\b(?:the )?same (?:devices|assets|ones|routers|switches|fire
 REQUEST = re.compile(r"^\s*(?:please\s+)?(?:show|list|give|summari[sz]e|display|assess|audit|review)\b(?!\s+(?:me\s+)?"
                      r"(?:them|those|these|it)\b)", _I)
 # "what do those fail?", "which of them are in production?": the devices the previous answer listed
+COUNT_AMONG = re.compile(r"\bhow many of (?:them|those|these)\b", _I)  # "how many of them fail ASA-TLS": counted among
 PICKS_AMONG = re.compile(r"\bwhich (?:ones )?of (?:those|these|them)\b|\bwhich ones\b", _I)  # among those listed
 IT = re.compile(r"\b(?:it|its|that one|this one)\b", _I)
 # "those", "them"; "are any covered by an exception", "is any in the lab": "any" with no noun of its own is of them
@@ -484,7 +485,8 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     time = own.frame.time
     # a finding of the earlier answer is of its run: "devices failing SNMP-RW in the august run" asks the data again
     finding = None if time.runs or time.months or time.relative else _finding_reference(prompt, prev)
-    if finding is not None and (DEVICES_ASKED.search(prompt) or PICKS_AMONG.search(prompt) and prev.answer_devices) \
+    if finding is not None and (DEVICES_ASKED.search(prompt) or (PICKS_AMONG.search(prompt) or COUNT_AMONG.search(
+            prompt)) and prev.answer_devices) \
             and finding.rule_id in own.frame.targets.rule:
         # "which firewalls aren't failing ASA-TELNET" names its rule: the question as asked; "which of them fail
         # NTP-AUTH" after a list of devices: those devices, failing it

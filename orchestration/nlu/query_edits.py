@@ -246,6 +246,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
                            previous.query)
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
+    if SAME_VALUE.search(prompt) and THEY_ALL.search(prompt):
+        return None  # "do they all run the same release": whether they share one (``one_value_of_them``), no row
     still = STILL_LEADS.match(prompt)
     if still and (still.group("it") or still.group("still")) or STILL_TRUE.match(prompt):
         return None  # "was it also worst in august": whether the row still leads, an edit of the ranking
@@ -303,26 +305,25 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     return picked
 
 
+THEY_ALL = re.compile(r"\b(?:they|them|those|these|all|both)\b", _I)
 # "are they all in the same site", "do they all run the same release", "same region?"
 SAME_VALUE = re.compile(r"\b(?:all\s+)?(?:in|at|on|from|run(?:ning)?|of|have)\s+the\s+same\s+(?P<dim>[a-z][\w ]*?)\s*"
                         r"(?:[?.!]|$)", _I)
 
 
-def _one_value_of_them(prompt: str, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:
-    """"are they all in the same site" after a list of devices: those devices per site, answered Yes when there is
-    one (output ``same``); None when the words ask no such thing or the last answer listed no devices."""
+def one_value_of_them(prompt: str, devices: Sequence[str], last: DataQuery | None,
+                      model: SemanticModel) -> QueryEdit | None:
+    """"are they all in the same site" after a list of devices (``devices``: the list in play, ``last``: the query
+    that chose them): those devices per site, answered Yes only when there is one (output ``same``) — never "any of
+    them is there"; None when the words ask no such thing or no list of devices is in play."""
     m = SAME_VALUE.search(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
-    held = previous.query.condition("device") if previous.query is not None else None
-    # (the devices listed, or those the last answer was about: "same release?" after whether they share a site)
-    devices = list(previous.answer_devices) or (list(held.values) if held is not None and not held.negated and
-                                                 len(held.values) > 1 else [])
-    if dim is None or dim in ("device", "run") or model.on_rows(dim) or not devices or previous.query is None:
+    if dim is None or dim in ("device", "run") or model.on_rows(dim) or len(devices) < 2:
         return None
-    kept = [c for c in previous.query.conditions if not model.on_rows(c.dimension) and not c.in_measure and
-            c.dimension != "device"]
+    kept = [c for c in (last.conditions if last is not None else []) if not model.on_rows(c.dimension) and
+            not c.in_measure and c.dimension != "device"]
     edited = DataQuery(measures=["devices"], group_by=[dim], output="same",
-                       conditions=[*kept, Condition(dimension="device", values=devices)])
+                       conditions=[*kept, Condition(dimension="device", values=list(devices))])
     return QueryEdit(edited, [], [f"whether they share one {dim}"])
 
 
@@ -752,9 +753,6 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
-    shared = _one_value_of_them(prompt, previous, model)
-    if shared is not None:
-        return shared
     led = _things_of_the_row_led(prompt, own, scope, previous, model)
     if led is not None:
         return led

@@ -3210,3 +3210,24 @@ def test_whether_the_devices_listed_share_one_value_is_yes_only_when_they_do(dem
     chat("which routers fail SNMP-V3-PRIV")
     answer = chat("are they all at the same site?").final.answer
     assert first_line(answer).startswith("**Yes**" if len(sites) == 1 else f"**No** — {len(sites)} sites"), answer
+
+
+def test_how_many_of_them_fail_a_check_the_last_answer_showed_counts_them(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    failing = {d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                               "r.status = 'fail' AND r.rule_id = 'ASA-TLS' AND a.os_version = "
+                                               "'9.8(4)' AND s.site_type = 'store'", [latest])}
+    regions = {g for g, in sql(demo_warehouse, "SELECT DISTINCT s.region FROM assets a JOIN sites s ON s.site = a.site "
+                                               f"WHERE a.collection = 'fleet' AND a.asset_id IN "
+                                               f"({', '.join(repr(d) for d in failing)})")}
+    releases = {g for g, in sql(demo_warehouse, "SELECT DISTINCT os_version FROM assets WHERE collection = 'fleet' "
+                                                f"AND asset_id IN ({', '.join(repr(d) for d in failing)})")}
+    chat = Chat(services)
+    chat("list the asas on 9.8(4) at the stores")
+    answer = chat("how many of them fail ASA-TLS?").final.answer
+    assert len(failing) > 1 and first_line(answer).startswith(f"**{len(failing)}**"), answer[:300]
+    answer = chat("are they all in the same region").final.answer
+    assert first_line(answer).startswith("**Yes**" if len(regions) == 1 else f"**No** — {len(regions)} regions"), answer
+    answer = chat("and do they all run the same release?").final.answer
+    assert first_line(answer).startswith("**Yes**" if len(releases) == 1 else "**No**"), answer[:300]
