@@ -608,9 +608,9 @@ _PASSES = re.compile(r"\b(complian\w*|pass(?:es|ing)?|meets?|secure|hardened|cor
 # a figure going down or up: worse or better by what the figure is ("the pass rate dropped" is worse, "failures
 # dropped" better)
 _DOWN = re.compile(r"\b(?:drop\w*|fell|fall(?:s|en|ing)?|decreas\w*|declin\w*|went down|go(?:ne|es)? down|shr[iu]nk\w*|"
-                   r"dipped|sank|(?:fewer|less|lower)\s+(?:[\w-]+\s+){0,3}?than)\b", _I)
+                   r"dipped|sank|(?:fewer|less|lower)\s+(?:[\w-]+\s+){0,5}?than)\b", _I)
 _UP = re.compile(r"\b(?:rose|ris(?:e|en|es|ing)|increas\w*|grew|grow(?:n|s|ing)?|went up|go(?:ne|es)? up|climb\w*|"
-                 r"jump\w*|spik\w*|(?:more|higher)\s+(?:[\w-]+\s+){0,3}?than)\b", _I)
+                 r"jump\w*|spik\w*|(?:more|higher)\s+(?:[\w-]+\s+){0,5}?than)\b", _I)
 _COUNTED = re.compile(r"\b(?:fail(?:ures|ed checks|s)|findings|issues|deviations|violations|criticals|errors|"
                       r"failed logins|matches|hits)\b", _I)
 _RATE = re.compile(r"\b(?:pass(?:ing)?[\s-]?rates?|compliance|complian\w* (?:rate|score)|score|pass %)\b", _I)

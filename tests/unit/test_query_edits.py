@@ -3231,3 +3231,15 @@ def test_how_many_of_them_fail_a_check_the_last_answer_showed_counts_them(demo_w
     assert first_line(answer).startswith("**Yes**" if len(regions) == 1 else f"**No** — {len(regions)} regions"), answer
     answer = chat("and do they all run the same release?").final.answer
     assert first_line(answer).startswith("**Yes**" if len(releases) == 1 else "**No**"), answer[:300]
+
+
+def test_more_of_a_figure_in_one_month_than_another_is_the_rows_that_got_worse(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (worse,), = sql(demo_warehouse, f"""WITH x AS (SELECT a.site, COUNT(*) FILTER (WHERE r.assessment_id = ?) o,
+        COUNT(*) FILTER (WHERE r.assessment_id = ?) n FROM {FLEET} WHERE r.status = 'fail' GROUP BY 1)
+        SELECT COUNT(*) FROM x WHERE n > o""", [runs[-3], runs[-2]])
+    months = [_month_of(demo_warehouse, r) for r in runs[-3:-1]]
+    answer = handle_turn(f"which sites had more failed checks in {months[1]} than in {months[0]}",
+                         services=services).final.answer
+    assert first_line(answer).startswith(f"**{worse} sites** got worse"), answer[:300]
