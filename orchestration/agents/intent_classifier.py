@@ -67,6 +67,7 @@ from orchestration.nlu.prescribed import (
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
     COMPARE_TO,
+    COUNT_UNNAMED,
     EDITED,
     GROUP_EXTREME,
     OF_THEM,
@@ -1187,7 +1188,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         if last is not None and not pasted else None
     if shared is not None and last is not None:  # "are they all in the same region": whether they share one
         intent = _as_edit(intent, last, shared)
-    if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None:
+    if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None and \
+            COUNT_UNNAMED.match(prompt):  # (the runs are read only for a count that names nothing)
         counted = count_of_the_last_figure(intent.asked_query, prompt, last, model,
                                            _latest_run(conv.collection or "fleet", services))
         intent = intent if counted is None else intent.evolve(asked_query=counted, query=counted)

@@ -26,6 +26,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
+from orchestration.nlu.followups import COUNT_AMONG
 from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.query_reader import (
@@ -333,7 +334,7 @@ def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], prev
     that row counted, kept by the words' own conditions, counted; None when the last answer led with no one row or
     its figure counts the rows themselves."""
     query = previous.query
-    if query is None or not HOW_MANY_OF_THEM.search(prompt) or not query.group_by or query.limit != 1 or \
+    if query is None or not COUNT_AMONG.search(prompt) or not query.group_by or query.limit != 1 or \
             not query.measures or not previous.answer_rows or tied_rows(previous):
         return None
     thing = model.counted_things(query.measures[0])
@@ -472,8 +473,6 @@ ROLE_HELD = re.compile(r"\b(?P<noun>devices|boxes|routers|switches|firewalls)\s+
 # "so what does FW-EDGE-2 fail": what a device fails, asked whole (not "and what does …", which edits)
 WHAT_IT_FAILS = re.compile(r"^\s*(?:so\s+|ok(?:ay)?,?\s+|then\s+)?what\s+(?:does|is)\s+(?P<device>[A-Za-z][\w-]*-[\w-]+)\s+"
                            r"fail(?:ing)?\b(?:\s+then)?\s*[?.!]*\s*$", _I)
-# "how many of them failed something critical": them counted, whatever figure words follow
-HOW_MANY_OF_THEM = re.compile(r"\bhow many of (?:them|those|these)\b", _I)
 # "the same ones", "those too": the rows the last answer showed, asked of another device or place
 SAME_ONES = re.compile(r"\b(?:the\s+)?same\s+(?:ones|checks|findings|failures|issues|problems)\b|"
                        r"\b(?:those|them|these)\s+(?:too|as well)\b", _I)
@@ -1416,7 +1415,7 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
             c.describe() for c in kept)])
     if measures and thing and model.counted_things(measures[0]) != thing and own.group_by != [thing] and \
             model.measures[measures[0]].unit == "count" and (measures[0] not in measure_words(prompt, model) or
-                                                              HOW_MANY_OF_THEM.search(prompt)):
+                                                              COUNT_AMONG.search(prompt)):
         # ("their pass rate" is a rate of their checks; "how many failed checks do they have" counts what it names)
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         first = model.measures[measures[0]]
