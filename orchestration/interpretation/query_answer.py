@@ -712,7 +712,8 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         table.setdefault(r.get(dim), {})[str(r.get("run"))] = r.get(measure)
     stats: dict[str, Any] = {"groups": len(table)}
     absent: list[Any] = []
-    if len(periods) == 2 or (len(periods) > 2 and direction):
+    # (a change asked over more runs, "which dropped the most since september": from the first to the last)
+    if len(periods) == 2 or (len(periods) > 2 and (direction or query.output == "change")):
         ends = (periods[0], periods[-1])
         if direction and model.facts[m.fact].run and not query.bounds:
             # a row of a run's results missing from either end was not assessed then (a new device): it did not get

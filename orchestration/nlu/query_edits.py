@@ -101,8 +101,8 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
 BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest|most|fewest|least)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
 # the latest run said as now: "and now?", "how many fail it today", "currently"
-NOW = re.compile(r"\b(?:(?:right\s+)?now|today|currently|at the moment|these days|at present|as of now|in the latest "
-                 r"(?:run|assessment|scan))\b", _I)
+NOW = re.compile(r"\b(?:(?:right\s+)?now|today|currently|at the moment|these days|at present|as of now|(?:in|for) the "
+                 r"(?:latest|last|most recent|current|newest) (?:run|assessment|scan))\b", _I)
 # "the most of them", "the fewest of those": the rows of the last list, counted
 MOST_OF_THEM = re.compile(r"\b(?:most|fewest|least|highest number)\s+(?:of\s+)?(?:them|those|these)\b", _I)
 # "compare to Store-40", "how does that compare with the branches", "vs DataCenter-2?": the last figure beside another
@@ -127,7 +127,7 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
 WHICH_ROWS = re.compile(_LEAD + r"(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
                         r"(?:\s+(?:are they|are those|is that|is it))?\s*[?.!]*\s*$", _I)
 # "which region dropped the most", "what site improved": each group's change between two runs, the most first
-CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+(?P<dim>(?!has\b|have\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?))??"
+CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+of\s+(?:them|those|these))?(?:\s+(?P<dim>(?!has\b|have\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?))??"
                             r"\s+(?:has\s+|have\s+)?"
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
                             r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
@@ -331,10 +331,11 @@ def one_value_of_them(prompt: str, devices: Sequence[str], last: DataQuery | Non
 def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn,
                            model: SemanticModel) -> QueryEdit | None:
     """"how many of those devices are at the stores" after the signature that matched the most devices: the devices
-    that row counted, kept by the words' own conditions, counted; None when the last answer led with no one row or
-    its figure counts the rows themselves."""
+    that row counted, kept by the words' own conditions, counted ("list the ones at the stores": listed); None when
+    the last answer led with no one row or its figure counts the rows themselves."""
     query = previous.query
-    if query is None or not COUNT_AMONG.search(prompt) or not query.group_by or query.limit != 1 or \
+    listed = ONES_LISTED.match(prompt) is not None
+    if query is None or not (COUNT_AMONG.search(prompt) or listed) or not query.group_by or query.limit != 1 or \
             not query.measures or not previous.answer_rows or tied_rows(previous):
         return None
     thing = model.counted_things(query.measures[0])
@@ -349,8 +350,10 @@ def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], prev
     said = {c.dimension for c in own_conditions}
     replaced = PLACES if said & PLACES else set()
     conditions = [c for c in query.conditions if c.dimension not in said | replaced and c.dimension != query.group_by[0]]
+    shape = {"group_by": [thing], "output": "list", "bounds": [Bound(measure=query.measures[0], op=">", value=0)]} \
+        if listed else {"group_by": [], "output": "value", "bounds": []}
     edited = query.model_copy(update={
-        "group_by": [], "order": None, "limit": None, "offset": 0, "output": "value", "bounds": [], "leader": None,
+        **shape, "order": None, "limit": None, "offset": 0, "leader": None,
         "conditions": [*conditions, Condition(dimension=query.group_by[0], values=[leader]), *own_conditions]})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {thing}s of {leader}"])
 
@@ -1290,7 +1293,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     now = NOW.search(prompt)
     latest = runs[-1][0]
     if now and not said and query.runs and query.runs != [latest] and len(query.runs) == 1 and \
-            "runs" not in update and not TIME_WORDS.search(prompt):
+            "runs" not in update and not TIME_WORDS.search(prompt[:now.start()] + " " + prompt[now.end():]):
         # "and how many fail it now" after a figure of august: the same figure in the latest run
         update["runs"] = [latest]
         spans.append(now.span())
@@ -1351,7 +1354,7 @@ DEVICE_KINDS = frozenset({"device_type", "platform", "product_family", "model"})
 # a figure asked of the one row the last answer named, with no measure of its own: "how many did it have in august",
 # "what was it last month", "and what does that one score now"
 FIGURE_OF_IT = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:how many|how much|what)\s+(?:(?:did|does|do)\s+(?:it|that one|"
-                          r"that)\s+(?:have|had|get|got|score|show)\b|(?:was|is|were)\s+(?:it|that one|that)\b(?=\s*(?:$|"
+                          r"that)\s+(?:have|had|get|got|score|show)\b|(?<=how many )(?:did|does|do)\s+(?:it|that one|that)\s+fail(?:ed)?\b|(?:was|is|were)\s+(?:it|that one|that)\b(?=\s*(?:$|"
                           r"[?.!,]|(?:in|on|at|for|then|back|last|during)\b)))", _I)
 # whether the row named last still leads: "was it also worst in august?", "is it still the lowest", "still the top one?"
 STILL_LEADS = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?P<it>(?:is|was|were|are)\s+(?:it|that one|that|they))\s+)?"
@@ -1364,7 +1367,9 @@ STILL_TRUE = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?:is|was|were|are
 OTHER = re.compile(r"\b(?:the\s+)?other\b", _I)
 # "how many of them fail OSPF-AUTH" after "how many nexus switches do we have": a question of its own, among those
 # "whats their pass rate" after a count of core routers: a figure of those devices
-OF_THEM = re.compile(r"\b(?:of|among|amongst)\s+(?:them|those|these|they)\b|\btheir\b", _I)
+# ("how many devices do they have between them" after the sites under 70%: those sites' devices)
+OF_THEM = re.compile(r"\b(?:of|among|amongst|between)\s+(?:them|those|these|they)\b|\btheir\b|"
+                     r"\b(?:do|did|does)\s+(?:they|those|these)\s+(?:have|hold|contain|run)\b", _I)
 
 
 # the rows counted are devices: "more devices with a critical failure", "the most boxes failing NTP-AUTH"

@@ -82,6 +82,9 @@ ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
                    rf"exactly|just|only|precisely)\s+(?P<n>{_N})(?:\s*(?:%|percent))?\s+(?P<what>[\w -]+)|"
                    rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
+# a bound in percent ("which stores are under 70 percent"): on a rate, whether or not the rate is named
+PERCENT_BOUND = re.compile(r"\b(?P<op>more than|over|above|greater than|at least|less than|under|below|at most)\s+"
+                           r"(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent)", _I)
 # a rate bound said after the rate ("with a pass rate below 80%", "compliance under 90 percent")
 RATE_BOUND = re.compile(r"\b(?P<what>pass rate|pass percentage|fail(?:ure)? rate|compliance(?: rate| score)?)\s+"
                         r"(?:of\s+|is\s+|that is\s+|at\s+)?(?P<op>more than|over|above|greater than|at least|less than|"
@@ -357,6 +360,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if missing and runs and not any(m in months for m in frame.time.months) and not pasted:
         return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
     measures = said = measure_words(prompt, model)
+    if not measures and PERCENT_BOUND.search(prompt):
+        # "which stores are under 70 percent": a percentage with no figure named is of the first rate the model
+        # declares (the pass rate, the figure every summary leads with)
+        measures = said = [next(name for name, m in model.measures.items() if m.unit == "percent")]
     named_measure = bool(measures)
     if frame.ask == "summary" and not named_measure and runs and not pasted and \
             names_a_part_beyond_the_frame(prompt, model):
@@ -390,6 +397,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         ask = "ranking"  # "which of them has the lowest pass rate": the rows ranked, whatever the reader leans to
     if ask == "count" and HOW_MANY_SITES.search(prompt):  # "how many stores fail SNMP-V3-PRIV": stores are counted
         frame = frame.evolve(subject="sites")
+    elif ask == "count" and frame.subject == "devices" and HOW_MANY_DID_FAIL.search(prompt):
+        frame = frame.evolve(subject="findings")  # "how many did FW-ST30-1 fail in august": its failed checks
     elif ask == "count" and frame.subject != "devices" and _devices_counted_failing(prompt, scope):
         frame = frame.evolve(subject="devices")  # "how many ISR 1100s at the stores fail NTP-AUTH": the devices
     unsaid: list[str] = []
@@ -1020,6 +1029,8 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
     for m in GROUP.finditer(prompt):
         if _names_a_measure(prompt[m.start("dim"):], model):
             continue  # "top 5 models by device count": what the rows are ranked by
+        if m.group(0).lower().startswith("across") and TOGETHER.search(prompt):
+            continue  # "overall pass rate across the tier1 sites": one figure over them all
         # the longest name of a dimension where the group starts ("by kind of site for us-west": not just "kind")
         dim = _dimension(prompt[m.start("dim"):], model) or _dimension(m.group("dim"), model)
         if dim and dim != "run":
@@ -1028,6 +1039,8 @@ def grouped_by(prompt: str, model: SemanticModel) -> str | None:
 
 
 WHICH_FIRST = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\b", _I)
+# "how many did FW-1 fail", "how many has it failed": the device is the subject; what it fails is counted
+HOW_MANY_DID_FAIL = re.compile(r"\bhow many\s+(?:did|does|do|has|have|had)\s+(?P<who>[\w .()-]+?)\s+(?:fail|failed)\b", _I)
 # "how many <things> fail …": what is counted is what comes before the verb
 HOW_MANY_FAIL = re.compile(r"\bhow many\s+(?P<what>[\w .()-]+?)\s+(?:fail|failing|are failing|have failed|still fail)\b",
                            _I)
@@ -1194,6 +1207,9 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
     said = measure_words(rated.group("what"), model) if rated else []
     if rated and said:  # "with a pass rate below 80%": that rate, bound
         return [Bound(measure=said[0], op=ops[rated.group("op").lower()], value=float(rated.group("n")))]
+    percent = PERCENT_BOUND.search(prompt)
+    if percent and model.measures[measures[0]].unit == "percent":  # "which stores are under 70 percent"
+        return [Bound(measure=measures[0], op=ops[percent.group("op").lower()], value=float(percent.group("n")))]
     m = BOUND.search(prompt)
     if m:
         what = re.sub(r"^(device|box|site|check)\b", lambda w: {"box": "boxes"}.get(w.group(1), w.group(1) + "s"),

@@ -3243,3 +3243,80 @@ def test_more_of_a_figure_in_one_month_than_another_is_the_rows_that_got_worse(d
     answer = handle_turn(f"which sites had more failed checks in {months[1]} than in {months[0]}",
                          services=services).final.answer
     assert first_line(answer).startswith(f"**{worse} sites** got worse"), answer[:300]
+
+
+def test_how_many_did_it_fail_then_is_the_row_picked_counted_in_the_run_in_play(demo_warehouse: Path,
+                                                                                services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 ORDER BY 2 DESC", [runs[1]])
+    assert per[0][1] > per[1][1], per[:2]  # (the data has one leader then)
+    chat = Chat(services)
+    chat("which router has the most failed checks")
+    assert first_line(chat(f"and in {_month_of(demo_warehouse, runs[1])}?").final.answer).startswith(f"**{per[0][0]}**")
+    answer = chat("how many did it fail then").final.answer
+    assert first_line(answer).startswith(f"**{per[0][1]}** failed checks") and runs[1] in first_line(answer), answer
+
+
+def test_a_figure_over_a_group_of_places_and_which_of_them_changed_most_since_a_month(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (pooled,), = sql(demo_warehouse, f"SELECT ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+                                     f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'store'", [runs[-1]])
+    answer = Chat(services)("overall pass rate across the stores").final.answer
+    assert first_line(answer).startswith(f"**{pooled}%**"), answer[:300]  # one figure, not one per store
+    rates = dict(sql(demo_warehouse, f"""SELECT s.region, ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0
+        END) FILTER (WHERE r.assessment_id = ?), 1) - ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END)
+        FILTER (WHERE r.assessment_id = ?), 1) FROM {FLEET} GROUP BY 1""", [runs[-1], runs[0]]))
+    fell = sorted(rates.items(), key=lambda kv: kv[1])
+    assert fell[0][1] < 0 and fell[0][1] < fell[1][1], fell  # (one region fell the most)
+    chat = Chat(services)
+    chat("pass rate per region")
+    answer = chat(f"which of them fell the most since {_month_of(demo_warehouse, runs[0])}").final.answer
+    assert first_line(answer).startswith(f"**{fell[0][0]}** got worse the most") and runs[0] in first_line(answer), \
+        answer[:300]
+
+
+def test_a_percentage_bound_alone_bounds_the_pass_rate_and_their_devices_are_those_places(demo_warehouse: Path,
+                                                                                        services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rates = sql(demo_warehouse, f"SELECT a.site, ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+                                f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch' GROUP BY 1", [latest])
+    below = sorted(site for site, rate in rates if rate < 78)
+    assert 1 < len(below) < len(rates), rates
+    (devices,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND site IN "
+                                      f"({', '.join(repr(s) for s in below)})")
+    chat = Chat(services)
+    answer = chat("which branches are below 78 percent").final.answer
+    assert sorted(re.findall(r"Branch-\d+", first_line(answer))) == below, answer[:400]
+    answer = chat("how many devices do they have").final.answer
+    assert first_line(answer).startswith(f"**{devices}** devices"), answer[:300]
+
+
+def test_the_ones_listed_after_the_row_a_ranking_led_with_are_the_things_it_counted(demo_warehouse: Path,
+                                                                                    services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT a.device_type, COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? "
+                              "AND r.status = 'fail' AND r.rule_id = 'SNMP-V3-PRIV' GROUP BY 1 ORDER BY 2 DESC", [latest])
+    assert per[0][1] > per[1][1], per
+    there = sorted(d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? "
+                                                   "AND r.status = 'fail' AND r.rule_id = 'SNMP-V3-PRIV' AND "
+                                                   "s.region = 'us-east' AND a.device_type = ?", [latest, per[0][0]]))
+    chat = Chat(services)
+    chat("devices failing SNMP-V3-PRIV per device type")
+    chat("which type has the most")
+    answer = chat("show me the ones in us-east").final.answer
+    named = set(re.findall(r"\b[A-Z]{2,4}-[A-Z0-9-]+\b", answer)) - {"SNMP-V3-PRIV", latest}
+    assert len(there) > 1 and named == set(there), (there, answer[:600])
+
+
+def test_in_the_latest_run_re_times_a_figure_asked_of_an_earlier_run(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    then, now = (sql(demo_warehouse, FAILS + " AND r.severity = 'critical' AND s.site_type = 'branch'", [run])[0][0]
+                 for run in (runs[0], runs[-1]))
+    assert then != now
+    chat = Chat(services)
+    chat(f"how many critical failures in {_month_of(demo_warehouse, runs[0])}")
+    assert first_line(chat("how many of those at the branches").final.answer).startswith(f"**{then}**")
+    answer = chat("and for the most recent run").final.answer
+    assert first_line(answer).startswith(f"**{now}**") and runs[-1] in first_line(answer), answer[:300]
