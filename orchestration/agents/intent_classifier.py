@@ -75,6 +75,7 @@ from orchestration.nlu.query_edits import (
     ORDINAL,
     ROW_REF,
     THEM,
+    THEN,
     QueryEdit,
     alone,
     among_listed,
@@ -94,6 +95,7 @@ from orchestration.nlu.query_edits import (
     one_value_of_them,
     ones_of_the_last,
     picked_prompt,
+    then_named,
     within_last,
     worst_by_the_last_measure,
 )
@@ -1019,6 +1021,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
     last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
                 None)
+    timed = None if pasted or not THEN.search(prompt) else then_named(
+        prompt, last, _runs_of(conv.collection or "fleet", services))
+    if timed is not None:  # "since then": since the run the last answer was of
+        prompt = timed
+        updates.update(effective_prompt=timed)
     # ("and the third?": the third one; a list of devices keeps its own reading of the place, ``followups``)
     picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
         picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \
@@ -1148,8 +1155,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # where the devices on a release are: no subject of its own, or "they" — of those devices)
     implied = OF_THEM.search(prompt) is None and (subjectless or THEY.search(prompt) is not None) and \
         of_a_population(last, services.catalog.semantic_model)
-    if edit is None and not pasted and picked is None and attribute is None and resolution.kind in ("none", "carryover") \
-            and last is not None and (OF_THEM.search(prompt) or implied):
+    # ("how many of them fail that" after what the devices in play fail most: the check picked, "them" still those)
+    check_picked = picked is not None and last is not None and last.query is not None and \
+        last.query.group_by[:1] == ["rule"] and OF_THEM.search(prompt) is not None
+    if edit is None and not pasted and (picked is None or check_picked) and attribute is None and \
+            resolution.kind in ("none", "carryover") and last is not None and (OF_THEM.search(prompt) or implied):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
         # average pass rate" after a list of devices: a figure of the devices listed
         asked = intent if intent.asked_query is not None else with_query(

@@ -18,6 +18,7 @@ A follow-up that asks anything else (a fix, an explanation, a policy) is not an 
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,6 +119,9 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
         re.compile(_LEAD + r"(?:what|which)\s+(?P<what>[a-z][\w-]*)\s+(?:do|does|did)\s+" + _THEY +
                    r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
+        # "how many devices have them", "how many sites are they at": those things, counted
+        re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did)\s+"
+                   + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect))?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
         # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
         re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
@@ -131,7 +135,7 @@ CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+of\s+(?:the
                             r"\s+(?:has\s+|have\s+)?"
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
                             r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
-                            r"(?:most|least))?", _I)
+                            r"(?:most|least|more|less))?", _I)
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
@@ -217,6 +221,27 @@ AS_SHARE = re.compile(r"^\s*(?:and\s+|ok(?:ay)?,?\s+|so\s+)?(?:(?:as|in)\s+(?:a\
                       r"(?:what|which)\s+(?:percent(?:age)?|%|share|fraction)\s+(?:is that|of (?:them|the total|all))|"
                       r"how much is that in percent)\s*[?.!]*\s*$", _I)
 HOW_MANY_OF_WORDS = re.compile(r"\bhow many(?:\s+of)?\b", _I)
+
+
+# "since then", "back then": the time the last answer was about
+THEN = re.compile(r"\b(?P<how>since|from|back|as of)\s+then\b|\bat (?:that|the) (?:time|point)\b", _I)
+
+
+def then_named(prompt: str, previous: PastTurn | None, runs: Sequence[tuple[str, str]]) -> str | None:
+    """The follow-up with "then" named as the month of the one run (or month) the last query was of ("which one
+    dropped more since then" after two regions in august: since august 2026); None when it says no "then" or the last
+    answer was of no one time. ``runs``: the collection's runs as (assessment id, YYYY-MM-DD)."""
+    m = THEN.search(prompt)
+    query = previous.query if previous is not None else None
+    if m is None or query is None:
+        return None
+    month = dict(runs).get(query.runs[0], "")[:7] if len(query.runs) == 1 else \
+        query.months[0] if len(query.months) == 1 and not query.runs else ""
+    if not re.fullmatch(r"\d{4}-\d{2}", month):
+        return None
+    named = f"{calendar.month_name[int(month[5:])].lower()} {month[:4]}"
+    how = (m.group("how") or "in").lower()
+    return prompt[:m.start()] + f"{'in' if how in ('back', 'as of') else how} {named}" + prompt[m.end():]
 
 
 def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) -> str | None:
@@ -326,6 +351,14 @@ def one_value_of_them(prompt: str, devices: Sequence[str], last: DataQuery | Non
     edited = DataQuery(measures=["devices"], group_by=[dim], output="same",
                        conditions=[*kept, Condition(dimension="device", values=list(devices))])
     return QueryEdit(edited, [], [f"whether they share one {dim}"])
+
+
+def _counting(measure: str, things: str, model: SemanticModel) -> str | None:
+    """The measure of the same rows as ``measure`` that counts ``things`` (the devices failing beside the failed
+    checks, the devices matched beside the SLIC matches), or None."""
+    first = model.measures[measure]
+    return next((name for name, m in model.measures.items() if m.fact == first.fact and m.where == first.where and
+                 model.counted_things(name) == things), None)
 
 
 def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn,
@@ -481,8 +514,9 @@ SAME_ONES = re.compile(r"\b(?:the\s+)?same\s+(?:ones|checks|findings|failures|is
                        r"\b(?:those|them|these)\s+(?:too|as well)\b", _I)
 HAS_VERB = re.compile(r"\b(?:does|do|did|is|are|have|has|had|fail(?:s|ing|ed)?|got|get)\b", _I)
 # "list the ones …", "show me those …": the things the last figure counted, listed
-ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+(?:the\s+ones|them|those)\b",
-                         _I)
+# ("list the critical ones" after SLIC matches per severity: the signatures of that row)
+ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+"
+                         r"(?:the\s+(?:[\w-]+\s+){0,2}?ones|them|those)\b", _I)
 # "that type", "this platform", "that region": the one value of a kind the last answer led with
 THAT_KIND = re.compile(r"\b(?:that|this|the same)\s+(?:device\s+)?(?:type|kind|role|platform|release|version|model|tier|"
                        r"region|site type|product family|family)\b", _I)
@@ -574,8 +608,9 @@ AMONG_SHOWN = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?which\s+(?:ones|o
 FAILING_IT = re.compile(r"\bfail(?:s|ed|ing)?\s+(?P<it>it)\b(?!['’])", _I)
 WIDENED = re.compile(r"\b(?:fleet[- ]?wide|network[- ]?wide|across the (?:whole |entire )?(?:fleet|network|estate)|"
                      r"everywhere|overall|in the whole (?:fleet|network)|at all sites)\b", _I)
-IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hit\w*|remediate\w*)\s+(?P<it>it)\b"
-                      r"(?!['’])", _I)
+IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hit\w*|remediate\w*)\s+"
+                      r"(?P<it>it|(?:that|this)(?:\s+(?:one|check|rule))?)\b(?!['’])"
+                      r"(?!\s+(?:is|are|was|were|has|have|had|runs?|fails?|failed)\b)", _I)  # ("fail that one too")
 
 
 THAT_VALUE = re.compile(r"\b(?:that|the same)(?:\s+(?:one|version|release|model|platform|code|image|software|"
@@ -980,6 +1015,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             "conditions": conditions, "limit": None, "output": "list", "order": None,
             "bounds": [Bound(measure=counting, op=">", value=0)] if counting is not None and
             model.measures[counting].unit == "count" and not none_of else []})
+        tally = _counting(counting, things, model) if m.groupdict().get("count") and counting is not None else None
+        if tally is not None:  # "how many devices have them": the same things, counted once each
+            edited = edited.model_copy(update={"measures": [tally], "group_by": [], "bounds": [], "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = HOW_MANY_OF.match(prompt)
     of_kind = _dimension(m.group("what"), model) if m else None
@@ -1423,9 +1461,10 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
                                                               COUNT_AMONG.search(prompt)):
         # ("their pass rate" is a rate of their checks; "how many failed checks do they have" counts what it names)
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
-        first = model.measures[measures[0]]
-        measures[0] = next((name for name, m in model.measures.items() if m.fact == first.fact and m.where ==
-                            first.where and model.counted_things(name) == thing), measures[0])
+        was = measures[0]
+        measures[0] = _counting(was, thing, model) or was
+        if own.order is not None and own.order.measure == was:  # ("what do they fail most": ranked by that count)
+            own = own.model_copy(update={"order": own.order.model_copy(update={"measure": measures[0]})})
     edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "measures": measures})
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["of them: " + "; ".join(
         c.describe() for c in kept)])

@@ -3320,3 +3320,48 @@ def test_in_the_latest_run_re_times_a_figure_asked_of_an_earlier_run(demo_wareho
     assert first_line(chat("how many of those at the branches").final.answer).startswith(f"**{then}**")
     answer = chat("and for the most recent run").final.answer
     assert first_line(answer).startswith(f"**{now}**") and runs[-1] in first_line(answer), answer[:300]
+
+
+def test_what_the_devices_counted_fail_most_then_how_many_of_them_fail_that(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND a.os_version = '17.3.4a' GROUP BY 1 ORDER BY 2 DESC", [latest])
+    assert per[0][1] > per[1][1], per[:2]
+    chat = Chat(services)
+    chat("how many devices are on 17.3.4a")
+    answer = chat("what do they fail most").final.answer
+    assert first_line(answer).startswith(f"**{per[0][0]}**"), answer[:300]  # (it was a compile error)
+    answer = chat("and how many of them fail that one").final.answer
+    assert first_line(answer).startswith(f"**{per[0][1]}**"), answer[:300]
+
+
+def test_since_then_is_since_the_run_the_last_answer_was_of(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rates = {site: {run: rate for run, rate in sql(
+        demo_warehouse, f"SELECT r.assessment_id, ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+                        f"FROM {FLEET} WHERE a.site = ? GROUP BY 1", [site])} for site in ("Store-30", "Store-33")}
+    drop = {site: r[runs[-1]] - r[runs[0]] for site, r in rates.items()}
+    assert min(drop.values()) < 0 and drop["Store-30"] != drop["Store-33"], drop
+    chat = Chat(services)
+    chat("pass rate of Store-30 vs Store-33")
+    chat(f"what about in {_month_of(demo_warehouse, runs[0])}")
+    answer = chat("so which one fell more since then").final.answer
+    assert first_line(answer).startswith(f"**{min(drop, key=drop.__getitem__)}**") and runs[0] in first_line(answer), \
+        answer[:300]
+
+
+def test_the_ones_of_a_row_and_how_many_devices_have_them(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    high = {s for s, in sql(demo_warehouse, "SELECT DISTINCT x.signature_id FROM slic_results x JOIN assets a ON "
+                                            "a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE "
+                                            "x.assessment_id = ? AND x.severity = 'high'", [latest])}
+    (devices,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT x.asset_id) FROM slic_results x JOIN assets a ON "
+                                      "a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = ? "
+                                      "AND x.severity = 'high'", [latest])
+    chat = Chat(services)
+    chat("number of slic matches by severity")
+    answer = chat("show me the high ones").final.answer
+    assert len(high) > 1 and high <= set(re.findall(r"SLIC-[A-Z]+-\d+", answer)), (high, answer[:400])
+    answer = chat("how many devices have them").final.answer
+    assert first_line(answer).startswith(f"**{devices}**"), answer[:300]
