@@ -1338,8 +1338,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said.append(f"runs {latest}")
     if not said and not notes:
         return None
-    if own.frame.ask == "yes_no" and own.frame.polar and output == "list" and YES_NO_ASKED.match(prompt) and \
-            group[:1] in (["device"], ["site"], ["rule"]):
+    # (the words ask whether, whatever else the frame took them for: "any of them in us-west?")
+    if own.frame.ask in ("yes_no", "not_answerable") and own.frame.polar and output == "list" and \
+            YES_NO_ASKED.match(prompt) and group[:1] in (["device"], ["site"], ["rule"]):
         output = "yes_no"  # "any of them in the lab?" after a list: whether any is, then which
     elif own.frame.ask == "list" and not own.frame.polar and output == "yes_no" and group and \
             LIST_ASKED.search(prompt):  # ("what about high" after "is it failing anything critical": whether, again)

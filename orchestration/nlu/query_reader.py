@@ -26,6 +26,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
+from assessment_engine.warehouse.run_summary import BREAKDOWNS
 from orchestration.nlu.frame import ANY, NOT_FAILING
 from orchestration.nlu.names import PLATFORM_WORDS
 from orchestration.nlu.which_way import BEST, COMPARATIVE, LEAST, MOST, SUPERLATIVE_OF, WORST
@@ -149,6 +150,10 @@ FAILING = re.compile(r"\b(?:fail\w*|failures?|deviations?|deviate\w*|findings?|i
                      r"criticals?|not compliant|non[- ]?compliant|without|missing|lacking|allow\w*|enabled|hit by|"
                      r"exposed|affected|worse|better|improv\w*|degrad\w*|at risk|risky|vulnerable|insecure|secure)\b", _I)
 PASSES = re.compile(r"\b(?:pass|passes|passed|passing)\b(?!\s*(?:rate|%|percent))", _I)
+BREAKDOWN = re.compile(r"\bbreak\s*down\b|\bbreakdown\b|\bdistribution\b", _I)
+# the model's dimensions the analysis tool breaks a run down by, with its chart (``run_summary.BREAKDOWNS``)
+TOOL_BREAKDOWNS = frozenset(
+    {"os": "release", "technology": "topic"}.get(name, name) for name in BREAKDOWNS) | {"platform"}
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
@@ -377,7 +382,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     since_when = SINCE_WHEN.search(prompt) is not None and len(runs) > 1
     # "how do SW-1 and SW-2 differ": the checks one fails and the other passes, whatever ask the frame read
     two_apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
-    executed = asked or (data_words and frame.ask in ("summary", "list", "ranking", "trend")) or since_when or two_apart
+    # (a figure per group with no word of policy is a data question, whatever the frame leans to: "critical failures
+    # per region"; "a breakdown of … by …" is the analysis tool's, with its chart)
+    executed = asked or (data_words and (frame.ask in ("summary", "list", "ranking", "trend") or (
+        frame.ask in ("policy", "explain") and GROUP.search(prompt) is not None and not POLICY.search(prompt) and
+        not (BREAKDOWN.search(prompt) and grouped_by(prompt, model) in TOOL_BREAKDOWNS)))) or since_when or two_apart
     # a measure named in a summary ("pass rate at Store-33"): the tools answer it, a follow-up may edit it
     # a rate named is a figure asked, whatever ask the frame read ("what's the failure rate of the ntp checks")
     rated = any(model.measures[m].unit == "percent" for m in measures) and not POLICY.search(prompt)

@@ -3365,3 +3365,27 @@ def test_the_ones_of_a_row_and_how_many_devices_have_them(demo_warehouse: Path, 
     assert len(high) > 1 and high <= set(re.findall(r"SLIC-[A-Z]+-\d+", answer)), (high, answer[:400])
     answer = chat("how many devices have them").final.answer
     assert first_line(answer).startswith(f"**{devices}**"), answer[:300]
+
+
+def test_a_figure_per_group_is_a_data_question_whatever_the_frame_leans_to(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT s.region, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND r.severity = 'critical' GROUP BY 1", [latest]))
+    for asked in ("critical deviations per region", "breakdown of critical failures by region"):
+        answer = handle_turn(asked, services=services).final.answer
+        for region, n in per.items():  # (a breakdown by a dimension the analysis tool has no breakdown for: compiled)
+            assert re.search(rf"\*\*{region}\*\* {n}\b", first_line(answer)), (asked, region, n, answer[:300])
+
+
+def test_any_of_them_in_a_region_after_a_list_is_yes_or_no_then_which(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    there = sorted(d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? "
+                                                   "AND r.status = 'fail' AND r.rule_id = 'BGP-NEIGHBOR-AUTH' AND "
+                                                   "a.device_type = 'router' AND s.region = 'us-west'", [latest]))
+    chat = Chat(services)
+    chat("which routers fail BGP-NEIGHBOR-AUTH")
+    answer = chat("any of them in us-west?").final.answer
+    assert first_line(answer).startswith("**Yes**" if there else "**No**"), answer[:300]
+    assert all(d in first_line(answer) for d in there), answer[:300]
