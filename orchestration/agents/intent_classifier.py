@@ -153,6 +153,11 @@ _FOLLOWUP_LEAD = re.compile(
     re.I,
 )
 
+# a follow-up asking for one row by its figure ("which is highest", "and the lowest?", "which one dropped more")
+ROW_ASKED = re.compile(r"\b(?:which|what)\b.*\b(?:most|least|fewest|highest|lowest|worst|best|more|less|fewer|"
+                       r"higher|lower|better|worse|dropped|improved|increased|decreased)\b|^\s*(?:and|so)?\s*(?:the\s+)?"
+                       r"(?:highest|lowest|worst|best|top|bottom)\b", re.I)
+DATA_CLASSES = ("cbp_assessment", "sec_assessment")
 PASTED_LINES = "pasted configuration lines"  # the signal of a question that quotes configuration to judge
 RELEASE_AGE = "the releases run, by age"  # the signal of "the oldest ios version we run"
 
@@ -1211,6 +1216,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # is the switches' telnet check, not the ASAs')
         placed = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
         intent = intent if placed is None else intent.evolve(asked_query=placed.query)
+    if cannot_answer(intent) and intent.frame.cannot in (None, "off_topic") and last is not None and \
+            last.intent_class in DATA_CLASSES and ROW_ASKED.search(prompt) and len(re.findall(r"\w+", prompt)) <= 10:
+        # "which is highest" after an answer with no ranking to pick from: a follow-up it cannot place, asked back —
+        # not refused as outside what the product knows
+        asked_back = ("Which figure, over which rows? The last answer has no ranking to pick from: ask, for example, "
+                      "\"which site has the most failed checks\" or \"which region has the lowest pass rate\".")
+        intent = _gate(intent.evolve(frame=intent.frame.evolve(ask="ranking", cannot=None)), asked_back,
+                       intent.confidence)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))

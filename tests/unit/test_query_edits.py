@@ -3389,3 +3389,13 @@ def test_any_of_them_in_a_region_after_a_list_is_yes_or_no_then_which(demo_wareh
     answer = chat("any of them in us-west?").final.answer
     assert first_line(answer).startswith("**Yes**" if there else "**No**"), answer[:300]
     assert all(d in first_line(answer) for d in there), answer[:300]
+
+
+def test_a_row_asked_for_after_an_answer_with_no_ranking_is_asked_back_not_refused(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    chat = Chat(services)
+    chat("summary of the latest assessment")
+    for asked in ("which is highest", "and the lowest?"):
+        answer = chat(asked).final.answer
+        assert "outside what I know" not in answer and answer.startswith("Which figure, over which rows?"), answer[:300]
+    assert "outside what I know" in chat("what is the weather like").final.answer  # (still refused when off topic)
