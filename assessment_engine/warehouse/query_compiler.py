@@ -123,10 +123,14 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     fact_name = fact_of(query, model)
     fact = model.facts[fact_name]
     splits = {c.dimension: c for c in query.conditions if c.split and c.dimension in query.group_by}
-    filtering = [c for c in query.conditions if c.dimension not in splits or not c.split]
+    # a split condition not grouped by narrows the side the grouped one names ("the pci stores vs everything else":
+    # the stores in PCI scope on one side, every other row on the other)
+    joined = [c for c in query.conditions if c.split and c.dimension not in query.group_by] if splits else []
+    filtering = [c for c in query.conditions if not (c.split and (c.dimension in splits or c in joined))]
     on_rows = [c for c in filtering if (model.on_rows(c.dimension) or c.in_measure) and not c.of_devices]
     on_devices = [c for c in filtering if c not in on_rows]
-    joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows)]}
+    joins = {model.dimensions[d].join.get(fact_name, "") for d in [*query.group_by, *(c.dimension for c in on_rows),
+                                                                   *(c.dimension for c in joined)]}
 
     inner = _Sql().add("SELECT ")
     columns: list[str] = []
@@ -139,7 +143,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
             raise QueryError(f"{dim} does not apply to {fact_name}")
         key = column
         if dim in splits:  # "the stores vs the rest": its values on one side, every other row on the other
-            sql, params = _condition(model, fact_name, splits[dim].model_copy(update={"negated": False}))
+            parts = [_condition(model, fact_name, c.model_copy(update={"negated": False})) for c in [splits[dim], *joined]]
+            sql, params = " AND ".join(p for p, _ in parts), [v for _, ps in parts for v in ps]
             column = f"CASE WHEN {sql} THEN ? ELSE ? END"
             key_params += [*params, ", ".join(splits[dim].values), OTHERS]
             key = str(len(selected) + 1)  # grouped by its place: the same expression binds its values again

@@ -310,11 +310,17 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
     """The scope a query covered: its run(s), the devices it kept, its excluded values said as such ("not site
     DataCenter-1"), not as the scope; a condition on a dimension the scope has no key for ("region us-west", "tier
     tier1") by the dimension's noun."""
+    # (a split not grouped by qualifies the side: "store, with PCI scope true, vs everything else")
+    joined = [c for c in query.conditions if c.split and c.dimension not in query.group_by]
+    qualified = "".join(f", with {model.dimensions[c.dimension].noun} {' or '.join(c.values)}," for c in joined)
     for c in [c for c in query.conditions if c.split]:  # "the stores vs the rest": both sides covered, the split said
         field = {"site_type": "site_types"}.get(SCOPE_KEYS.get(c.dimension, ""), SCOPE_KEYS.get(c.dimension))
+        covered = covered.model_copy(update={**({field: []} if field and hasattr(covered, field) else {})})
+        if c in joined:
+            continue
         noun = model.dimensions[c.dimension].noun
-        covered = covered.model_copy(update={**({field: []} if field and hasattr(covered, field) else {}),
-                                             "more": {**covered.more, noun: [f"{' or '.join(c.values)} vs {OTHERS}"]}})
+        covered = covered.model_copy(update={
+            "more": {**covered.more, noun: [f"{' or '.join(c.values)}{qualified} vs {OTHERS}"]}})
     query = query.model_copy(update={"conditions": [c for c in query.conditions if not c.split]})
     negated = {SCOPE_KEYS[c.dimension]: c.values for c in query.conditions if c.negated and c.dimension in SCOPE_KEYS}
     for c in query.conditions:

@@ -67,7 +67,8 @@ def _words(condition: Condition) -> str:
 def where(query: DataQuery, runs: Sequence[str] | None = None, months: bool = True) -> str:
     """The scope of a figure in a few words: its conditions and its run(s) (``runs``: those said, where the answer
     says its runs apart; ``months``: False where it says its months apart)."""
-    parts = [_words(c) for c in query.conditions if not c.in_measure and (
+    # (a split condition is of one side, said by the rows: "store" beside "everything else")
+    parts = [_words(c) for c in query.conditions if not c.in_measure and not c.split and (
         c.dimension not in query.group_by or (c.dimension == "device" and len(c.values) > 4) or c.negated)]
     # (the devices of an earlier list are said as their number: "of the 7 devices"; other rows name themselves)
     runs = list(runs if runs is not None else query.runs)

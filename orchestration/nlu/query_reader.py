@@ -477,7 +477,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if side is not None:  # "pass rate of the stores vs the rest": two rows, the stores' and every other device's
         boolean = model.dimensions[side.dimension].match == "boolean"
         update = {"values": ["true", "false"], "negated": False} if boolean else {"split": True, "negated": False}
-        conditions = [c.model_copy(update=update) if c is side else c for c in conditions]
+        # ("the pci stores vs everything else": a value said right before the side's noun is of the side, not of both;
+        # "the firewalls at the stores vs the rest" keeps the firewalls on both sides)
+        joined = [] if boolean else _qualifying(prompt[:rest.start()], side, conditions, model)
+        conditions = [c.model_copy(update=update) if c is side else c.model_copy(update={"split": True})
+                      if c in joined else c for c in conditions]
         group = [side.dimension]
     sides = [c for c in conditions if len(c.values) > 1 and not c.negated and c.dimension not in ("rule", "topic")]
     if not group and sides and SIDES.search(prompt):
@@ -970,6 +974,20 @@ def values_named(prompt: str, values: dict[str, tuple[str, ...]]) -> dict[str, l
         if said:
             found[dim] = said
     return found
+
+
+def _qualifying(head: str, side: Condition, conditions: list[Condition], model: SemanticModel) -> list[Condition]:
+    """The conditions said in the two words right before the side's value ("pci" in "the pci stores"): they qualify
+    the side."""
+    said = [m.start() for v in side.values for m in re.finditer(rf"(?<![\w-]){_spoken(v)}", head, _I)]
+    if not said:
+        return []
+    before = " ".join(re.findall(r"[\w-]+", head[:max(said)])[-2:])
+    words = {name: [w for w, d in model.dimension_words if d == name] for name in SPLITTABLE}
+    return [c for c in conditions if c is not side and c.dimension in SPLITTABLE and not c.negated and
+            not c.of_devices and not c.in_measure and any(
+                re.search(rf"(?<![\w-]){re.escape(w) if w in words.get(c.dimension, []) else _spoken(w)}(?![\w-])",
+                          before, _I) for w in [*c.values, *words.get(c.dimension, [])])]
 
 
 def _split_side(head: str, conditions: list[Condition]) -> Condition | None:

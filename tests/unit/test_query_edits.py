@@ -3399,3 +3399,15 @@ def test_a_row_asked_for_after_an_answer_with_no_ranking_is_asked_back_not_refus
         answer = chat(asked).final.answer
         assert "outside what I know" not in answer and answer.startswith("Which figure, over which rows?"), answer[:300]
     assert "outside what I know" in chat("what is the weather like").final.answer  # (still refused when off topic)
+
+
+def test_a_side_qualified_by_a_word_before_it_is_set_against_everything_else(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (side, rest), = sql(demo_warehouse, f"""SELECT COUNT(*) FILTER (WHERE s.region = 'us-east' AND s.site_type = 'store'),
+        COUNT(*) FILTER (WHERE NOT (s.region = 'us-east' AND s.site_type = 'store')) FROM {FLEET}
+        WHERE r.assessment_id = ? AND r.status = 'fail'""", [latest])
+    answer = handle_turn("number of failed checks at the us-east stores compared with everything else",
+                         services=services).final.answer
+    assert re.search(rf"\*\*store\*\* {side}\b", first_line(answer)) and \
+        re.search(rf"\*\*everything else\*\* {rest}\b", first_line(answer)), (side, rest, answer[:300])
