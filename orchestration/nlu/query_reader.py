@@ -473,13 +473,14 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         ask == "yes_no" and FINE.search(prompt) is not None)  # "is Branch-02 fine": whether anything fails there
     rest = REST.search(prompt)
     # (what a comparison's words would group by otherwise — "the stores" compared are each store — gives way)
-    side = _split_side(prompt[:rest.start()], conditions) if rest else None
+    head = prompt[:rest.start()] if rest else ""
+    side = _split_side(head, conditions) if rest else None
     if side is not None:  # "pass rate of the stores vs the rest": two rows, the stores' and every other device's
         boolean = model.dimensions[side.dimension].match == "boolean"
         update = {"values": ["true", "false"], "negated": False} if boolean else {"split": True, "negated": False}
         # ("the pci stores vs everything else": a value said right before the side's noun is of the side, not of both;
         # "the firewalls at the stores vs the rest" keeps the firewalls on both sides)
-        joined = [] if boolean else _qualifying(prompt[:rest.start()], side, conditions, model)
+        joined = [] if boolean else _qualifying(head, side, conditions, model)
         conditions = [c.model_copy(update=update) if c is side else c.model_copy(update={"split": True})
                       if c in joined else c for c in conditions]
         group = [side.dimension]
