@@ -79,6 +79,7 @@ class Dimension(BaseModel):
     words: list[str] = Field(default_factory=list)
     join: dict[str, str] = Field(default_factory=dict)  # per fact: a table the dimension needs
     match: Literal["equals", "contains", "boolean"] = "equals"  # boolean: values "true"/"false", bound as booleans
+    optional: bool = False  # a row may have none (NULL, "no exception"): such rows are no group of the dimension
 
     def sql_for(self, fact: str) -> str | None:
         """The dimension's column on ``fact``'s rows, or None when the fact has no such thing."""

@@ -191,6 +191,9 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         sql, params = _failing_devices(model, fact_name, condition) if condition.of_devices else \
             _condition(model, fact_name, condition)
         where.add((" AND " if where.parts else "") + sql, *params)
+    for dim in query.group_by:  # ("which exception covers the most": the rows no exception covers are no group of it)
+        if model.dimensions[dim].optional and dim not in splits:
+            where.add((" AND " if where.parts else "") + f"{model.dimension_sql(dim, fact_name)} IS NOT NULL")
     if where.parts:
         inner.add(" WHERE " + where.text, *where.params)
     if period:

@@ -1035,7 +1035,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
         picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \
         exception_meant(prompt, last) or \
-        _its_place(prompt, last, services, conv.collection or "fleet") or _the_place_named(prompt, last)
+        _its_place(prompt, last, services, conv.collection or "fleet") or _the_place_named(prompt, last) or \
+        _the_value_led(prompt, last, services)
     # ("does it cover RTR-CORE-1?" after one exception: that exception; "and its site?" after one device: that site)
     if picked is not None:
         prompt = picked
@@ -1382,6 +1383,25 @@ def _the_place_named(prompt: str, last: PastTurn | None) -> str | None:
     if kind not in ("site", "office") and not sites[0].lower().replace("-", "").startswith(kind):
         return None  # ("the branch" after a question about Store-45 is no branch of it)
     return prompt[:m.start()] + sites[0] + prompt[m.end():]
+
+
+# the one thing an answer's lead names in bold: "**ios-xe 16.9.4** (10 devices …) is the oldest release in scope"
+BOLD = re.compile(r"\*\*([^*]+)\*\*")
+IT_ALONE = re.compile(r"\b(?:it|that one)\b(?!['’])", re.I)
+
+
+def _the_value_led(prompt: str, last: PastTurn | None, services: Services) -> str | None:
+    """"how many devices are on it" after an answer with no query whose lead named one release in bold (the oldest
+    release run): that release, by name; None otherwise."""
+    it = IT_ALONE.search(prompt)
+    if it is None or last is None or last.query is not None:
+        return None
+    lead = next((ln for ln in last.answer_excerpt.splitlines() if ln.strip() and not ln.startswith("**Scope")), "")
+    bold = BOLD.findall(lead)
+    if len(bold) != 1 or bold[0][:1].isdigit():
+        return None
+    releases = frame_of(bold[0], services).filters.os_version
+    return prompt[:it.start()] + bold[0] + prompt[it.end():] if len(releases) == 1 else None
 
 
 def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> PastTurn | None:

@@ -76,8 +76,9 @@ def no_device_outputs(frame: QuestionFrame, context: AssessmentContext | None) -
     ordered = sorted(held.items(), key=lambda kv: (-kv[1], kv[0][1] or "", kv[0][0] or ""))
     there = ", ".join(_kind(role, kind, n) for (role, kind), n in ordered)
     place = " and ".join(sites)
-    # "is there a core switch at HQ?" asks whether such devices exist: its answer is No
-    exists = frame.ask == "yes_no" and frame.subject == "devices"
+    # "is there a core switch at HQ?" asks whether such devices exist, "any of those at DataCenter-1?" whether any of
+    # them is there: its answer is No
+    exists = frame.ask == "yes_no"
     summary = (f"**No** — the inventory has no {_asked(frame)} at {place}. {place} has {there}." if exists else
                f"**No device matches** — the inventory has no {_asked(frame)} at {place}, so there is nothing to "
                f"judge. {place} has {there}.") + _named_like(frame, same_type or inventory)

@@ -86,9 +86,13 @@ ANOTHER_FIGURE = re.compile(r"^\s*(?:and|what about|how about|same (?:for|with)|
 REGROUP = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|please\s+)*(?:by|per|broken down by|"
                      r"split by|grouped by|(?:break|split|group)\s+(?P<it>it|that|this|them|those|these)?\s*(?:down\s+|"
                      r"up\s+|out\s+)?(?:by|per))\s+(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
+# "split us-west by device type", "us-west by device type" after the devices per region: that row in its own groups
+REGROUP_ROW = re.compile(r"^\s*(?:ok(?:ay)?,?\s+|and\s+|now\s+|then\s+|can you\s+|please\s+)*(?:(?:break|split|group)"
+                         r"\s+)?(?P<value>[\w-]+(?:\s+(?!down\b|up\b|out\b)[\w-]+)?)\s+(?:down\s+|up\s+|out\s+)?(?:by|per)\s+"
+                         r"(?P<dim>[\w\s-]+?)\s*(?:please\s*)?[?.!]*$", _I)
 GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)?of\s+(?:those|them|these))?"
                            r"(?:\s+(?P<dim>[\w\s-]+?))?\s+(?:is|was|are|were|has|had|"
-                           r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|makes?|made|"
+                           r"does|did|accounts?|contributes?|gets?|got|sees?|saw|logs?|logged|makes?|made|covers?|covered|"
                            r"produced?|generated?|recorded|reported|triggered|showed|shows?|threw|throws?|"
                            # "which one fails the most checks": one of the rows (not "which device fails …", its own)
                            # ("which one hit the most devices" after the signatures matched: one of them)
@@ -136,6 +140,8 @@ CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+of\s+(?:the
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
                             r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
                             r"(?:most|least|more|less))?", _I)
+# "any of those at the datacenters?": whether any of the rows in play is there — an edit, not the question asked again
+ANY_OF_THEM = re.compile(r"\bany\s+(?:of\s+)?(?:them|those|these)\b", _I)
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
 HOW_MANY = re.compile(_LEAD + r"(?:how many(?:\s+(?:of them|are there|is that|are they|"
                       r"in total|in all|total))?|count(?:\s+them)?|the count|total)\s*[?.!]*\s*$", _I)
@@ -462,6 +468,11 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     fails there most" is "what fails at Lab-1 most"; after a ranking, whose lead names its first row, "it" is that row
     ("most common failure at the stores" → "how many stores have it"). None when the last answer named no row first."""
     query = previous.query
+    checked = IT_CHECK.search(prompt)
+    if query is not None and query.order is None and query.group_by == ["rule"] and len(previous.answer_rows) == 1 \
+            and checked:  # "how many firewalls have it" after the one check a list showed: that check
+        row = str(previous.answer_rows[0])
+        return _kept_place(prompt[:checked.start("it")] + row + prompt[checked.end("it"):], query)
     if query is None or query.order is None or not query.group_by:
         return None
     # ("is it still the lowest" → "No" → "whats its pass rate now": the row asked about, not the one that leads now)
@@ -847,6 +858,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             order = None
         group, spans, output, limit = [dim], spans + [m.span()], "table", None
         said.append(f"grouped by {dim}")
+    m = None if said else REGROUP_ROW.match(prompt)
+    dim = _dimension(m.group("dim"), model) if m else None
+    row = next((r for r in previous.answer_rows if m and str(r).lower() == m.group("value").lower()), None)
+    if m and dim and dim != "run" and row is not None and group and group != [dim]:
+        row_condition = Condition(dimension=group[0], values=[row])
+        group, order, spans, output, limit = [dim], None, spans + [m.span()], "table", None
+        said.append(f"{row} grouped by {dim}")
     m = WHICH_ROWS.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
     none_of = query.bound_to_none
@@ -1039,9 +1057,13 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         edited = query.model_copy(update={"measures": [per_kind], "group_by": [], "bounds": [], "order": None,
                                           "limit": None, "offset": 0, "output": "value", "conditions": conditions})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {of_kind}s counted"])
-    if HOW_MANY.match(prompt) and group and not said and output in ("list", "yes_no"):
-        edited = query.model_copy(update={"output": "list", "order": None, "limit": None})
-        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many"])
+    widened = WIDENED.search(prompt)  # ("how many is that fleet wide" after a list at HQ: counted everywhere)
+    if HOW_MANY.match(prompt[:widened.start()] + prompt[widened.end():] if widened else prompt) and group and \
+            not said and output in ("list", "yes_no"):
+        kept = [c for c in query.conditions if not (widened and c.dimension in PLACES and not c.negated)]
+        edited = query.model_copy(update={"output": "list", "order": None, "limit": None, "conditions": kept})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many" + (" everywhere" if widened
+                                                                                          else "")])
     m = TOP.search(prompt)
     if m and _number(m.group(1) or m.group(2)) > 1 and group and measures and not said and \
             query.output in ("table", "list"):
@@ -1197,7 +1219,8 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     # (a question that pointed back, "their pass rate", asked again there has nothing to point at: the query is edited)
     carried = carried or bool(OF_THEM.search(previous.question))
     if own_conditions and not said and not places and not carried and not (time.months or time.runs or time.relative) and all(
-            c.dimension in ("site", "site_type") and not c.negated for c in own_conditions) and not OTHER.search(prompt):
+            c.dimension in ("site", "site_type") and not c.negated for c in own_conditions) and not OTHER.search(prompt) \
+            and not ANY_OF_THEM.search(prompt):
         # only a new site or kind of site ("and at the data centers?"): the follow-up resolution asks it again there (a
         # region or a tier it does not carry: the edit sets it)
         return None
@@ -1330,14 +1353,20 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             said.append("months " + ", ".join(read["months"]))
     now = NOW.search(prompt)
     latest = runs[-1][0]
-    if now and not said and query.runs and query.runs != [latest] and len(query.runs) == 1 and \
+    per_run = group == ["run"] and query.runs and latest not in query.runs  # ("and how many now" after the worst month)
+    if now and not said and query.runs and query.runs != [latest] and (len(query.runs) == 1 or per_run) and \
             "runs" not in update and not TIME_WORDS.search(prompt[:now.start()] + " " + prompt[now.end():]):
         # "and how many fail it now" after a figure of august: the same figure in the latest run
         update["runs"] = [latest]
+        if per_run:
+            group, order, limit, output = [], None, None, "value"
         spans.append(now.span())
         said.append(f"runs {latest}")
     if not said and not notes:
         return None
+    if ANY_OF_THEM.search(prompt) and output == "value" and not group and measures and \
+            model.measures[measures[0]].unit == "count" and YES_NO_ASKED.match(prompt):
+        output = "yes_no"  # "any of those at the datacenters?" after how many devices run 16.9.4: whether any is
     # (the words ask whether, whatever else the frame took them for: "any of them in us-west?")
     if own.frame.ask in ("yes_no", "not_answerable") and own.frame.polar and output == "list" and \
             YES_NO_ASKED.match(prompt) and group[:1] in (["device"], ["site"], ["rule"]):

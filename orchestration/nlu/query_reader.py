@@ -154,6 +154,9 @@ BREAKDOWN = re.compile(r"\bbreak\s*down\b|\bbreakdown\b|\bdistribution\b", _I)
 # the model's dimensions the analysis tool breaks a run down by, with its chart (``run_summary.BREAKDOWNS``)
 TOOL_BREAKDOWNS = frozenset(
     {"os": "release", "technology": "topic"}.get(name, name) for name in BREAKDOWNS) | {"platform"}
+# a span of months: "between august and october", "from august to october"
+RANGE = re.compile(r"\bbetween\s+[a-z]+(?:\s+\d{4})?\s+and\s+[a-z]+|\bfrom\s+[a-z]+(?:\s+\d{4})?\s+(?:to|through|thru|"
+                   r"until|till)\s+[a-z]+", _I)
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
@@ -379,6 +382,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     counted = bool(COUNT_CUE.search(prompt))
     data_words = bool(measures) and (counted or GROUP.search(prompt) or TOP.search(prompt))
     asked = frame.ask in DATA_ASKS and frame.subject in DATA_SUBJECTS
+    # ("how many checks are covered by exceptions": a figure of the results, though the frame's subject is exceptions)
+    asked = asked or (frame.ask in DATA_ASKS and frame.subject == "exceptions" and bool(measures) and
+                      all(model.measures[m].fact == "results" for m in measures))
     since_when = SINCE_WHEN.search(prompt) is not None and len(runs) > 1
     # "how do SW-1 and SW-2 differ": the checks one fails and the other passes, whatever ask the frame read
     two_apart = DIFFER.search(prompt) is not None and len(scope.get("devices") or []) == 2
@@ -579,7 +585,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # a trend the frame read where the words name a measure and no time ("whats the fail rate for SNMP checks") is
     # that figure now
     trend = ask == "trend" and not (named_measure and not time_named(intent))
-    asked_change = ((CHANGE.search(prompt) and not two_sides) or OVER_TIME.search(prompt) or trend) and \
+    asked_change = ((_change_said(prompt) and not two_sides) or OVER_TIME.search(prompt) or trend) and \
         not since_when
     if asked_change and model.facts[fact].run and len(time.get("runs", [])) < 2 and not missing:
         return None  # a change over fewer than two runs: the comparison says there is nothing to compare
@@ -1156,7 +1162,9 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     each_dim = _dimension(each.group("what"), model) if each else None
     if each_dim and each_dim != "run":
         return [each_dim]  # "show the devices at Site-B with their pass rate": each device, with its figure
-    if ask == "list" and CHECKS_LISTED.match(prompt):
+    # ("failed checks at Store-41 from august to october": the figure over a span of months, not the checks)
+    spanned = RANGE.search(prompt) is not None and not (WHICH.search(prompt) or TOP.search(prompt))
+    if ask == "list" and CHECKS_LISTED.match(prompt) and not spanned:
         return ["rule"]  # "list the failed checks of the core routers": the checks, whatever else the words name
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
         dim = _dimension(prompt[m.end():], model)
@@ -1203,7 +1211,7 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     # "compliance of the tier1 sites": one rate, whatever the frame took the ask for
     one_rate = any(model.measures[m].unit == "percent" for m in measure_words(prompt, model)) and not (
         WHICH.search(prompt) or TOP.search(prompt))
-    if ask in ("list", "ranking") and not one_rate:  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
+    if ask in ("list", "ranking") and not one_rate and not spanned:  # findings listed or ranked are checks ("top 10 violations", "deviations open at X")
         return [{"devices": "device", "sites": "site", "rules": "rule", "signatures": "signature",
                  "findings": "rule"}.get(subject, "device")]
     if ask == "compare":
@@ -1270,6 +1278,8 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     facts = model.facts[fact]
     if facts.at:  # events: calendar months
         months = list(time.months)
+        if RANGE.search(prompt) and len(months) == 2:  # "between august and october": each month from one to the other
+            months = _months_between(*sorted(months))
         if time.relative in ("last_month", "previous") and not months:
             year, month = (int(x) for x in month_of[ids[-1]].split("-"))
             months = [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]
@@ -1284,7 +1294,7 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     chosen += [r for r in ids if day_of[r][:10] in DATE.findall(prompt)]
     if FIRST_RUN.search(prompt):
         chosen.append(ids[0])
-    changed = bool(CHANGE.search(prompt) and not two_sides) or intent.frame.direction is not None
+    changed = bool(_change_said(prompt) and not two_sides) or intent.frame.direction is not None
     if OVER_TIME.search(prompt) and not chosen and not time.since and not time.last_n:
         chosen = list(ids)  # "over time", "run by run": every run
     if (time.relative in ("previous", "last_month") or LAST_TIME.search(prompt)) and len(ids) > 1 and not chosen:
@@ -1293,11 +1303,20 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
         chosen = [r for r in ids if month_of[r] >= time.since]
     elif time.last_n:
         chosen = ids[-time.last_n:]
+    if RANGE.search(prompt) and len(time.months) == 2 and not changed and not missing:
+        # "failed checks at Branch-03 between august and october": every run from the one month to the other
+        first, last = sorted(time.months)
+        chosen = [r for r in ids if first <= month_of[r] <= last]
     if len(chosen) == 1 and changed and time.months and chosen[0] != ids[-1] and not missing:
         chosen.append(ids[-1])  # "what changed since october": that run against the latest
     if not chosen:
         chosen = ids[-1:] if not missing else []
     return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
+
+
+def _change_said(prompt: str) -> bool:
+    """Whether the words ask for a change: "from august to october" alone is a span of months, not one."""
+    return CHANGE.search(RANGE.sub(" ", prompt)) is not None
 
 
 def _months_between(first: str, last: str) -> list[str]:
@@ -1372,7 +1391,7 @@ def _output(ask: str, group: list[str], time: dict[str, list[str]], prompt: str,
     if ask == "yes_no":
         return "yes_no"
     if several:
-        return "change" if len(time.get("runs", [])) == 2 and CHANGE.search(prompt) else "series"
+        return "change" if len(time.get("runs", [])) == 2 and _change_said(prompt) else "series"
     if group:
         return "list" if ask == "list" and not per_measure else "table"
     return "value"

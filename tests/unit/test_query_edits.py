@@ -3411,3 +3411,83 @@ def test_a_side_qualified_by_a_word_before_it_is_set_against_everything_else(dem
                          services=services).final.answer
     assert re.search(rf"\*\*store\*\* {side}\b", first_line(answer)) and \
         re.search(rf"\*\*everything else\*\* {rest}\b", first_line(answer)), (side, rest, answer[:300])
+
+
+def test_how_many_is_that_across_the_whole_fleet_counts_the_list_without_its_place(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'SSH-V2' AND a.device_type = 'switch'", [latest])
+    chat = Chat(services)
+    chat("which switches at Site-B fail SSH-V2")
+    answer = chat("how many is that across the whole fleet").final.answer
+    assert first_line(answer).startswith(f"**{n} devices**"), (n, answer[:300])
+
+
+def test_one_row_of_a_breakdown_split_by_another_dimension(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, f"SELECT s.region, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                   "r.status = 'fail' AND s.site_type = 'branch' GROUP BY 1", [latest]))
+    chat = Chat(services)
+    chat("failed checks per site type")
+    answer = chat("break branch down by region").final.answer
+    for region, n in per.items():
+        assert re.search(rf"\*\*{region}\*\* {n}\b", answer), (region, n, answer[:300])
+
+
+def test_a_span_of_months_is_every_run_in_it_and_now_is_the_latest(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    counts = {run: sql(demo_warehouse, FAILS + " AND a.site = 'Store-41'", [run])[0][0] for run in runs}
+    chat = Chat(services)
+    answer = chat(f"failed checks at Store-41 from {_month_of(demo_warehouse, runs[0])} to "
+                  f"{_month_of(demo_warehouse, runs[2])}").final.answer
+    assert all(run in answer for run in runs[:3]) and runs[3] not in answer, answer[:400]  # (the run between, too)
+    assert f"| {runs[1]} | {counts[runs[1]]} |" in answer, answer[:400]
+    chat("which month had the fewest")
+    answer = chat("and now?").final.answer
+    assert first_line(answer).startswith(f"**{counts[runs[-1]]}** failed checks") and runs[-1] in first_line(answer), \
+        answer[:300]
+
+
+def test_the_exception_covering_the_most_checks(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT r.exception_id, COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.exception_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC", [latest])
+    assert per[0][1] > per[1][1], per
+    answer = handle_turn("which waiver covers the most checks", services=services).final.answer
+    assert first_line(answer).startswith(f"**{per[0][0]}**") and "None" not in first_line(answer), answer[:300]
+
+
+def test_any_of_those_somewhere_after_a_count_of_devices_is_yes_or_no(demo_warehouse: Path, services: Services) -> None:
+    for release, place in (("17.6.5", "HQ"), ("17.9.4", "DataCenter-1")):
+        (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'router' "
+                                    "AND os_version = ? AND site = ?", [release, place])
+        chat = Chat(services)
+        chat(f"how many routers run {release}")
+        answer = chat(f"any of those at {place}?").final.answer
+        assert first_line(answer).startswith("**Yes**" if n else "**No**"), (release, place, n, answer[:300])
+
+
+def test_it_after_the_newest_release_is_that_release(demo_warehouse: Path, services: Services) -> None:
+    (newest,), = sql(demo_warehouse, "SELECT os_version FROM assets WHERE collection = 'fleet' AND platform = 'ios-xe' "
+                                     "GROUP BY 1 ORDER BY string_split(os_version, '.')[1]::INT DESC, "
+                                     "string_split(os_version, '.')[2]::INT DESC LIMIT 1")
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND device_type = 'router' "
+                                "AND os_version = ?", [newest])
+    chat = Chat(services)
+    assert newest in first_line(chat("what's the newest ios-xe release we run").final.answer)
+    answer = chat("how many routers are on it").final.answer
+    assert first_line(answer).startswith(f"**{n} routers**") or first_line(answer).startswith(f"**{n}** "), answer[:300]
+
+
+def test_it_after_a_list_of_one_check_is_that_check(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    rules = sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                                "'fail' AND r.severity = 'critical' AND a.site = 'Branch-05'", [latest])
+    assert len(rules) == 1, rules
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = ? AND a.site = 'Branch-05'", [latest, rules[0][0]])
+    chat = Chat(services)
+    chat("critical findings at Branch-05")
+    answer = chat("how many devices have it").final.answer
+    assert first_line(answer).startswith(f"**{n}**") and rules[0][0] in answer, answer[:300]
