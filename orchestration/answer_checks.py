@@ -54,7 +54,8 @@ MACROS = {
 }
 CHECKS = ("lead_count", "lead_number", "lead_names", "lead_any", "lists", "absent", "lead_yes", "lead_has", "has",
           "lacks", "no_tools", "has_number", "has_any", "has_names")
-_NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?")
+# (not the parts of a release, "9.3(10)", "17.6.5", "9.8(4)": a figure is a number of its own)
+_NUMBER = re.compile(r"(?<![\w.-])(?<!\d\()\d[\d,]*(?:\.\d+)?(?!\d|\.\d|\()")
 _ID = re.compile(r"(?<![\w-])[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9()]+)+(?![\w-])")  # a device, site or check as named
 CROWD = 20  # more rows than any ranking's lead names beside the one asked for
 

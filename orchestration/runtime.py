@@ -127,8 +127,7 @@ def answer_rows(state: AssessmentState) -> list[str]:
         return [str(s) for s in shown]
     if query.group_by == ["device"] and (listed := answer_devices(state)):
         return listed
-    context = state.task_outputs("Data Query Agent").assessment_context
-    report = result_of(context.report_data, SqlPathResult) if context else None
+    report = _compiled_rows(state)
     dim = query.group_by[0]
     if dim == "device" and len(query.group_by) == 2 and not query.measures:
         dim = query.group_by[1]  # a lookup ("what release is RTR-CORE-2 on"): its values are what "that" names
@@ -143,12 +142,17 @@ def answer_rows(state: AssessmentState) -> list[str]:
     return list(dict.fromkeys(str(r[column]) for r in report.rows if r.get(column) is not None))[:100]
 
 
+def _compiled_rows(state: AssessmentState) -> SqlPathResult | None:
+    """The rows the turn's compiled query returned (the Data Query Agent's report), or None."""
+    context = state.task_outputs("Data Query Agent").assessment_context
+    return result_of(context.report_data, SqlPathResult) if context else None
+
+
 def answer_figures(state: AssessmentState, rows: list[str]) -> list[float | None]:
     """Each row's figure, beside the keys ``rows`` (the first measure of the query that showed them); empty when the
     answer had no such figure for them."""
     query = state.intent.asked_query
-    context = state.task_outputs("Data Query Agent").assessment_context
-    report = result_of(context.report_data, SqlPathResult) if context else None
+    report = _compiled_rows(state)
     if not rows or query is None or not query.group_by or not query.measures or report is None:
         return []
     dim, measure = query.group_by[0], query.measures[0]

@@ -1326,6 +1326,9 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
     the devices)."""
     if intent.domain_details.skill not in QUERY_SKILLS:
         return True
+    if not query.group_by and query.measures[:1] == ["failed_checks"] and intent.frame.subject == "devices" and \
+            intent.frame.ask == "count":
+        return False  # "how many failed checks on the 9.3(10) boxes": the checks counted, not the devices failing
     plan = sql_plan_for(intent, scope, collection, services.catalog.ontology)
     if plan is None:
         return True

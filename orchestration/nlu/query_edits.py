@@ -1461,9 +1461,12 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
     grouped = previous.query.group_by[:1]
     if grouped and grouped[0] not in ("device", "rule", "run") and not model.on_rows(grouped[0]) and \
             previous.answer_rows and own.condition(grouped[0]) is None and own.group_by[:1] != grouped:
-        # "how many of those do we have" after "router has the lowest pass rate": the rows answered are "those"
+        # "how many of those do we have" after "router has the lowest pass rate": the rows answered are "those" (after
+        # a ranking whose lead named its first row, "which release runs on the most devices", that row)
+        led = previous.query.order is not None and re.search(
+            rf"^\*\*{re.escape(str(previous.answer_rows[0]))}\*\* (?:has|is)\b", previous.answer_excerpt, re.M)
         kept = [c for c in kept if c.dimension != grouped[0]] + [
-            Condition(dimension=grouped[0], values=list(previous.answer_rows))]
+            Condition(dimension=grouped[0], values=list(previous.answer_rows[:1] if led else previous.answer_rows))]
     if not kept:
         return None
     measures = list(own.measures)

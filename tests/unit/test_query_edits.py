@@ -16,6 +16,7 @@ from tests.unit.test_conversations import Chat
 RUNS = "SELECT assessment_id FROM assessments WHERE collection = 'fleet' ORDER BY started_at"
 FLEET = "results r JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' JOIN sites s ON s.site = a.site"
 FAILS = f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = ? AND r.status = 'fail'"
+PASS = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
 
 
 def test_a_follow_up_naming_only_a_month_re_times_the_last_figure(demo_warehouse: Path, services: Services) -> None:
@@ -556,7 +557,7 @@ def _failing(demo_warehouse: Path, column: str, where: str, params: list[object]
                                             f"r.status = 'fail' AND {where}", [latest, *(params or [])])}
 
 
-PASS_RATE = (f"SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1) FROM {FLEET} "
+PASS_RATE = (f"SELECT {PASS} FROM {FLEET} "
              "WHERE r.assessment_id = ? AND a.site = ?")
 
 
@@ -714,7 +715,6 @@ def test_how_many_devices_is_that_after_places_counts_the_devices_behind_them(de
     assert lead.startswith(f"**{n}**"), lead
 
 
-PASS = "ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / COUNT(*), 1)"
 
 
 def test_the_one_row_with_the_lowest_figure_is_what_it_and_its_point_at(demo_warehouse: Path,
@@ -1021,7 +1021,6 @@ def test_the_places_whose_figure_dropped_are_only_those_that_did(demo_warehouse:
         assert not any(re.search(rf"\b{s}\b", answer) for s in rose), answer[:600]  # only those that dropped
 
 
-PASS = "ROUND(100.0 * COUNT(*) FILTER (WHERE r.status = 'pass') / COUNT(*), 1)"
 
 
 def test_a_business_criticality_is_not_a_severity(demo_warehouse: Path, services: Services) -> None:
@@ -3261,7 +3260,7 @@ def test_how_many_did_it_fail_then_is_the_row_picked_counted_in_the_run_in_play(
 def test_a_figure_over_a_group_of_places_and_which_of_them_changed_most_since_a_month(demo_warehouse: Path,
                                                                                       services: Services) -> None:
     runs = [r for r, in sql(demo_warehouse, RUNS)]
-    (pooled,), = sql(demo_warehouse, f"SELECT ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+    (pooled,), = sql(demo_warehouse, f"SELECT {PASS} "
                                      f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'store'", [runs[-1]])
     answer = Chat(services)("overall pass rate across the stores").final.answer
     assert first_line(answer).startswith(f"**{pooled}%**"), answer[:300]  # one figure, not one per store
@@ -3280,7 +3279,7 @@ def test_a_figure_over_a_group_of_places_and_which_of_them_changed_most_since_a_
 def test_a_percentage_bound_alone_bounds_the_pass_rate_and_their_devices_are_those_places(demo_warehouse: Path,
                                                                                         services: Services) -> None:
     latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
-    rates = sql(demo_warehouse, f"SELECT a.site, ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+    rates = sql(demo_warehouse, f"SELECT a.site, {PASS} "
                                 f"FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch' GROUP BY 1", [latest])
     below = sorted(site for site, rate in rates if rate < 78)
     assert 1 < len(below) < len(rates), rates
@@ -3339,7 +3338,7 @@ def test_what_the_devices_counted_fail_most_then_how_many_of_them_fail_that(demo
 def test_since_then_is_since_the_run_the_last_answer_was_of(demo_warehouse: Path, services: Services) -> None:
     runs = [r for r, in sql(demo_warehouse, RUNS)]
     rates = {site: {run: rate for run, rate in sql(
-        demo_warehouse, f"SELECT r.assessment_id, ROUND(100.0 * AVG(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END), 1) "
+        demo_warehouse, f"SELECT r.assessment_id, {PASS} "
                         f"FROM {FLEET} WHERE a.site = ? GROUP BY 1", [site])} for site in ("Store-30", "Store-33")}
     drop = {site: r[runs[-1]] - r[runs[0]] for site, r in rates.items()}
     assert min(drop.values()) < 0 and drop["Store-30"] != drop["Store-33"], drop
@@ -3491,3 +3490,27 @@ def test_it_after_a_list_of_one_check_is_that_check(demo_warehouse: Path, servic
     chat("critical findings at Branch-05")
     answer = chat("how many devices have it").final.answer
     assert first_line(answer).startswith(f"**{n}**") and rules[0][0] in answer, answer[:300]
+
+
+def test_how_many_failed_checks_on_a_kind_of_box_counts_the_checks(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, FAILS + " AND a.os_version = '9.3(10)'", [latest])
+    (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                      "r.status = 'fail' AND a.os_version = '9.3(10)'", [latest])
+    assert n != devices
+    answer = handle_turn("nx-os 9.3(10) switches - how many failed checks altogether", services=services).final.answer
+    assert first_line(answer).startswith(f"**{n}** failed checks"), (n, answer[:300])
+
+
+def test_how_many_of_those_after_a_ranking_led_by_one_row_is_of_that_row(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, "SELECT os_version, COUNT(*) FROM assets WHERE collection = 'fleet' GROUP BY 1 "
+                              "ORDER BY 2 DESC")
+    assert per[0][1] > per[1][1]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.os_version = ?", [latest, per[0][0]])
+    chat = Chat(services)
+    chat("which software version runs on the most devices")
+    answer = chat("how many of those fail NTP-AUTH").final.answer
+    assert first_line(answer).startswith(f"**{n}**"), (per[0][0], n, answer[:300])
