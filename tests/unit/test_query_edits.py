@@ -3514,3 +3514,14 @@ def test_how_many_of_those_after_a_ranking_led_by_one_row_is_of_that_row(demo_wa
     chat("which software version runs on the most devices")
     answer = chat("how many of those fail NTP-AUTH").final.answer
     assert first_line(answer).startswith(f"**{n}**"), (per[0][0], n, answer[:300])
+
+
+def test_a_count_of_logged_events_is_scoped_to_the_log_not_the_inventory(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    run = [r for r, in sql(demo_warehouse, RUNS)][-2]
+    (month,), = sql(demo_warehouse, "SELECT strftime(started_at, '%Y-%m') FROM assessments WHERE assessment_id = ?",
+                    [run])
+    answer = handle_turn(f"failed logins per site in {_month_of(demo_warehouse, run)}, top 5",
+                         services=services).final.answer
+    assert answer.startswith(f"**Scope:** events logged in {month}"), answer[:200]
+    assert "current inventory" not in answer.splitlines()[0], answer[:200]
