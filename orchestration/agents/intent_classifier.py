@@ -55,9 +55,16 @@ from orchestration.nlu.frame import (
     title_words,
 )
 from orchestration.nlu.inventory_names import collections_of
-from orchestration.nlu.meta_intent import detect_meta_intent, is_file_handoff, overlong, refers_back
+from orchestration.nlu.meta_intent import (
+    PLACE_THERE,
+    detect_meta_intent,
+    is_file_handoff,
+    overlong,
+    refers_back,
+)
 from orchestration.nlu.prescribed import (
     LIVE,
+    LIVE_STATE,
     NAMES_OURS,
     about_the_last_answer,
     asks_live,
@@ -1102,7 +1109,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         # place edits the last query (a question with words of its own besides the place is none: its own)
         edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
-        intent = _as_edit(intent, last, edit)  # type: ignore[arg-type]  # an edit has a last turn
+        intent = _as_edit(_time_not_live(intent, prompt), last, edit)  # type: ignore[arg-type]  # an edit has a last turn
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent in ("new_topic", "followup_question")
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
             resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
@@ -1351,17 +1358,24 @@ def _its_place(prompt: str, last: PastTurn | None, services: Services, collectio
     region), by name, looked up in the inventory."""
     m = ITS_PLACE.search(prompt)
     devices = [e.value for e in last.entities if e.type == "device"] if last is not None else []
-    if m is None or len(devices) != 1 or last is None:
+    there = PLACE_THERE.search(prompt)
+    # "whats the pass rate there" after where one device is: the place the answer named
+    looked_up = last.query.group_by[1:2] if last is not None and last.query is not None and \
+        last.query.group_by[:1] == ["device"] and len(last.query.group_by) == 2 else []
+    dim = m.group("dim").lower() if m is not None else looked_up[0] if there and looked_up in (["site"], ["region"]) \
+        else None
+    if dim is None or len(devices) != 1 or last is None:
         return None
     try:
-        compiled = compile_query(attribute_query(m.group("dim").lower(), devices), services.catalog.semantic_model,
-                                 collection)
+        compiled = compile_query(attribute_query(dim, devices), services.catalog.semantic_model, collection)
         rows = services.warehouse().query(compiled.sql, compiled.params).dicts()
     except Exception:  # noqa: BLE001 — no inventory to read: the words are read as they are
         return None
-    place = str(rows[0].get(m.group("dim").lower()) or "") if rows else ""
+    place = str(rows[0].get(dim) or "") if rows else ""
     if not place:
         return None
+    if m is None:  # the words said "there" (``dim`` came from the lookup)
+        return PLACE_THERE.sub(("at " if dim == "site" else "in ") + place, prompt, count=1)
     rest = prompt[:m.start()] + prompt[m.end():]
     if not re.sub(r"\b(?:and|of|for|at|in|the|what|about|how|same|now|then|so)\b|\W", "", rest, flags=re.I):
         # "and of its whole site" after a device's pass rate: the last question, asked of the place instead
@@ -1412,12 +1426,23 @@ def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTur
     before it, of the same rows: a place in a list needs a list."""
     m = ROW_REF.search(prompt)
     which = m.group("which").lower() if m else ""
-    if last is None or last.query is None or which not in ORDINAL or which in ("top", "last", "bottom") or not (
-            len(last.answer_rows) == 1 or ORDINAL[which] >= len(last.answer_rows)):
+    if last is None or last.query is None or which not in ORDINAL or which in ("top", "last", "bottom"):
         return last
     before = [t for t in history if t.turn_number < last.turn_number][-3:]
-    return next((t for t in reversed(before) if t.query is not None and len(t.answer_rows) > max(1, ORDINAL[which])
-                 and t.query.group_by[:1] == last.query.group_by[:1]), last)
+    # the list the last answer described ("which severities are they" after the top three checks: the three, held as
+    # its condition) is still the list a place in it points at ("the second one": the second check)
+    held = [set(c.values) for c in last.query.conditions if not c.negated and len(c.values) > ORDINAL[which]]
+    described = next((t for t in reversed(before) if t.query is not None and
+                      any(values == set(t.answer_rows[:len(values)]) for values in held)), None)
+    if described is not None:
+        return described
+    if not (len(last.answer_rows) == 1 or ORDINAL[which] >= len(last.answer_rows)):
+        return last
+    lists = [t for t in reversed(before) if t.query is not None and len(t.answer_rows) > max(1, ORDINAL[which])]
+    # of the same rows first; else the latest list ("how many routers fail the first one" after the top five checks,
+    # then their severity: the first check)
+    return next((t for t in lists if t.query is not None and t.query.group_by[:1] == last.query.group_by[:1]),
+                lists[0] if lists else last)
 
 
 def _asked_of_another_row(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> str | None:
@@ -1572,6 +1597,14 @@ def _edit_in_clauses(prompt: str, own: Intent, scope: dict[str, Any], last: Past
     if second is None:
         return None
     return QueryEdit(second.query, [*first.notes, *second.notes], [*first.said, *second.said])
+
+
+def _time_not_live(intent: Intent, prompt: str) -> Intent:
+    """A follow-up read alone as live state whose only words of it say the latest run ("which branch is lowest right
+    now" after the branches' series): the edit read them as that run, every other word as an edit — no refusal."""
+    if intent.frame.cannot != "live_state" or asks_live(prompt, LIVE_STATE):
+        return intent
+    return intent.evolve(frame=intent.frame.evolve(ask="list", cannot=None))
 
 
 def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:

@@ -19,6 +19,7 @@ from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
 from orchestration.nlu.frame import read_expiring
 from orchestration.nlu.meta_intent import PLACE_THERE
+from orchestration.nlu.prescribed import LIVE_STATE, asks_live
 from orchestration.nlu.router import SKILL_TO_CLASS
 from orchestration.state import (
     Conversation,
@@ -454,6 +455,8 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
     prev = _previous(conversation.history)
     if prev is None or own.meta_intent in ("acknowledgement", "cancellation"):
         return Resolution(own)
+    if own.frame.cannot == "live_state" and asks_live(prompt, LIVE_STATE):
+        return Resolution(own)  # "is HQ reachable right now" after a figure: running state, never that figure there
     sites = list(gaz.sites.values()) if gaz is not None else []
     correction = CORRECTION.match(prompt)
     if correction:

@@ -366,7 +366,10 @@ NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seve
 _N = r"(\d{1,3}|" + "|".join(NUMBERS) + r")"
 _LAST_N = re.compile(rf"\b(?:last|past|previous|over the last) {_N} (?:assessments?|runs?|scans?)\b|"
                      rf"\b(?:for|in) {_N} (?:assessments|runs|scans)\b", _I)
-_LIMIT = re.compile(rf"\b(?:top|worst|bottom|best|first) {_N}\b|\b{_N} (?:worst|best|riskiest)\b|"
+_LIMIT = re.compile(rf"\b(?:top|worst|bottom|best|first) {_N}\b|\b{_N} (?:worst|best|riskiest|most|least)\b|"
+                    # ("3 checks the firewalls fail most": so many of a kind, said first)
+                    rf"^\s*{_N} (?:\w+ )?(?:checks|rules|failures|findings|issues|devices|boxes|sites|stores|branches|"
+                    rf"switches|routers|firewalls)\b|"
                     rf"\blist {_N} (?:devices|issues|findings|sites|rules)\b|"
                     rf"\b(?:which|what|the|show(?: me)?|give me) (?!one\b){_N} (?:\w+ )?\w{{3,}}\b(?! ago)", _I)
 _PREVIOUS = re.compile(

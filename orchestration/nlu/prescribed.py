@@ -47,11 +47,14 @@ FLEET_STATE = re.compile(
 
 
 # live state asked outright (not "are uptime timestamps ok": a word of LIVE as the name of a setting)
-_LIVE_ASKED_WORDS = (r"reach|reachable|ping|is (?:it |the \w+ )?(?:up|down)|cpu|memory|utili[sz]ation|counters?|online|"
-                     r"offline|right now|at the moment")
+_LIVE_STATE_WORDS = r"reach|reachable|ping|is (?:it |the \w+ )?(?:up|down)|cpu|memory|utili[sz]ation|counters?|online|offline"
+_LIVE_ASKED_WORDS = rf"{_LIVE_STATE_WORDS}|right now|at the moment"
 _LIVE_ASKED = re.compile(rf"\b(?:{_LIVE_ASKED_WORDS})\b", re.I)
+_LIVE_WORDS = r"up|down|load|uptime|status|traffic|errors?|flapping"
 # what only the network's running state holds: a question with these words is never the documents' alone
-LIVE = re.compile(rf"\b(?:{_LIVE_ASKED_WORDS}|up|down|load|uptime|status|traffic|errors?|flapping|currently)\b", re.I)
+LIVE = re.compile(rf"\b(?:{_LIVE_ASKED_WORDS}|{_LIVE_WORDS}|currently)\b", re.I)
+# the running state by the words of a state, not of a time ("right now" after a series is also its latest run)
+LIVE_STATE = re.compile(rf"\b(?:{_LIVE_STATE_WORDS}|{_LIVE_WORDS})\b", re.I)
 
 
 def prescribed(text: str) -> bool:

@@ -103,7 +103,8 @@ GROUP_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+)?(?:which|what)(?:\s+(?:one\s+)
                            r"(?P<which>worst|best|lowest|highest|most|least|fewest|more|fewer|less|(?:(?<=is )|"
                            r"(?<=was )|(?<=are )|(?<=has )|(?<=had )|(?<=the ))(?:better|worse|higher|lower))\b", _I)
 # "worst one?", "and the best?" after groups: the end of the groups shown (an empty ``dim``: the groups' own)
-BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest|most|fewest|least)"
+# ("whats the worst one": the same, asked)
+BARE_EXTREME = re.compile(r"^\s*(?:and\s+|so\s+|ok(?:ay)?,?\s+)?(?:what(?:'s|’s|s|\s+is|\s+was|\s+were)\s+)?(?:the\s+)?(?P<dim>)(?P<which>worst|best|lowest|highest|most|fewest|least)"
                           r"(?:\s+one)?\s*[?.!]*\s*$", _I)
 # the latest run said as now: "and now?", "how many fail it today", "currently"
 NOW = re.compile(r"\b(?:(?:right\s+)?now|today|currently|at the moment|these days|at present|as of now|(?:in|for) the "
@@ -124,8 +125,10 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
                    r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
         # "how many devices have them", "how many sites are they at": those things, counted
+        # ("how many devices do they hit at HQ": there)
         re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did)\s+"
-                   + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect))?\s*[?.!]*\s*$", _I),
+                   + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
+                             r"\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
         # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
         re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
@@ -877,10 +880,14 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     if m and dim and dim not in ("run", "device") and group[:1] != [dim] and measures and \
             model.measures[measures[0]].unit == "count":
         # "at which sites" after "how many of them fail OSPF-AUTH": the sites with some, by name
+        # (of the rows a ranking's cut chose, when it chose some: "what severity are they" after the top 5 checks)
+        cut = [Condition(dimension=group[0], values=list(previous.answer_rows[:limit or None]))] if group and \
+            previous.answer_rows \
+            and (limit is not None or query.offset) and query.condition(group[0]) is None else []
         group, output, limit, order = [dim], "list", None, None
         bounds_asked = [Bound(measure=measures[0], op=">", value=0)]
         edited = query.model_copy(update={"group_by": group, "output": output, "limit": limit, "order": order,
-                                          "bounds": bounds_asked})
+                                          "bounds": bounds_asked, "offset": 0, "conditions": [*query.conditions, *cut]})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"which {dim}s"])
     m = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
     if m and m.group("which").lower() in ("better", "worse") and (
@@ -1019,6 +1026,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         said_kind = [c for c in _conditions(prompt, own, scope, model) if c.dimension in kinds and not c.negated]
         if said_kind:  # "which switches were they on" after the routers' alarms: the switches' (the kind said wins)
             conditions = [c for c in conditions if c.dimension not in kinds] + said_kind
+        said_place = [c for c in _conditions(prompt, own, scope, model) if c.dimension in PLACES and not c.negated]
+        if said_place:  # "how many devices do they hit at HQ": there (the place said wins)
+            conditions = [c for c in conditions if c.dimension not in PLACES] + said_place
         counting = (next((x for x in measures if model.counted_things(x) != things), measures[0])
                     if asked_for is None else measures[0]) if measures else None
         none_of = query.bound_to_none and by_rows
@@ -1362,6 +1372,12 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             group, order, limit, output = [], None, None, "value"
         spans.append(now.span())
         said.append(f"runs {latest}")
+    elif now and said and update.get("runs") in (None, [latest]) and output not in ("series", "change") and measures and \
+            model.facts[model.measures[measures[0]].fact].run and \
+            not TIME_WORDS.search(prompt[:now.start()] + " " + prompt[now.end():]):
+        # "which branch is lowest right now" after the branches' series: the ranking in the latest run
+        update["runs"] = [latest]
+        spans.append(now.span())
     if not said and not notes:
         return None
     if ANY_OF_THEM.search(prompt) and output == "value" and not group and measures and \

@@ -1147,6 +1147,12 @@ CHECKS_LISTED = re.compile(r"(?:" + ROWS_REQUEST + r"|^\s*(?:all\s+)?(?:the\s+)?
 
 
 # a bound said with a number: "under 85%", "more than 20", "at least 3"
+# so many checks asked for by their number ("the 4 most failed checks", "3 most common failures"), not a bound on
+# a row's figure ("devices with 4 failed checks", "more than 20 failed checks")
+CHECKS_COUNTED_OUT = re.compile(r"(?<!\bwith )(?<!\bhas )(?<!\bhave )(?<!\bhad )(?<!\bthan )(?<!\bover )(?<!\bunder )"
+                                r"(?<!\bleast )(?<!\bmost )\b(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                                r"(?:most\s+)?(?:common(?:ly)?\s+|frequent(?:ly)?\s+|often\s+)?(?:failed\s+|failing\s+)?"
+                                r"(?:checks|rules|failures|findings|issues|violations)\b", _I)
 ROW_BOUND = re.compile(r"\b(?:under|below|over|above|less than|more than|fewer than|greater than|at least|at most)\s+\d",
                        _I)
 
@@ -1166,6 +1172,8 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
     spanned = RANGE.search(prompt) is not None and not (WHICH.search(prompt) or TOP.search(prompt))
     if ask == "list" and CHECKS_LISTED.match(prompt) and not spanned:
         return ["rule"]  # "list the failed checks of the core routers": the checks, whatever else the words name
+    if ask in ("list", "ranking") and CHECKS_COUNTED_OUT.search(prompt):
+        return ["rule"]  # "routers: the 4 most failed checks", "5 most common failures": so many checks, ranked
     for m in COMMON.finditer(prompt):  # "most common software version on the firewalls": the releases counted
         dim = _dimension(prompt[m.end():], model)
         if dim and dim not in ("run", "device"):

@@ -3525,3 +3525,78 @@ def test_a_count_of_logged_events_is_scoped_to_the_log_not_the_inventory(demo_wa
                          services=services).final.answer
     assert answer.startswith(f"**Scope:** events logged in {month}"), answer[:200]
     assert "current inventory" not in answer.splitlines()[0], answer[:200]
+
+
+def test_whats_the_best_one_after_a_figure_per_group_is_the_best_of_those_groups(demo_warehouse: Path,
+                                                                                 services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT s.region, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 "
+                              "ORDER BY 2 DESC", [latest])
+    assert per[0][1] > per[1][1]
+    chat = Chat(services)
+    chat("pass rate for each region")
+    answer = chat("whats the best one").final.answer
+    assert first_line(answer).startswith(f"**{per[0][0]}**"), (per, answer[:300])
+
+
+def test_right_now_after_a_series_is_the_latest_run_not_live_state(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = sql(demo_warehouse, f"SELECT a.site, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "s.site_type = 'datacenter' GROUP BY 1 ORDER BY 2 DESC", [latest])
+    assert per[0][1] > per[-1][1]
+    chat = Chat(services)
+    chat("pass rate trend at the datacenters")
+    answer = chat("which datacenter is highest right now").final.answer
+    assert first_line(answer).startswith(f"**{per[0][0]}**"), (per, answer[:300])
+    # running state asked after a figure is still refused — not the figure again, there
+    refused = chat(f"is {per[0][0]} reachable at the moment").final.answer
+    assert "live or operational state" in refused and not re.search(r"\d+\.\d%", refused), refused[:300]
+
+
+def test_the_rows_a_ranking_cut_are_what_they_and_an_ordinal_point_at(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    top = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
+              [latest])
+    assert top[2][1] > top[3][1] > top[4][1]  # the fourth is one check, and the cut of four no tie
+    severities = {s for s, in sql(demo_warehouse, "SELECT DISTINCT severity FROM rules WHERE rule_id IN (?, ?, ?, ?)",
+                                  [r for r, _ in top[:4]])}
+    chat = Chat(services)
+    chat("4 checks the routers fail most")
+    shown = chat("which severities are they").final.answer
+    said = {s for s in ("critical", "high", "medium", "low") if re.search(rf"\b{s}\b", first_line(shown))}
+    assert said == severities, (severities, shown[:300])
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "r.status = 'fail' AND a.device_type = 'router' AND r.rule_id = ?", [latest, top[3][0]])
+    answer = chat("how many routers fail the fourth one").final.answer
+    assert first_line(answer).startswith(f"**{n}**") and top[3][0] in answer, (top, n, answer[:300])
+
+
+def test_there_after_where_a_device_is_is_that_place(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (device, site), = sql(demo_warehouse, f"SELECT r.asset_id, any_value(a.site) FROM {FLEET} WHERE r.assessment_id = ? "
+                                          "AND r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 "
+                                          "ORDER BY COUNT(*) DESC, 1 LIMIT 1", [latest])
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND a.site = ?",
+                   [latest, site])
+    chat = Chat(services)
+    chat(f"which site is {device} in")
+    answer = chat("and the pass rate there?").final.answer
+    assert first_line(answer).startswith(f"**{rate}%**") and site in first_line(answer), (site, rate, answer[:300])
+
+
+def test_how_many_devices_they_hit_at_a_place_counts_the_matches_there(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT x.asset_id) FROM slic_results x JOIN assets a ON "
+                                "a.asset_id = x.asset_id AND a.collection = 'fleet' JOIN sites s ON s.site = a.site "
+                                "WHERE x.assessment_id = ? AND x.severity = 'high' AND s.region = 'us-east'", [latest])
+    (everywhere,), = sql(demo_warehouse, "SELECT COUNT(DISTINCT x.asset_id) FROM slic_results x JOIN assets a ON "
+                                         "a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = ? "
+                                         "AND x.severity = 'high'", [latest])
+    assert n != everywhere
+    chat = Chat(services)
+    chat("high severity slic signatures")
+    answer = chat("how many devices do they match in us-east").final.answer
+    assert first_line(answer).startswith(f"**{n}**"), (n, answer[:300])

@@ -665,3 +665,15 @@ def test_a_check_picked_from_a_ranking_in_one_place_is_counted_there(demo_wareho
     chat("top 3 failing checks at the stores")
     lead = first_line(chat("how many devices fail the second one").final.answer)
     assert lead.startswith(f"**{ranked[1][1]}**"), lead
+
+
+def test_so_many_checks_asked_by_their_number_are_the_checks_ranked(demo_warehouse: Path, services: Services) -> None:
+    top = sql(demo_warehouse, f"""SELECT r.rule_id, COUNT(*) n FROM results r JOIN assets a USING (asset_id)
+        WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND a.collection = 'fleet' AND a.device_type = 'firewall'
+        GROUP BY 1 ORDER BY n DESC, 1 LIMIT 3""")
+    assert top[1][1] > top[2][1]  # no tie at the cut of two
+    for prompt in ("firewalls - the 2 most failed checks", "2 rules the firewalls fail most"):
+        answer = handle_turn(prompt, services=services).final.answer
+        lead = first_line(answer)
+        assert top[0][0] in lead and top[1][0] in lead and top[2][0] not in lead, (prompt, top, answer[:400])
+        assert not re.search(r"\b(?:SW|RTR|FW)-[\w-]+", lead), (prompt, lead)  # checks, not devices
