@@ -1213,8 +1213,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         intent = _as_edit(intent, last, shared)
     if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None and \
             COUNT_UNNAMED.match(prompt):  # (the runs are read only for a count that names nothing)
-        counted = count_of_the_last_figure(intent.asked_query, prompt, last, model,
-                                           _latest_run(conv.collection or "fleet", services))
+        try:
+            runs = _runs_of(conv.collection or "fleet", services)
+        except Exception:  # noqa: BLE001 — no warehouse to read: no run to count in
+            runs = []
+        counted = count_of_the_last_figure(intent.asked_query, prompt, last, model, intent, runs)
         intent = intent if counted is None else intent.evolve(asked_query=counted, query=counted)
     if intent.asked_query is None and resolution.kind == "carryover" and not resolution.effective_prompt and \
             not pasted and last is not None and last.query is not None and last.query.output == "series":
@@ -1656,14 +1659,6 @@ def _devices_held(last: PastTurn | None) -> list[str]:
     """The devices the last query was held to by name ("same release?" after whether they share a site)."""
     held = last.query.condition("device") if last is not None and last.query is not None else None
     return list(held.values) if held is not None and not held.negated else []
-
-
-def _latest_run(collection: str, services: Services) -> str | None:
-    try:
-        runs = _runs_of(collection, services)
-    except Exception:  # noqa: BLE001 — no warehouse to read: no run to count in
-        return None
-    return runs[-1][0] if runs else None
 
 
 def _runs_of(collection: str, services: Services) -> list[tuple[str, str]]:

@@ -722,6 +722,9 @@ class Catalogs:
 _REACH = re.compile(r"\b(?:can|could|does|do|is|are)\s+(?:[\w-]+\s+){1,3}?(?:able to\s+)?(?:reach|connect to|talk to|"
                     r"get to)\s+(?:the |our |its |their )?(?!internet\b)[\w-]+", _I)
 # a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
+# a span of time from one month to another: "between august and october", "from september to november"
+RANGE = re.compile(r"\bbetween\s+[a-z]+(?:\s+\d{4})?\s+and\s+[a-z]+|\bfrom\s+[a-z]+(?:\s+\d{4})?\s+(?:to|through|thru|"
+                   r"until|till)\s+[a-z]+", _I)
 _PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b|\bmonthly\b|\bmonth (?:by|over) month\b|"
                       r"\bover time\b", _I)
 # words of a series over time: without them (or a time), "failures per role" is a figure per group
@@ -781,6 +784,9 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
     time = read_time(text, entities, today, anchor)
     if ask == "compare" and len(time.months) + len(time.runs) > 2:
         ask = "trend"  # "sep vs oct vs nov": three sides of one subject are its series
+    if ask == "summary" and len(time.months) + len(time.runs) >= 2 and RANGE.search(text):
+        # "how did Lab-1 do from september to november": how it went over the span, run by run
+        ask, confidence = "trend", max(confidence, 0.9)
     if ask in ("count", "share", "summary") and subject in ("findings", "runs") and _PER_RUN.search(text):
         ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
     # one point in time: a month, a run, or "last month" alone ("critical fails per region last month")

@@ -171,6 +171,8 @@ FILLER = frozenset(["and", "what", "about", "how", "just", "only", "the", "those
                     "earlier", "before", "or", "common", "popular", "frequent", "widespread", "one", "thing", "question"])
 
 
+# the measures that are the failed checks of one severity
+SEVERITY_BOUND = {"critical_findings": "critical", "high_findings": "high"}
 EDITED = "edit of the last query: "  # the Intent step's signal: what the follow-up changed
 # how a follow-up read against the history keeps an earlier answer's scope (the Intent Classifier's resolutions)
 KEPT_SCOPE = frozenset({"carryover", "refinement", "same_devices", "device_reference", "finding_reference",
@@ -1049,17 +1051,23 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
     m = HOW_MANY_OF.match(prompt)
     of_kind = _dimension(m.group("what"), model) if m else None
+    # (critical failed checks are failed checks of that severity: "how many devices is that" counts the devices failing
+    # with the severity held)
+    base = "failed_checks" if measures and measures[0] in SEVERITY_BOUND and "failed_checks" in model.measures \
+        else measures[0] if measures else None
+    held_severity = [Condition(dimension="severity", values=[SEVERITY_BOUND[measures[0]]])] if base != (
+        measures[0] if measures else None) and query.condition("severity") is None else []
     # ("how many signatures is that" after the matches by signature: the distinct ones, not the matches)
     per_kind = next((name for name, x in sorted(model.measures.items(), key=lambda kv: group == [of_kind] and not str(
-                     kv[1].count).upper().startswith("DISTINCT")) if x.fact == model.measures[measures[0]].fact and
-                     model.counted_things(name) == of_kind and x.where == model.measures[measures[0]].where), None) \
-        if of_kind and measures and (group or POINTS_BACK.search(prompt)) and (group != [of_kind] or not query.bounds) \
+                     kv[1].count).upper().startswith("DISTINCT")) if x.fact == model.measures[base].fact and
+                     model.counted_things(name) == of_kind and x.where == model.measures[base].where), None) \
+        if of_kind and base and (group or POINTS_BACK.search(prompt)) and (group != [of_kind] or not query.bounds) \
         else None
     if per_kind is not None and not said:
         # "how many devices is that" after the sites with devices failing SSH-V2 (or after the pass rate of production):
         # those devices, counted; after a ranking ("which role has the worst pass rate"), the devices of the rows it
         # showed — the ranking's order and cut are what chose them, and they go
-        conditions = list(query.conditions)
+        conditions = [*query.conditions, *held_severity]
         if group and query.order is not None and query.limit is not None and previous.answer_rows and \
                 not tied_rows(previous) and \
                 group[0] in model.dimensions and query.condition(group[0]) is None:
@@ -1103,7 +1111,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                                           "bounds": [], "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {which} row: {key}"])
     m = FIGURE_OF_IT.match(prompt)
-    if m and group and limit == 1 and measures and previous.answer_rows and not tied_rows(previous) and not said:
+    if m and not group and output == "value" and measures:
+        spans.append(m.span())  # "how many did it have in august" after one figure of one place: that figure, then
+    elif m and group and limit == 1 and measures and previous.answer_rows and not tied_rows(previous) and not said:
         # "how many did it have in the first run" after the kind of site with the most: that row's figure — its key
         # a condition in place of the grouping — edited further by the rest ("in the first run")
         row_condition = Condition(dimension=group[0], values=previous.answer_rows[:1])
@@ -1204,6 +1214,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         Condition(dimension="device", values=listed_rows)]
     own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
     own_conditions += _other_values(prompt, query, own_conditions, model)
+    fact = model.measures[measures[0]].fact if measures else None
+    # a value of what the figure cannot be kept to is no condition of it: "how many did it log in october" after
+    # failed logins — "log" is the verb, not the logging checks (a word left over then is no edit's)
+    own_conditions = [c for c in own_conditions if fact is None or model.dimension_sql(c.dimension, fact) is not None]
     m = COMPARE_TO.search(prompt)
     beside = next((c for c in own_conditions if not c.negated and query.condition(c.dimension) is not None), None)
     if not (m and beside is not None and (not group or group == ["rule"] and beside.dimension == "device")):
@@ -1331,7 +1345,7 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         spans.append(counted_there.span())
     if any(c.dimension == "severity" for c in own_conditions):
         # "and high?" after "critical findings": the failed checks of the severity now kept, not the critical ones
-        bound_to = {"critical_findings", "high_findings"}
+        bound_to = set(SEVERITY_BOUND)
         swap = {m: "failed_checks" for m in measures if m in bound_to}
         if swap:
             measures = list(dict.fromkeys(swap.get(m, m) for m in measures))
@@ -1438,7 +1452,7 @@ DEVICE_KINDS = frozenset({"device_type", "platform", "product_family", "model"})
 # a figure asked of the one row the last answer named, with no measure of its own: "how many did it have in august",
 # "what was it last month", "and what does that one score now"
 FIGURE_OF_IT = re.compile(r"^\s*(?:and|so|ok|then)?[\s,]*(?:how many|how much|what)\s+(?:(?:did|does|do)\s+(?:it|that one|"
-                          r"that)\s+(?:have|had|get|got|score|show)\b|(?<=how many )(?:did|does|do)\s+(?:it|that one|that)\s+fail(?:ed)?\b|(?:was|is|were)\s+(?:it|that one|that)\b(?=\s*(?:$|"
+                          r"that)\s+(?:have|had|get|got|score|show|log|make|see|record|generate|throw)\b|(?<=how many )(?:did|does|do)\s+(?:it|that one|that)\s+fail(?:ed)?\b|(?:was|is|were)\s+(?:it|that one|that)\b(?=\s*(?:$|"
                           r"[?.!,]|(?:in|on|at|for|then|back|last|during)\b)))", _I)
 # whether the row named last still leads: "was it also worst in august?", "is it still the lowest", "still the top one?"
 STILL_LEADS = re.compile(r"^\s*(?:and|so|ok|then|but)?[\s,]*(?:(?P<it>(?:is|was|were|are)\s+(?:it|that one|that|they))\s+)?"
@@ -1850,10 +1864,11 @@ COUNT_UNNAMED = re.compile(_LEAD + r"how many\s+(?:does|do|did|has|have|had|at|i
 
 
 def count_of_the_last_figure(query: DataQuery | None, prompt: str, last: PastTurn | None, model: SemanticModel,
-                             latest: str | None) -> DataQuery | None:
+                             asked: Intent, runs: Sequence[tuple[str, str]]) -> DataQuery | None:
     """"how many does Lab-1 have right now" after the failed checks per month at HQ: the figure the conversation
-    counts (failed checks), of what the words name, in the latest run unless they say a time — not its devices. None
-    when the words name a thing or a figure, or the last answer counted no such figure."""
+    counts (failed checks), of what the words name, in the latest run unless they say a time ("how many did it make in
+    september" after the device with the most config changes: its changes that month) — not its devices. None when
+    the words name a thing or a figure, or the last answer counted no such figure (``asked``: the words read alone)."""
     before = last.query if last is not None else None
     if query is None or before is None or not COUNT_UNNAMED.match(prompt) or measure_words(prompt, model) or \
             query.measures != ["devices"] or query.group_by or len(before.measures) != 1:
@@ -1866,7 +1881,12 @@ def count_of_the_last_figure(query: DataQuery | None, prompt: str, last: PastTur
     placed = bool(own & PLACES)
     kept = [c for c in before.conditions if c.dimension not in own and not (placed and c.dimension in PLACES) and
             model.on_rows(c.dimension)]  # (what is counted: "critical" failures, a check — not where)
-    runs = query.runs or ([latest] if latest and model.facts[spec.fact].run else [])
-    return query.model_copy(update={"measures": [measure], "conditions": [*query.conditions, *kept], "runs": runs,
-                                    "months": query.months if not model.facts[spec.fact].run else [],
+    t = asked.frame.time
+    # (the words' time read again for the figure counted: the devices they were read as have none)
+    read = _time(prompt, asked, runs, spec.fact, model)[0] if t.months or t.runs or t.relative or t.since else {}
+    latest = [runs[-1][0]] if runs and model.facts[spec.fact].run else []
+    return query.model_copy(update={"measures": [measure], "conditions": [*query.conditions, *kept],
+                                    "runs": read.get("runs") or query.runs or latest,
+                                    "months": read.get("months") or (
+                                        query.months if not model.facts[spec.fact].run else []),
                                     "output": "value"})

@@ -27,7 +27,7 @@ from typing import Any
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
 from assessment_engine.warehouse.run_summary import BREAKDOWNS
-from orchestration.nlu.frame import ANY, NOT_FAILING
+from orchestration.nlu.frame import ANY, NOT_FAILING, RANGE
 from orchestration.nlu.names import PLATFORM_WORDS
 from orchestration.nlu.which_way import BEST, COMPARATIVE, LEAST, MOST, SUPERLATIVE_OF, WORST
 from orchestration.state import Intent
@@ -155,8 +155,6 @@ BREAKDOWN = re.compile(r"\bbreak\s*down\b|\bbreakdown\b|\bdistribution\b", _I)
 TOOL_BREAKDOWNS = frozenset(
     {"os": "release", "technology": "topic"}.get(name, name) for name in BREAKDOWNS) | {"platform"}
 # a span of months: "between august and october", "from august to october"
-RANGE = re.compile(r"\bbetween\s+[a-z]+(?:\s+\d{4})?\s+and\s+[a-z]+|\bfrom\s+[a-z]+(?:\s+\d{4})?\s+(?:to|through|thru|"
-                   r"until|till)\s+[a-z]+", _I)
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
@@ -529,8 +527,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if not measures and SEVERITY_ONES.search(prompt) and ask == "count" and not (
             counted_rows and _dimension(counted_rows.group("what"), model) == "device"):
         measures = ["failed_checks"]  # "how many high ones does it have": a severity is a check's, so checks are counted
-    measures = _adjusted(measures, ask, frame.subject, group, failing or zero, conditions,
-                         COMMON.search(prompt) is not None)
+    # ("how did the branches do between august and october": a span with no figure named is a trend, both figures)
+    measures = _adjusted(measures, "trend" if ask == "compare" and RANGE.search(prompt) and not group else ask,
+                         frame.subject, group, failing or zero, conditions, COMMON.search(prompt) is not None)
     if measures == ["checks"] and not failing and PASSES.search(prompt) and "passed_checks" in model.measures:
         measures = ["passed_checks"]  # "how many checks does RTR-CORE-1 pass": the passed ones, as "fail" counts failed
     unknown = RANKED_BY.search(prompt)

@@ -3600,3 +3600,44 @@ def test_how_many_devices_they_hit_at_a_place_counts_the_matches_there(demo_ware
     chat("high severity slic signatures")
     answer = chat("how many devices do they match in us-east").final.answer
     assert first_line(answer).startswith(f"**{n}**"), (n, answer[:300])
+
+
+def test_how_many_devices_after_a_count_of_high_failures_counts_the_devices_failing_high(
+        demo_warehouse: Path, services: Services) -> None:
+    first = [r for r, in sql(demo_warehouse, RUNS)][0]
+    (checks,), = sql(demo_warehouse, FAILS + " AND r.severity = 'high' AND s.region = 'us-west'", [first])
+    (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                      "r.status = 'fail' AND r.severity = 'high' AND s.region = 'us-west'", [first])
+    assert checks != devices
+    chat = Chat(services)
+    chat(f"number of high fails in us-west in {_month_of(demo_warehouse, first)}")
+    answer = chat("how many boxes is that").final.answer
+    assert first_line(answer).startswith(f"**{devices}**"), (checks, devices, answer[:300])
+
+
+def test_how_many_did_it_have_then_after_the_device_leading_logged_events(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    before, after = (sql(demo_warehouse, "SELECT strftime(started_at, '%Y-%m') FROM assessments WHERE "
+                                         "assessment_id = ?", [r])[0][0] for r in runs[1:3])
+    led = sql(demo_warehouse, "SELECT e.asset_id, COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND a.site = 'HQ' "
+                              "AND strftime(e.ts, '%Y-%m') = ? GROUP BY 1 ORDER BY 2 DESC LIMIT 2", [before])
+    assert led[0][1] > led[1][1]
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events e WHERE e.mnemonic = 'SEC_LOGIN-4-LOGIN_FAILED' AND "
+                                "e.asset_id = ? AND strftime(e.ts, '%Y-%m') = ?", [led[0][0], after])
+    chat = Chat(services)
+    chat(f"failed logins at HQ in {_month_of(demo_warehouse, runs[1])}")
+    assert led[0][0] in first_line(chat("which device had the most").final.answer)
+    answer = chat(f"and how many did it log in {_month_of(demo_warehouse, runs[2])}").final.answer
+    assert first_line(answer).startswith(f"**{n}**") and led[0][0] in first_line(answer), (led, n, answer[:300])
+
+
+def test_how_a_place_did_from_one_month_to_another_is_its_series(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rates = [sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ? AND s.site_type = 'branch'",
+                 [r])[0][0] for r in runs[:3]]
+    answer = handle_turn(f"how did the branches do between {_month_of(demo_warehouse, runs[0])} and "
+                         f"{_month_of(demo_warehouse, runs[2])}", services=services).final.answer
+    for rate in rates:
+        assert f"{rate}%" in answer, (rates, answer[:400])
