@@ -1033,6 +1033,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # the last answer: its query a follow-up edits, its rows one picks ("the third one" is the row's name)
     last = next((t for t in reversed(conv.history) if t.intent_class not in (None, "unknown_or_needs_clarification")),
                 None)
+    if last is not None and _emptied(last) and THEY.search(prompt):
+        # "what sites are they at" after "any of them in the lab? — No": they are the rows before the filter that
+        # emptied them, not the none it left
+        last = next((t for t in reversed(conv.history) if t.turn_number < last.turn_number and t.query is not None
+                     and (t.answer_rows or t.answer_devices)), last)
     timed = None if pasted or not THEN.search(prompt) else then_named(
         prompt, last, _runs_of(conv.collection or "fleet", services))
     if timed is not None:  # "since then": since the run the last answer was of
@@ -1082,8 +1087,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     # ("whats failing on WLC-HQ-1" → "which of those are high": its checks)
     one_device = last is not None and last.query is not None and len(getattr(last.query.condition("device"), "values",
                                                                              ())) == 1 and len(listed) > 1
-    among_rows = last is not None and last.query is not None and last.query.group_by[:1] not in ([], ["device"]) and \
-        not one_device
+    # (or the places a figure was counted over: "which of them has the most" after how many devices twelve sites have)
+    among_rows = last is not None and last.query is not None and (
+        last.query.group_by[:1] not in ([], ["device"]) or not last.query.group_by and any(
+            not c.negated and len(c.values) > 1 and c.dimension in ("site", "region", "site_type", "tier")
+            for c in last.query.conditions)) and not one_device
     attribute = attribute_asked(prompt, services.catalog.semantic_model) if listed and THEIR.search(prompt) and \
         picked is None and not pasted else None
     if attribute is not None:
@@ -1424,6 +1432,15 @@ def _the_value_led(prompt: str, last: PastTurn | None, services: Services) -> st
     return prompt[:it.start()] + bold[0] + prompt[it.end():] if len(releases) == 1 else None
 
 
+EMPTIED = re.compile(r"^\*\*(?:No|None)\*\*", re.M)
+
+
+def _emptied(turn: PastTurn) -> bool:
+    """Whether the turn's query left no rows ("**No** — no devices (release 17.3.4a, lab)")."""
+    return turn.query is not None and not turn.answer_rows and not turn.answer_devices and \
+        EMPTIED.search(turn.answer_excerpt) is not None
+
+
 def _listed_before(prompt: str, last: PastTurn | None, history: Sequence[PastTurn]) -> PastTurn | None:
     """"the first one" after an answer of one row (which of the top five are high: one) is the first of the list
     before it, of the same rows: a place in a list needs a list."""
@@ -1627,6 +1644,11 @@ def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
     # a value the edit replaced or dropped is no longer asked ("what about high" after critical: the scope line and
     # the reflector's check read high, not both)
     entities = [e for e in [*intent.entities, *kept] if not _edited_away(e, edit.query)]
+    # (so are the frame's filters carried from the turn before: the scope line says what the query holds)
+    filters = intent.frame.filters
+    intent = intent.evolve(frame=intent.frame.evolve(filters=filters.evolve(**{
+        key: [v for v in getattr(filters, key) if not _dropped(key, v, edit.query)]
+        for key in ("environment", "device_type", "platform", "os_version", "severity", "role")})))
     return _one_first(intent, edit.query).evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
                          meta_intent="followup_question", domain_details=domain_details_for(skill, entities),
                          signals=[*intent.signals, EDITED + "; ".join(edit.said)])
@@ -1638,11 +1660,16 @@ EDITED_TYPES = {"severity": "severity", "device": "device", "site": "site", "env
 
 
 def _edited_away(entity: Entity, query: DataQuery) -> bool:
-    dimension = EDITED_TYPES.get(entity.type)
+    return _dropped(entity.type, entity.value, query)
+
+
+def _dropped(kind: str, value: str, query: DataQuery) -> bool:
+    """Whether a value of ``kind`` (an entity type or a frame filter) is one the query no longer holds."""
+    dimension = EDITED_TYPES.get(kind)
     if dimension is None:
         return False
     held = [c for c in query.conditions if c.dimension == dimension]
-    return not any(entity.value.lower() in (v.lower() for v in c.values) for c in held)
+    return not any(value.lower() in (v.lower() for v in c.values) for c in held)
 
 
 def _latest_day(services: Services) -> date | None:

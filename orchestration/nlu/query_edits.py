@@ -126,9 +126,9 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
         # "how many devices have them", "how many sites are they at": those things, counted
         # ("how many devices do they hit at HQ": there)
-        re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did)\s+"
-                   + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
-                             r"\s*[?.!]*\s*$", _I),
+        re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did|fail|"
+                           r"failed|match|matched|hit)\s+" + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
+                             r"(?:\s+(?:altogether|all together|in all|between them|combined))?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
         # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
         re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
@@ -897,6 +897,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # "which one is better" judges two rows shown side by side; after other rows or after changes, the two it
         # judges are elsewhere (the last two answers: ``both_sides``)
         m = None
+    several = next((c for c in query.conditions if not c.negated and len(c.values) > 1), None) \
+        if m and not group and not m.group("dim") and OF_THEM.search(prompt) else None
+    if several is not None:  # "which of them has the most" after how many devices twelve sites have: those sites
+        group = [several.dimension]
     if m and (group or m.group("dim")):
         named = _dimension(m.group("dim"), model) if m.group("dim") else None
         if named not in (None, "device", "run") and group == ["device"] and previous.answer_devices and \
@@ -1022,8 +1026,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # those of the stores the answer named
         rows = [r for r in previous.answer_rows if r.lower() == value] or list(previous.answer_rows)
         by_rows = bool(group) and bool(rows) and (chosen or bool(value))
-        conditions = [c for c in query.conditions if not by_rows or c.dimension != group[0]] + (
-            [Condition(dimension=group[0], values=rows)] if by_rows else [])
+        # (rows chosen for having none of something: what they have none of is no condition of their things — "how
+        # many devices do they have" after the sites with no firewalls counts every device there)
+        conditions = [c for c in query.conditions if not by_rows or c.dimension != group[0] and not
+                      query.bound_to_none] + ([Condition(dimension=group[0], values=rows)] if by_rows else [])
         kinds = DEVICE_KINDS | {"role"}
         said_kind = [c for c in _conditions(prompt, own, scope, model) if c.dimension in kinds and not c.negated]
         if said_kind:  # "which switches were they on" after the routers' alarms: the switches' (the kind said wins)
@@ -1045,7 +1051,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             "conditions": conditions, "limit": None, "output": "list", "order": None,
             "bounds": [Bound(measure=counting, op=">", value=0)] if counting is not None and
             model.measures[counting].unit == "count" and not none_of else []})
-        tally = _counting(counting, things, model) if m.groupdict().get("count") and counting is not None else None
+        # (of rows counted by none of something or measured by a rate, the inventory's count of the things: "how many
+        # boxes do they have")
+        tally = None if not m.groupdict().get("count") else _counting(counting, things, model) \
+            if counting is not None and not none_of and model.measures[counting].unit == "count" else \
+            _counting("devices", things, model) if "devices" in model.measures else None
         if tally is not None:  # "how many devices have them": the same things, counted once each
             edited = edited.model_copy(update={"measures": [tally], "group_by": [], "bounds": [], "output": "value"})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {things}s counted"])
@@ -1068,7 +1078,11 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
         # those devices, counted; after a ranking ("which role has the worst pass rate"), the devices of the rows it
         # showed — the ranking's order and cut are what chose them, and they go
         conditions = [*query.conditions, *held_severity]
-        if group and query.order is not None and query.limit is not None and previous.answer_rows and \
+        if group and query.bound_to_none and previous.answer_rows:
+            # "how many devices do they have in total" after the sites with no firewalls: those sites' devices —
+            # what they have none of is no condition of theirs
+            conditions = [Condition(dimension=group[0], values=list(previous.answer_rows))]
+        elif group and query.order is not None and query.limit is not None and previous.answer_rows and \
                 not tied_rows(previous) and \
                 group[0] in model.dimensions and query.condition(group[0]) is None:
             conditions.append(Condition(dimension=group[0], values=previous.answer_rows[:query.limit]))

@@ -82,7 +82,8 @@ HOW_MANY_SITES = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?:sites|locati
 ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
                    rf"exactly|just|only|precisely)\s+(?P<n>{_N})(?:\s*(?:%|percent))?\s+(?P<what>[\w -]+)|"
-                   rf"\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
+                   # (not "without a single critical failure": none of them, ``ZERO``)
+                   rf"(?<!without )(?<!\bnot )(?<!n't )(?<!never )\b(?P<single>a single|one single)\s+(?P<one>[\w -]+)", _I)
 # a bound in percent ("which stores are under 70 percent"): on a rate, whether or not the rate is named
 PERCENT_BOUND = re.compile(r"\b(?P<op>more than|over|above|greater than|at least|less than|under|below|at most)\s+"
                            r"(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent)", _I)

@@ -3641,3 +3641,50 @@ def test_how_a_place_did_from_one_month_to_another_is_its_series(demo_warehouse:
                          f"{_month_of(demo_warehouse, runs[2])}", services=services).final.answer
     for rate in rates:
         assert f"{rate}%" in answer, (rates, answer[:400])
+
+
+def test_things_of_rows_chosen_for_having_none_are_all_their_things(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    clean = f"""SELECT site FROM assets WHERE collection = 'fleet' AND site NOT IN (SELECT a.site FROM {FLEET}
+        WHERE r.assessment_id = ? AND r.status = 'fail' AND r.severity = 'critical')"""
+    per = sql(demo_warehouse, f"SELECT site, COUNT(*) FROM assets WHERE collection = 'fleet' AND site IN ({clean}) "
+                              "GROUP BY 1 ORDER BY 2 DESC", [latest])
+    assert len(per) > 2 and per[0][1] > per[1][1]
+    chat = Chat(services)
+    chat("sites without a single critical failure")
+    answer = chat("and how many boxes do they have altogether").final.answer
+    assert first_line(answer).startswith(f"**{sum(n for _, n in per)}**"), (per, answer[:300])
+    answer = chat("which of those has the most").final.answer
+    assert first_line(answer).startswith(f"**{per[0][0]}**"), (per, answer[:300])
+
+
+def test_how_many_of_a_kind_fail_them_somewhere_counts_that_kind_failing_those_checks(
+        demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    checks = [r for r, in sql(demo_warehouse, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                              "r.status = 'fail' GROUP BY 1 HAVING COUNT(DISTINCT r.asset_id) > 40",
+                              [latest])]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                f"r.status = 'fail' AND a.device_type = 'switch' AND s.region = 'us-west' AND "
+                                f"r.rule_id IN ({', '.join('?' * len(checks))})", [latest, *checks])
+    (anything,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                       "r.status = 'fail' AND a.device_type = 'switch' AND s.region = 'us-west'",
+                       [latest])
+    assert checks and n != anything
+    chat = Chat(services)
+    chat("checks failing on more than 40 devices")
+    answer = chat("how many switches fail them in us-west").final.answer
+    assert first_line(answer).startswith(f"**{n}**"), (checks, n, answer[:300])
+
+
+def test_they_after_a_filter_that_left_none_are_the_rows_before_it(demo_warehouse: Path, services: Services) -> None:
+    (none_left,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND "
+                                        "os_version = '16.9.4' AND environment = 'staging'")
+    sites = {s for s, in sql(demo_warehouse, "SELECT DISTINCT site FROM assets WHERE collection = 'fleet' AND "
+                                             "os_version = '16.9.4'")}
+    assert none_left == 0 and len(sites) > 1
+    chat = Chat(services)
+    chat("boxes running 16.9.4")
+    assert first_line(chat("are any of them in staging?").final.answer).startswith("**No**")
+    answer = chat("which sites are they in").final.answer
+    assert all(s in answer for s in sites) and "staging" not in answer.split("\n\n")[0], (sites, answer[:400])
