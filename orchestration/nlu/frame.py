@@ -721,10 +721,10 @@ class Catalogs:
 # from its corpus; four training questions with "reach" cost 0.6 points of held-out asks, so this verb is read here
 _REACH = re.compile(r"\b(?:can|could|does|do|is|are)\s+(?:[\w-]+\s+){1,3}?(?:able to\s+)?(?:reach|connect to|talk to|"
                     r"get to)\s+(?:the |our |its |their )?(?!internet\b)[\w-]+", _I)
-# a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
 # a span of time from one month to another: "between august and october", "from september to november"
 RANGE = re.compile(r"\bbetween\s+[a-z]+(?:\s+\d{4})?\s+and\s+[a-z]+|\bfrom\s+[a-z]+(?:\s+\d{4})?\s+(?:to|through|thru|"
                    r"until|till)\s+[a-z]+", _I)
+# a figure asked per run: the series of runs ("each month", "per assessment", "monthly", "over time")
 _PER_RUN = re.compile(r"\b(?:each|every|per|by) (?:month|run|assessment|audit)\b|\bmonthly\b|\bmonth (?:by|over) month\b|"
                       r"\bover time\b", _I)
 # words of a series over time: without them (or a time), "failures per role" is a figure per group

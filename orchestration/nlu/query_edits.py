@@ -27,6 +27,7 @@ from typing import Any
 
 from assessment_engine.query import Bound, Condition, DataQuery, Order
 from assessment_engine.semantic_model import SemanticModel
+from assessment_engine.warehouse.query_compiler import QueryError, compile_query, fact_of
 from orchestration.nlu.followups import COUNT_AMONG
 from orchestration.nlu.frame import SEVERITIES, SITE_TYPES
 from orchestration.nlu.meta_intent import PLACE_THERE
@@ -125,10 +126,11 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
                    r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
         # "how many devices have them", "how many sites are they at": those things, counted
-        # ("how many devices do they hit at HQ": there)
-        re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did|fail|"
-                           r"failed|match|matched|hit)\s+" + _THEY + r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
-                             r"(?:\s+(?:altogether|all together|in all|between them|combined))?\s*[?.!]*\s*$", _I),
+        # ("how many devices do they hit at HQ": there; "how many switches fail them", "… altogether")
+        re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did|"
+                           r"fail|failed|match|matched|hit)\s+" + _THEY +
+                   r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
+                   r"(?:\s+(?:altogether|all together|in all|between them|combined))?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
         # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
         re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
@@ -800,7 +802,39 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
                  runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     """The previous query as the follow-up edits it, or None when the follow-up is no edit of it (``own``: the
     follow-up read on its own, ``scope`` its own scope; ``places``: a new place alone is an edit too — the
-    follow-up resolution could not ask the question again there)."""
+    follow-up resolution could not ask the question again there). An edit is always a statement the compiler can
+    make: a condition the figure's table has no column for, or a bound on another table's figure, is left out and
+    said (``compilable``)."""
+    edit = _edited_query(prompt, own, scope, previous, model, runs, places)
+    return compilable(edit, model) if edit is not None else None
+
+
+def compilable(edit: QueryEdit, model: SemanticModel) -> QueryEdit | None:
+    """``edit`` with what no statement can hold left out and said ("rule left out: devices are not counted by it");
+    None when it still compiles to nothing."""
+    try:
+        compile_query(edit.query, model, "fleet")
+        return edit
+    except QueryError:
+        pass
+    try:
+        fact = fact_of(edit.query, model)
+    except QueryError:
+        return None
+    dropped = [c for c in edit.query.conditions if not c.of_devices and model.dimension_sql(c.dimension, fact) is None]
+    bounds = [b for b in edit.query.bounds if b.measure in model.measures and model.measures[b.measure].fact == fact]
+    query = edit.query.model_copy(update={"conditions": [c for c in edit.query.conditions if c not in dropped],
+                                          "bounds": bounds})
+    try:
+        compile_query(query, model, "fleet")
+    except QueryError:
+        return None
+    notes = [f"{c.dimension} {', '.join(c.values)} left out: it does not apply to {fact}" for c in dropped]
+    return QueryEdit(query, [*edit.notes, *notes], edit.said)
+
+
+def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
+                  runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
         return None
     when = _when_extreme(prompt, previous.query, model)
@@ -883,9 +917,9 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
             model.measures[measures[0]].unit == "count":
         # "at which sites" after "how many of them fail OSPF-AUTH": the sites with some, by name
         # (of the rows a ranking's cut chose, when it chose some: "what severity are they" after the top 5 checks)
-        cut = [Condition(dimension=group[0], values=list(previous.answer_rows[:limit or None]))] if group and \
-            previous.answer_rows \
-            and (limit is not None or query.offset) and query.condition(group[0]) is None else []
+        cut_by_rank = group and previous.answer_rows and (limit is not None or query.offset) and \
+            query.condition(group[0]) is None
+        cut = [Condition(dimension=group[0], values=list(previous.answer_rows[:limit or None]))] if cut_by_rank else []
         group, output, limit, order = [dim], "list", None, None
         bounds_asked = [Bound(measure=measures[0], op=">", value=0)]
         edited = query.model_copy(update={"group_by": group, "output": output, "limit": limit, "order": order,
@@ -1063,10 +1097,10 @@ def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Past
     of_kind = _dimension(m.group("what"), model) if m else None
     # (critical failed checks are failed checks of that severity: "how many devices is that" counts the devices failing
     # with the severity held)
-    base = "failed_checks" if measures and measures[0] in SEVERITY_BOUND and "failed_checks" in model.measures \
-        else measures[0] if measures else None
-    held_severity = [Condition(dimension="severity", values=[SEVERITY_BOUND[measures[0]]])] if base != (
-        measures[0] if measures else None) and query.condition("severity") is None else []
+    severity = SEVERITY_BOUND.get(measures[0]) if measures and "failed_checks" in model.measures else None
+    base = "failed_checks" if severity else measures[0] if measures else None
+    held_severity = [Condition(dimension="severity", values=[severity])] if severity and \
+        query.condition("severity") is None else []
     # ("how many signatures is that" after the matches by signature: the distinct ones, not the matches)
     per_kind = next((name for name, x in sorted(model.measures.items(), key=lambda kv: group == [of_kind] and not str(
                      kv[1].count).upper().startswith("DISTINCT")) if x.fact == model.measures[base].fact and

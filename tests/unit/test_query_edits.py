@@ -3688,3 +3688,25 @@ def test_they_after_a_filter_that_left_none_are_the_rows_before_it(demo_warehous
     assert first_line(chat("are any of them in staging?").final.answer).startswith("**No**")
     answer = chat("which sites are they in").final.answer
     assert all(s in answer for s in sites) and "staging" not in answer.split("\n\n")[0], (sites, answer[:400])
+
+
+def test_an_edit_is_always_a_statement_the_compiler_can_make(services: Services) -> None:
+    from assessment_engine.query import Bound, Condition, DataQuery
+    from assessment_engine.warehouse.query_compiler import QueryError, compile_query
+    from orchestration.nlu.query_edits import QueryEdit, compilable
+
+    model = services.catalog.semantic_model
+    broken = DataQuery(measures=["devices"], group_by=["site"], output="list",
+                       conditions=[Condition(dimension="rule", values=["SSH-V2"]),
+                                   Condition(dimension="device_type", values=["switch"])],
+                       bounds=[Bound(measure="failed_checks", op=">", value=3)])
+    try:
+        compile_query(broken, model, "fleet")
+        raise AssertionError("the inventory has no rule column: this query must not compile")
+    except QueryError:
+        pass
+    mended = compilable(QueryEdit(broken, [], ["the sites"]), model)
+    assert mended is not None
+    compile_query(mended.query, model, "fleet")  # raises if it still cannot be made
+    assert [c.dimension for c in mended.query.conditions] == ["device_type"] and not mended.query.bounds
+    assert any("rule SSH-V2 left out" in n for n in mended.notes), mended.notes
