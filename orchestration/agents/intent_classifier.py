@@ -77,6 +77,7 @@ from orchestration.nlu.query_edits import (
     COUNT_UNNAMED,
     EDITED,
     GROUP_EXTREME,
+    IT,
     OF_THEM,
     ONES_LISTED,
     ORDINAL,
@@ -93,6 +94,7 @@ from orchestration.nlu.query_edits import (
     both_sides,
     carried_measure,
     carried_unframed,
+    compilable,
     count_of_the_last_figure,
     edited_query,
     for_both,
@@ -1244,6 +1246,7 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         intent = _gate(intent.evolve(frame=intent.frame.evolve(ask="ranking", cannot=None)), asked_back,
                        intent.confidence)
     # what the user's words ask for besides the answer, with the request they stood for ("how do I fix the telnet one")
+    intent = _compilable(intent, model)
     besides = asked_besides(f"{state.input.user_prompt} {resolution.effective_prompt or updates['effective_prompt']}")
     intent = intent.evolve(facets=intent.facets.evolve(**besides))
     updates.update(
@@ -1415,13 +1418,12 @@ def _the_place_named(prompt: str, last: PastTurn | None) -> str | None:
 
 # the one thing an answer's lead names in bold: "**ios-xe 16.9.4** (10 devices …) is the oldest release in scope"
 BOLD = re.compile(r"\*\*([^*]+)\*\*")
-IT_ALONE = re.compile(r"\b(?:it|that one)\b(?!['’])", re.I)
 
 
 def _the_value_led(prompt: str, last: PastTurn | None, services: Services) -> str | None:
     """"how many devices are on it" after an answer with no query whose lead named one release in bold (the oldest
     release run): that release, by name; None otherwise."""
-    it = IT_ALONE.search(prompt)
+    it = next((m for m in IT.finditer(prompt) if not m.group("its")), None)  # "it", not "its"
     if it is None or last is None or last.query is not None:
         return None
     lead = next((ln for ln in last.answer_excerpt.splitlines() if ln.strip() and not ln.startswith("**Scope")), "")
@@ -1617,6 +1619,19 @@ def _edit_in_clauses(prompt: str, own: Intent, scope: dict[str, Any], last: Past
     if second is None:
         return None
     return QueryEdit(second.query, [*first.notes, *second.notes], [*first.said, *second.said])
+
+
+def _compilable(intent: Intent, model: SemanticModel) -> Intent:
+    """The turn's query as a statement the compiler can make (``query_edits.compilable``: what no statement holds left
+    out and said); with none, no query — the tools answer, never an internal error."""
+    if intent.query is None:
+        return intent
+    mended = compilable(QueryEdit(intent.query, list(intent.query_notes), []), model)
+    if mended is None:
+        return intent.evolve(query=None, asked_query=None)
+    if mended.query == intent.query:
+        return intent
+    return intent.evolve(query=mended.query, asked_query=mended.query, query_notes=mended.notes)
 
 
 def _time_not_live(intent: Intent, prompt: str) -> Intent:

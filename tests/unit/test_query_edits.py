@@ -3710,3 +3710,9 @@ def test_an_edit_is_always_a_statement_the_compiler_can_make(services: Services)
     compile_query(mended.query, model, "fleet")  # raises if it still cannot be made
     assert [c.dimension for c in mended.query.conditions] == ["device_type"] and not mended.query.bounds
     assert any("rule SSH-V2 left out" in n for n in mended.notes), mended.notes
+    # a query no statement can make at all (figures of two tables) is no query: the tools answer the turn
+    from orchestration.agents.intent_classifier import _compilable
+    from orchestration.state import Intent
+    mixed = DataQuery(measures=["sites_failing", "sites"], output="value")
+    assert compilable(QueryEdit(mixed, [], []), model) is None
+    assert _compilable(Intent(query=mixed, asked_query=mixed), model).query is None
