@@ -46,6 +46,8 @@ class AnswerScope(BaseModel):
     excluded: dict[str, list[str]] = Field(default_factory=dict)
     # values of the other dimensions a typed query kept ("region us-west", "tier tier1"), by the dimension's noun
     more: dict[str, list[str]] = Field(default_factory=dict)
+    # the months of a count of logged events ("every month" for all of them): the log was read, not the inventory
+    logged_months: list[str] = Field(default_factory=list)
     # the devices are those an earlier answer listed ("which of them are in us-central"): said so, not named again
     devices_listed_before: bool = False
 

@@ -29,7 +29,7 @@ from orchestration.catalog import Catalog
 from orchestration.contracts import ContractSet
 from orchestration.enforcement import TaskResult
 from orchestration.interpretation.query_answer import PCI_SAID
-from orchestration.interpretation.scope_statement import LOGGED, covered_scope
+from orchestration.interpretation.scope_statement import covered_scope
 from orchestration.interpretation.template_shapes import SCOPE_KEYS, same_shape
 from orchestration.memory.store import MemoryStore, MemoryUnavailable
 from orchestration.nlu.facets import condition_holds
@@ -350,7 +350,7 @@ def _as_queried(covered: AnswerScope, query: DataQuery, model: SemanticModel) ->
                                              "previous_assessment_id": query.runs[0] if len(query.runs) > 1 else None})
     elif query.measures and model.facts[model.measures[query.measures[0]].fact].at and not covered.assessment_id:
         # logged events of the months counted (or of every month logged), not the inventory
-        covered = covered.model_copy(update={"more": {LOGGED: list(query.months) or ["every month"], **covered.more}})
+        covered = covered.model_copy(update={"logged_months": list(query.months) or ["every month"]})
     if not negated:
         return covered
     cleared: dict[str, Any] = {k: [] for k in negated if k != "devices"}

@@ -93,9 +93,6 @@ def _names(label: str, names: list[str]) -> str:
     return f"{len(names)} {label}s ({shown})"
 
 
-LOGGED = "events logged in"  # the scope's key for the months of a count of logged events
-
-
 def scope_line(scope: AnswerScope) -> str:
     """One line: assessment, where, which filters, how many devices — the same place in every data answer."""
     if scope.previous_assessment_id:
@@ -105,8 +102,8 @@ def scope_line(scope: AnswerScope) -> str:
         parts = ["the latest assessment"]
     elif scope.assessment_id:
         parts = [f"assessment {scope.assessment_id}" + (f" ({scope.assessment_date})" if scope.assessment_date else "")]
-    elif LOGGED in scope.more:  # events counted by month: the log, not the inventory
-        parts = [f"{LOGGED} {' and '.join(scope.more[LOGGED])}"]
+    elif scope.logged_months:  # events counted by month: the log, not the inventory
+        parts = [f"events logged in {' and '.join(scope.logged_months)}"]
     else:
         parts = ["current inventory"]
     if scope.collection != "fleet":  # an upload's collection: said first, so no one reads it as the fleet
@@ -129,7 +126,7 @@ def scope_line(scope: AnswerScope) -> str:
     # "tier tier1" reads "tier1", "PCI scope in PCI scope" "in PCI scope": a value that names its dimension needs no
     # noun before it
     parts += [' or '.join(v) if all(noun.lower() in x.lower() for x in v) else f"{noun} {' or '.join(v)}"
-              for noun, v in scope.more.items() if noun != LOGGED]
+              for noun, v in scope.more.items()]
     parts += [f"not {EXCLUDED_LABELS.get(key, key)} {' or '.join(v)}" for key, v in scope.excluded.items()]
     parts += [f"severity {scope.severity}"] if scope.severity else []
     if scope.focus:
