@@ -1221,8 +1221,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         if last is not None and not pasted else None
     if shared is not None and last is not None:  # "are they all in the same region": whether they share one
         intent = _as_edit(intent, last, shared)
-    if intent.asked_query is not None and intent.asked_query.measures == ["devices"] and last is not None and \
-            COUNT_UNNAMED.match(prompt):  # (the runs are read only for a count that names nothing)
+    if intent.asked_query is not None and intent.asked_query.measures in (["devices"], ["failed_checks"]) and \
+            last is not None and COUNT_UNNAMED.match(prompt):  # (the runs are read only for a count that names nothing)
         try:
             runs = _runs_of(conv.collection or "fleet", services)
         except Exception:  # noqa: BLE001 — no warehouse to read: no run to count in

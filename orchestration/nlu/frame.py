@@ -733,6 +733,11 @@ _SERIES = re.compile(r"\btrend|\bover time\b|\bhistor|\bevolv|\bprogress|\bchang
 # a figure per group of anything but time: "per tier", "by region" ("by month" is a series)
 _PER_GROUP = re.compile(r"\b(?:per|by|for each|each|across|grouped by|split by|broken down by)\s+(?:the\s+)?"
                         r"(?!(?:months?|runs?|assessments?|audits?|weeks?|years?|days?|time|how)\b)[a-z]", _I)
+# a question that is a counted noun and a group: "devices per role", "prod firewalls by site", "failures by tier"
+_THINGS_PER_GROUP = re.compile(r"^\s*(?:(?:and|so|ok(?:ay)?|now)[\s,]+)?(?:(?:the|our|all)\s+)?(?:[\w-]+\s+){0,2}?"
+                               r"(?:devices|boxes|hosts|routers|switches|firewalls|sites|stores|branches|checks|"
+                               r"findings|failures|failed checks|fails)\s+(?:per|by|for each|in each)\s+(?:the\s+)?"
+                               r"(?!(?:months?|runs?|assessments?|audits?|weeks?|years?|days?|time)\b)[a-z]", _I)
 # a question whose head noun is the checks: "which checks got worse", "what rules improved since october"
 _CHECKS_HEAD = re.compile(r"^(?:which|what) (?:[\w-]+ )?(?:checks?|rules?|controls?)\b", _I)
 # "top 5 failing checks at the branches": a ranking whose head noun is the checks ranks checks, whatever place follows
@@ -791,6 +796,8 @@ def read_frame(text: str, entities: Sequence[Entity], reader: FrameReader, catal
         ask = "trend"  # "how many critical findings did we have each month": a figure per run, not the latest one
     # one point in time: a month, a run, or "last month" alone ("critical fails per region last month")
     one_time = len(time.months) + len(time.runs) + bool(time.relative) <= 1 and not (time.since or time.last_n)
+    if ask == "summary" and _THINGS_PER_GROUP.match(text) and one_time:
+        ask, confidence = "count", max(confidence, 0.9)  # "devices per role", "failed checks by site type in october"
     if ask == "trend" and (group_key(text) or _PER_GROUP.search(text)) and one_time and not _SERIES.search(text):
         ask = "count"  # "failures per role", "failed checks per tier for august": one figure per group, not a series
     targets = read_targets(text, entities, catalogs.rule_ids, catalogs.signatures, unknown_devices,

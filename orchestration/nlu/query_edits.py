@@ -336,7 +336,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
                   len(c.values) == 1 and c.dimension not in previous.query.group_by), None)
     if place is not None and PLACE_THERE.search(picked):
         # "how many devices fail the top one there" after the checks ranked in us-east: there is us-east
-        picked = PLACE_THERE.sub(f"{'at' if place.dimension == 'site' else 'in'} {place.values[0]}", picked, count=1)
+        # (a kind of site said as one: "at the store sites", not "in store")
+        picked = PLACE_THERE.sub(place_phrase(place.dimension, place.values), picked, count=1)
     elif previous.query.group_by == ["rule"]:
         # "how many devices fail the second one" after the top checks at the branches: at the branches, where the
         # ranking was made (as "which devices fail it" is), unless the words name a place of their own
@@ -485,7 +486,7 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     # ("is it still the lowest" → "No" → "whats its pass rate now": the row asked about, not the one that leads now)
     key, dim = query.leader or previous.answer_rows[0], query.group_by[0]
     if dim in PLACES and query.limit == 1 and PLACE_THERE.search(prompt):
-        at = f"at {key}" if dim == "site" else f"in {key}"
+        at = place_phrase(dim, [key])
         drill = DRILL.match(prompt)
         if drill:  # "which site had the most" → "and which device there": the one there with the most
             return _drilled(drill, at, query.order.descending)
@@ -547,6 +548,12 @@ PLACE_NAMED = re.compile(r"\b(?:at|in|across|outside|within|from)\s+(?:the\s+|ou
                          r"regions)\b", _I)
 
 
+def place_phrase(dimension: str, values: Sequence[str]) -> str:
+    """A place as the reader reads it back: "at HQ", "in us-east", "at the store sites", "at the tier1 sites"."""
+    said = " and ".join(values)
+    return f"at {said}" if dimension == "site" else f"in {said}" if dimension == "region" else f"at the {said} sites"
+
+
 def _kept_place(picked: str, query: DataQuery) -> str:
     """A question about a check picked from a ranking made in one place, asked where that ranking was ("top failing
     check at HQ" → "which devices fail it": at HQ), unless its words name a place of their own."""
@@ -554,11 +561,7 @@ def _kept_place(picked: str, query: DataQuery) -> str:
               query.group_by]
     if not places or PLACE_NAMED.search(picked):
         return picked
-    said = []
-    for c in places:
-        values = " and ".join(c.values)
-        said.append({"site": f"at {values}", "region": f"in {values}", "tier": f"at the {values} sites"}.get(
-            c.dimension, f"at the {values} sites"))
+    said = [place_phrase(c.dimension, c.values) for c in places]
     return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" {' '.join(said)}{m.group(1)}", picked, count=1)
 
 
@@ -1915,12 +1918,13 @@ def count_of_the_last_figure(query: DataQuery | None, prompt: str, last: PastTur
                              asked: Intent, runs: Sequence[tuple[str, str]]) -> DataQuery | None:
     """"how many does Lab-1 have right now" after the failed checks per month at HQ: the figure the conversation
     counts (failed checks), of what the words name, in the latest run unless they say a time ("how many did it make in
-    september" after the device with the most config changes: its changes that month) — not its devices. None when
+    september" after the device with the most config changes: its changes that month; events with no time said are
+    counted in the months the last answer was of) — not its devices. None when
     the words name a thing or a figure, or the last answer counted no such figure (``asked``: the words read alone)."""
     before = last.query if last is not None else None
     if query is None or before is None or not COUNT_UNNAMED.match(prompt) or measure_words(prompt, model) or \
-            query.measures != ["devices"] or query.group_by or len(before.measures) != 1:
-        return None
+            query.measures not in (["devices"], ["failed_checks"]) or query.group_by or len(before.measures) != 1:
+        return None  # (the devices, or the failed checks "how many did HQ have" reads alone, are the reader's guess)
     measure = before.measures[0]
     spec = model.measures.get(measure)
     if spec is None or spec.unit != "count" or measure == "devices":
@@ -1932,9 +1936,10 @@ def count_of_the_last_figure(query: DataQuery | None, prompt: str, last: PastTur
     t = asked.frame.time
     # (the words' time read again for the figure counted: the devices they were read as have none)
     read = _time(prompt, asked, runs, spec.fact, model)[0] if t.months or t.runs or t.relative or t.since else {}
-    latest = [runs[-1][0]] if runs and model.facts[spec.fact].run else []
+    if not model.facts[spec.fact].run:  # events are the months': those said, else those the last answer counted in
+        return query.model_copy(update={"measures": [measure], "conditions": [*query.conditions, *kept], "runs": [],
+                                        "months": read.get("months") or query.months or before.months,
+                                        "output": "value"})
     return query.model_copy(update={"measures": [measure], "conditions": [*query.conditions, *kept],
-                                    "runs": read.get("runs") or query.runs or latest,
-                                    "months": read.get("months") or (
-                                        query.months if not model.facts[spec.fact].run else []),
-                                    "output": "value"})
+                                    "runs": read.get("runs") or query.runs or [runs[-1][0]] if runs else [],
+                                    "months": [], "output": "value"})

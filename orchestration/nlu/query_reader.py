@@ -44,6 +44,12 @@ COUNT_CUE = re.compile(r"(?:^\s*#|\bhow many\b|\bnumber of\b|\bno\.? of\b|\bcoun
 COUNTED = re.compile(rf"(?:\bhow many|\bnumber of|\bno\.? of|\bcount of|#|\btotal(?: number of)?|\bthe most|\bmost|"
                      rf"\bfewest|\bleast|\bmore than {_N}|\bover {_N}|\bfewer than {_N}|\bless than {_N}|"
                      rf"\bat least {_N})\s+(?:\w+[\s-]+){{0,2}}$", _I)
+# "devices per role", "prod firewalls by site": the noun the question opens with, counted per group (not "list
+# devices by role", which names them)
+COUNTED_PER_HEAD = re.compile(r"^\s*(?:(?:and|so|ok(?:ay)?|now)[\s,]+)?(?:(?:the|our|all)\s+)?(?:(?!(?:list|show|which|what|"
+                              r"name|give|where|top|worst|best|bottom|most|least|fewest|\d+)\b)[\w-]+\s+){0,2}$", _I)
+COUNTED_PER = re.compile(r"\s+(?:per|by|for each|in each|across each)\s+(?:the\s+)?(?P<dim>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
+                         _I)
 NEGATORS = re.compile(r"(?:\bnot|n't|\bno longer|\boutside(?: of)?|\bexcluding|\bexcl\.?|\bexcept(?: for)?|\bother than|"
                       r"\bbesides|\bapart from|\bleaving out|\bleave out|\bignoring|\bminus|\bnon|\bexclude|\bdrop|\bskip|"
                       r"\bwithout(?=\s+the\s))[\s-]+"
@@ -310,13 +316,21 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
         for m in model.word_patterns[word].finditer(prompt):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
-            if name in COUNT_NOUNS and not COUNTED.search(prompt[max(0, m.start() - 40):m.start()]):
+            if name in COUNT_NOUNS and not COUNTED.search(prompt[max(0, m.start() - 40):m.start()]) and not \
+                    _counted_per_group(prompt, m, model):
                 continue
             if not _whole_measure(prompt, m, word, model):
                 continue
             taken.append((m.start(), m.end()))
             found.append((m.start(), name))
     return list(dict.fromkeys(name for _, name in sorted(found)))
+
+
+def _counted_per_group(prompt: str, noun: re.Match[str], model: SemanticModel) -> bool:
+    """Whether the noun the question opens with is counted per group of a dimension ("devices per role", "prod
+    firewalls by site") — not ranked by a figure ("top 5 devices by failed checks")."""
+    per = COUNTED_PER.match(prompt[noun.end():])
+    return bool(per and COUNTED_PER_HEAD.match(prompt[:noun.start()]) and _dimension(per.group("dim"), model))
 
 
 def _dimension(text: str, model: SemanticModel) -> str | None:

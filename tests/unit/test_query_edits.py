@@ -3716,3 +3716,27 @@ def test_an_edit_is_always_a_statement_the_compiler_can_make(services: Services)
     mixed = DataQuery(measures=["sites_failing", "sites"], output="value")
     assert compilable(QueryEdit(mixed, [], []), model) is None
     assert _compilable(Intent(query=mixed, asked_query=mixed), model).query is None
+
+
+def test_there_after_a_row_picked_from_a_ranking_at_a_kind_of_site_is_that_kind(demo_warehouse: Path,
+                                                                               services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    ranked = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                 "r.status = 'fail' AND s.site_type = 'store' GROUP BY 1 ORDER BY n DESC, 1", [latest])
+    index = next(i for i in range(3) if [n for _, n in ranked].count(ranked[i][1]) == 1)  # a row no other ties
+    chat = Chat(services)
+    chat("most common failures at the stores")
+    chat(f"how many stores fail the {('first', 'second', 'third')[(index + 1) % 3]} one")
+    lead = first_line(chat(f"how many devices fail the {('first', 'second', 'third')[index]} one there").final.answer)
+    assert re.match(rf"\*\*{ranked[index][1]}\*\*", lead) and ranked[index][0] in lead, lead
+
+
+def test_how_many_did_a_place_have_counts_the_logged_figure_of_the_month_in_play(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                                "a.collection = 'fleet' WHERE e.mnemonic = 'SYS-5-CONFIG_I' AND a.site = 'DataCenter-1' "
+                                "AND strftime(e.ts, '%Y-%m') = '2026-10'")
+    chat = Chat(services)
+    chat("which site made the most config changes in october")
+    lead = first_line(chat("how many did DataCenter-1 make").final.answer)
+    assert re.match(rf"\*\*{n}\*\*", lead) and "2026-10" in lead, lead

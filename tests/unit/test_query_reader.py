@@ -677,3 +677,18 @@ def test_so_many_checks_asked_by_their_number_are_the_checks_ranked(demo_warehou
         lead = first_line(answer)
         assert top[0][0] in lead and top[1][0] in lead and top[2][0] not in lead, (prompt, top, answer[:400])
         assert not re.search(r"\b(?:SW|RTR|FW)-[\w-]+", lead), (prompt, lead)  # checks, not devices
+
+
+def test_a_noun_per_group_counts_that_noun_in_each_group(demo_warehouse: Path, services: Services) -> None:
+    per_region = dict(sql(demo_warehouse, "SELECT s.region, COUNT(*) FROM assets a JOIN sites s ON s.site = a.site "
+                                          "WHERE a.collection = 'fleet' AND a.device_type = 'firewall' GROUP BY 1"))
+    answer = handle_turn("firewalls per region", services=services).final.answer
+    assert first_line(answer).startswith(f"**{sum(per_region.values())}** devices"), answer[:300]
+    assert all(f"**{region}** {n}" in answer for region, n in per_region.items()), answer[:300]
+    per_tier = dict(sql(demo_warehouse, "SELECT s.tier, COUNT(*) FROM assets a JOIN sites s ON s.site = a.site "
+                                        "WHERE a.collection = 'fleet' GROUP BY 1"))
+    answer = handle_turn("boxes by tier", services=services).final.answer  # (the frame read a summary of the fleet)
+    assert all(f"**{tier}** {n}" in answer for tier, n in per_tier.items()), answer[:300]
+    # a noun ranked by a figure is no count of it per group
+    ranked = handle_turn("top 3 sites by failed checks", services=services).final.answer
+    assert "sites with a failure" not in first_line(ranked), ranked[:300]
