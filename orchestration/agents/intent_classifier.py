@@ -104,6 +104,7 @@ from orchestration.nlu.query_edits import (
     one_value_of_them,
     ones_of_the_last,
     picked_prompt,
+    ranked_by_the_conversations_figure,
     then_named,
     within_last,
     worst_by_the_last_measure,
@@ -114,6 +115,7 @@ from orchestration.nlu.query_reader import (
     OVER_TIME,
     PCI_IN,
     PCI_OUT,
+    POLICY,
     SUMMARY_FIGURES,
     attribute_asked,
     attribute_query,
@@ -416,14 +418,19 @@ def frame_of(text: str, services: Services, entities: list[Entity] | None = None
             # only its grammar to go by (a summary)
             frame = frame.evolve(ask="not_answerable", subject="none", cannot="off_topic",
                                  confidence=max(frame.confidence, CANNOT_CONFIDENCE))
-        if _prescribed(words, entities, frame):
+        prescribed = _prescribed(words, entities, frame)
+        if prescribed:
             # "which ntp servers should devices use", "how often do we rotate the snmpv3 keys": what our documents
             # prescribe, whatever the reader made of the topic's words (the fleet's NTP findings, live state)
             frame = frame.evolve(ask="policy", subject="documents", cannot=None,
                                  confidence=max(frame.confidence, CLEAR_ASK))
-        if frame.ask == "not_answerable" and frame.cannot == "off_topic" and INVENTORY_VALUES.match(words):
-            # "which platforms do we have", "what roles are there": the inventory's values of a device attribute,
-            # which no everyday question asks (the reader, fitted on few of them, took it for small talk)
+        if INVENTORY_VALUES.match(words) and not prescribed and (
+                frame.ask == "not_answerable" and (frame.cannot in ("off_topic", "licensing") or
+                                                   frame.cannot == "live_state" and not asks_live(words, LIVE))
+                or frame.ask == "policy" and not POLICY.search(words)):
+            # "which platforms do we have", "what roles are there", "which releases are the routers on": the
+            # inventory's values of a device attribute, which no everyday question, licence or policy asks (the
+            # reader, fitted on few of them, took it for small talk, a licence or a standard)
             frame = frame.evolve(ask="list", subject="devices", cannot=None, confidence=max(frame.confidence, CLEAR_ASK))
         elif frame.ask == "not_answerable" and frame.cannot == "live_state" and COUNT_CUE.search(words) and \
                 not asks_live(words, LIVE) and names_a_part_beyond_the_frame(words, model):
@@ -453,8 +460,9 @@ def _prescribed(words: str, entities: Sequence[Entity], frame: QuestionFrame) ->
         frame.cannot in ("licensing", "action") and frame.confidence >= CANNOT_CONFIDENCE)
     # the reader's own clear reading of a lookup in the documents counts as a modal does ("what tier are the store
     # firewalls classed as", "what day is the change advisory board") — still about nothing of the network's state
+    # ("what release are the switches on" is the inventory's values, the network's state, however sure the reader is)
     read = frame.ask == "policy" and frame.subject == "documents" and frame.confidence >= CLEAR_ASK \
-        and asks_no_state(words)
+        and asks_no_state(words) and not INVENTORY_VALUES.match(words)
     return (prescribed(words) or read) and not named and not frame.targets.device and not frame.targets.signature and \
         not t.names_runs and not about_the_last_answer(words) and not theirs
 
@@ -1199,6 +1207,15 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             # "and their pass rate" after how many devices at Site-B: its own figure, of the scope carried — not the
             # count asked again
             intent = _as_edit(asked, last, QueryEdit(asked.query, [], ["its own figure of the scope carried"]))
+    if intent.asked_query is None and resolution.kind == "carryover" and not resolution.effective_prompt and \
+            not pasted and edit is None and last is not None and last.query is not None and \
+            not last.query.group_by:
+        # "and at the datacenters?" after how many critical findings at HQ, answered by the tools there: what it asked
+        # is the last figure at the new place, kept (not run) so that "which device there has the most" edits it (a
+        # list moved is read again on its own: "what about switches?" then hears why a check does not apply to them)
+        there = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
+        if there is not None and there.query.conditions != last.query.conditions:
+            intent = intent.evolve(asked_query=there.query)
     if intent.asked_query is None and resolution.kind == "carryover" and resolution.effective_prompt and not pasted:
         # "and Store-41?" asked again there: what it asked is kept as a query (not run as one: the answers of the
         # question it repeats stay), so that "which improved more" can set the two side by side
@@ -1579,8 +1596,9 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
     # worst of the checks the last one listed
     two = both_sides(prompt, last, earlier, model, own.asked_query) if last.query.group_by and \
         BETTER_OR_WORSE_OF_TWO.search(prompt) else None
-    edit = two or _edit_in_clauses(prompt, own, scope, last, model, runs, places) or edited_query(
-        prompt, own, scope, last, model, runs, places)
+    figured = ranked_by_the_conversations_figure(last, before, prompt, model, runs)  # "which of them is worst": by what?
+    edit = two or _edit_in_clauses(prompt, own, scope, figured, model, runs, places) or edited_query(
+        prompt, own, scope, figured, model, runs, places)
     if edit is not None:
         return edit
     # "which improved more" after two answers about two sites; "how many fail both" after two checks; "which checks

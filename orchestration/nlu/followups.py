@@ -172,6 +172,12 @@ def _unfit(before: list[Entity], new: list[Entity], sites: Sequence[str] = ()) -
     return unfit
 
 
+def _sites_moved(entities: list[Entity], own: Intent) -> list[Entity]:
+    """The earlier entities without the site a kind of site now named replaces ("how many critical findings at HQ" →
+    "and at the datacenters?": every data centre, not HQ's data centre devices)."""
+    return [e for e in entities if not (e.type == "site" and own.frame.filters.site_type)]
+
+
 def _carried(prev: PastTurn, own: list[Entity], sites: Sequence[str] = ()) -> list[Entity]:
     """The previous turn's filters this prompt does not set itself."""
     mine = {e.type for e in own} | _unfit(prev.entities, own, sites)
@@ -556,7 +562,7 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
         return Resolution(own)
     if own.intent_class == "unknown_or_needs_clarification" or (has_scope and _only_scope(prompt, own)):
         # "what about HQ?" — the previous request, with the new scope; "same but for last month" — at that time
-        entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
+        entities = _replace(_sites_moved(prev.entities, own), [e for e in own.entities if e.type in SCOPE_TYPES])
         t = own.frame.time
         timed = not has_scope and bool(t.months or t.runs or t.relative or t.since or t.last_n)
         again = f"{prev.question.rstrip(' ?.!')} {LEAD.sub('', prompt).strip(' ?.!,')}" if timed else \
@@ -565,8 +571,9 @@ def resolve(prompt: str, own: Intent, conversation: Conversation, gaz: Gazetteer
                           "carryover", again, None, [prev.turn_number])
     if LEAD.search(prompt) and _frame_scope(own.frame) and not names_what(own.frame, prompt) and \
             not any(e.type not in SCOPE_TYPES + ("assessment_type",) for e in own.entities):
-        # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there
-        entities = _replace(prev.entities, [e for e in own.entities if e.type in SCOPE_TYPES])
+        # "and at the data centers?": a kind of site (read into the frame, not an entity) — the previous request there,
+        # in place of the site it named ("how many critical findings at HQ" → "and at the datacenters?")
+        entities = _replace(_sites_moved(prev.entities, own), [e for e in own.entities if e.type in SCOPE_TYPES])
         return Resolution(_inherit(own.evolve(meta_intent="followup_question"), prev, entities),
                           "carryover", "", None, [prev.turn_number])
     if carried or _frame_scope(prev.frame):  # "what about security?" — this request, the previous scope

@@ -43,7 +43,10 @@ FLEET_STATE = re.compile(
     # (not a number a standard sets: "how many ntp servers must a device use", "how many ssh retries do we allow")
     r"\bhow many\b(?! (?!(?:devices|routers|switch(?:es)?|firewalls|boxes|sites|stores|branches)\b)"
     r"(?:[\w-]+ ){1,3}(?:must|should|shall|do we (?:allow|permit|keep|need|want)|are (?:allowed|permitted|required))\b)|"
-    r"\bwhich ones\b|\b(?:are|is) there any\b|\b(?:any|every)where\b", re.I)
+    r"\bwhich ones\b|\b(?:are|is) there any\b|\b(?:any|every)where\b|"
+    # what the devices run now, asked with no modal ("what release are the switches on", "what version is FW-1 running")
+    r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:releases?|versions?|code|platforms?|models?)\s+(?:are|is|do|does)\s+"
+    r"(?:the\s+|our\s+|all\s+)?(?:[\w-]+\s+){0,2}?[\w-]+\s+(?:on|run|running|using)\s*[?.!]*\s*$", re.I)
 
 
 # live state asked outright (not "are uptime timestamps ok": a word of LIVE as the name of a setting)

@@ -428,11 +428,16 @@ def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: Seman
             measure_words(prompt, model):
         return None
     before = last.measures[0]
-    on_checks = [c for c in last.conditions if model.on_rows(c.dimension) and query.condition(c.dimension) is None]
+    # the checks it counted, and where it counted them unless the words name a place of their own ("which device had
+    # the most that month" after the worst month of failed logins at HQ: HQ's devices); the row picked is the
+    # question's own
+    placed = any(c.dimension in PLACES for c in query.conditions)
+    kept = [c for c in last.conditions if query.condition(c.dimension) is None and c.dimension not in last.group_by
+            and (model.on_rows(c.dimension) or c.dimension in PLACES and not placed)]
     counts_itself = model.counted_things(query.measures[0]) == query.group_by[0]  # devices per device: 1 each
     fact = model.measures[before].fact
     crossed = fact != model.measures[query.measures[0]].fact  # ("which site had the most that month" after events)
-    if (before == query.measures[0] and not on_checks) or \
+    if (before == query.measures[0] and not kept) or \
             crossed and not counts_itself and model.dimension_sql(query.group_by[0], fact) is None:
         return None
     when = {} if timed else {"runs": list(last.runs), "months": list(last.months)}
@@ -440,7 +445,7 @@ def carried_measure(prompt: str, query: DataQuery, last: DataQuery, model: Seman
         when = {"runs": [], "months": list(months)}
     edited = query.model_copy(update={"measures": [before],
                                       "order": query.order.model_copy(update={"measure": before}),
-                                      "conditions": [*query.conditions, *on_checks], **when})
+                                      "conditions": [*query.conditions, *kept], **when})
     return DataQuery.model_validate(edited.model_dump())
 
 
@@ -758,8 +763,9 @@ DROP_FILTER = re.compile(r"\b(?:drop|remove|forget|clear|lose|get rid of|take of
 COUNTED_KIND = re.compile(r"\bhow many\s+(?:[\w-]+\s+)?(?:devices|boxes|firewalls|routers|switches|wlcs|controllers|"
                           r"sites|stores|branches|datacenters|campuses)\b", _I)
 # ("how many devices is that", "… are there in total": the devices behind the rows shown, an edit)
-# "on each", "for each one", "each of them": a figure asked of every row the last answer showed
-ON_EACH = re.compile(r"\b(?:on|for|in|at|of|per)\s+each(?:\s+(?:one|of them|of those))?\s*[?.!]*\s*$|"
+# "on each", "for each one", "each of them", "how many routers run each": a figure asked of every row the last
+# answer showed
+ON_EACH = re.compile(r"\beach(?:\s+(?:one|of them|of those))?\s*[?.!]*\s*$|"
                      r"\beach of (?:them|those)\s*[?.!]*\s*$", _I)
 # a request that names the kind of device it lists and what they must have: a question of its own, whatever came before
 KIND_ASKED = re.compile(r"^\s*(?:list|show(?:\s+me)?|give me|which|what)\s+(?:the\s+|all\s+|our\s+)?"
@@ -1386,6 +1392,12 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
         bounds = [Bound(measure=measures[0], op=">", value=0)]
         spans.append(ones.span())
         said.append(f"the {things}s counted")
+    elif ones and not group and things and things in model.dimensions and output == "value":
+        # "list the ones in us-west" after how many routers fail SNMP-V3-PRIV: the devices counted, by name
+        measures, group, output, order, limit = measures[:1], [things], "list", None, None
+        bounds = [Bound(measure=measures[0], op=">", value=0)]
+        spans.append(ones.span())
+        said.append(f"the {things}s counted")
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row
         group, output, order, limit = [], "value", None, None
@@ -1908,6 +1920,33 @@ def worst_by_the_last_measure(query: DataQuery | None, prompt: str, last: PastTu
     worst_first = query.order.descending  # (the severity ranking puts the most critical first for "worst")
     descending = worst_first == (_better(model, measure) == "lower")
     return query.model_copy(update={"measures": [measure], "order": Order(measure=measure, descending=descending)})
+
+
+def ranked_by_the_conversations_figure(previous: PastTurn, before: Sequence[PastTurn], prompt: str,
+                                       model: SemanticModel, runs: Sequence[tuple[str, str]]) -> PastTurn:
+    """"which of them is worst" after "list its sites", itself after the region with the lowest pass rate: a list
+    with no figure of its own is ranked by the figure the conversation was about (the pass rate), in the run that
+    figure was of — not by the severity ranking "worst" reads as alone. ``previous`` as it was when the list has a
+    figure, the words name one or pick no end, or no earlier answer (``before``, oldest first) had a figure its rows
+    can be counted by."""
+    query = previous.query
+    if query is None or not query.group_by or query.measures or measure_words(prompt, model) or not (
+            GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)):
+        return previous
+    for turn in reversed(before):
+        figure = turn.query.order.measure if turn.query and turn.query.order else (
+            turn.query.measures[0] if turn.query and turn.query.measures else None)
+        if figure is None or figure not in model.measures:
+            continue
+        fact = model.measures[figure].fact
+        if model.dimension_sql(query.group_by[0], fact) is None:
+            return previous
+        timed = model.facts[fact].run and runs
+        of_run = (turn.query.runs[-1:] if turn.query and turn.query.runs else [runs[-1][0]]) if timed else []
+        ranked = query.model_copy(update={"measures": [figure], "runs": of_run, "months": turn.query.months if
+                                          turn.query and not timed else query.months})
+        return previous.model_copy(update={"query": DataQuery.model_validate(ranked.model_dump())})
+    return previous
 
 
 # "how many does Lab-1 have", "how many at HQ now": a count that names no thing of its own

@@ -118,8 +118,10 @@ EVERY_RUN = re.compile(r"\bnever (?:passed|pass(?:es|ing)?|been (?:fixed|complia
                        r"(?:single )?(?:runs?|assessments?|scans?)\b|\bevery (?:single )?month\b|\bconsistently fail\w*",
                        _I)
 # what a ranking is by: "the most reboots", "the fewest outages"
-RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number of)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
-                       _I)
+# ("the most that month", "the most in september": a time, not a figure)
+RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number of)\s+(?!(?:in|at|on|that|this|last|"
+                       r"for|since|during|of|there|here|then|now|today|overall)\b)"
+                       r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
 # "… and their software version", "… with their management ip": a value of each row shown beside it
 THEIR_ATTRIBUTE = re.compile(r"\b(?:and|with|plus|including|showing)\s+(?:their|its|the)\s+"
                              r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[?.!]*\s*$", _I)
@@ -542,9 +544,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if not measures and SEVERITY_ONES.search(prompt) and ask == "count" and not (
             counted_rows and _dimension(counted_rows.group("what"), model) == "device"):
         measures = ["failed_checks"]  # "how many high ones does it have": a severity is a check's, so checks are counted
+    common = COMMON.search(prompt) is not None
+    if common and group:
+        # "most common slic signatures": the rows' own noun is no figure (one signature each), how often they occur is
+        measures = [m for m in measures if model.counted_things(m) != group[0]]
     # ("how did the branches do between august and october": a span with no figure named is a trend, both figures)
     measures = _adjusted(measures, "trend" if ask == "compare" and RANGE.search(prompt) and not group else ask,
-                         frame.subject, group, failing or zero, conditions, COMMON.search(prompt) is not None)
+                         frame.subject, group, failing or zero, conditions, common)
     if measures == ["checks"] and not failing and PASSES.search(prompt) and "passed_checks" in model.measures:
         measures = ["passed_checks"]  # "how many checks does RTR-CORE-1 pass": the passed ones, as "fail" counts failed
     unknown = RANKED_BY.search(prompt)
@@ -884,7 +890,8 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
                                      for m in measures):
             measures = [m for m in measures if m != plain]
 
-    slic = any(c.dimension in ("signature", "cve") for c in conditions) or subject == "signatures"
+    slic = any(c.dimension in ("signature", "cve") for c in conditions) or subject == "signatures" or \
+        group == ["signature"]
     if slic and not any(m.startswith(("slic", "devices_matched", "signatures")) for m in measures):
         return ["devices_matched"] if group in ([], ["device"]) else ["slic_matches"]
     failing_things = {"devices": "devices_failing", "checks": "failed_checks", "sites": "sites_failing"}

@@ -3740,3 +3740,85 @@ def test_how_many_did_a_place_have_counts_the_logged_figure_of_the_month_in_play
     chat("which site made the most config changes in october")
     lead = first_line(chat("how many did DataCenter-1 make").final.answer)
     assert re.match(rf"\*\*{n}\*\*", lead) and "2026-10" in lead, lead
+
+
+def test_a_count_for_each_value_listed_then_the_worst_of_those_values(demo_warehouse: Path, services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    per = dict(sql(demo_warehouse, "SELECT os_version, COUNT(*) FROM assets WHERE collection = 'fleet' AND "
+                                   "device_type = 'switch' GROUP BY 1"))
+    rates = sql(demo_warehouse, f"SELECT a.os_version, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                "a.device_type = 'switch' GROUP BY 1 ORDER BY p, 1", [latest])
+    chat = Chat(services)
+    listed = chat("what release are the switches on")  # the inventory's values, not a standard's
+    assert listed.intent.frame.ask == "list" and all(v in listed.final.answer for v in per), listed.final.answer[:300]
+    counted = chat("how many switches run each").final.answer
+    for release, n in per.items():
+        assert re.search(rf"\*\*{re.escape(release)}\*\*\s+{n}\b", counted), (release, n, counted[:400])
+    lowest = first_line(chat("which of those versions has the lowest pass rate").final.answer)
+    assert lowest.startswith(f"**{rates[0][0]}**") and f"{rates[0][1]}%" in lowest, (rates[:2], lowest)
+
+
+def test_the_most_frequent_signatures_are_ranked_by_their_matches(demo_warehouse: Path, services: Services) -> None:
+    ranked = sql(demo_warehouse, "SELECT x.signature_id, COUNT(*) n FROM slic_results x JOIN assets a ON a.asset_id = "
+                                 "x.asset_id AND a.collection = 'fleet' JOIN sites s ON s.site = a.site WHERE "
+                                 f"x.assessment_id = {LATEST} AND s.site_type = 'store' GROUP BY 1 ORDER BY n DESC, 1")
+    assert ranked[0][1] > ranked[1][1]  # one leads
+    lead = first_line(Chat(services)("the most frequent slic signatures at the stores").final.answer)
+    assert lead.startswith(f"**{ranked[0][0]}**") and f": {ranked[0][1]} " in lead, lead
+
+
+def test_worst_of_a_plain_list_is_by_the_figure_the_conversation_was_about(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    latest = [r for r, in sql(demo_warehouse, RUNS)][-1]
+    regions = sql(demo_warehouse, f"SELECT s.region, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1 "
+                                  "ORDER BY p DESC", [latest])
+    best = regions[0][0]
+    sites = sql(demo_warehouse, f"SELECT a.site, {PASS} p FROM {FLEET} WHERE r.assessment_id = ? AND s.region = ? "
+                                "GROUP BY 1 ORDER BY p, 1", [latest, best])
+    chat = Chat(services)
+    chat("which region has the highest pass rate")
+    chat("list its sites")
+    lead = first_line(chat("which of those is the worst").final.answer)
+    assert lead.startswith(f"**{sites[0][0]}**") and f"{sites[0][1]}%" in lead, (sites[:2], lead)
+
+
+def test_the_most_that_month_keeps_the_place_the_months_were_counted_at(demo_warehouse: Path,
+                                                                        services: Services) -> None:
+    changes = ("FROM events e JOIN assets a ON a.asset_id = e.asset_id AND a.collection = 'fleet' WHERE "
+               "e.mnemonic = 'SYS-5-CONFIG_I' AND a.site = 'DataCenter-1'")
+    (month,), = sql(demo_warehouse, f"SELECT strftime(e.ts, '%Y-%m') m {changes} GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1")
+    devices = sql(demo_warehouse, f"SELECT e.asset_id, COUNT(*) n {changes} AND strftime(e.ts, '%Y-%m') = ? "
+                                  "GROUP BY 1 ORDER BY n DESC, 1", [month])
+    chat = Chat(services)
+    chat("config changes by month at DataCenter-1")
+    chat("which month had the most")
+    answer = chat("which box logged the most that month").final.answer
+    lead = first_line(answer)
+    assert lead.startswith(f"**{devices[0][0]}**") and f": {devices[0][1]} " in lead, (devices[:2], lead)
+    assert "in the data" not in answer  # "that month" is a time, no figure the data lacks
+
+
+def test_a_kind_of_site_after_a_site_moves_the_question_there(demo_warehouse: Path, services: Services) -> None:
+    where = f"FROM {FLEET} WHERE r.assessment_id = {LATEST} AND r.status = 'fail' AND r.severity = 'high' AND " \
+            "s.site_type = 'store'"
+    (total,), = sql(demo_warehouse, f"SELECT COUNT(*) {where}")
+    devices = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n {where} GROUP BY 1 ORDER BY n DESC, 1")
+    assert devices[0][1] > devices[1][1]
+    chat = Chat(services)
+    chat("how many high findings at Lab-1")
+    moved = chat("and at the stores?")
+    assert first_line(moved.final.answer).startswith(f"**{total}**") and "Lab-1" not in moved.final.answer, \
+        moved.final.answer[:400]
+    lead = first_line(chat("which device there has the most").final.answer)
+    assert lead.startswith(f"**{devices[0][0]}**") and f": {devices[0][1]} " in lead, (devices[:2], lead)
+
+
+def test_the_ones_at_a_place_after_a_count_are_listed(demo_warehouse: Path, services: Services) -> None:
+    failing = [d for d, in sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = "
+                                               f"{LATEST} AND r.status = 'fail' AND r.rule_id = 'ASA-TELNET' AND "
+                                               "s.site_type = 'store' ORDER BY 1")]
+    chat = Chat(services)
+    chat("how many firewalls fail ASA-TELNET")
+    answer = chat("show me the ones at the stores").final.answer
+    assert first_line(answer).startswith(f"**{len(failing)} devices**"), answer[:300]
+    assert all(d in answer for d in failing), (failing, answer[:600])
