@@ -957,6 +957,12 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             return QueryEdit(edited, [], [f"the devices listed, per {named}"])
         if named and named != "run" and named not in group:
             group = [named]
+        where_they_are = named is None and group and group != ["device"] and measures == ["devices"] and any(
+            b.measure == "devices" and b.op == ">" and b.value == 0 for b in query.bounds)
+        if where_they_are and OF_THEM.search(prompt) and re.search(r"\bfail", prompt, _I):
+            # "which of them fails the most checks" after where the devices on 9.8(4) are: "them" are still the
+            # devices (the places were where they are); what they fail is a device's
+            group = ["device"]
         thing = model.counted_things(measures[0]) if measures and not group else None
         if thing in ("device", "site") and model.measures[measures[0]].fact == "results":
             # "which one fails the most checks" after how many nx-os devices fail: those devices, one row each,
@@ -973,6 +979,8 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
         if not named_measure:  # ("the most devices" is read as a count of devices with the superlative before it)
             named_measure = [x for x in measure_words(prompt[m.start("which"):], model)[:1]
                              if model.counted_things(x) in ("device", "site")]
+        if not named_measure and re.search(r"\w", rest):  # "fails the most checks": the verb says which checks
+            named_measure = measure_words(prompt, model)[:1]
         if named_measure and DEVICES_WITH.match(rest) and "devices_failing" in model.measures and \
                 model.measures[named_measure[0]].fact == model.measures["devices_failing"].fact and \
                 model.counted_things(named_measure[0]) != "device":

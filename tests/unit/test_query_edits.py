@@ -3822,3 +3822,15 @@ def test_the_ones_at_a_place_after_a_count_are_listed(demo_warehouse: Path, serv
     answer = chat("show me the ones at the stores").final.answer
     assert first_line(answer).startswith(f"**{len(failing)} devices**"), answer[:300]
     assert all(d in answer for d in failing), (failing, answer[:600])
+
+
+def test_which_of_them_after_where_some_devices_are_is_one_of_those_devices(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    ranked = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = {LATEST} AND "
+                                 "r.status = 'fail' AND a.os_version = '9.12(4)' GROUP BY 1 ORDER BY n DESC, 1")
+    assert ranked[0][1] > ranked[1][1]
+    chat = Chat(services)
+    chat("how many boxes run 9.12(4)")
+    chat("where are they")
+    lead = first_line(chat("which of them fails the most checks").final.answer)
+    assert lead.startswith(f"**{ranked[0][0]}**") and f": {ranked[0][1]} " in lead, (ranked[:2], lead)
