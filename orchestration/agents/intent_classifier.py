@@ -1098,10 +1098,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     one_device = last is not None and last.query is not None and len(getattr(last.query.condition("device"), "values",
                                                                              ())) == 1 and len(listed) > 1
     # (or the places a figure was counted over: "which of them has the most" after how many devices twelve sites have)
+    # (or the devices a figure counted and did not name: "which of them are firewalls" after on how many devices
+    # critical SLIC signatures matched)
     among_rows = last is not None and last.query is not None and (
         last.query.group_by[:1] not in ([], ["device"]) or not last.query.group_by and any(
             not c.negated and len(c.values) > 1 and c.dimension in ("site", "region", "site_type", "tier")
-            for c in last.query.conditions)) and not one_device
+            for c in last.query.conditions) or not last.query.group_by and not last.answer_devices and
+        bool(last.query.measures) and last.query.measures[0] != "devices" and
+        services.catalog.semantic_model.counted_things(last.query.measures[0]) == "device") and not one_device
     attribute = attribute_asked(prompt, services.catalog.semantic_model) if listed and THEIR.search(prompt) and \
         picked is None and not pasted else None
     if attribute is not None:

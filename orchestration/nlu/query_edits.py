@@ -131,6 +131,9 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
                            r"fail|failed|match|matched|hit)\s+" + _THEY +
                    r"(?:\s+(?:have|on|at|in|hit|affect|match))?(?:\s+(?:at|in)\s+(?:the\s+)?[\w-]+)?"
                    r"(?:\s+(?:altogether|all together|in all|between them|combined))?\s*[?.!]*\s*$", _I),
+        # "on how many devices", "across how many sites (is that)": the same things, counted
+        re.compile(_LEAD + r"(?:on|across|over|at|in)\s+(?P<count>how many)\s+(?P<what>[a-z][\w-]*)"
+                           r"(?:\s+(?:is that|are they|are those|then|in total|altogether))?\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?:list|show|name)(?:\s+me)?\s+(?:them|those|these)\s*[?.!]*\s*$", _I),
         # "list the devices", "show me those boxes", "name the sites" after a figure counted over them
         re.compile(_LEAD + r"(?:list|show|name|give)(?:\s+me)?\s+(?:the|those|these|all the)\s+"
@@ -541,6 +544,8 @@ HAS_VERB = re.compile(r"\b(?:does|do|did|is|are|have|has|had|fail(?:s|ing|ed)?|g
 # ("list the critical ones" after SLIC matches per severity: the signatures of that row)
 ONES_LISTED = re.compile(_LEAD + r"(?:list|show(?:\s+me)?|name|give me|which are|what are)\s+"
                          r"(?:the\s+(?:[\w-]+\s+){0,2}?ones|them|those)\b", _I)
+# "which of them …", "which ones …": some of the things the last answer counted, by name
+WHICH_OF = re.compile(_LEAD + r"(?:which|what)\s+(?:ones\s+)?(?:of\s+(?:them|those|these)|ones)\b", _I)
 # "that type", "this platform", "that region": the one value of a kind the last answer led with
 THAT_KIND = re.compile(r"\b(?:that|this|the same)\s+(?:device\s+)?(?:type|kind|role|platform|release|version|model|tier|"
                        r"region|site type|product family|family)\b", _I)
@@ -807,6 +812,34 @@ def _when_extreme(prompt: str, query: DataQuery, model: SemanticModel) -> QueryE
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the run with the {which} {model.measures[measure].noun[0]}"])
 
 
+# "and the other way round?", "vice versa" after what one side fails and the other does not
+REVERSED = re.compile(_LEAD + r"(?:(?:and|what about|how about)\s+)?(?:the\s+)?(?:other way (?:round|around)|"
+                      r"vice versa|reverse|opposite|other one|other side)\s*[?.!]*\s*$", _I)
+# "how many checks do both fail", "which ones fail on both": what the two sides share
+BOTH_FAIL = re.compile(r"\b(?:both|the two|each of them)\s+(?:of them\s+)?(?:fail|have|share)|\b(?:fail|failing|failed)\s+"
+                       r"(?:on|at|in)\s+both\b|\bin common\b|\bshared?\b", _I)
+
+
+def _the_two_sides(prompt: str, query: DataQuery) -> QueryEdit | None:
+    """After what two devices or sites fail apart ("what does FW-1 fail that FW-2 doesn't"): the other side's own
+    ("and the other way round?"), or the checks both fail ("how many checks do both fail"); None otherwise."""
+    if query.output not in ("one_side", "difference") or len(query.group_by) != 2:
+        return None
+    pair = query.condition(query.group_by[1])
+    if pair is None or len(pair.values) != 2:
+        return None
+    if REVERSED.match(prompt) and query.output == "one_side":
+        swapped = [c.model_copy(update={"values": pair.values[::-1]}) if c is pair else c for c in query.conditions]
+        return QueryEdit(query.model_copy(update={"conditions": swapped}), [], [f"what {pair.values[1]} fails alone"])
+    if BOTH_FAIL.search(prompt):
+        shared = query.model_copy(update={"measures": ["devices_failing"] if query.group_by[1] == "device" else
+                                          ["sites_failing"], "group_by": query.group_by[:1], "output": "list",
+                                          "bounds": [Bound(measure="devices_failing" if query.group_by[1] == "device"
+                                                           else "sites_failing", op="=", value=2)]})
+        return QueryEdit(DataQuery.model_validate(shared.model_dump()), [], ["what both fail"])
+    return None
+
+
 def edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
                  runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     """The previous query as the follow-up edits it, or None when the follow-up is no edit of it (``own``: the
@@ -849,6 +882,9 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when
+    sides = _the_two_sides(prompt, previous.query)
+    if sides is not None:
+        return sides
     led = _things_of_the_row_led(prompt, own, scope, previous, model)
     if led is not None:
         return led
@@ -1400,11 +1436,13 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
         bounds = [Bound(measure=measures[0], op=">", value=0)]
         spans.append(ones.span())
         said.append(f"the {things}s counted")
-    elif ones and not group and things and things in model.dimensions and output == "value":
-        # "list the ones in us-west" after how many routers fail SNMP-V3-PRIV: the devices counted, by name
+    elif (listing := ones or WHICH_OF.match(prompt)) and not group and things and things in model.dimensions and \
+            output == "value":
+        # "list the ones in us-west" after how many routers fail SNMP-V3-PRIV, "which of them are firewalls" after on
+        # how many devices critical signatures matched: the devices counted, by name
         measures, group, output, order, limit = measures[:1], [things], "list", None, None
         bounds = [Bound(measure=measures[0], op=">", value=0)]
-        spans.append(ones.span())
+        spans.append(listing.span())
         said.append(f"the {things}s counted")
     if kept_row is not None and measures and not said[:-1] and output in ("table", "list"):
         # "just production" after the pass rate per environment: that row's figure, not a table of one row

@@ -325,7 +325,16 @@ def measure_words(prompt: str, model: SemanticModel) -> list[str]:
                 continue
             taken.append((m.start(), m.end()))
             found.append((m.start(), name))
-    return list(dict.fromkeys(name for _, name in sorted(found)))
+    # "failed checks covered by exceptions": a count said, then a narrower count of the same rows qualifying it, is
+    # the narrower one (the excepted checks), not both
+    qualified = {a_name for (a_start, a_name), (_, b) in zip(found, taken, strict=True) for b_start, b_name in found
+                 if b_start > a_start and QUALIFIES.fullmatch(prompt[b:b_start]) and a_name != b_name and
+                 model.measures[a_name].fact == model.measures[b_name].fact and model.measures[b_name].where and
+                 model.measures[a_name].unit == model.measures[b_name].unit == "count"}
+    return list(dict.fromkeys(name for _, name in sorted(found) if name not in qualified))
+
+
+QUALIFIES = re.compile(r"\s+(?:(?:that|which)\s+)?(?:(?:are|were|is|was|have|has)\s+)?", re.I)
 
 
 def _counted_per_group(prompt: str, noun: re.Match[str], model: SemanticModel) -> bool:

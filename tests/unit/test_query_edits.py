@@ -3834,3 +3834,50 @@ def test_which_of_them_after_where_some_devices_are_is_one_of_those_devices(demo
     chat("where are they")
     lead = first_line(chat("which of them fails the most checks").final.answer)
     assert lead.startswith(f"**{ranked[0][0]}**") and f": {ranked[0][1]} " in lead, (ranked[:2], lead)
+
+
+def _fails(path: Path, device: str, status: str = "r.status = 'fail'") -> set[str]:
+    return {r for r, in sql(path, f"SELECT r.rule_id FROM {FLEET} WHERE r.assessment_id = {LATEST} AND "
+                                  f"{status} AND r.asset_id = ?", [device])}
+
+
+def test_vice_versa_and_what_both_share_after_what_one_device_fails_alone(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    first, second = _fails(demo_warehouse, "SW-HQ-ACC-3"), _fails(demo_warehouse, "SW-HQ-ACC-4")
+    # (a check with no verdict on the other is said apart, not counted as a difference)
+    judged = _fails(demo_warehouse, "SW-HQ-ACC-3", "r.status IN ('pass', 'fail')") & \
+        _fails(demo_warehouse, "SW-HQ-ACC-4", "r.status IN ('pass', 'fail')")
+    first, second = first & judged, second & judged
+    assert second - first and first & second
+    chat = Chat(services)
+    chat("which checks fail on SW-HQ-ACC-3 but not on SW-HQ-ACC-4")
+    reverse = first_line(chat("vice versa").final.answer)
+    assert reverse.startswith(f"**{len(second - first)} checks**") and all(r in reverse for r in second - first), reverse
+    assert not any(r in reverse.split(":", 1)[1].split(".")[0] for r in first - second), reverse
+    shared = first_line(chat("which ones do they share").final.answer)
+    assert re.match(rf"\*\*{len(first & second)} checks?\*\*", shared) and all(r in shared for r in first & second), \
+        shared
+
+
+def test_across_how_many_devices_then_which_of_them_are_a_kind(demo_warehouse: Path, services: Services) -> None:
+    where = (f"FROM slic_results x JOIN assets a ON a.asset_id = x.asset_id AND a.collection = 'fleet' JOIN sites s ON "
+             f"s.site = a.site WHERE x.assessment_id = {LATEST} AND s.site_type = 'store'")
+    (devices,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT x.asset_id) {where}")
+    switches = [d for d, in sql(demo_warehouse, f"SELECT DISTINCT x.asset_id {where} AND a.device_type = 'switch'")]
+    chat = Chat(services)
+    chat("how many slic matches at the stores")
+    assert first_line(chat("across how many devices").final.answer).startswith(f"**{devices}**")
+    listed = chat("which of them are switches").final.answer
+    assert first_line(listed).startswith(f"**{len(switches)} devices**") and all(d in listed for d in switches), \
+        listed[:500]
+
+
+def test_failed_checks_that_have_an_exception_are_the_excepted_ones(demo_warehouse: Path,
+                                                                      services: Services) -> None:
+    per_site = dict(sql(demo_warehouse, f"SELECT a.site, COUNT(*) FROM {FLEET} WHERE r.assessment_id = {LATEST} AND "
+                                        "r.status = 'exception' GROUP BY 1"))
+    answer = Chat(services)("failed checks that have an exception, per site").final.answer
+    assert first_line(answer).startswith(f"**{sum(per_site.values())}**") or \
+        first_line(answer).startswith(f"**{len(per_site)} sites**"), answer[:400]
+    for site, n in per_site.items():
+        assert re.search(rf"\b{site}\b\D{{0,12}}\b{n}\b", answer), (site, n, answer[:600])
