@@ -812,6 +812,9 @@ def _when_extreme(prompt: str, query: DataQuery, model: SemanticModel) -> QueryE
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the run with the {which} {model.measures[measure].noun[0]}"])
 
 
+# the words speak of what fails ("fails the most", "failing", "failed checks")
+FAILS_SAID = re.compile(r"\bfail", _I)
+
 # "and the other way round?", "vice versa" after what one side fails and the other does not
 REVERSED = re.compile(_LEAD + r"(?:(?:and|what about|how about)\s+)?(?:the\s+)?(?:other way (?:round|around)|"
                       r"vice versa|reverse|opposite|other one|other side)\s*[?.!]*\s*$", _I)
@@ -832,10 +835,10 @@ def _the_two_sides(prompt: str, query: DataQuery) -> QueryEdit | None:
         swapped = [c.model_copy(update={"values": pair.values[::-1]}) if c is pair else c for c in query.conditions]
         return QueryEdit(query.model_copy(update={"conditions": swapped}), [], [f"what {pair.values[1]} fails alone"])
     if BOTH_FAIL.search(prompt):
-        shared = query.model_copy(update={"measures": ["devices_failing"] if query.group_by[1] == "device" else
-                                          ["sites_failing"], "group_by": query.group_by[:1], "output": "list",
-                                          "bounds": [Bound(measure="devices_failing" if query.group_by[1] == "device"
-                                                           else "sites_failing", op="=", value=2)]})
+        # what fails on every one of the sides: the rows failing on as many of them as there are sides
+        failing = "devices_failing" if query.group_by[1] == "device" else "sites_failing"
+        shared = query.model_copy(update={"measures": [failing], "group_by": query.group_by[:1], "output": "list",
+                                          "bounds": [Bound(measure=failing, op="=", value=len(pair.values))]})
         return QueryEdit(DataQuery.model_validate(shared.model_dump()), [], ["what both fail"])
     return None
 
@@ -995,7 +998,7 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             group = [named]
         where_they_are = named is None and group and group != ["device"] and measures == ["devices"] and any(
             b.measure == "devices" and b.op == ">" and b.value == 0 for b in query.bounds)
-        if where_they_are and OF_THEM.search(prompt) and re.search(r"\bfail", prompt, _I):
+        if where_they_are and OF_THEM.search(prompt) and FAILS_SAID.search(prompt):
             # "which of them fails the most checks" after where the devices on 9.8(4) are: "them" are still the
             # devices (the places were where they are); what they fail is a device's
             group = ["device"]
@@ -1980,17 +1983,18 @@ def ranked_by_the_conversations_figure(previous: PastTurn, before: Sequence[Past
             GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)):
         return previous
     for turn in reversed(before):
-        figure = turn.query.order.measure if turn.query and turn.query.order else (
-            turn.query.measures[0] if turn.query and turn.query.measures else None)
-        if figure is None or figure not in model.measures:
+        if turn.query is None:
+            continue
+        figure = turn.query.order.measure if turn.query.order else next(iter(turn.query.measures), None)
+        if figure not in model.measures:
             continue
         fact = model.measures[figure].fact
         if model.dimension_sql(query.group_by[0], fact) is None:
             return previous
         timed = model.facts[fact].run and runs
-        of_run = (turn.query.runs[-1:] if turn.query and turn.query.runs else [runs[-1][0]]) if timed else []
-        ranked = query.model_copy(update={"measures": [figure], "runs": of_run, "months": turn.query.months if
-                                          turn.query and not timed else query.months})
+        of_run = (turn.query.runs[-1:] or [runs[-1][0]]) if timed else []
+        ranked = query.model_copy(update={"measures": [figure], "runs": of_run,
+                                          "months": query.months if timed else turn.query.months})
         return previous.model_copy(update={"query": DataQuery.model_validate(ranked.model_dump())})
     return previous
 
