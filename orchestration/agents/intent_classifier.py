@@ -82,6 +82,7 @@ from orchestration.nlu.query_edits import (
     ONES_LISTED,
     ORDINAL,
     ROW_REF,
+    THE_TWO_TIMES,
     THEM,
     THEN,
     QueryEdit,
@@ -105,6 +106,7 @@ from orchestration.nlu.query_edits import (
     ones_of_the_last,
     picked_prompt,
     ranked_by_the_conversations_figure,
+    the_two_named,
     then_named,
     within_last,
     worst_by_the_last_measure,
@@ -1053,6 +1055,11 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if timed is not None:  # "since then": since the run the last answer was of
         prompt = timed
         updates.update(effective_prompt=timed)
+    between = None if pasted or not THE_TWO_TIMES.search(prompt) else the_two_named(
+        prompt, conv.history, _runs_of(conv.collection or "fleet", services), services.catalog.semantic_model)
+    if between is not None:  # "between the two": the runs of the last two answers
+        prompt = between
+        updates.update(effective_prompt=between)
     # ("and the third?": the third one; a list of devices keeps its own reading of the place, ``followups``)
     picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
         picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \

@@ -45,6 +45,7 @@ from orchestration.nlu.query_reader import (
     _dimension,
     _number,
     _time,
+    attribute_asked,
     measure_words,
     severity_first,
 )
@@ -260,6 +261,37 @@ def then_named(prompt: str, previous: PastTurn | None, runs: Sequence[tuple[str,
     return prompt[:m.start()] + f"{'in' if how in ('back', 'as of') else how} {named}" + prompt[m.end():]
 
 
+# a lookup asks what a value is: "what code is the top one running", "which release is the second one on"
+LOOKUP = re.compile(r"^\s*(?:and\s+|so\s+)?(?:what|which|where)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:code|release|version|"
+                    r"software|image|model|hardware|platform|os|role|ip|management|mgmt|site|location)\b", _I)
+# "between the two", "between them", "from the first to the second": the two times of the conversation's last answers
+THE_TWO_TIMES = re.compile(r"\bbetween (?:the|those|these) two(?:\s+(?:runs|months|assessments|answers))?\b|"
+                           r"\bbetween them\b|\bfrom (?:the )?(?:first|one) to the (?:second|other)\b", _I)
+
+
+def the_two_named(prompt: str, history: Sequence[PastTurn], runs: Sequence[tuple[str, str]],
+                  model: SemanticModel) -> str | None:
+    """The follow-up with "between the two" named as the runs of the last two answers, each of one run ("which region
+    improved the most between the two" after the pass rate per region in september, then in november: between
+    september and november, not the two latest runs); None when it says no such thing or those answers were not of
+    two different runs. ``runs``: the collection's runs as (assessment id, YYYY-MM-DD)."""
+    m = THE_TWO_TIMES.search(prompt)
+    answered = [t for t in history if t.query is not None][-2:]
+    queries = [t.query for t in answered if t.query is not None]
+    if m is None or len(queries) != 2 or any(len(q.runs) != 1 for q in queries) or \
+            len({q.model_copy(update={"runs": []}).model_dump_json() for q in queries}) != 1:
+        return None  # (two answers that differ in more than their run are two questions, not two times)
+    dated = dict(runs)
+    pair = sorted({q.runs[0] for q in queries}, key=lambda run: dated.get(run, run))
+    if len(pair) != 2:
+        return None
+    # the figure the two answers gave, when the words name none ("got worse the most" after failed checks per site
+    # type: by failed checks, not by the pass rate "worse" reads as alone)
+    figure = queries[0].measures[0] if queries[0].measures and not measure_words(prompt, model) else None
+    by = f" by {model.measures[figure].noun[1]}" if figure in model.measures else ""
+    return prompt[:m.start()] + f"between {pair[0]} and {pair[1]}{by}" + prompt[m.end():]
+
+
 def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) -> str | None:
     """The prompt with the words that pick a row of the previous answer ("the third one", "the worst one") replaced
     by that row's key; None when they pick none. "whats the risk" after an answer about one check is asked of it;
@@ -309,7 +341,14 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         return None  # "worst site by pass rate in september" after the tiers ranked: a ranking of its own
     which = BY_FIGURE_AS.get(m.group("which").lower(), m.group("which").lower())
     if which not in SUPERLATIVE and previous.query.group_by == ["device"]:
-        return None  # "the first one" of a device list: the follow-up resolution keeps what that list was about
+        # "the first one" of a device list: the follow-up resolution keeps what that list was about — unless the
+        # words look up one of its values ("what code is the top one running"), which the inventory holds at no time
+        index = ORDINAL.get(which)
+        if index is None or index >= len(previous.answer_rows):
+            return None
+        named = _named_in_its_clause(prompt, m, previous.answer_rows[index]) or \
+            prompt[:m.start()] + previous.answer_rows[index] + prompt[m.end():]
+        return named if LOOKUP.match(prompt) and attribute_asked(named, model) else None
     rows = previous.answer_rows
     if which in SUPERLATIVE:
         query = previous.query
@@ -378,6 +417,10 @@ def _counting(measure: str, things: str, model: SemanticModel) -> str | None:
                  model.counted_things(name) == things), None)
 
 
+# the devices named as such: "those devices", "the boxes", "them hosts"
+DEVICES_NAMED = re.compile(r"\b(?:devices|boxes|hosts)\b", _I)
+
+
 def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn,
                            model: SemanticModel) -> QueryEdit | None:
     """"how many of those devices are at the stores" after the signature that matched the most devices: the devices
@@ -385,14 +428,24 @@ def _things_of_the_row_led(prompt: str, own: Intent, scope: dict[str, Any], prev
     the last answer led with no one row or its figure counts the rows themselves."""
     query = previous.query
     listed = ONES_LISTED.match(prompt) is not None
-    if query is None or not (COUNT_AMONG.search(prompt) or listed) or not query.group_by or query.limit != 1 or \
+    if query is None or not (COUNT_AMONG.search(prompt) or listed) or not query.group_by or \
             not query.measures or not previous.answer_rows or tied_rows(previous):
         return None
     thing = model.counted_things(query.measures[0])
+    own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
+    # "list those routers" after the signature that hit the most routers: the devices its lead row counted, named by
+    # their kind (a signature's matches are one per device)
+    devices_named = query.group_by[0] != "device" and model.dimension_sql("device", model.measures[
+        query.measures[0]].fact) is not None and (DEVICES_NAMED.search(prompt) is not None or any(
+            c.dimension in DEVICE_KINDS | {"role"} and not c.negated for c in own_conditions))
+    if devices_named:
+        thing = "device"
     if thing is None or thing == query.group_by[0]:
         return None
+    # a ranking led with one row, its things named ("those routers"), or the one row a ranking kept
+    if query.limit != 1 and not (query.order is not None and devices_named and listed):
+        return None
     leader = query.leader or previous.answer_rows[0]
-    own_conditions = [c for c in _conditions(prompt, own, scope, model) if not c.in_measure]
     # (the things' own noun, "those devices", names no figure of its own)
     if any(model.counted_things(x) != thing for x in measure_words(prompt, model)) or re.search(r"\bfail", prompt, _I) or \
             any(model.on_rows(c.dimension) for c in own_conditions):
@@ -592,13 +645,30 @@ def _a_row_by_name(prompt: str, previous: PastTurn) -> str | None:
 LISTED_PLACES_NAMED = 15  # more places than a follow-up's words can name back: their conditions are not enough alone
 
 
+# "at each of those sites", "in these regions", "for all of those stores": the places the last answer listed
+PLACE_NOUNS = {"sites": "site", "locations": "site", "places": "site", "offices": "site", "regions": "region",
+               "tiers": "tier", "site types": "site_type"}
+# (not "which of those sites are in us-east": a choice among them)
+THOSE_PLACES = re.compile(r"\b(?:(?:at|in|for|across)\s+(?:(?:each|every one|all|both)\s+)?(?:of\s+)?|of\s+(?:each|every one|all|both)"
+                          r"\s+of\s+)(?:those|these|them|the)\s+"
+                          r"(?P<noun>sites|locations|places|offices|regions|tiers|site types)\b", _I)
+
+
 def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
     """After a list of places ("which sites are in us-central"), "there" is those places: where the list's only
     condition is a place, that place ("how many devices there" → "… in us-central"); otherwise the places listed, by
     name ("which sites have no firewall" → "… at Site-A, Lab-1"). None after anything but a list of places."""
     query = previous.query
     if query is None or query.group_by[:1] not in (["site"], ["region"], ["site_type"], ["tier"]) or \
-            len(query.group_by) > 1 or (query.limit or 2) == 1 or PLACE_THERE.search(prompt) is None:
+            len(query.group_by) > 1 or (query.limit or 2) == 1:
+        return None
+    those = THOSE_PLACES.search(prompt)
+    if those is not None and PLACE_NOUNS[those.group("noun").lower()] == query.group_by[0] and \
+            0 < len(previous.answer_rows) <= LISTED_PLACES_NAMED:
+        # "the pass rate at each of those sites" after the sites some devices are at: those places, whole, by name
+        return prompt[:those.start()] + ("at " if query.group_by == ["site"] else "in ") + \
+            ", ".join(previous.answer_rows) + prompt[those.end():]
+    if PLACE_THERE.search(prompt) is None:
         return None
     kept = [c for c in query.conditions if not c.negated]
     if len(kept) == len(query.conditions) == 1 and kept[0].dimension in PLACES and not query.measures:

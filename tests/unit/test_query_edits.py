@@ -3881,3 +3881,53 @@ def test_failed_checks_that_have_an_exception_are_the_excepted_ones(demo_warehou
         first_line(answer).startswith(f"**{len(per_site)} sites**"), answer[:400]
     for site, n in per_site.items():
         assert re.search(rf"\b{site}\b\D{{0,12}}\b{n}\b", answer), (site, n, answer[:600])
+
+
+def test_the_software_of_a_row_picked_by_its_place_is_looked_up(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    ranking = chat("rank the wan routers by failed checks").final.answer
+    second = re.findall(r"^\| (RTR-[\w-]+) \|", ranking, re.M)[1]
+    (release,), = sql(demo_warehouse, f"SELECT os_version FROM assets WHERE collection = 'fleet' AND asset_id = '{second}'")
+    looked_up = first_line(chat("which software is the second one on").final.answer)
+    assert second in looked_up and release in looked_up and "failed" not in looked_up, looked_up
+
+
+def test_those_devices_after_a_signature_ranking_are_the_lead_rows_devices(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    chat = Chat(services)
+    lead = first_line(chat("which slic signature matches the most switches").final.answer)
+    signature = re.search(r"SLIC-[A-Z]+-\d+", lead).group(0)  # type: ignore[union-attr]
+    switches = {d for d, in sql(demo_warehouse, "SELECT DISTINCT x.asset_id FROM slic_results x JOIN assets a ON "
+                                "a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = "
+                                f"{LATEST} AND a.device_type = 'switch' AND x.signature_id = '{signature}'")}
+    listed = chat("show me those switches").final.answer
+    named = set(re.findall(r"(?<![\w-])(?:SW|NX)-[\w-]+\b", listed))
+    assert first_line(listed).startswith(f"**{len(switches)} devices**") and named == switches, listed[:600]
+
+
+def test_each_of_those_sites_is_every_site_listed_whole(demo_warehouse: Path, services: Services) -> None:
+    chat = Chat(services)
+    chat("switches running 9.3(10)")
+    sites = {s for s, in sql(demo_warehouse, "SELECT DISTINCT site FROM assets WHERE collection = 'fleet' AND "
+                                             "device_type = 'switch' AND os_version = '9.3(10)'")}
+    chat("which sites are they at")
+    answer = chat("how many failed checks at each of those sites").final.answer
+    for site in sites:  # the whole site's failed checks, not those of the switches on 9.3(10) alone
+        (failed,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {FLEET} WHERE r.assessment_id = {LATEST} AND "
+                                         f"r.status = 'fail' AND a.site = '{site}'")
+        assert re.search(rf"{re.escape(site)}\D+{failed}\b", answer), (site, failed, answer[:600])
+
+
+def test_between_the_two_is_the_two_runs_the_conversation_asked_of(demo_warehouse: Path, services: Services) -> None:
+    per_type = {}
+    for run in ("2026-08", "2026-10"):
+        per_type[run] = dict(sql(demo_warehouse, f"SELECT s.site_type, COUNT(*) FROM {FLEET} WHERE r.status = 'fail' "
+                                                 "AND r.assessment_id = (SELECT assessment_id FROM assessments WHERE "
+                                                 f"strftime(started_at, '%Y-%m') = '{run}') GROUP BY 1"))
+    growth = {t: per_type["2026-10"].get(t, 0) - n for t, n in per_type["2026-08"].items()}
+    worst = [t for t, g in growth.items() if g == max(growth.values())]
+    chat = Chat(services)
+    chat("failed checks per site type in august")
+    chat("now october")
+    lead = first_line(chat("which site type got worse the most between the two").final.answer)
+    assert any(t in lead for t in worst) and "ASMT-2026-08-03" in lead and "ASMT-2026-10-05" in lead, (worst, lead)
