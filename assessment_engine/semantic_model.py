@@ -21,9 +21,16 @@ class Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     from_: str = Field(alias="from")  # the fact's table joined to its device (a) and site (s)
     run: str | None = None  # its assessment column: its rows belong to one run
+    baseline: str | None = None  # the earlier run's column its rows are set beside (the changes between two runs)
     at: str | None = None  # its timestamp: its rows belong to a month
     collection: str | None = None  # the column that keeps the fleet apart from uploads
     rows: str | None = None  # the dimension that names one of its rows ("what are they" after a count of them)
+
+    @model_validator(mode="after")
+    def _baseline_of_a_run(self) -> Fact:
+        if self.baseline and not self.run:
+            raise ValueError("a fact set beside a baseline run is of a run itself")
+        return self
 
 
 class Measure(BaseModel):

@@ -114,6 +114,22 @@ def _month_bounds(month: str) -> tuple[str, str]:
     return f"{start} 00:00:00", f"{end} 00:00:00"
 
 
+def _baseline(run: str, baseline: str, runs: list[str]) -> str:
+    """A fact of changes: its rows are of the last run asked, set beside the first ("fixed since august": august's
+    results beside the latest's), or beside the run before when one run is asked."""
+    if not runs:
+        raise QueryError("a change between runs needs the run it is of")
+    if len(runs) > 1:
+        return f"{run} = ? AND {baseline} = ?"
+    return (f"{run} = ? AND {baseline} = (SELECT p.assessment_id FROM assessments p WHERE p.collection = ? AND "
+            "p.started_at < (SELECT c.started_at FROM assessments c WHERE c.assessment_id = ?) "
+            "ORDER BY p.started_at DESC LIMIT 1)")
+
+
+def _baseline_params(runs: list[str], collection: str) -> list[Any]:
+    return [runs[-1], runs[0]] if len(runs) > 1 else [runs[0], collection, runs[0]]
+
+
 def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> CompiledQuery:
     """The statement that answers ``query`` over the rows of ``collection``."""
     unknown = [m for m in query.measures if m not in model.measures] + [
@@ -154,7 +170,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     # several runs are one row each where the answer sets them side by side; otherwise the rows of all of them count
     # together ("devices failing NTP-AUTH in every run": the runs each fails it in, counted)
     per_run = query.output in ("series", "change", "yes_no", "since")
-    period = fact.run if len(query.runs) > 1 and fact.run and per_run else None
+    # (a fact of changes sets the last run asked beside the first: its runs are one pair, never one row each)
+    period = fact.run if len(query.runs) > 1 and fact.run and per_run and not fact.baseline else None
     # a month as text, the same on DuckDB, Trino and PostgreSQL; a series with no months named: every month there is
     if fact.at and query.output in ("series", "change", "yes_no") and (len(query.months) > 1 or not query.months):
         period = f"SUBSTR(CAST({fact.at} AS VARCHAR), 1, 7)"
@@ -180,7 +197,10 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
     where = _Sql()
     if fact.collection:
         where.add(f"{fact.collection} = ?", collection)
-    if fact.run and query.runs:
+    if fact.baseline:
+        where.add((" AND " if where.parts else "") + _baseline(str(fact.run), fact.baseline, query.runs),
+                  *_baseline_params(query.runs, collection))
+    elif fact.run and query.runs:
         where.add((" AND " if where.parts else "") + f"{fact.run} IN ({', '.join('?' for _ in query.runs)})",
                   *query.runs)
     if fact.at and query.months:

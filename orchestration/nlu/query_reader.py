@@ -714,6 +714,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             order, limit, offset = None, None, 0
             output = "value" if output in ("list", "table") else output
             bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
+    if measures and model.facts[model.measures[measures[0]].fact].baseline and output in ("series", "change", "since"):
+        # "which device had the most fixes since october": a figure of the change itself, one per row (the fact sets
+        # the last run beside the first), not the figure of each run set side by side
+        output = "table" if group else "value"
+    if measures and model.facts[model.measures[measures[0]].fact].baseline and len(time.get("runs", [])) > 2:
+        time = {**time, "runs": [time["runs"][0], time["runs"][-1]]}  # (the runs between are no part of it)
     moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
     if moved:  # (a row with none of it in a run is a row that can move: "0 → 3" got worse; no row is not assessed)
         bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]

@@ -98,6 +98,19 @@ def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Pa
                    conditions=[Condition(dimension="device", values=["SW-HQ-CORE-1", "SW-HQ-CORE-2"])]),
          "SELECT rule_id, asset_id, COUNT(*) FILTER (WHERE status = 'fail') FROM results WHERE assessment_id = "
          "{LATEST} AND asset_id IN ('SW-HQ-CORE-1', 'SW-HQ-CORE-2') GROUP BY 1, 2 ORDER BY 1, 2"),
+        # the changes between two runs: a result beside the same check's result on the same device then — fixed
+        # since the first run asked, per site; new against the run before, per check
+        (DataQuery(measures=["fixed_checks"], group_by=["site"], runs=[runs[0], latest],
+                   bounds=[Bound(measure="fixed_checks", op=">", value=0)]),
+         f"SELECT a.site, COUNT(*) FROM results r JOIN results o ON o.asset_id = r.asset_id AND o.rule_id = r.rule_id "
+         f"JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' WHERE r.assessment_id = '{latest}' AND "
+         f"o.assessment_id = '{runs[0]}' AND o.status = 'fail' AND r.status <> 'fail' GROUP BY 1 ORDER BY 1"),
+        (DataQuery(measures=["new_failures"], group_by=["rule"], runs=[latest],
+                   bounds=[Bound(measure="new_failures", op=">", value=0)]),
+         f"SELECT r.rule_id, COUNT(*) FROM results r JOIN results o ON o.asset_id = r.asset_id AND o.rule_id = "
+         f"r.rule_id JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' WHERE r.assessment_id = "
+         f"'{latest}' AND o.assessment_id = '{runs[-2]}' AND r.status = 'fail' AND o.status <> 'fail' GROUP BY 1 "
+         "ORDER BY 1"),
     ]
     for query, sql in cases:
         want = [tuple(float(v) if isinstance(v, float) else v for v in row) for row in oracle(sql)]

@@ -3931,3 +3931,15 @@ def test_between_the_two_is_the_two_runs_the_conversation_asked_of(demo_warehous
     chat("now october")
     lead = first_line(chat("which site type got worse the most between the two").final.answer)
     assert any(t in lead for t in worst) and "ASMT-2026-08-03" in lead and "ASMT-2026-10-05" in lead, (worst, lead)
+
+
+def test_fixes_per_device_are_counted_between_the_runs_asked(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                            "ORDER BY started_at")]
+    fixed = dict(sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) FROM results r JOIN results o ON o.asset_id = "
+                                     f"r.asset_id AND o.rule_id = r.rule_id WHERE r.assessment_id = '{runs[-1]}' AND "
+                                     f"o.assessment_id = '{runs[1]}' AND o.status = 'fail' AND r.status <> 'fail' "
+                                     "GROUP BY 1"))
+    most = [d for d, n in fixed.items() if n == max(fixed.values())]
+    lead = first_line(Chat(services)("which box got the most fixes since september").final.answer)
+    assert all(d in lead for d in most) and str(max(fixed.values())) in lead, (most, lead)
