@@ -21,15 +21,15 @@ class Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     from_: str = Field(alias="from")  # the fact's table joined to its device (a) and site (s)
     run: str | None = None  # its assessment column: its rows belong to one run
-    baseline: str | None = None  # the earlier run's column its rows are set beside (the changes between two runs)
+    baseline: str | None = None  # the mark in ``from`` the earlier run its rows are set beside is bound to
     at: str | None = None  # its timestamp: its rows belong to a month
     collection: str | None = None  # the column that keeps the fleet apart from uploads
     rows: str | None = None  # the dimension that names one of its rows ("what are they" after a count of them)
 
     @model_validator(mode="after")
     def _baseline_of_a_run(self) -> Fact:
-        if self.baseline and not self.run:
-            raise ValueError("a fact set beside a baseline run is of a run itself")
+        if self.baseline and (not self.run or self.baseline not in self.from_):
+            raise ValueError("a fact set beside a baseline run is of a run itself, and marks where the baseline goes")
         return self
 
 

@@ -114,20 +114,15 @@ def _month_bounds(month: str) -> tuple[str, str]:
     return f"{start} 00:00:00", f"{end} 00:00:00"
 
 
-def _baseline(run: str, baseline: str, runs: list[str]) -> str:
-    """A fact of changes: its rows are of the last run asked, set beside the first ("fixed since august": august's
-    results beside the latest's), or beside the run before when one run is asked."""
+def _baseline(runs: list[str], collection: str) -> tuple[str, list[Any]]:
+    """A fact of changes is of the last run asked, set beside the first ("fixed since august": august's results beside
+    the latest's), or beside the run before when one run is asked: the baseline's SQL and its values."""
     if not runs:
         raise QueryError("a change between runs needs the run it is of")
     if len(runs) > 1:
-        return f"{run} = ? AND {baseline} = ?"
-    return (f"{run} = ? AND {baseline} = (SELECT p.assessment_id FROM assessments p WHERE p.collection = ? AND "
-            "p.started_at < (SELECT c.started_at FROM assessments c WHERE c.assessment_id = ?) "
-            "ORDER BY p.started_at DESC LIMIT 1)")
-
-
-def _baseline_params(runs: list[str], collection: str) -> list[Any]:
-    return [runs[-1], runs[0]] if len(runs) > 1 else [runs[0], collection, runs[0]]
+        return "?", [runs[0]]
+    return ("(SELECT p.assessment_id FROM assessments p WHERE p.collection = ? AND p.started_at < (SELECT c.started_at "
+            "FROM assessments c WHERE c.assessment_id = ?) ORDER BY p.started_at DESC LIMIT 1)", [collection, runs[0]])
 
 
 def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> CompiledQuery:
@@ -193,13 +188,16 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         columns.append(name)
     if not selected and not figures:
         raise QueryError("a question with nothing to count and nothing to list")
-    inner.add(f" FROM {fact.from_}" + "".join(f" {j}" for j in sorted(joins) if j))
+    source, source_params = fact.from_, list[Any]()
+    if fact.baseline:
+        baseline, source_params = _baseline(query.runs, collection)
+        source = source.replace(fact.baseline, baseline)
+    inner.add(f" FROM {source}" + "".join(f" {j}" for j in sorted(joins) if j), *source_params)
     where = _Sql()
     if fact.collection:
         where.add(f"{fact.collection} = ?", collection)
     if fact.baseline:
-        where.add((" AND " if where.parts else "") + _baseline(str(fact.run), fact.baseline, query.runs),
-                  *_baseline_params(query.runs, collection))
+        where.add((" AND " if where.parts else "") + f"{fact.run} = ?", query.runs[-1])
     elif fact.run and query.runs:
         where.add((" AND " if where.parts else "") + f"{fact.run} IN ({', '.join('?' for _ in query.runs)})",
                   *query.runs)

@@ -320,6 +320,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
                            previous.query)
     if previous is None or not previous.answer_rows or previous.query is None:
         return None
+    if CHANGED_WHAT.match(prompt) and _of_the_changes(previous.query, model):
+        return None  # "what did it fix" after the device with the most fixes: the checks behind it (``edited_query``)
     if SAME_VALUE.search(prompt) and THEY_ALL.search(prompt):
         return None  # "do they all run the same release": whether they share one (``one_value_of_them``), no row
     still = STILL_LEADS.match(prompt)
@@ -948,10 +950,46 @@ def compilable(edit: QueryEdit, model: SemanticModel) -> QueryEdit | None:
     return QueryEdit(query, [*edit.notes, *notes], edit.said)
 
 
+# "what did it fix", "which ones were fixed", "what broke there" after a figure of the changes between two runs
+CHANGED_WHAT = re.compile(_LEAD + r"(?:what|which)(?:\s+checks?|\s+ones)?\s+(?:(?:did|has|have|were|was|got)\s+)?(?:(?:it|they|"
+                          r"that one|those|these|there)\s+)?(?P<how>fix|fixed|resolve|resolved|break|broke|broken|"
+                          r"regress|regressed)\b", _I)
+
+
+def _of_the_changes(query: DataQuery | None, model: SemanticModel) -> bool:
+    """Whether ``query`` counts the changes between two runs (a fact set beside a baseline run)."""
+    return query is not None and bool(query.measures) and bool(model.facts[model.measures[query.measures[0]].fact].baseline)
+
+
+def _checks_behind_the_change(prompt: str, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:
+    """"what did it fix" after the device with the most fixes since september: the checks that device fixed between
+    the same runs (the row the answer led with; "what broke" the new failures); None unless the last figure counted
+    changes and the words ask what they were."""
+    m = CHANGED_WHAT.match(prompt)
+    query = previous.query
+    if m is None or query is None or not _of_the_changes(query, model):
+        return None
+    conditions = list(query.conditions)
+    if query.group_by and query.group_by[0] != "rule":
+        if not previous.answer_rows or tied_rows(previous) or (query.limit != 1 and query.order is None):
+            return None  # no one row led: "it" is none of them
+        conditions.append(Condition(dimension=query.group_by[0], values=[query.leader or previous.answer_rows[0]]))
+    fixed = m.group("how").lower().startswith(("fix", "resolv"))
+    measure = "fixed_checks" if fixed else "new_failures"
+    measure = measure if measure in model.measures else query.measures[0]
+    edited = query.model_copy(update={"measures": [measure], "group_by": ["rule"], "conditions": conditions,
+                                      "bounds": [Bound(measure=measure, op=">", value=0)], "order": None,
+                                      "limit": None, "offset": 0, "leader": None, "output": "list"})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the checks behind the {model.measures[measure].noun[1]}"])
+
+
 def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
                   runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
         return None
+    behind = _checks_behind_the_change(prompt, previous, model)
+    if behind is not None:
+        return behind
     when = _when_extreme(prompt, previous.query, model)
     if when is not None:
         return when

@@ -428,7 +428,12 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         return None
     if intent.domain_details.skill in ("cbp_expert_insights", "sec_expert_insights") and POLICY.search(prompt):
         return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
-    if facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or NEW_OR_FIXED.search(prompt):
+    # the changes between two runs per group or ranked ("which site had the most new failures since october"): a
+    # figure of the changes fact, which the comparison (a whole count, with its list) does not break down
+    changes_per_row = bool(measures) and model.facts[model.measures[measures[0]].fact].baseline is not None and bool(
+        GROUP.search(prompt) or TOP.search(prompt) or WHICH_FIRST.match(prompt))
+    if (facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or
+            NEW_OR_FIXED.search(prompt)) and not changes_per_row:
         return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     if ask in ("share", "count") and WHICH_FIRST.match(prompt) and (MOST.search(prompt) or LEAST.search(prompt) or
@@ -718,8 +723,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "which device had the most fixes since october": a figure of the change itself, one per row (the fact sets
         # the last run beside the first), not the figure of each run set side by side
         output = "table" if group else "value"
-    if measures and model.facts[model.measures[measures[0]].fact].baseline and len(time.get("runs", [])) > 2:
-        time = {**time, "runs": [time["runs"][0], time["runs"][-1]]}  # (the runs between are no part of it)
+    if measures and model.facts[model.measures[measures[0]].fact].baseline:
+        # the changes into a run are against the run before it; "since august" sets august beside the last (the runs
+        # between are no part of it)
+        asked_runs = time.get("runs") or [runs[-1][0]]
+        ids = [r for r, _ in runs]
+        before = ids[ids.index(asked_runs[0]) - 1:ids.index(asked_runs[0])] if asked_runs[0] in ids else []
+        time = {**time, "runs": [asked_runs[0], asked_runs[-1]] if len(asked_runs) > 1 else [*before, *asked_runs]}
     moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
     if moved:  # (a row with none of it in a run is a row that can move: "0 → 3" got worse; no row is not assessed)
         bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]

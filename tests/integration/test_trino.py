@@ -135,3 +135,11 @@ def test_the_trino_ddl_declares_every_table_and_serves_the_tools(table_format: s
         finally:
             duck.close()
             on_trino.close()
+
+
+def test_the_changes_between_two_runs_compile_on_trino(trino_server: TrinoProtocolServer, services: Services) -> None:
+    # the changes fact sets each result beside its baseline run's in a LEFT JOIN: the statement Trino receives
+    state = handle_turn("which site had the most new failures since october", services=services)
+    assert state.final.answer.split("\n\n")[1].startswith("**") and "new failures" in state.final.answer, \
+        state.final.answer[:300]
+    assert state.mcp.tool_calls and all(c.status == "ok" for c in state.mcp.tool_calls)

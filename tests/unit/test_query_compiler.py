@@ -107,10 +107,10 @@ def test_compiled_statements_give_what_hand_written_ones_give(demo_warehouse: Pa
          f"o.assessment_id = '{runs[0]}' AND o.status = 'fail' AND r.status <> 'fail' GROUP BY 1 ORDER BY 1"),
         (DataQuery(measures=["new_failures"], group_by=["rule"], runs=[latest],
                    bounds=[Bound(measure="new_failures", op=">", value=0)]),
-         f"SELECT r.rule_id, COUNT(*) FROM results r JOIN results o ON o.asset_id = r.asset_id AND o.rule_id = "
-         f"r.rule_id JOIN assets a ON a.asset_id = r.asset_id AND a.collection = 'fleet' WHERE r.assessment_id = "
-         f"'{latest}' AND o.assessment_id = '{runs[-2]}' AND r.status = 'fail' AND o.status <> 'fail' GROUP BY 1 "
-         "ORDER BY 1"),
+         f"SELECT r.rule_id, COUNT(*) FROM results r JOIN assets a ON a.asset_id = r.asset_id AND a.collection = "
+         f"'fleet' LEFT JOIN results o ON o.asset_id = r.asset_id AND o.rule_id = r.rule_id AND o.assessment_id = "
+         f"'{runs[-2]}' WHERE r.assessment_id = '{latest}' AND r.status = 'fail' AND o.status IS DISTINCT FROM 'fail' "
+         "GROUP BY 1 ORDER BY 1"),
     ]
     for query, sql in cases:
         want = [tuple(float(v) if isinstance(v, float) else v for v in row) for row in oracle(sql)]

@@ -3943,3 +3943,26 @@ def test_fixes_per_device_are_counted_between_the_runs_asked(demo_warehouse: Pat
     most = [d for d, n in fixed.items() if n == max(fixed.values())]
     lead = first_line(Chat(services)("which box got the most fixes since september").final.answer)
     assert all(d in lead for d in most) and str(max(fixed.values())) in lead, (most, lead)
+
+
+def test_what_broke_there_lists_the_checks_behind_the_change_led(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                            "ORDER BY started_at")]
+    chat = Chat(services)
+    lead = first_line(chat("which site had the most new failures since october").final.answer)
+    site = re.match(r"\*\*([\w-]+)\*\*", lead).group(1)  # type: ignore[union-attr]
+    broke = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) FROM results r JOIN results o ON o.asset_id = r.asset_id "
+                                f"AND o.rule_id = r.rule_id JOIN assets a ON a.asset_id = r.asset_id AND a.collection = "
+                                f"'fleet' WHERE r.assessment_id = '{runs[-1]}' AND o.assessment_id = '{runs[-2]}' AND "
+                                f"a.site = '{site}' AND r.status = 'fail' AND o.status <> 'fail' GROUP BY 1")
+    listed = chat("what broke there").final.answer
+    assert first_line(listed).startswith(f"**{sum(n for _, n in broke)}** new failures") and all(
+        rule in listed for rule, _ in broke), (broke, listed[:600])
+
+
+def test_new_failures_per_site_add_up_to_the_comparisons_count(demo_warehouse: Path, services: Services) -> None:
+    # the changes fact and the comparison are two ways to the same figure: a device or check not judged then is new
+    whole = first_line(Chat(services)("how many new failures since september").final.answer)
+    per_site = first_line(Chat(services)("new failures per site since september").final.answer)
+    total = re.match(r"\*\*([\d,]+)", whole).group(1)  # type: ignore[union-attr]
+    assert per_site.startswith(f"**{total}** new failures") and "sites" in per_site, (whole, per_site)
