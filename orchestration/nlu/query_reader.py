@@ -380,6 +380,25 @@ def _names_a_measure(text: str, model: SemanticModel) -> bool:
     return any(len(w) > longest and model.word_patterns[w].match(phrase) for w, _ in model.measure_words)
 
 
+# "failed SNMP-ACL in august but pass it now", "passed NTP-AUTH in september and fail it now": a check's transition
+TRANSITION = re.compile(r"\b(?P<then>failed|failing|passed|passing)\b[^.?;]*?\b(?:but|and|yet)\s+(?:(?:now|today|"
+                        r"currently)\s+)?(?P<now>pass(?:es|ing)?|fail(?:s|ing)?)\b(?:\s+(?:it|them))?\s+(?:now|today|"
+                        r"currently|in the latest run|in the last run)\b", _I)
+
+
+def _transition(prompt: str, model: SemanticModel) -> str | None:
+    """The measure of the changes between two runs a transition said in words counts ("failed X in august but pass it
+    now": the fixed checks; "passed it then and fail it now": the checks broken since), or None."""
+    m = TRANSITION.search(prompt)
+    if m is None:
+        return None
+    was_failing, fails_now = m.group("then").lower().startswith("fail"), m.group("now").lower().startswith("fail")
+    # (passed then: judged then, not a check new since — those are new failures, not broken ones)
+    measure = "fixed_checks" if was_failing and not fails_now else "broken_checks" if fails_now and not was_failing \
+        else None
+    return measure if measure in model.measures else None
+
+
 def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel,
                runs: Sequence[tuple[str, str]], pasted: bool = False, among: bool = False) -> QueryReading | None:
     """The query a data question asks, or None. ``scope``: the filters the intent's names and frame bind (the tools'
@@ -392,6 +411,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     if missing and runs and not any(m in months for m in frame.time.months) and not pasted:
         return QueryReading(DataQuery(measures=["failed_checks"]), ["no run in " + ", ".join(missing)], missing)
     measures = said = measure_words(prompt, model)
+    transition = _transition(prompt, model)
+    if transition is not None:  # "failed SNMP-ACL in august but pass it now": the checks that changed, not the failures
+        measures = said = [transition]
     if not measures and PERCENT_BOUND.search(prompt):
         # "which stores are under 70 percent": a percentage with no figure named is of the first rate the model
         # declares (the pass rate, the figure every summary leads with)
@@ -727,9 +749,15 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # the changes into a run are against the run before it; "since august" sets august beside the last (the runs
         # between are no part of it)
         asked_runs = time.get("runs") or [runs[-1][0]]
+        if transition is not None and asked_runs[-1] != runs[-1][0]:
+            asked_runs = [asked_runs[0], runs[-1][0]]  # "failed it in august but pass it now": from that run to now
         ids = [r for r, _ in runs]
         before = ids[ids.index(asked_runs[0]) - 1:ids.index(asked_runs[0])] if asked_runs[0] in ids else []
         time = {**time, "runs": [asked_runs[0], asked_runs[-1]] if len(asked_runs) > 1 else [*before, *asked_runs]}
+        if transition is not None:  # ("passed it then": the transition's words, no bound of "passing" on its own)
+            bounds = [b for b in bounds if b.value != 0]
+        if group and output == "list" and not bounds:  # "which devices fixed it": those with some, not every one
+            bounds = [Bound(measure=measures[0], op=">", value=0)]
     moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
     if moved:  # (a row with none of it in a run is a row that can move: "0 → 3" got worse; no row is not assessed)
         bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]

@@ -3966,3 +3966,22 @@ def test_new_failures_per_site_add_up_to_the_comparisons_count(demo_warehouse: P
     per_site = first_line(Chat(services)("new failures per site since september").final.answer)
     total = re.match(r"\*\*([\d,]+)", whole).group(1)  # type: ignore[union-attr]
     assert per_site.startswith(f"**{total}** new failures") and "sites" in per_site, (whole, per_site)
+
+
+def test_a_checks_transition_between_a_run_and_now_is_the_devices_that_changed(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, "SELECT assessment_id FROM assessments WHERE collection = 'fleet' "
+                                            "ORDER BY started_at")]
+
+    def changed(then: str, now: str) -> set[str]:
+        return {d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM results r JOIN results o ON o.asset_id = "
+                                                f"r.asset_id AND o.rule_id = r.rule_id JOIN assets a ON a.asset_id = "
+                                                f"r.asset_id AND a.collection = 'fleet' WHERE a.device_type = 'switch' "
+                                                f"AND r.rule_id = 'AAA-ACCOUNTING' AND o.assessment_id = '{runs[0]}' AND "
+                                                f"r.assessment_id = '{runs[-1]}' AND o.status = '{then}' AND "
+                                                f"r.status = '{now}'")}
+    for asked, want in (("which switches failed AAA-ACCOUNTING in august but pass it now", changed("fail", "pass")),
+                        ("which switches passed AAA-ACCOUNTING in august and fail it now", changed("pass", "fail"))):
+        lead = first_line(Chat(services)(asked).final.answer)
+        named = set(re.findall(r"(?<![\w-])(?:SW|NX)-[\w-]+\b", lead))
+        assert want and named == want and lead.startswith(f"**{len(want)} device"), (asked, want, lead)
