@@ -37,6 +37,9 @@ def _param(node: exp.Expression) -> Any:
         return node.this
     if isinstance(node, exp.Literal):
         return node.this if node.is_string else (int(node.this) if node.is_int else float(node.this))
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):  # the client sends a float as CAST('0.5' AS DOUBLE)
+        value = _param(node.this)
+        return float(value) if node.to.is_type("double", "real", "decimal") else value
     raise ValueError(f"unsupported parameter {node.sql()}")
 
 

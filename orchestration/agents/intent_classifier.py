@@ -106,6 +106,7 @@ from orchestration.nlu.query_edits import (
     ones_of_the_last,
     picked_prompt,
     ranked_by_the_conversations_figure,
+    rows_added_up,
     the_two_named,
     then_named,
     within_last,
@@ -1112,7 +1113,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             not c.negated and len(c.values) > 1 and c.dimension in ("site", "region", "site_type", "tier")
             for c in last.query.conditions) or not last.query.group_by and not last.answer_devices and
         bool(last.query.measures) and last.query.measures[0] != "devices" and
-        services.catalog.semantic_model.counted_things(last.query.measures[0]) == "device") and not one_device
+        services.catalog.semantic_model.counted_things(last.query.measures[0]) == "device" or
+        rows_added_up(last, [t for t in conv.history if t.turn_number < last.turn_number]) is not None) and not one_device
     attribute = attribute_asked(prompt, services.catalog.semantic_model) if listed and THEIR.search(prompt) and \
         picked is None and not pasted else None
     if attribute is not None:
@@ -1296,7 +1298,8 @@ BETTER_OR_WORSE_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+)?which\b.*\b(?:better|
 BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:first|second|third|fourth|fifth|1st|2nd|3rd|"
                       r"4th|5th))(?=\s*[?.!]*\s*$)", re.I)
 # the devices of the last list as owners of a value: "whats their software", "and their models"
-THEIR = re.compile(r"\btheir\b", re.I)
+# ("what are they running": the software of each, the one thing a device is said to run)
+THEIR = re.compile(r"\btheir\b|\bwhat\s+(?:are|is|'re)\s*(?:they|those|these)\s+running\b", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
 

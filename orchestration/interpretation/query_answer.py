@@ -579,8 +579,11 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             stats[f"total_{first}"] = value
             figure = model.measures[first].named(value)
             split = (c := query.condition(dim)) is not None and c.split  # "the stores vs the rest": two sides, no kinds
-            lead = f"**{figure.split(' ', 1)[0]}** {figure.split(' ', 1)[1]} ({where(query)})" + (
-                "" if split else f" across {total} {name}")
+            # ("what changed": the new failures and the fixed checks, each added up, in the first line)
+            figures = [figure] + [model.measures[m].named(sum(int(r.get(m) or 0) for r in rows)) for m in measures[1:]
+                                  if model.measures[m].unit == "count" and model.adds_up(m, dim)]
+            lead = " · ".join(f"**{f.split(' ', 1)[0]}** {f.split(' ', 1)[1]}" for f in figures) + \
+                f" ({where(query)})" + ("" if split else f" across {total} {name}")
         if first and not counted and not query.bounds and not query.order and query.output == "table" and \
                 len(rows) > INLINE and total == len(rows) and model.measures[first].unit == "percent":
             # "what was their pass rate in august" of 18 sites: the figure named, from the lowest to the highest
@@ -594,7 +597,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit
             inline = " · ".join(f"**{_shown(k, dim)}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True))
-            opening = lead if counted else \
+            opening = lead if counted or (some and dim == "device") else \
                 f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)})"
             return DomainOutputs(summary=f"{opening}: {inline}.", statistics=stats)
         if first and len(measures) > 1 and query.output == "table" and 1 < len(rows) <= 3 and total == len(rows):

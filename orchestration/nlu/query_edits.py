@@ -159,6 +159,10 @@ COUNT_THERE = re.compile(_LEAD + r"how many\s+(?:(?:are|were)\s+)?(?:there\s+)?(
 # "how many devices is that" after the sites with some: the things of another kind behind the same rows, counted
 HOW_MANY_OF = re.compile(_LEAD + r"how many\s+(?:different\s+|distinct\s+|unique\s+|separate\s+)?(?P<what>[a-z]+)(?:\s+(?:is that|are there|are they|in total|in all|"
                          r"does that make|is it|are those|altogether|then))+\s*[?.!]*\s*$", _I)
+# "how many new failures is that altogether", "how many failed checks do they add up to": the rows' figure, summed
+SUM_OF_THE_ROWS = re.compile(_LEAD + r"how many\s+(?:[\w-]+\s+){1,3}?(?:is that|are there|are they|are those|does that make|"
+                             r"do they (?:have|add up to)|(?:in total|in all|altogether|combined))(?:\s+(?:in total|in all|"
+                             r"altogether|combined|then))?\s*[?.!]*\s*$", _I)
 REST = re.compile(r"\b(?:the rest|the others|the other ones|the remaining(?: ones)?)\b|"
                   # "list the ones that don't", "which stores don't": the rows the last answer's bound left out
                   r"\b(?:ones?|those|[a-z]+s)\s+(?:that\s+|which\s+|who\s+)?(?:don'?t|do not|doesn'?t|does not|aren'?t|"
@@ -951,9 +955,10 @@ def compilable(edit: QueryEdit, model: SemanticModel) -> QueryEdit | None:
 
 
 # "what did it fix", "which ones were fixed", "what broke there" after a figure of the changes between two runs
+# (or by the row it names: "what did the second one fix", "what did Site-B fix" after the top 3 sites by fixes)
 CHANGED_WHAT = re.compile(_LEAD + r"(?:what|which)(?:\s+checks?|\s+ones)?\s+(?:(?:did|has|have|were|was|got)\s+)?(?:(?:it|they|"
-                          r"that one|those|these|there)\s+)?(?P<how>fix|fixed|resolve|resolved|break|broke|broken|"
-                          r"regress|regressed)\b", _I)
+                          r"that one|those|these|there|the (?P<nth>\w+)(?: one)?|(?P<row>[A-Za-z][\w.()-]*-[\w.()-]+))\s+)?"
+                          r"(?P<how>fix|fixed|resolve|resolved|break|broke|broken|regress|regressed)\b", _I)
 
 
 def _of_the_changes(query: DataQuery | None, model: SemanticModel) -> bool:
@@ -967,10 +972,19 @@ def _checks_behind_the_change(prompt: str, previous: PastTurn, model: SemanticMo
     changes and the words ask what they were."""
     m = CHANGED_WHAT.match(prompt)
     query = previous.query
-    if m is None or query is None or not _of_the_changes(query, model):
-        return None
+    if m is None or query is None or not _of_the_changes(query, model) or \
+            len(re.findall(r"[\w-]+", prompt[m.end():])) > 2:
+        return None  # ("what got fixed on routers outside us-east since august" asks anew)
     conditions = list(query.conditions)
-    if query.group_by and query.group_by[0] != "rule":
+    nth = ORDINAL.get((m.group("nth") or "").lower())
+    named = next((r for r in previous.answer_rows if m.group("row") and str(r).lower() == m.group("row").lower()), None)
+    if (m.group("nth") and nth is None) or (m.group("row") and named is None):
+        return None  # ("the stores" is no row of the last answer's)
+    if query.group_by and query.group_by[0] != "rule" and (nth is not None or named is not None):
+        if nth is not None and nth >= len(previous.answer_rows):
+            return None
+        conditions.append(Condition(dimension=query.group_by[0], values=[named or previous.answer_rows[nth or 0]]))
+    elif query.group_by and query.group_by[0] != "rule":
         if not previous.answer_rows or tied_rows(previous) or (query.limit != 1 and query.order is None):
             return None  # no one row led: "it" is none of them
         conditions.append(Condition(dimension=query.group_by[0], values=[query.leader or previous.answer_rows[0]]))
@@ -999,6 +1013,14 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
     led = _things_of_the_row_led(prompt, own, scope, previous, model)
     if led is not None:
         return led
+    summed = previous.query
+    if SUM_OF_THE_ROWS.match(prompt) and summed.group_by and summed.measures and summed.limit is None and \
+            measure_words(prompt, model)[:1] == summed.measures[:1] and model.measures[summed.measures[0]].unit == "count" \
+            and all(b.op == ">" and b.value == 0 for b in summed.bounds):
+        # "how many new failures is that altogether" after the routers with some: the rows' figure, added up (a bound
+        # of "some" only left out rows that add nothing; "the sites with no firewalls" have devices of other kinds)
+        edited = summed.model_copy(update={"group_by": [], "bounds": [], "order": None, "offset": 0, "output": "value"})
+        return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["the rows added up"])
     if WHAT_IT_FAILS.match(prompt) and any(model.on_rows(c.dimension) for c in previous.query.conditions):
         # "so what does FW-EDGE-2 fail" after whether it fails FW-EDGE-1's high findings (No): all it fails, asked
         # anew — not the checks or the severity the last question chose
@@ -2079,6 +2101,17 @@ def worst_by_the_last_measure(query: DataQuery | None, prompt: str, last: PastTu
     return query.model_copy(update={"measures": [measure], "order": Order(measure=measure, descending=descending)})
 
 
+def rows_added_up(previous: PastTurn, before: Sequence[PastTurn]) -> PastTurn | None:
+    """The earlier answer whose rows ``previous`` added up ("how many new failures is that altogether" after the
+    routers with some): the same figure, filters and runs, per row; None when ``previous`` is no such total."""
+    query = previous.query
+    if query is None or query.group_by or not query.measures:
+        return None
+    return next((t for t in reversed(before) if t.query is not None and t.query.group_by and
+                 t.query.measures[:1] == query.measures[:1] and t.query.conditions == query.conditions and
+                 t.query.runs == query.runs), None)
+
+
 def ranked_by_the_conversations_figure(previous: PastTurn, before: Sequence[PastTurn], prompt: str,
                                        model: SemanticModel, runs: Sequence[tuple[str, str]]) -> PastTurn:
     """"which of them is worst" after "list its sites", itself after the region with the lowest pass rate: a list
@@ -2087,6 +2120,12 @@ def ranked_by_the_conversations_figure(previous: PastTurn, before: Sequence[Past
     figure, the words name one or pick no end, or no earlier answer (``before``, oldest first) had a figure its rows
     can be counted by."""
     query = previous.query
+    if OF_THEM.search(prompt) and (GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)):
+        # "which of them has the most" after the routers with new failures, then how many that is altogether: the
+        # rows that total added up, ranked by it
+        listed = rows_added_up(previous, before)
+        if listed is not None:
+            return listed
     if query is None or not query.group_by or query.measures or measure_words(prompt, model) or not (
             GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)):
         return previous

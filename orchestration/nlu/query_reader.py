@@ -194,6 +194,8 @@ REST = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|and|or)\s+(?:
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
                    r"\bside by side\b|\bbetween\b", _I)
 # from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
+FIXED_SAID = re.compile(r"\b(?:fix(?:ed|es)?|resolved?|remediated|cleared|improved|better)\b", _I)
+NEW_SAID = re.compile(r"\b(?:new|newly|broke|broken|regress\w*|worse|degraded)\b", _I)
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
 # the figures a run's summary by the assessment tools states (a question naming another is compiled)
 SUMMARY_FIGURES = frozenset({"pass_rate", "failed_checks", "checks", "passed_checks", "excepted_checks",
@@ -258,6 +260,10 @@ WHERE_IS = re.compile(r"^\s*where(?:'s| is| are)\s+(?:the\s+)?[\w.-]+(?:\s+(?:lo
                       r"\blocation of\b", _I)
 
 
+RUNNING_WHAT = re.compile(r"^\s*(?:and\s+|so\s+)?what\s+(?:is|are|'s|'re)?\s*(?:it|they|those|these|that one|the \w+ ones?)"
+                          r"\s+running\s*(?:now|today)?\s*\??\s*$", _I)
+
+
 def attribute_asked(prompt: str, model: SemanticModel) -> str | None:
     """The device attribute the words ask for ("what model is RTR-CORE-2", "mgmt ip of SW-HQ-CORE-1", "where is
     FW-HQ-1"): a dimension each device has one value of, named with no measure, finding or check word beside it.
@@ -267,6 +273,8 @@ def attribute_asked(prompt: str, model: SemanticModel) -> str | None:
         return None
     if WHERE_IS.search(prompt):
         return "site"
+    if RUNNING_WHAT.search(prompt):
+        return "release"  # "what are they running": the software, the one thing a device is said to run
     for word, name in model.dimension_words:
         dimension = model.dimensions[name]
         if name not in ("device", "run") and (dimension.default or "").startswith(("a.", "s.")) and \
@@ -452,11 +460,35 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         return None  # what SLIC matches mean under our policies: the SLIC expert's interpretation
     # the changes between two runs per group or ranked ("which site had the most new failures since october"): a
     # figure of the changes fact, which the comparison (a whole count, with its list) does not break down
+    verbs_said: list[str] = []
+    # "how many devices fixed SNMP-ACL since august", "which stores have new failures since october", "how many checks
+    # were fixed at the stores": the things counted or listed by a change they had (the comparison counts devices
+    # that got worse, and reads no fix of one check)
+    changed_rows = _rows_of_a_change(prompt, model) if len(runs) > 1 and NEW_OR_FIXED.search(prompt) else None
+    if changed_rows is not None:
+        verbs_said = [m for m in measures if model.facts[model.measures[m].fact].baseline is not None][:1] or \
+            _changes_said(prompt)[:1]
+        measures = said = verbs_said or measures
+        changed_rows = changed_rows if verbs_said else None
     changes_per_row = bool(measures) and model.facts[model.measures[measures[0]].fact].baseline is not None and bool(
-        GROUP.search(prompt) or TOP.search(prompt) or WHICH_FIRST.match(prompt))
+        GROUP.search(prompt) or TOP.search(prompt) or WHICH_FIRST.match(prompt) or changed_rows)
     if (facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or
             NEW_OR_FIXED.search(prompt)) and not changes_per_row:
-        return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
+        # the comparison tool's scope holds no "not": "switches not on 17.9.4 with new failures since october" is the
+        # changes fact's query, or the tool would answer for the switches on 17.9.4
+        # (so is "what got fixed on the routers since august": the comparison sets the latest run beside the one before
+        # it; from further back the tools answer with the trend; and a part of the fleet the tools keep no scope of)
+        since = frame.time.since or min(frame.time.months, default=None)
+        further_back = len(runs) > 2 and since is not None and since[:7] < runs[-2][1][:7]
+        excluding = len(runs) > 1 and not frame.targets.exception and not facets.evidence and not facets.tracking and (
+            any(c.negated or c.dimension in BEYOND_THE_TOOLS for c in _conditions(prompt, intent, scope, model)) or (
+                NEW_OR_FIXED.search(prompt) is not None and further_back))
+        if excluding and not (measures and model.facts[model.measures[measures[0]].fact].baseline is not None):
+            # "what's new on the switches not at HQ", "how many checks got fixed on …": what the verbs say changed
+            verbs_said = _changes_said(prompt)
+            measures = said = verbs_said or measures
+        if not (excluding and measures and model.facts[model.measures[measures[0]].fact].baseline is not None):
+            return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     if ask in ("share", "count") and WHICH_FIRST.match(prompt) and (MOST.search(prompt) or LEAST.search(prompt) or
                                                                     WORST.search(prompt) or BEST.search(prompt)):
@@ -483,6 +515,15 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     averaged = bool(said) and all(model.measures[m].unit == "average" for m in said)
     group = _group_by(prompt, "count" if averaged and ask == "list" else ask, frame.subject, scope, model,
                       timed=len(frame.time.months) + len(frame.time.runs) > 1)
+    if changed_rows not in (None, "checks"):
+        group, ask = [changed_rows], "list"  # the devices (or sites) with some, counted in the first line
+    elif not group and frame.direction is not None and not frame.polar and WHICH_FIRST.match(prompt) and len(runs) > 1 \
+            and (rows := _rows_of_a_change(prompt, model)) not in (None, "checks"):
+        group, ask = [rows], "list"  # "which wan routers got worse since october": each router that did
+    elif verbs_said and not counted:
+        group = ["rule"]  # "what got fixed on …": the checks, each with its count
+    elif verbs_said:
+        group = []  # "how many checks were fixed …": one figure
     if averaged and group == ["device"] and PER_DEVICE.search(prompt):
         group = []  # "average failed checks per firewall": the average's own "per device", of the firewalls
     per_place = PER_PLACE.search(prompt) if AVERAGE.search(prompt) else None
@@ -756,9 +797,16 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         time = {**time, "runs": [asked_runs[0], asked_runs[-1]] if len(asked_runs) > 1 else [*before, *asked_runs]}
         if transition is not None:  # ("passed it then": the transition's words, no bound of "passing" on its own)
             bounds = [b for b in bounds if b.value != 0]
-        if group and output == "list" and not bounds:  # "which devices fixed it": those with some, not every one
+        if group and (output == "list" or output == "table" and verbs_said and order is None) and limit is None and \
+                not bounds and len(measures) == 1:
+            # "which devices fixed it", "what got fixed on …": those with some, not every one ("new failures per site"
+            # is every site's figure)
             bounds = [Bound(measure=measures[0], op=">", value=0)]
     moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
+    more = MORE_NOW.search(prompt) if output == "change" and group and measures and not moved else None
+    if more is not None:  # "which leaf switches fail more checks now than in september": those whose figure rose
+        rose = more.group("how").lower() == "more"
+        moved = "worse" if rose == (model.measures[measures[0]].better == "lower") else "better"
     if moved:  # (a row with none of it in a run is a row that can move: "0 → 3" got worse; no row is not assessed)
         bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
     query = DataQuery(measures=measures, group_by=group, conditions=conditions, bounds=bounds, order=order,
@@ -885,6 +933,8 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
     once its answers carry findings and charts."""
     if query.output in ("since", "difference", "one_side"):
         return False  # no tool answers from which run, or what two devices differ on
+    if any(c.negated and not c.in_measure for c in query.conditions):
+        return False  # the tools' scope holds no "not": "devices not running 17.9.4 that fail SSH-V2" is the compiler's
     if query.group_by[:1] == ["device"] and len(query.group_by) == 2 and not query.measures:
         return False  # each device with a value of the inventory: a lookup, not a breakdown
     one_run = len(query.runs) <= 1 and not query.months
@@ -1394,6 +1444,35 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     if not chosen:
         chosen = ids[-1:] if not missing else []
     return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
+
+
+# "more checks now than in september", "fewer failures than last month": a figure compared with its own earlier value
+MORE_NOW = re.compile(r"\b(?P<how>more|fewer|less)\b(?:\s+[\w-]+){0,3}?\s+(?:now\s+|today\s+)?than\s+(?:in|on|at|last|"
+                      r"before|back|the)\b", _I)
+CHANGED_ROWS = re.compile(r"^\s*(?:and\s+|so\s+)?(?:how many|which|what|(?:list|show)(?:\s+me)?(?:\s+the)?)\s+(?:of (?:the|our)\s+)?"
+                          r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
+
+
+def _rows_of_a_change(prompt: str, model: SemanticModel) -> str | None:
+    """What a question about a change counts or lists: "checks" ("how many checks were fixed"), or the dimension of
+    its rows ("which stores have new failures": site); None when it names no rows first ("what's new")."""
+    m = CHANGED_ROWS.match(prompt)
+    if m is None:
+        return None
+    if re.match(r"(?:checks?|rules?)\b", m.group("what"), _I):
+        return "checks"
+    dim = _dimension(m.group("what"), model)
+    return dim if dim is not None and dim != "rule" and model.dimension_sql(dim, "changes") is not None else None
+
+
+def _changes_said(prompt: str) -> list[str]:
+    """The changes measures a question with no measure word names by its verbs: "what's new" the new failures, "what
+    got fixed" the fixed checks, "what changed" both."""
+    fixed = FIXED_SAID.search(prompt) is not None
+    new = NEW_SAID.search(prompt) is not None
+    if fixed == new:
+        return ["new_failures", "fixed_checks"] if fixed or CHANGE.search(prompt) else []
+    return ["fixed_checks"] if fixed else ["new_failures"]
 
 
 def _change_said(prompt: str) -> bool:

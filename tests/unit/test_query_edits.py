@@ -3985,3 +3985,53 @@ def test_a_checks_transition_between_a_run_and_now_is_the_devices_that_changed(d
         lead = first_line(Chat(services)(asked).final.answer)
         named = set(re.findall(r"(?<![\w-])(?:SW|NX)-[\w-]+\b", lead))
         assert want and named == want and lead.startswith(f"**{len(want)} device"), (asked, want, lead)
+
+
+# the changes between two runs, computed here as the semantic model defines them (contracts/semantic_model.yaml)
+CHANGES = (f"{FLEET} LEFT JOIN results o ON o.asset_id = r.asset_id AND o.rule_id = r.rule_id AND o.assessment_id = ? "
+           f"WHERE r.assessment_id = ?")
+NEW = "r.status = 'fail' AND (o.status IS NULL OR o.status <> 'fail')"
+FIXED = "o.status = 'fail' AND r.status <> 'fail'"
+
+
+def test_a_negated_scope_of_new_failures_is_the_scope_asked_not_its_opposite(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    # the comparison tool's scope holds no "not": before, "not running 16.12.4" came back as the switches ON 16.12.4
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {CHANGES} AND {NEW} AND a.device_type = 'switch' AND "
+                                f"a.os_version <> '16.12.4'", [runs[-2], runs[-1]])
+    lead = first_line(Chat(services)("how many new failures since october on switches not running 16.12.4").final.answer)
+    assert lead.startswith(f"**{n}** new failures") and "not release 16.12.4" in lead, (n, lead)
+
+
+def test_what_got_fixed_outside_a_place_since_a_month_lists_the_checks_fixed_there(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    fixed = dict(sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) FROM {CHANGES} AND {FIXED} AND a.device_type = "
+                                     f"'router' AND a.site <> 'HQ' GROUP BY 1", [runs[1], runs[-1]]))
+    answer = Chat(services)("what got fixed on the routers not at HQ since september").final.answer
+    assert first_line(answer).startswith(f"**{sum(fixed.values())}** fixed checks") and \
+        f"across {len(fixed)} checks" in first_line(answer) and all(rule in answer for rule in fixed), answer[:400]
+
+
+def test_how_many_devices_fixed_a_check_counts_the_devices_that_did(demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    devices = [d for d, in sql(demo_warehouse, f"SELECT DISTINCT a.asset_id FROM {CHANGES} AND {FIXED} AND "
+                                               f"r.rule_id = 'SNMP-ACL'", [runs[0], runs[-1]])]
+    lead = first_line(Chat(services)("how many devices fixed SNMP-ACL since august").final.answer)
+    assert lead.startswith(f"**{len(devices)} devices**") and all(d in lead for d in devices), (devices, lead)
+
+
+def test_the_rows_of_a_change_added_up_then_ranked_are_the_same_rows(demo_warehouse: Path, services: Services) -> None:
+    # "which stores have new failures", "how many is that altogether", "which of them has the most": one set of rows
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {CHANGES} AND {NEW} AND s.site_type = 'store' "
+                              f"GROUP BY 1 ORDER BY n DESC", [runs[-2], runs[-1]])
+    chat = Chat(services)
+    listed = first_line(chat("which stores have new failures since october").final.answer)
+    total = first_line(chat("how many new failures is that altogether").final.answer)
+    most = first_line(chat("which of them has the most").final.answer)
+    assert listed.startswith(f"**{len(per)} sites** with new failures"), (len(per), listed)
+    assert total.startswith(f"**{sum(n for _, n in per)}** new failures"), (per, total)
+    top = [s for s, n in per if n == per[0][1]]
+    assert any(f"**{s}**" in most for s in top) and str(per[0][1]) in most, (per, most)
