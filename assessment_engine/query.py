@@ -95,8 +95,9 @@ class DataQuery(QueryModel):
     # august?"): every row is ranked, and the answer says whether this one is within the limit, and where it stands
     leader: str | None = None
     # the rows that moved this way between the first and the last run ("which devices got worse since september"):
-    # kept by the query, so that "how many of them are at the stores" still counts the ones that got worse
-    direction: Literal["worse", "better"] | None = None
+    # kept by the query, so that "how many of them are at the stores" still counts the ones that got worse; "either":
+    # the rows that moved at all, the most either way first ("which one changed the most")
+    direction: Literal["worse", "better", "either"] | None = None
 
     def condition(self, dimension: str) -> Condition | None:
         return next((c for c in self.conditions if c.dimension == dimension), None)
@@ -139,5 +140,5 @@ class DataQuery(QueryModel):
         if self.leader:
             parts.append(f"whether {self.leader} is there")
         if self.direction:
-            parts.append(f"the rows that got {self.direction}")
+            parts.append("the rows that changed" if self.direction == "either" else f"the rows that got {self.direction}")
         return " · ".join(parts) + f" → {self.output}"

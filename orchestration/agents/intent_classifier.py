@@ -73,6 +73,7 @@ from orchestration.nlu.prescribed import (
 )
 from orchestration.nlu.query_edits import (
     BARE_EXTREME,
+    CHANGE_EXTREME,
     COMPARE_TO,
     COUNT_UNNAMED,
     EDITED,
@@ -1056,7 +1057,9 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if timed is not None:  # "since then": since the run the last answer was of
         prompt = timed
         updates.update(effective_prompt=timed)
-    between = None if pasted or not THE_TWO_TIMES.search(prompt) else the_two_named(
+    # ("which one moved the most" after the same figures in two runs: between those two, said or not)
+    between = None if pasted or not (THE_TWO_TIMES.search(prompt) or CHANGE_EXTREME.match(prompt)) or \
+        sum(t.query is not None for t in conv.history) < 2 else the_two_named(
         prompt, conv.history, _runs_of(conv.collection or "fleet", services), services.catalog.semantic_model)
     if between is not None:  # "between the two": the runs of the last two answers
         prompt = between
@@ -1141,6 +1144,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         edit = _edit_of(typed, own, last, services, conv.collection or "fleet", places=True, history=conv.history)
     if edit is not None:  # "and in september?", "sort those by pass rate": the last query, edited
         intent = _as_edit(_time_not_live(intent, prompt), last, edit)  # type: ignore[arg-type]  # an edit has a last turn
+    elif attribute is not None:
+        pass  # "whats their site": the lookup above is the question (read again, it had no devices: the whole fleet)
     elif picked is not None or (resolution.kind == "none" and intent.meta_intent in ("new_topic", "followup_question")
                                 and not refers_back(prompt) and (not subjectless or listed)) or (
             resolution.kind == "same_devices" and WHICH_OF_THEM.search(prompt) is not None) or (
@@ -1298,8 +1303,10 @@ BETTER_OR_WORSE_OF_TWO = re.compile(r"^\s*(?:and\s+|so\s+)?which\b.*\b(?:better|
 BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:first|second|third|fourth|fifth|1st|2nd|3rd|"
                       r"4th|5th))(?=\s*[?.!]*\s*$)", re.I)
 # the devices of the last list as owners of a value: "whats their software", "and their models"
-# ("what are they running": the software of each, the one thing a device is said to run)
-THEIR = re.compile(r"\btheir\b|\bwhat\s+(?:are|is|'re)\s*(?:they|those|these)\s+running\b", re.I)
+# ("what are they running", "what type are they", "what release are those on": the value asked of each; not "which
+# regions are they in", the regions counted — an edit of the last query)
+THEIR = re.compile(r"\btheir\b|\bwhat\s+(?:are|is|'re)\s*(?:they|those|these)\s+running\b|^\s*(?:and\s+|so\s+)?what\s+"
+                   r"(?!sites?\b)(?:[\w-]+\s+){1,3}(?:is|are)\s+(?:they|those|these)(?:\s+(?:on|at|in))?\s*\??\s*$", re.I)
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
 
@@ -1598,6 +1605,13 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
             and earlier.query is not None and earlier.query.group_by == last.query.group_by and \
             GROUP_EXTREME.match(prompt):
         # "any of them in the lab?" → "No" → "which one has the most failed checks": of the list the No was about
+        last = earlier
+    looked_up = last.query is not None and len(last.query.group_by) == 2 and last.query.group_by[0] == "device" and \
+        not last.query.measures
+    if looked_up and earlier is not None and earlier.query is not None and (
+            time.months or time.runs or time.relative or time.since):
+        # "and in august?" after what type the devices with no failed checks are: the inventory has no august — the
+        # question that chose those devices, re-timed
         last = earlier
     if last.query is None:
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -252,6 +253,10 @@ def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> D
     named = query.condition("device")
     # the devices named, each said (one the inventory lacks too); else every device of the scope, in order
     asked = named.values if named is not None and not named.negated else list(found)
+    if len(query.conditions) > 1:
+        # ("just us-west" after their regions: the named devices there — one outside it is no device missing from the
+        # inventory)
+        asked = [d for d in asked if d in found]
     if not asked:
         return DomainOutputs(summary=f"**None** — no device in this scope ({where(query)}).",
                              statistics={"rows": 0})
@@ -259,7 +264,12 @@ def _looked_up(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> D
         head = [model.dimensions["device"].noun.capitalize(), noun.capitalize()]
         body = [[d, found.get(d) if found.get(d) not in (None, "") else "—"] for d in asked[:SHOWN]]
         more = f"\n\n… and {len(asked) - SHOWN} more (every row is in the export)." if len(asked) > SHOWN else ""
-        return DomainOutputs(summary=f"**{len(asked)} {plural('device', len(asked))}** with their {noun} ({where(query)}):\n\n"
+        # ("what type are they" of 20 devices: how many of each, first — the table then says which)
+        tally = Counter(str(found[d]) for d in asked if found.get(d) not in (None, ""))
+        kinds = f" — {' · '.join(f'{v} **{n}**' for v, n in tally.most_common())}" if \
+            1 < len(tally) <= INLINE and len(tally) < len(asked) else ""
+        return DomainOutputs(summary=f"**{len(asked)} {plural('device', len(asked))}** with their {noun}{kinds} "
+                             f"({where(query)}):\n\n"
                              f"{markdown.table(head, body)}{more}", statistics={"rows": len(rows)})
     lines = [f"**{d}**: {noun} **{found[d]}**" if found.get(d) not in (None, "") else
              (f"**{d}**: no {noun} on record" if d in found else f"**{d}**: not in this inventory") for d in asked]
@@ -735,10 +745,14 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
             return delta if m.better != "higher" else -delta  # how much worse
         better = direction == "better" or (query.order is not None and query.order.descending is False
                                              and m.better == "lower")
-        order = sorted(table, key=lambda k: (-change(k) if not better else change(k), str(k)))
+        either = direction == "either"  # "which one moved the most": by how far, whichever way
+
+        def moved(key: Any) -> bool:
+            return change(key) != 0 if either else change(key) < 0 if better else change(key) > 0
+        order = sorted(table, key=lambda k: (-abs(change(k)) if either else -change(k) if not better else change(k), str(k)))
         if direction and not (query.limit and query.limit >= 1):
             # "which stores saw failures increase": those that moved the way asked, not every group
-            order = [k for k in order if (change(k) < 0 if better else change(k) > 0)] or order[:1]
+            order = [k for k in order if moved(k)] or order[:1]
         order = order[:query.limit] if query.limit and query.limit > 1 else order
         top = order[0] if order else None
         if top is None:
@@ -747,8 +761,9 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
         before, after = (table[top].get(p, zero) for p in ends)
         delta = float(after or 0) - float(before or 0)
         stats.update(change=delta)
-        moved_as_asked = change(top) < 0 if better else change(top) > 0
-        what = f"got {'better' if better else 'worse'} the most" if moved_as_asked else (
+        moved_as_asked = moved(top)
+        went = "changed" if either else f"got {'better' if better else 'worse'}"
+        what = f"{went} the most" if moved_as_asked else "none changed" if either else (
             f"none {'improved' if better else 'got worse'}; **{top}** {'got worse' if better else 'improved'} the least"
             if change(top) else f"none {'improved' if better else 'got worse'}; **{top}** stayed level")
         lead = (f"{f'**{top}** {what}' if moved_as_asked else what[0].upper() + what[1:]}: "
@@ -757,7 +772,7 @@ def _groups_over_time(query: DataQuery, rows: Sequence[Row], model: SemanticMode
                 f"({where(query, [], months=False)}).")
         if direction and moved_as_asked and len(order) > 1 and not query.limit:
             # "which sites have fewer failed checks than in september": how many did, the most first
-            lead = (f"**{len(order)} {_label(dim, model, len(order))}** got {'better' if better else 'worse'} between "
+            lead = (f"**{len(order)} {_label(dim, model, len(order))}** {went} between "
                     f"{ends[0]} and {ends[1]} ({where(query, [], months=False)}); **{top}** the most: "
                     f"{m.noun[1 if m.unit == 'count' else 0]} {_value(before, m.unit)} → {_value(after, m.unit)} "
                     f"({_signed(delta, m.unit)}).")

@@ -147,8 +147,10 @@ WHICH_ROWS = re.compile(_LEAD + r"(?:(?:at|in|on)\s+)?(?:which|what)\s+(?P<dim>[
 CHANGE_EXTREME = re.compile(_LEAD + r"(?:which|what)(?:\s+one)?(?:\s+of\s+(?:them|those|these))?(?:\s+(?P<dim>(?!has\b|have\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?))??"
                             r"\s+(?:has\s+|have\s+)?"
                             r"(?:dropped|fell|declined|decreased|slipped|worsened|got worse|gotten worse|regressed|"
-                            r"improved|got better|gotten better|rose|increased|went up|went down)\b(?:\s+(?:the\s+)?"
+                            r"improved|got better|gotten better|rose|increased|went up|went down|moved|changed|shifted|"
+                            r"swung)\b(?:\s+(?:the\s+)?"
                             r"(?:most|least|more|less))?", _I)
+NEUTRAL_CHANGE = re.compile(r"\b(?:moved|changed|shifted|swung)\b", _I)
 # "any of those at the datacenters?": whether any of the rows in play is there — an edit, not the question asked again
 ANY_OF_THEM = re.compile(r"\bany\s+(?:of\s+)?(?:them|those|these)\b", _I)
 # "how many", "how many is that" after a list: the same rows, counted (a list's lead is its count)
@@ -280,9 +282,11 @@ def the_two_named(prompt: str, history: Sequence[PastTurn], runs: Sequence[tuple
     september and november, not the two latest runs); None when it says no such thing or those answers were not of
     two different runs. ``runs``: the collection's runs as (assessment id, YYYY-MM-DD)."""
     m = THE_TWO_TIMES.search(prompt)
+    # ("which one moved the most" after the same figures in october, then now: between those two, said or not)
+    implied = m is None and CHANGE_EXTREME.match(prompt) is not None and not TIME_WORDS.search(prompt)
     answered = [t for t in history if t.query is not None][-2:]
     queries = [t.query for t in answered if t.query is not None]
-    if m is None or len(queries) != 2 or any(len(q.runs) != 1 for q in queries) or \
+    if (m is None and not implied) or len(queries) != 2 or any(len(q.runs) != 1 for q in queries) or \
             len({q.model_copy(update={"runs": []}).model_dump_json() for q in queries}) != 1:
         return None  # (two answers that differ in more than their run are two questions, not two times)
     dated = dict(runs)
@@ -293,6 +297,14 @@ def the_two_named(prompt: str, history: Sequence[PastTurn], runs: Sequence[tuple
     # type: by failed checks, not by the pass rate "worse" reads as alone)
     figure = queries[0].measures[0] if queries[0].measures and not measure_words(prompt, model) else None
     by = f" by {model.measures[figure].noun[1]}" if figure in model.measures else ""
+    if m is None:  # (the rows the two answers were of, named: "which one" is a device type there)
+        extreme = CHANGE_EXTREME.match(prompt)
+        if extreme is None or extreme.group("dim") or not queries[-1].group_by:
+            return None
+        noun = model.dimensions[queries[-1].group_by[0]].noun
+        asked = re.sub(r"^(\s*(?:and\s+|so\s+)?(?:which|what))(?:\s+one)?(?:\s+of\s+(?:them|those|these))?", rf"\1 {noun}",
+                       prompt, count=1, flags=re.I)
+        return re.sub(r"[\s?.!]*$", "", asked) + f" between {pair[0]} and {pair[1]}{by}"
     return prompt[:m.start()] + f"between {pair[0]} and {pair[1]}{by}" + prompt[m.end():]
 
 
@@ -1216,6 +1228,8 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
                 [r for r, _ in runs[-2:]]
         if own.frame.direction and query.direction:  # "and which improved?" after the ones that got worse
             update["direction"] = own.frame.direction
+        elif NEUTRAL_CHANGE.search(m.group(0)) and not own.frame.direction:
+            update["direction"] = "either"  # "which one moved the most": by how far, whichever way
     m = SINCE_WHEN.search(prompt)
     if m and len(runs) > 1 and measures and model.facts[model.measures[measures[0]].fact].run and \
             not _leftover(prompt, [m.span()], []):

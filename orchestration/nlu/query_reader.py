@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
@@ -169,7 +169,7 @@ POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
                           r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b|\b(?:findings?|issues?|failures?|"
                           r"failed checks?|deviations?)\s+(?:are|were|is)\s+new\b", _I)
-CHANGE = re.compile(r"\bsince\b|\b(?:more|less|fewer)\s+(?:[\w-]+\s+){1,3}?than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
+CHANGE = re.compile(r"\bsince\b|\b(?:moved|shifted|swung)\b|\b(?:more|less|fewer)\s+(?:[\w-]+\s+){1,3}?than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
                     r"\bincreas\w*|\bdecreas\w*|\bchang\w*|\bfrom\b.*\bto\b|\bvs\.?\b|\bversus\b|\bcompared? to\b", _I)
 CLEAN = re.compile(r"\b(?:clean|compliant|ok|okay|fine|pass(?:es|ing)?|disabled|off)\b(?! rate)|\b(?:do|does|are|is) "
                    r"(?:all|every)\b", _I)
@@ -264,6 +264,10 @@ RUNNING_WHAT = re.compile(r"^\s*(?:and\s+|so\s+)?what\s+(?:is|are|'s|'re)?\s*(?:
                           r"\s+running\s*(?:now|today)?\s*\??\s*$", _I)
 
 
+KIND_OF_THEM = re.compile(r"^\s*(?:and\s+|so\s+)?what\s+(?:type|kind)s?(?:\s+of\s+(?:devices?|boxes|kit))?\s+(?:is|are)\s+"
+                          r"(?:it|they|those|these|that one)\s*\??\s*$", _I)
+
+
 def attribute_asked(prompt: str, model: SemanticModel) -> str | None:
     """The device attribute the words ask for ("what model is RTR-CORE-2", "mgmt ip of SW-HQ-CORE-1", "where is
     FW-HQ-1"): a dimension each device has one value of, named with no measure, finding or check word beside it.
@@ -275,6 +279,8 @@ def attribute_asked(prompt: str, model: SemanticModel) -> str | None:
         return "site"
     if RUNNING_WHAT.search(prompt):
         return "release"  # "what are they running": the software, the one thing a device is said to run
+    if KIND_OF_THEM.search(prompt):
+        return "device_type"  # "what type are they": the kind of device each is
     for word, name in model.dimension_words:
         dimension = model.dimensions[name]
         if name not in ("device", "run") and (dimension.default or "").startswith(("a.", "s.")) and \
@@ -802,7 +808,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             # "which devices fixed it", "what got fixed on …": those with some, not every one ("new failures per site"
             # is every site's figure)
             bounds = [Bound(measure=measures[0], op=">", value=0)]
-    moved = frame.direction if output in ("series", "change") and group and not frame.polar else None
+    moved: Literal["worse", "better", "either"] | None = \
+        frame.direction if output in ("series", "change") and group and not frame.polar else None
+    if moved is None and output in ("series", "change") and group and not frame.polar and EITHER_WAY.search(prompt):
+        moved = "either"  # "which device type moved the most": by how far, whichever way
     more = MORE_NOW.search(prompt) if output == "change" and group and measures and not moved else None
     if more is not None:  # "which leaf switches fail more checks now than in september": those whose figure rose
         rose = more.group("how").lower() == "more"
@@ -1446,6 +1455,7 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
 
 
+EITHER_WAY = re.compile(r"\b(?:moved|changed|shifted|swung)\s+(?:the\s+)?most\b", _I)
 # "more checks now than in september", "fewer failures than last month": a figure compared with its own earlier value
 MORE_NOW = re.compile(r"\b(?P<how>more|fewer|less)\b(?:\s+[\w-]+){0,3}?\s+(?:now\s+|today\s+)?than\s+(?:in|on|at|last|"
                       r"before|back|the)\b", _I)

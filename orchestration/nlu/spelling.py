@@ -44,6 +44,10 @@ SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"(?<![\w-])crits(?![\w-])", "critical findings"),
     (r"(?<![\w-])crit(?![\w-])", "critical"),
     (r"(?<![\w-])devs(?![\w-])", "devices"),
+    (r"(?<![\w-])rtrs(?![\w-])", "routers"),  # (never "RTR-ST30-1": a name goes on after the hyphen)
+    (r"(?<![\w-])rtr(?![\w-])", "router"),
+    (r"(?<![\w-])fws(?![\w-])", "firewalls"),
+    (r"(?<![\w-])fw(?![\w-])", "firewall"),
     (r"(?<![\w-])cfgs?(?![\w-])", "config"),
     (r"(?<![\w'-])'?em(?![\w'-])", "them"),  # "list em", "fix 'em"
     # question words typed fast, too short for the vocabulary's correction: "wich store", "waht fails", "hw many"

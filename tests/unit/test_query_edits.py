@@ -4035,3 +4035,55 @@ def test_the_rows_of_a_change_added_up_then_ranked_are_the_same_rows(demo_wareho
     assert total.startswith(f"**{sum(n for _, n in per)}** new failures"), (per, total)
     top = [s for s, n in per if n == per[0][1]]
     assert any(f"**{s}**" in most for s in top) and str(per[0][1]) in most, (per, most)
+
+
+def test_a_lookup_of_the_devices_listed_is_of_those_devices_never_the_fleet(demo_warehouse: Path,
+                                                                           services: Services) -> None:
+    # "whats their site" was read again as a question of its own, which had no devices: the whole inventory came back
+    on = [d for d, in sql(demo_warehouse, "SELECT asset_id FROM assets WHERE collection = 'fleet' AND os_version = "
+                                          "'17.3.4a'")]
+    chat = Chat(services)
+    chat("devices on 17.3.4a")
+    answer = chat("whats their site").final.answer
+    sites = dict(sql(demo_warehouse, "SELECT asset_id, site FROM assets WHERE collection = 'fleet'"))
+    assert all(f"**{d}**: site **{sites[d]}**" in answer or f"| {d} | {sites[d]} |" in answer for d in on), answer[:400]
+    assert not any(d in answer for d in sites if d not in on), answer[:400]
+
+
+def test_what_type_are_they_tallies_the_kinds_then_a_month_re_times_the_question_that_chose_them(
+        demo_warehouse: Path, services: Services) -> None:
+    zero = "SELECT r.asset_id FROM {R} WHERE r.assessment_id = ? GROUP BY 1 HAVING SUM(CASE WHEN r.status = 'fail' THEN 1 ELSE 0 END) = 0"
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    now = [d for d, in sql(demo_warehouse, zero.format(R=FLEET), [runs[-1]])]
+    kinds = sql(demo_warehouse, f"SELECT device_type, COUNT(*) n FROM assets WHERE collection = 'fleet' AND asset_id IN "
+                                f"({zero.format(R=FLEET)}) GROUP BY 1 ORDER BY n DESC", [runs[-1]])
+    then = [d for d, in sql(demo_warehouse, zero.format(R=FLEET), [runs[0]])]
+    chat = Chat(services)
+    chat("devices with zero failed checks")
+    kinded = first_line(chat("what type are they").final.answer)
+    assert kinded.startswith(f"**{len(now)} devices**") and all(
+        f"{k} **{n}**" in kinded for k, n in kinds), (kinds, kinded)
+    again = first_line(chat("and in august?").final.answer)
+    assert again.startswith(f"**{len(then)} devices** with no failed checks") and runs[0] in again, (then, again)
+
+
+def test_which_one_moved_the_most_is_the_largest_change_either_way_between_the_two_answers(
+        demo_warehouse: Path, services: Services) -> None:
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = ("SELECT a.device_type, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 END) / COUNT(*), 1) "
+            f"FROM {FLEET} WHERE r.assessment_id = ? GROUP BY 1")
+    before, after = dict(sql(demo_warehouse, rate, [runs[1]])), dict(sql(demo_warehouse, rate, [runs[-1]]))
+    moves = sorted(((abs(after[k] - before[k]), k) for k in after), reverse=True)
+    chat = Chat(services)
+    chat("pass rate by device type in september")
+    chat("and now?")
+    lead = first_line(chat("which one moved the most").final.answer)
+    top = [k for d, k in moves if abs(d - moves[0][0]) < 0.05]
+    assert any(f"**{k.replace('_', ' ')}**" in lead or f"**{k}**" in lead for k in top) and runs[1] in lead, (moves, lead)
+
+
+def test_router_and_firewall_shorthand_reads_as_the_kind_of_device(demo_warehouse: Path, services: Services) -> None:
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ({LATEST}) "
+                                "AND r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.device_type = 'router'")
+    lead = first_line(Chat(services)("rtrs failing NTP-AUTH").final.answer)
+    assert lead.startswith(f"**{n} devices**"), (n, lead)
