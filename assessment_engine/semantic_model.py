@@ -64,7 +64,8 @@ class Measure(BaseModel):
                     f"NULLIF(COUNT(*){within}, 0), 1)")
         counted = f"COUNT({self.count})" + (f" FILTER (WHERE {' AND '.join(rows)})" if rows else "")
         if self.per is not None:  # "avg failed checks per device": over every device read, failing or not
-            return f"ROUND(1.0 * {counted} / NULLIF(COUNT({self.per}), 0), 1)"
+            # (a share in percent: "what % of the stores have a critical finding", of every store read)
+            return f"ROUND({'100.0' if self.unit == 'percent' else '1.0'} * {counted} / NULLIF(COUNT({self.per}), 0), 1)"
         return counted
 
     def named(self, value: float | int | None) -> str:

@@ -151,7 +151,10 @@ def _covered(state: AssessmentState) -> AnswerScope | None:
 def _header(state: AssessmentState, scope: AnswerScope | None) -> list[str]:
     """Scope line and how names were read: the first thing of every data answer, in the same place."""
     carried = {e.value for e in state.intent.entities if e.type == "device" and e.source == "conversation"}
-    if scope is not None and len(scope.devices) > 3 and set(scope.devices) <= carried:
+    # (or the rows an earlier answer listed: "sort by failed checks" after the 17 devices failing VTY-ACL)
+    listed = [{str(r) for r in t.answer_devices or t.answer_rows} for t in state.conversation.history[-3:]]
+    if scope is not None and len(scope.devices) > 3 and (
+            set(scope.devices) <= carried or any(set(scope.devices) <= rows for rows in listed)):
         scope = scope.model_copy(update={"devices_listed_before": True})  # the list is above; its names are no scope
     if scope is not None:
         lines = [scope_line(scope)]

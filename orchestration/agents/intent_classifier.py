@@ -290,6 +290,8 @@ def kept_filters(frame: QuestionFrame, previous: QuestionFrame, kind: str, text:
             carried = tuple(k for k in carried if k != "environment")
     if not all_fit(previous.filters.platform, frame.filters.device_type):
         carried = tuple(k for k in carried if k not in ("platform", "os_version"))  # switches run no ASA software
+    if frame.filters.role and not frame.filters.device_type:
+        carried = tuple(k for k in carried if k != "device_type")  # "the core boxes" after leaf switches: their own kind
     filters = frame.filters.evolve(**{k: [v for v in getattr(previous.filters, k) if v.lower() not in left_out]
                                       for k in carried if not getattr(frame.filters, k) and getattr(previous.filters, k)})
     checks = frame.checks or (previous.checks if "topic" in carried and filters.topic == previous.filters.topic else [])
@@ -1064,6 +1066,14 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
     if between is not None:  # "between the two": the runs of the last two answers
         prompt = between
         updates.update(effective_prompt=between)
+    # (after a ranking of signatures or checks, "list those routers" is the lead row's routers: ``query_edits.THEM``)
+    named_kind = None if pasted or last is None or last.query is None or last.query.group_by else \
+        THOSE_KIND.search(prompt)
+    if named_kind is not None and last is not None and last.query is not None and (
+            KINDS_SAID[named_kind.group("kind").lower()] in getattr(last.query.condition("device_type"), "values", ())):
+        # "which sites are those routers at" after how many wan routers a signature hits: those, not every router
+        prompt = prompt[:named_kind.start()] + "them" + prompt[named_kind.end():]
+        updates.update(effective_prompt=prompt)
     # ("and the third?": the third one; a list of devices keeps its own reading of the place, ``followups``)
     picked = None if pasted else _asked_of_another_row(BARE_NTH.sub(r"\1 one", prompt), last, conv.history) or \
         picked_prompt(prompt, _listed_before(prompt, last, conv.history), services.catalog.semantic_model) or \
@@ -1206,7 +1216,8 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
         of_a_population(last, services.catalog.semantic_model)
     # ("how many of them fail that" after what the devices in play fail most: the check picked, "them" still those)
     check_picked = picked is not None and last is not None and last.query is not None and \
-        last.query.group_by[:1] == ["rule"] and OF_THEM.search(prompt) is not None
+        last.query.group_by[:1] in (["rule"], ["signature"]) and OF_THEM.search(prompt) is not None
+    # ("how many of them does the top one hit" after the signatures on the wan routers: the wan routers it hits)
     if edit is None and not pasted and (picked is None or check_picked) and attribute is None and \
             resolution.kind in ("none", "carryover") and last is not None and (OF_THEM.search(prompt) or implied):
         # "how many of them fail OSPF-AUTH" after a count of the nexus switches: its own question, among those; "their
@@ -1307,6 +1318,9 @@ BARE_NTH = re.compile(r"^(\s*(?:and|so|ok|what about|how about)?[\s,]*the\s+(?:f
 # regions are they in", the regions counted — an edit of the last query)
 THEIR = re.compile(r"\btheir\b|\bwhat\s+(?:are|is|'re)\s*(?:they|those|these)\s+running\b|^\s*(?:and\s+|so\s+)?what\s+"
                    r"(?!sites?\b)(?:[\w-]+\s+){1,3}(?:is|are)\s+(?:they|those|these)(?:\s+(?:on|at|in))?\s*\??\s*$", re.I)
+# the things in play named by their kind: "those routers", "these boxes"
+THOSE_KIND = re.compile(r"\b(?:those|these)\s+(?P<kind>routers|switches|firewalls|wlcs)\b", re.I)
+KINDS_SAID = {"routers": "router", "switches": "switch", "firewalls": "firewall", "wlcs": "wireless_controller"}
 # an approved exception named: "covered by an exception", "excepted", "waived"
 EXCEPTED = re.compile(r"\bexcept(?:ed|ions?)\b|\bwaive[rd]s?\b|\bwaivers?\b", re.I)
 
@@ -1705,10 +1719,18 @@ def _as_edit(intent: Intent, last: PastTurn, edit: QueryEdit) -> Intent:
     # a value the edit replaced or dropped is no longer asked ("what about high" after critical: the scope line and
     # the reflector's check read high, not both)
     entities = [e for e in [*intent.entities, *kept] if not _edited_away(e, edit.query)]
-    # (so are the frame's filters carried from the turn before: the scope line says what the query holds)
+    # (so are the frame's filters carried from the turn before: the scope line says what the query holds; and what the
+    # query holds is the turn's filter, which the next turn carries: "what failed most on them" after the run the
+    # firewalls' pass rate was lowest in is of the firewalls)
     filters = intent.frame.filters
+    held: dict[str, list[str]] = {}
+    for c in edit.query.conditions:
+        if c.dimension in EDITED_TYPES.values() and c.dimension not in ("device", "site") and not c.negated and \
+                not c.in_measure:
+            held.setdefault("os_version" if c.dimension == "release" else c.dimension, []).extend(map(str, c.values))
     intent = intent.evolve(frame=intent.frame.evolve(filters=filters.evolve(**{
-        key: [v for v in getattr(filters, key) if not _dropped(key, v, edit.query)]
+        key: list(dict.fromkeys([*(v for v in getattr(filters, key) if not _dropped(key, v, edit.query)),
+                                 *held.get(key, [])]))
         for key in ("environment", "device_type", "platform", "os_version", "severity", "role")})))
     return _one_first(intent, edit.query).evolve(query=edit.query, asked_query=edit.query, query_notes=edit.notes, entities=entities,
                          meta_intent="followup_question", domain_details=domain_details_for(skill, entities),

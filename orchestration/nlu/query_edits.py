@@ -1154,6 +1154,10 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             # fail ASA-TELNET" → "which one is worst": of those eight, the worst)
             update["conditions"] = [c.model_copy(update={"of_devices": True}) if c.dimension in ("rule", "topic") and
                                     not c.negated else c for c in query.conditions]
+        if group and measures and _counts_its_rows(measures[0], group[0], model) and "failed_checks" in model.measures:
+            # "which branch has the most" after the share of branches with a critical failure: a branch has it or
+            # not — ranked by its critical failed checks
+            measures = ["failed_checks"]
         measure = order.measure if order else (measures[0] if measures else None)
         rest = prompt[m.end():]
         named_measure = measure_words(rest, model)[:1]
@@ -2113,6 +2117,14 @@ def worst_by_the_last_measure(query: DataQuery | None, prompt: str, last: PastTu
     worst_first = query.order.descending  # (the severity ranking puts the most critical first for "worst")
     descending = worst_first == (_better(model, measure) == "lower")
     return query.model_copy(update={"measures": [measure], "order": Order(measure=measure, descending=descending)})
+
+
+def _counts_its_rows(measure: str, dimension: str, model: SemanticModel) -> bool:
+    """Whether ``measure`` counts the rows of ``dimension`` themselves (the sites with a failure, per site: 1 or 0)."""
+    m = model.measures[measure]
+    column = (model.dimensions[dimension].sql_for(m.fact) or "").split(".")[-1] if dimension in model.dimensions else ""
+    return m.count is not None and m.count.upper().startswith("DISTINCT") and bool(column) and \
+        m.count.split(".")[-1].strip() == column
 
 
 def rows_added_up(previous: PastTurn, before: Sequence[PastTurn]) -> PastTurn | None:

@@ -84,6 +84,10 @@ EVERY = re.compile(r"\b(?:at|in|on|across)\s+(?:every|each|all(?:\s+(?:the|our|o
 # a count of places: "how many stores have it", "how many of our branches fail NTP-AUTH"
 HOW_MANY_SITES = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?:sites|locations|offices|stores|branch(?:es)?|"
                             r"data ?cent(?:er|re)s|dcs|campus(?:es)?)\b", re.I)
+# "what % of the stores have a critical finding": a share of places, not of their devices
+SHARE_OF_SITES = re.compile(r"\b(?:what|which)\s+(?:%|percent(?:age)?|share|fraction|proportion|part)\s+of\s+(?:the\s+|our\s+)?"
+                            r"(?:sites|locations|offices|stores|branch(?:es)?|data ?cent(?:er|re)s|dcs|campus(?:es)?)\b"
+                            r"(?!'|\s+(?:devices?|routers?|switch(?:es)?|firewalls?|boxes|wlcs?|hosts|assets))", re.I)
 # "what else do they fail", "anything else": besides the checks the conversation was about
 ELSE = re.compile(r"\b(?:what|anything|something|which|any)\s+else\b|\bother (?:checks|rules|failures|findings)\b", _I)
 BOUND = re.compile(rf"\b(?P<op>more than|over|above|greater than|at least|fewer than|less than|under|below|at most|"
@@ -459,6 +463,8 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # "what percentage of routers fail NTP-AUTH last month": the share the tools answer, in the run asked (read so that
     # the run reaches them; it answered the latest)
     share_in_time = frame.ask == "share" and not named_measure and time_named(intent)
+    # (the tools' share is of devices: "what % of the stores have a critical finding" is of the stores)
+    executed = executed or (SHARE_OF_SITES.search(prompt) is not None and "sites_failing_share" in model.measures)
     if pasted or not runs or not (executed or share_in_time or (named_measure and (frame.ask in ("summary", "share")
                                                                                    or rated))):
         return None
@@ -647,6 +653,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
                                                                               "high_findings") and (
             measures[0] == "failed_checks" or query_condition(conditions, "severity")):
         measures = ["sites_failing"]  # "how many branches have critical findings": the branches with one, counted
+    if SHARE_OF_SITES.search(prompt) and not group and measures and measures[0] in (
+            "failed_checks", "critical_findings", "high_findings", "devices_failing", "pass_rate", "fail_rate") and \
+            "sites_failing_share" in model.measures:
+        measures = ["sites_failing_share"]  # of the places judged, the share with one
     facts = {model.measures[m].fact for m in measures}
     if "devices" in measures and len(facts) > 1 and "devices_assessed" in model.measures and \
             model.measures["devices_assessed"].fact in facts:

@@ -238,7 +238,8 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/sixtythird_conversations.yaml": (3, 11, 4), "sixtyfourth_conversations.yaml": (7, 23, 8),
     "held_out/sixtyfourth_conversations.yaml": (2, 9, 4), "sixtyfifth_conversations.yaml": (8, 17, 8),
     "held_out/sixtyfifth_conversations.yaml": (3, 9, 4), "sixtysixth_conversations.yaml": (8, 24, 8),
-    "held_out/sixtysixth_conversations.yaml": (1, 8, 4),
+    "held_out/sixtysixth_conversations.yaml": (1, 8, 4), "sixtyseventh_conversations.yaml": (8, 24, 8),
+    "held_out/sixtyseventh_conversations.yaml": (1, 8, 4),
 }
 
 

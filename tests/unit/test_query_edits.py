@@ -4087,3 +4087,54 @@ def test_router_and_firewall_shorthand_reads_as_the_kind_of_device(demo_warehous
                                 "AND r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.device_type = 'router'")
     lead = first_line(Chat(services)("rtrs failing NTP-AUTH").final.answer)
     assert lead.startswith(f"**{n} devices**"), (n, lead)
+
+
+def test_a_share_of_the_stores_counts_stores_not_their_devices(demo_warehouse: Path, services: Services) -> None:
+    # "what % of the stores have a critical finding" was the share of the stores' devices (44.1 %, 26 of 59)
+    (stores, failing), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT a.site), COUNT(DISTINCT CASE WHEN r.status = 'fail' "
+                                             f"AND r.severity = 'critical' THEN a.site END) FROM {FLEET} WHERE "
+                                             f"r.assessment_id = ({LATEST}) AND s.site_type = 'store'")
+    lead = first_line(Chat(services)("what % of the stores have a critical finding").final.answer)
+    assert lead.startswith(f"**{round(100 * failing / stores, 1)}%**"), (failing, stores, lead)
+
+
+def test_the_filters_an_edit_holds_are_carried_to_the_next_question(demo_warehouse: Path, services: Services) -> None:
+    # "what failed most on them then" after the run the firewalls' pass rate was lowest in: of the firewalls
+    rates = sql(demo_warehouse, f"SELECT r.assessment_id, ROUND(100.0 * SUM(CASE WHEN r.status = 'pass' THEN 1 ELSE 0 "
+                                f"END) / COUNT(*), 1) p FROM {FLEET} WHERE a.device_type = 'firewall' GROUP BY 1 ORDER BY p")
+    per = sql(demo_warehouse, f"SELECT r.rule_id, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND r.status = "
+                              f"'fail' AND a.device_type = 'firewall' GROUP BY 1 ORDER BY n DESC", [rates[0][0]])
+    chat = Chat(services)
+    chat("pass rate trend for the firewalls")
+    chat("which run was lowest")
+    lead = first_line(chat("what failed most on them then").final.answer)
+    assert any(f"**{rule}**" in lead for rule, n in per if n == per[0][1]) and "firewall" in lead, (per[:3], lead)
+
+
+def test_a_signature_picked_from_a_ranking_of_some_devices_stays_with_those_devices(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    per = sql(demo_warehouse, "SELECT x.signature_id, COUNT(DISTINCT x.asset_id) n FROM slic_results x JOIN assets a ON "
+                              "a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = "
+                              f"({LATEST}) AND a.role = 'wan' GROUP BY 1 ORDER BY n DESC")
+    sites = [s for s, in sql(demo_warehouse, "SELECT DISTINCT a.site FROM slic_results x JOIN assets a ON a.asset_id = "
+                                             f"x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = ({LATEST}) "
+                                             "AND a.role = 'wan' AND x.signature_id = ?", [per[0][0]])]
+    assert per[0][1] > per[1][1]  # (one signature leads: "the top one" is that one)
+    chat = Chat(services)
+    chat("which slic signatures hit the wan routers")
+    hit = first_line(chat("how many of them does the top one hit").final.answer)
+    at = first_line(chat("which sites are those routers at").final.answer)
+    assert hit.startswith(f"**{per[0][1]}**"), (per[0], hit)
+    assert at.startswith(f"**{len(sites)} sites**") and all(s in at for s in sites), (sites, at)
+
+
+def test_a_list_sorted_says_its_devices_are_an_earlier_answers_not_six_of_their_names(demo_warehouse: Path,
+                                                                                       services: Services) -> None:
+    chat = Chat(services)
+    chat("devices not at stores failing VTY-ACL")
+    chat("sort by failed checks")
+    top3 = chat("just the top 3").final.answer
+    scope, lead = top3.split("\n\n")[0], first_line(top3)
+    shown = re.findall(r"\| ([A-Z][\w-]+) \| \d+ \|", top3)
+    assert "devices of an earlier answer" in scope and len(shown) == 3 and not any(
+        d in scope for d in shown), (scope, lead)
