@@ -132,8 +132,8 @@ class SemanticModel(BaseModel):
         """The dimension that names what ``measure`` counts: the devices of ``DISTINCT r.asset_id``, the checks of a
         count of results rows (its fact's ``rows``) — "what are they" after "38 critical failed checks"."""
         m = self.measures[measure]
-        if m.unit != "count" or m.count is None:
-            return None
+        if m.count is None or not (m.unit == "count" or m.unit == "percent" and m.per is not None):
+            return None  # (a share counts things too: "the stores with a critical failure", of every store)
         if m.count.upper().startswith("DISTINCT"):
             column = m.count.split(".")[-1].strip()
             return next((name for name, d in self.dimensions.items()

@@ -1126,8 +1126,12 @@ def run(state: AssessmentState, services: Services) -> StateUpdate:
             not c.negated and len(c.values) > 1 and c.dimension in ("site", "region", "site_type", "tier")
             for c in last.query.conditions) or not last.query.group_by and not last.answer_devices and
         bool(last.query.measures) and last.query.measures[0] != "devices" and
-        services.catalog.semantic_model.counted_things(last.query.measures[0]) == "device" or
-        rows_added_up(last, [t for t in conv.history if t.turn_number < last.turn_number]) is not None) and not one_device
+        services.catalog.semantic_model.counted_things(last.query.measures[0]) in ("device", "site") or
+        rows_added_up(last, [t for t in conv.history if t.turn_number < last.turn_number]) is not None or
+        # ("which of them has the most" after the devices with new failures, each with its count: ranked by it)
+        last.query.group_by == ["device"] and bool(last.query.measures) and last.query.measures[0] != "devices" and
+        bool(GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)) and
+        not measure_words(prompt, services.catalog.semantic_model)) and not one_device
     attribute = attribute_asked(prompt, services.catalog.semantic_model) if listed and THEIR.search(prompt) and \
         picked is None and not pasted else None
     if attribute is not None:

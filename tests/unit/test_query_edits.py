@@ -4138,3 +4138,27 @@ def test_a_list_sorted_says_its_devices_are_an_earlier_answers_not_six_of_their_
     shown = re.findall(r"\| ([A-Z][\w-]+) \| \d+ \|", top3)
     assert "devices of an earlier answer" in scope and len(shown) == 3 and not any(
         d in scope for d in shown), (scope, lead)
+
+
+def test_which_of_them_has_the_most_after_devices_with_a_figure_ranks_them_by_it(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    # it listed the 31 devices again, from the inventory
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {CHANGES} AND {NEW} AND a.device_type = 'switch' AND "
+                              f"a.os_version <> '16.12.4' GROUP BY 1 ORDER BY n DESC", [runs[-2], runs[-1]])
+    chat = Chat(services)
+    chat("switches not running 16.12.4 with new failures since october")
+    lead = first_line(chat("which of them has the most").final.answer)
+    top = [d for d, n in per if n == per[0][1]]
+    assert all(f"**{d}**" in lead for d in top) and str(per[0][1]) in lead, (per[:4], lead)
+
+
+def test_which_ones_dont_after_a_share_of_stores_are_the_stores_without_one(demo_warehouse: Path,
+                                                                            services: Services) -> None:
+    clean = [s for s, in sql(demo_warehouse, f"SELECT a.site FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                             "s.site_type = 'store' GROUP BY 1 HAVING COUNT(*) FILTER (WHERE r.status = "
+                                             "'fail' AND r.severity = 'critical') = 0")]
+    chat = Chat(services)
+    chat("what % of the stores have a critical finding")
+    lead = first_line(chat("which ones dont").final.answer)
+    assert lead.startswith(f"**{len(clean)} sites**") and all(s in lead for s in clean), (clean, lead)
