@@ -128,6 +128,10 @@ class SemanticModel(BaseModel):
         """A dimension of a fact's own rows (a check's rule or severity, a signature), not of the device or site."""
         return bool(self.dimensions[dimension].model_extra)
 
+    def of_changes(self, measure: str) -> bool:
+        """Whether ``measure`` counts the changes between two runs (its fact sets each row beside a baseline run's)."""
+        return self.facts[self.measures[measure].fact].baseline is not None
+
     def counted_things(self, measure: str) -> str | None:
         """The dimension that names what ``measure`` counts: the devices of ``DISTINCT r.asset_id``, the checks of a
         count of results rows (its fact's ``rows``) — "what are they" after "38 critical failed checks"."""

@@ -975,7 +975,7 @@ CHANGED_WHAT = re.compile(_LEAD + r"(?:what|which)(?:\s+checks?|\s+ones)?\s+(?:(
 
 def _of_the_changes(query: DataQuery | None, model: SemanticModel) -> bool:
     """Whether ``query`` counts the changes between two runs (a fact set beside a baseline run)."""
-    return query is not None and bool(query.measures) and bool(model.facts[model.measures[query.measures[0]].fact].baseline)
+    return query is not None and bool(query.measures) and model.of_changes(query.measures[0])
 
 
 def _checks_behind_the_change(prompt: str, previous: PastTurn, model: SemanticModel) -> QueryEdit | None:

@@ -197,9 +197,10 @@ REST = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|and|or)\s+(?:
 # "which of A and B …", "compare A and B", "A and B side by side"
 SIDES = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against)\s|\bwhich (?:one )?of\b|\bcompar(?:e|ing)\b|"
                    r"\bside by side\b|\bbetween\b", _I)
-# from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
+# the verbs of a change with no measure word: "what got fixed", "what's new on …" (``_changes_said``)
 FIXED_SAID = re.compile(r"\b(?:fix(?:ed|es)?|resolved?|remediated|cleared|improved|better)\b", _I)
 NEW_SAID = re.compile(r"\b(?:new|newly|broke|broken|regress\w*|worse|degraded)\b", _I)
+# from which run something has held: "since when has RTR-ST30-1 been failing PWD-ENABLE-SECRET", "how long has …"
 SINCE_WHEN = re.compile(r"\bsince when\b|\bhow long (?:has|have|had)\b|\bfor how long\b|\bwhen did\b.{0,60}\bstart\b", _I)
 # the figures a run's summary by the assessment tools states (a question naming another is compiled)
 SUMMARY_FIGURES = frozenset({"pass_rate", "failed_checks", "checks", "passed_checks", "excepted_checks",
@@ -478,11 +479,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # that got worse, and reads no fix of one check)
     changed_rows = _rows_of_a_change(prompt, model) if len(runs) > 1 and NEW_OR_FIXED.search(prompt) else None
     if changed_rows is not None:
-        verbs_said = [m for m in measures if model.facts[model.measures[m].fact].baseline is not None][:1] or \
+        verbs_said = [m for m in measures if model.of_changes(m)][:1] or \
             _changes_said(prompt)[:1]
         measures = said = verbs_said or measures
         changed_rows = changed_rows if verbs_said else None
-    changes_per_row = bool(measures) and model.facts[model.measures[measures[0]].fact].baseline is not None and bool(
+    changes_per_row = bool(measures) and model.of_changes(measures[0]) and bool(
         GROUP.search(prompt) or TOP.search(prompt) or WHICH_FIRST.match(prompt) or changed_rows)
     if (facets.tracking or facets.evidence or facets.changes_asked or frame.targets.exception or
             NEW_OR_FIXED.search(prompt)) and not changes_per_row:
@@ -495,11 +496,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         excluding = len(runs) > 1 and not frame.targets.exception and not facets.evidence and not facets.tracking and (
             any(c.negated or c.dimension in BEYOND_THE_TOOLS for c in _conditions(prompt, intent, scope, model)) or (
                 NEW_OR_FIXED.search(prompt) is not None and further_back))
-        if excluding and not (measures and model.facts[model.measures[measures[0]].fact].baseline is not None):
+        if excluding and not (measures and model.of_changes(measures[0])):
             # "what's new on the switches not at HQ", "how many checks got fixed on …": what the verbs say changed
             verbs_said = _changes_said(prompt)
             measures = said = verbs_said or measures
-        if not (excluding and measures and model.facts[model.measures[measures[0]].fact].baseline is not None):
+        if not (excluding and measures and model.of_changes(measures[0])):
             return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     if ask in ("share", "count") and WHICH_FIRST.match(prompt) and (MOST.search(prompt) or LEAST.search(prompt) or
@@ -798,11 +799,11 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             order, limit, offset = None, None, 0
             output = "value" if output in ("list", "table") else output
             bounds = [b for b in bounds if not (b.op == ">" and b.value == 0)]
-    if measures and model.facts[model.measures[measures[0]].fact].baseline and output in ("series", "change", "since"):
+    if measures and model.of_changes(measures[0]) and output in ("series", "change", "since"):
         # "which device had the most fixes since october": a figure of the change itself, one per row (the fact sets
         # the last run beside the first), not the figure of each run set side by side
         output = "table" if group else "value"
-    if measures and model.facts[model.measures[measures[0]].fact].baseline:
+    if measures and model.of_changes(measures[0]):
         # the changes into a run are against the run before it; "since august" sets august beside the last (the runs
         # between are no part of it)
         asked_runs = time.get("runs") or [runs[-1][0]]
