@@ -815,7 +815,8 @@ def clear_ask_skill(frame: QuestionFrame, decision: RouteDecision, text: str = "
     floor = CLEAR_ASK_NAMED if (named and (frame.checks or frame.targets.rule or frame.targets.signature)) or (
         measured and targeted and frame.ask in DATA_ASKS) else CLEAR_ASK
     if frame.subject == "exceptions" and targeted:  # "which exceptions cover DataCenter-2": the exception list answers
-        floor = min(floor, CLEAR_ASK_POPULATION)
+        # (one named by its id, "which devices does EXC-2026-021 cover", as clear as a device named with its checks)
+        floor = min(floor, CLEAR_ASK_NAMED if frame.targets.exception else CLEAR_ASK_POPULATION)
     filters = frame.filters.model_dump()
     sides = frame.ask in ("compare", "share", "count") and any(len(v) >= 2 for k, v in filters.items()
                                                                 if k not in ("severity", "topic"))

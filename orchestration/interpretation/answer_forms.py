@@ -466,6 +466,14 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
             first = (f"**{r.exception_id}** covers **{r.rule_id}** ({r.title}) on {kind} at "
                      f"{', '.join(_names_of(r.sites))}; it expires **{day(r.expires_on)}** and was approved by "
                      f"{r.approved_by}. In this run it covers {devices_said}.")
+        elif n > 1:
+            # "which devices do EXC-2026-021 and EXC-2026-007 cover", "who approved them": each one's devices, beside
+            # its check, approver and date (the reader reads "who" or "which devices" alike: both are said)
+            each = "; ".join(
+                f"**{r.exception_id}** ({r.rule_id}, approved by {r.approved_by}, expires {day(r.expires_on)}): "
+                + (_few(_names_of(r.covered_devices)) or "no device") for r in rows[:10])
+            first = f"**{len(covered)} device{'s' if len(covered) != 1 else ''}** covered — {each}" + \
+                (" …" if n > 10 else ".")
         else:
             if n == 1:  # "which devices does the lab exception cover": its devices, beside its when and who
                 r = rows[0]
@@ -478,6 +486,11 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     reasons = "\n".join(f"- {r.exception_id}: {markdown.cell(r.reason, 240)}" for r in rows[:10])
     return DomainOutputs(summary=f"{first}\n\n{table}\n\nWhy each was approved:\n\n{reasons}",
                          statistics={"row_count": n})
+
+
+def _few(names: Sequence[str], shown: int = 6) -> str:
+    """Names in a sentence: the first few, then how many more."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _names_of(listed: str | None) -> list[str]:

@@ -302,6 +302,12 @@ def _value_answer(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -
         return DomainOutputs(summary=f"**{failing:,}** of the {assessed:,} devices assessed in this scope fail {what} "
                                      f"({where(query)}).", statistics={"devices_failing": failing,
                                                                        "devices_assessed": assessed})
+    among = query.condition("device")
+    if query.measures == ["devices"] and among is not None and not among.negated and len(among.values) > 1:
+        # "how many of them are in us-east" after three devices listed: a part of those, said as one
+        rest = query.model_copy(update={"conditions": [c for c in query.conditions if c is not among]})
+        return DomainOutputs(summary=f"**{_value(row.get('devices'))}** of the {len(among.values)} devices "
+                                     f"({where(rest)}).", statistics={"devices": row.get("devices")})
     figures = [model.measures[m].named(row.get(m)) for m in query.measures]
     lead = " · ".join(f"**{f.split(' ', 1)[0]}** {f.split(' ', 1)[1]}" if " " in f else f"**{f}**" for f in figures)
     return DomainOutputs(summary=f"{lead} ({where(query)}).", statistics={m: row.get(m) for m in query.measures})

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from assessment_engine.checks.judgement import all_fit
 from orchestration.nlu.domain import domain_details_for
 from orchestration.nlu.entities import Gazetteer, read_entities
-from orchestration.nlu.frame import read_expiring
+from orchestration.nlu.frame import MONTHS, read_expiring
 from orchestration.nlu.meta_intent import PLACE_THERE
 from orchestration.nlu.prescribed import LIVE_STATE, asks_live
 from orchestration.nlu.router import SKILL_TO_CLASS
@@ -271,13 +271,33 @@ EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 # "which rules do they cover" after a list of exceptions: those exceptions, by their ids
 EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
 COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
-                        r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted)\s+(?P<they2>them|those|these)\b",
+                        r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted|signed\s+off(?:\s+on)?|owns?)\s+"
+                        r"(?P<they2>them|those|these)\b",
                         _I)
 
 
 # "the SNMP-ACL one", "the exception for ASA-TLS": one of the exceptions listed, by the check it is for
 RULES_ONE = re.compile(r"\bthe\s+(?P<rule>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\s+(?:one|exception|waiver)\b|"
                        r"\bthe\s+(?:one|exception|waiver)\s+for\s+(?P<rule2>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b", _I)
+
+
+# a deadline said alone: "what about before april 2027", "and by the end of the year?"
+DEADLINE = re.compile(r"\b(?:before|by|until|till)\s+(?:the\s+end\s+of\s+)?(?:(?:" + "|".join(
+    sorted(MONTHS, key=len, reverse=True)) + r")(?:\s+20\d\d)?|20\d\d(?:-\d\d-\d\d)?|q[1-4]\s+20\d\d|(?:the|this)\s+year)\b",
+                      re.I)
+
+
+def _deadline_moved(prompt: str, previous: PastTurn) -> str | None:
+    """"what about before april 2027" after the exceptions expiring before 2027: the same question with the new
+    deadline in place of the old one (or added, when the last asked for none)."""
+    m = DEADLINE.search(prompt)
+    if m is None or EXCEPTION_WORD.search(prompt) or len(re.findall(r"\w+", prompt)) > 8:
+        return None
+    asked = previous.question.rstrip(" ?.!")
+    old = DEADLINE.search(asked)
+    if old is not None:
+        return asked[:old.start()] + m.group(0) + asked[old.end():]
+    return f"{asked} expiring {m.group(0)}"
 
 
 def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
@@ -294,6 +314,9 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
                                             previous.answer_excerpt, _I))
         if len(for_rule) == 1:
             return prompt[:of_rule.start()] + for_rule.pop() + prompt[of_rule.end():]
+    moved = _deadline_moved(prompt, previous) if previous is not None and listed else None
+    if moved is not None:
+        return moved
     if previous is not None and listed and read_expiring(prompt) and not EXCEPTION_WORD.search(prompt):
         # "which one expires first" (or last) after a list of exceptions: asked of that list's question
         return f"{previous.question.rstrip(' ?.!')}, {prompt}"

@@ -408,6 +408,11 @@ _EXPIRY_WITHIN = re.compile(rf"\bexpir\w*\s+(?:with)?in\s+(?:the\s+)?(?:next\s+)
                             _I)
 
 
+# "expire before 2027", "expiring by the end of 2027": a year's first day (before), or its last (by its end)
+_EXPIRY_YEAR = re.compile(r"\bexpir\w*\s+(?:(?P<before>before|by|until|till)\s+(?P<end>(?:the\s+)?end\s+of\s+)?)"
+                          r"(?P<year>20\d\d)\b(?!-\d)", _I)
+
+
 def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
     """The last day an expiry asked about may fall on, and the words without it (its month is no run's month). A
     month ahead is the next one of that name: exceptions expire in the future."""
@@ -420,6 +425,11 @@ def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
             deadline = first - timedelta(days=1)
         else:
             deadline = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        return deadline.isoformat(), text[:m.start()] + text[m.end():]
+    m = _EXPIRY_YEAR.search(text)
+    if m:
+        year = int(m.group("year"))
+        deadline = date(year, 12, 31) if m.group("end") else date(year - 1, 12, 31)
         return deadline.isoformat(), text[:m.start()] + text[m.end():]
     m = _EXPIRY_WITHIN.search(text)
     if m:
@@ -444,7 +454,9 @@ def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date |
     if m:
         since = _month(m.group(1), today)
         words = words[:m.start()] + words[m.end():]
-    months = _ordered(_month(m.group(1), today) for m in re.finditer(_MONTH, words, _I))
+    # ("september 2025": that year's, said; a month alone is the last one of that name)
+    months = _ordered(f"{m.group(2)}-{MONTHS[m.group(1).lower()]:02d}" if m.group(2) else _month(m.group(1), today)
+                      for m in re.finditer(_MONTH + r"(?:,?\s+(20\d\d)\b)?", words, _I))
     for m in AGO.finditer(words):  # "three months ago", "a month ago": the month that was then
         n = 1 if m.group(1) is None else _number(m.group(1))
         back = n * {"m": 1, "y": 12}.get(m.group("unit")[0].lower(), 0) or max(1, round(n * 7 / 30))

@@ -36,6 +36,8 @@ from orchestration.nlu.query_reader import (
     DEVICE_ATTRIBUTES,
     FIRST_RUN,
     OVER_TIME,
+    PCI_IN,
+    PCI_OUT,
     SEVERITY_ONES,
     SINCE_WHEN,
     TOP,
@@ -50,7 +52,7 @@ from orchestration.nlu.query_reader import (
     severity_first,
 )
 from orchestration.nlu.which_way import which_way
-from orchestration.state import AssessmentState, Intent, PastTurn
+from orchestration.state import AssessmentState, FrameTime, Intent, PastTurn
 
 _I = re.IGNORECASE
 ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
@@ -392,6 +394,8 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
     if index >= len(rows):
         return None
     picked = _named_in_its_clause(prompt, m, rows[index]) or prompt[:m.start()] + rows[index] + prompt[m.end():]
+    if previous.query.group_by[:1] and previous.query.group_by[0] in PLACES and PLACE_THERE.search(picked):
+        return PLACE_THERE.sub(place_phrase(previous.query.group_by[0], [rows[index]]), picked, count=1)
     place = next((c for c in previous.query.conditions if c.dimension in PLACES and not c.negated and
                   len(c.values) == 1 and c.dimension not in previous.query.group_by), None)
     if place is not None and PLACE_THERE.search(picked):
@@ -595,8 +599,8 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
     if dim in VALUE_ROWS and it and not it.group("its") and first_named:  # (a ranking's lead names its first row)
         # "which platform has the best pass rate" → "how many devices run it": that platform
         return prompt[:it.start()] + str(key) + prompt[it.end():]
-    m = IT_CHECK.search(prompt)
-    if dim == "rule" and m:  # a check is what is failed or fixed: "does it have" is still about the place
+    m = IT_CHECK.search(prompt) or IT_ON.search(prompt)
+    if dim in ("rule", "signature") and m:  # a check is what is failed or fixed: "does it have" is still about the place
         return _kept_place(prompt[:m.start("it")] + key + prompt[m.end("it"):], query)
     return None
 
@@ -686,8 +690,9 @@ def _the_places_listed(prompt: str, previous: PastTurn) -> str | None:
         # "the pass rate at each of those sites" after the sites some devices are at: those places, whole, by name
         return prompt[:those.start()] + ("at " if query.group_by == ["site"] else "in ") + \
             ", ".join(previous.answer_rows) + prompt[those.end():]
-    if PLACE_THERE.search(prompt) is None:
-        return None
+    row = ROW_REF.search(prompt)
+    if PLACE_THERE.search(prompt) is None or row is not None and not alone(prompt, row):
+        return None  # ("the second one - what fails there": the place picked by its place, ``picked_prompt``)
     kept = [c for c in query.conditions if not c.negated]
     if len(kept) == len(query.conditions) == 1 and kept[0].dimension in PLACES and not query.measures:
         where = f"{'at' if kept[0].dimension == 'site' else 'in'} {' and '.join(kept[0].values)}"
@@ -732,8 +737,15 @@ IT_CHECK = re.compile(r"\b(?:have|has|had|fail\w*|fix\w*|with|about|affect\w*|hi
                       r"(?!\s+(?:is|are|was|were|has|have|had|runs?|fails?|failed)\b)", _I)  # ("fail that one too")
 
 
+# "what boxes is it on", "which devices is that seen on": the devices a check or signature is found on
+IT_ON = re.compile(r"\b(?:is|was)\s+(?P<it>it|that)\s+(?:(?:seen|found|present)\s+)?on\s*[?.!]*\s*$", _I)
+
+
 THAT_VALUE = re.compile(r"\b(?:that|the same)(?:\s+(?:one|version|release|model|platform|code|image|software|"
                         r"family|role))?\b(?!\s+(?:is|was|has|have|are)\b)", _I)
+# "… then", "back then", "at the time" closing a question: when the last answer was
+THEN_ASKED = re.compile(r"\s+(?:back\s+)?(?:then|at\s+(?:that|the)\s+time)(?=\s*[?.!]*\s*$)", _I)
+PAST = re.compile(r"\b(?:did|was|were|had|failed|fixed|broke|changed|passed)\b", _I)
 THAT_THING = re.compile(r"\b(?:that|this|the same)\s+(?P<what>[a-z][\w-]*)\b", _I)
 
 
@@ -750,6 +762,20 @@ def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | 
             other = f" other than {device.values[0]}" if device and len(device.values) == 1 and OTHER.search(
                 prompt) else ""
             return prompt[:m.start()] + previous.answer_rows[0] + other + prompt[m.end():]
+    then = THEN_ASKED.search(prompt) if query is not None and PAST.search(prompt) and not THEY_ALL.search(prompt) \
+        else None  # ("what failed most on them then": an edit of the query that chose them, in that run)
+    if then is not None and query is not None and len(query.months) == 1:
+        # "how many config changes did it have then" after the device with the most failed logins in october: then is
+        # that month (a trailing "then" of the present, "what fails there then", is no time)
+        month = query.months[0]
+        return prompt[:then.start()] + f" in {date(int(month[:4]), int(month[5:7]), 1).strftime('%B %Y')}" + \
+            prompt[then.end():]
+    if then is not None and query is not None and query.group_by == ["run"] and len(previous.answer_rows) == 1:
+        # "what failed there then" after the run with the lowest pass rate at Branch-04: at Branch-04, in that run
+        timed = prompt[:then.start()] + f" in the {previous.answer_rows[0]} run" + prompt[then.end():]
+        place = next((c for c in query.conditions if c.dimension in PLACES and not c.negated and len(c.values) == 1),
+                     None)
+        return PLACE_THERE.sub(place_phrase(place.dimension, place.values), timed, count=1) if place else timed
     for m in THAT_THING.finditer(prompt):
         dim = _dimension(m.group("what"), model)
         if dim == "run" and query is not None and query.group_by == ["run"] and len(previous.answer_rows) == 1:
@@ -800,6 +826,8 @@ def _leftover(prompt: str, spans: Sequence[tuple[int, int]], conditions: Sequenc
     for a, b in spans:  # blanked in place: spans may overlap ("failed checks" and "failed")
         text = text[:a] + " " * (b - a) + text[b:]
     text = TIME_WORDS.sub(" ", text)
+    if any(c.dimension == "pci_scope" for c in conditions):  # "at pci sites": the whole phrase is the condition
+        text = PCI_OUT.sub(" ", PCI_IN.sub(" ", text))
     values_read = {v for c in conditions for v in c.values}
     for value, pattern in (*SITE_TYPES, *SEVERITIES):  # "dc" read as the data centers, "crits" as critical
         if value in values_read:
@@ -1009,6 +1037,26 @@ def _checks_behind_the_change(prompt: str, previous: PastTurn, model: SemanticMo
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the checks behind the {model.measures[measure].noun[1]}"])
 
 
+# "the month before", "a month earlier", "the run before that", "the previous one": a time before the one asked
+ONE_BEFORE = re.compile(r"\b(?:month|run|assessment|scan|one)\s+(?:before|earlier|prior)\b|\bprevious\s+(?:month|run|"
+                        r"assessment|scan|one)\b", _I)
+
+
+def _the_one_before(query: DataQuery, time: FrameTime, runs: Sequence[tuple[str, str]]) -> dict[str, list[str]] | None:
+    """"the month before", "the run before that" said of a query about one month or one run: the month, or the run,
+    before it; None when the words say another time or the query has no one time of its own."""
+    if time.relative != "previous" or time.months or time.runs or time.since or time.last_n:
+        return None
+    if len(query.months) == 1:
+        year, month = (int(x) for x in query.months[0].split("-"))
+        return {"months": [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]}
+    ids = [r for r, _ in runs]
+    if len(query.runs) == 1 and query.runs[0] in ids and 0 < ids.index(query.runs[0]) < len(ids) - 1:
+        # (before the latest run, "the one before" is the reader's own: the run before the latest)
+        return {"runs": [ids[ids.index(query.runs[0]) - 1]]}
+    return None
+
+
 def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: PastTurn | None, model: SemanticModel,
                   runs: Sequence[tuple[str, str]], places: bool = False) -> QueryEdit | None:
     if previous is None or previous.query is None or not runs or len(re.findall(r"\w+", prompt)) > 14:
@@ -1080,6 +1128,9 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
 
     m = REGROUP.match(prompt)
     dim = _dimension(m.group("dim"), model) if m else None
+    if m and dim is None and m.group("dim").strip().lower() in ("type", "types", "kind", "kinds"):
+        # "break that down by type": a device's type, unless the rows already are of a kind of site
+        dim = "site_type" if "site_type" in group or query.condition("site_type") else "device_type"
     if m and dim and dim != "run":
         if m.group("it") and limit == 1 and group and len(previous.answer_rows) >= 1 and group != [dim]:
             # "which is lowest" → "break it down by site type": that one row (a region) in its own groups
@@ -1138,6 +1189,11 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             return QueryEdit(edited, [], [f"the devices listed, per {named}"])
         if named and named != "run" and named not in group:
             group = [named]
+            held = query.condition(named)
+            if held is not None and not held.negated and len(held.values) == 1 and not OF_THEM.search(prompt):
+                # "which device had the most that month" after one device's figure: every device ranked, the one
+                # asked about before is no longer the only row (nor a row asked about: "is it the one with the most")
+                query = query.model_copy(update={"conditions": [c for c in query.conditions if c is not held]})
         where_they_are = named is None and group and group != ["device"] and measures == ["devices"] and any(
             b.measure == "devices" and b.op == ">" and b.value == 0 for b in query.bounds)
         if where_they_are and OF_THEM.search(prompt) and FAILS_SAID.search(prompt):
@@ -1556,8 +1612,10 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             said.append(condition.describe())
         conditions = kept + [condition]
     kind_count = KIND_COUNT.match(prompt)
-    if kind_count and group and group != ["device"] and any(c.dimension in DEVICE_KINDS | {"role"} and not c.negated
-                                                            for c in own_conditions):
+    # (or of a place, after the releases they run: "how many of them are in us-west" — a release is in no region)
+    if kind_count and group and group != ["device"] and any(
+            (c.dimension in DEVICE_KINDS | {"role"} or group[0] in VALUE_ROWS and c.dimension in PLACES) and
+            not c.negated for c in own_conditions):
         # "how many of them are switches" after the sites of some devices: those devices of that kind, counted (a
         # site is no switch)
         # (the devices the rows counted, when they counted devices: "how many of them are routers" after the sites
@@ -1567,6 +1625,12 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             (name for name, x in model.measures.items() if fact is not None and x.fact == fact and
              model.counted_things(name) == "device" and not x.where), "devices")
         measures, group, output, order, limit, bounds = [counter], [], "value", None, None, []
+        spans.append(kind_count.span())
+        said.append("the devices counted")
+    elif kind_count and group[:1] == ["device"] and not measures and own_conditions and "devices" in model.measures:
+        # "how many of them are in us-east" after the releases of some devices: those devices there, counted (not
+        # their releases looked up again)
+        measures, group, output, order, limit, bounds = ["devices"], [], "value", None, None, []
         spans.append(kind_count.span())
         said.append("the devices counted")
     counted_there = COUNT_THERE.match(prompt)
@@ -1612,7 +1676,13 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
             order = order.model_copy(update={"measure": swap.get(order.measure, order.measure), "then": [
                 t for t in order.then if t not in bound_to]}) if order is not None else None
             bounds = [b.model_copy(update={"measure": swap.get(b.measure, b.measure)}) for b in bounds]
-    if (time.months or time.runs or time.relative or time.since or time.last_n or FIRST_RUN.search(prompt)) and (
+    earlier = _the_one_before(query, time, runs) if ONE_BEFORE.search(prompt) else None
+    if earlier is not None:
+        # "and the month before?" after the site with the most failed logins in october: september, the month before
+        # the one asked (not the one before the latest run)
+        update.update(earlier)
+        said.append("the one before: " + ", ".join(earlier.get("months") or earlier.get("runs") or []))
+    elif (time.months or time.runs or time.relative or time.since or time.last_n or FIRST_RUN.search(prompt)) and (
             "runs" not in update or TIME_WORDS.search(prompt)):
         read, missing = _time(prompt, own, runs, model.measures[measures[0]].fact if measures else "devices", model)
         if missing:  # no run then: the answer says so and names the runs there are, never another run's figure

@@ -474,6 +474,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     # the changes between two runs per group or ranked ("which site had the most new failures since october"): a
     # figure of the changes fact, which the comparison (a whole count, with its list) does not break down
     verbs_said: list[str] = []
+    tools_compare = False  # a change the comparison answers whole, its query kept for follow-ups
     # "how many devices fixed SNMP-ACL since august", "which stores have new failures since october", "how many checks
     # were fixed at the stores": the things counted or listed by a change they had (the comparison counts devices
     # that got worse, and reads no fix of one check)
@@ -500,8 +501,13 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             # "what's new on the switches not at HQ", "how many checks got fixed on …": what the verbs say changed
             verbs_said = _changes_said(prompt)
             measures = said = verbs_said or measures
-        if not (excluding and measures and model.of_changes(measures[0])):
+        compared = len(runs) > 1 and bool(measures) and model.of_changes(measures[0]) and not (
+            facets.tracking or facets.evidence or frame.targets.exception)
+        if not (excluding and measures and model.of_changes(measures[0])) and not compared:
             return None  # new or fixed findings, one exception, evidence: the comparison and tracking answers
+        # ("how many new failures since october": the comparison answers; its query is read and kept, so that "which
+        # device has the most of them" edits it)
+        tools_compare = compared and not (excluding and measures and model.of_changes(measures[0]))
     ask = "count" if counted and frame.ask in ("list", "summary", "share") else frame.ask
     if ask in ("share", "count") and WHICH_FIRST.match(prompt) and (MOST.search(prompt) or LEAST.search(prompt) or
                                                                     WORST.search(prompt) or BEST.search(prompt)):
@@ -858,6 +864,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
     kept = thing is None and not unheld and not [n for n in unsaid if not n.startswith("no run in ")] and (
         not executed or share_in_time or kept_by_the_assessment_tools(query, facets, frame.checks or
                                                                           frame.targets.rule, frame.polarity))
+    kept = kept or (tools_compare and not query.group_by)
     return QueryReading(query, unsaid, missing, kept, thing)
 
 

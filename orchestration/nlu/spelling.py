@@ -49,6 +49,10 @@ SHORTHAND: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"(?<![\w-])fws(?![\w-])", "firewalls"),
     (r"(?<![\w-])fw(?![\w-])", "firewall"),
     (r"(?<![\w-])cfgs?(?![\w-])", "config"),
+    (r"(?<![\w-])sev(?![\w-])", "severity"),  # ("high sev")
+    # "which site led", "which one topped the list": the one with the most
+    (r"\b(which|what)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:led|topped|came\s+(?:out\s+)?top)"
+     r"(?:\s+(?:it|that|them|the\s+list))?(?=\s*[?.!]*\s*$)", r"\1 \2 had the most"),
     (r"(?<![\w'-])'?em(?![\w'-])", "them"),  # "list em", "fix 'em"
     # question words typed fast, too short for the vocabulary's correction: "wich store", "waht fails", "hw many"
     (r"(?<![\w'-])(?:wich|whcih|whihc|wihch|whch)(?![\w'-])", "which"),

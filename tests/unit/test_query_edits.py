@@ -4162,3 +4162,101 @@ def test_which_ones_dont_after_a_share_of_stores_are_the_stores_without_one(demo
     chat("what % of the stores have a critical finding")
     lead = first_line(chat("which ones dont").final.answer)
     assert lead.startswith(f"**{len(clean)} sites**") and all(s in lead for s in clean), (clean, lead)
+
+
+def test_the_second_place_of_a_tied_ranking_is_where_there_is(demo_warehouse: Path, services: Services) -> None:
+    # "there" was the first place the lead named, whatever place was picked
+    per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) FILTER (WHERE r.status = 'fail' AND r.severity = 'high') n "
+                              f"FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND s.site_type = 'branch' GROUP BY 1 "
+                              "ORDER BY n DESC, a.site")
+    chat = Chat(services)
+    ranked = chat("which branches have the most high findings").final.answer
+    shown = re.findall(r"^\| (Branch-\d+) \|", ranked, re.M)
+    answer = chat("the 2nd one - whats wrong there?").final.answer
+    assert shown[:2] and {shown[0], shown[1]} <= {s for s, _ in per}, shown
+    assert f"site {shown[1]}" in answer.split("\n\n")[0], answer[:300]
+
+
+def test_a_signature_led_is_it_and_a_part_of_a_looked_up_list_is_counted(demo_warehouse: Path,
+                                                                         services: Services) -> None:
+    per = sql(demo_warehouse, "SELECT x.signature_id, COUNT(DISTINCT x.asset_id) n FROM slic_results x JOIN assets a ON "
+                              f"a.asset_id = x.asset_id AND a.collection = 'fleet' WHERE x.assessment_id = ({LATEST}) "
+                              "GROUP BY 1 ORDER BY n DESC")
+    assert per[0][1] > per[1][1]
+    chat = Chat(services)
+    chat("top slic signatures")
+    lead = first_line(chat("what boxes is it on").final.answer)
+    assert lead.startswith(f"**{per[0][1]} devices**") and per[0][0] in lead, (per[:2], lead)
+    nx = sql(demo_warehouse, "SELECT a.asset_id, s.region FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                             "a.collection = 'fleet' AND a.platform = 'nx-os' AND a.role = 'spine'")
+    chat = Chat(services)
+    chat("list the nx-os spine switches")
+    chat("what code do they run")
+    west = sum(1 for _, region in nx if region == "us-west")
+    lead = first_line(chat("how many of them are in us-west").final.answer)
+    assert lead.startswith(f"**{west}** device"), (nx, lead)
+
+
+def test_which_device_after_one_devices_figure_ranks_every_device_and_then_is_that_month(demo_warehouse: Path,
+                                                                                        services: Services) -> None:
+    # it asked whether the one device led (a No), then read "then" as no time at all
+    per = sql(demo_warehouse, "SELECT e.asset_id, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SYS-5-CONFIG_I' AND strftime(e.ts, '%Y-%m') = "
+                              "'2026-08' GROUP BY 1 ORDER BY n DESC")
+    assert per[0][1] > per[1][1]
+    (logins,), = sql(demo_warehouse, "SELECT COUNT(*) FROM events WHERE asset_id = ? AND mnemonic = "
+                                     "'SEC_LOGIN-4-LOGIN_FAILED' AND strftime(ts, '%Y-%m') = '2026-08'", [per[0][0]])
+    chat = Chat(services)
+    chat("config changes on SW-HQ-CORE-1 in august")
+    lead = first_line(chat("what device had the most that month").final.answer)
+    assert lead.startswith(f"**{per[0][0]}**"), (per[:2], lead)
+    lead = first_line(chat("how many failed logins did it have then").final.answer)
+    assert lead.startswith(f"**{logins}**") and "2026-08" in lead, (logins, lead)
+
+
+def test_an_exception_deadline_by_year_moves_in_a_follow_up_and_names_its_approvers(demo_warehouse: Path,
+                                                                                   services: Services) -> None:
+    by_year = sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE expires_on < DATE '2028-01-01'")
+    by_feb = sql(demo_warehouse, "SELECT exception_id, approved_by FROM exceptions WHERE expires_on < DATE '2027-02-01'")
+    chat = Chat(services)
+    lead = first_line(chat("exceptions expiring before 2028").final.answer)
+    assert lead.startswith(f"**{len(by_year)} approved exception"), (by_year, lead)
+    lead = first_line(chat("and before february 2027?").final.answer)
+    assert lead.startswith(f"**{len(by_feb)} approved exception") and all(e in lead for e, _ in by_feb), (by_feb, lead)
+    lead = first_line(chat("who signed off on those").final.answer)
+    assert all(e in lead and who in lead for e, who in by_feb), (by_feb, lead)
+    one = Chat(services)("what does EXC-2026-019 cover").final.answer
+    assert "EXC-2026-019" in first_line(one) and "?" not in first_line(one), one[:200]
+
+
+def test_by_type_the_month_before_pci_sites_and_the_most_of_a_change_edit_the_last_query(demo_warehouse: Path,
+                                                                                        services: Services) -> None:
+    per = dict(sql(demo_warehouse, "SELECT device_type, COUNT(*) FROM assets WHERE collection = 'fleet' AND site = "
+                                   "'Site-B' GROUP BY 1"))
+    chat = Chat(services)
+    chat("device count at Site-B")
+    grouped = chat("split it by type")
+    assert grouped.intent.query is not None and grouped.intent.query.group_by == ["device_type"], grouped.intent.query
+    assert all(str(n) in first_line(grouped.final.answer) for n in per.values()), (per, grouped.final.answer[:300])
+    per = sql(demo_warehouse, "SELECT a.site, COUNT(*) n FROM events e JOIN assets a ON a.asset_id = e.asset_id AND "
+                              "a.collection = 'fleet' WHERE e.mnemonic = 'SYS-5-CONFIG_I' AND strftime(e.ts, '%Y-%m') = "
+                              "'2026-09' GROUP BY 1 ORDER BY n DESC")
+    chat = Chat(services)
+    chat("config changes per site in october")
+    chat("and which site led")
+    lead = first_line(chat("and a month earlier?").final.answer)
+    assert lead.startswith(f"**{per[0][0]}**") and "2026-09" in lead, (per[:2], lead)
+    pci = sql(demo_warehouse, f"SELECT DISTINCT r.asset_id FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                              "r.status = 'fail' AND r.rule_id = 'SNMP-DEFAULT-COMM' AND s.pci_scope")
+    chat = Chat(services)
+    chat("which devices fail SNMP-DEFAULT-COMM")
+    answer = chat("are any of those at pci locations?").final.answer
+    assert "SLIC" not in first_line(answer) and all(d in answer for d, in pci), (pci, answer[:300])
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per = sql(demo_warehouse, f"SELECT r.asset_id, COUNT(*) n FROM {CHANGES} AND {NEW} GROUP BY 1 ORDER BY n DESC",
+              [runs[-3], runs[-1]])
+    chat = Chat(services)
+    chat("count of new failures since september")
+    lead = first_line(chat("which box has the most of those").final.answer)
+    top = [d for d, n in per if n == per[0][1]]
+    assert all(d in lead for d in top) and str(per[0][1]) in lead, (per[:4], lead)

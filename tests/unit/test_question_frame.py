@@ -248,3 +248,12 @@ def test_months_ago_count_back_from_the_latest_run_not_the_calendar() -> None:
     for today in (date(2026, 11, 30), date(2026, 12, 1), date(2026, 12, 31)):
         assert read_time("pass rate two months ago", [], today, anchor=latest).months == ["2026-09"], today
     assert read_time("pass rate two months ago", [], date(2026, 12, 1)).months == ["2026-10"]  # no run known: today
+
+
+def test_a_month_said_with_its_year_is_that_years_and_a_year_is_an_expiry_deadline() -> None:
+    # "september 2025" was read as the last September (2026): the year said was dropped
+    today = date(2026, 12, 2)
+    assert read_time("failed checks in september 2025", [], today).months == ["2025-09"]
+    assert read_time("pass rate in april 2027 and in june", [], today).months == ["2027-04", "2026-06"]
+    assert read_time("exceptions that expire before 2027", [], today).before == "2026-12-31"
+    assert read_time("waivers expiring by the end of 2027", [], today).before == "2027-12-31"
