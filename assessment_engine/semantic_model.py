@@ -68,6 +68,14 @@ class Measure(BaseModel):
             return f"ROUND({'100.0' if self.unit == 'percent' else '1.0'} * {counted} / NULLIF(COUNT({self.per}), 0), 1)"
         return counted
 
+    def rate_parts(self, extra: list[str] | None = None) -> tuple[str, str]:
+        """A rate's numerator and denominator, each a count of the rows it reads (pooled over several rows, the rate
+        of them all: "the pass rate of those three devices")."""
+        assert self.rate is not None
+        rows = [c for c in [self.where, *(extra or [])] if c]
+        within = f" FILTER (WHERE {' AND '.join(rows)})" if rows else ""
+        return f"COUNT(*) FILTER (WHERE {' AND '.join([self.rate, *rows])})", f"COUNT(*){within}"
+
     def named(self, value: float | int | None) -> str:
         """``value`` with its noun: "43 failed checks", "62.3% pass rate"."""
         if value is None:

@@ -140,6 +140,8 @@ def _one(kind: str, arg: Any, answer: str, lead: str, state: AssessmentState, qu
             want = "**Yes" if rows[0][0] else "**No"
             return None if lead.startswith(want) else f"lead should start with {want}"
         part, where = ("lead", lead) if kind == "lead_number" else ("answer", answer)
+        if kind == "lead_number" and values[0] == 0 and re.match(r"\W*(none|no |nothing)", lead, re.I):
+            return None  # "**None** — no sites with no firewall devices" is a zero, as for ``lead_count``
         return None if _figure(values[0]) & figures(where) else f"{values[0]} not a figure of the {part}"
     if kind == "has_any":
         return None if any(named(v, answer) for v in values) else f"none of {values[:10]} in the answer"

@@ -186,6 +186,13 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         inner.add(("" if i == 0 else ", ") + f"{text} AS {name}",
                   *[p for _ in range(repeats) for _, params in row_sql for p in params])
         columns.append(name)
+    # a rate of several rows is also said of them all ("the pass rate of those three devices"): its parts per row,
+    # added up over the rows kept (``<measure>__pooled``, beside ``total_rows``)
+    pooled = [m for m in query.measures if model.measures[m].rate is not None] if query.group_by and not period else []
+    for name in pooled:
+        hits, of = model.measures[name].rate_parts([sql for sql, _ in row_sql])
+        inner.add(f", {hits} AS {name}__hits, {of} AS {name}__of",
+                  *[p for _ in range(2 if row_sql else 1) for _, params in row_sql for p in params])
     if not selected and not figures:
         raise QueryError("a question with nothing to count and nothing to list")
     source, source_params = fact.from_, list[Any]()
@@ -237,6 +244,8 @@ def compile_query(query: DataQuery, model: SemanticModel, collection: str) -> Co
         table, alias = (fact.from_.split() + ["", ""])[:2]
         at = fact.at.replace(alias + ".", "l.")
         span = f", (SELECT MIN({at}) FROM {table} l) AS log_start, (SELECT MAX({at}) FROM {table} l) AS log_end"
+    span += "".join(f", ROUND(100.0 * SUM({m}__hits) OVER () / NULLIF(SUM({m}__of) OVER (), 0), 1) AS {m}__pooled"
+                    for m in pooled)
     outer = _Sql().add(f"SELECT *, COUNT(*) OVER () AS total_rows{place}{span} FROM (").add(inner.text, *inner.params) \
         .add(") q")
     bounds = query.bounds if query.group_by else []  # a yes/no's bound says when it is Yes: read by the answer

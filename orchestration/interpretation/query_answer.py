@@ -613,7 +613,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit
             inline = " · ".join(f"**{_shown(k, dim)}** {_value(r.get(first), unit)}" for k, r in zip(keys, rows, strict=True))
-            opening = lead if counted or (some and dim == "device") else \
+            opening = lead if counted or (some and dim == "device") else _together(query, rows, model, stats) or \
                 f"{model.measures[first].noun[1 if unit == 'count' else 0].capitalize()} ({where(query)})"
             return DomainOutputs(summary=f"{opening}: {inline}.", statistics=stats)
         if first and len(measures) > 1 and query.output == "table" and 1 < len(rows) <= 3 and total == len(rows):
@@ -644,6 +644,7 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             shown = [(f"{k} ({_value(r.get(first), model.measures[first].unit)})" if query.bounds else
                       f"{k} ({model.measures[first].named(r.get(first) or 0)})") if figured and first else str(k)
                      for k, r in zip(keys, rows, strict=True)]
+            lead = _together(query, rows, model, stats) or lead
             return DomainOutputs(summary=lead + ": " + ", ".join(shown) + ".", statistics=stats)
         # the most first, where the figures are counts (summed in the lead only where they add up: devices per check do
         # not)
@@ -658,6 +659,19 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
     answered = len(rows) if query.limit else total  # (a top 4 of 148 answers with its 4 rows: no more to show)
     more = f"\n\n… and {answered - SHOWN} more (every row is in the export)." if answered > SHOWN else ""
     return DomainOutputs(summary=f"{lead}\n\n{markdown.table(head, body)}{more}", statistics=stats)
+
+
+def _together(query: DataQuery, rows: Sequence[Row], model: SemanticModel, stats: dict[str, Any]) -> str | None:
+    """"whats the pass rate of those" of a few devices: their rate together (pooled over their checks, not the mean
+    of their rates), to lead before each one's; None for other rows, or when the rows are a cut of more."""
+    first = query.measures[0] if query.measures else None
+    pooled = rows[0].get(f"{first}__pooled") if first and rows else None
+    total = int(rows[0].get("total_rows") or len(rows)) if rows else 0
+    if first is None or pooled is None or query.group_by != ["device"] or not 1 < len(rows) == total or query.limit or \
+            query.order:
+        return None
+    stats[f"{first}_together"] = pooled
+    return f"**{model.measures[first].named(pooled)}** over the {total} devices ({where(query)})"
 
 
 def _periods(query: DataQuery, rows: Sequence[Row]) -> list[str]:

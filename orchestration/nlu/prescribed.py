@@ -44,6 +44,9 @@ FLEET_STATE = re.compile(
     r"\bhow many\b(?! (?!(?:devices|routers|switch(?:es)?|firewalls|boxes|sites|stores|branches)\b)"
     r"(?:[\w-]+ ){1,3}(?:must|should|shall|do we (?:allow|permit|keep|need|want)|are (?:allowed|permitted|required))\b)|"
     r"\bwhich ones\b|\b(?:are|is) there any\b|\b(?:any|every)where\b|"
+    # a part of the network ranked: "what's our worst region for critical findings", "our best performing site"
+    r"\b(?:worst|best|least compliant|most compliant)\s+(?:[\w-]+\s+)?(?:regions?|sites?|stores?|branch(?:es)?|"
+    r"devices?|routers?|switch(?:es)?|firewalls?|boxes|platforms?)\b|"
     # what the devices run now, asked with no modal ("what release are the switches on", "what version is FW-1 running")
     r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:releases?|versions?|code|platforms?|models?)\s+(?:are|is|do|does)\s+"
     r"(?:the\s+|our\s+|all\s+)?(?:[\w-]+\s+){0,2}?[\w-]+\s+(?:on|run|running|using)\s*[?.!]*\s*$", re.I)

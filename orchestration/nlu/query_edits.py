@@ -128,6 +128,7 @@ THEM = (re.compile(_LEAD + r"(?:on\s+|at\s+)?(?:what|which)(?:\s+(?P<what>[a-z][
         re.compile(_LEAD + r"(?:what|which)\s+(?P<what>[a-z][\w-]*)\s+(?:do|does|did)\s+" + _THEY +
                    r"\s+(?:cover|run|affect|hit|apply to|sit at|live at)\s*[?.!]*\s*$", _I),
         re.compile(_LEAD + r"(?P<where>where)\s+(?:are|were|is)\s+" + _THEY + r"(?:\s+located)?\s*[?.!]*\s*$", _I),
+        re.compile(_LEAD + r"(?P<where>where)(?:\s+exactly)?\s*[?.!]*\s*$", _I),  # "where?" alone: where they are
         # "how many devices have them", "how many sites are they at": those things, counted
         # ("how many devices do they hit at HQ": there; "how many switches fail them", "… altogether")
         re.compile(_LEAD + r"(?P<count>how many)\s+(?P<what>[a-z][\w-]*)\s+(?:are|were|have|has|had|do|does|did|"
@@ -1727,6 +1728,9 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
     if ANY_OF_THEM.search(prompt) and output == "value" and not group and measures and \
             model.measures[measures[0]].unit == "count" and YES_NO_ASKED.match(prompt):
         output = "yes_no"  # "any of those at the datacenters?" after how many devices run 16.9.4: whether any is
+        things = model.counted_things(measures[0])
+        if things in ("device", "site") and things in model.dimensions:  # … and which: a yes is proved by its rows
+            group, bounds = [things], [Bound(measure=measures[0], op=">", value=0)]
     # (the words ask whether, whatever else the frame took them for: "any of them in us-west?")
     if own.frame.ask in ("yes_no", "not_answerable") and own.frame.polar and output == "list" and \
             YES_NO_ASKED.match(prompt) and group[:1] in (["device"], ["site"], ["rule"]):

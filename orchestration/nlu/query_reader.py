@@ -129,7 +129,8 @@ RANKED_BY = re.compile(r"\b(?:most|fewest|least|highest number of|lowest number 
 # "… and their software version", "… with their management ip": a value of each row shown beside it
 THEIR_ATTRIBUTE = re.compile(r"\b(?:and|with|plus|including|showing)\s+(?:their|its|the)\s+"
                              r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[?.!]*\s*$", _I)
-HOW_MANY_THINGS = re.compile(r"\bhow many\s+(?:of (?:the|our)\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
+HOW_MANY_THINGS = re.compile(r"(?:\bhow many|\b(?:the\s+)?(?:number|count|no\.?|#)\s+of|^\s*count(?:\s+the)?)\s+(?:of (?:the|our)\s+)?"
+                             r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", _I)
 # things counted by a failure they have: "number of catalyst 9200 with failed aaa checks" counts the devices
 WITH_A_FAILURE = re.compile(r"\b(?:with|having|(?:that\s+)?(?:have|has|had))\s+(?:any\s+|an?\s+|at\s+least\s+one\s+)?"
                             r"(?:[\w-]+\s+){0,3}?(?:failed|failing|failures?|fails)\b", _I)
@@ -626,6 +627,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # that logged one, named and counted — not the inventory, not the events
         group, ask, measures = [thing], "list", logged[:1]
     without = WITHOUT_THINGS.search(prompt)
+    places_counted = HOW_MANY_THINGS.search(prompt) if without and ask == "count" and not group else None
+    if places_counted is not None and _dimension(places_counted.group("what"), model) in ("site", "region"):
+        # "how many stores have no firewall": the stores without one, counted (a list's lead is its count)
+        group, ask = [_dimension(places_counted.group("what"), model) or "site"], "list"
     if without and group and group != ["device"]:  # "sites without any firewall": their firewalls counted, none kept
         kind = re.sub(r"(?:e?s)$", "", without.group("what").lower()).replace("wlc", "wireless_controller")
         kind = {"switch": "switch", "router": "router", "firewall": "firewall"}.get(kind, "wireless_controller")

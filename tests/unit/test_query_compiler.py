@@ -167,3 +167,20 @@ def test_what_the_model_does_not_declare_is_refused_with_the_reason(query: DataQ
                                                                     services: Services) -> None:
     with pytest.raises(QueryError, match=why):
         compile_query(query, services.catalog.semantic_model, "fleet")
+
+
+def test_a_rate_per_row_is_also_pooled_over_the_rows_kept(demo_warehouse: Path, services: Services) -> None:
+    # "whats the pass rate of those" of three devices: theirs together, not the mean of their three rates
+    oracle = warehouse_query(demo_warehouse)
+    latest = _runs(oracle)[-1]
+    devices = [d for d, in oracle("SELECT asset_id FROM assets WHERE collection = 'fleet' AND os_version = '16.12.4' "
+                                  "ORDER BY asset_id LIMIT 4")]
+    (together,), = oracle("SELECT ROUND(100.0 * COUNT(*) FILTER (WHERE status = 'pass') / COUNT(*), 1) FROM results "
+                          f"WHERE assessment_id = ? AND asset_id IN ({', '.join('?' for _ in devices)}) AND "
+                          "severity IN ('high', 'critical')".replace("?", "'{}'").format(latest, *devices))
+    query = DataQuery(measures=["pass_rate"], group_by=["device"], runs=[latest], output="list", conditions=[
+        Condition(dimension="device", values=devices), Condition(dimension="severity", values=["high", "critical"])])
+    compiled = compile_query(query, services.catalog.semantic_model, "fleet")
+    rows = services.warehouse().query(compiled.sql, compiled.params).dicts()
+    assert len(rows) == len(devices) and {r["pass_rate__pooled"] for r in rows} == {together}, (together, rows)
+    assert "pass_rate__pooled" not in compiled.columns  # (a figure of the answer's, not a column of its table)

@@ -4260,3 +4260,41 @@ def test_by_type_the_month_before_pci_sites_and_the_most_of_a_change_edit_the_la
     lead = first_line(chat("which box has the most of those").final.answer)
     top = [d for d, n in per if n == per[0][1]]
     assert all(d in lead for d in top) and str(per[0][1]) in lead, (per[:4], lead)
+
+
+def test_counts_said_as_number_of_places_without_a_kind_and_our_worst_region(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    (over,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM (SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = "
+                                   f"({LATEST}) AND r.status = 'fail' AND a.device_type = 'router' GROUP BY 1 HAVING "
+                                   "COUNT(*) > 12)")
+    lead = first_line(Chat(services)("count of routers with more than 12 failed checks").final.answer)
+    assert lead.startswith(f"**{over} devices**"), (over, lead)  # (it was every router's summary)
+    (bare,), = sql(demo_warehouse, "SELECT COUNT(*) FROM sites s WHERE s.site_type = 'campus' AND s.site NOT IN (SELECT "
+                                   "site FROM assets WHERE collection = 'fleet' AND device_type = 'firewall')")
+    lead = first_line(Chat(services)("how many campuses have no firewalls").final.answer)
+    assert lead.startswith(f"**{bare} sites**" if bare else "**None**"), (bare, lead)
+    per = sql(demo_warehouse, f"SELECT a.site, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND r.status = "
+                              "'fail' AND r.severity = 'high' AND s.site_type = 'store' GROUP BY 1 ORDER BY n DESC")
+    lead = first_line(Chat(services)("what's our worst store for high findings").final.answer)
+    assert any(lead.startswith(f"**{s}**") for s, n in per if n == per[0][1]), (per[:3], lead)
+
+
+def test_any_of_them_there_names_them_and_where_alone_is_their_places(demo_warehouse: Path,
+                                                                       services: Services) -> None:
+    west = [d for d, in sql(demo_warehouse, "SELECT a.asset_id FROM assets a JOIN sites s ON s.site = a.site WHERE "
+                                            "a.collection = 'fleet' AND a.os_version = '17.3.4a' AND s.region = 'us-west'")]
+    chat = Chat(services)
+    chat("how many boxes are on 17.3.4a")
+    lead = first_line(chat("any of those in us-west?").final.answer)
+    assert lead.startswith("**Yes**" if west else "**No**") and all(d in lead for d in west), (west, lead)
+    if len(west) > 1:
+        (together,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                           f"r.asset_id IN ({', '.join(repr(d) for d in west)})")
+        lead = first_line(chat("and the pass rate of them?").final.answer)
+        assert lead.startswith(f"**{together}% pass rate**"), (together, lead)
+    sites = {s for s, in sql(demo_warehouse, f"SELECT DISTINCT a.site FROM {FLEET} WHERE r.assessment_id = ({LATEST}) "
+                                             "AND r.status = 'fail' AND r.rule_id = 'HTTP-SERVER'")}
+    chat = Chat(services)
+    chat("how many devices fail HTTP-SERVER")
+    lead = first_line(chat("where?").final.answer)
+    assert lead.startswith(f"**{len(sites)} sites**"), (sites, lead)
