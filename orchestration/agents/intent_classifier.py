@@ -96,6 +96,7 @@ from orchestration.nlu.query_edits import (
     both_sides,
     carried_measure,
     carried_unframed,
+    changed_between,
     compilable,
     count_of_the_last_figure,
     edited_query,
@@ -1634,6 +1635,9 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         last = earlier
     if last.query is None:
         return None
+    changed = changed_between(prompt, last, earlier, model)
+    if changed is not None:  # "which ones got fixed" after a figure in august, then now: those that fixed it
+        return changed
     merged = for_both(prompt, last, earlier)
     if merged is not None:  # "and in october for both": each of the last two answers' values, then the rest edits
         rest, both = merged

@@ -2031,6 +2031,30 @@ def between_runs(prompt: str, last: PastTurn, before: PastTurn | None) -> QueryE
     return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"{periods[0]} → {periods[1]}"])
 
 
+def changed_between(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel) -> QueryEdit | None:
+    """"how many devices failed NTP-AUTH in august" → "and now" → "which ones got fixed": the things the figure counted
+    (devices, sites) that fixed (or broke) what it counted between the two runs the last two answers were of; None
+    unless the last two queries differ in their run alone."""
+    m = CHANGED_WHAT.match(prompt)
+    if m is None or before is None or last.query is None or before.query is None or \
+            len(re.findall(r"[\w-]+", prompt[m.end():])) > 2:
+        return None
+    q, p = last.query, before.query
+    if q.group_by or q.measures != p.measures or q.conditions != p.conditions or len(q.runs) != 1 or \
+            len(p.runs) != 1 or q.runs == p.runs or not q.measures or _of_the_changes(q, model):
+        return None
+    fixed = m.group("how").lower().startswith(("fix", "resolv"))
+    measure = "fixed_checks" if fixed else "new_failures"
+    things = model.counted_things(q.measures[0])
+    if measure not in model.measures or things not in model.dimensions:
+        return None
+    runs = sorted([p.runs[0], q.runs[0]])  # (run ids sort by their date)
+    edited = q.model_copy(update={"measures": [measure], "group_by": [things], "runs": runs, "output": "list",
+                                  "bounds": [Bound(measure=measure, op=">", value=0)], "order": None, "limit": None})
+    return QueryEdit(DataQuery.model_validate(edited.model_dump()), [],
+                     [f"the {things}s with {model.measures[measure].noun[1]} {runs[0]} → {runs[1]}"])
+
+
 def both_sides(prompt: str, last: PastTurn, before: PastTurn | None, model: SemanticModel,
                own: DataQuery | None = None) -> QueryEdit | None:
     """The last two answers' query set side by side when they differ in one value ("pass rate trend at Store-40" →

@@ -4298,3 +4298,19 @@ def test_any_of_them_there_names_them_and_where_alone_is_their_places(demo_wareh
     chat("how many devices fail HTTP-SERVER")
     lead = first_line(chat("where?").final.answer)
     assert lead.startswith(f"**{len(sites)} sites**"), (sites, lead)
+
+
+def test_which_got_fixed_after_a_figure_then_and_now_is_the_rows_that_fixed_it(demo_warehouse: Path,
+                                                                              services: Services) -> None:
+    # it listed the devices failing the check now
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    fixed = {d for d, in sql(demo_warehouse, f"SELECT r.asset_id FROM {FLEET} WHERE r.assessment_id = ? AND r.status <> "
+                                             "'fail' AND r.rule_id = 'SSH-V2' AND r.asset_id IN (SELECT asset_id FROM "
+                                             "results WHERE assessment_id = ? AND rule_id = 'SSH-V2' AND status = 'fail')",
+                                  [runs[-1], runs[1]])}
+    chat = Chat(services)
+    chat("number of boxes failing SSH-V2 in september")
+    chat("what about today")
+    lead = first_line(chat("and which were fixed").final.answer)
+    assert lead.startswith(f"**{len(fixed)} devices**" if fixed else "**None**") and all(d in lead for d in fixed), (
+        fixed, lead)
