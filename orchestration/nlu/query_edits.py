@@ -1385,10 +1385,13 @@ def _edited_query(prompt: str, own: Intent, scope: dict[str, Any], previous: Pas
                                           "limit": None, "offset": 0, "output": "value", "conditions": conditions})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], [f"the {of_kind}s counted"])
     widened = WIDENED.search(prompt)  # ("how many is that fleet wide" after a list at HQ: counted everywhere)
+    moved = output in ("series", "change") and query.direction is not None  # ("which stores got worse": those that did)
     if HOW_MANY.match(prompt[:widened.start()] + prompt[widened.end():] if widened else prompt) and group and \
-            not said and output in ("list", "yes_no"):
+            not said and (output in ("list", "yes_no") or moved):
         kept = [c for c in query.conditions if not (widened and c.dimension in PLACES and not c.negated)]
-        edited = query.model_copy(update={"output": "list", "order": None, "limit": None, "conditions": kept})
+        # (the rows that moved are counted by the same question: its lead is their count)
+        edited = query.model_copy(update={"conditions": kept} if moved else {
+            "output": "list", "order": None, "limit": None, "conditions": kept})
         return QueryEdit(DataQuery.model_validate(edited.model_dump()), [], ["how many" + (" everywhere" if widened
                                                                                           else "")])
     m = TOP.search(prompt)

@@ -172,7 +172,7 @@ TOOL_BREAKDOWNS = frozenset(
 POLICY = re.compile(r"\b(?:polic(?:y|ies)|standards?|pci|complian\w*|guidelines?|mean|means|meaning|impact\w*|"
                     r"escalat\w*)\b", _I)
 NEW_OR_FIXED = re.compile(r"\bnew\b(?:\s+\w+){0,2}\s+(?:findings?|issues?|failures?|failed checks?|deviations?|"
-                          r"problems?)\b|\b(?:fixed|resolved|remediated|cleared)\b|\b(?:findings?|issues?|failures?|"
+                          r"problems?)\b|\b(?:fixed|resolved|remediated|cleared|broke)\b|\b(?:findings?|issues?|failures?|"
                           r"failed checks?|deviations?)\s+(?:are|were|is)\s+new\b", _I)
 CHANGE = re.compile(r"\bsince\b|\b(?:moved|shifted|swung)\b|\b(?:more|less|fewer)\s+(?:[\w-]+\s+){1,3}?than\b|\bworse\b|\bbetter\b|\bimprov\w*|\bdegrad\w*|\bgo(?:ne)? (?:up|down)\b|"
                     r"\bincreas\w*|\bdecreas\w*|\bchang\w*|\bfrom\b.*\bto\b|\bvs\.?\b|\bversus\b|\bcompared? to\b", _I)

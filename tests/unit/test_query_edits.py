@@ -4314,3 +4314,18 @@ def test_which_got_fixed_after_a_figure_then_and_now_is_the_rows_that_fixed_it(d
     lead = first_line(chat("and which were fixed").final.answer)
     assert lead.startswith(f"**{len(fixed)} devices**" if fixed else "**None**") and all(d in lead for d in fixed), (
         fixed, lead)
+
+
+def test_how_many_after_the_rows_that_moved_counts_them_and_what_broke_is_the_new_failures(demo_warehouse: Path,
+                                                                                          services: Services) -> None:
+    # "how many is that" after the branches that got worse was the fleet's summary; "what broke" was a series
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    chat = Chat(services)
+    moved = first_line(chat("which stores got worse since august").final.answer)
+    counted = first_line(chat("how many is that").final.answer)
+    n = re.match(r"\*\*(\d+) sites\*\* got worse", moved)
+    assert n is not None and counted.startswith(f"**{n.group(1)} sites**"), (moved, counted)
+    (new,), = sql(demo_warehouse, f"SELECT COUNT(*) FROM {CHANGES} AND {NEW} AND a.site = 'Branch-06'",
+                  [runs[0], runs[-1]])
+    lead = first_line(Chat(services)("what broke at Branch-06 since august").final.answer)
+    assert lead.startswith(f"**{new}** new failure") if new else lead.startswith("**None"), (new, lead)
