@@ -581,6 +581,11 @@ def _the_one_named(prompt: str, previous: PastTurn) -> str | None:
         return ITS_ROWS.sub(lambda m: f"{m.group('what')} in {key}", prompt, count=1)
     it = IT.search(prompt)
     tied = tied_rows(previous)  # a limit of one keeps the rows tied at the top: "its" is all of theirs
+    of_that = OF_THAT.search(prompt)
+    if dim in ("device", "site") and query.limit == 1 and of_that and not tied:
+        # "is any of that covered by an exception" after the worst device: its failures (the register's every
+        # exception answered a Yes about none of them)
+        return prompt[:of_that.start("it")] + key + prompt[of_that.end("it"):]
     picked_too = ROW_REF.search(prompt) is not None  # "the second one - what fails on it": the row named is "it"
     # a ranking with no limit whose lead named its first row ("**HQ** has the lowest pass rate"): "it" is that row
     led = query.limit is None and re.search(rf"^\*\*{re.escape(str(key))}\*\* (?:has|is)\b", previous.answer_excerpt,
@@ -723,6 +728,8 @@ def _drilled(drill: re.Match[str], where: str, descending: bool) -> str:
     return f"which {drill.group('dim')} {where} {tail}"
 
 
+# "any of that", "none of it": what the one row the last answer led with has
+OF_THAT = re.compile(r"\b(?:any|some|all|none|each)\s+of\s+(?P<it>that|this|it)\b(?!['’])", _I)
 # "it" as what is had, failed, fixed: the check a ranking of checks named first ("how many stores have it")
 # how many of the things in play are of a kind: "how many of them are switches", "how many are firewalls"
 KIND_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+of\s+(?:them|those|these))?\s+(?:are|is|were)\b", _I)

@@ -4329,3 +4329,16 @@ def test_how_many_after_the_rows_that_moved_counts_them_and_what_broke_is_the_ne
                   [runs[0], runs[-1]])
     lead = first_line(Chat(services)("what broke at Branch-06 since august").final.answer)
     assert lead.startswith(f"**{new}** new failure") if new else lead.startswith("**None"), (new, lead)
+
+
+def test_any_of_that_after_the_one_device_a_ranking_led_with_is_that_devices_failures(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    # it answered "Yes" with every exception of the register, none of which covered that device
+    chat = Chat(services)
+    worst = first_line(chat("which box is the worst").final.answer)
+    device = re.match(r"\*\*([A-Z][\w-]+)\*\*", worst)
+    assert device is not None, worst
+    excepted = sql(demo_warehouse, f"SELECT COUNT(*) FROM results WHERE assessment_id = ({LATEST}) AND asset_id = ? AND "
+                                   "exception_id IS NOT NULL", [device.group(1)])[0][0]
+    lead = first_line(chat("is any of that covered by a waiver").final.answer)
+    assert device.group(1) in lead and lead.startswith("**Yes" if excepted else "**No"), (excepted, lead)
