@@ -59,9 +59,8 @@ class Measure(BaseModel):
         """The aggregate, with the conditions ``extra`` (the question's conditions on checks) on the rows it reads."""
         rows = [c for c in [self.where, *(extra or [])] if c]
         if self.rate is not None:
-            within = f" FILTER (WHERE {' AND '.join(rows)})" if rows else ""
-            return (f"ROUND(100.0 * COUNT(*) FILTER (WHERE {' AND '.join([self.rate, *rows])}) / "
-                    f"NULLIF(COUNT(*){within}, 0), 1)")
+            hits, of = self.rate_parts(extra)
+            return f"ROUND(100.0 * {hits} / NULLIF({of}, 0), 1)"
         counted = f"COUNT({self.count})" + (f" FILTER (WHERE {' AND '.join(rows)})" if rows else "")
         if self.per is not None:  # "avg failed checks per device": over every device read, failing or not
             # (a share in percent: "what % of the stores have a critical finding", of every store read)

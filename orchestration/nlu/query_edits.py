@@ -49,6 +49,7 @@ from orchestration.nlu.query_reader import (
     _time,
     attribute_asked,
     measure_words,
+    month_before,
     severity_first,
 )
 from orchestration.nlu.which_way import which_way
@@ -1056,8 +1057,7 @@ def _the_one_before(query: DataQuery, time: FrameTime, runs: Sequence[tuple[str,
     if time.relative != "previous" or time.months or time.runs or time.since or time.last_n:
         return None
     if len(query.months) == 1:
-        year, month = (int(x) for x in query.months[0].split("-"))
-        return {"months": [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]}
+        return {"months": [month_before(query.months[0])]}
     ids = [r for r, _ in runs]
     if len(query.runs) == 1 and query.runs[0] in ids and 0 < ids.index(query.runs[0]) < len(ids) - 1:
         # (before the latest run, "the one before" is the reader's own: the run before the latest)

@@ -628,9 +628,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         group, ask, measures = [thing], "list", logged[:1]
     without = WITHOUT_THINGS.search(prompt)
     places_counted = HOW_MANY_THINGS.search(prompt) if without and ask == "count" and not group else None
-    if places_counted is not None and _dimension(places_counted.group("what"), model) in ("site", "region"):
-        # "how many stores have no firewall": the stores without one, counted (a list's lead is its count)
-        group, ask = [_dimension(places_counted.group("what"), model) or "site"], "list"
+    place = _dimension(places_counted.group("what"), model) if places_counted is not None else None
+    if place in ("site", "region"):  # "how many stores have no firewall": those stores, counted (a list's lead)
+        group, ask = [place], "list"
     if without and group and group != ["device"]:  # "sites without any firewall": their firewalls counted, none kept
         kind = re.sub(r"(?:e?s)$", "", without.group("what").lower()).replace("wlc", "wireless_controller")
         kind = {"switch": "switch", "router": "router", "firewall": "firewall"}.get(kind, "wireless_controller")
@@ -1431,6 +1431,12 @@ def _bounds(prompt: str, measures: list[str], group: list[str], ask: str, failin
     return []
 
 
+def month_before(month: str) -> str:
+    """The YYYY-MM before ``month`` (YYYY-MM)."""
+    year, number = (int(x) for x in month.split("-"))
+    return f"{year - (number == 1)}-{(number - 2) % 12 + 1:02d}"
+
+
 def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: str,
           model: SemanticModel, two_sides: bool = False) -> tuple[dict[str, list[str]], list[str]]:
     """The runs (or, for events, the months) the question reads, and the months asked that have no run;
@@ -1445,8 +1451,7 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
         if RANGE.search(prompt) and len(months) == 2:  # "between august and october": each month from one to the other
             months = _months_between(*sorted(months))
         if time.relative in ("last_month", "previous") and not months:
-            year, month = (int(x) for x in month_of[ids[-1]].split("-"))
-            months = [f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"]
+            months = [month_before(month_of[ids[-1]])]
         if time.since and ids:  # "failed logins since october": each month from then to the latest run's
             months = _months_between(time.since[:7], month_of[ids[-1]])
         return {"months": sorted(dict.fromkeys(months))}, []
