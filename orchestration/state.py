@@ -187,14 +187,15 @@ class FrameFilters(StateModel):
 
 
 class FrameTime(StateModel):
-    """When: named runs, months (YYYY-MM), a start (``since``, YYYY-MM), the last N runs, a date bound
-    (``before``, YYYY-MM-DD, for expiries), or a relative word."""
+    """When: named runs, months (YYYY-MM), a start (``since``, YYYY-MM), the last N runs, date bounds
+    (``after`` … ``before``, YYYY-MM-DD, for expiries), or a relative word."""
 
     runs: list[str] = Field(default_factory=list)
     months: list[str] = Field(default_factory=list)
     since: str | None = None
     last_n: int | None = None
     before: str | None = None
+    after: str | None = None  # the first day of an expiry window ("run out in 2027"), YYYY-MM-DD
     relative: Literal["previous", "this_month", "last_month"] | None = None
 
     @property

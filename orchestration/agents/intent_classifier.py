@@ -644,7 +644,8 @@ def _filtered(frame: QuestionFrame) -> bool:
 
 # a rate of the checks: a figure of the warehouse, never a standard's sentence ("pass rate of the management plane")
 RATE_WORDS = re.compile(r"\b(?:pass|fail|failure)[\s-]?rates?\b|\b(?:what|which)\s+(?:percent(?:age)?|%|share|proportion|"
-                        r"fraction)\s+of\b", re.I)
+                        r"fraction)\s+of\b|\bcompliance\s+(?:rate|score|%|percentage)\b|\bcompliance\s+(?:across|over)\s+"
+                        r"(?:the\s+|our\s+)?(?:whole\s+|entire\s+)?(?:fleet|network|estate|sites|devices)\b", re.I)
 
 
 # what findings mean for PCI (the expert's reading), not the PCI sites as a population
@@ -688,12 +689,16 @@ def data_over_policy(frame: QuestionFrame, decision: RouteDecision, text: str = 
         # ("which sites fail NTP-AUTH the most": the places ranked by those failures)
         failures = frame.ask in ("list", "count", "ranking") and bool(frame.targets.rule) and frame.subject in (
             "findings", "devices", "sites")
-        rated = frame.ask in ("share", "count", "ranking", "compare") and bool(RATE_WORDS.search(text))
+        # (a rate of a check named, whatever the ask read: "NTP-AUTH compliance across the network")
+        rated = (frame.ask in ("share", "count", "ranking", "compare") or bool(frame.targets.rule)) and \
+            bool(RATE_WORDS.search(text))
         # "interface flaps per site": events of a kind the log holds (``logged``), counted in the warehouse
         failures = failures or rated or (logged and frame.ask in ("count", "trend", "ranking", "list"))
         floor = CLEAR_ASK_POPULATION if verdict or device or exceptions or failures or (
             population and part and frame.subject == "devices") else CLEAR_ASK
-        if failures and grouped:  # "NTP-AUTH failures per region": a check's failures per group are only the data's
+        if (failures and grouped) or (rated and frame.targets.rule and frame.ask != "policy"):
+            # "NTP-AUTH failures per region", "NTP-AUTH compliance across the network": a check's failures per group,
+            # or its rate, are only the data's
             floor = 0.0
         if not series and ((frame.confidence < floor and frame.margin < CLEAR_MARGIN)
                            or not (verdict or population or device or exceptions or failures)):
@@ -1586,7 +1591,8 @@ def _edit_of(prompt: str, own: Intent, last: PastTurn | None, services: Services
         runs = _runs_of(collection, services)
     except Exception:  # noqa: BLE001 — no warehouse to read: the follow-up keeps its own answers
         return None
-    model, scope = services.catalog.semantic_model, scope_for(own)[0]
+    # (with the inventory's values the words name: "and the 9300s" after the pass rate of the 9200s)
+    model, scope = services.catalog.semantic_model, {**scope_for(own)[0], **values_named(prompt, services.names().values)}
     time = own.frame.time
     extreme = GROUP_EXTREME.match(prompt) or BARE_EXTREME.match(prompt)
     # "which devices have them" after the high findings of a site, summarized: those findings' devices

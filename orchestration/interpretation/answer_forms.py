@@ -27,7 +27,7 @@ from orchestration.interpretation.findings import (
 )
 from orchestration.outputs import DomainOutputs, Finding, RetrievedChunk
 from orchestration.state import QuestionFrame
-from orchestration.tools.frame_sql import NOT_PASSED
+from orchestration.tools.frame_sql import NOT_PASSED, expiring
 from orchestration.tools.results import AnalysisResult, ComparisonResult, SqlPathResult
 from orchestration.tools.rows import (
     CleanRuleRow,
@@ -425,7 +425,7 @@ def _group_series(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
 
 def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutputs:
     rows = result.rows_as(ExceptionRow)
-    when = f" expiring by {frame.time.before}" if frame.time.before else ""
+    when = expiring(frame.time)
     if not rows:
         checks = frame.targets.rule or frame.checks
         if (frame.polar or frame.ask == "exception") and checks:  # "is ASA-MGMT-ANY excepted anywhere?"
@@ -439,7 +439,8 @@ def _exception_list(result: SqlPathResult, frame: QuestionFrame) -> DomainOutput
     about = bool(frame.targets.device or frame.targets.rule or frame.checks or any(frame.filters.model_dump().values()))
     last = frame.expiring == "last"
     soonest = sorted(rows, key=lambda r: str(r.expires_on), reverse=last)
-    if frame.limit == 1 and n > 1 and not frame.targets.exception:  # "which one expires first" (or last)
+    # "which one expires first" (or last), of all of them or of those named
+    if frame.limit == 1 and n > 1 and (not frame.targets.exception or frame.expiring):
         tied = [r for r in soonest if str(r.expires_on) == str(soonest[0].expires_on)]
         first = (f"{_names([r.exception_id for r in tied])} {'expires' if len(tied) == 1 else 'expire'} "
                  f"{'last' if last else 'first'}, on **{day(tied[0].expires_on)}** "

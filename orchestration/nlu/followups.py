@@ -262,6 +262,7 @@ COVER_IT = re.compile(r"\b(?:does|do|would|will|is|can)\s+(?P<it>it|that|this|th
                       r"(?:cover|apply to|exempt|include|expire|run out|end|lapse)\b|"
                       # "who approved it", "why was it granted", "when is it up for renewal"
                       r"\b(?:approved|granted|signed off|owns|requested)\s+(?P<it2>it|that one|this one)\b|"
+                      r"\bsigned\s+(?P<it5>it|that one|this one)\s+off\b|"
                       r"\b(?:was|is)\s+(?P<it3>it|that one|this one)\s+(?:approved|granted|up for renewal|due|for)\b|"
                       # "what rule is it for", "which check does it cover"
                       r"\b(?:what|which)\s+(?:rule|check|control)\s+(?:is|does)\s+(?P<it4>it|that one|this one)\b", _I)
@@ -272,7 +273,7 @@ EXCEPTION_ID = re.compile(r"\bEXC-\d{4}-\d{3}\b")
 EXCEPTION_WORD = re.compile(r"\bexceptions?\b|\bwaivers?\b|\bEXC-\d", _I)
 COVER_THEY = re.compile(r"\b(?:do|would|will|can|did)\s+(?P<they>they|those|these|those ones)\s+(?:cover|apply to|"
                         r"exempt|include|expire|run out|lapse)\b|\b(?:approved|granted|signed\s+off(?:\s+on)?|owns?)\s+"
-                        r"(?P<they2>them|those|these)\b",
+                        r"(?P<they2>them|those|these)\b|\bsigned\s+(?P<they3>them|those|these)\s+off\b",
                         _I)
 
 
@@ -318,10 +319,13 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
     if moved is not None:
         return moved
     if previous is not None and listed and read_expiring(prompt) and not EXCEPTION_WORD.search(prompt):
-        # "which one expires first" (or last) after a list of exceptions: asked of that list's question
-        return f"{previous.question.rstrip(' ?.!')}, {prompt}"
+        # "which one expires first" (or last) after a list of exceptions: asked of that list's question (or of the
+        # exceptions it named, when its words did not say them: "who signed them off")
+        if EXCEPTION_WORD.search(previous.question):
+            return f"{previous.question.rstrip(' ?.!')}, {prompt}"
+        return f"{prompt.rstrip(' ?.!')} of the exceptions {', '.join(listed)}"
     if they is not None and len(listed) > 1:
-        group = "they" if they.group("they") is not None else "they2"
+        group = next(g for g in ("they", "they2", "they3") if they.group(g) is not None)
         ids = ", ".join(listed[:-1]) + " and " + listed[-1]
         return prompt[:they.start(group)] + ids + prompt[they.end(group):]
     m = COVER_IT.search(prompt)
@@ -335,7 +339,7 @@ def exception_meant(prompt: str, previous: PastTurn | None) -> str | None:
         named = {led.group(1)}
     if len(named) != 1:
         return None
-    group = next(g for g in ("it", "it2", "it3", "it4") if m.group(g) is not None)
+    group = next(g for g in ("it", "it2", "it3", "it4", "it5") if m.group(g) is not None)
     return prompt[:m.start(group)] + named.pop() + prompt[m.end(group):]
 
 

@@ -358,7 +358,8 @@ MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
     ("dec", "december")), start=1) for m in names}
-_MONTH = r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b"
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH = r"\b(" + _MONTH_NAMES + r")\b"
 # "may" is a month only beside words of time ("in may", "may assessment"); elsewhere it is the verb
 _MONTH_VERB = re.compile(r"\bmay\b(?! (?:assessment|run|scan|results?)\b)", _I)
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -401,21 +402,26 @@ def _month(name: str, today: date) -> str:
     return f"{year}-{month:02d}"
 
 
+# the verbs of an exception's end: "expires", "runs out", "lapses"
+_ENDS = r"(?:expir\w*|run(?:s|ning)?\s+out|lapse[sd]?|lapsing)"
 # an expiry's deadline: "expiring before march", "expire by the end of january 2027", "expires until june"
-_EXPIRY_MONTH = re.compile(rf"\bexpir\w*\s+(?:(?P<before>before)|by|until|till)\s+(?:the\s+)?(?:end\s+of\s+)?"
+_EXPIRY_MONTH = re.compile(rf"\b{_ENDS}\s+(?:(?P<before>before)|by|until|till)\s+(?:the\s+)?(?:end\s+of\s+)?"
                            rf"{_MONTH}(?:\s+(?P<year>\d{{4}}))?", _I)
-_EXPIRY_WITHIN = re.compile(rf"\bexpir\w*\s+(?:with)?in\s+(?:the\s+)?(?:next\s+)?{_N}\s+(?P<unit>days?|weeks?|months?)",
+_EXPIRY_WITHIN = re.compile(rf"\b{_ENDS}\s+(?:with)?in\s+(?:the\s+)?(?:next\s+)?{_N}\s+(?P<unit>days?|weeks?|months?)",
                             _I)
 
 
 # "expire before 2027", "expiring by the end of 2027": a year's first day (before), or its last (by its end)
-_EXPIRY_YEAR = re.compile(r"\bexpir\w*\s+(?:(?P<before>before|by|until|till)\s+(?P<end>(?:the\s+)?end\s+of\s+)?)"
+_EXPIRY_YEAR = re.compile(rf"\b{_ENDS}\s+(?:(?P<before>before|by|until|till)\s+(?P<end>(?:the\s+)?end\s+of\s+)?)"
                           r"(?P<year>20\d\d)\b(?!-\d)", _I)
+# "run out in 2027", "expiring in march", "lapse during january 2027": that year's or month's days
+_EXPIRY_IN = re.compile(rf"\b{_ENDS}\s+(?:in|during|within)\s+(?:(?P<month>{_MONTH_NAMES})\b,?\s*)?(?P<year>20\d\d)?\b",
+                        _I)
 
 
-def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
-    """The last day an expiry asked about may fall on, and the words without it (its month is no run's month). A
-    month ahead is the next one of that name: exceptions expire in the future."""
+def _expiry_window(text: str, today: date) -> tuple[str | None, str | None, str]:
+    """The first and last day an expiry asked about may fall on (either may be open), and the words without them
+    (their month is no run's month). A month ahead is the next one of that name: exceptions expire in the future."""
     m = _EXPIRY_MONTH.search(text)
     if m:
         month = MONTHS[m.group(2).lower()]
@@ -425,18 +431,27 @@ def _expiry_deadline(text: str, today: date) -> tuple[str | None, str]:
             deadline = first - timedelta(days=1)
         else:
             deadline = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
-        return deadline.isoformat(), text[:m.start()] + text[m.end():]
+        return None, deadline.isoformat(), text[:m.start()] + text[m.end():]
     m = _EXPIRY_YEAR.search(text)
     if m:
         year = int(m.group("year"))
         deadline = date(year, 12, 31) if m.group("end") else date(year - 1, 12, 31)
-        return deadline.isoformat(), text[:m.start()] + text[m.end():]
+        return None, deadline.isoformat(), text[:m.start()] + text[m.end():]
+    m = _EXPIRY_IN.search(text)
+    if m and (m.group("month") or m.group("year")):
+        if m.group("month"):
+            month = MONTHS[m.group("month").lower()]
+            year = int(m.group("year")) if m.group("year") else today.year + (month < today.month)
+            first, last = date(year, month, 1), date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        else:
+            first, last = date(int(m.group("year")), 1, 1), date(int(m.group("year")), 12, 31)
+        return first.isoformat(), last.isoformat(), text[:m.start()] + text[m.end():]
     m = _EXPIRY_WITHIN.search(text)
     if m:
         n, unit = _number(m.group(1)), m.group("unit").lower()
         days = n * {"d": 1, "w": 7, "m": 30}[unit[0]]
-        return (today + timedelta(days=days)).isoformat(), text[:m.start()] + text[m.end():]
-    return None, text
+        return None, (today + timedelta(days=days)).isoformat(), text[:m.start()] + text[m.end():]
+    return None, None, text
 
 
 # a time counted back from today: "three months ago", "a year ago", "6 weeks ago"
@@ -447,7 +462,7 @@ def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date |
     """When the words ask about; "three months ago" is counted back from ``anchor`` (the latest run's day, as "last
     month" is the run before the latest), else from today."""
     runs = _ordered(e.value for e in entities if e.type == "assessment_id" and e.source != "unresolved")
-    expiry, text = _expiry_deadline(text, today)
+    after, expiry, text = _expiry_window(text, today)
     words = _MONTH_VERB.sub(" ", text)
     since = None
     m = re.search(rf"\bsince (?:the start of |early |late |the |our )?{_MONTH}", words, _I)
@@ -485,7 +500,8 @@ def read_time(text: str, entities: Sequence[Entity], today: date, anchor: date |
         relative = "last_month"
     elif _PREVIOUS.search(text) and not (months or runs or since or last_n or _OVER_TIME.search(text)):
         relative = "previous"
-    return FrameTime(runs=runs, months=months, since=since, last_n=last_n, before=before, relative=relative)
+    return FrameTime(runs=runs, months=months, since=since, last_n=last_n, before=before, after=after,
+                     relative=relative)
 
 
 def _without_ids(text: str, rule_ids: Iterable[str]) -> str:

@@ -331,8 +331,12 @@ def picked_prompt(prompt: str, previous: PastTurn | None, model: SemanticModel) 
         if len(checks) == 1:
             it = next(g for g in ("it", "it2", "it3") if standard.group(g) is not None)
             return prompt[:standard.start(it)] + checks[0] + prompt[standard.end(it):]
-    failing_it = FAILING_IT.search(prompt) if WIDENED.search(prompt) else None
     rules = previous.query.condition("rule") if previous is not None and previous.query is not None else None
+    # (after one check broken down by a kind of device, "it" is the check, no row: "how many devices fail it at HQ"
+    # after the SSH-V2 pass rate by platform)
+    rows_of_it = previous is not None and previous.query is not None and bool(previous.query.group_by) and \
+        not {"rule", "device", *PLACES} & set(previous.query.group_by)
+    failing_it = FAILING_IT.search(prompt) if WIDENED.search(prompt) or rows_of_it else None
     if failing_it and rules is not None and not rules.negated and len(rules.values) == 1 and previous is not None \
             and previous.query is not None:
         # "and how many wan routers fail it fleet wide" after the one check the last answer was about: that check
@@ -1869,7 +1873,14 @@ def within_last(prompt: str, own: DataQuery, previous: PastTurn | None, model: S
         # ("their pass rate" is a rate of their checks; "how many failed checks do they have" counts what it names)
         # "how many of them fail OSPF-AUTH" after a count of switches: switches are counted, not their failed checks
         was = measures[0]
-        measures[0] = _counting(was, thing, model) or was
+        # ("how many of them have a critical finding" after how many tier 3 sites: the sites failing a critical check)
+        held = own.condition("severity")
+        severity = SEVERITY_BOUND.get(was) if held is None or held.values == [SEVERITY_BOUND.get(was)] else None
+        measures[0] = _counting(was, thing, model) or (
+            _counting("failed_checks", thing, model) if severity else None) or was
+        if severity and measures[0] != was and held is None:
+            own = own.model_copy(update={"conditions": [*own.conditions, Condition(dimension="severity",
+                                                                                    values=[severity])]})
         if own.order is not None and own.order.measure == was:  # ("what do they fail most": ranked by that count)
             own = own.model_copy(update={"order": own.order.model_copy(update={"measure": measures[0]})})
     edited = own.model_copy(update={"conditions": [*own.conditions, *kept], "measures": measures})

@@ -225,6 +225,13 @@ PROTOCOL_VERSION = re.compile(r"\b(?:ssh|snmp|ntp|tls|ospf|bgp|http|netflow|ip)\
 # conditions the assessment tools' scope has no key for: a summary there is the compiler's
 BEYOND_THE_TOOLS = frozenset({"region", "tier", "role", "pci_scope", "criticality", "product_family", "model", "cve",
                               "category"})
+def _beyond_the_tools(condition: Condition, scope: dict[str, Any]) -> bool:
+    """A condition the tools' scope does not hold. Of the dimensions beyond them, the scope holds a role only: a
+    product family or model in ``scope`` was read from the words for the compiler ("pass rate of the catalyst 9200s":
+    the tools would answer for the whole fleet)."""
+    return condition.dimension in BEYOND_THE_TOOLS and not (condition.dimension == "role" and scope.get("role"))
+
+
 # what neither the tools' scope nor a SQL template keeps or groups by (both know a role)
 KEPT_BY_NO_TOOL = BEYOND_THE_TOOLS - {"role"}
 # dimensions whose values the reader finds in the words themselves, each with what must follow a value: a role only
@@ -851,7 +858,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
                                                                                            values=[value])]})
     if not executed and named_measure and (query.group_by or query.runs[-1:] != [runs[-1][0]] or (
             len(said) > 1 and len(query.measures) > 1) or any(
-            c.negated or (c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension)) for c in conditions)):
+            c.negated or _beyond_the_tools(c, scope) for c in conditions)):
         # "pass rate by tier", "… in september", "… of the wan routers", "how many devices … and their pass rate":
         # more than the tools' summary
         executed = True
@@ -861,7 +868,7 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         executed = True  # "the pass rate of the staging devices": the rate of their checks, not a share of devices
     # what the words asked that the query cannot hold is said with the compiler's answer (the tools would not say it)
     # a filter the tools' scope does not hold ("the wan routers" read from the words): the tools would answer wider
-    unheld = any(c.dimension in BEYOND_THE_TOOLS and not scope.get(c.dimension) for c in conditions)
+    unheld = any(_beyond_the_tools(c, scope) for c in conditions)
     # a run the words chose that the frame does not carry to the tools ("in the first run"): they would read the latest
     ft = frame.time
     unheld = unheld or (bool(query.runs) and query.runs[-1] != runs[-1][0] and not (
@@ -1133,7 +1140,8 @@ def values_named(prompt: str, values: dict[str, tuple[str, ...]]) -> dict[str, l
     found: dict[str, list[str]] = {}
     for dim, known in values.items():
         said = [v for v in known if re.search(rf"(?<![\w-]){_spoken(v)}(?:e?s)?(?![\w-])", prompt, _I)]
-        said = [v for v in said if not any(v != w and v.lower() in w.lower() for w in said)] or _by_brand(prompt, known)
+        said = [v for v in said if not any(v != w and v.lower() in w.lower() for w in said)] or _by_brand(
+            prompt, known) or _by_series(prompt, known)
         if said:
             found[dim] = said
     return found
@@ -1163,6 +1171,16 @@ def _split_side(head: str, conditions: list[Condition]) -> Condition | None:
     return max(said, key=lambda s: s[0])[1] if said else None
 
 
+def _by_series(prompt: str, known: tuple[str, ...]) -> list[str]:
+    """The values a series number names in the plural, as people call a product line ("the 9300s": Catalyst 9300),
+    when one value alone ends in that number."""
+    found = []
+    for number in re.findall(r"(?<![\w.-])(\d{3,5})'?s\b", prompt):
+        ending = [v for v in known if v.split()[-1] == number]
+        found += ending if len(ending) == 1 else []
+    return found
+
+
 def _by_brand(prompt: str, known: tuple[str, ...]) -> list[str]:
     """The values whose first word the words say alone ("the ASR routers": ASR 1000; "ISRs": ISR 1100 and ISR 4000) —
     not followed by another number ("ISR 2900" is no family of ours), and not a platform's word ("asa", "nexus": the
@@ -1182,9 +1200,15 @@ def _spoken(value: str) -> str:
     return re.sub(r"(?<=[a-z])(\d)", r"\\s?\1", re.escape(value).replace("_", "[_ ]"))
 
 
+RATED_AS = re.compile(r"\s+(?:as\s+)?(?:business[\s-]+|mission[\s-]+)?(?:critical|high|medium|low|tier|criticality|"
+                      r"severity)\b", _I)
+
+
 def _whole_measure(prompt: str, m: re.Match[str], word: str, model: SemanticModel) -> bool:
     """Whether a measure's word found at ``m`` is that measure: "failed checks per device type" is failed checks per
-    device type, not an average per device."""
+    device type, not an average per device; "rated high criticality" is the attribute rated, not the score."""
+    if word == "rated" and RATED_AS.match(prompt[m.end():]):
+        return False
     if " per " not in word:
         return True
     per = word.split(" per ", 1)[1]

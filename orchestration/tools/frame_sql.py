@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from orchestration.state import QuestionFrame
+from orchestration.state import FrameTime, QuestionFrame
 from orchestration.tools.scope import FLEET, scope_conditions, values_of
 from orchestration.tools.sql_plan import SqlPlan
 
@@ -346,6 +346,13 @@ def site_changes(frame: QuestionFrame, scope: dict[str, Any], condition: Conditi
     return SqlPlan("site_changes", sql, bound, f"sites {said}, by {measure}")
 
 
+def expiring(time: FrameTime) -> str:
+    """The expiry window asked, as the answer says it: " expiring 2027-01-01 to 2027-12-31", " expiring by …"."""
+    if time.after and time.before:
+        return f" expiring {time.after} to {time.before}"
+    return f" expiring by {time.before}" if time.before else f" expiring from {time.after}" if time.after else ""
+
+
 def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str, ...]) -> SqlPlan:
     """The approved exceptions (expiring before a date when asked), with the devices each covers in the latest
     run of the scope."""
@@ -355,6 +362,9 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
     if frame.time.before:
         parts.append("e.expires_on <= CAST(? AS DATE)")
         bound.append(frame.time.before)
+    if frame.time.after:
+        parts.append("e.expires_on >= CAST(? AS DATE)")
+        bound.append(frame.time.after)
     if frame.targets.exception:
         parts.append(f"e.exception_id IN ({', '.join('?' for _ in frame.targets.exception)})")
         bound += frame.targets.exception
@@ -390,7 +400,7 @@ def exception_list(frame: QuestionFrame, scope: dict[str, Any], rules: tuple[str
         + (f"WHERE {' AND '.join(parts)} " if parts else "")
         + "GROUP BY e.exception_id, e.rule_id, ru.title, e.sites, e.device_type, e.expires_on, e.approved_by, e.reason, "
         "e.source_document ORDER BY e.expires_on, e.exception_id")
-    what = "approved exceptions" + (f" expiring by {frame.time.before}" if frame.time.before else "")
+    what = "approved exceptions" + expiring(frame.time)
     return SqlPlan("exception_list", sql, bound, what + " (devices covered in {assessment_id})", assessment_id="latest")
 
 

@@ -30,7 +30,7 @@ def condition_of(intent: Intent) -> Condition:
 def structural(frame: QuestionFrame) -> bool:
     """A date bound on exceptions, the sites that got worse or better, one device's verdict on the rules named,
     figures over several runs, whether it got worse or better since a month: a form whatever the reader's doubt."""
-    return bool((frame.subject == "exceptions" and frame.time.before) or (
+    return bool((frame.subject == "exceptions" and (frame.time.before or frame.time.after)) or (
         frame.subject == "sites" and frame.direction and not frame.targets.device) or (
         frame.ask == "yes_no" and frame.direction and frame.time.since) or (
         frame.ask in ("exception", "yes_no", "fix", "explain") and frame.targets.device and frame.checks) or (

@@ -246,7 +246,8 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/seventieth_questions.yaml": (5, 0, 5), "seventieth_conversations.yaml": (8, 24, 8),
     "held_out/seventieth_conversations.yaml": (2, 9, 4), "seventyfirst_conversations.yaml": (7, 23, 8),
     "held_out/seventyfirst_conversations.yaml": (2, 9, 4), "seventysecond.yaml": (10, 0, 10),
-    "held_out/seventysecond_questions.yaml": (5, 0, 5),
+    "held_out/seventysecond_questions.yaml": (5, 0, 5), "seventythird_conversations.yaml": (8, 24, 8),
+    "held_out/seventythird_conversations.yaml": (2, 8, 4),
 }
 
 

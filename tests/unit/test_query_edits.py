@@ -4342,3 +4342,69 @@ def test_any_of_that_after_the_one_device_a_ranking_led_with_is_that_devices_fai
                                    "exception_id IS NOT NULL", [device.group(1)])[0][0]
     lead = first_line(chat("is any of that covered by a waiver").final.answer)
     assert device.group(1) in lead and lead.startswith("**Yes" if excepted else "**No"), (excepted, lead)
+
+
+def test_a_product_line_said_by_its_series_number_is_that_family_and_a_follow_up_swaps_it(
+        demo_warehouse: Path, services: Services) -> None:
+    # "pass rate of the catalyst 9200s" was the fleet's pass rate (the tools' summary, which holds no family); "and the
+    # 9300s" listed every device
+    rate = {f: sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                   "a.product_family = ?", [f])[0][0] for f in ("Catalyst 9300", "Catalyst 9200")}
+    chat = Chat(services)
+    first = first_line(chat("whats our compliance on the 9300s").final.answer)
+    second = first_line(chat("how about the catalyst 9200s?").final.answer)
+    assert first.startswith(f"**{rate['Catalyst 9300']}%**") and "Catalyst 9300" in first, (rate, first)
+    assert second.startswith(f"**{rate['Catalyst 9200']}%**") and "Catalyst 9200" in second, (rate, second)
+
+
+def test_devices_rated_by_criticality_are_counted_not_scored(demo_warehouse: Path, services: Services) -> None:
+    # "rated" is a word of the pass rate ("worst rated sites"): "rated low criticality" added a pass rate and counted
+    # only the devices assessed
+    (n,), = sql(demo_warehouse, "SELECT COUNT(*) FROM assets WHERE collection = 'fleet' AND criticality = 'low'")
+    state = Chat(services)("number of boxes rated low criticality")
+    assert first_line(state.final.answer).startswith(f"**{n}** devices"), state.final.answer[:300]
+    assert state.intent.query is not None and "pass_rate" not in state.intent.query.measures
+
+
+def test_exceptions_lapsing_within_a_month_or_year_are_that_window_and_the_first_of_them_is_named(
+        demo_warehouse: Path, services: Services) -> None:
+    # "run out in 2027" listed every exception, 2026's included; after "who signed them off", "which one lapses first"
+    # was sent to the documents
+    window = [e for e, in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE expires_on BETWEEN "
+                                              "'2027-01-01' AND '2027-12-31' ORDER BY expires_on, exception_id")]
+    outside = [e for e, in sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE year(expires_on) <> 2027")]
+    first = sql(demo_warehouse, "SELECT exception_id FROM exceptions WHERE year(expires_on) = 2027 AND expires_on = "
+                                "(SELECT MIN(expires_on) FROM exceptions WHERE year(expires_on) = 2027)")
+    chat = Chat(services)
+    listed = first_line(chat("waivers that lapse during 2027?").final.answer)
+    assert all(e in listed for e in window) and not any(e in listed for e in outside), (window, listed)
+    approvers = chat("who signed those off").final.answer
+    assert all(e in approvers for e in window) and "Approved by" in approvers, approvers[:300]
+    lead = first_line(chat("which one runs out first").final.answer)
+    assert lead.startswith(f"**{first[0][0]}**") and "first" in lead, (first, lead)
+
+
+def test_how_many_of_them_have_a_high_finding_after_a_count_of_sites_counts_those_sites(
+        demo_warehouse: Path, services: Services) -> None:
+    # it counted their high failed checks
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT a.site) FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                "r.status = 'fail' AND r.severity = 'high' AND s.region = 'us-central'")
+    chat = Chat(services)
+    chat("how many sites in us-central")
+    lead = first_line(chat("and how many of those have a high finding").final.answer)
+    assert lead.startswith(f"**{n}** sites"), (n, lead)
+
+
+def test_fail_it_after_one_check_broken_down_by_kind_of_device_is_that_check(demo_warehouse: Path,
+                                                                             services: Services) -> None:
+    # "it" was the one row of the breakdown (the platform), and the check was lost; "<check> compliance across the
+    # network" quoted the NTP standard
+    (n,), = sql(demo_warehouse, f"SELECT COUNT(DISTINCT r.asset_id) FROM {FLEET} WHERE r.assessment_id = ({LATEST}) "
+                                "AND r.status = 'fail' AND r.rule_id = 'NTP-AUTH' AND a.site = 'Site-A'")
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                   "r.rule_id = 'NTP-AUTH'")
+    chat = Chat(services)
+    assert first_line(chat("NTP-AUTH compliance across the network").final.answer).startswith(f"**{rate}%**")
+    chat("split by device type")
+    lead = first_line(chat("how many boxes fail it at Site-A").final.answer)
+    assert lead.startswith(f"**{n}**" if n else "**None"), (n, lead)
