@@ -605,10 +605,12 @@ def _grouped(query: DataQuery, rows: Sequence[Row], model: SemanticModel) -> Dom
             # "what was their pass rate in august" of 18 sites: the figure named, from the lowest to the highest
             ranked = sorted((r for r in rows if r.get(first) is not None), key=lambda r: float(r[first]))
             if ranked:
+                # (of devices, their rate together first: "and their pass rate" after how many there are)
                 low, high = ranked[0], ranked[-1]
-                lead = (f"**{total} {name}** by {model.measures[first].noun[0]} ({where(query)}), from "
-                        f"{_value(low[first], 'percent')} at **{low.get(dim)}** to {_value(high[first], 'percent')} at "
-                        f"**{high.get(dim)}**")
+                lead = (_together(query, rows, model, stats) or
+                        f"**{total} {name}** by {model.measures[first].noun[0]} ({where(query)})") + (
+                    f", from {_value(low[first], 'percent')} at **{low.get(dim)}** to {_value(high[first], 'percent')} "
+                    f"at **{high.get(dim)}**")
         if first and len(measures) == 1 and query.output == "table" and 1 < len(rows) <= INLINE and total == len(rows):
             # a figure per group, every group in the first line (side by side)
             unit = model.measures[first].unit

@@ -661,6 +661,25 @@ def _kept_place(picked: str, query: DataQuery) -> str:
     return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" {' '.join(said)}{m.group(1)}", picked, count=1)
 
 
+# a kind of device said: a type, a platform or a role before a device noun
+DEVICE_KIND = re.compile(r"\b(?:routers?|switch(?:es)?|firewalls?|wlcs?|wireless controllers?|nx-os|ios-xe|asa|nexus)\b|"
+                         r"\b(?:core|edge|access|wan|spine|leaf|distribution|management)\s+(?:devices?|boxes|layer)\b", _I)
+# a kind of device as the reader reads it back: "on the firewalls", "on the core devices", "on nx-os"
+KIND_PHRASES = {"device_type": lambda v: f"on the {v.replace('_', ' ')}s", "role": lambda v: f"on the {v} devices",
+                "platform": lambda v: f"on {v}"}
+
+
+def _kept_kind(picked: str, query: DataQuery) -> str:
+    """A question asked of one row of a ranking made over a kind of device ("the month with the most failed checks on
+    the firewalls" → "what failed the most that month"), asked of that kind, unless its words name a kind of their
+    own."""
+    said = [KIND_PHRASES[c.dimension](c.values[0]) for c in query.conditions if c.dimension in KIND_PHRASES and
+            not c.negated and len(c.values) == 1 and c.dimension not in query.group_by]
+    if not said or DEVICE_KIND.search(picked):
+        return picked
+    return re.sub(r"\s*([?.!]*)\s*$", lambda m: f" {' '.join(said)}{m.group(1)}", picked, count=1)
+
+
 def _a_row_by_name(prompt: str, previous: PastTurn) -> str | None:
     """A row of a ranking of places by a check's failures, named ("which sites fail NTP-AUTH the most" → "what
     devices at Site-A"): asked of that check there, unless the words name a check of their own."""
@@ -792,11 +811,12 @@ def _that_value(prompt: str, previous: PastTurn, model: SemanticModel) -> str | 
     for m in THAT_THING.finditer(prompt):
         dim = _dimension(m.group("what"), model)
         if dim == "run" and query is not None and query.group_by == ["run"] and len(previous.answer_rows) == 1:
-            # "which site had the most that month" after the month with the most: that month (or run), by name
+            # "which site had the most that month" after the month with the most: that month (or run), by name, of
+            # the devices and places the runs were ranked over ("… on the firewalls")
             row = str(previous.answer_rows[0])
             named = date(int(row[:4]), int(row[5:7]), 1).strftime("%B %Y") if re.fullmatch(r"\d{4}-\d{2}", row) \
                 else row
-            return prompt[:m.start()] + f"in {named}" + prompt[m.end():]
+            return _kept_kind(_kept_place(prompt[:m.start()] + f"in {named}" + prompt[m.end():], query), query)
         if dim == "run" and query is not None and len(query.months) == 1 and query.group_by[:1] != ["run"]:
             # "… that month" after an answer about one month: that month, by name
             month = query.months[0]
@@ -919,11 +939,15 @@ WHEN_EXTREME = re.compile(_LEAD + r"(?:when|which (?:run|month|assessment))\s+(?
                           r"did|is|had|has|saw|sees|got|logged|recorded)\s+(?:it|that|they|this|we|the\s+[\w\s-]+?)?\s*(?:at\s+)?(?:its\s+|their\s+|"
                           r"our\s+|the\s+)?(?P<which>lowest|highest|worst|best|most|least|fewest|peak(?:ed)?)\b", _I)
 
+# "worst month?", "the best run" said alone
+EXTREME_RUN = re.compile(_LEAD + r"(?:the\s+)?(?P<which>lowest|highest|worst|best|peak)\s+(?:month|run|assessment|scan)"
+                         r"\s*[?.!]*\s*$", _I)
+
 
 def _when_extreme(prompt: str, query: DataQuery, model: SemanticModel) -> QueryEdit | None:
     """The run at one end of a figure shown over several runs ("pass rate trend for the firewalls" → "when was it
     lowest"): the runs as rows, ordered the way the words choose, the first kept; None for anything else."""
-    m = WHEN_EXTREME.match(prompt)
+    m = WHEN_EXTREME.match(prompt) or EXTREME_RUN.match(prompt)
     if m is None or not query.measures or query.group_by:
         return None
     measure = query.measures[0]

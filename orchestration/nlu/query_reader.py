@@ -27,7 +27,7 @@ from typing import Any, Literal
 from assessment_engine.query import Bound, Comparison, Condition, DataQuery, Order, Output
 from assessment_engine.semantic_model import SemanticModel
 from assessment_engine.warehouse.run_summary import BREAKDOWNS
-from orchestration.nlu.frame import ANY, NOT_FAILING, RANGE
+from orchestration.nlu.frame import ANY, MONTHS, NOT_FAILING, RANGE
 from orchestration.nlu.names import PLATFORM_WORDS
 from orchestration.nlu.which_way import BEST, COMPARATIVE, LEAST, MOST, SUPERLATIVE_OF, WORST
 from orchestration.state import Intent
@@ -502,6 +502,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # it; from further back the tools answer with the trend; and a part of the fleet the tools keep no scope of)
         since = frame.time.since or min(frame.time.months, default=None)
         further_back = len(runs) > 2 and since is not None and since[:7] < runs[-2][1][:7]
+        # ("what got fixed at Store-33 in october": that run beside the one before it, which the comparison, of the
+        # latest run only, does not set side by side)
+        further_back = further_back or (len(frame.time.months) == 1 and not frame.time.since and len(runs) > 2 and
+                                        frame.time.months[0] < runs[-1][1][:7])
         excluding = len(runs) > 1 and not frame.targets.exception and not facets.evidence and not facets.tracking and (
             any(c.negated or c.dimension in BEYOND_THE_TOOLS for c in _conditions(prompt, intent, scope, model)) or (
                 NEW_OR_FIXED.search(prompt) is not None and further_back))
@@ -1500,6 +1504,10 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
         # "failed checks at Branch-03 between august and october": every run from the one month to the other
         first, last = sorted(time.months)
         chosen = [r for r in ids if first <= month_of[r] <= last]
+    if len(chosen) == 1 and NEW_OR_FIXED.search(prompt) and len(time.months) == 1 and IN_MONTH.search(prompt) and \
+            chosen[0] != ids[0] and not time.since:
+        # "what got fixed at Store-33 in october": what changed in that month's run, against the run before it
+        chosen = [ids[ids.index(chosen[0]) - 1], chosen[0]]
     if len(chosen) == 1 and changed and time.months and chosen[0] != ids[-1] and not missing:
         chosen.append(ids[-1])  # "what changed since october": that run against the latest
     if not chosen:
@@ -1507,6 +1515,8 @@ def _time(prompt: str, intent: Intent, runs: Sequence[tuple[str, str]], fact: st
     return {"runs": sorted(dict.fromkeys(chosen), key=ids.index)}, missing
 
 
+IN_MONTH = re.compile(r"(?<!\bthan )\b(?:in|during)\s+(?:the\s+)?(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) +
+                      r")\b(?!\s+(?:to|through|and)\b)", _I)
 EITHER_WAY = re.compile(r"\b(?:moved|changed|shifted|swung)\s+(?:the\s+)?most\b", _I)
 # "more checks now than in september", "fewer failures than last month": a figure compared with its own earlier value
 MORE_NOW = re.compile(r"\b(?P<how>more|fewer|less)\b(?:\s+[\w-]+){0,3}?\s+(?:now\s+|today\s+)?than\s+(?:in|on|at|last|"

@@ -140,7 +140,7 @@ def test_an_answer_check_fails_when_the_answer_does_not_hold_what_sql_says(demo_
 # 82/142, 3/22 (41/69 turns), held out 40/70, 2/11 (16/35); now what the typed queries score. A change that answers
 # fewer of them right fails here. Raised as the product learns more, never lowered.
 LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in the file)
-    "questions.yaml": (141, 0, 142), "conversations.yaml": (21, 68, 22), "fresh.yaml": (20, 0, 20),
+    "questions.yaml": (141, 0, 142), "conversations.yaml": (22, 69, 22), "fresh.yaml": (20, 0, 20),
     "fresh_conversations.yaml": (5, 12, 5), "second.yaml": (20, 0, 20), "second_conversations.yaml": (4, 11, 4),
     "held_out/questions.yaml": (54, 0, 70), "held_out/conversations.yaml": (4, 23, 11),
     "held_out/second_questions.yaml": (9, 0, 10), "held_out/second_conversations.yaml": (1, 5, 2),
@@ -212,7 +212,7 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/thirtyninth_questions.yaml": (4, 0, 4), "thirtyninth_conversations.yaml": (10, 30, 10),
     "held_out/thirtyninth_conversations.yaml": (3, 13, 5), "fortieth.yaml": (8, 0, 8),
     "held_out/fortieth_questions.yaml": (3, 0, 4), "fortieth_conversations.yaml": (10, 30, 10),
-    "fortieth_seen_conversations.yaml": (4, 14, 5), "fortyfirst_conversations.yaml": (8, 24, 8),
+    "fortieth_seen_conversations.yaml": (5, 15, 5), "fortyfirst_conversations.yaml": (8, 24, 8),
     "held_out/fortyfirst_conversations.yaml": (2, 9, 4), "fortysecond_conversations.yaml": (8, 24, 8),
     "held_out/fortysecond_conversations.yaml": (2, 10, 4), "fortythird_conversations.yaml": (7, 23, 8),
     "held_out/fortythird_conversations.yaml": (2, 10, 4), "fortyfourth_conversations.yaml": (8, 24, 8),
@@ -247,7 +247,8 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/seventieth_conversations.yaml": (2, 9, 4), "seventyfirst_conversations.yaml": (7, 23, 8),
     "held_out/seventyfirst_conversations.yaml": (2, 9, 4), "seventysecond.yaml": (10, 0, 10),
     "held_out/seventysecond_questions.yaml": (5, 0, 5), "seventythird_conversations.yaml": (8, 24, 8),
-    "held_out/seventythird_conversations.yaml": (2, 8, 4),
+    "held_out/seventythird_conversations.yaml": (2, 8, 4), "seventyfourth_conversations.yaml": (8, 24, 8),
+    "held_out/seventyfourth_conversations.yaml": (4, 12, 4),
 }
 
 

@@ -4408,3 +4408,46 @@ def test_fail_it_after_one_check_broken_down_by_kind_of_device_is_that_check(dem
     chat("split by device type")
     lead = first_line(chat("how many boxes fail it at Site-A").final.answer)
     assert lead.startswith(f"**{n}**" if n else "**None"), (n, lead)
+
+
+def test_what_got_fixed_in_a_month_before_the_latest_is_that_runs_change_from_the_run_before(
+        demo_warehouse: Path, services: Services) -> None:
+    # it was the summary of that month's run (or, read as "since", the change from that run to the latest)
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    fixed = {r for r, in sql(demo_warehouse, f"SELECT DISTINCT r.rule_id FROM {FLEET} WHERE r.assessment_id = ? AND "
+                                              "r.status <> 'fail' AND a.site = 'Branch-05' AND (r.asset_id, r.rule_id) IN "
+                                              "(SELECT asset_id, rule_id FROM results WHERE assessment_id = ? AND "
+                                              "status = 'fail')", [runs[1], runs[0]])}
+    state = Chat(services)("anything fixed at Branch-05 during september?")
+    assert state.intent.query is not None and state.intent.query.runs == runs[:2], state.intent.query
+    lead = first_line(state.final.answer)
+    assert all(r in lead for r in fixed) if fixed else lead.startswith("**None"), (fixed, lead)
+
+
+def test_that_month_after_the_worst_month_of_a_kind_of_device_is_asked_of_that_kind(demo_warehouse: Path,
+                                                                                     services: Services) -> None:
+    # "what failed the most that month" lost the routers and ranked the whole fleet's checks
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    per_run = dict(sql(demo_warehouse, f"SELECT r.assessment_id, COUNT(*) FROM {FLEET} WHERE r.status = 'fail' AND "
+                                       "a.device_type = 'router' GROUP BY 1"))
+    worst = max(runs, key=lambda r: per_run.get(r, 0))
+    top = sql(demo_warehouse, f"WITH n AS (SELECT r.rule_id g, COUNT(*) n FROM {FLEET} WHERE r.assessment_id = ? AND "
+                              "r.status = 'fail' AND a.device_type = 'router' GROUP BY 1) SELECT g FROM n WHERE n = "
+                              "(SELECT MAX(n) FROM n)", [worst])
+    chat = Chat(services)
+    chat("router failures month by month")
+    chat("worst month?")
+    lead = first_line(chat("which check failed most that month").final.answer)
+    assert any(lead.startswith(f"**{t}**") for t, in top) and "router" in lead, (top, lead)
+
+
+def test_their_pass_rate_after_how_many_devices_leads_with_the_rate_over_all_of_them(demo_warehouse: Path,
+                                                                                      services: Services) -> None:
+    # it led with the lowest and the highest device only
+    (rate,), = sql(demo_warehouse, f"SELECT {PASS} FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                   "a.role = 'access' AND s.site_type = 'branch'")
+    chat = Chat(services)
+    chat("access switches at the branches")
+    chat("how many is that")
+    lead = first_line(chat("and their pass rate?").final.answer)
+    assert lead.startswith(f"**{rate}% pass rate** over the"), (rate, lead)
