@@ -21,7 +21,7 @@ from assessment_engine.warehouse.query_compiler import compile_query
 from assessment_engine.warehouse.versions import version_stamp
 from foundation.yaml_files import ContractError
 from orchestration.interpretation.document_sentences import asked_focus, says_it, terms
-from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES
+from orchestration.interpretation.template_shapes import DEVICE_ROWS, INVENTORY_TEMPLATES, SCOPE_KEYS
 from orchestration.nlu.checks import checks_asked, wanted_state
 from orchestration.nlu.clarification import (
     clarification_question,
@@ -1389,6 +1389,11 @@ def with_query(intent: Intent, prompt: str, services: Services, collection: str,
         if frame.ask == "list" and reading.query.group_by == ["device"] and frame.subject == "findings":
             frame = frame.evolve(subject="devices")  # "switches failing SSH-V2 at the branches": the tools list them
         return intent.evolve(asked_query=reading.query, frame=frame)
+    if scope.get("device_type") and reading.query.condition("device_type") is None and \
+            len(getattr(reading.query.condition("platform"), "values", ())) > 1:
+        # "nx-os and asa": the reader took "asa" for one of the platforms, not for firewalls — nor does the scope line
+        intent = intent.evolve(entities=[e for e in intent.entities if e.type != "device_type"],
+                               frame=intent.frame.evolve(filters=intent.frame.filters.evolve(device_type=[])))
     details = intent.domain_details
     if details.skill in ("cbp_expert_insights", "sec_expert_insights"):  # SLIC figures: the data path counts them
         details = details.evolve(skill="sec_assessment" if details.skill.startswith("sec") else "cbp_assessment")
@@ -1422,6 +1427,9 @@ def _answered_as_asked(intent: Intent, query: DataQuery, scope: dict[str, Any], 
         return True  # a figure, a yes/no or devices: the templates' leads answer those in every shape
     if not query.measures:  # rows of the inventory ("which sites are they at"): a ranking of failures is another question
         return plan.template in INVENTORY_TEMPLATES
+    if plan.group is not None and query.group_by and plan.group not in (
+            query.group_by[0], SCOPE_KEYS.get(query.group_by[0])):
+        return False  # rows of another kind ("the most common critical finding at the branches": checks, not branches)
     return plan.template not in DEVICE_ROWS  # rows of another kind than the template's devices
 
 

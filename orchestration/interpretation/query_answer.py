@@ -713,6 +713,16 @@ def _over_time(query: DataQuery, rows: Sequence[Row], model: SemanticModel, dire
     ends = "; ".join(f"{model.measures[n].noun[1 if units[n] == 'count' else 0]} {_value(by_period.get(periods[0], {}).get(n), units[n])} "
                      f"→ {_value(by_period.get(periods[-1], {}).get(n), units[n])}" for n in units)
     lead = f"From {periods[0]} to {periods[-1]} ({where(query, [], months=False)}): {ends}." + _partial(rows, periods)
+    judged = next((n for n in ("pass_rate", *query.measures) if n in units and model.measures[n].better), None)
+    if polar and judged is not None:
+        # "did Branch-02 get better or worse since august": which way, first — by the pass rate where it is shown
+        first_value, last_value = (float(by_period.get(p, {}).get(judged) or 0) for p in (periods[0], periods[-1]))
+        worse = (last_value < first_value) if model.measures[judged].better == "higher" else last_value > first_value
+        verdict = "Unchanged" if last_value == first_value else "Worse" if worse else "Better"
+        if direction in ("better", "worse"):
+            moved = last_value != first_value and worse == (direction == "worse")
+            verdict = f"{'Yes' if moved else 'No'}** — **{verdict.lower()}"
+        lead = f"**{verdict}** by {model.measures[judged].noun[0]}: " + lead[0].lower() + lead[1:]
     if all(not float(by_period.get(p, {}).get(n) or 0) for p in periods for n in units):
         # "failed logins on the core routers per month": none in any of them, said first
         lead = (f"**None**: no {model.measures[measure].noun[1]} in any {'run' if query.runs else 'month'} from "

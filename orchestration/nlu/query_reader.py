@@ -620,6 +620,10 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
             not TOGETHER.search(prompt):
         # "failed checks at HQ and at Lab-1": each place's figure (and their sum in the lead), not one pooled
         group = [sides[0].dimension]
+    elif not group and sides and measures and model.measures[measures[0]].unit == "percent" and \
+            not TOGETHER.search(prompt) and _joined_by_and(prompt, sides[0].values):
+        # "pass rate for nx-os and asa": each one's rate (a rate pooled over both is asked as such: "together")
+        group = [sides[0].dimension]
     chosen = bool(sides and CHOICE.search(prompt) and (COMPARATIVE.search(prompt) or WORST.search(prompt) or BEST.search(
         prompt) or MOST.search(prompt) or LEAST.search(prompt))) and grouped_by(prompt, model) is None
     if chosen:  # "is HQ or DataCenter-1 worse", "which has more critical findings, HQ or DC1": one of the two
@@ -661,7 +665,9 @@ def read_query(prompt: str, intent: Intent, scope: dict[str, Any], model: Semant
         # "most common slic signatures": the rows' own noun is no figure (one signature each), how often they occur is
         measures = [m for m in measures if model.counted_things(m) != group[0]]
     # ("how did the branches do between august and october": a span with no figure named is a trend, both figures)
-    measures = _adjusted(measures, "trend" if ask == "compare" and RANGE.search(prompt) and not group else ask,
+    # (so is "did Branch-02 get better or worse since august": a span from a month to now)
+    measures = _adjusted(measures, "trend" if ask == "compare" and (RANGE.search(prompt) or frame.time.since) and
+                         not group else ask,
                          frame.subject, group, failing or zero, conditions, common)
     if measures == ["checks"] and not failing and PASSES.search(prompt) and "passed_checks" in model.measures:
         measures = ["passed_checks"]  # "how many checks does RTR-CORE-1 pass": the passed ones, as "fail" counts failed
@@ -1020,6 +1026,9 @@ def kept_by_the_assessment_tools(query: DataQuery, facets: Any, frame_rules: Seq
 # "which model is the most common at the stores": the devices counted per model, not their failures
 COMMON = re.compile(r"\b(?:most|least)\s+(?:common|popular|widespread|frequent|used|deployed)\b|\bcommonest\b|"
                     r"\brarest\b|\b(?:have|own|run|deploy|got) the (?:most|fewest|least) of\b", _I)
+# what fails, said right after "most common": "critical finding", "failures", "issue"
+COMMON_FAILURE = re.compile(r"\s+(?:(?:critical|high|medium|low|severe)(?:[\s-]+severity)?\s+)?(?:findings?|failures?|failed checks?|issues?|"
+                            r"deviations?|problems?|fails?|misconfigs?|misconfigurations?)\b", _I)
 DEVICE_ATTRIBUTES = ("model", "release", "platform", "role", "device_type", "site_type", "environment", "region",
                      "product_family", "site", "tier", "criticality")
 # what "… vs the rest" may set one side of: a device's attribute or its site's, or the site's PCI scope
@@ -1057,6 +1066,22 @@ def _adjusted(measures: list[str], ask: str, subject: str, group: list[str], fai
     return ["failed_checks"]
 
 
+def _joined_by_and(prompt: str, values: Sequence[str]) -> bool:
+    """Whether the words join the values with "and" (or a comma), not "or": "nx-os and asa", "HQ, Lab-1 and Site-A"."""
+    at = sorted(m.start() for v in values if (m := re.search(rf"(?<![\w-]){_spoken(v)}", prompt, _I)) is not None)
+    if len(at) != len(values):
+        return False
+    between = [prompt[a:b] for a, b in zip(at, at[1:], strict=False)]
+    return all(re.search(r"\band\b|&|,", t) and not re.search(r"\bor\b", t, _I) for t in between)
+
+
+FIREWALL_SAID = re.compile(r"\bfirewalls?\b|\bfws?\b", _I)
+
+
+def _listed(value: Any) -> list[Any]:
+    return [] if not value else [value] if isinstance(value, str) else list(value)
+
+
 def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: SemanticModel) -> list[Condition]:
     frame = intent.frame
     named = {"sites": "site", "site_type": "site_type", "device": "device", "devices": "device",
@@ -1073,6 +1098,9 @@ def _conditions(prompt: str, intent: Intent, scope: dict[str, Any], model: Seman
             values = [v for v in values if v.split(".")[0] not in protocol]
             if not values:
                 continue
+        if dim == "device_type" and values == ["firewall"] and len(_listed(scope.get("platform"))) > 1 and \
+                not FIREWALL_SAID.search(prompt):
+            continue  # "nx-os and asa": "asa" is one of the platforms asked, not a device type of them all
         negated = [v for v in values if _negated(prompt, v)]
         out.append(Condition(dimension=dim, values=values, negated=bool(negated) and len(negated) == len(values)))
     for dim, after in VALUE_WORDS.items():  # values the words name that no scope key holds ("us-west", "wan routers")
@@ -1345,6 +1373,9 @@ def _group_by(prompt: str, ask: str, subject: str, scope: dict[str, Any], model:
               timed: bool = False) -> list[str]:
     """What the rows are: named after "by/per/each", or the things "which/top N/rank" asks for; what a device or site
     fails, its checks (``timed``: two times named, which a comparison sets side by side instead)."""
+    if any(COMMON_FAILURE.match(prompt[m.end():]) for m in COMMON.finditer(prompt)) and \
+            not re.search(r"\b(?:by|per|each)\s", prompt, _I):
+        return ["rule"]  # "the most common critical finding (across) the branches": the checks, not the branches
     dim_named = grouped_by(prompt, model)
     if dim_named:
         return [dim_named]

@@ -248,7 +248,8 @@ LANGUAGE_FLOORS = {  # file: (cases right, conversation turns right, cases in th
     "held_out/seventyfirst_conversations.yaml": (2, 9, 4), "seventysecond.yaml": (10, 0, 10),
     "held_out/seventysecond_questions.yaml": (5, 0, 5), "seventythird_conversations.yaml": (8, 24, 8),
     "held_out/seventythird_conversations.yaml": (2, 8, 4), "seventyfourth_conversations.yaml": (8, 24, 8),
-    "held_out/seventyfourth_conversations.yaml": (4, 12, 4),
+    "held_out/seventyfourth_conversations.yaml": (4, 12, 4), "seventyfifth.yaml": (10, 0, 10),
+    "held_out/seventyfifth_questions.yaml": (5, 0, 5),
 }
 
 

@@ -4451,3 +4451,35 @@ def test_their_pass_rate_after_how_many_devices_leads_with_the_rate_over_all_of_
     chat("how many is that")
     lead = first_line(chat("and their pass rate?").final.answer)
     assert lead.startswith(f"**{rate}% pass rate** over the"), (rate, lead)
+
+
+def test_the_most_common_finding_of_a_kind_of_site_is_a_check_not_a_site(demo_warehouse: Path,
+                                                                          services: Services) -> None:
+    # "the most common critical finding at the branches" ranked the branches (a tie of seven)
+    top = {r for r, in sql(demo_warehouse, f"WITH n AS (SELECT r.rule_id g, COUNT(*) n FROM {FLEET} WHERE "
+                                           f"r.assessment_id = ({LATEST}) AND r.status = 'fail' AND r.severity = 'high' "
+                                           "AND s.site_type = 'store' GROUP BY 1) SELECT g FROM n WHERE n = "
+                                           "(SELECT MAX(n) FROM n)")}
+    lead = first_line(Chat(services)("most common high severity failure across the stores?").final.answer)
+    assert all(f"**{t}**" in lead for t in top) and "Store-" not in lead, (top, lead)
+
+
+def test_a_rate_for_two_platforms_joined_by_and_is_each_ones_and_asa_is_no_device_type_then(
+        demo_warehouse: Path, services: Services) -> None:
+    # "pass rate for nx-os and asa" was one rate of the firewalls among them (asa read as a device type as well)
+    rate = dict(sql(demo_warehouse, f"SELECT a.platform, {PASS} FROM {FLEET} WHERE r.assessment_id = ({LATEST}) AND "
+                                    "a.platform IN ('asa', 'ios-xe') GROUP BY 1"))
+    answer = Chat(services)("compliance of asa and ios-xe").final.answer
+    lead = first_line(answer)
+    assert all(re.search(rf"{p}\W{{1,6}}{rate[p]}%", lead) for p in rate), (rate, lead)
+    assert "firewall" not in answer.split("\n")[0], answer.split("\n")[0]
+
+
+def test_better_or_worse_over_several_runs_leads_with_which_way(demo_warehouse: Path, services: Services) -> None:
+    # it gave the two ends of the series and no verdict
+    runs = [r for r, in sql(demo_warehouse, RUNS)]
+    rate = dict(sql(demo_warehouse, f"SELECT r.assessment_id, {PASS} FROM {FLEET} WHERE a.site = 'Site-B' GROUP BY 1"))
+    first, last = rate[runs[1]], rate[runs[-1]]
+    word = "Better" if last > first else "Worse" if last < first else "Unchanged"
+    lead = first_line(Chat(services)("has Site-B gotten better or worse since september").final.answer)
+    assert lead.startswith(f"**{word}**") and f"{first}%" in lead and f"{last}%" in lead, (word, lead)
